@@ -54,7 +54,7 @@
 
 #define N_TIME 100000L /* calls per timed loop */
 #define ROUNDS 101     /* odd: the median is one of them */
-#define N_IR 100000L    /* calls per counted loop (instruction counts are exact) */
+#define N_IR 100000L   /* calls per counted loop (instruction counts are exact) */
 
 typedef int32_t (*nop_fn)(int32_t);
 static nop_fn volatile direct_fn, guarded_fn;
@@ -65,14 +65,16 @@ static volatile uint32_t sink;
 __attribute__((noinline)) static uint32_t loop_direct(long n)
 {
     uint32_t acc = 0;
-    for (long i = 0; i < n; i++) acc += (uint32_t)direct_fn((int32_t)i);
+    for (long i = 0; i < n; i++)
+        acc += (uint32_t)direct_fn((int32_t)i);
     return acc;
 }
 
 __attribute__((noinline)) static uint32_t loop_guarded(long n)
 {
     uint32_t acc = 0;
-    for (long i = 0; i < n; i++) acc += (uint32_t)guarded_fn((int32_t)i);
+    for (long i = 0; i < n; i++)
+        acc += (uint32_t)guarded_fn((int32_t)i);
     return acc;
 }
 
@@ -132,13 +134,13 @@ static void cpython_off(void) { must(cg_set_runtime("none"), "cg_set_runtime(non
 /* One row: a candidate loop against a base loop, with the candidate's
  * configuration applied around the candidate only. */
 typedef struct row {
-    const char *key;   /* names the callgrind dumps */
+    const char *key; /* names the callgrind dumps */
     const char *label;
     const char *base_label;
     uint32_t (*base)(long);
     uint32_t (*cand)(long);
     void (*on)(void), (*off)(void);
-    void (*base_on)(void), (*base_off)(void); /* around the base loop; NULL: nothing */
+    void (*base_on)(void), (*base_off)(void);     /* around the base loop; NULL: nothing */
     double max_added_ns, max_added_ir, max_ratio; /* targets; 0 = none */
     int ir_over_idle; /* max_added_ir is over row 1's guarded call (the idle path), not the base */
     double ns_base, ns_cand, ns_added, ir_base, ir_cand;
@@ -146,21 +148,59 @@ typedef struct row {
 
 static row rows[] = {
 #ifndef CG_BENCH_PYTHON
-    {.key = "nopolicy", .label = "1 no policy (fast path)", .base_label = "direct", .base = loop_direct,
-     .cand = loop_guarded, .on = nothing, .off = nothing, .max_added_ns = 1.0, .max_added_ir = 12},
+    {.key = "nopolicy",
+     .label = "1 no policy (fast path)",
+     .base_label = "direct",
+     .base = loop_direct,
+     .cand = loop_guarded,
+     .on = nothing,
+     .off = nothing,
+     .max_added_ns = 1.0,
+     .max_added_ir = 12},
     /* Issue 10: the clock, the counters and the thread's in-flight slot. */
-    {.key = "stats", .label = "2 statistics on", .base_label = "direct", .base = loop_direct, .cand = loop_guarded,
-     .on = stats_on, .off = stats_off, .max_added_ns = 25.0, .max_added_ir = 60, .ir_over_idle = 1},
-    {.key = "serialized", .label = "3 serialized, uncontended", .base_label = "direct", .base = loop_direct,
-     .cand = loop_guarded, .on = serialize_on, .off = serialize_off},
-    {.key = "trace", .label = "5 trace on (--trace)", .base_label = "statistics on", .base = loop_guarded,
-     .cand = loop_guarded, .on = trace_on, .off = trace_off, .base_on = stats_on, .base_off = stats_off},
+    {.key = "stats",
+     .label = "2 statistics on",
+     .base_label = "direct",
+     .base = loop_direct,
+     .cand = loop_guarded,
+     .on = stats_on,
+     .off = stats_off,
+     .max_added_ns = 25.0,
+     .max_added_ir = 60,
+     .ir_over_idle = 1},
+    {.key = "serialized",
+     .label = "3 serialized, uncontended",
+     .base_label = "direct",
+     .base = loop_direct,
+     .cand = loop_guarded,
+     .on = serialize_on,
+     .off = serialize_off},
+    {.key = "trace",
+     .label = "5 trace on (--trace)",
+     .base_label = "statistics on",
+     .base = loop_guarded,
+     .cand = loop_guarded,
+     .on = trace_on,
+     .off = trace_off,
+     .base_on = stats_on,
+     .base_off = stats_off},
 #else
     /* The reference the target is set against (docs/design.md, "Figures to beat"). */
-    {.key = "gilref", .label = "  hand-written GIL release", .base_label = "direct, GIL held", .base = loop_direct,
-     .cand = loop_gil_released, .on = nothing, .off = nothing},
-    {.key = "cpython", .label = "4 CPython adapter on", .base_label = "hand-written", .base = loop_gil_released,
-     .cand = loop_guarded, .on = cpython_on, .off = cpython_off, .max_ratio = 1.2},
+    {.key = "gilref",
+     .label = "  hand-written GIL release",
+     .base_label = "direct, GIL held",
+     .base = loop_direct,
+     .cand = loop_gil_released,
+     .on = nothing,
+     .off = nothing},
+    {.key = "cpython",
+     .label = "4 CPython adapter on",
+     .base_label = "hand-written",
+     .base = loop_gil_released,
+     .cand = loop_guarded,
+     .on = cpython_on,
+     .off = cpython_off,
+     .max_ratio = 1.2},
 #endif
 };
 #define NROWS (sizeof rows / sizeof rows[0])
@@ -275,7 +315,8 @@ static void print_clocks(void)
     double t0 = now_ns();
     uint64_t acc = 0;
 #if defined(__x86_64__)
-    for (int i = 0; i < N; i++) acc += __rdtsc();
+    for (int i = 0; i < N; i++)
+        acc += __rdtsc();
     double tsc = (now_ns() - t0) / N;
 #endif
     struct timespec ts;
@@ -290,7 +331,8 @@ static void print_clocks(void)
      * and total time), uncontended, on one cache line of this thread's. */
     static _Atomic uint64_t counter;
     t0 = now_ns();
-    for (int i = 0; i < N; i++) atomic_fetch_add_explicit(&counter, 1, memory_order_relaxed);
+    for (int i = 0; i < N; i++)
+        atomic_fetch_add_explicit(&counter, 1, memory_order_relaxed);
     double locked = (now_ns() - t0) / N;
 #if defined(__x86_64__)
     unsigned a = 0, b, c, d = 0;

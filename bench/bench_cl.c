@@ -27,7 +27,8 @@ static cl_device_id dev;
 static void calls(info_fn volatile *fp, int n)
 {
     cl_device_type t;
-    for (int i = 0; i < n; i++) (*fp)(dev, CL_DEVICE_TYPE, sizeof t, &t, NULL);
+    for (int i = 0; i < n; i++)
+        (*fp)(dev, CL_DEVICE_TYPE, sizeof t, &t, NULL);
 }
 
 static double now_ns(void)

@@ -59,9 +59,9 @@
 #include "bench_callgrind.h"
 #include "bench_util.h"
 
-#define ROUND_NS 2e6     /* a round's target length */
+#define ROUND_NS 2e6      /* a round's target length */
 #define ROUNDS_DEFAULT 51 /* odd: the median is one of them */
-#define N_IR 20000L      /* calls per thread per counted round */
+#define N_IR 20000L       /* calls per thread per counted round */
 #define MAX_THREADS 256
 #define MAX_ROWS 64
 
@@ -83,13 +83,14 @@ static toy_result_t(TOY_APICALL *volatile seterrno_d)(int32_t, toy_result_t),
 /* Each loop's outputs live on its own thread's stack: only the layer's
  * state can be shared between threads. */
 #define LOOP(name, expr)                                                                                               \
-    __attribute__((noinline)) static uint32_t name(long n)                                                            \
+    __attribute__((noinline)) static uint32_t name(long n)                                                             \
     {                                                                                                                  \
         uint32_t acc = 0;                                                                                              \
         int32_t sum = 0;                                                                                               \
         uint32_t value = 0;                                                                                            \
         toy_device_t dev = NULL;                                                                                       \
-        for (long i = 0; i < n; i++) acc += (uint32_t)(expr);                                                         \
+        for (long i = 0; i < n; i++)                                                                                   \
+            acc += (uint32_t)(expr);                                                                                   \
         return acc + (uint32_t)sum + value + (dev != NULL);                                                            \
     }
 LOOP(loop_nop_d, nop_d((int32_t)i))
@@ -111,11 +112,17 @@ typedef struct entry {
     loop_fn loop_direct, loop_guarded;
 } entry;
 
-#define ENTRY(name, d, g) {#name, (void *volatile *)&d, (void *volatile *)&g, loop_##d, loop_##g}
+#define ENTRY(name, d, g)                                                                                              \
+    {                                                                                                                  \
+#name, (void *volatile *)&d, (void *volatile *)&g, loop_##d, loop_##g                                          \
+    }
 static const entry entries[] = {
-    ENTRY(toyNop, nop_d, nop_g),          ENTRY(toyTouch, touch_d, touch_g),
-    ENTRY(toyAdd, add_d, add_g),          ENTRY(toyQuery_v2, query_d, query_g),
-    ENTRY(toyGetDevice, getdev_d, getdev_g), ENTRY(toySetErrno, seterrno_d, seterrno_g),
+    ENTRY(toyNop, nop_d, nop_g),
+    ENTRY(toyTouch, touch_d, touch_g),
+    ENTRY(toyAdd, add_d, add_g),
+    ENTRY(toyQuery_v2, query_d, query_g),
+    ENTRY(toyGetDevice, getdev_d, getdev_g),
+    ENTRY(toySetErrno, seterrno_d, seterrno_g),
 };
 #define NOWN ((int)(sizeof entries / sizeof entries[0]))
 
@@ -137,7 +144,7 @@ static void configure(int conf) { must(cg_stats_enable(conf == C_STATS), "cg_sta
 /* ---- the threads -------------------------------------------------------------------- */
 
 typedef struct team {
-    int nthreads, own; /* own: thread i calls entries[i], else entries[0] */
+    int nthreads, own;             /* own: thread i calls entries[i], else entries[0] */
     int conf, quit, gate, collect; /* collect: each thread collects its loop alone (callgrind) */
     long n;
     pthread_barrier_t start, done; /* nthreads + the main thread */
@@ -226,8 +233,7 @@ static void team_start(team *t, int nthreads, int own)
         args[i] = (worker_arg){t, i};
         int rc = pthread_create(&t->tid[i], NULL, worker, &args[i]);
         if (rc != 0) {
-            fprintf(stderr, "bench_contention: pthread_create (thread %d of %d): %s\n", i + 1, nthreads,
-                    strerror(rc));
+            fprintf(stderr, "bench_contention: pthread_create (thread %d of %d): %s\n", i + 1, nthreads, strerror(rc));
             exit(1);
         }
     }
@@ -270,7 +276,8 @@ static void team_stop(team *t)
 {
     t->quit = 1;
     pthread_barrier_wait(&t->start);
-    for (int i = 0; i < t->nthreads; i++) pthread_join(t->tid[i], NULL);
+    for (int i = 0; i < t->nthreads; i++)
+        pthread_join(t->tid[i], NULL);
     pthread_barrier_destroy(&t->start);
     pthread_barrier_destroy(&t->done);
     configure(C_IDLE);
@@ -324,14 +331,17 @@ static void time_row(row *w, int rounds)
         kept = 0;
         for (int r = 0; r < tried; r++)
             if (clean[r]) {
-                for (int c = 0; c < NCONF; c++) v[c * stride + kept] = v[c * stride + r];
+                for (int c = 0; c < NCONF; c++)
+                    v[c * stride + kept] = v[c * stride + r];
                 kept++;
             }
     } else {
         kept = tried;
     }
-    for (int r = 0; r < kept; r++) v[NCONF * stride + r] = v[C_STATS * stride + r] - v[C_IDLE * stride + r];
-    for (int c = 0; c < NCONF; c++) w->ns[c] = cg_bench_median(v + c * stride, kept);
+    for (int r = 0; r < kept; r++)
+        v[NCONF * stride + r] = v[C_STATS * stride + r] - v[C_IDLE * stride + r];
+    for (int c = 0; c < NCONF; c++)
+        w->ns[c] = cg_bench_median(v + c * stride, kept);
     w->added = cg_bench_median(v + NCONF * stride, kept);
     team_stop(t);
     free(clean);
@@ -394,7 +404,10 @@ static void read_counts(const char *path)
 
 static const char *object_of(void *p) { return cg_bench_object_of(p); }
 
-static void *lookup(const char *soname, const char *name) { return cg_bench_lookup("bench_contention", soname, name, soname); }
+static void *lookup(const char *soname, const char *name)
+{
+    return cg_bench_lookup("bench_contention", soname, name, soname);
+}
 
 static void print_machine(void)
 {
@@ -424,7 +437,8 @@ static void print_machine(void)
         enum { N = 1000000 };
         uint64_t acc = 0;
         double t0 = now_ns();
-        for (int i = 0; i < N; i++) acc += __rdtsc();
+        for (int i = 0; i < N; i++)
+            acc += __rdtsc();
         sink += (uint32_t)acc;
         snprintf(tsc, sizeof tsc, "invariant TSC: %s; rdtsc %.1f ns a read",
                  (d >> 8) & 1 ? "yes (the counted path, unless calibration rejects the TSC)"
@@ -441,7 +455,8 @@ static void print_machine(void)
 static void print_table(int rounds)
 {
     int have_ir = 0;
-    for (int i = 0; i < nrows; i++) have_ir |= rows[i].have_ir;
+    for (int i = 0; i < nrows; i++)
+        have_ir |= rows[i].have_ir;
     printf("ns per call = a round's wall time (first thread's start to last thread's end) / calls per thread;\n"
            "medians of %d clean rounds of about %.0f ms (at most %d tried), configurations interleaved; +ns and "
            "ratio: statistics on against the idle path (statistics off) of the same threads;\n"
@@ -460,21 +475,26 @@ static void print_table(int rounds)
         const row *w = &rows[i];
         printf("%7d %-5s %9.2f %9.2f %9.2f %8.2f %6.2fx", w->nthreads, w->own ? "own" : "one", w->ns[C_DIRECT],
                w->ns[C_IDLE], w->ns[C_STATS], w->added, w->ns[C_STATS] / w->ns[C_IDLE]);
-        if (one > 0) printf(" %8.2fx", w->added / one);
-        else printf(" %9s", "-");
+        if (one > 0)
+            printf(" %8.2fx", w->added / one);
+        else
+            printf(" %9s", "-");
         char cl[32];
         snprintf(cl, sizeof cl, "%d/%d%s", w->clean, w->rounds, w->clean >= MIN_CLEAN ? "" : "!");
         printf(" %7s", cl);
         int both = (w->have_ir & (1 << C_IDLE)) && (w->have_ir & (1 << C_STATS));
-        if (both) printf(" %8.1f %8.1f %8.1f", w->ir[C_IDLE], w->ir[C_STATS], w->ir[C_STATS] - w->ir[C_IDLE]);
-        else if (have_ir) printf(" %8s %8s %8s", "-", "-", "-");
+        if (both)
+            printf(" %8.1f %8.1f %8.1f", w->ir[C_IDLE], w->ir[C_STATS], w->ir[C_STATS] - w->ir[C_IDLE]);
+        else if (have_ir)
+            printf(" %8s %8s %8s", "-", "-", "-");
         printf("\n");
     }
     printf("sites: one = every thread calls toyNop (one record: its counters' cache line is shared); own = thread i "
            "calls its own entry point (");
-    for (int i = 0; i < NOWN; i++) printf("%s%s", i ? ", " : "", entries[i].name);
-    printf("), so only reads are shared; the toy API has %d such entry points, so no own row above %d threads\n",
-           NOWN, NOWN);
+    for (int i = 0; i < NOWN; i++)
+        printf("%s%s", i ? ", " : "", entries[i].name);
+    printf("), so only reads are shared; the toy API has %d such entry points, so no own row above %d threads\n", NOWN,
+           NOWN);
 }
 
 /* LIST: comma-separated thread counts, each 1..MAX_THREADS. */
@@ -537,11 +557,13 @@ int main(int argc, char **argv)
         cpu_set_t set;
         int nproc = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
         if (nproc > MAX_THREADS) nproc = MAX_THREADS;
-        for (int t = 1; t < nproc && ncounts < MAX_ROWS / 2 - 1; t *= 2) counts[ncounts++] = t;
+        for (int t = 1; t < nproc && ncounts < MAX_ROWS / 2 - 1; t *= 2)
+            counts[ncounts++] = t;
         counts[ncounts++] = nproc;
     }
     /* Rows: one site for every count; own sites for the counts from 2 to NOWN. */
-    for (int i = 0; i < ncounts; i++) rows[nrows++] = (row){.nthreads = counts[i]};
+    for (int i = 0; i < ncounts; i++)
+        rows[nrows++] = (row){.nthreads = counts[i]};
     for (int i = 0; i < ncounts; i++)
         if (counts[i] >= 2 && counts[i] <= NOWN) rows[nrows++] = (row){.nthreads = counts[i], .own = 1};
 
@@ -552,11 +574,11 @@ int main(int argc, char **argv)
         *entries[i].guarded = lookup("libcallguard_toy.so", entries[i].name);
     }
     if ((void *)nop_g != (void *)toyNop) {
-        fprintf(stderr, "bench_contention: this program's toyNop is in %s, not the layer\n",
-                object_of((void *)toyNop));
+        fprintf(stderr, "bench_contention: this program's toyNop is in %s, not the layer\n", object_of((void *)toyNop));
         return 1;
     }
-    for (int i = 0; i < NOWN; i++) sink += entries[i].loop_guarded(16); /* resolves each real function */
+    for (int i = 0; i < NOWN; i++)
+        sink += entries[i].loop_guarded(16); /* resolves each real function */
 
     if (count) {
 #if CG_BENCH_CALLGRIND
@@ -564,7 +586,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_contention: --count runs under valgrind --tool=callgrind --collect-atstart=no\n");
             return 2;
         }
-        for (int i = 0; i < nrows; i++) count_row(&rows[i]);
+        for (int i = 0; i < nrows; i++)
+            count_row(&rows[i]);
         return 0;
 #else
         fprintf(stderr, "bench_contention: built without <valgrind/callgrind.h>: no instruction counts\n");
@@ -574,7 +597,8 @@ int main(int argc, char **argv)
     print_machine();
     printf("guarded -> %s, direct -> %s\n", object_of((void *)nop_g), object_of((void *)nop_d));
     double t0 = now_ns();
-    for (int i = 0; i < nrows; i++) time_row(&rows[i], rounds);
+    for (int i = 0; i < nrows; i++)
+        time_row(&rows[i], rounds);
     if (ir_file) read_counts(ir_file);
     print_table(rounds);
     printf("(%.1f s)\n", (now_ns() - t0) / 1e9);

@@ -45,12 +45,13 @@ static char *module_bytes(int i, size_t *size)
     }
     size_t cap = 512 + (size_t)fmas * 64;
     p = malloc(cap);
-    size_t n = (size_t)snprintf(p, cap,
-                                ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry m%d(.param .u64 p0)\n{\n"
-                                "  .reg .f32 %%f<3>;\n  .reg .b64 %%rd<3>;\n  ld.param.u64 %%rd1, [p0];\n"
-                                "  cvta.to.global.u64 %%rd2, %%rd1;\n  ld.global.f32 %%f1, [%%rd2];\n"
-                                "  ld.global.f32 %%f2, [%%rd2+4];\n",
-                                i);
+    size_t n =
+        (size_t)snprintf(p, cap,
+                         ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry m%d(.param .u64 p0)\n{\n"
+                         "  .reg .f32 %%f<3>;\n  .reg .b64 %%rd<3>;\n  ld.param.u64 %%rd1, [p0];\n"
+                         "  cvta.to.global.u64 %%rd2, %%rd1;\n  ld.global.f32 %%f1, [%%rd2];\n"
+                         "  ld.global.f32 %%f2, [%%rd2+4];\n",
+                         i);
     for (int k = 0; k < fmas; k++) /* constants distinct per kernel and step: nothing to fold or share */
         n += (size_t)snprintf(p + n, cap - n, "  fma.rn.f32 %%f1, %%f1, %%f2, 0f%08X;\n",
                               0x3f800000u + (unsigned)(i * 7919 + k) % 0x7fffffu);
@@ -95,7 +96,8 @@ static int open_ze(void)
     int (*init)(int) = (int (*)(int))ZE_SYM(zeInit);
     int (*driver_get)(unsigned *, void **) = (int (*)(unsigned *, void **))ZE_SYM(zeDriverGet);
     int (*device_get)(void *, unsigned *, void **) = (int (*)(void *, unsigned *, void **))ZE_SYM(zeDeviceGet);
-    int (*context_create)(void *, const void *, void **) = (int (*)(void *, const void *, void **))ZE_SYM(zeContextCreate);
+    int (*context_create)(void *, const void *, void **) =
+        (int (*)(void *, const void *, void **))ZE_SYM(zeContextCreate);
     if (!init || !driver_get || !device_get || !context_create) return -1;
     void *drv;
     unsigned n = 1;
@@ -104,7 +106,8 @@ static int open_ze(void)
         const void *next;
         unsigned flags;
     } cd = {0xd /* ZE_STRUCTURE_TYPE_CONTEXT_DESC */, NULL, 0};
-    if (init(0) || driver_get(&n, &drv) || (n = 1, device_get(drv, &n, &dev)) || context_create(drv, &cd, &ctx)) return -1;
+    if (init(0) || driver_get(&n, &drv) || (n = 1, device_get(drv, &n, &dev)) || context_create(drv, &cd, &ctx))
+        return -1;
     return 0;
 }
 

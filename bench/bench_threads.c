@@ -43,12 +43,14 @@ static volatile uint32_t sink;
 static void loop_rules(long n)
 {
     static const uint32_t dims[3] = {1, 1, 1};
-    for (long i = 0; i < n; i++) sink += (uint32_t)set_dims(dev, dims);
+    for (long i = 0; i < n; i++)
+        sink += (uint32_t)set_dims(dev, dims);
 }
 
 static void loop_plain(long n)
 {
-    for (long i = 0; i < n; i++) sink += (uint32_t)nop((int32_t)i);
+    for (long i = 0; i < n; i++)
+        sink += (uint32_t)nop((int32_t)i);
 }
 
 typedef struct row {
@@ -123,7 +125,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_threads: --count runs under valgrind --tool=callgrind --collect-atstart=no\n");
             return 2;
         }
-        for (size_t i = 0; i < NROWS; i++) count(&rows[i], 0), count(&rows[i], 1);
+        for (size_t i = 0; i < NROWS; i++)
+            count(&rows[i], 0), count(&rows[i], 1);
         return 0;
 #else
         fprintf(stderr, "bench_threads: built without valgrind/callgrind.h\n");

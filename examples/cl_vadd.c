@@ -33,7 +33,8 @@ static void *worker(void *arg)
     cl_kernel k = err == CL_SUCCESS ? clCreateKernel(prog, "vadd", &err) : NULL;
     cl_command_queue q = err == CL_SUCCESS ? clCreateCommandQueueWithProperties(ctx, dev, NULL, &err) : NULL;
     float a[N], b[N], c[N];
-    for (int i = 0; i < N; i++) a[i] = (float)i, b[i] = (float)(2 * i);
+    for (int i = 0; i < N; i++)
+        a[i] = (float)i, b[i] = (float)(2 * i);
     cl_mem ma = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof a, a, &err);
     cl_mem mb = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof b, b, &err);
     cl_mem mc = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, sizeof c, NULL, &err);
@@ -45,7 +46,8 @@ static void *worker(void *arg)
         clSetKernelArg(k, 2, sizeof mc, &mc);
         bad = clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, NULL) != CL_SUCCESS ||
               clEnqueueReadBuffer(q, mc, CL_TRUE, 0, sizeof c, c, 0, NULL, NULL) != CL_SUCCESS;
-        for (int i = 0; !bad && i < N; i++) bad = c[i] != (float)(3 * i + id);
+        for (int i = 0; !bad && i < N; i++)
+            bad = c[i] != (float)(3 * i + id);
     }
     clReleaseMemObject(ma), clReleaseMemObject(mb), clReleaseMemObject(mc);
     if (q) clReleaseCommandQueue(q);
@@ -70,9 +72,12 @@ int main(void)
     ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
     if (err != CL_SUCCESS) return 1;
     pthread_t t[THREADS];
-    for (long i = 0; i < THREADS; i++) pthread_create(&t[i], NULL, worker, (void *)i);
-    for (int i = 0; i < THREADS; i++) pthread_join(t[i], NULL);
+    for (long i = 0; i < THREADS; i++)
+        pthread_create(&t[i], NULL, worker, (void *)i);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(t[i], NULL);
     clReleaseContext(ctx);
-    printf("cl_vadd: %d threads built and ran their kernels: %s\n", THREADS, failures ? "WRONG RESULTS" : "all results correct");
+    printf("cl_vadd: %d threads built and ran their kernels: %s\n", THREADS,
+           failures ? "WRONG RESULTS" : "all results correct");
     return failures != 0;
 }

@@ -24,8 +24,10 @@ int main(void)
 {
     pthread_t t[8];
     pthread_barrier_init(&start, NULL, 8);
-    for (int i = 0; i < 8; i++) pthread_create(&t[i], NULL, compile, NULL);
-    for (int i = 0; i < 8; i++) pthread_join(t[i], NULL);
+    for (int i = 0; i < 8; i++)
+        pthread_create(&t[i], NULL, compile, NULL);
+    for (int i = 0; i < 8; i++)
+        pthread_join(t[i], NULL);
     toy_stats_t st;
     toyGetStats(&st);
     printf("toy_race: %u compiles finished, at most %u thread(s) inside the compiler at once\n", st.compiles,

@@ -27,8 +27,7 @@ double cgtest_now(void)
 void cgtest_sleep_ms(unsigned ms)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
 const char *cgtest_tmpdir(void)
@@ -73,8 +72,10 @@ int cgtest_run(cgtest_result *r, const char *const *env, const char *const *argv
         struct rlimit no_core = {0, 0};
         setrlimit(RLIMIT_CORE, &no_core);
         for (const char *const *e = env; e && *e; e++) {
-            if (strchr(*e, '=')) putenv((char *)*e);
-            else unsetenv(*e);
+            if (strchr(*e, '='))
+                putenv((char *)*e);
+            else
+                unsetenv(*e);
         }
         execv(argv[0], (char *const *)argv);
         fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
@@ -99,8 +100,7 @@ int cgtest_run(cgtest_result *r, const char *const *env, const char *const *argv
             }
         }
     }
-    while (waitpid(pid, &r->status, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(pid, &r->status, 0) < 0 && errno == EINTR) {}
     return 0;
 }
 
@@ -108,7 +108,8 @@ int cgtest_child(cgtest_result *r, const char *const *env, const char *name, con
 {
     const char *argv[32] = {"/proc/self/exe", "--child", name};
     int n = 3;
-    for (const char *const *a = args; a && *a && n < 31; a++) argv[n++] = *a;
+    for (const char *const *a = args; a && *a && n < 31; a++)
+        argv[n++] = *a;
     argv[n] = NULL;
     static char self[4096];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);

@@ -21,22 +21,22 @@ typedef struct cgtest_case {
     cgtest_fn fn;
 } cgtest_case;
 
-#define CHECK(cond)                                                                                                  \
-    do {                                                                                                             \
-        if (!(cond)) {                                                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);                                 \
-            return 1;                                                                                                \
-        }                                                                                                            \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);                                   \
+            return 1;                                                                                                  \
+        }                                                                                                              \
     } while (0)
 
-#define CHECKF(cond, ...)                                                                                            \
-    do {                                                                                                             \
-        if (!(cond)) {                                                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);                                 \
-            fprintf(stderr, __VA_ARGS__);                                                                            \
-            fputc('\n', stderr);                                                                                     \
-            return 1;                                                                                                \
-        }                                                                                                            \
+#define CHECKF(cond, ...)                                                                                              \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);                                   \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            return 1;                                                                                                  \
+        }                                                                                                              \
     } while (0)
 
 typedef struct cgtest_result {

@@ -55,8 +55,10 @@ static int run_race(int nthreads, int devices, uint32_t sleep_us)
     R.devices = devices;
     R.sleep_us = sleep_us;
     pthread_barrier_init(&R.start, NULL, (unsigned)nthreads);
-    for (int i = 0; i < nthreads; i++) pthread_create(&t[i], NULL, race_thread, (void *)(intptr_t)i);
-    for (int i = 0; i < nthreads; i++) pthread_join(t[i], NULL);
+    for (int i = 0; i < nthreads; i++)
+        pthread_create(&t[i], NULL, race_thread, (void *)(intptr_t)i);
+    for (int i = 0; i < nthreads; i++)
+        pthread_join(t[i], NULL);
     pthread_barrier_destroy(&R.start);
     return atomic_load(&R.failed);
 }
@@ -173,7 +175,8 @@ static void *stats_thread(void *arg)
     (void)arg;
     int32_t sum;
     pthread_barrier_wait(&stats_start);
-    for (int i = 0; i < STATS_CALLS; i++) toyAdd(i, 1, (i % 10 == 0) ? NULL : &sum); /* every 10th is an error */
+    for (int i = 0; i < STATS_CALLS; i++)
+        toyAdd(i, 1, (i % 10 == 0) ? NULL : &sum); /* every 10th is an error */
     return NULL;
 }
 
@@ -183,8 +186,10 @@ static int test_stats_exact_under_contention(int argc, char **argv)
     CHECK(cg_stats_enable(1) == CG_OK);
     pthread_t t[STATS_THREADS];
     pthread_barrier_init(&stats_start, NULL, STATS_THREADS);
-    for (int i = 0; i < STATS_THREADS; i++) pthread_create(&t[i], NULL, stats_thread, NULL);
-    for (int i = 0; i < STATS_THREADS; i++) pthread_join(t[i], NULL);
+    for (int i = 0; i < STATS_THREADS; i++)
+        pthread_create(&t[i], NULL, stats_thread, NULL);
+    for (int i = 0; i < STATS_THREADS; i++)
+        pthread_join(t[i], NULL);
     cg_site_stats s;
     CHECK(cg_get_stats("toyAdd", &s) == CG_OK);
     CHECKF(s.calls == (uint64_t)STATS_THREADS * STATS_CALLS, "calls %lu", (unsigned long)s.calls);
@@ -246,7 +251,8 @@ static void live_drain(int ncompilers)
     atomic_store(&live_acks, 0);
     atomic_fetch_add(&live_drain_gen, 1);
     atomic_store(&live_phase, PHASE_DRAIN);
-    while (atomic_load(&live_acks) < ncompilers) sched_yield();
+    while (atomic_load(&live_acks) < ncompilers)
+        sched_yield();
 }
 
 static int test_policy_change_while_calling(int argc, char **argv)
@@ -255,8 +261,10 @@ static int test_policy_change_while_calling(int argc, char **argv)
     enum { NC = 4, NA = 4 };
     pthread_t t[NC + NA];
     atomic_store(&live_phase, PHASE_FREE);
-    for (int i = 0; i < NC; i++) pthread_create(&t[i], NULL, live_compiler, (void *)(intptr_t)i);
-    for (int i = 0; i < NA; i++) pthread_create(&t[NC + i], NULL, live_caller, NULL);
+    for (int i = 0; i < NC; i++)
+        pthread_create(&t[i], NULL, live_compiler, (void *)(intptr_t)i);
+    for (int i = 0; i < NA; i++)
+        pthread_create(&t[NC + i], NULL, live_caller, NULL);
     double end = cgtest_now() + 1.5;
     int rounds = 0;
     while (cgtest_now() < end) {
@@ -278,7 +286,8 @@ static int test_policy_change_while_calling(int argc, char **argv)
         rounds++;
     }
     atomic_store(&live_phase, PHASE_STOP);
-    for (int i = 0; i < NC + NA; i++) pthread_join(t[i], NULL);
+    for (int i = 0; i < NC + NA; i++)
+        pthread_join(t[i], NULL);
     CHECK(cg_set_adapter(NULL, CG_ADAPTER_DETECT) == CG_OK);
     CHECK(rounds > 5 && atomic_load(&live_calls) > 1000);
     return 0;
@@ -343,7 +352,8 @@ static int test_hostile_statistics_file_is_checked_field_by_field(int argc, char
         CHECK(f);
         int c, bad = 0;
         long len = 0;
-        while ((c = fgetc(f)) != EOF) len++, bad |= c == 0x1b || c == 0x07;
+        while ((c = fgetc(f)) != EOF)
+            len++, bad |= c == 0x1b || c == 0x07;
         fclose(f);
         CHECKF(!bad, "no terminal control in the %s report", format ? "text" : "JSON");
         CHECK(len > 1000);
@@ -356,9 +366,9 @@ static int test_hostile_statistics_file_is_checked_field_by_field(int argc, char
 typedef struct {
     toy_device_t dev;
     uint32_t sleep_us;
-    double returned;  /* read after the join */
+    double returned; /* read after the join */
     toy_result_t rc;
-    atomic_int done;  /* read while the thread runs */
+    atomic_int done; /* read while the thread runs */
 } domain_call;
 
 static void *domain_compile(void *p)
@@ -388,7 +398,8 @@ static int test_domain_change_lets_the_call_inside_finish_under_its_domain(int a
     pthread_t t1, t2;
     pthread_create(&t1, NULL, domain_compile, &first);
     toy_stats_t st;
-    for (int i = 0; i < 2000 && (toyGetStats(&st), st.max_inside) == 0; i++) cgtest_sleep_ms(1);
+    for (int i = 0; i < 2000 && (toyGetStats(&st), st.max_inside) == 0; i++)
+        cgtest_sleep_ms(1);
     CHECKF(st.max_inside == 1, "the first call is inside under domain a (max_inside %u)", st.max_inside);
     CHECK(cg_serialize("toyCompile", "b", CG_SCOPE_PROCESS) == CG_OK);
     pthread_create(&t2, NULL, domain_compile, &second);
@@ -415,7 +426,8 @@ static int test_domain_change_lets_the_call_inside_finish_under_its_domain(int a
 static int child_count_then_die(int argc, char **argv)
 {
     int32_t sum;
-    for (int i = 0; i < 1000; i++) toyAdd(1, 1, &sum);
+    for (int i = 0; i < 1000; i++)
+        toyAdd(1, 1, &sum);
     if (argc > 0 && strcmp(argv[0], "abort") == 0) abort();
     if (argc > 0 && strcmp(argv[0], "_exit") == 0) _exit(3);
     return 0;
@@ -489,7 +501,8 @@ static int child_fork_while_locked(int argc, char **argv)
     alarm(20);
     if (cg_serialize("toyCompile", "c", CG_SCOPE_PROCESS) != CG_OK) return 3;
     int32_t sum;
-    for (int i = 0; i < 50; i++) toyAdd(1, 1, &sum);
+    for (int i = 0; i < 50; i++)
+        toyAdd(1, 1, &sum);
     pthread_t t;
     pthread_create(&t, NULL, hold_lock, NULL);
     cgtest_sleep_ms(50); /* the other thread is inside toyCompile, holding the domain */
@@ -499,7 +512,8 @@ static int child_fork_while_locked(int argc, char **argv)
         toy_program_t p = NULL;
         int ok = toyCompile(dev(1), "child", 0, &p) == TOY_SUCCESS;
         ok = ok && cg_handle_hold(dev(2)) == CG_OK && cg_handle_release(dev(2)) == CG_OK;
-        for (int i = 0; i < 7; i++) toyAdd(1, 1, &sum);
+        for (int i = 0; i < 7; i++)
+            toyAdd(1, 1, &sum);
         _exit(ok ? 0 : 4);
     }
     int st;
@@ -531,7 +545,8 @@ static int child_some_calls(int argc, char **argv)
 {
     (void)argc, (void)argv;
     int32_t sum;
-    for (int i = 0; i < 10; i++) toyAdd(1, 1, &sum);
+    for (int i = 0; i < 10; i++)
+        toyAdd(1, 1, &sum);
     toyAdd(1, 1, NULL);
     toy_program_t p;
     if (toyCompile(dev(0), "ok", 0, &p) == TOY_SUCCESS) toyProgramRelease(p);
@@ -589,8 +604,9 @@ static int expect_refused(const char *var, const char *value, const char *must_s
     if (cgtest_child(&r, env, "child_first_call", NULL) != 0) return 1;
     int ok = WIFEXITED(r.status) && WEXITSTATUS(r.status) == 2 && !strstr(r.out, "main reached") &&
              strstr(r.err, must_say) && strchr(r.err, '\n') == r.err + strlen(r.err) - 1;
-    if (!ok) fprintf(stderr, "%s=%s: status 0x%x, stdout '%s', stderr '%s' (want '%s')\n", var, value, r.status, r.out,
-                     r.err, must_say);
+    if (!ok)
+        fprintf(stderr, "%s=%s: status 0x%x, stdout '%s', stderr '%s' (want '%s')\n", var, value, r.status, r.out,
+                r.err, must_say);
     return !ok;
 }
 
@@ -621,14 +637,17 @@ static int test_bad_settings_exit_2_before_first_call(int argc, char **argv)
     bad += expect_refused("CALLGUARD_POLICY", "/nonexistent/policy.ini", "cannot read policy file");
     bad += expect_refused("CALLGUARD_POLICY", write_policy("k.ini", "[toyCompile]\nserialise = igc\n"),
                           "k.ini:2: unknown key serialise in [toyCompile]");
-    bad += expect_refused("CALLGUARD_POLICY", write_policy("d.ini", "[toyWait]\nblocking = yes\nreason = a\nreason = b\n"),
-                          "d.ini:4: duplicate key reason in [toyWait] (first set at line 3)");
+    bad +=
+        expect_refused("CALLGUARD_POLICY", write_policy("d.ini", "[toyWait]\nblocking = yes\nreason = a\nreason = b\n"),
+                       "d.ini:4: duplicate key reason in [toyWait] (first set at line 3)");
     bad += expect_refused("CALLGUARD_POLICY", write_policy("r.ini", "[toyNop]\nblocking = yes\n"),
                           "r.ini:1: [toyNop] has blocking = yes without reason");
     bad += expect_refused("CALLGUARD_POLICY", write_policy("v.ini", "[defaults]\ntransition = often\n"),
                           "v.ini:2: transition = often: expected always, blocking or never");
-    bad += expect_refused("CALLGUARD_POLICY", write_policy("s.ini", "[toyNop]\nserialize = a\n[toyAdd]\nserialize = a\n[toyNop]\ntransition = never\n"),
-                          "s.ini:5: duplicate section [toyNop] (first at line 1)");
+    bad += expect_refused(
+        "CALLGUARD_POLICY",
+        write_policy("s.ini", "[toyNop]\nserialize = a\n[toyAdd]\nserialize = a\n[toyNop]\ntransition = never\n"),
+        "s.ini:5: duplicate section [toyNop] (first at line 1)");
     bad += expect_refused("CALLGUARD_POLICY", write_policy("u.ini", "[toyNope]\nserialize = a\n"),
                           "unknown entry point 'toyNope'");
     bad += expect_refused("CALLGUARD_POLICY", write_policy("x.ini", "just text\n"), "x.ini:1:");
@@ -646,7 +665,8 @@ static int test_bad_quirks_files_exit_2_naming_file_and_line(int argc, char **ar
     char text[600];
     int bad = 0;
     bad += expect_refused("CALLGUARD_QUIRKS", "", "expected off, or the path of a quirks file");
-    bad += expect_refused("CALLGUARD_QUIRKS", "/nonexistent/quirks.ini", "cannot read quirks file /nonexistent/quirks.ini");
+    bad += expect_refused("CALLGUARD_QUIRKS", "/nonexistent/quirks.ini",
+                          "cannot read quirks file /nonexistent/quirks.ini");
     snprintf(text, sizeof text, "%sversoins = 1 .. 2\n", good);
     bad += expect_refused("CALLGUARD_QUIRKS", write_policy("qk.ini", text),
                           "qk.ini:8: unknown key versoins in [quirk:q]: a [quirk:NAME] section accepts api, vendor");
@@ -842,8 +862,8 @@ static int test_stall_is_a_long_call_with_the_runtime_held(int argc, char **argv
     toyWait(d, 1);
     cg_site_stats s;
     CHECK(cg_get_stats("toyWait", &s) == CG_OK);
-    CHECKF(s.calls == 2 && s.stalls == 1 && s.stall_ns >= 20000000u, "calls %lu stalls %lu",
-           (unsigned long)s.calls, (unsigned long)s.stalls);
+    CHECKF(s.calls == 2 && s.stalls == 1 && s.stall_ns >= 20000000u, "calls %lu stalls %lu", (unsigned long)s.calls,
+           (unsigned long)s.stalls);
     CHECK(atomic_load(&outside_calls) == 0);
     /* Left around the call: no stall, however long. */
     CHECK(cg_set_adapter(&counting_adapter, CG_ADAPTER_ACTIVE) == CG_OK);
@@ -867,14 +887,13 @@ static int test_stall_is_a_long_call_with_the_runtime_held(int argc, char **argv
     return 0;
 }
 
-
 /* ---- calls in flight and the list of stalls ------------------------------------ */
-
 
 static int count_of(const char *text, const char *what)
 {
     int n = 0;
-    for (const char *p = text; (p = strstr(p, what)); p += strlen(what)) n++;
+    for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
+        n++;
     return n;
 }
 
@@ -1027,7 +1046,8 @@ static int test_stall_list_keeps_the_worst_and_counts_the_rest(int argc, char **
     CHECK(cg_stats_enable(1) == CG_OK);
     CHECK(cg_set_stall_ms(1) == CG_OK);
     CHECK(cg_set_adapter(&counting_adapter, CG_ADAPTER_DETECT) == CG_OK);
-    for (uint32_t ms = 1; ms <= 40; ms++) toyWait(d, (ms * 17) % 40 + 1); /* every duration once, shuffled */
+    for (uint32_t ms = 1; ms <= 40; ms++)
+        toyWait(d, (ms * 17) % 40 + 1); /* every duration once, shuffled */
     CHECK(cg_set_adapter(NULL, CG_ADAPTER_DETECT) == CG_OK);
     char json[600], text[600];
     snprintf(json, sizeof json, "%s/stalls.json", cgtest_tmpdir());
@@ -1036,8 +1056,8 @@ static int test_stall_list_keeps_the_worst_and_counts_the_rest(int argc, char **
     CHECKF(cg_report_write(text, CG_REPORT_TEXT) == CG_OK, "%s", cg_last_error());
     char *j = slurp(json);
     CHECK(j);
-    CHECKF(count_of(j, "\"runtime\": \"counting\"") == CGI_STATS_MAX_STALLS && strstr(j, "\"stalls_dropped\": 8"),
-           "%s", j);
+    CHECKF(count_of(j, "\"runtime\": \"counting\"") == CGI_STATS_MAX_STALLS && strstr(j, "\"stalls_dropped\": 8"), "%s",
+           j);
     /* Worst first: the first is the 40 ms one, each at least as long as the next. */
     const char *p = strstr(j, "\"stalls\": [");
     unsigned long prev = ~0ul, ns, shortest = 0;

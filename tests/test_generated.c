@@ -35,8 +35,10 @@ static void *compile_thread(void *arg)
     toy_result_t r = i % 3 == 0   ? toyCompile(dev0(), "kernel", 20000, &p)
                      : i % 3 == 1 ? toyCompile_v2(dev0(), "kernel", 20000, 0, &p)
                                   : toyCompile_v2_ptds(dev0(), "kernel", 20000, 0, &p);
-    if (r != TOY_SUCCESS) atomic_fetch_add(&failed, 1);
-    else toyProgramRelease(p);
+    if (r != TOY_SUCCESS)
+        atomic_fetch_add(&failed, 1);
+    else
+        toyProgramRelease(p);
     return NULL;
 }
 
@@ -51,8 +53,10 @@ static int child_variant_race(int argc, char **argv)
     cg_stats_enable(1);
     pthread_t t[9];
     pthread_barrier_init(&start, NULL, 9);
-    for (int i = 0; i < 9; i++) pthread_create(&t[i], NULL, compile_thread, (void *)(intptr_t)i);
-    for (int i = 0; i < 9; i++) pthread_join(t[i], NULL);
+    for (int i = 0; i < 9; i++)
+        pthread_create(&t[i], NULL, compile_thread, (void *)(intptr_t)i);
+    for (int i = 0; i < 9; i++)
+        pthread_join(t[i], NULL);
     cg_site_stats s;
     if (cg_get_stats("toyCompile", &s) != CG_OK) return 4;
     toy_stats_t st;

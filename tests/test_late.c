@@ -29,7 +29,8 @@ static const cg_site_info *site(const char *name)
 static int lines(const char *s)
 {
     int n = 0;
-    for (; *s; s++) n += *s == '\n';
+    for (; *s; s++)
+        n += *s == '\n';
     return n;
 }
 

@@ -45,9 +45,9 @@
 
 /* ---- pread, watched: cuts a file short while the merge reads it ------------- */
 
-static char cut_victim[256];  /* a file name; "" when disarmed */
-static off_t cut_at_offset;   /* the read that cuts it: the records' */
-static off_t cut_to;          /* its new size */
+static char cut_victim[256]; /* a file name; "" when disarmed */
+static off_t cut_at_offset;  /* the read that cuts it: the records' */
+static off_t cut_to;         /* its new size */
 static int cut_fired;
 
 static ssize_t cut_before_read(int fd, off_t off)
@@ -127,7 +127,7 @@ static int synth_stats_file(const char *dir, int i, cgi_stats_region *r)
         cgi_slot slot = {0};
         atomic_store(&slot.tid, 77);
         atomic_store(&slot.counters, (cg_counters *)(uintptr_t)(SYNTH_BASE + offsetof(cgi_stats_region, r) +
-                                                                 offsetof(cgi_stats_record, c)));
+                                                                offsetof(cgi_stats_record, c)));
         atomic_store(&slot.entered, 5000000);
         snprintf(slot.thread, sizeof slot.thread, "worker");
         off_t at = (off_t)(offsetof(cgi_stats_region, slot) + (CGI_STATS_MAX_SLOTS - 3) * sizeof slot);
@@ -201,7 +201,8 @@ static int synth_stats_dir(const char *dir, int n)
     cgi_stats_region *r = calloc(1, sizeof *r);
     if (!r) return -1;
     int rc = 0;
-    for (int i = 0; i < n && rc == 0; i++) rc = synth_stats_file(dir, i, r);
+    for (int i = 0; i < n && rc == 0; i++)
+        rc = synth_stats_file(dir, i, r);
     free(r);
     return rc;
 }
@@ -361,12 +362,14 @@ static int test_statistics_file_cut_short_is_named_and_the_others_reported(int a
     CHECK(err && s);
     fprintf(stderr, "%s", err);
     char want[1400];
-    snprintf(want, sizeof want, "callguard: %s/cg-%d-2.stats: cut short while read: 4196 bytes, a statistics file has "
-                                "%zu; process %d is left out of the report\n",
+    snprintf(want, sizeof want,
+             "callguard: %s/cg-%d-2.stats: cut short while read: 4196 bytes, a statistics file has "
+             "%zu; process %d is left out of the report\n",
              dir, SYNTH_PID0 + 2, sizeof(cgi_stats_region), SYNTH_PID0 + 2);
     CHECKF(strstr(err, want), "no '%s' on stderr", want);
-    snprintf(want, sizeof want, "callguard: %s: cut short: 4608 bytes, a statistics file has %zu; process %d is left "
-                                "out of the report\n",
+    snprintf(want, sizeof want,
+             "callguard: %s: cut short: 4608 bytes, a statistics file has %zu; process %d is left "
+             "out of the report\n",
              victim, sizeof(cgi_stats_region), SYNTH_PID0 + 4);
     CHECKF(strstr(err, want), "no '%s' on stderr", want);
     unsigned long procs = 0, calls = 0;
@@ -408,8 +411,10 @@ static int test_trace_file_cut_short_while_merged_is_named_not_a_crash(int argc,
     CHECK(err && s);
     fprintf(stderr, "%s", err);
     char want[300];
-    snprintf(want, sizeof want, "callguard: the trace file of process %d was cut short while read: thread 77's events "
-                                "are left out of the timeline\n", SYNTH_PID0 + 1);
+    snprintf(want, sizeof want,
+             "callguard: the trace file of process %d was cut short while read: thread 77's events "
+             "are left out of the timeline\n",
+             SYNTH_PID0 + 1);
     CHECKF(strstr(err, want), "no '%s' on stderr", want);
     snprintf(want, sizeof want, "\"name\":\"toySiteA\",\"cat\":\"call\",\"pid\":%d,\"tid\":77,\"ts\":3000.000",
              SYNTH_PID0);
@@ -427,9 +432,9 @@ static int test_trace_file_cut_short_while_merged_is_named_not_a_crash(int argc,
 static int test_trace_timestamps_are_exact_across_digit_boundaries(int argc, char **argv)
 {
     (void)argc, (void)argv;
-    static const uint64_t t0[] = {5000u,           999999999u,          1000000000u,         1000000001u,
-                                  999999999999u,   1000000000000u,      1000000999999u,      1000001000000u,
-                                  1999999999999u,  2000000000000u,      21146780116257u,     21146780116258u,
+    static const uint64_t t0[] = {5000u,           999999999u,          1000000000u,          1000000001u,
+                                  999999999999u,   1000000000000u,      1000000999999u,       1000001000000u,
+                                  1999999999999u,  2000000000000u,      21146780116257u,      21146780116258u,
                                   21146781000000u, 999999999999999999u, 1000000000000000000u, 18446744073709551000u};
     const int n = (int)(sizeof t0 / sizeof *t0);
     char dir[512], out[600];
@@ -477,7 +482,8 @@ static int test_report_reading_stays_within_its_stated_memory(int argc, char **a
     fprintf(f, "{\"schema\":\"callguard-report\",\"version\":1,\"processes\":[");
     for (int i = 0; i < nsiteproc; i++) {
         fprintf(f, "%s{\"pid\":%d,\"sites\":[", i ? "," : "", i + 1);
-        for (int k = 0; k < nsites; k++) fprintf(f, "%s{\"name\":\"%x\",\"calls\":1}", k ? "," : "", i * nsites + k);
+        for (int k = 0; k < nsites; k++)
+            fprintf(f, "%s{\"name\":\"%x\",\"calls\":1}", k ? "," : "", i * nsites + k);
         fprintf(f, "]}");
     }
     fprintf(f, "]}\n");
@@ -514,7 +520,8 @@ static int test_report_reading_stays_within_its_stated_memory(int argc, char **a
 }
 
 const cgtest_case cgtest_cases[] = {
-    {"merge_reports_every_statistics_file_in_bounded_memory", test_merge_reports_every_statistics_file_in_bounded_memory},
+    {"merge_reports_every_statistics_file_in_bounded_memory",
+     test_merge_reports_every_statistics_file_in_bounded_memory},
     {"statistics_file_cut_short_is_named_and_the_others_reported",
      test_statistics_file_cut_short_is_named_and_the_others_reported},
     {"report_reading_stays_within_its_stated_memory", test_report_reading_stays_within_its_stated_memory},

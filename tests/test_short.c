@@ -88,8 +88,10 @@ static int test_every_path_counts_results_and_keeps_errno(int argc, char **argv)
     /* The result codes by name: the report lists them. */
     CHECK(set_config(CFG_COUNTED) == 0);
     CHECK(cg_reset_stats() == CG_OK);
-    for (int i = 0; i < 7; i++) toySetErrno(0, TOY_ERROR_TIMEOUT);
-    for (int i = 0; i < 5; i++) toySetErrno(0, TOY_ERROR_INVALID_VALUE);
+    for (int i = 0; i < 7; i++)
+        toySetErrno(0, TOY_ERROR_TIMEOUT);
+    for (int i = 0; i < 5; i++)
+        toySetErrno(0, TOY_ERROR_INVALID_VALUE);
     char path[512];
     char *json = report_json("report.json", path, sizeof path);
     CHECKF(json, "cannot write or read %s", path);
@@ -128,8 +130,8 @@ static int test_call_from_a_callback_inside_a_counted_call_is_nested(int argc, c
         CHECKF(s.calls == 1 && s.nested == 0, "%s: toyRunCallback calls %lu nested %lu", cfg_name[cfg],
                (unsigned long)s.calls, (unsigned long)s.nested);
         CHECK(cg_get_stats("toyNop", &s) == CG_OK);
-        CHECKF(s.calls == 1 && s.nested == 1, "%s: toyNop calls %lu nested %lu", cfg_name[cfg],
-               (unsigned long)s.calls, (unsigned long)s.nested);
+        CHECKF(s.calls == 1 && s.nested == 1, "%s: toyNop calls %lu nested %lu", cfg_name[cfg], (unsigned long)s.calls,
+               (unsigned long)s.nested);
         /* After it, the thread is no longer inside a call: counted, not nested. */
         toyNop(1);
         CHECK(cg_get_stats("toyNop", &s) == CG_OK);
@@ -213,7 +215,8 @@ static int test_policy_changes_under_counted_calls_keep_counts_exact(int argc, c
     pthread_t t[CHANGE_THREADS];
     long calls[CHANGE_THREADS] = {0};
     pthread_barrier_init(&change_start, NULL, CHANGE_THREADS + 1);
-    for (int i = 0; i < CHANGE_THREADS; i++) pthread_create(&t[i], NULL, change_caller, &calls[i]);
+    for (int i = 0; i < CHANGE_THREADS; i++)
+        pthread_create(&t[i], NULL, change_caller, &calls[i]);
     pthread_barrier_wait(&change_start);
     double end = cgtest_now() + 1.0;
     int rounds = 0;

@@ -36,8 +36,10 @@ static void two_threads(toy_device_t d)
     atomic_store(&done[0], 0), atomic_store(&done[1], 0);
     pthread_barrier_init(&start, NULL, 2);
     pthread_t t[2];
-    for (long i = 0; i < 2; i++) pthread_create(&t[i], NULL, set_dims_worker, (void *)i);
-    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    for (long i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, set_dims_worker, (void *)i);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
     pthread_barrier_destroy(&start);
 }
 
@@ -70,7 +72,8 @@ static int toy_thread_check_reports_overlap_with_both_threads(int argc, char **a
     two_threads(dev);
     char *json = report();
     CHECK(json);
-    CHECKF(strstr(json, "\"rule\": \"overlap\"") && strstr(json, "\"entry_point\": \"toySetDims\", \"access\": \"writes\", \"param\": \"device\""),
+    CHECKF(strstr(json, "\"rule\": \"overlap\"") &&
+               strstr(json, "\"entry_point\": \"toySetDims\", \"access\": \"writes\", \"param\": \"device\""),
            "%s", json);
     char a[64], b[64];
     snprintf(a, sizeof a, "\"tid\": %d", (int)tids[0]);
@@ -130,7 +133,8 @@ static int hold_case(int serialized)
     CHECK(cg_handle_hold(NULL) == CG_EINVAL);
     pthread_t t;
     pthread_create(&t, NULL, hold_then_release, NULL);
-    while (!atomic_load(&held)) cgtest_sleep_ms(1);
+    while (!atomic_load(&held))
+        cgtest_sleep_ms(1);
     (void)toySetDims(dev, dims);
     atomic_store(&b_done, 1);
     void *r;
@@ -188,7 +192,8 @@ static unsigned old_stripe(uintptr_t h, unsigned stripes)
 static uintptr_t collides_with(uintptr_t h)
 {
     uintptr_t o = h + 64;
-    while (old_stripe(o, 256) != old_stripe(h, 256)) o += 64;
+    while (old_stripe(o, 256) != old_stripe(h, 256))
+        o += 64;
     return o;
 }
 
@@ -200,14 +205,16 @@ static int (*b_work)(uintptr_t);
 static int wait_for_b(void)
 {
     atomic_store(&a_ready, 1);
-    for (int ms = 0; ms < 5000 && !atomic_load(&b_did); ms++) cgtest_sleep_ms(1);
+    for (int ms = 0; ms < 5000 && !atomic_load(&b_did); ms++)
+        cgtest_sleep_ms(1);
     return atomic_load(&b_did);
 }
 
 static void *b_thread(void *arg)
 {
     (void)arg;
-    while (!atomic_load(&a_ready)) cgtest_sleep_ms(1);
+    while (!atomic_load(&a_ready))
+        cgtest_sleep_ms(1);
     int ok = b_work(b_handle);
     atomic_store(&b_did, 1);
     return (void *)(long)!ok;
@@ -359,11 +366,14 @@ static int toy_handle_locks_exclude_on_handles_sharing_a_bucket(int argc, char *
         if (n == 0 || new_bucket(h) == new_bucket(shared_h[0])) shared_h[n++] = h;
     pthread_barrier_init(&start, NULL, 4);
     pthread_t t[4];
-    for (long i = 0; i < 4; i++) pthread_create(&t[i], NULL, shared_worker, (void *)i);
-    for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+    for (long i = 0; i < 4; i++)
+        pthread_create(&t[i], NULL, shared_worker, (void *)i);
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], NULL);
     pthread_barrier_destroy(&start);
     long total = 0;
-    for (int k = 0; k < SHARED_N; k++) total += shared_count[k];
+    for (int k = 0; k < SHARED_N; k++)
+        total += shared_count[k];
     CHECKF(!atomic_load(&shared_bad) && total == 4 * SHARED_ROUNDS / 2, "two holders at once (%d), or %ld holds of %d",
            atomic_load(&shared_bad), total, 4 * SHARED_ROUNDS / 2);
     char *json = report();

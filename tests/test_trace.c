@@ -24,7 +24,8 @@ static void *caller(void *arg)
     (void)arg;
     int32_t sum;
     pthread_barrier_wait(&start);
-    for (int i = 0; i < CALLS; i++) toyAdd(i, 1, &sum);
+    for (int i = 0; i < CALLS; i++)
+        toyAdd(i, 1, &sum);
     return NULL;
 }
 
@@ -48,11 +49,14 @@ static int child_trace_threads(int argc, char **argv)
     int keep_running = argc > 0 && strcmp(argv[0], "running") == 0;
     pthread_t t[THREADS], s;
     pthread_barrier_init(&start, NULL, THREADS);
-    for (int i = 0; i < THREADS; i++) pthread_create(&t[i], NULL, caller, NULL);
-    for (int i = 0; i < THREADS; i++) pthread_join(t[i], NULL);
+    for (int i = 0; i < THREADS; i++)
+        pthread_create(&t[i], NULL, caller, NULL);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(t[i], NULL);
     if (keep_running) {
         pthread_create(&s, NULL, spinner, NULL);
-        while (!atomic_load(&spinning)) cgtest_sleep_ms(1);
+        while (!atomic_load(&spinning))
+            cgtest_sleep_ms(1);
     }
     return 0; /* exit() with the spinner still calling */
 }
@@ -123,7 +127,8 @@ static int count_fds(void)
     int n = 0;
     DIR *d = opendir("/proc/self/fd");
     if (!d) return -1;
-    for (struct dirent *e; (e = readdir(d));) n += e->d_name[0] != '.';
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
     closedir(d);
     return n - 1; /* the directory's own */
 }
@@ -134,7 +139,8 @@ static void *line_caller(void *arg)
 {
     (void)arg;
     int32_t sum;
-    while (!atomic_load(&lines_stop)) toyAdd(1, 2, &sum);
+    while (!atomic_load(&lines_stop))
+        toyAdd(1, 2, &sum);
     return NULL;
 }
 
@@ -151,13 +157,15 @@ static int test_trace_lines_reconfigured_1000_times_keep_one_descriptor(int argc
     CHECKF(cg_configure("CALLGUARD_TRACE_LINES", a) == CG_OK, "%s", cg_last_error());
     int before = count_fds();
     pthread_t t[2];
-    for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, line_caller, NULL);
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, line_caller, NULL);
     for (int i = 0; i < 1000; i++)
         CHECKF(cg_configure("CALLGUARD_TRACE_LINES", i % 2 ? a : b) == CG_OK, "%s", cg_last_error());
     CHECKF(cg_configure("CALLGUARD_TRACE_LINES", stop) == CG_OK, "%s", cg_last_error());
     int after = count_fds();
     atomic_store(&lines_stop, 1);
-    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
     CHECKF(after == before, "%d descriptors open before the 1,001 switches, %d after", before, after);
     int32_t sum;
     toyAdd(20, 22, &sum);

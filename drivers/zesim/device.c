@@ -236,16 +236,13 @@ static ze_result_t ZE_APICALL cgsim_context_create_ex(ze_driver_handle_t hDriver
     CGSIM_CHECK_HANDLE(drv, struct cgsim_driver, hDriver, CGSIM_KIND_DRIVER);
     CGSIM_CHECK_PTR(desc);
     CGSIM_CHECK_PTR(phContext);
-    if (desc->flags & ~(ze_context_flags_t)ZE_CONTEXT_FLAG_TBD)
-        return ZE_RESULT_ERROR_INVALID_ENUMERATION;
-    if (numDevices > 0 && phDevices == NULL)
-        return ZE_RESULT_ERROR_INVALID_SIZE;
+    if (desc->flags & ~(ze_context_flags_t)ZE_CONTEXT_FLAG_TBD) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    if (numDevices > 0 && phDevices == NULL) return ZE_RESULT_ERROR_INVALID_SIZE;
     for (uint32_t i = 0; i < numDevices; i++)
         if (!cgsim_handle_lookup(phDevices[i], CGSIM_KIND_DEVICE))
             return phDevices[i] ? ZE_RESULT_ERROR_INVALID_ARGUMENT : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
     struct cgsim_context *ctx = calloc(1, sizeof *ctx);
-    if (!ctx)
-        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    if (!ctx) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     cgsim_object_init(&ctx->hdr, CGSIM_KIND_CONTEXT);
     ctx->driver = drv;
     if (!cgsim_handle_register(&ctx->hdr)) {

@@ -23,10 +23,7 @@
  * 32-bit ze_result_t in eax is safe to call through any `ze_result_t (*)(...)` signature; it simply ignores the
  * arguments. Writing one exact-signature stub per entry (hundreds across ze/zet/zes) would add nothing but bulk.
  */
-static ze_result_t cgsim_unsupported(void)
-{
-    return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE;
-}
+static ze_result_t cgsim_unsupported(void) { return ZE_RESULT_ERROR_UNSUPPORTED_FEATURE; }
 
 _Static_assert(sizeof(void (*)(void)) == sizeof(void *), "function pointers must be pointer sized");
 
@@ -42,34 +39,31 @@ static void fill_unsupported(void *table, size_t size)
 
 static ze_result_t check_getter(ze_api_version_t version, const void *table)
 {
-    if (table == NULL)
-        return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
+    if (table == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;
     if (ZE_MAJOR_VERSION(version) != ZE_MAJOR_VERSION(ZE_API_VERSION_CURRENT))
         return ZE_RESULT_ERROR_UNSUPPORTED_VERSION;
     return ZE_RESULT_SUCCESS;
 }
 
 /* A getter whose table the simulator implements in part: `filler` sets the implemented entries. */
-#define CGSIM_GETTER(getter, table_type, filler)                                                                   \
-    ZE_DLLEXPORT ze_result_t ZE_APICALL getter(ze_api_version_t version, table_type *pDdiTable)                    \
-    {                                                                                                              \
-        ze_result_t r = check_getter(version, pDdiTable);                                                          \
-        if (r != ZE_RESULT_SUCCESS)                                                                                \
-            return r;                                                                                              \
-        fill_unsupported(pDdiTable, sizeof *pDdiTable);                                                            \
-        filler(pDdiTable);                                                                                         \
-        return ZE_RESULT_SUCCESS;                                                                                  \
+#define CGSIM_GETTER(getter, table_type, filler)                                                                       \
+    ZE_DLLEXPORT ze_result_t ZE_APICALL getter(ze_api_version_t version, table_type *pDdiTable)                        \
+    {                                                                                                                  \
+        ze_result_t r = check_getter(version, pDdiTable);                                                              \
+        if (r != ZE_RESULT_SUCCESS) return r;                                                                          \
+        fill_unsupported(pDdiTable, sizeof *pDdiTable);                                                                \
+        filler(pDdiTable);                                                                                             \
+        return ZE_RESULT_SUCCESS;                                                                                      \
     }
 
 /* A getter whose whole table is unsupported (tools, sysman, images, experimental extensions...). */
-#define CGSIM_GETTER_UNSUPPORTED(getter, table_type)                                                               \
-    ZE_DLLEXPORT ze_result_t ZE_APICALL getter(ze_api_version_t version, table_type *pDdiTable)                    \
-    {                                                                                                              \
-        ze_result_t r = check_getter(version, pDdiTable);                                                          \
-        if (r != ZE_RESULT_SUCCESS)                                                                                \
-            return r;                                                                                              \
-        fill_unsupported(pDdiTable, sizeof *pDdiTable);                                                            \
-        return ZE_RESULT_SUCCESS;                                                                                  \
+#define CGSIM_GETTER_UNSUPPORTED(getter, table_type)                                                                   \
+    ZE_DLLEXPORT ze_result_t ZE_APICALL getter(ze_api_version_t version, table_type *pDdiTable)                        \
+    {                                                                                                                  \
+        ze_result_t r = check_getter(version, pDdiTable);                                                              \
+        if (r != ZE_RESULT_SUCCESS) return r;                                                                          \
+        fill_unsupported(pDdiTable, sizeof *pDdiTable);                                                                \
+        return ZE_RESULT_SUCCESS;                                                                                      \
     }
 
 /* ---- driver object ------------------------------------------------------------------------------------------ */
@@ -103,10 +97,7 @@ static void init_driver_once(void)
     atomic_store(&initialized, ok);
 }
 
-struct cgsim_driver *cgsim_driver_get_initialized(void)
-{
-    return atomic_load(&initialized) ? &the_driver : NULL;
-}
+struct cgsim_driver *cgsim_driver_get_initialized(void) { return atomic_load(&initialized) ? &the_driver : NULL; }
 
 /* pfnInit: the loader calls it twice (once while checking drivers, once from zeInit); both see the same answer. */
 static ze_result_t ZE_APICALL cgsim_init(ze_init_flags_t flags)
@@ -114,8 +105,7 @@ static ze_result_t ZE_APICALL cgsim_init(ze_init_flags_t flags)
     if (flags & ~(ze_init_flags_t)(ZE_INIT_FLAG_GPU_ONLY | ZE_INIT_FLAG_VPU_ONLY))
         return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     /* A simulated GPU has nothing to offer to a VPU-only request. */
-    if (flags == ZE_INIT_FLAG_VPU_ONLY)
-        return ZE_RESULT_ERROR_UNINITIALIZED;
+    if (flags == ZE_INIT_FLAG_VPU_ONLY) return ZE_RESULT_ERROR_UNINITIALIZED;
     pthread_once(&init_once, init_driver_once);
     return init_result;
 }
@@ -124,8 +114,7 @@ static ze_result_t ZE_APICALL cgsim_driver_get(uint32_t *pCount, ze_driver_handl
 {
     CGSIM_CHECK_PTR(pCount);
     struct cgsim_driver *drv = cgsim_driver_get_initialized();
-    if (!drv)
-        return ZE_RESULT_ERROR_UNINITIALIZED;
+    if (!drv) return ZE_RESULT_ERROR_UNINITIALIZED;
     if (*pCount == 0 || phDrivers == NULL) {
         *pCount = 1;
         return ZE_RESULT_SUCCESS;
@@ -152,10 +141,10 @@ static ze_result_t ZE_APICALL cgsim_driver_get_properties(ze_driver_handle_t hDr
     memcpy(props->uuid.id, "cgsim-driver", 12);
     /* With CGSIM_DRIVER_VERSION, packed as NEO packs it (compute-runtime, driver_handle_imp.cpp):
      * major 1, the API's minor, the low 16 bits of the build number. */
-    props->driverVersion = drv->config.neo_version
-                               ? (1u << 24) | ((uint32_t)ZE_MINOR_VERSION(ZE_API_VERSION_CURRENT) << 16) |
-                                     (drv->config.build & 0xFFFFu)
-                               : CGSIM_DRIVER_VERSION;
+    props->driverVersion =
+        drv->config.neo_version
+            ? (1u << 24) | ((uint32_t)ZE_MINOR_VERSION(ZE_API_VERSION_CURRENT) << 16) | (drv->config.build & 0xFFFFu)
+            : CGSIM_DRIVER_VERSION;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -181,8 +170,7 @@ static ze_result_t ZE_APICALL cgsim_driver_get_extension_properties(ze_driver_ha
         snprintf(props[0].name, sizeof props[0].name, "%s", "ZE_intel_get_driver_version_string");
         props[0].version = ZE_MAKE_VERSION(1, 0);
     }
-    if (!props || *pCount > have)
-        *pCount = have;
+    if (!props || *pCount > have) *pCount = have;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -197,8 +185,7 @@ static ze_result_t ZE_APICALL cgsim_intel_get_driver_version_string(ze_driver_ha
     char s[64];
     int n = snprintf(s, sizeof s, "%u.%u.%u", (unsigned)ZE_MAJOR_VERSION(ZE_API_VERSION_CURRENT),
                      (unsigned)ZE_MINOR_VERSION(ZE_API_VERSION_CURRENT), (unsigned)drv->config.build);
-    if (drv->config.hotfix > 0)
-        snprintf(s + n, sizeof s - (size_t)n, "+%u", (unsigned)drv->config.hotfix);
+    if (drv->config.hotfix > 0) snprintf(s + n, sizeof s - (size_t)n, "+%u", (unsigned)drv->config.hotfix);
     if (*pVersionSize == 0) {
         *pVersionSize = strlen(s);
         return ZE_RESULT_SUCCESS;
@@ -209,8 +196,8 @@ static ze_result_t ZE_APICALL cgsim_intel_get_driver_version_string(ze_driver_ha
     return ZE_RESULT_SUCCESS;
 }
 
-static ze_result_t ZE_APICALL cgsim_driver_get_extension_function_address(ze_driver_handle_t hDriver,
-                                                                          const char *name, void **ppFunctionAddress)
+static ze_result_t ZE_APICALL cgsim_driver_get_extension_function_address(ze_driver_handle_t hDriver, const char *name,
+                                                                          void **ppFunctionAddress)
 {
     CGSIM_CHECK_HANDLE(drv, struct cgsim_driver, hDriver, CGSIM_KIND_DRIVER);
     CGSIM_CHECK_PTR(name);
@@ -222,10 +209,7 @@ static ze_result_t ZE_APICALL cgsim_driver_get_extension_function_address(ze_dri
     return ZE_RESULT_ERROR_INVALID_ARGUMENT; /* no other extension functions */
 }
 
-static void fill_global_table(ze_global_dditable_t *t)
-{
-    t->pfnInit = cgsim_init;
-}
+static void fill_global_table(ze_global_dditable_t *t) { t->pfnInit = cgsim_init; }
 
 void cgsim_fill_driver_table(ze_driver_dditable_t *t)
 {

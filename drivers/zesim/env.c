@@ -15,8 +15,8 @@
 
 extern char **environ;
 
-#define ACCEPTED_NAMES                                                                                             \
-    "CGSIM_DEVICES, CGSIM_COMPILE_MS, CGSIM_KERNEL_US, CGSIM_COMPILER_RACE, CGSIM_DRIVER_VERSION, CGSIM_VENDOR_ID, "  \
+#define ACCEPTED_NAMES                                                                                                 \
+    "CGSIM_DEVICES, CGSIM_COMPILE_MS, CGSIM_KERNEL_US, CGSIM_COMPILER_RACE, CGSIM_DRIVER_VERSION, CGSIM_VENDOR_ID, "   \
     "CGSIM_DEVICE_NAME"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -26,23 +26,19 @@ static bool parsed_ok;
 /* Accepts only plain decimal digits (no sign, no spaces, no suffix) within [lo, hi]. */
 static bool parse_u64(const char *text, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-    if (*text == '\0')
-        return false;
+    if (*text == '\0') return false;
     for (const char *p = text; *p; p++)
-        if (!isdigit((unsigned char)*p))
-            return false;
+        if (!isdigit((unsigned char)*p)) return false;
     errno = 0;
     unsigned long long v = strtoull(text, NULL, 10);
-    if (errno != 0 || v < lo || v > hi)
-        return false;
+    if (errno != 0 || v < lo || v > hi) return false;
     *out = v;
     return true;
 }
 
 static bool check_number(const char *name, const char *value, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-    if (parse_u64(value, lo, hi, out))
-        return true;
+    if (parse_u64(value, lo, hi, out)) return true;
     fprintf(stderr, "cgsim: %s=%s is invalid; accepted: an integer from %llu to %llu\n", name, value,
             (unsigned long long)lo, (unsigned long long)hi);
     return false;
@@ -57,22 +53,17 @@ static bool parse_neo_version(const char *text, struct cgsim_config *cfg)
     while (n < 4) {
         char buf[16];
         size_t len = strspn(p, "0123456789");
-        if (len == 0 || len >= sizeof buf)
-            return false;
+        if (len == 0 || len >= sizeof buf) return false;
         memcpy(buf, p, len);
         buf[len] = '\0';
-        if (!parse_u64(buf, 0, 0xffffffffu, &part[n]))
-            return false;
+        if (!parse_u64(buf, 0, 0xffffffffu, &part[n])) return false;
         n++;
         p += len;
-        if (*p == '\0')
-            break;
-        if (*p != '.')
-            return false;
+        if (*p == '\0') break;
+        if (*p != '.') return false;
         p++;
     }
-    if (*p != '\0' || n < 3)
-        return false;
+    if (*p != '\0' || n < 3) return false;
     cfg->neo_version = true;
     cfg->build = (uint32_t)part[2];
     cfg->hotfix = (uint32_t)part[3];
@@ -88,29 +79,25 @@ static bool parse_id(const char *text, uint32_t *out)
         *out = (uint32_t)strtoul(text + 2, NULL, 16);
         return true;
     }
-    if (!parse_u64(text, 0, 0xffffffffu, &v))
-        return false;
+    if (!parse_u64(text, 0, 0xffffffffu, &v)) return false;
     *out = (uint32_t)v;
     return true;
 }
 
 static void parse_environment(void)
 {
-    struct cgsim_config cfg = {.devices = 1, .compile_ms = 20, .kernel_us = 100, .race = CGSIM_RACE_OFF,
-                               .vendor_id = CGSIM_VENDOR_ID};
+    struct cgsim_config cfg = {
+        .devices = 1, .compile_ms = 20, .kernel_us = 100, .race = CGSIM_RACE_OFF, .vendor_id = CGSIM_VENDOR_ID};
     snprintf(cfg.device_name, sizeof cfg.device_name, "%s", CGSIM_DEVICE_NAME);
     bool ok = true;
 
     for (char **env = environ; env && *env; env++) {
-        if (strncmp(*env, "CGSIM_", 6) != 0)
-            continue;
+        if (strncmp(*env, "CGSIM_", 6) != 0) continue;
         const char *eq = strchr(*env, '=');
-        if (!eq)
-            continue;
+        if (!eq) continue;
         char name[128];
         size_t len = (size_t)(eq - *env);
-        if (len >= sizeof name)
-            len = sizeof name - 1;
+        if (len >= sizeof name) len = sizeof name - 1;
         memcpy(name, *env, len);
         name[len] = '\0';
         const char *value = eq + 1;
@@ -142,8 +129,10 @@ static void parse_environment(void)
             }
         } else if (strcmp(name, "CGSIM_DRIVER_VERSION") == 0) {
             if (!parse_neo_version(value, &cfg)) {
-                fprintf(stderr, "cgsim: %s=%s is invalid; accepted: a NEO version YY.WW.BUILD or YY.WW.BUILD.HOTFIX "
-                                "(26.27.39122.11)\n", name, value);
+                fprintf(stderr,
+                        "cgsim: %s=%s is invalid; accepted: a NEO version YY.WW.BUILD or YY.WW.BUILD.HOTFIX "
+                        "(26.27.39122.11)\n",
+                        name, value);
                 ok = false;
             }
         } else if (strcmp(name, "CGSIM_VENDOR_ID") == 0) {

@@ -20,12 +20,9 @@ static ze_result_t ZE_APICALL cgsim_event_pool_create(ze_context_handle_t hConte
     CGSIM_CHECK_PTR(phEventPool);
     const ze_event_pool_flags_t known =
         ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_IPC | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP;
-    if (desc->flags & ~known)
-        return ZE_RESULT_ERROR_INVALID_ENUMERATION;
-    if (desc->count == 0)
-        return ZE_RESULT_ERROR_INVALID_SIZE;
-    if (numDevices > 0 && phDevices == NULL)
-        return ZE_RESULT_ERROR_INVALID_SIZE;
+    if (desc->flags & ~known) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    if (desc->count == 0) return ZE_RESULT_ERROR_INVALID_SIZE;
+    if (numDevices > 0 && phDevices == NULL) return ZE_RESULT_ERROR_INVALID_SIZE;
     for (uint32_t i = 0; i < numDevices; i++)
         if (!cgsim_handle_lookup(phDevices[i], CGSIM_KIND_DEVICE))
             return phDevices[i] ? ZE_RESULT_ERROR_INVALID_ARGUMENT : ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
@@ -59,8 +56,7 @@ static ze_result_t ZE_APICALL cgsim_event_pool_destroy(ze_event_pool_handle_t hE
     uint32_t live = pool->live_events;
     pthread_mutex_unlock(&pool->lock);
     /* The spec requires events to be destroyed first; refusing keeps events from pointing at a freed pool. */
-    if (live > 0)
-        return ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE;
+    if (live > 0) return ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE;
     cgsim_handle_unregister(&pool->hdr);
     pthread_mutex_destroy(&pool->lock);
     free(pool->used);
@@ -76,16 +72,13 @@ static ze_result_t ZE_APICALL cgsim_event_create(ze_event_pool_handle_t hEventPo
     CGSIM_CHECK_HANDLE(pool, struct cgsim_event_pool, hEventPool, CGSIM_KIND_EVENT_POOL);
     CGSIM_CHECK_PTR(desc);
     CGSIM_CHECK_PTR(phEvent);
-    const ze_event_scope_flags_t scopes = ZE_EVENT_SCOPE_FLAG_SUBDEVICE | ZE_EVENT_SCOPE_FLAG_DEVICE |
-                                          ZE_EVENT_SCOPE_FLAG_HOST;
-    if ((desc->signal & ~scopes) || (desc->wait & ~scopes))
-        return ZE_RESULT_ERROR_INVALID_ENUMERATION;
-    if (desc->index >= pool->count)
-        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    const ze_event_scope_flags_t scopes =
+        ZE_EVENT_SCOPE_FLAG_SUBDEVICE | ZE_EVENT_SCOPE_FLAG_DEVICE | ZE_EVENT_SCOPE_FLAG_HOST;
+    if ((desc->signal & ~scopes) || (desc->wait & ~scopes)) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    if (desc->index >= pool->count) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
 
     struct cgsim_event *ev = calloc(1, sizeof *ev);
-    if (!ev)
-        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    if (!ev) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     pthread_mutex_lock(&pool->lock);
     bool taken = pool->used[desc->index];
     if (!taken) {
@@ -162,17 +155,14 @@ void cgsim_event_wait_interruptible(struct cgsim_event *ev, const bool *stop, pt
         pthread_mutex_lock(stop_lock);
         bool stopping = *stop;
         pthread_mutex_unlock(stop_lock);
-        if (stopping)
-            return;
+        if (stopping) return;
         /* Wait in slices so that destroying the queue can interrupt a wait for an event nobody signals. */
         struct cgsim_deadline d = cgsim_deadline_after(10 * 1000 * 1000);
         pthread_mutex_lock(&ev->lock);
-        while (!ev->signaled && cgsim_cond_wait_until(&ev->cond, &ev->lock, &d)) {
-        }
+        while (!ev->signaled && cgsim_cond_wait_until(&ev->cond, &ev->lock, &d)) {}
         bool done = ev->signaled;
         pthread_mutex_unlock(&ev->lock);
-        if (done)
-            return;
+        if (done) return;
     }
 }
 
@@ -195,8 +185,7 @@ static ze_result_t ZE_APICALL cgsim_event_host_synchronize(ze_event_handle_t hEv
     CGSIM_CHECK_HANDLE(ev, struct cgsim_event, hEvent, CGSIM_KIND_EVENT);
     struct cgsim_deadline d = cgsim_deadline_after(timeout);
     pthread_mutex_lock(&ev->lock);
-    while (!ev->signaled && cgsim_cond_wait_until(&ev->cond, &ev->lock, &d)) {
-    }
+    while (!ev->signaled && cgsim_cond_wait_until(&ev->cond, &ev->lock, &d)) {}
     bool signaled = ev->signaled;
     pthread_mutex_unlock(&ev->lock);
     return signaled ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
@@ -216,16 +205,14 @@ static ze_result_t ZE_APICALL cgsim_event_query_kernel_timestamp(ze_event_handle
 {
     CGSIM_CHECK_HANDLE(ev, struct cgsim_event, hEvent, CGSIM_KIND_EVENT);
     CGSIM_CHECK_PTR(dst);
-    if (!(ev->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP))
-        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    if (!(ev->pool->flags & ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP)) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     pthread_mutex_lock(&ev->lock);
     bool ready = ev->signaled;
     /* An event signalled by something other than a kernel (host, barrier) reports a zero-length interval. */
     uint64_t start = ev->has_timestamp ? ev->ts_start : 0;
     uint64_t end = ev->has_timestamp ? ev->ts_end : 0;
     pthread_mutex_unlock(&ev->lock);
-    if (!ready)
-        return ZE_RESULT_NOT_READY;
+    if (!ready) return ZE_RESULT_NOT_READY;
     dst->global.kernelStart = dst->context.kernelStart = start;
     dst->global.kernelEnd = dst->context.kernelEnd = end;
     return ZE_RESULT_SUCCESS;
@@ -256,11 +243,9 @@ static ze_result_t ZE_APICALL cgsim_fence_create(ze_command_queue_handle_t hComm
     CGSIM_CHECK_HANDLE(queue, struct cgsim_queue, hCommandQueue, CGSIM_KIND_QUEUE);
     CGSIM_CHECK_PTR(desc);
     CGSIM_CHECK_PTR(phFence);
-    if (desc->flags & ~(ze_fence_flags_t)ZE_FENCE_FLAG_SIGNALED)
-        return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    if (desc->flags & ~(ze_fence_flags_t)ZE_FENCE_FLAG_SIGNALED) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     struct cgsim_fence *fence = calloc(1, sizeof *fence);
-    if (!fence)
-        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    if (!fence) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     cgsim_object_init(&fence->hdr, CGSIM_KIND_FENCE);
     fence->queue = queue;
     fence->signaled = (desc->flags & ZE_FENCE_FLAG_SIGNALED) != 0;
@@ -297,8 +282,7 @@ static ze_result_t ZE_APICALL cgsim_fence_host_synchronize(ze_fence_handle_t hFe
     CGSIM_CHECK_HANDLE(fence, struct cgsim_fence, hFence, CGSIM_KIND_FENCE);
     struct cgsim_deadline d = cgsim_deadline_after(timeout);
     pthread_mutex_lock(&fence->lock);
-    while (!fence->signaled && cgsim_cond_wait_until(&fence->cond, &fence->lock, &d)) {
-    }
+    while (!fence->signaled && cgsim_cond_wait_until(&fence->cond, &fence->lock, &d)) {}
     bool signaled = fence->signaled;
     pthread_mutex_unlock(&fence->lock);
     return signaled ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;

@@ -34,13 +34,10 @@ static size_t hash_ptr(const void *p)
 
 static struct slot *find_slot(const void *p)
 {
-    if (capacity == 0)
-        return NULL;
+    if (capacity == 0) return NULL;
     for (size_t i = hash_ptr(p) & (capacity - 1), n = 0; n < capacity; i = (i + 1) & (capacity - 1), n++) {
-        if (slots[i].ptr == NULL)
-            return NULL;
-        if (slots[i].ptr == p)
-            return &slots[i];
+        if (slots[i].ptr == NULL) return NULL;
+        if (slots[i].ptr == p) return &slots[i];
     }
     return NULL;
 }
@@ -61,8 +58,7 @@ static bool grow(void)
 {
     size_t new_cap = capacity ? capacity * 2 : 256;
     struct slot *fresh = calloc(new_cap, sizeof *fresh);
-    if (!fresh)
-        return false;
+    if (!fresh) return false;
     size_t live = 0;
     for (size_t i = 0; i < capacity; i++) {
         if (slots[i].ptr != NULL && slots[i].ptr != TOMBSTONE) {
@@ -87,12 +83,10 @@ bool cgsim_handle_register(struct cgsim_object *obj)
 {
     pthread_mutex_lock(&registry_lock);
     bool ok = true;
-    if ((used + 1) * 2 > capacity)
-        ok = grow();
+    if ((used + 1) * 2 > capacity) ok = grow();
     if (ok) {
         ok = insert_raw(slots, capacity, obj, obj->kind);
-        if (ok)
-            used++;
+        if (ok) used++;
     }
     pthread_mutex_unlock(&registry_lock);
     return ok;
@@ -102,16 +96,14 @@ void cgsim_handle_unregister(struct cgsim_object *obj)
 {
     pthread_mutex_lock(&registry_lock);
     struct slot *s = find_slot(obj);
-    if (s)
-        s->ptr = TOMBSTONE;
+    if (s) s->ptr = TOMBSTONE;
     obj->magic = CGSIM_DEAD_MAGIC;
     pthread_mutex_unlock(&registry_lock);
 }
 
 void *cgsim_handle_lookup(const void *handle, enum cgsim_kind kind)
 {
-    if (handle == NULL)
-        return NULL;
+    if (handle == NULL) return NULL;
     void *result = NULL;
     pthread_mutex_lock(&registry_lock);
     struct slot *s = find_slot(handle);
@@ -119,8 +111,7 @@ void *cgsim_handle_lookup(const void *handle, enum cgsim_kind kind)
      * was overwritten by the application. */
     if (s && s->kind == (uint32_t)kind) {
         const struct cgsim_object *obj = handle;
-        if (obj->magic == CGSIM_MAGIC && obj->kind == (uint32_t)kind)
-            result = (void *)(uintptr_t)handle;
+        if (obj->magic == CGSIM_MAGIC && obj->kind == (uint32_t)kind) result = (void *)(uintptr_t)handle;
     }
     pthread_mutex_unlock(&registry_lock);
     return result;

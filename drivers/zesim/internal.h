@@ -19,9 +19,10 @@
 #include <time.h>
 
 #define CGSIM_MAX_DEVICES 64
-#define CGSIM_SHARED_LOCAL_MEMORY (64u * 1024u) /* maxSharedLocalMemory of every device; slm=N above it fails zeKernelCreate */
+/* maxSharedLocalMemory of every device; slm=N above it fails zeKernelCreate */
+#define CGSIM_SHARED_LOCAL_MEMORY (64u * 1024u)
 #define CGSIM_DRIVER_VERSION 0x00010002u /* 1.2; reported in ze_driver_properties_t::driverVersion */
-#define CGSIM_VENDOR_ID 0x1de5u         /* not a real PCI vendor of GPUs; keeps the sim distinguishable */
+#define CGSIM_VENDOR_ID 0x1de5u          /* not a real PCI vendor of GPUs; keeps the sim distinguishable */
 #define CGSIM_DEVICE_NAME "callguard simulator"
 
 /* ---- configuration (env.c) ---------------------------------------------------------------------------------- */
@@ -29,15 +30,15 @@
 enum cgsim_race_mode { CGSIM_RACE_OFF, CGSIM_RACE_ABORT };
 
 struct cgsim_config {
-    uint32_t devices;        /* CGSIM_DEVICES, 1..64 */
-    uint64_t compile_ms;     /* CGSIM_COMPILE_MS, 0..600000 */
-    uint64_t kernel_us;      /* CGSIM_KERNEL_US, 0..60000000 */
+    uint32_t devices;          /* CGSIM_DEVICES, 1..64 */
+    uint64_t compile_ms;       /* CGSIM_COMPILE_MS, 0..600000 */
+    uint64_t kernel_us;        /* CGSIM_KERNEL_US, 0..60000000 */
     enum cgsim_race_mode race; /* CGSIM_COMPILER_RACE, off|abort */
     /* The driver identity reported (callguard's quirks file keys on it, docs/quirks.md). */
-    bool neo_version;        /* CGSIM_DRIVER_VERSION=YY.WW.BUILD[.HOTFIX] given: reported as NEO does */
-    uint32_t build, hotfix;  /* its BUILD and HOTFIX */
-    uint32_t vendor_id;      /* CGSIM_VENDOR_ID, default CGSIM_VENDOR_ID */
-    char device_name[256];   /* CGSIM_DEVICE_NAME, default CGSIM_DEVICE_NAME */
+    bool neo_version;       /* CGSIM_DRIVER_VERSION=YY.WW.BUILD[.HOTFIX] given: reported as NEO does */
+    uint32_t build, hotfix; /* its BUILD and HOTFIX */
+    uint32_t vendor_id;     /* CGSIM_VENDOR_ID, default CGSIM_VENDOR_ID */
+    char device_name[256];  /* CGSIM_DEVICE_NAME, default CGSIM_DEVICE_NAME */
 };
 
 /* Parses CGSIM_* once per process; returns false (after printing one line per problem to stderr) if any
@@ -79,20 +80,17 @@ void *cgsim_handle_lookup(const void *handle, enum cgsim_kind kind);
 
 /* Checks a handle argument: NULL gives ZE_RESULT_ERROR_INVALID_NULL_HANDLE, an unknown, freed or wrong-kind
  * handle gives ZE_RESULT_ERROR_INVALID_ARGUMENT (Level Zero 1.4 has no dedicated "invalid handle" code). */
-#define CGSIM_CHECK_HANDLE(var, type, handle, kind)                                                                \
-    type *var = NULL;                                                                                              \
-    do {                                                                                                           \
-        if ((handle) == NULL)                                                                                      \
-            return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;                                                            \
-        var = cgsim_handle_lookup((const void *)(handle), (kind));                                                 \
-        if (var == NULL)                                                                                           \
-            return ZE_RESULT_ERROR_INVALID_ARGUMENT;                                                               \
+#define CGSIM_CHECK_HANDLE(var, type, handle, kind)                                                                    \
+    type *var = NULL;                                                                                                  \
+    do {                                                                                                               \
+        if ((handle) == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;                                              \
+        var = cgsim_handle_lookup((const void *)(handle), (kind));                                                     \
+        if (var == NULL) return ZE_RESULT_ERROR_INVALID_ARGUMENT;                                                      \
     } while (0)
 
-#define CGSIM_CHECK_PTR(ptr)                                                                                       \
-    do {                                                                                                           \
-        if ((ptr) == NULL)                                                                                         \
-            return ZE_RESULT_ERROR_INVALID_NULL_POINTER;                                                           \
+#define CGSIM_CHECK_PTR(ptr)                                                                                           \
+    do {                                                                                                               \
+        if ((ptr) == NULL) return ZE_RESULT_ERROR_INVALID_NULL_POINTER;                                                \
     } while (0)
 
 /* ---- objects ------------------------------------------------------------------------------------------------ */

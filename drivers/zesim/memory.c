@@ -34,20 +34,16 @@ static struct allocation *find_containing(const void *ptr)
 {
     const char *p = ptr;
     for (struct allocation *a = allocations; a; a = a->next)
-        if (p >= a->base && p < a->base + a->size)
-            return a;
+        if (p >= a->base && p < a->base + a->size) return a;
     return NULL;
 }
 
 static ze_result_t do_alloc(struct cgsim_context *ctx, struct cgsim_device *dev, ze_memory_type_t type, size_t size,
                             size_t alignment, void **pptr)
 {
-    if (size == 0 || size > CGSIM_MAX_ALLOC)
-        return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
-    if (alignment != 0 && (alignment & (alignment - 1)) != 0)
-        return ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT;
-    if (alignment < CGSIM_DEFAULT_ALIGNMENT)
-        alignment = CGSIM_DEFAULT_ALIGNMENT;
+    if (size == 0 || size > CGSIM_MAX_ALLOC) return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
+    if (alignment != 0 && (alignment & (alignment - 1)) != 0) return ZE_RESULT_ERROR_UNSUPPORTED_ALIGNMENT;
+    if (alignment < CGSIM_DEFAULT_ALIGNMENT) alignment = CGSIM_DEFAULT_ALIGNMENT;
     /* aligned_alloc wants the size to be a multiple of the alignment. */
     size_t rounded = (size + alignment - 1) & ~(alignment - 1);
     struct allocation *a = malloc(sizeof *a);
@@ -117,12 +113,10 @@ static ze_result_t ZE_APICALL cgsim_mem_free(ze_context_handle_t hContext, void 
     while (*link && (*link)->base != ptr)
         link = &(*link)->next;
     struct allocation *a = *link;
-    if (a)
-        *link = a->next;
+    if (a) *link = a->next;
     pthread_mutex_unlock(&alloc_lock);
     /* Only the exact base pointer of a live allocation may be freed. */
-    if (!a)
-        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    if (!a) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     free(a->base);
     free(a);
     return ZE_RESULT_SUCCESS;
@@ -142,8 +136,7 @@ static ze_result_t ZE_APICALL cgsim_mem_get_alloc_properties(ze_context_handle_t
     props->type = a ? a->type : ZE_MEMORY_TYPE_UNKNOWN;
     props->id = a ? a->id : 0;
     props->pageSize = a ? CGSIM_PAGE_SIZE : 0;
-    if (phDevice)
-        *phDevice = a ? (ze_device_handle_t)a->device : NULL;
+    if (phDevice) *phDevice = a ? (ze_device_handle_t)a->device : NULL;
     pthread_mutex_unlock(&alloc_lock);
     return ZE_RESULT_SUCCESS;
 }
@@ -157,10 +150,8 @@ static ze_result_t ZE_APICALL cgsim_mem_get_address_range(ze_context_handle_t hC
     pthread_mutex_lock(&alloc_lock);
     struct allocation *a = find_containing(ptr);
     if (a) {
-        if (pBase)
-            *pBase = a->base;
-        if (pSize)
-            *pSize = a->size;
+        if (pBase) *pBase = a->base;
+        if (pSize) *pSize = a->size;
     }
     pthread_mutex_unlock(&alloc_lock);
     return a ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_INVALID_ARGUMENT;

@@ -6,7 +6,8 @@
  *     - If the next word looks like a real SPIR-V version word (bytes 00 mm 01 00), the module is walked as real
  *       SPIR-V and every OpEntryPoint names a kernel.
  *     - Otherwise the bytes after the magic are NUL-separated kernel specs "name[:key=value]..." where key is
- *       args, spill, private, regs, grf or slm (decimal). Example: "\x03\x02\x23\x07" "saxpy:args=4\0" "big:spill=512\0".
+ *       args, spill, private, regs, grf or slm (decimal).
+ *       Example: "\x03\x02\x23\x07" "saxpy:args=4\0" "big:spill=512\0".
  *       grf=N: the build fails out of resources unless its flags' GRF mode gives N registers per thread (128;
  *       256 with -cl-intel-256-GRF-per-thread or -ze-opt-large-register-file); slm=N: zeKernelCreate fails out of
  *       resources when N bytes exceed the device's shared local memory.
@@ -50,14 +51,12 @@ struct text {
 static void text_printf(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void text_printf(struct text *t, const char *fmt, ...)
 {
-    if (t->failed)
-        return;
+    if (t->failed) return;
     va_list ap;
     va_start(ap, fmt);
     int need = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    if (need < 0)
-        return;
+    if (need < 0) return;
     if (t->len + (size_t)need + 1 > t->cap) {
         size_t cap = (t->cap ? t->cap : 256);
         while (cap < t->len + (size_t)need + 1)
@@ -112,33 +111,28 @@ static bool kernel_list_add(struct kernel_list *l, const char *name, size_t name
     if (l->count == l->cap) {
         uint32_t cap = l->cap ? l->cap * 2 : 8;
         struct cgsim_kernel_info *grown = realloc(l->items, cap * sizeof *grown);
-        if (!grown)
-            return false;
+        if (!grown) return false;
         l->items = grown;
         l->cap = cap;
     }
     char *copy = malloc(name_len + 1);
-    if (!copy)
-        return false;
+    if (!copy) return false;
     memcpy(copy, name, name_len);
     copy[name_len] = '\0';
-    l->items[l->count++] = (struct cgsim_kernel_info){
-        .name = copy, .num_args = DEFAULT_ARGS, .registers = DEFAULT_REGISTERS};
+    l->items[l->count++] =
+        (struct cgsim_kernel_info){.name = copy, .num_args = DEFAULT_ARGS, .registers = DEFAULT_REGISTERS};
     return true;
 }
 
 static bool parse_figure(const char *s, size_t len, uint32_t *out)
 {
-    if (len == 0 || len > 10)
-        return false;
+    if (len == 0 || len > 10) return false;
     uint64_t v = 0;
     for (size_t i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return false;
+        if (s[i] < '0' || s[i] > '9') return false;
         v = v * 10 + (uint64_t)(s[i] - '0');
     }
-    if (v > MAX_FIGURE)
-        return false;
+    if (v > MAX_FIGURE) return false;
     *out = (uint32_t)v;
     return true;
 }
@@ -148,8 +142,7 @@ static bool parse_kernel_spec(struct kernel_list *l, const char *spec, size_t le
 {
     const char *colon = memchr(spec, ':', len);
     size_t name_len = colon ? (size_t)(colon - spec) : len;
-    if (!kernel_list_add(l, spec, name_len, log))
-        return false;
+    if (!kernel_list_add(l, spec, name_len, log)) return false;
     struct cgsim_kernel_info *k = &l->items[l->count - 1];
     const char *p = colon;
     const char *end = spec + len;
@@ -204,8 +197,7 @@ static bool parse_spec_list(struct kernel_list *l, const uint8_t *data, size_t s
             }
             continue;
         }
-        if (i > start && !parse_kernel_spec(l, (const char *)data + start, i - start, log))
-            return false;
+        if (i > start && !parse_kernel_spec(l, (const char *)data + start, i - start, log)) return false;
         start = i + 1;
     }
     return true;
@@ -267,8 +259,7 @@ static bool parse_real_spirv(struct kernel_list *l, const uint8_t *data, size_t 
                 uint32_t id = read_le32(data + 4 * (w + 2));
                 current = NULL;
                 for (uint32_t i = 0; i < l->count; i++)
-                    if (entry_ids[i] == id)
-                        current = &l->items[i];
+                    if (entry_ids[i] == id) current = &l->items[i];
             } else if (pass == 1 && opcode == OP_FUNCTION_PARAMETER && current) {
                 current->num_args++;
             } else if (pass == 1 && opcode == OP_FUNCTION_END) {
@@ -276,8 +267,7 @@ static bool parse_real_spirv(struct kernel_list *l, const uint8_t *data, size_t 
             }
             w += count;
         }
-        if (l->count == 0)
-            break;
+        if (l->count == 0) break;
     }
     free(entry_ids);
     return ok;
@@ -296,12 +286,10 @@ static ze_result_t make_build_log(struct text *t, ze_module_build_log_handle_t *
     char *text = t->failed || !t->buf ? cgsim_strdup("") : t->buf;
     if (!log || !text) {
         free(log);
-        if (text != t->buf)
-            free(text);
+        if (text != t->buf) free(text);
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }
-    if (text == t->buf)
-        t->buf = NULL; /* ownership moves to the log */
+    if (text == t->buf) t->buf = NULL; /* ownership moves to the log */
     cgsim_object_init(&log->hdr, CGSIM_KIND_BUILD_LOG);
     log->text = text;
     if (!cgsim_handle_register(&log->hdr)) {
@@ -377,8 +365,7 @@ static bool has_flag(const char *flags, const char *flag)
 {
     size_t n = strlen(flag);
     for (const char *p = flags; p && (p = strstr(p, flag)) != NULL; p += n)
-        if ((p == flags || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' '))
-            return true;
+        if ((p == flags || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' ')) return true;
     return false;
 }
 
@@ -386,7 +373,7 @@ static bool has_flag(const char *flags, const char *flag)
 static uint32_t grf_of_flags(const char *flags)
 {
     return has_flag(flags, "-cl-intel-256-GRF-per-thread") || has_flag(flags, "-ze-opt-large-register-file") ? 256u
-                                                                                                            : 128u;
+                                                                                                             : 128u;
 }
 
 /* A kernel that needs more registers than the GRF mode gives (grf=N) fails the build out of resources, as a
@@ -407,18 +394,19 @@ static ze_result_t check_registers(const struct kernel_list *l, const char *flag
     return r;
 }
 
-static ze_result_t build_from_spirv(const struct cgsim_config *cfg, const uint8_t *in, size_t size,
-                                    const char *flags, struct kernel_list *out, struct text *log)
+static ze_result_t build_from_spirv(const struct cgsim_config *cfg, const uint8_t *in, size_t size, const char *flags,
+                                    struct kernel_list *out, struct text *log)
 {
     if (size < 4 || read_le32(in) != SPIRV_MAGIC) {
-        text_printf(log, "error: input of %zu bytes does not start with the SPIR-V magic number 0x07230203 "
-                         "(little-endian)\n",
+        text_printf(log,
+                    "error: input of %zu bytes does not start with the SPIR-V magic number 0x07230203 "
+                    "(little-endian)\n",
                     size);
         return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
     }
     simulate_compile(cfg);
     bool ok = looks_like_real_spirv(in, size) ? parse_real_spirv(out, in, size, log)
-                                               : parse_spec_list(out, in + 4, size - 4, 4, log);
+                                              : parse_spec_list(out, in + 4, size - 4, 4, log);
     if (!ok || log->failed) {
         text_printf(log, "cgsim: SPIR-V compilation failed\n");
         return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
@@ -442,8 +430,7 @@ static ze_result_t load_native(const uint8_t *in, size_t size, struct kernel_lis
     uint32_t version = read_le32(in + NATIVE_MAGIC_LEN);
     uint32_t count = read_le32(in + NATIVE_MAGIC_LEN + 4);
     if (version != NATIVE_VERSION) {
-        text_printf(log, "error: native binary version %u; this simulator reads version %u\n", version,
-                    NATIVE_VERSION);
+        text_printf(log, "error: native binary version %u; this simulator reads version %u\n", version, NATIVE_VERSION);
         return ZE_RESULT_ERROR_INVALID_NATIVE_BINARY;
     }
     const uint8_t *body = in + NATIVE_HEADER_LEN;
@@ -472,16 +459,14 @@ static ze_result_t ZE_APICALL cgsim_module_create(ze_context_handle_t hContext, 
     CGSIM_CHECK_PTR(desc->pInputModule);
     if (desc->format != ZE_MODULE_FORMAT_IL_SPIRV && desc->format != ZE_MODULE_FORMAT_NATIVE)
         return ZE_RESULT_ERROR_INVALID_ENUMERATION;
-    if (desc->inputSize == 0)
-        return ZE_RESULT_ERROR_INVALID_SIZE;
-    if (phBuildLog)
-        *phBuildLog = NULL;
+    if (desc->inputSize == 0) return ZE_RESULT_ERROR_INVALID_SIZE;
+    if (phBuildLog) *phBuildLog = NULL;
 
     struct text log = {0};
     struct kernel_list kernels = {0};
     ze_result_t r = desc->format == ZE_MODULE_FORMAT_IL_SPIRV
-                        ? build_from_spirv(&ctx->driver->config, desc->pInputModule, desc->inputSize,
-                                           desc->pBuildFlags, &kernels, &log)
+                        ? build_from_spirv(&ctx->driver->config, desc->pInputModule, desc->inputSize, desc->pBuildFlags,
+                                           &kernels, &log)
                         : load_native(desc->pInputModule, desc->inputSize, &kernels, &log);
 
     struct cgsim_module *mod = NULL;
@@ -521,8 +506,7 @@ static ze_result_t ZE_APICALL cgsim_module_create(ze_context_handle_t hContext, 
             r = lr; /* (module leaks here only if OOM struck twice; acceptable for a simulator) */
     }
     free(log.buf);
-    if (r == ZE_RESULT_SUCCESS)
-        *phModule = (ze_module_handle_t)mod;
+    if (r == ZE_RESULT_SUCCESS) *phModule = (ze_module_handle_t)mod;
     return r;
 }
 
@@ -530,8 +514,7 @@ static ze_result_t ZE_APICALL cgsim_module_destroy(ze_module_handle_t hModule)
 {
     CGSIM_CHECK_HANDLE(mod, struct cgsim_module, hModule, CGSIM_KIND_MODULE);
     /* The spec requires kernels to go first; refusing keeps kernels from pointing into a freed module. */
-    if (atomic_load(&mod->live_kernels) > 0)
-        return ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE;
+    if (atomic_load(&mod->live_kernels) > 0) return ZE_RESULT_ERROR_HANDLE_OBJECT_IN_USE;
     cgsim_handle_unregister(&mod->hdr);
     struct kernel_list kernels = {mod->kernels, mod->kernel_count, mod->kernel_count};
     kernel_list_free(&kernels);
@@ -544,8 +527,7 @@ static ze_result_t ZE_APICALL cgsim_module_dynamic_link(uint32_t numModules, ze_
                                                         ze_module_build_log_handle_t *phLinkLog)
 {
     CGSIM_CHECK_PTR(phModules);
-    if (phLinkLog)
-        *phLinkLog = NULL;
+    if (phLinkLog) *phLinkLog = NULL;
     struct cgsim_config cfg = {0};
     for (uint32_t i = 0; i < numModules; i++) {
         CGSIM_CHECK_HANDLE(mod, struct cgsim_module, phModules[i], CGSIM_KIND_MODULE);
@@ -553,8 +535,7 @@ static ze_result_t ZE_APICALL cgsim_module_dynamic_link(uint32_t numModules, ze_
     }
     /* Linking is cheaper than compiling: a tenth of the compile time. */
     cgsim_sleep_us(cfg.compile_ms * 100u);
-    if (!phLinkLog)
-        return ZE_RESULT_SUCCESS;
+    if (!phLinkLog) return ZE_RESULT_SUCCESS;
     struct text log = {0};
     text_printf(&log, "cgsim: linked %u module(s); no unresolved imports\n", numModules);
     ze_result_t r = make_build_log(&log, phLinkLog);
@@ -573,10 +554,8 @@ static ze_result_t ZE_APICALL cgsim_module_get_native_binary(ze_module_handle_t 
         const struct cgsim_kernel_info *k = &mod->kernels[i];
         text_printf(&body, "%s:args=%u:spill=%u:private=%u:regs=%u", k->name, k->num_args, k->spill_bytes,
                     k->private_bytes, k->registers);
-        if (k->grf)
-            text_printf(&body, ":grf=%u", k->grf);
-        if (k->slm_bytes)
-            text_printf(&body, ":slm=%u", k->slm_bytes);
+        if (k->grf) text_printf(&body, ":grf=%u", k->grf);
+        if (k->slm_bytes) text_printf(&body, ":slm=%u", k->slm_bytes);
         text_printf(&body, "%c", 1); /* placeholder for the NUL separator, replaced below */
     }
     if (body.failed) {
@@ -584,8 +563,7 @@ static ze_result_t ZE_APICALL cgsim_module_get_native_binary(ze_module_handle_t 
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }
     for (size_t i = 0; i < body.len; i++)
-        if (body.buf[i] == 1)
-            body.buf[i] = '\0';
+        if (body.buf[i] == 1) body.buf[i] = '\0';
     size_t need = NATIVE_HEADER_LEN + body.len;
     if (pModuleNativeBinary == NULL) {
         *pSize = need;
@@ -599,8 +577,7 @@ static ze_result_t ZE_APICALL cgsim_module_get_native_binary(ze_module_handle_t 
     memcpy(pModuleNativeBinary, NATIVE_MAGIC, NATIVE_MAGIC_LEN);
     write_le32(pModuleNativeBinary + NATIVE_MAGIC_LEN, NATIVE_VERSION);
     write_le32(pModuleNativeBinary + NATIVE_MAGIC_LEN + 4, mod->kernel_count);
-    if (body.len)
-        memcpy(pModuleNativeBinary + NATIVE_HEADER_LEN, body.buf, body.len);
+    if (body.len) memcpy(pModuleNativeBinary + NATIVE_HEADER_LEN, body.buf, body.len);
     *pSize = need;
     free(body.buf);
     return ZE_RESULT_SUCCESS;
@@ -677,15 +654,12 @@ static ze_result_t ZE_APICALL cgsim_kernel_create(ze_module_handle_t hModule, co
         return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     const struct cgsim_kernel_info *info = NULL;
     for (uint32_t i = 0; i < mod->kernel_count && !info; i++)
-        if (strcmp(mod->kernels[i].name, desc->pKernelName) == 0)
-            info = &mod->kernels[i];
-    if (!info)
-        return ZE_RESULT_ERROR_INVALID_KERNEL_NAME;
+        if (strcmp(mod->kernels[i].name, desc->pKernelName) == 0) info = &mod->kernels[i];
+    if (!info) return ZE_RESULT_ERROR_INVALID_KERNEL_NAME;
     if (info->slm_bytes > CGSIM_SHARED_LOCAL_MEMORY)
         return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY; /* more shared local memory than the device has */
     struct cgsim_kernel *k = calloc(1, sizeof *k);
-    if (!k)
-        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    if (!k) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     cgsim_object_init(&k->hdr, CGSIM_KIND_KERNEL);
     k->module = mod;
     k->info = info;
@@ -727,8 +701,7 @@ static ze_result_t ZE_APICALL cgsim_kernel_set_group_size(ze_kernel_handle_t hKe
                                                           uint32_t z)
 {
     CGSIM_CHECK_HANDLE(k, struct cgsim_kernel, hKernel, CGSIM_KIND_KERNEL);
-    if (!group_size_ok(x, y, z))
-        return ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION;
+    if (!group_size_ok(x, y, z)) return ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION;
     k->group_size[0] = x;
     k->group_size[1] = y;
     k->group_size[2] = z;
@@ -738,8 +711,7 @@ static ze_result_t ZE_APICALL cgsim_kernel_set_group_size(ze_kernel_handle_t hKe
 static uint32_t largest_divisor_at_most(uint32_t n, uint32_t limit)
 {
     for (uint32_t d = limit < n ? limit : n; d > 1; d--)
-        if (n % d == 0)
-            return d;
+        if (n % d == 0) return d;
     return 1;
 }
 
@@ -751,8 +723,7 @@ static ze_result_t ZE_APICALL cgsim_kernel_suggest_group_size(ze_kernel_handle_t
     CGSIM_CHECK_PTR(x);
     CGSIM_CHECK_PTR(y);
     CGSIM_CHECK_PTR(z);
-    if (gx == 0 || gy == 0 || gz == 0)
-        return ZE_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION;
+    if (gx == 0 || gy == 0 || gz == 0) return ZE_RESULT_ERROR_INVALID_GLOBAL_WIDTH_DIMENSION;
     /* Group sizes that divide the global size exactly, at most 256 items per group. */
     *x = largest_divisor_at_most(gx, 256);
     *y = largest_divisor_at_most(gy, 256 / *x);
@@ -776,12 +747,9 @@ static ze_result_t ZE_APICALL cgsim_kernel_set_argument_value(ze_kernel_handle_t
 {
     CGSIM_CHECK_HANDLE(k, struct cgsim_kernel, hKernel, CGSIM_KIND_KERNEL);
     (void)pArgValue; /* may be NULL: a NULL pointer argument or local memory of argSize bytes */
-    if (argIndex >= k->info->num_args)
-        return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX;
-    if (argSize == 0 || argSize > 2048)
-        return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
-    if (argIndex < 64)
-        k->args_set |= 1ull << argIndex;
+    if (argIndex >= k->info->num_args) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_INDEX;
+    if (argSize == 0 || argSize > 2048) return ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE;
+    if (argIndex < 64) k->args_set |= 1ull << argIndex;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -792,8 +760,7 @@ static ze_result_t ZE_APICALL cgsim_kernel_set_indirect_access(ze_kernel_handle_
     const ze_kernel_indirect_access_flags_t known = ZE_KERNEL_INDIRECT_ACCESS_FLAG_HOST |
                                                     ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE |
                                                     ZE_KERNEL_INDIRECT_ACCESS_FLAG_SHARED;
-    if (flags & ~known)
-        return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    if (flags & ~known) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
     k->indirect_access = flags;
     return ZE_RESULT_SUCCESS;
 }

@@ -45,8 +45,7 @@ static bool cmd_vec_push(struct cgsim_cmd_vec *vec, const struct cgsim_cmd *cmd)
     if (vec->count == vec->capacity) {
         size_t cap = vec->capacity ? vec->capacity * 2 : 16;
         struct cgsim_cmd *grown = realloc(vec->items, cap * sizeof *grown);
-        if (!grown)
-            return false;
+        if (!grown) return false;
         vec->items = grown;
         vec->capacity = cap;
     }
@@ -54,8 +53,7 @@ static bool cmd_vec_push(struct cgsim_cmd_vec *vec, const struct cgsim_cmd *cmd)
     copy.waits = NULL; /* cmd->waits belongs to the caller (possibly the loader's zero-length array) */
     if (cmd->num_waits) {
         copy.waits = malloc(cmd->num_waits * sizeof *copy.waits);
-        if (!copy.waits)
-            return false;
+        if (!copy.waits) return false;
         memcpy(copy.waits, cmd->waits, cmd->num_waits * sizeof *copy.waits);
     }
     vec->items[vec->count++] = copy;
@@ -94,30 +92,21 @@ static void run_cmd(struct cgsim_queue *q, const struct cgsim_cmd *cmd)
     /* Events are re-validated at execution time: an application may have destroyed one since recording. */
     for (uint32_t i = 0; i < cmd->num_waits; i++) {
         struct cgsim_event *ev = cgsim_handle_lookup(cmd->waits[i], CGSIM_KIND_EVENT);
-        if (ev)
-            cgsim_event_wait_interruptible(ev, &q->stop, &q->lock);
+        if (ev) cgsim_event_wait_interruptible(ev, &q->stop, &q->lock);
     }
     uint64_t start = cgsim_now_ns();
     switch (cmd->kind) {
-    case CGSIM_CMD_LAUNCH:
-        sleep_interruptible(q, cmd->duration_us);
-        break;
-    case CGSIM_CMD_COPY:
-        memmove(cmd->dst, cmd->src, cmd->size);
-        break;
-    case CGSIM_CMD_FILL:
-        fill_pattern(cmd->dst, cmd->pattern, cmd->size_pattern, cmd->size);
-        break;
+    case CGSIM_CMD_LAUNCH: sleep_interruptible(q, cmd->duration_us); break;
+    case CGSIM_CMD_COPY: memmove(cmd->dst, cmd->src, cmd->size); break;
+    case CGSIM_CMD_FILL: fill_pattern(cmd->dst, cmd->pattern, cmd->size_pattern, cmd->size); break;
     case CGSIM_CMD_RESET: {
         struct cgsim_event *target = cgsim_handle_lookup(cmd->target, CGSIM_KIND_EVENT);
-        if (target)
-            cgsim_event_reset(target);
+        if (target) cgsim_event_reset(target);
         break;
     }
     case CGSIM_CMD_BARRIER:
     case CGSIM_CMD_SIGNAL:
-    case CGSIM_CMD_WAIT:
-        break;
+    case CGSIM_CMD_WAIT: break;
     }
     struct cgsim_event *signal = cgsim_handle_lookup(cmd->signal, CGSIM_KIND_EVENT);
     if (signal) {
@@ -135,19 +124,16 @@ static void *worker_main(void *arg)
     for (;;) {
         while (!q->stop && q->head == NULL)
             pthread_cond_wait(&q->cond, &q->lock);
-        if (q->stop)
-            break;
+        if (q->stop) break;
         struct cgsim_batch *batch = q->head;
         q->head = batch->next;
-        if (!q->head)
-            q->tail = NULL;
+        if (!q->head) q->tail = NULL;
         pthread_mutex_unlock(&q->lock);
 
         for (size_t i = 0; i < batch->cmds.count && !queue_stopping(q); i++)
             run_cmd(q, &batch->cmds.items[i]);
         struct cgsim_fence *fence = cgsim_handle_lookup(batch->fence, CGSIM_KIND_FENCE);
-        if (fence)
-            cgsim_fence_signal(fence);
+        if (fence) cgsim_fence_signal(fence);
         cgsim_cmd_vec_free(&batch->cmds);
         free(batch);
 
@@ -173,8 +159,7 @@ static void track_queue(struct cgsim_queue *q, bool add)
                 live_queue_cap = cap;
             }
         }
-        if (live_queue_count < live_queue_cap)
-            live_queues[live_queue_count++] = q;
+        if (live_queue_count < live_queue_cap) live_queues[live_queue_count++] = q;
     } else {
         for (size_t i = 0; i < live_queue_count; i++) {
             if (live_queues[i] == q) {
@@ -190,8 +175,7 @@ ze_result_t cgsim_queue_create_internal(struct cgsim_context *ctx, struct cgsim_
                                         struct cgsim_queue **out)
 {
     struct cgsim_queue *q = calloc(1, sizeof *q);
-    if (!q)
-        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    if (!q) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     cgsim_object_init(&q->hdr, CGSIM_KIND_QUEUE);
     q->context = ctx;
     q->device = dev;
@@ -217,8 +201,7 @@ static void stop_worker(struct cgsim_queue *q)
     q->stop = true;
     pthread_cond_broadcast(&q->cond);
     pthread_mutex_unlock(&q->lock);
-    if (!already)
-        pthread_join(q->worker, NULL);
+    if (!already) pthread_join(q->worker, NULL);
 }
 
 void cgsim_queue_destroy_internal(struct cgsim_queue *q)
@@ -238,8 +221,7 @@ void cgsim_queue_destroy_internal(struct cgsim_queue *q)
 ze_result_t cgsim_queue_submit(struct cgsim_queue *q, struct cgsim_cmd_vec *cmds, struct cgsim_fence *fence)
 {
     struct cgsim_batch *batch = calloc(1, sizeof *batch);
-    if (!batch)
-        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    if (!batch) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     batch->cmds = *cmds;
     memset(cmds, 0, sizeof *cmds);
     batch->fence = fence;
@@ -252,8 +234,7 @@ ze_result_t cgsim_queue_submit(struct cgsim_queue *q, struct cgsim_cmd_vec *cmds
     q->submitted++;
     pthread_cond_broadcast(&q->cond);
     pthread_mutex_unlock(&q->lock);
-    if (q->synchronous)
-        return cgsim_queue_wait_idle(q, UINT64_MAX);
+    if (q->synchronous) return cgsim_queue_wait_idle(q, UINT64_MAX);
     return ZE_RESULT_SUCCESS;
 }
 
@@ -262,8 +243,7 @@ ze_result_t cgsim_queue_wait_idle(struct cgsim_queue *q, uint64_t timeout_ns)
     struct cgsim_deadline d = cgsim_deadline_after(timeout_ns);
     pthread_mutex_lock(&q->lock);
     uint64_t target = q->submitted;
-    while (q->completed < target && !q->stop && cgsim_cond_wait_until(&q->cond, &q->lock, &d)) {
-    }
+    while (q->completed < target && !q->stop && cgsim_cond_wait_until(&q->cond, &q->lock, &d)) {}
     bool done = q->completed >= target;
     pthread_mutex_unlock(&q->lock);
     return done ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY;
@@ -276,8 +256,7 @@ static ze_result_t check_queue_desc(const ze_command_queue_desc_t *desc)
     if ((uint32_t)desc->mode > ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS ||
         (uint32_t)desc->priority > ZE_COMMAND_QUEUE_PRIORITY_PRIORITY_HIGH)
         return ZE_RESULT_ERROR_INVALID_ENUMERATION;
-    if (desc->ordinal != 0 || desc->index >= CGSIM_QUEUES_PER_GROUP)
-        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    if (desc->ordinal != 0 || desc->index >= CGSIM_QUEUES_PER_GROUP) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     return ZE_RESULT_SUCCESS;
 }
 
@@ -290,12 +269,10 @@ static ze_result_t ZE_APICALL cgsim_queue_create(ze_context_handle_t hContext, z
     CGSIM_CHECK_PTR(desc);
     CGSIM_CHECK_PTR(phCommandQueue);
     ze_result_t r = check_queue_desc(desc);
-    if (r != ZE_RESULT_SUCCESS)
-        return r;
+    if (r != ZE_RESULT_SUCCESS) return r;
     struct cgsim_queue *q = NULL;
     r = cgsim_queue_create_internal(ctx, dev, desc->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS, &q);
-    if (r != ZE_RESULT_SUCCESS)
-        return r;
+    if (r != ZE_RESULT_SUCCESS) return r;
     if (!cgsim_handle_register(&q->hdr)) {
         cgsim_queue_destroy_internal(q);
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
@@ -317,13 +294,11 @@ static ze_result_t ZE_APICALL cgsim_queue_execute(ze_command_queue_handle_t hCom
 {
     CGSIM_CHECK_HANDLE(q, struct cgsim_queue, hCommandQueue, CGSIM_KIND_QUEUE);
     CGSIM_CHECK_PTR(phCommandLists);
-    if (numCommandLists == 0)
-        return ZE_RESULT_ERROR_INVALID_SIZE;
+    if (numCommandLists == 0) return ZE_RESULT_ERROR_INVALID_SIZE;
     struct cgsim_fence *fence = NULL;
     if (hFence) {
         fence = cgsim_handle_lookup(hFence, CGSIM_KIND_FENCE);
-        if (!fence || fence->queue != q)
-            return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+        if (!fence || fence->queue != q) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     }
     struct cgsim_cmd_vec batch = {0};
     for (uint32_t i = 0; i < numCommandLists; i++) {
@@ -340,8 +315,7 @@ static ze_result_t ZE_APICALL cgsim_queue_execute(ze_command_queue_handle_t hCom
         pthread_mutex_lock(&list->lock);
         ze_result_t copied = list->closed ? ZE_RESULT_SUCCESS : ZE_RESULT_ERROR_INVALID_ARGUMENT;
         for (size_t c = 0; copied == ZE_RESULT_SUCCESS && c < list->cmds.count; c++)
-            if (!cmd_vec_push(&batch, &list->cmds.items[c]))
-                copied = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+            if (!cmd_vec_push(&batch, &list->cmds.items[c])) copied = ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
         pthread_mutex_unlock(&list->lock);
         if (copied != ZE_RESULT_SUCCESS) {
             cgsim_cmd_vec_free(&batch);
@@ -373,8 +347,7 @@ __attribute__((destructor)) static void stop_all_workers(void)
     pthread_mutex_lock(&queues_lock);
     size_t n = live_queue_count;
     struct cgsim_queue **copy = n ? malloc(n * sizeof *copy) : NULL;
-    if (copy)
-        memcpy(copy, live_queues, n * sizeof *copy);
+    if (copy) memcpy(copy, live_queues, n * sizeof *copy);
     pthread_mutex_unlock(&queues_lock);
     for (size_t i = 0; copy && i < n; i++)
         stop_worker(copy[i]);
@@ -387,8 +360,7 @@ static ze_result_t new_list(struct cgsim_context *ctx, struct cgsim_device *dev,
                             ze_command_list_handle_t *out)
 {
     struct cgsim_list *list = calloc(1, sizeof *list);
-    if (!list)
-        return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    if (!list) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     cgsim_object_init(&list->hdr, CGSIM_KIND_LIST);
     pthread_mutex_init(&list->lock, NULL);
     list->context = ctx;
@@ -402,8 +374,7 @@ static ze_result_t new_list(struct cgsim_context *ctx, struct cgsim_device *dev,
         }
     }
     if (!cgsim_handle_register(&list->hdr)) {
-        if (list->queue)
-            cgsim_queue_destroy_internal(list->queue);
+        if (list->queue) cgsim_queue_destroy_internal(list->queue);
         free(list);
         return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
     }
@@ -421,10 +392,8 @@ static ze_result_t ZE_APICALL cgsim_list_create(ze_context_handle_t hContext, ze
     CGSIM_CHECK_PTR(phCommandList);
     const ze_command_list_flags_t known = ZE_COMMAND_LIST_FLAG_RELAXED_ORDERING |
                                           ZE_COMMAND_LIST_FLAG_MAXIMIZE_THROUGHPUT | ZE_COMMAND_LIST_FLAG_EXPLICIT_ONLY;
-    if (desc->flags & ~known)
-        return ZE_RESULT_ERROR_INVALID_ENUMERATION;
-    if (desc->commandQueueGroupOrdinal != 0)
-        return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+    if (desc->flags & ~known) return ZE_RESULT_ERROR_INVALID_ENUMERATION;
+    if (desc->commandQueueGroupOrdinal != 0) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     return new_list(ctx, dev, false, false, phCommandList);
 }
 
@@ -437,8 +406,7 @@ static ze_result_t ZE_APICALL cgsim_list_create_immediate(ze_context_handle_t hC
     CGSIM_CHECK_PTR(desc);
     CGSIM_CHECK_PTR(phCommandList);
     ze_result_t r = check_queue_desc(desc);
-    if (r != ZE_RESULT_SUCCESS)
-        return r;
+    if (r != ZE_RESULT_SUCCESS) return r;
     return new_list(ctx, dev, true, desc->mode == ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS, phCommandList);
 }
 
@@ -446,8 +414,7 @@ static ze_result_t ZE_APICALL cgsim_list_destroy(ze_command_list_handle_t hComma
 {
     CGSIM_CHECK_HANDLE(list, struct cgsim_list, hCommandList, CGSIM_KIND_LIST);
     cgsim_handle_unregister(&list->hdr);
-    if (list->queue)
-        cgsim_queue_destroy_internal(list->queue);
+    if (list->queue) cgsim_queue_destroy_internal(list->queue);
     cgsim_cmd_vec_free(&list->cmds);
     pthread_mutex_destroy(&list->lock);
     free(list);
@@ -478,15 +445,12 @@ static ze_result_t ZE_APICALL cgsim_list_reset(ze_command_list_handle_t hCommand
 static ze_result_t check_events(struct cgsim_cmd *cmd, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents,
                                 ze_event_handle_t *phWaitEvents)
 {
-    if (numWaitEvents > 0 && phWaitEvents == NULL)
-        return ZE_RESULT_ERROR_INVALID_SIZE;
+    if (numWaitEvents > 0 && phWaitEvents == NULL) return ZE_RESULT_ERROR_INVALID_SIZE;
     if (hSignalEvent && !(cmd->signal = cgsim_handle_lookup(hSignalEvent, CGSIM_KIND_EVENT)))
         return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     for (uint32_t i = 0; i < numWaitEvents; i++) {
-        if (phWaitEvents[i] == NULL)
-            return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
-        if (!cgsim_handle_lookup(phWaitEvents[i], CGSIM_KIND_EVENT))
-            return ZE_RESULT_ERROR_INVALID_ARGUMENT;
+        if (phWaitEvents[i] == NULL) return ZE_RESULT_ERROR_INVALID_NULL_HANDLE;
+        if (!cgsim_handle_lookup(phWaitEvents[i], CGSIM_KIND_EVENT)) return ZE_RESULT_ERROR_INVALID_ARGUMENT;
     }
     cmd->num_waits = numWaitEvents;
     cmd->waits = (struct cgsim_event **)phWaitEvents;
@@ -498,8 +462,7 @@ static ze_result_t append(struct cgsim_list *list, const struct cgsim_cmd *cmd)
 {
     if (list->immediate) {
         struct cgsim_cmd_vec one = {0};
-        if (!cmd_vec_push(&one, cmd))
-            return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+        if (!cmd_vec_push(&one, cmd)) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
         ze_result_t r = cgsim_queue_submit(list->queue, &one, NULL);
         cgsim_cmd_vec_free(&one);
         return r;
@@ -523,12 +486,9 @@ static ze_result_t ZE_APICALL cgsim_list_append_barrier(ze_command_list_handle_t
     return r != ZE_RESULT_SUCCESS ? r : append(list, &cmd);
 }
 
-static ze_result_t ZE_APICALL cgsim_list_append_memory_ranges_barrier(ze_command_list_handle_t hCommandList,
-                                                                      uint32_t numRanges, const size_t *pRangeSizes,
-                                                                      const void **pRanges,
-                                                                      ze_event_handle_t hSignalEvent,
-                                                                      uint32_t numWaitEvents,
-                                                                      ze_event_handle_t *phWaitEvents)
+static ze_result_t ZE_APICALL cgsim_list_append_memory_ranges_barrier(
+    ze_command_list_handle_t hCommandList, uint32_t numRanges, const size_t *pRangeSizes, const void **pRanges,
+    ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     CGSIM_CHECK_PTR(pRangeSizes);
     CGSIM_CHECK_PTR(pRanges);
@@ -551,8 +511,7 @@ static ze_result_t ZE_APICALL cgsim_list_append_memory_copy(ze_command_list_hand
     CGSIM_CHECK_HANDLE(list, struct cgsim_list, hCommandList, CGSIM_KIND_LIST);
     CGSIM_CHECK_PTR(dstptr);
     CGSIM_CHECK_PTR(srcptr);
-    if (overlaps(dstptr, srcptr, size))
-        return ZE_RESULT_ERROR_OVERLAPPING_REGIONS;
+    if (overlaps(dstptr, srcptr, size)) return ZE_RESULT_ERROR_OVERLAPPING_REGIONS;
     struct cgsim_cmd cmd = {.kind = CGSIM_CMD_COPY, .dst = dstptr, .src = srcptr, .size = size};
     ze_result_t r = check_events(&cmd, hSignalEvent, numWaitEvents, phWaitEvents);
     return r != ZE_RESULT_SUCCESS ? r : append(list, &cmd);
@@ -618,8 +577,8 @@ static ze_result_t ZE_APICALL cgsim_list_append_launch_kernel(ze_command_list_ha
     return r != ZE_RESULT_SUCCESS ? r : append(list, &cmd);
 }
 
-static ze_result_t ZE_APICALL cgsim_list_append_memory_prefetch(ze_command_list_handle_t hCommandList,
-                                                                const void *ptr, size_t size)
+static ze_result_t ZE_APICALL cgsim_list_append_memory_prefetch(ze_command_list_handle_t hCommandList, const void *ptr,
+                                                                size_t size)
 {
     CGSIM_CHECK_HANDLE(list, struct cgsim_list, hCommandList, CGSIM_KIND_LIST);
     (void)list;

@@ -26,8 +26,7 @@ void cgsim_sleep_us(uint64_t us)
 {
     struct timespec ts = {.tv_sec = (time_t)(us / 1000000u), .tv_nsec = (long)(us % 1000000u) * 1000L};
     /* nanosleep is restarted after a signal so the simulated duration is not cut short. */
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
 struct cgsim_deadline cgsim_deadline_after(uint64_t timeout_ns)
@@ -55,7 +54,6 @@ char *cgsim_strdup(const char *s)
 {
     size_t n = strlen(s) + 1;
     char *copy = malloc(n);
-    if (copy)
-        memcpy(copy, s, n);
+    if (copy) memcpy(copy, s, n);
     return copy;
 }

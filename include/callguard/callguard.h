@@ -38,13 +38,13 @@ extern "C" {
 #define CALLGUARD_VERSION "0.1.0"
 
 typedef enum cg_status {
-    CG_PENDING = 1,   /* kept: no loaded layer has the entry point yet (see above) */
+    CG_PENDING = 1, /* kept: no loaded layer has the entry point yet (see above) */
     CG_OK = 0,
-    CG_EINVAL = -1,   /* a bad value */
-    CG_ENOENT = -2,   /* unknown entry point or domain */
-    CG_EIO = -3,      /* a file could not be read or written */
-    CG_ENOMEM = -4,   /* out of memory or out of slots */
-    CG_EFORMAT = -5,  /* a malformed policy or report file */
+    CG_EINVAL = -1,  /* a bad value */
+    CG_ENOENT = -2,  /* unknown entry point or domain */
+    CG_EIO = -3,     /* a file could not be read or written */
+    CG_ENOMEM = -4,  /* out of memory or out of slots */
+    CG_EFORMAT = -5, /* a malformed policy or report file */
 } cg_status;
 
 typedef enum cg_transition {
@@ -115,7 +115,7 @@ typedef struct cg_site_stats {
     uint64_t lock_wait_ns; /* time waiting for the site's domain lock */
     uint64_t stalls;       /* long calls or lock waits made with the runtime held */
     uint64_t stall_ns;
-    uint64_t states;       /* calls whose result reported a state (the policy's states: ZE_RESULT_NOT_READY) */
+    uint64_t states; /* calls whose result reported a state (the policy's states: ZE_RESULT_NOT_READY) */
 } cg_site_stats;
 
 int cg_get_stats(const char *site, cg_site_stats *out);

@@ -123,43 +123,43 @@ typedef struct cg_rule {
 } cg_rule;
 
 typedef struct cg_site {
-    _Atomic(void *) direct;          /* real function when the site is idle, else NULL */
-    _Atomic(void *) real;            /* the resolved real function (NULL until resolved) */
-    const char *name;                /* the header's spelling */
+    _Atomic(void *) direct; /* real function when the site is idle, else NULL */
+    _Atomic(void *) real;   /* the resolved real function (NULL until resolved) */
+    const char *name;       /* the header's spelling */
     struct cg_layer *layer;
     /* policy, changed at run time without a lock on the read side */
-    _Atomic uint32_t transition;     /* enum cg_transition */
-    _Atomic uint32_t domain;         /* 0 = not serialized, else domain id + 1 */
-    _Atomic uint32_t scope;          /* enum cg_scope */
-    _Atomic uint32_t blocking;       /* 1 if the policy marks the site blocking */
+    _Atomic uint32_t transition; /* enum cg_transition */
+    _Atomic uint32_t domain;     /* 0 = not serialized, else domain id + 1 */
+    _Atomic uint32_t scope;      /* enum cg_scope */
+    _Atomic uint32_t blocking;   /* 1 if the policy marks the site blocking */
     /* filled in by the runtime whenever the site's policy or the
      * configuration changes: which of cg_enter's paths the site takes (0:
      * none, the wrapper goes to cg_call). Read by cg_enter alone. */
     _Atomic uint32_t mode;
-    const char *reason;              /* why it is blocking (static or interned) */
-    struct cg_counters *ctr;         /* this site's statistics record */
-    uint32_t base;                   /* index of the site whose policy/row this shares (itself if none) */
+    const char *reason;      /* why it is blocking (static or interned) */
+    struct cg_counters *ctr; /* this site's statistics record */
+    uint32_t base;           /* index of the site whose policy/row this shares (itself if none) */
     uint32_t index;
-    const cg_rule *rules;            /* this entry point's thread rules (its own frame's offsets), or NULL */
+    const cg_rule *rules; /* this entry point's thread rules (its own frame's offsets), or NULL */
     uint32_t nrules;
-    uint32_t gid;                    /* filled in by the runtime: the site's process-wide number */
+    uint32_t gid; /* filled in by the runtime: the site's process-wide number */
 } cg_site;
 
 /* Default policy of one site, as the generator wrote it. */
 typedef struct cg_site_default {
     const char *name;
-    const char *base;                /* NULL, or the site whose policy and row a variant shares */
-    uint8_t transition;              /* enum cg_transition */
+    const char *base;   /* NULL, or the site whose policy and row a variant shares */
+    uint8_t transition; /* enum cg_transition */
     uint8_t blocking;
-    uint8_t scope;                   /* enum cg_scope */
+    uint8_t scope; /* enum cg_scope */
     const char *reason;
-    const char *serialize;           /* NULL or a domain name */
+    const char *serialize; /* NULL or a domain name */
     /* The result codes that report a state rather than a failure
      * (ZE_RESULT_NOT_READY from zeEventQueryStatus): counted apart from
      * errors. The policy's `states` ([api] for every site, a section for its own). */
     const int *states;
-    unsigned nstates;                /* at most CG_MAX_STATES */
-    const cg_rule *rules;            /* thread rules, offsets into this site's own frame; NULL if none */
+    unsigned nstates;     /* at most CG_MAX_STATES */
+    const cg_rule *rules; /* thread rules, offsets into this site's own frame; NULL if none */
     uint32_t nrules;
 } cg_site_default;
 
@@ -167,15 +167,15 @@ typedef struct cg_site_default {
 #define CG_MAX_STATES 4
 
 typedef struct cg_layer {
-    int abi;                         /* CG_LAYER_ABI */
-    const char *api;                 /* "cl", "ze", "cuda", "toy" */
-    const char *prefixes;            /* comma-separated name prefixes: "ze,zet,zes" */
-    const char *soname;              /* the vendor library's soname */
-    const char *library_env;         /* "CALLGUARD_CL_LIBRARY" */
-    const char *library_path;        /* absolute path found at build time, or NULL */
-    const char *header;              /* header the layer was generated from */
-    long missing_result;             /* what every call returns when the real library is missing */
-    const char *(*result_name)(long);/* names a result code; NULL if unknown */
+    int abi;                          /* CG_LAYER_ABI */
+    const char *api;                  /* "cl", "ze", "cuda", "toy" */
+    const char *prefixes;             /* comma-separated name prefixes: "ze,zet,zes" */
+    const char *soname;               /* the vendor library's soname */
+    const char *library_env;          /* "CALLGUARD_CL_LIBRARY" */
+    const char *library_path;         /* absolute path found at build time, or NULL */
+    const char *header;               /* header the layer was generated from */
+    long missing_result;              /* what every call returns when the real library is missing */
+    const char *(*result_name)(long); /* names a result code; NULL if unknown */
     /* The code of a result name (any spelling the header has); 0 when it
      * has none. NULL when the API has no result type. */
     int (*result_code)(const char *name, long *code);
@@ -184,7 +184,7 @@ typedef struct cg_layer {
     const cg_site_default *defaults;
     /* wrappers[i]: the exported wrapper of sites[i] (hand-written where wrapper = hand) */
     void *const *wrappers;
-    const char *const *passthrough;  /* names forwarded without a guard (NULL-terminated), may be NULL */
+    const char *const *passthrough; /* names forwarded without a guard (NULL-terminated), may be NULL */
     /* What a pass-through name runs when the real library is missing (it
      * returns missing_result); NULL when the layer has no pass-through names. */
     long (*passthrough_missing)(void);
@@ -194,7 +194,7 @@ typedef struct cg_layer {
     /* filled in by the runtime */
     void *priv;
     struct cg_layer *next;
-    _Atomic int warned;              /* the missing-library message was printed */
+    _Atomic int warned; /* the missing-library message was printed */
 } cg_layer;
 
 /* Called from the layer's constructor. Safe to call before main. */
@@ -260,9 +260,9 @@ void *cg_wrapper_by_address(const cg_layer *layer, void *real);
  * file has a quirk for that API; it then switches on the fix of each quirk
  * that matches, before the initializing call returns. */
 typedef struct cg_identity {
-    uint32_t vendor;     /* PCI vendor id (0x8086), 0 when the API gives none */
-    char name[128];      /* the driver's name as the API gives it, "" when it gives none */
-    char version[64];    /* the driver's version as the API gives it ("26.27.39122.11") */
+    uint32_t vendor;  /* PCI vendor id (0x8086), 0 when the API gives none */
+    char name[128];   /* the driver's name as the API gives it, "" when it gives none */
+    char version[64]; /* the driver's version as the API gives it ("26.27.39122.11") */
 } cg_identity;
 
 /* Fills ids[0 .. max) with the drivers (platforms) the API has now and

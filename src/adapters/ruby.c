@@ -21,8 +21,7 @@
 
 /* From <ruby/thread.h> and <ruby/thread_native.h> (Ruby 3.1). */
 typedef void rb_unblock_function_t(void *);
-extern void *rb_thread_call_without_gvl2(void *(*func)(void *), void *data1, rb_unblock_function_t *ubf,
-                                         void *data2);
+extern void *rb_thread_call_without_gvl2(void *(*func)(void *), void *data1, rb_unblock_function_t *ubf, void *data2);
 extern int ruby_thread_has_gvl_p(void);
 
 typedef struct cgr_call {

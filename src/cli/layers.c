@@ -48,7 +48,8 @@ static char *cli_installed_list(void)
     size_t len = 0;
     FILE *f = open_memstream(&out, &len);
     if (!f) exit(1);
-    for (size_t i = 0; i < n; i++) fprintf(f, "%s%s", i ? ", " : "", names[i]), free(names[i]);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%s%s", i ? ", " : "", names[i]), free(names[i]);
     if (!n) fputs("none", f);
     fclose(f);
     free(names);
@@ -154,7 +155,8 @@ char *cli_layer_names(const cli_layers *set)
     size_t len = 0;
     FILE *f = open_memstream(&out, &len);
     if (!f) exit(1);
-    for (size_t i = 0; i < set->n; i++) fprintf(f, "%s%s", i ? ", " : "", set->v[i].info.api);
+    for (size_t i = 0; i < set->n; i++)
+        fprintf(f, "%s%s", i ? ", " : "", set->v[i].info.api);
     if (!set->n) fputs("none", f);
     fclose(f);
     return out;

@@ -18,7 +18,9 @@ static void list_describe(const cli_layer *l)
     printf("  prefixes %s; header %s\n", i->prefixes, i->header ? i->header : "-");
     if (i->soname) printf("  stands in for %s; shim %s\n", i->soname, l->shim ? l->shim : "none");
     printf("  real library: %s, else %s\n", i->library_env,
-           i->library_path ? i->library_path : i->soname ? i->soname : "-");
+           i->library_path ? i->library_path
+           : i->soname     ? i->soname
+                           : "-");
 }
 
 static int list_layers_installed(void)
@@ -32,7 +34,8 @@ static int list_layers_installed(void)
         free(names[i]);
     }
     free(names);
-    for (size_t i = 0; i < set.n; i++) list_describe(&set.v[i]);
+    for (size_t i = 0; i < set.n; i++)
+        list_describe(&set.v[i]);
     printf("%zu layers installed in %s\n", set.n, cli_libdir);
     return rc;
 }
@@ -66,8 +69,11 @@ int cli_cmd_list(int argc, char **argv)
         static const struct {
             unsigned bit;
             const char *key;
-        } keys[] = {{CG_RULE_DESTROY, "destroys"}, {CG_RULE_WRITE, "writes"}, {CG_RULE_READ, "reads"},
-                    {CG_RULE_SETS, "sets"},        {CG_RULE_LAUNCHES, "launches"}};
+        } keys[] = {{CG_RULE_DESTROY, "destroys"},
+                    {CG_RULE_WRITE, "writes"},
+                    {CG_RULE_READ, "reads"},
+                    {CG_RULE_SETS, "sets"},
+                    {CG_RULE_LAUNCHES, "launches"}};
         char *text = NULL;
         size_t tlen = 0;
         FILE *f = open_memstream(&text, &tlen);
@@ -79,8 +85,10 @@ int cli_cmd_list(int argc, char **argv)
                 unsigned a = s[i].rules[r].access;
                 /* destroys is a write: named once, as destroys */
                 if (!(a & keys[k].bit) || (keys[k].bit == CG_RULE_WRITE && (a & CG_RULE_DESTROY))) continue;
-                if (first) fprintf(f, "%s%s=", any ? " " : "", keys[k].key);
-                else fputc(',', f);
+                if (first)
+                    fprintf(f, "%s%s=", any ? " " : "", keys[k].key);
+                else
+                    fputc(',', f);
                 fputs(s[i].rules[r].param, f);
                 first = 0, any = 1;
             }

@@ -163,9 +163,14 @@ static char *cli_find_soname(const char *soname)
     }
     char *found = cli_from_cache(soname);
     if (found) return found;
-    static const char *const system_dirs[] = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
-                                              "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-                                              "/lib64", "/usr/lib64", "/lib", "/usr/lib"};
+    static const char *const system_dirs[] = {"/lib/x86_64-linux-gnu",
+                                              "/usr/lib/x86_64-linux-gnu",
+                                              "/lib/aarch64-linux-gnu",
+                                              "/usr/lib/aarch64-linux-gnu",
+                                              "/lib64",
+                                              "/usr/lib64",
+                                              "/lib",
+                                              "/usr/lib"};
     for (size_t i = 0; i < sizeof system_dirs / sizeof *system_dirs && !found; i++)
         found = cli_in_dir(system_dirs[i], strlen(system_dirs[i]), soname);
     return found;

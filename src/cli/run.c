@@ -82,7 +82,8 @@ static void env_prepend(env_list *e, const char *name, const char *first, const 
 
 static void env_free(env_list *e)
 {
-    for (size_t i = 0; i < e->n; i++) free(e->v[i]);
+    for (size_t i = 0; i < e->n; i++)
+        free(e->v[i]);
     free(e->v);
 }
 
@@ -115,7 +116,7 @@ static void remove_dir(const char *dir)
 typedef struct run_opts {
     char *serialize; /* every --serialize joined by commas */
     const char *transition, *stall, *report, *trace, *trace_lines, *quirks, *signals;
-    char **apis;       /* --api names, in order */
+    char **apis; /* --api names, in order */
     size_t napis;
     char **layer_files; /* --layer paths, in order */
     size_t nlayer_files;
@@ -135,17 +136,22 @@ static void run_push(char ***v, size_t *n, const char *s)
 /* Returns -1 when the program should start, else the exit status. */
 static int run_parse_options(int argc, char **argv, run_opts *o)
 {
-    static const struct option opts[] = {
-        {"serialize", required_argument, NULL, 's'}, {"release-runtime", no_argument, NULL, 'g'},
-        {"release-gil", no_argument, NULL, 'g'},
-        {"transition", required_argument, NULL, 't'}, {"stall-ms", required_argument, NULL, 'm'},
-        {"report", required_argument, NULL, 'r'},     {"trace", required_argument, NULL, 'T'},
-        {"api", required_argument, NULL, 'a'},        {"layer", required_argument, NULL, 'L'},
-        {"trace-lines", required_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
-        {"quirks", required_argument, NULL, 'Q'},
-        {"signals", required_argument, NULL, 'S'},
-        {"check-threads", no_argument, NULL, 'C'},    {"serialize-handles", no_argument, NULL, 'H'},
-        {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"serialize", required_argument, NULL, 's'},
+                                         {"release-runtime", no_argument, NULL, 'g'},
+                                         {"release-gil", no_argument, NULL, 'g'},
+                                         {"transition", required_argument, NULL, 't'},
+                                         {"stall-ms", required_argument, NULL, 'm'},
+                                         {"report", required_argument, NULL, 'r'},
+                                         {"trace", required_argument, NULL, 'T'},
+                                         {"api", required_argument, NULL, 'a'},
+                                         {"layer", required_argument, NULL, 'L'},
+                                         {"trace-lines", required_argument, NULL, 'l'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {"quirks", required_argument, NULL, 'Q'},
+                                         {"signals", required_argument, NULL, 'S'},
+                                         {"check-threads", no_argument, NULL, 'C'},
+                                         {"serialize-handles", no_argument, NULL, 'H'},
+                                         {NULL, 0, NULL, 0}};
     optind = 1;
     opterr = 0;
     int c;
@@ -198,7 +204,8 @@ static int run_parse_options(int argc, char **argv, run_opts *o)
         default: return cli_usage_error("run: unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind >= argc) return cli_usage_error("run: no program given: expected callguard run [OPTIONS] -- PROGRAM [ARGS...]");
+    if (optind >= argc)
+        return cli_usage_error("run: no program given: expected callguard run [OPTIONS] -- PROGRAM [ARGS...]");
     o->prog = argv + optind;
     return -1;
 }
@@ -208,8 +215,10 @@ static int run_parse_options(int argc, char **argv, run_opts *o)
 static int run_choose_layers(const run_opts *o, cli_layers *set)
 {
     int rc = 0;
-    for (size_t i = 0; i < o->napis && !rc; i++) rc = cli_layer_load(set, o->apis[i], NULL);
-    for (size_t i = 0; i < o->nlayer_files && !rc; i++) rc = cli_layer_load(set, NULL, o->layer_files[i]);
+    for (size_t i = 0; i < o->napis && !rc; i++)
+        rc = cli_layer_load(set, o->apis[i], NULL);
+    for (size_t i = 0; i < o->nlayer_files && !rc; i++)
+        rc = cli_layer_load(set, NULL, o->layer_files[i]);
     if (!o->napis && !o->nlayer_files) {
         char **names;
         size_t n = cli_installed_apis(&names);
@@ -268,16 +277,20 @@ static int run_check_writable(const char *flag, const char *path)
     if (too_long) return cli_usage_error("%s %s: cannot be created: %s", flag, path, why);
     if (!cgi_outfile_replaceable(path, why, sizeof why))
         return cli_usage_error("%s %s: %s; callguard replaces only its own reports and timelines and empty files: "
-                               "remove it or choose another name", flag, path, why);
+                               "remove it or choose another name",
+                               flag, path, why);
     char *dir = strdup(path);
     if (!dir) return 1;
     char *slash = strrchr(dir, '/');
     const char *parent = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
     int rc = -1;
     int e = 0;
-    if (stat(parent, &st) != 0) e = errno;
-    else if (!S_ISDIR(st.st_mode)) e = ENOTDIR;
-    else if (access(parent, W_OK | X_OK) != 0) e = errno;
+    if (stat(parent, &st) != 0)
+        e = errno;
+    else if (!S_ISDIR(st.st_mode))
+        e = ENOTDIR;
+    else if (access(parent, W_OK | X_OK) != 0)
+        e = errno;
     if (e) rc = cli_usage_error("%s %s: cannot create a file in %s: %s", flag, path, parent, strerror(e));
     free(dir);
     return rc;
@@ -307,7 +320,8 @@ static int run_refuse_same_file(const char *flag_a, const char *a, const char *f
     char *ea = run_entry(a), *eb = run_entry(b);
     int rc = ea && eb && strcmp(ea, eb) == 0
                  ? cli_usage_error("%s and %s name one file, %s: each needs its own (the one written last would "
-                                   "replace the other)", flag_a, flag_b, ea)
+                                   "replace the other)",
+                                   flag_a, flag_b, ea)
                  : -1;
     free(ea), free(eb);
     return rc;
@@ -321,25 +335,27 @@ static int run_check_values(const run_opts *o, const cli_layers *set)
     const char *env_serialize = getenv("CALLGUARD_SERIALIZE"), *env_policy = getenv("CALLGUARD_POLICY");
     struct {
         const char *flag, *var, *value;
-    } checks[] = {{"--serialize", "CALLGUARD_SERIALIZE", o->serialize},
-                  {"--transition", "CALLGUARD_TRANSITION", o->transition},
-                  {"--stall-ms", "CALLGUARD_STALL_MS", o->stall},
-                  {"--quirks", "CALLGUARD_QUIRKS", o->quirks},
-                  {"--signals", "CALLGUARD_SIGNALS", o->signals},
-                  {"CALLGUARD_SERIALIZE", "CALLGUARD_SERIALIZE", env_serialize && *env_serialize ? env_serialize : NULL}};
+    } checks[] = {
+        {"--serialize", "CALLGUARD_SERIALIZE", o->serialize},
+        {"--transition", "CALLGUARD_TRANSITION", o->transition},
+        {"--stall-ms", "CALLGUARD_STALL_MS", o->stall},
+        {"--quirks", "CALLGUARD_QUIRKS", o->quirks},
+        {"--signals", "CALLGUARD_SIGNALS", o->signals},
+        {"CALLGUARD_SERIALIZE", "CALLGUARD_SERIALIZE", env_serialize && *env_serialize ? env_serialize : NULL}};
     for (size_t i = 0; i < sizeof checks / sizeof *checks; i++) {
         if (!checks[i].value) continue;
         rc = cg_configure(checks[i].var, checks[i].value);
         if (rc == CG_PENDING) return run_refuse_pending(checks[i].flag, checks[i].value, set, checks[i].var);
-        if (rc != CG_OK) return cli_usage_error("%s %s: %s", checks[i].flag, checks[i].value, run_reason(checks[i].var));
+        if (rc != CG_OK)
+            return cli_usage_error("%s %s: %s", checks[i].flag, checks[i].value, run_reason(checks[i].var));
     }
     /* The CLI's own runtime reads no environment (startup.c): the other
      * variables the program will read are checked here, as the program's
      * runtime will read them. CALLGUARD_REPORT is the CLI's to drop,
      * CALLGUARD_TRACE is --trace, CALLGUARD_STATS_DIR and _LOST are set for the child,
      * CALLGUARD_TRACE_LINES is opened by each process. */
-    static const char *const not_here[] = {"CALLGUARD_SERIALIZE", "CALLGUARD_POLICY", "CALLGUARD_REPORT",
-                                           "CALLGUARD_TRACE", "CALLGUARD_TRACE_LINES", "CALLGUARD_STATS_DIR",
+    static const char *const not_here[] = {"CALLGUARD_SERIALIZE", "CALLGUARD_POLICY",      "CALLGUARD_REPORT",
+                                           "CALLGUARD_TRACE",     "CALLGUARD_TRACE_LINES", "CALLGUARD_STATS_DIR",
                                            "CALLGUARD_STATS_LOST"};
     for (char **e = environ; *e; e++) {
         const char *eq = strchr(*e, '=');
@@ -347,7 +363,8 @@ static int run_check_values(const run_opts *o, const cli_layers *set)
         char *var = strndup(*e, (size_t)(eq - *e));
         if (!var) return 1;
         int skip = 0;
-        for (size_t i = 0; i < sizeof not_here / sizeof *not_here; i++) skip |= strcmp(var, not_here[i]) == 0;
+        for (size_t i = 0; i < sizeof not_here / sizeof *not_here; i++)
+            skip |= strcmp(var, not_here[i]) == 0;
         rc = skip ? CG_OK : cg_configure(var, eq + 1);
         if (rc != CG_OK) {
             rc = cli_usage_error("%s=%s: %s", var, eq + 1, run_reason(var));
@@ -373,7 +390,8 @@ static int run_check_values(const run_opts *o, const cli_layers *set)
         if (!cli_layer_for_library_var(set, var)) {
             char *names = cli_layer_names(set);
             rc = cli_usage_error("%s: no chosen layer reads this variable (the chosen layers are %s; "
-                                     "`callguard list LAYER` shows each one's variable)", var, names);
+                                 "`callguard list LAYER` shows each one's variable)",
+                                 var, names);
             free(names), free(var);
             return rc;
         }
@@ -385,7 +403,8 @@ static int run_check_values(const run_opts *o, const cli_layers *set)
     if ((rc = run_refuse_same_file("--trace", o->trace, "--trace-lines", o->trace_lines)) >= 0) return rc;
     if (o->trace && (!*o->trace || strcmp(o->trace, "-") == 0))
         return cli_usage_error("--trace '%s': expected a file name for the JSON timeline (--trace-lines - writes one "
-                               "line per call to stderr)", o->trace);
+                               "line per call to stderr)",
+                               o->trace);
     if (o->trace && (rc = run_check_writable("--trace", o->trace)) >= 0) return rc;
     if (o->trace_lines && !*o->trace_lines) return cli_usage_error("--trace-lines: expected a file name or '-'");
     if (o->report && !*o->report) return cli_usage_error("--report: expected a file name or '-'");
@@ -473,8 +492,8 @@ static void run_link_shims(env_list *env, const cli_layers *set, const char *dir
 typedef struct run_lost {
     cgi_lost_page *page; /* NULL: not counted */
     int memfd, file;
-    int written;         /* the file's page is written */
-    char path[64];       /* CALLGUARD_STATS_LOST */
+    int written;   /* the file's page is written */
+    char path[64]; /* CALLGUARD_STATS_LOST */
 } run_lost;
 
 static void run_lost_open(run_lost *l, const char *dir)
@@ -557,15 +576,18 @@ static void run_child_environment(env_list *env, const run_opts *o, const cli_la
      * program sets later is chained to, not put in place of callguard's. */
     const char *signals = o->signals ? o->signals : getenv("CALLGUARD_SIGNALS");
     if (signals && strcmp(signals, "record") == 0) fprintf(f, "%s/libcallguard.so%s", cli_libdir, set->n ? ":" : "");
-    for (size_t i = 0; i < set->n; i++) fprintf(f, "%s%s", i ? ":" : "", set->v[i].file);
+    for (size_t i = 0; i < set->n; i++)
+        fprintf(f, "%s%s", i ? ":" : "", set->v[i].file);
     fclose(f);
     if (*preload) env_prepend(env, "LD_PRELOAD", preload, ":");
     free(preload);
     if (o->signals) env_set(env, "CALLGUARD_SIGNALS", o->signals);
     run_link_shims(env, set, dir);
     env_set(env, "CALLGUARD_STATS_DIR", dir);
-    if (lost->page) env_set(env, "CALLGUARD_STATS_LOST", lost->path);
-    else env_unset(env, "CALLGUARD_STATS_LOST");
+    if (lost->page)
+        env_set(env, "CALLGUARD_STATS_LOST", lost->path);
+    else
+        env_unset(env, "CALLGUARD_STATS_LOST");
     if (o->serialize) {
         const char *old = getenv("CALLGUARD_SERIALIZE");
         char *v;
@@ -633,7 +655,8 @@ static void settler_all(run_settler *s)
         return;
     }
     struct dirent *e;
-    while ((e = readdir(d))) cgi_stats_settle(s->dfd, e->d_name, s->buf);
+    while ((e = readdir(d)))
+        cgi_stats_settle(s->dfd, e->d_name, s->buf);
     closedir(d);
 }
 
@@ -645,8 +668,10 @@ static void settler_drain(run_settler *s)
     while ((n = read(s->ino, buf, sizeof buf)) > 0)
         for (char *p = buf; p < buf + n;) {
             const struct inotify_event *ev = (const struct inotify_event *)p;
-            if (ev->mask & IN_Q_OVERFLOW) settler_all(s);
-            else if (ev->len) cgi_stats_settle(s->dfd, ev->name, s->buf);
+            if (ev->mask & IN_Q_OVERFLOW)
+                settler_all(s);
+            else if (ev->len)
+                cgi_stats_settle(s->dfd, ev->name, s->buf);
             p += sizeof *ev + ev->len;
         }
 }
@@ -724,7 +749,8 @@ static int run_start_and_wait(char **prog, env_list *env, const char *dir, run_r
                 if (!more) return 1;
                 r->exits = more;
             }
-            r->exits[r->nexits++] = (cg_proc_exit){w, WIFSIGNALED(st), WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st)};
+            r->exits[r->nexits++] =
+                (cg_proc_exit){w, WIFSIGNALED(st), WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st)};
         }
         if (w < 0 && errno != EINTR) break; /* ECHILD: the whole tree has exited */
         if (w == 0) {

@@ -37,23 +37,19 @@ static void emit_defines(FILE *out, const policy *p)
     for (size_t i = 0; i < p->cflags.n; i++) {
         const char *f = p->cflags.v[i];
         int def = strncmp(f, "-D", 2) == 0, undef = strncmp(f, "-U", 2) == 0;
-        if (!def && !undef)
-            continue;
+        if (!def && !undef) continue;
         const char *name = f[2] ? f + 2 : (i + 1 < p->cflags.n ? p->cflags.v[++i] : "");
-        if (!*name)
-            continue;
+        if (!*name) continue;
         const char *eq = strchr(name, '=');
         int len = eq ? (int)(eq - name) : (int)strlen(name);
-        if (!any)
-            fputs("/* From the policy's cflags: the header must read as it did for the generator. */\n", out);
+        if (!any) fputs("/* From the policy's cflags: the header must read as it did for the generator. */\n", out);
         any = 1;
         if (undef)
             fprintf(out, "#undef %.*s\n", len, name);
         else
             fprintf(out, "#ifndef %.*s\n#define %.*s %s\n#endif\n", len, name, len, name, eq ? eq + 1 : "1");
     }
-    if (any)
-        fputc('\n', out);
+    if (any) fputc('\n', out);
 }
 
 static void emit_includes(FILE *out, const policy *p)
@@ -96,13 +92,11 @@ static void emit_sites(FILE *out, const policy *p, const gen_api *api)
     }
     for (size_t i = 0; i < api->nfuncs; i++) {
         const gen_func *f = &api->funcs[i];
-        if (!f->states || f->states == &p->states || f->base)
-            continue;
+        if (!f->states || f->states == &p->states || f->base) continue;
         fprintf(out, "static const int cgl_states_%s[] = ", f->name);
         emit_states_list(out, f->states);
     }
-    if (api_states || p->nsites)
-        fputc('\n', out);
+    if (api_states || p->nsites) fputc('\n', out);
 
     int any_rules = 0;
     for (size_t i = 0; i < api->nfuncs; i++)
@@ -112,8 +106,7 @@ static void emit_sites(FILE *out, const policy *p, const gen_api *api)
             any_rules = 1;
             fprintf(out, "static const cg_rule cgl_rules_%s[%zu];\n", api->funcs[i].name, api->funcs[i].nrules);
         }
-    if (any_rules)
-        fputc('\n', out);
+    if (any_rules) fputc('\n', out);
     fputs("/* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),\n"
           " *  reason, serialize, states, nstates, thread rules, their count}; a variant (base != NULL) carries its\n"
           " *  base's policy (its rules are its own frame's). */\n",
@@ -148,8 +141,7 @@ static void emit_sites(FILE *out, const policy *p, const gen_api *api)
 
 static void emit_result_name(FILE *out, const policy *p, const gen_api *api)
 {
-    if (!p->result)
-        return;
+    if (!p->result) return;
     fprintf(out, "/* Names a %s; codes that repeat a value are left to their first name. */\n", p->result);
     fputs("static const char *cgl_result_name(long r)\n{\n    switch (r) {\n", out);
     for (size_t i = 0; i < api->ncodes; i++)
@@ -175,8 +167,7 @@ static void emit_result_name(FILE *out, const policy *p, const gen_api *api)
  * (cg_call) and the short paths (cg_leave_code) alike. */
 static void emit_thunk_code(FILE *out, const policy *p)
 {
-    if (!p->result)
-        return;
+    if (!p->result) return;
     fprintf(out,
             "/* The code a thunk returns for a result, and the short paths give cg_leave_code (layer.h,\n"
             " * cg_thunk): 0 for success, one compare; another code as itself; CG_RESULT_ZERO for one whose\n"
@@ -254,8 +245,7 @@ static void emit_dlsym_next(FILE *out)
  * includes too (emit_passthrough_list), each time with its own CGL_PT. */
 static void emit_passthrough_names(FILE *out, const policy *p, const gen_api *api)
 {
-    if (!api->passthrough.n)
-        return;
+    if (!api->passthrough.n) return;
     fprintf(out,
             "/* Exported by the vendor library but not declared by the header: forwarded unguarded by the\n"
             " * trampolines of passthrough.S, assembled with the same list (layer.h). */\n"
@@ -276,8 +266,7 @@ static void emit_passthrough_names(FILE *out, const policy *p, const gen_api *ap
 
 static void emit_passthrough_resolve(FILE *out, const gen_api *api)
 {
-    if (!api->passthrough.n)
-        return;
+    if (!api->passthrough.n) return;
     fputs("\n/* Called by passthrough.S on the first call of pass-through name i: the real function, or\n"
           " * cgl_missing. Never called when the layer is built without passthrough.S. */\n"
           "__attribute__((used, visibility(\"hidden\"))) void *cgl_pt_resolve(unsigned i)\n"
@@ -305,8 +294,7 @@ static void emit_tail_call(FILE *out, const gen_func *f, const char *prefix)
 /* The entry point's thread rules: where each handle sits in its frame. */
 static void emit_rules(FILE *out, const gen_func *f)
 {
-    if (!f->nrules)
-        return;
+    if (!f->nrules) return;
     static const char *const bits[] = {"CG_RULE_READ", "CG_RULE_WRITE", "CG_RULE_DESTROY", "CG_RULE_SETS",
                                        "CG_RULE_LAUNCHES"};
     fprintf(out, "static const cg_rule cgl_rules_%s[%zu] = {\n", f->name, f->nrules);
@@ -340,21 +328,18 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
     fprintf(out, "struct cgl_fr_%s {\n", n);
     for (size_t i = 0; i < f->nparams; i++)
         fprintf(out, "    %s;\n", f->params[i].frame_decl);
-    if (!f->ret_void)
-        fprintf(out, "    %s;\n", f->ret_member);
-    if (f->ret_void && f->nparams == 0)
-        fputs("    char cgl_unused; /* C has no empty structs */\n", out);
+    if (!f->ret_void) fprintf(out, "    %s;\n", f->ret_member);
+    if (f->ret_void && f->nparams == 0) fputs("    char cgl_unused; /* C has no empty structs */\n", out);
     fputs("};\n", out);
     emit_rules(out, f);
     /* The real function, as the thunk and the short paths call it. */
-    char *real = xasprintf("((__typeof__(%s) *)atomic_load_explicit(&cgl_sites[CGL_%s].real, memory_order_relaxed))",
-                           n, n);
+    char *real =
+        xasprintf("((__typeof__(%s) *)atomic_load_explicit(&cgl_sites[CGL_%s].real, memory_order_relaxed))", n, n);
 
     /* The thunk: the real call, made by cg_call() on the general path. */
     fprintf(out, "static int cgl_th_%s(void *cgl_frame)\n{\n", n);
     fprintf(out, "    struct cgl_fr_%s *cgl_f = cgl_frame;\n", n);
-    if (f->ret_void && f->nparams == 0)
-        fputs("    (void)cgl_f;\n", out);
+    if (f->ret_void && f->nparams == 0) fputs("    (void)cgl_f;\n", out);
     fprintf(out, "    %s%s(", f->ret_void ? "" : "cgl_f->cgl_ret = ", real);
     emit_args(out, f, "cgl_f->");
     fputs(");\n", out);
@@ -379,8 +364,7 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
     /* A handle or pointer return: NULL, and the missing result through the errcode parameter if it has one. */
     const char *ec = NULL;
     for (size_t i = 0; f->ret_scalar && !f->ret_result && p->errcode && i < f->nparams; i++)
-        if (strcmp(f->params[i].name, p->errcode) == 0)
-            ec = p->errcode;
+        if (strcmp(f->params[i].name, p->errcode) == 0) ec = p->errcode;
     if (f->ret_void)
         fprintf(out, "    (void)%s;\n}\n", call);
     else if (ec)
@@ -440,15 +424,14 @@ static void emit_hand_include(FILE *out, const policy *p, const gen_api *api)
     int any = 0;
     for (size_t i = 0; i < api->nfuncs; i++)
         any |= api->funcs[i].hand && !api->funcs[i].base;
-    if (!any)
-        return;
+    if (!any) return;
     fputs("\n/* The hand-written wrappers (wrapper = hand:", out);
     for (size_t i = 0; i < api->nfuncs; i++)
-        if (api->funcs[i].hand)
-            fprintf(out, " %s", api->funcs[i].name);
-    fprintf(out, "), in a file beside this one; they see\n"
-                 " * everything above (layer.h, \"Hand-written wrappers\"). */\n"
-                 "#include \"cg_%s_hand.c\"\n",
+        if (api->funcs[i].hand) fprintf(out, " %s", api->funcs[i].name);
+    fprintf(out,
+            "), in a file beside this one; they see\n"
+            " * everything above (layer.h, \"Hand-written wrappers\"). */\n"
+            "#include \"cg_%s_hand.c\"\n",
             p->name);
 }
 

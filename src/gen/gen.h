@@ -74,7 +74,7 @@ typedef struct policy {
     int default_transition;
     strlist states;  /* [api] states: result codes that report a state at every entry point */
     int states_line; /* 0: not set */
-    int api_line; /* line of [api], for errors about missing keys */
+    int api_line;    /* line of [api], for errors about missing keys */
     site_policy *sites;
     size_t nsites;
 } policy;
@@ -104,11 +104,11 @@ typedef struct gen_func {
     char *ret;        /* the return type spelled as an abstract declarator: `void *`, `toy_result_t` */
     char *ret_member; /* the frame's `cg_ret` member (a parameter may be named ret), declared with the return type */
     int ret_void;
-    int ret_scalar;  /* (T)0 is a valid expression of the return type */
-    int ret_word;    /* an integer, enum or pointer that fits a uintptr_t: returned through cg_leave */
-    int ret_result;  /* returns the policy's result type: error-checked */
-    char *callconv;  /* calling-convention macro written before the name, or NULL */
-    char *decl_head; /* `toy_result_t TOY_APICALL toyGetDevice(uint32_t index, toy_device_t *device)` */
+    int ret_scalar;     /* (T)0 is a valid expression of the return type */
+    int ret_word;       /* an integer, enum or pointer that fits a uintptr_t: returned through cg_leave */
+    int ret_result;     /* returns the policy's result type: error-checked */
+    char *callconv;     /* calling-convention macro written before the name, or NULL */
+    char *decl_head;    /* `toy_result_t TOY_APICALL toyGetDevice(uint32_t index, toy_device_t *device)` */
     char *guarded_head; /* the same, named cgl_guarded_NAME: the body of a hand-written wrapper's guarded call */
     char *slow_head;    /* the same, named cgl_sl_NAME: the short paths (cg_enter), after the wrapper's fast path */
     char *general_head; /* the same, named cgl_gp_NAME: the general path (the frame and cg_call) */
@@ -117,9 +117,9 @@ typedef struct gen_func {
     int forward;        /* wrapper = forward: no site; forwarded untouched like a pass-through name */
     gen_param *params;
     size_t nparams;
-    int key_is_handle; /* the first parameter is an opaque handle: the lock/statistics key */
+    int key_is_handle;     /* the first parameter is an opaque handle: the lock/statistics key */
     const strlist *states; /* the result codes that report a state here, or NULL (policy-owned) */
-    gen_rule *rules;   /* thread rules, from its own section or its base's */
+    gen_rule *rules;       /* thread rules, from its own section or its base's */
     size_t nrules;
 } gen_func;
 

@@ -11,25 +11,26 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char usage[] = "usage: callguard-gen POLICY.ini -o DIR [-I DIR]... [--header-dir DIR] [--stdout | --check]\n"
-                            "\n"
-                            "Generates DIR/cg_<name>.c, the callguard layer of the API that POLICY.ini\n"
-                            "describes ([api] name, header, prefix, library, ...; see docs), and\n"
-                            "DIR/cg_<name>_passthrough.h, its pass-through names, when it has any.\n"
-                            "\n"
-                            "  -o DIR            where the layer belongs (written there unless --stdout)\n"
-                            "  -I DIR            add DIR to the include path used to read the header\n"
-                            "                    (after the policy's cflags); may be repeated\n"
-                            "  --header-dir DIR  the directory holding the API header; searched like -I\n"
-                            "  --stdout          write the layer to standard output instead of DIR;\n"
-                            "                    the recorded command is unchanged, so the output can be\n"
-                            "                    compared with the committed file\n"
-                            "  --check           write nothing; exit 1 naming each file in DIR that\n"
-                            "                    differs from what would be written\n"
-                            "  --help            print this help\n"
-                            "\n"
-                            "Exit status: 0 done, 2 bad usage, policy or header, 1 cannot write (or,\n"
-                            "with --check, a file is not current).\n";
+static const char usage[] =
+    "usage: callguard-gen POLICY.ini -o DIR [-I DIR]... [--header-dir DIR] [--stdout | --check]\n"
+    "\n"
+    "Generates DIR/cg_<name>.c, the callguard layer of the API that POLICY.ini\n"
+    "describes ([api] name, header, prefix, library, ...; see docs), and\n"
+    "DIR/cg_<name>_passthrough.h, its pass-through names, when it has any.\n"
+    "\n"
+    "  -o DIR            where the layer belongs (written there unless --stdout)\n"
+    "  -I DIR            add DIR to the include path used to read the header\n"
+    "                    (after the policy's cflags); may be repeated\n"
+    "  --header-dir DIR  the directory holding the API header; searched like -I\n"
+    "  --stdout          write the layer to standard output instead of DIR;\n"
+    "                    the recorded command is unchanged, so the output can be\n"
+    "                    compared with the committed file\n"
+    "  --check           write nothing; exit 1 naming each file in DIR that\n"
+    "                    differs from what would be written\n"
+    "  --help            print this help\n"
+    "\n"
+    "Exit status: 0 done, 2 bad usage, policy or header, 1 cannot write (or,\n"
+    "with --check, a file is not current).\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -44,18 +45,15 @@ static int usage_error(const char *fmt, const char *arg)
  * and file name. The output must not depend on where the repository is. */
 static char *display_path(const char *path)
 {
-    if (path[0] != '/')
-        return xstrdup(path);
+    if (path[0] != '/') return xstrdup(path);
     char cwd[4096];
     if (getcwd(cwd, sizeof cwd)) {
         size_t n = strlen(cwd);
-        if (strncmp(path, cwd, n) == 0 && path[n] == '/' && path[n + 1])
-            return xstrdup(path + n + 1);
+        if (strncmp(path, cwd, n) == 0 && path[n] == '/' && path[n + 1]) return xstrdup(path + n + 1);
     }
     const char *p = path + strlen(path);
     for (int slashes = 0; p > path; p--)
-        if (p[-1] == '/' && ++slashes == 2)
-            break;
+        if (p[-1] == '/' && ++slashes == 2) break;
     while (*p == '/')
         p++;
     return xstrdup(p);
@@ -95,13 +93,11 @@ static int write_file(const char *dir, const char *name, int (*emit)(FILE *, con
     FILE *out = fdopen(fd, "w");
     if (out && emit(out, o) == 0 && fchmod(fd, 0644) == 0 && fclose(out) == 0) {
         out = NULL;
-        if (rename(tmp, target) == 0)
-            rc = 0;
+        if (rename(tmp, target) == 0) rc = 0;
     }
     if (rc) {
         fprintf(stderr, "callguard-gen: cannot write %s: %s\n", target, strerror(errno));
-        if (out)
-            fclose(out);
+        if (out) fclose(out);
         unlink(tmp);
     }
     free(target);
@@ -129,13 +125,11 @@ static int check_file(const char *dir, const char *name, int (*emit)(FILE *, con
         size_t n;
         while (mem && (n = fread(buf, 1, sizeof buf, f)) > 0)
             fwrite(buf, 1, n, mem);
-        if (mem)
-            fclose(mem);
+        if (mem) fclose(mem);
         fclose(f);
         same = have && nhave == nwant && memcmp(have, want, nwant) == 0;
     }
-    if (!same)
-        fprintf(stderr, "callguard-gen: %s is %s\n", path, f ? "not current: regenerate it" : "missing");
+    if (!same) fprintf(stderr, "callguard-gen: %s is %s\n", path, f ? "not current: regenerate it" : "missing");
     free(path);
     free(want);
     free(have);
@@ -165,8 +159,7 @@ static int write_layer(const char *dir, const gen_output *o, int check)
         }
     }
     free(list_path);
-    if (!rc || check)
-        rc |= act(dir, c, emit_c, o);
+    if (!rc || check) rc |= act(dir, c, emit_c, o);
     free(c);
     free(list);
     return rc;
@@ -184,12 +177,10 @@ int main(int argc, char **argv)
             fputs(usage, stdout);
             return 0;
         } else if (strcmp(a, "-o") == 0 || strcmp(a, "-I") == 0 || strcmp(a, "--header-dir") == 0) {
-            if (i + 1 >= argc || !argv[i + 1][0])
-                return usage_error("%s needs a directory", a);
+            if (i + 1 >= argc || !argv[i + 1][0]) return usage_error("%s needs a directory", a);
             const char *v = argv[++i];
             if (a[1] == 'o') {
-                if (outdir)
-                    return usage_error("%s: only one -o", "-o");
+                if (outdir) return usage_error("%s: only one -o", "-o");
                 outdir = v;
             } else if (a[1] == 'I') {
                 strlist_push(&incdirs, v);
@@ -210,12 +201,9 @@ int main(int argc, char **argv)
             policy_path = a;
         }
     }
-    if (!policy_path)
-        return usage_error("%s", "no policy file given");
-    if (!outdir)
-        return usage_error("%s", "no output directory given: -o DIR");
-    if (to_stdout && check)
-        return usage_error("%s", "--stdout and --check: give one");
+    if (!policy_path) return usage_error("%s", "no policy file given");
+    if (!outdir) return usage_error("%s", "no output directory given: -o DIR");
+    if (to_stdout && check) return usage_error("%s", "--stdout and --check: give one");
 
     /* The command line as recorded in the output: stable across machines. */
     char *command = xasprintf("callguard-gen");
@@ -229,13 +217,11 @@ int main(int argc, char **argv)
     command = append(command, "-o", outdir);
     for (size_t i = 0; i < incdirs.n; i++)
         command = append(command, "-I", incdirs.v[i]);
-    if (header_dir)
-        command = append(command, "--header-dir", header_dir);
+    if (header_dir) command = append(command, "--header-dir", header_dir);
 
     /* The header directory is searched first, then the -I directories. */
     strlist search = {0};
-    if (header_dir)
-        strlist_push(&search, header_dir);
+    if (header_dir) strlist_push(&search, header_dir);
     for (size_t i = 0; i < incdirs.n; i++)
         strlist_push(&search, incdirs.v[i]);
 

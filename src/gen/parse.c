@@ -64,10 +64,7 @@ static void fail(const char *fmt, ...)
 
 static char *declare(CXType t, const char *inner);
 
-static int is_function_type(CXType t)
-{
-    return t.kind == CXType_FunctionProto || t.kind == CXType_FunctionNoProto;
-}
+static int is_function_type(CXType t) { return t.kind == CXType_FunctionProto || t.kind == CXType_FunctionNoProto; }
 
 static int is_array_type(CXType t)
 {
@@ -104,8 +101,7 @@ static char *qualifiers(CXType t)
 /* The parameter list of a function type, e.g. `(sh_ctx_t, void *)`. */
 static char *parameter_types(CXType fn)
 {
-    if (fn.kind == CXType_FunctionNoProto)
-        return xstrdup("()");
+    if (fn.kind == CXType_FunctionNoProto) return xstrdup("()");
     int n = clang_getNumArgTypes(fn);
     char *s = xstrdup("(");
     for (int i = 0; i < n; i++) {
@@ -128,8 +124,7 @@ static char *parameter_types(CXType fn)
 static char *declare(CXType t, const char *inner)
 {
     switch (t.kind) {
-    case CXType_Attributed:
-        return declare(clang_Type_getModifiedType(t), inner);
+    case CXType_Attributed: return declare(clang_Type_getModifiedType(t), inner);
     case CXType_Pointer: {
         char *q = qualifiers(t);
         char *r = declare_pointer(clang_getPointeeType(t), q, inner);
@@ -170,10 +165,8 @@ static char *declare(CXType t, const char *inner)
  * decay to pointers, as they do in the call. */
 static char *declare_frame_member(CXType t, const char *name)
 {
-    if (is_array_type(t))
-        return declare_pointer(clang_getArrayElementType(t), "", name);
-    if (is_function_type(t))
-        return declare_pointer(t, "", name);
+    if (is_array_type(t)) return declare_pointer(clang_getArrayElementType(t), "", name);
+    if (is_function_type(t)) return declare_pointer(t, "", name);
     return declare(t, name);
 }
 
@@ -183,19 +176,16 @@ static int loc_in_api(const ctx *c, CXSourceLocation loc)
 {
     CXFile f;
     clang_getSpellingLocation(loc, &f, NULL, NULL, NULL);
-    if (!f)
-        return 0;
+    if (!f) return 0;
     for (size_t i = 0; i < c->nfiles; i++)
-        if (clang_File_isEqual(f, c->files[i]))
-            return 1;
+        if (clang_File_isEqual(f, c->files[i])) return 1;
     return 0;
 }
 
 static void add_file(ctx *c, CXFile f)
 {
     for (size_t i = 0; i < c->nfiles; i++)
-        if (clang_File_isEqual(f, c->files[i]))
-            return;
+        if (clang_File_isEqual(f, c->files[i])) return;
     c->files = xrealloc(c->files, (c->nfiles + 1) * sizeof *c->files);
     c->files[c->nfiles++] = f;
 }
@@ -219,8 +209,7 @@ static void on_inclusion(CXFile f, CXSourceLocation *stack, unsigned depth, CXCl
     }
     char *name = str(clang_getFileName(f));
     for (size_t i = 0; i < c->includes.n; i++)
-        if (ends_with_component(name, c->includes.v[i]))
-            add_file(c, f);
+        if (ends_with_component(name, c->includes.v[i])) add_file(c, f);
     free(name);
 }
 
@@ -233,23 +222,20 @@ static int macro_int(CXTranslationUnit tu, CXCursor m, long long *value)
     char text[128] = "";
     for (unsigned i = 1; i < n && strlen(text) < 100; i++) { /* token 0 is the name */
         char *s = str(clang_getTokenSpelling(tu, tok[i]));
-        if (strcmp(s, "(") != 0 && strcmp(s, ")") != 0)
-            strncat(text, s, 20);
+        if (strcmp(s, "(") != 0 && strcmp(s, ")") != 0) strncat(text, s, 20);
         free(s);
     }
     clang_disposeTokens(tu, tok, n);
     const char *s = text;
     int neg = *s == '-';
     s += neg;
-    if (*s < '0' || *s > '9')
-        return 0;
+    if (*s < '0' || *s > '9') return 0;
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 0);
     while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
         end++;
-    if (errno || *end)
-        return 0;
+    if (errno || *end) return 0;
     *value = neg ? -(long long)v : (long long)v;
     return 1;
 }
@@ -270,8 +256,7 @@ static enum CXChildVisitResult on_top_level(CXCursor cur, CXCursor parent, CXCli
     enum CXCursorKind k = clang_getCursorKind(cur);
     if (k == CXCursor_MacroDefinition && !clang_Cursor_isMacroFunctionLike(cur)) {
         char *name = str(clang_getCursorSpelling(cur));
-        if (macro_is_empty(c->tu, cur))
-            strlist_push(&c->empty_macros, name);
+        if (macro_is_empty(c->tu, cur)) strlist_push(&c->empty_macros, name);
         if (loc_in_api(c, clang_getCursorLocation(cur))) {
             c->macros = xrealloc(c->macros, (c->nmacros + 1) * sizeof *c->macros);
             api_macro *m = &c->macros[c->nmacros++];
@@ -285,8 +270,7 @@ static enum CXChildVisitResult on_top_level(CXCursor cur, CXCursor parent, CXCli
         c->fns[c->nfns++] = cur;
     } else if (k == CXCursor_TypedefDecl && c->p->result && clang_Cursor_isNull(c->result_decl)) {
         char *name = str(clang_getCursorSpelling(cur));
-        if (strcmp(name, c->p->result) == 0)
-            c->result_decl = cur;
+        if (strcmp(name, c->p->result) == 0) c->result_decl = cur;
         free(name);
     }
     return CXChildVisit_Continue;
@@ -375,16 +359,14 @@ static CXTranslationUnit parse_tu(ctx *c, CXIndex index, const strlist *incdirs)
 static int has_prefix(const policy *p, const char *name)
 {
     for (size_t i = 0; i < p->prefixes.n; i++)
-        if (strncmp(name, p->prefixes.v[i], strlen(p->prefixes.v[i])) == 0)
-            return 1;
+        if (strncmp(name, p->prefixes.v[i], strlen(p->prefixes.v[i])) == 0) return 1;
     return 0;
 }
 
 static int is_empty_macro(const ctx *c, const char *name)
 {
     for (size_t i = 0; i < c->empty_macros.n; i++)
-        if (strcmp(c->empty_macros.v[i], name) == 0)
-            return 1;
+        if (strcmp(c->empty_macros.v[i], name) == 0) return 1;
     return 0;
 }
 
@@ -423,26 +405,21 @@ static char *calling_convention(const ctx *c, CXCursor fn, const char *name)
  * descriptors, so neither is a key. */
 static int is_handle(CXType t)
 {
-    if (t.kind == CXType_Elaborated)
-        t = clang_Type_getNamedType(t);
-    if (t.kind != CXType_Typedef)
-        return 0;
+    if (t.kind == CXType_Elaborated) t = clang_Type_getNamedType(t);
+    if (t.kind != CXType_Typedef) return 0;
     CXType can = clang_getCanonicalType(t);
-    if (can.kind != CXType_Pointer)
-        return 0;
+    if (can.kind != CXType_Pointer) return 0;
     CXType pointee = clang_getCanonicalType(clang_getPointeeType(can));
     return pointee.kind == CXType_Record && clang_Type_getSizeOf(pointee) == CXTypeLayoutError_Incomplete;
 }
 
 static int returns_result(const ctx *c, CXType ret)
 {
-    if (!c->p->result)
-        return 0;
+    if (!c->p->result) return 0;
     char *spelling = str(clang_getTypeSpelling(ret));
     int same = strcmp(spelling, c->p->result) == 0;
     free(spelling);
-    if (same || clang_Cursor_isNull(c->result_decl))
-        return same;
+    if (same || clang_Cursor_isNull(c->result_decl)) return same;
     /* `enum toy_result` is the same type as `toy_result_t`; but for a
      * result type like cl_int (int), `int` is not a result. */
     CXType rt = clang_getCanonicalType(clang_getTypedefDeclUnderlyingType(c->result_decl));
@@ -483,8 +460,7 @@ static void build_func(const ctx *c, CXCursor cur, gen_func *f)
         pa->decl = declare(t, pa->name);
         pa->frame_decl = declare_frame_member(t, pa->name);
         pa->is_handle = is_handle(t);
-        if (i == 0)
-            f->key_is_handle = pa->is_handle;
+        if (i == 0) f->key_is_handle = pa->is_handle;
         char *l = xasprintf("%s%s%s", list, i ? ", " : "", pa->decl);
         free(list);
         list = l;
@@ -525,8 +501,7 @@ static void select_functions(const ctx *c, gen_api *api)
             skip = 1;
         }
         free(name);
-        if (skip)
-            continue;
+        if (skip) continue;
         api->funcs = xrealloc(api->funcs, (api->nfuncs + 1) * sizeof *api->funcs);
         build_func(c, cur, &api->funcs[api->nfuncs++]);
     }
@@ -543,8 +518,7 @@ static void add_code(gen_api *api, strlist *all, const char *name, long long val
     api->names[api->nnames].name = xstrdup(name);
     api->names[api->nnames++].value = value;
     for (size_t i = 0; i < api->ncodes; i++)
-        if (api->codes[i].value == value)
-            return;
+        if (api->codes[i].value == value) return;
     api->codes = xrealloc(api->codes, (api->ncodes + 1) * sizeof *api->codes);
     api->codes[api->ncodes].name = xstrdup(name);
     api->codes[api->ncodes++].value = value;
@@ -570,8 +544,7 @@ static enum CXChildVisitResult on_enumerator(CXCursor cur, CXCursor parent, CXCl
 static int collect_codes(const ctx *c, gen_api *api)
 {
     const policy *p = c->p;
-    if (!p->result)
-        return 0;
+    if (!p->result) return 0;
     if (clang_Cursor_isNull(c->result_decl)) {
         fail("%s:%d: result = %s: the header declares no typedef of that name", p->path, p->api_line, p->result);
         return 1;
@@ -610,8 +583,7 @@ static int collect_codes(const ctx *c, gen_api *api)
             rc = 1;
         } else {
             for (size_t k = i; k <= j; k++)
-                if (c->macros[k].is_int)
-                    add_code(api, &all, c->macros[k].name, c->macros[k].value);
+                if (c->macros[k].is_int) add_code(api, &all, c->macros[k].name, c->macros[k].value);
         }
         free(first);
     }
@@ -636,8 +608,7 @@ static int collect_codes(const ctx *c, gen_api *api)
 static const gen_func *find_func(const gen_api *api, const char *name)
 {
     for (size_t i = 0; i < api->nfuncs; i++)
-        if (strcmp(api->funcs[i].name, name) == 0)
-            return &api->funcs[i];
+        if (strcmp(api->funcs[i].name, name) == 0) return &api->funcs[i];
     return NULL;
 }
 
@@ -720,8 +691,7 @@ static int resolve_variants(const policy *p, gen_api *api)
 static const gen_code *find_code(const gen_api *api, const char *name)
 {
     for (size_t i = 0; i < api->nnames; i++)
-        if (strcmp(api->names[i].name, name) == 0)
-            return &api->names[i];
+        if (strcmp(api->names[i].name, name) == 0) return &api->names[i];
     return NULL;
 }
 
@@ -750,19 +720,16 @@ static int check_state_names(const policy *p, const gen_api *api, const strlist 
  * section's list (its base's for a variant), else [api]'s. */
 static int resolve_states(const policy *p, gen_api *api)
 {
-    if (p->states_line && check_state_names(p, api, &p->states, p->states_line, "api"))
-        return 1;
+    if (p->states_line && check_state_names(p, api, &p->states, p->states_line, "api")) return 1;
     for (size_t i = 0; i < p->nsites; i++) {
         const site_policy *sp = &p->sites[i];
-        if (!sp->states_line)
-            continue;
+        if (!sp->states_line) continue;
         if (!p->result) {
             fail("%s:%d: [%s] has states, but [api] names no result type: only a result code can report a state",
                  p->path, sp->states_line, sp->name);
             return 1;
         }
-        if (check_state_names(p, api, &sp->states, sp->states_line, sp->name))
-            return 1;
+        if (check_state_names(p, api, &sp->states, sp->states_line, sp->name)) return 1;
         const gen_func *f = find_func(api, sp->name);
         if (f && !f->ret_result) {
             fail("%s:%d: [%s] has states but returns %s, not %s: only a result code can report a state", p->path,
@@ -772,8 +739,7 @@ static int resolve_states(const policy *p, gen_api *api)
     }
     for (size_t i = 0; i < api->nfuncs; i++) {
         gen_func *f = &api->funcs[i];
-        if (!f->ret_result)
-            continue;
+        if (!f->ret_result) continue;
         const site_policy *sp = policy_find_site(p, f->base ? f->base : f->name);
         const strlist *l = sp && sp->states_line ? &sp->states : &p->states;
         f->states = l->n ? l : NULL;
@@ -801,8 +767,7 @@ static int check_sites(const policy *p, const gen_api *api)
             fputc('\n', stderr);
             return 1;
         }
-        if (!sp->variant_of)
-            continue;
+        if (!sp->variant_of) continue;
         const site_policy *base = policy_find_site(p, sp->variant_of);
         if (strcmp(sp->variant_of, sp->name) == 0 || !find_func(api, sp->variant_of)) {
             fail("%s:%d: variant_of = %s: expected another entry point the header declares", p->path, sp->variant_line,
@@ -858,12 +823,10 @@ static size_t decl_type_len(const gen_param *pa)
  * at the base's position, when it has the same type there. */
 static size_t variant_param_index(const rule_ctx *c, const gen_func *f, const char *item, size_t len)
 {
-    if (!f->base)
-        return f->nparams;
+    if (!f->base) return f->nparams;
     for (size_t b = 0; b < c->api->nfuncs; b++) {
         const gen_func *bf = &c->api->funcs[b];
-        if (strcmp(bf->name, f->base) != 0)
-            continue;
+        if (strcmp(bf->name, f->base) != 0) continue;
         size_t i = param_index(bf, item, len);
         if (i < bf->nparams && i < f->nparams && decl_type_len(&bf->params[i]) == decl_type_len(&f->params[i]) &&
             strncmp(bf->params[i].decl, f->params[i].decl, decl_type_len(&f->params[i])) == 0)
@@ -879,8 +842,7 @@ static int add_rule_item(const char *item, size_t len, void *arg)
     gen_func *f = c->f;
     const char *key = rule_key_names[c->key];
     size_t i = param_index(f, item, len);
-    if (i == f->nparams)
-        i = variant_param_index(c, f, item, len);
+    if (i == f->nparams) i = variant_param_index(c, f, item, len);
     int line = c->sp->rule_line[c->key];
     const char *own = strcmp(c->sp->name, f->name) == 0 ? "" : " (a variant of ";
     if (i == f->nparams) {
@@ -888,8 +850,7 @@ static int add_rule_item(const char *item, size_t len, void *arg)
                 c->sp->rules[c->key], f->name, own, *own ? c->sp->name : "", *own ? ")" : "", (int)len, item);
         for (size_t k = 0; k < f->nparams; k++)
             fprintf(stderr, "%s%s", k ? ", " : " ", f->params[k].name);
-        if (!f->nparams)
-            fputs(" none", stderr);
+        if (!f->nparams) fputs(" none", stderr);
         fputc('\n', stderr);
         c->err = 1;
         return 1;
@@ -919,15 +880,12 @@ static int resolve_rules(const policy *p, gen_api *api)
     for (size_t i = 0; i < api->nfuncs; i++) {
         gen_func *f = &api->funcs[i];
         const site_policy *sp = policy_find_site(p, f->base ? f->base : f->name);
-        if (!sp)
-            continue;
+        if (!sp) continue;
         for (int k = 0; k < NRULE_KEYS; k++) {
-            if (!sp->rules[k])
-                continue;
+            if (!sp->rules[k]) continue;
             rule_ctx c = {p, api, sp, f, k, 0};
             pini_split(sp->rules[k], ",", add_rule_item, &c);
-            if (c.err)
-                return 1;
+            if (c.err) return 1;
         }
     }
     return 0;

@@ -57,8 +57,7 @@ static int read_passthrough(pini_file *f, policy *p, const char *v, int line)
             ok = (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_';
         if (!ok) return pini_error(f, line, "passthrough: %s is not a function name", n);
         for (size_t j = 0; j < i; j++)
-            if (strcmp(n, p->passthrough.v[j]) == 0)
-                return pini_error(f, line, "passthrough: %s is listed twice", n);
+            if (strcmp(n, p->passthrough.v[j]) == 0) return pini_error(f, line, "passthrough: %s is listed twice", n);
     }
     return 0;
 }
@@ -132,8 +131,7 @@ int policy_read(const char *path, policy *p)
         snprintf(err, sizeof err, "%s:1: missing [api] section: it needs name, header, prefix and library", path);
         rc = PINI_EFORMAT;
     }
-    if (rc != PINI_OK)
-        fprintf(stderr, "%s%s\n", rc == PINI_EFORMAT ? "" : "callguard-gen: ", err);
+    if (rc != PINI_OK) fprintf(stderr, "%s%s\n", rc == PINI_EFORMAT ? "" : "callguard-gen: ", err);
     return rc != PINI_OK;
 }
 

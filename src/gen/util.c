@@ -24,10 +24,7 @@ char *xstrndup(const char *s, size_t n)
     return d;
 }
 
-char *xstrdup(const char *s)
-{
-    return s ? xstrndup(s, strlen(s)) : NULL;
-}
+char *xstrdup(const char *s) { return s ? xstrndup(s, strlen(s)) : NULL; }
 
 char *xasprintf(const char *fmt, ...)
 {

@@ -22,7 +22,8 @@ __attribute__((constructor)) static void cg_placeholder_say(void)
     Dl_info info;
     char *dir = NULL, *slash;
     if (dladdr((void *)cg_placeholder_say, &info) && info.dli_fname) dir = strdup(info.dli_fname);
-    for (int up = 0; dir && up < 2 && (slash = strrchr(dir, '/')); up++) *slash = '\0';
+    for (int up = 0; dir && up < 2 && (slash = strrchr(dir, '/')); up++)
+        *slash = '\0';
     cgi_say("%s in %s is callguard's shim and works only under `callguard run`", CG_SHIM_SONAME,
             dir && *dir ? dir : "callguard/shims");
     free(dir);

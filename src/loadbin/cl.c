@@ -177,8 +177,10 @@ static int cl_make(const cg_load_request *req, cg_load_format fmt, const void *b
     size_t wg = 0, multiple = 0;
     cl_ulong local = 0, priv = 0;
     if ((err = cl.clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL)) != CL_SUCCESS ||
-        (err = cl.clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local, &local, NULL)) != CL_SUCCESS ||
-        (err = cl.clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof priv, &priv, NULL)) != CL_SUCCESS ||
+        (err = cl.clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local, &local, NULL)) !=
+            CL_SUCCESS ||
+        (err = cl.clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof priv, &priv, NULL)) !=
+            CL_SUCCESS ||
         (err = cl.clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof multiple,
                                            &multiple, NULL)) != CL_SUCCESS) {
         cl_destroy(p, k);

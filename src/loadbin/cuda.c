@@ -59,12 +59,12 @@ static int cu_init(cg_load_result *res)
 {
     pthread_once(&once, resolve);
     if (missing)
-        return lb_fail(res, CG_ENOENT, NULL, 0, "CUDA: %s is not in the process nor in libcuda.so.1 (is the driver installed?)",
-                       missing);
+        return lb_fail(res, CG_ENOENT, NULL, 0,
+                       "CUDA: %s is not in the process nor in libcuda.so.1 (is the driver installed?)", missing);
     return CG_OK;
 }
 
-#define CU_FAIL(res, call, r, ...)                                                                                      \
+#define CU_FAIL(res, call, r, ...)                                                                                     \
     lb_fail(res, (r) == CUDA_ERROR_OUT_OF_MEMORY ? CG_LOAD_ERESOURCES : CG_LOAD_EDRIVER, call, (long)(r), __VA_ARGS__)
 
 /* Triton's way: the current context, else the device's primary one made current. */
@@ -279,11 +279,13 @@ static int cu_prepare(const cg_load_request *req, const lb_loaded *l, cg_load_re
     CUdevice dev;
     CUresult r = cu.cuCtxGetDevice(&dev);
     int optin = 0, stat = 0;
-    if (r == CUDA_SUCCESS) r = cu.cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev);
-    if (r != CUDA_SUCCESS) return CU_FAIL(res, "cuDeviceGetAttribute", r, "cuDeviceGetAttribute failed (error %d)", (int)r);
+    if (r == CUDA_SUCCESS)
+        r = cu.cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev);
+    if (r != CUDA_SUCCESS)
+        return CU_FAIL(res, "cuDeviceGetAttribute", r, "cuDeviceGetAttribute failed (error %d)", (int)r);
     if (req->shared_mem > (size_t)optin)
-        return lb_fail(res, CG_LOAD_ERESOURCES, NULL, 0, "out of resource: shared memory, Required: %zu, Hardware limit: %d",
-                       req->shared_mem, optin);
+        return lb_fail(res, CG_LOAD_ERESOURCES, NULL, 0,
+                       "out of resource: shared memory, Required: %zu, Hardware limit: %d", req->shared_mem, optin);
     if (optin <= 49152) return CG_OK;
     cu.cuFuncSetCacheConfig(l->kernel, CU_FUNC_CACHE_PREFER_SHARED);
     if ((r = cu.cuFuncGetAttribute(&stat, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, l->kernel)) != CUDA_SUCCESS ||

@@ -57,8 +57,8 @@
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char dir[PATH_MAX + 16]; /* DIR/load-v1, "" when off */
-static char top[PATH_MAX];     /* DIR */
-static char config_error[512]; /* a bad CALLGUARD_CACHE* value */
+static char top[PATH_MAX];      /* DIR */
+static char config_error[512];  /* a bad CALLGUARD_CACHE* value */
 static unsigned long long max_bytes = DEFAULT_MAX;
 static int cache_off; /* CALLGUARD_CACHE=off: neither cache */
 static atomic_int write_reported;
@@ -83,9 +83,12 @@ static int parse_size(const char *v, unsigned long long *out)
     unsigned long long n = strtoull(v, &end, 10);
     if (errno) return -1;
     unsigned shift = 0;
-    if (*end == 'K' || *end == 'k') shift = 10, end++;
-    else if (*end == 'M' || *end == 'm') shift = 20, end++;
-    else if (*end == 'G' || *end == 'g') shift = 30, end++;
+    if (*end == 'K' || *end == 'k')
+        shift = 10, end++;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20, end++;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30, end++;
     if (*end || n > (ULLONG_MAX >> shift)) return -1;
     *out = n << shift;
     return 0;
@@ -168,10 +171,7 @@ int lb_disk_enabled(void)
     return dir[0] != '\0' && !atomic_load(&distrusted);
 }
 
-LB_EXPORT const char *cg_load_cache_dir(void)
-{
-    return lb_disk_enabled() && top[0] ? top : "";
-}
+LB_EXPORT const char *cg_load_cache_dir(void) { return lb_disk_enabled() && top[0] ? top : ""; }
 
 /* The disk cache is off for the rest of the process: one line says why. */
 static void distrust(const char *path, const char *why)
@@ -256,9 +256,12 @@ static int cache_fd(int create)
     int err = 0;
     if (fd < 0 && !atomic_load(&distrusted)) {
         int tfd = -1;
-        if (create && make_parents(top) != 0) err = errno;
-        else if ((tfd = open_folder(AT_FDCWD, top, top, create, 0)) < 0) err = errno;
-        else if ((fd = open_folder(tfd, "load-v1", dir, create, 1)) < 0) err = errno;
+        if (create && make_parents(top) != 0)
+            err = errno;
+        else if ((tfd = open_folder(AT_FDCWD, top, top, create, 0)) < 0)
+            err = errno;
+        else if ((fd = open_folder(tfd, "load-v1", dir, create, 1)) < 0)
+            err = errno;
         if (tfd >= 0) close(tfd);
         if (fd >= 0) atomic_store(&dir_fd, fd);
     }
@@ -296,10 +299,14 @@ static void put64(uint8_t *p, uint64_t v)
     for (int i = 0; i < 8; i++)
         p[i] = (uint8_t)(v >> (8 * i));
 }
-static uint32_t get32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+static uint32_t get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
 static uint64_t get64(const uint8_t *p) { return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32; }
 
-static void checksum(const void *key, size_t kl, const void *flags, size_t fl, const void *pl, size_t pn, uint8_t out[32])
+static void checksum(const void *key, size_t kl, const void *flags, size_t fl, const void *pl, size_t pn,
+                     uint8_t out[32])
 {
     lb_sha256 s;
     lb_sha256_init(&s);
@@ -358,8 +365,10 @@ static const char *read_entry(int fd, const char *name, const char *key, size_t 
     void *p = malloc(pl ? pl : 1);
     const char *why = "";
     if (buf && f && p) {
-        if (read_at(fd, buf, (size_t)rest, HEADER) != 0) why = "cannot be read whole";
-        else if (memcmp(buf, key, keylen) != 0) why = "it holds another key";
+        if (read_at(fd, buf, (size_t)rest, HEADER) != 0)
+            why = "cannot be read whole";
+        else if (memcmp(buf, key, keylen) != 0)
+            why = "it holds another key";
         else {
             checksum(buf, kl, buf + kl, fl, buf + kl + fl, pl, sum);
             why = memcmp(sum, h + 24, 32) != 0 ? "checksum mismatch" : NULL;
@@ -420,8 +429,7 @@ static void write_failed(const char *what, int err)
 {
     lb_stat_add(&lb_stats.write_failures);
     if (atomic_exchange(&write_reported, 1)) return;
-    cgi_say("module cache: cannot write %s (%s); loads go on without storing modules", what,
-            strerror(err));
+    cgi_say("module cache: cannot write %s (%s); loads go on without storing modules", what, strerror(err));
 }
 
 struct file {

@@ -41,8 +41,8 @@ typedef struct lb_loaded {
     void *module, *kernel;
     int n_regs, n_spills, max_threads, simd_width, retried;
     long long spill_bytes, private_bytes, local_bytes;
-    char *flags; /* malloc'd */
-    char *log;   /* malloc'd */
+    char *flags;  /* malloc'd */
+    char *log;    /* malloc'd */
     void *native; /* a native binary the build made on the way (CUDA's cubin), malloc'd; for the disk cache */
     size_t native_size;
 } lb_loaded;

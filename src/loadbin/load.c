@@ -347,12 +347,15 @@ static int check_request(const cg_load_request *req, cg_load_result *res)
     if (!req) return lb_fail(res, CG_EINVAL, NULL, 0, "request is NULL");
     if (req->api != CG_LOAD_API_ZE && req->api != CG_LOAD_API_CL && req->api != CG_LOAD_API_CUDA)
         return lb_fail(res, CG_EINVAL, NULL, 0,
-                       "api %d: expected CG_LOAD_API_ZE (1), CG_LOAD_API_CL (2) or CG_LOAD_API_CUDA (3)", (int)req->api);
-    if (!req->bytes || req->size == 0) return lb_fail(res, CG_EINVAL, NULL, 0, "no kernel bytes (bytes NULL or size 0)");
+                       "api %d: expected CG_LOAD_API_ZE (1), CG_LOAD_API_CL (2) or CG_LOAD_API_CUDA (3)",
+                       (int)req->api);
+    if (!req->bytes || req->size == 0)
+        return lb_fail(res, CG_EINVAL, NULL, 0, "no kernel bytes (bytes NULL or size 0)");
     if (!req->kernel_name || !*req->kernel_name)
         return lb_fail(res, CG_EINVAL, NULL, 0, "no kernel name: expected the name of a kernel of the module");
     int fmt = (int)req->format;
-    if (fmt != CG_LOAD_FORMAT_IL && fmt != CG_LOAD_FORMAT_NATIVE && (fmt != CG_LOAD_FORMAT_SOURCE || req->api != CG_LOAD_API_CL))
+    if (fmt != CG_LOAD_FORMAT_IL && fmt != CG_LOAD_FORMAT_NATIVE &&
+        (fmt != CG_LOAD_FORMAT_SOURCE || req->api != CG_LOAD_API_CL))
         return lb_fail(res, CG_EINVAL, NULL, 0,
                        "format %d: expected CG_LOAD_FORMAT_IL (0), CG_LOAD_FORMAT_NATIVE (1) or, for OpenCL only, "
                        "CG_LOAD_FORMAT_SOURCE (2)",

@@ -95,11 +95,13 @@ static int device_identity(ze_device_handle_t dev, lb_str *out, cg_load_result *
 {
     ze_device_properties_t dp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
     ze_result_t r = ze.zeDeviceGetProperties(dev, &dp);
-    if (r != ZE_RESULT_SUCCESS) return lb_fail(res, CG_LOAD_EDRIVER, "zeDeviceGetProperties", (long)r, "zeDeviceGetProperties failed");
+    if (r != ZE_RESULT_SUCCESS)
+        return lb_fail(res, CG_LOAD_EDRIVER, "zeDeviceGetProperties", (long)r, "zeDeviceGetProperties failed");
     ze_device_module_properties_t mp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES};
     r = ze.zeDeviceGetModuleProperties(dev, &mp);
     if (r != ZE_RESULT_SUCCESS)
-        return lb_fail(res, CG_LOAD_EDRIVER, "zeDeviceGetModuleProperties", (long)r, "zeDeviceGetModuleProperties failed");
+        return lb_fail(res, CG_LOAD_EDRIVER, "zeDeviceGetModuleProperties", (long)r,
+                       "zeDeviceGetModuleProperties failed");
     hexadd(out, "device", dp.uuid.id, sizeof dp.uuid.id);
     lb_str_add(out, "device_name=%s\ndevice_id=0x%x\n", dp.name, dp.deviceId);
     hexadd(out, "native_kernel", mp.nativeKernelSupported.id, sizeof mp.nativeKernelSupported.id);

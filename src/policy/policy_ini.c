@@ -83,12 +83,11 @@ const pini_key_info pini_keys[PINI_NKEYS] = {
 
 /* The order keys are listed in messages: as docs/configuration.md lists them. */
 static const pini_key key_order[PINI_NKEYS] = {
-    PINI_NAME,     PINI_HEADER,   PINI_HEADERS,    PINI_PREFIX,     PINI_LIBRARY,     PINI_RESULT,   PINI_SUCCESS,
-    PINI_MISSING,  PINI_RESULTS,  PINI_ERRCODE,    PINI_CFLAGS,     PINI_PASSTHROUGH, PINI_VARIANTS, PINI_BLOCKING,
-    PINI_REASON,   PINI_TRANSITION, PINI_SERIALIZE, PINI_SCOPE,     PINI_VARIANT_OF,  PINI_WRAPPER,
-    PINI_WRITES,   PINI_READS,    PINI_DESTROYS,   PINI_SETS,       PINI_LAUNCHES, PINI_STATES,
-    PINI_Q_API,    PINI_Q_VENDOR, PINI_Q_DRIVER,   PINI_Q_VERSIONS, PINI_Q_LIBRARY,   PINI_Q_SERIALIZE,
-    PINI_Q_DOMAIN, PINI_Q_SOURCE, PINI_Q_WHY,
+    PINI_NAME,     PINI_HEADER,     PINI_HEADERS,   PINI_PREFIX,      PINI_LIBRARY,     PINI_RESULT,   PINI_SUCCESS,
+    PINI_MISSING,  PINI_RESULTS,    PINI_ERRCODE,   PINI_CFLAGS,      PINI_PASSTHROUGH, PINI_VARIANTS, PINI_BLOCKING,
+    PINI_REASON,   PINI_TRANSITION, PINI_SERIALIZE, PINI_SCOPE,       PINI_VARIANT_OF,  PINI_WRAPPER,  PINI_WRITES,
+    PINI_READS,    PINI_DESTROYS,   PINI_SETS,      PINI_LAUNCHES,    PINI_STATES,      PINI_Q_API,    PINI_Q_VENDOR,
+    PINI_Q_DRIVER, PINI_Q_VERSIONS, PINI_Q_LIBRARY, PINI_Q_SERIALIZE, PINI_Q_DOMAIN,    PINI_Q_SOURCE, PINI_Q_WHY,
 };
 
 /* How each value must look, and what a message says is expected. */
@@ -164,9 +163,9 @@ struct pini_file {
     size_t errsize;
     pini_section *secs;
     size_t nsecs;
-    long cur;      /* index of the section being read, -1 before the first */
-    int key_line;  /* line of the last key of the current section, 0 if none yet */
-    char *line;    /* getline's buffer */
+    long cur;     /* index of the section being read, -1 before the first */
+    int key_line; /* line of the last key of the current section, 0 if none yet */
+    char *line;   /* getline's buffer */
     size_t linecap;
 };
 
@@ -216,8 +215,10 @@ int pini_split(const char *v, const char *seps, int (*fn)(const char *item, size
     while (*v) {
         size_t n = strcspn(v, seps);
         const char *a = v, *b = v + n;
-        while (a < b && isspace((unsigned char)*a)) a++;
-        while (b > a && isspace((unsigned char)b[-1])) b--;
+        while (a < b && isspace((unsigned char)*a))
+            a++;
+        while (b > a && isspace((unsigned char)b[-1]))
+            b--;
         if (b > a) {
             int rc = fn(a, (size_t)(b - a), arg);
             if (rc) return rc;
@@ -244,8 +245,10 @@ unsigned pini_version(const char *s, size_t len, pini_version_t *out)
         }
         out->part[out->n++] = v;
         out->used = i;
-        if (i + 1 < len && s[i] == '.' && isdigit((unsigned char)s[i + 1])) i++;
-        else break;
+        if (i + 1 < len && s[i] == '.' && isdigit((unsigned char)s[i + 1]))
+            i++;
+        else
+            break;
     }
     return out->n;
 }
@@ -253,8 +256,10 @@ unsigned pini_version(const char *s, size_t len, pini_version_t *out)
 /* One whole bound: every character of [s, s + n) is read as the version. */
 static int whole_version(const char *s, size_t n, pini_version_t *out)
 {
-    while (n && isspace((unsigned char)*s)) s++, n--;
-    while (n && isspace((unsigned char)s[n - 1])) n--;
+    while (n && isspace((unsigned char)*s))
+        s++, n--;
+    while (n && isspace((unsigned char)s[n - 1]))
+        n--;
     return n && pini_version(s, n, out) && out->used == n;
 }
 
@@ -411,9 +416,7 @@ static int value_ok(pini_key k, const char *v)
     case F_PARAMS:
         pini_split(v, ",", count_item, &items);
         return items > 0 && !pini_split(v, ",", bad_ident_item, NULL);
-    case F_IDS:
-        pini_split(v, ",", count_item, &items);
-        return items > 0 && !pini_split(v, ",", bad_id_item, NULL);
+    case F_IDS: pini_split(v, ",", count_item, &items); return items > 0 && !pini_split(v, ",", bad_id_item, NULL);
     case F_RANGE: {
         pini_range r;
         return pini_range_read(v, &r) == 0;
@@ -449,7 +452,8 @@ static const char *kind_label(pini_kind k)
 static void key_list(pini_kind kind, char *out, size_t size)
 {
     size_t n = 0, total = 0, len = 0;
-    for (int i = 0; i < PINI_NKEYS; i++) total += (pini_keys[key_order[i]].sections >> kind) & 1;
+    for (int i = 0; i < PINI_NKEYS; i++)
+        total += (pini_keys[key_order[i]].sections >> kind) & 1;
     out[0] = '\0';
     for (int i = 0; i < PINI_NKEYS; i++) {
         const pini_key_info *k = &pini_keys[key_order[i]];
@@ -469,8 +473,10 @@ static void enter_section(pini_file *f, const char *name, size_t n)
             return;
         }
     pini_kind kind = PINI_SITE;
-    if (n == 3 && strncmp(name, "api", 3) == 0) kind = PINI_API;
-    else if (n == 8 && strncmp(name, "defaults", 8) == 0) kind = PINI_DEFAULTS;
+    if (n == 3 && strncmp(name, "api", 3) == 0)
+        kind = PINI_API;
+    else if (n == 8 && strncmp(name, "defaults", 8) == 0)
+        kind = PINI_DEFAULTS;
     else if (n >= 6 && strncmp(name, "quirk:", 6) == 0) {
         if (!chars_in(name + 6, n - 6, "_.-")) {
             pini_error(f, f->lineno, "section [%.*s]: expected [quirk:NAME], NAME of letters, digits, _ . -", (int)n,
@@ -534,7 +540,8 @@ static char *read_line(char *buf, int size, void *stream)
     const char *start = buf;
     if (f->lineno == 1 && strncmp(start, "\xEF\xBB\xBF", 3) == 0) start += 3;
     const char *s = start;
-    while (isspace((unsigned char)*s)) s++;
+    while (isspace((unsigned char)*s))
+        s++;
     if (!*s || *s == ';' || *s == '#') return buf;
     if (s > start && f->key_line) {
         pini_error(f, f->lineno,
@@ -566,8 +573,8 @@ static int on_value(void *user, const char *section, const char *name, const cha
     pini_file *f = user;
     if (f->error) return 0;
     if (f->cur < 0) {
-        pini_error(f, f->lineno, "%s = %s before any section: expected [api], [defaults] or [ENTRY_POINT] first",
-                   name, value);
+        pini_error(f, f->lineno, "%s = %s before any section: expected [api], [defaults] or [ENTRY_POINT] first", name,
+                   value);
         return 0;
     }
     pini_section *s = &f->secs[f->cur];
@@ -608,10 +615,7 @@ static int on_value(void *user, const char *section, const char *name, const cha
 
 /* ---- checks that need a whole section or the whole file --------------------------- */
 
-static int has_prefix_item(const char *item, size_t n, void *arg)
-{
-    return strncmp(arg, item, n) == 0;
-}
+static int has_prefix_item(const char *item, size_t n, void *arg) { return strncmp(arg, item, n) == 0; }
 
 static void check_api(pini_file *f, const pini_section *s)
 {
@@ -727,8 +731,8 @@ static void check_site(pini_file *f, const pini_section *s, const pini_section *
 
 static void check_quirk(pini_file *f, const pini_section *s)
 {
-    static const pini_key required[] = {PINI_Q_API, PINI_Q_VERSIONS, PINI_Q_SERIALIZE, PINI_Q_DOMAIN, PINI_Q_SOURCE,
-                                        PINI_Q_WHY};
+    static const pini_key required[] = {PINI_Q_API,    PINI_Q_VERSIONS, PINI_Q_SERIALIZE,
+                                        PINI_Q_DOMAIN, PINI_Q_SOURCE,   PINI_Q_WHY};
     for (size_t i = 0; i < sizeof required / sizeof *required; i++)
         if (!s->value[required[i]]) {
             pini_error(f, s->line, "[%s] has no %s: a quirk needs api, versions, serialize, domain, source and why",
@@ -743,9 +747,12 @@ static void check_file(pini_file *f)
     for (size_t i = 0; i < f->nsecs; i++)
         if (f->secs[i].kind == PINI_API) api = &f->secs[i];
     for (size_t i = 0; i < f->nsecs && !f->error; i++) {
-        if (f->secs[i].kind == PINI_API) check_api(f, &f->secs[i]);
-        else if (f->secs[i].kind == PINI_SITE) check_site(f, &f->secs[i], api);
-        else if (f->secs[i].kind == PINI_QUIRK) check_quirk(f, &f->secs[i]);
+        if (f->secs[i].kind == PINI_API)
+            check_api(f, &f->secs[i]);
+        else if (f->secs[i].kind == PINI_SITE)
+            check_site(f, &f->secs[i], api);
+        else if (f->secs[i].kind == PINI_QUIRK)
+            check_quirk(f, &f->secs[i]);
     }
 }
 
@@ -761,11 +768,16 @@ int pini_read(const char *path, pini_section_fn fn, void *user, char *err, size_
     struct stat st;
     const char *why = NULL;
     char size[64];
-    if (fstat(fd, &st) != 0) why = strerror(errno);
-    else if (S_ISDIR(st.st_mode)) why = "a directory, expected a regular file";
-    else if (S_ISFIFO(st.st_mode)) why = "a FIFO, expected a regular file";
-    else if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) why = "a device, expected a regular file";
-    else if (!S_ISREG(st.st_mode)) why = "not a regular file";
+    if (fstat(fd, &st) != 0)
+        why = strerror(errno);
+    else if (S_ISDIR(st.st_mode))
+        why = "a directory, expected a regular file";
+    else if (S_ISFIFO(st.st_mode))
+        why = "a FIFO, expected a regular file";
+    else if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+        why = "a device, expected a regular file";
+    else if (!S_ISREG(st.st_mode))
+        why = "not a regular file";
     else if (st.st_size > PINI_MAX_FILE) {
         snprintf(size, sizeof size, "%lld bytes, at most %d", (long long)st.st_size, PINI_MAX_FILE);
         why = size;
@@ -792,7 +804,8 @@ int pini_read(const char *path, pini_section_fn fn, void *user, char *err, size_
         if (fn(&f, &f.secs[i], user) && !f.error) pini_error(&f, f.secs[i].line, "[%s] refused", f.secs[i].name);
     for (size_t i = 0; i < f.nsecs; i++) {
         free((char *)f.secs[i].name);
-        for (int k = 0; k < PINI_NKEYS; k++) free((char *)f.secs[i].value[k]);
+        for (int k = 0; k < PINI_NKEYS; k++)
+            free((char *)f.secs[i].value[k]);
     }
     free(f.secs);
     return f.error;

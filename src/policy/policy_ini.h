@@ -85,8 +85,8 @@ int pini_word(pini_key key, const char *value);
 /* One section, as read and checked. */
 typedef struct pini_section {
     pini_kind kind;
-    const char *name; /* "api", "defaults" or the entry point's name */
-    int line;         /* of the [name] line */
+    const char *name;              /* "api", "defaults" or the entry point's name */
+    int line;                      /* of the [name] line */
     const char *value[PINI_NKEYS]; /* NULL where the key is not set */
     int key_line[PINI_NKEYS];      /* 0 where the key is not set */
 } pini_section;

@@ -38,10 +38,10 @@ typedef struct {
 } ze_slot;
 
 static pthread_mutex_t ze_lock = PTHREAD_MUTEX_INITIALIZER;
-static int ze_done;           /* enumerated (successfully or not) */
-static ze_slot *ze_slots;     /* every device of every driver */
+static int ze_done;       /* enumerated (successfully or not) */
+static ze_slot *ze_slots; /* every device of every driver */
 static uint32_t ze_nslots;
-static char ze_error[256];    /* why enumeration failed ("" if it did not) */
+static char ze_error[256]; /* why enumeration failed ("" if it did not) */
 static long ze_error_result;
 static const char *ze_error_call;
 
@@ -106,7 +106,8 @@ static int ze_enumerate(void)
             free(devices), free(drivers);
             return ze_fail("zeContextCreate", r);
         }
-        for (uint32_t i = 0; i < n; i++) ze_slots[ze_nslots++] = (ze_slot){context, devices[i]};
+        for (uint32_t i = 0; i < n; i++)
+            ze_slots[ze_nslots++] = (ze_slot){context, devices[i]};
         free(devices);
     }
     free(drivers);
@@ -166,7 +167,7 @@ static const char *result_name(cg_load_api api, long result)
     const char *name = cg_result_name(api_name(api), result);
     if (name) return name;
     if (api == CG_LOAD_API_CUDA) return cuda_result_name(result);
-#define CG_PY_NAME(n)                                                                                          \
+#define CG_PY_NAME(n)                                                                                                  \
     if (result == (long)(n)) return #n;
     if (api == CG_LOAD_API_ZE) {
         CG_PY_ZE_RESULTS(CG_PY_NAME)
@@ -185,11 +186,12 @@ static PyObject *raise_load(int rc, cg_load_api api, const char *message, const 
                             const char *log, int out_of_resources)
 {
     int driver = rc == CG_LOAD_EDRIVER || rc == CG_LOAD_ERESOURCES || out_of_resources;
-    PyObject *type = !driver ? error_type : (rc == CG_LOAD_ERESOURCES || out_of_resources) ? out_of_resources_type
-                                                                                           : driver_error_type;
+    PyObject *type = !driver                                          ? error_type
+                     : (rc == CG_LOAD_ERESOURCES || out_of_resources) ? out_of_resources_type
+                                                                      : driver_error_type;
     const char *name = call && driver ? result_name(api, result) : NULL;
-    PyObject *args = Py_BuildValue("(sis)", message && *message ? message : cg_load_status_name(rc), rc,
-                                   cg_load_status_name(rc));
+    PyObject *args =
+        Py_BuildValue("(sis)", message && *message ? message : cg_load_status_name(rc), rc, cg_load_status_name(rc));
     PyObject *kw = driver ? Py_BuildValue("{ssszslszss}", "api", api_name(api), "function", call, "result", result,
                                           "result_name", name, "build_log", log ? log : "")
                           : NULL;
@@ -222,8 +224,8 @@ static void *as_handle(PyObject *o, const char *what, int *bad)
 PyObject *py_load_binary(PyObject *self, PyObject *args, PyObject *kw)
 {
     (void)self;
-    static char *names[] = {"api", "name", "kernel", "shared_mem", "device", "context", "device_handle",
-                            "build_flags", "format", "max_spills", "flags", NULL};
+    static char *names[] = {"api",           "name",        "kernel", "shared_mem", "device", "context",
+                            "device_handle", "build_flags", "format", "max_spills", "flags",  NULL};
     int api, format, max_spills;
     long device;
     const char *name, *build_flags;
@@ -271,11 +273,10 @@ PyObject *py_load_binary(PyObject *self, PyObject *args, PyObject *kw)
     cg_load_result *res = NULL;
     int rc = 0, enum_rc = 0;
     char why[320] = "";
-    Py_BEGIN_ALLOW_THREADS
-    if (req.api == CG_LOAD_API_ZE && !req.device) enum_rc = ze_device(device, &req.context, &req.device, why, sizeof why);
+    Py_BEGIN_ALLOW_THREADS if (req.api == CG_LOAD_API_ZE && !req.device) enum_rc =
+        ze_device(device, &req.context, &req.device, why, sizeof why);
     if (enum_rc == 0) rc = cg_load_binary(&req, &res);
-    Py_END_ALLOW_THREADS
-    Py_DECREF(kernel);
+    Py_END_ALLOW_THREADS Py_DECREF(kernel);
     if (enum_rc == -2) return PyErr_Format(PyExc_ValueError, "%s", why);
     if (enum_rc < 0) return raise_load(CG_LOAD_EDRIVER, req.api, why, ze_error_call, ze_error_result, "", 0);
     if (!res) return raise_load(rc ? rc : CG_ENOMEM, req.api, "out of memory", NULL, 0, NULL, 0);

@@ -80,10 +80,8 @@ static PyObject *py_serialize(PyObject *self, PyObject *args, PyObject *kw)
     cg_scope scope;
     if (parse_scope(scope_s, &scope) < 0) return NULL;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = cg_serialize(site, domain, scope);
-    Py_END_ALLOW_THREADS
-    return status_result(rc);
+    Py_BEGIN_ALLOW_THREADS rc = cg_serialize(site, domain, scope);
+    Py_END_ALLOW_THREADS return status_result(rc);
 }
 
 static PyObject *py_set_transition(PyObject *self, PyObject *args, PyObject *kw)
@@ -95,10 +93,8 @@ static PyObject *py_set_transition(PyObject *self, PyObject *args, PyObject *kw)
     cg_transition t;
     if (parse_transition(name, &t) < 0) return NULL;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = cg_set_transition(site, t);
-    Py_END_ALLOW_THREADS
-    return status_result(rc);
+    Py_BEGIN_ALLOW_THREADS rc = cg_set_transition(site, t);
+    Py_END_ALLOW_THREADS return status_result(rc);
 }
 
 static PyObject *py_set_blocking(PyObject *self, PyObject *args, PyObject *kw)
@@ -109,10 +105,8 @@ static PyObject *py_set_blocking(PyObject *self, PyObject *args, PyObject *kw)
     int blocking;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "sp|z", names, &site, &blocking, &reason)) return NULL;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = cg_set_blocking(site, blocking, reason);
-    Py_END_ALLOW_THREADS
-    return status_result(rc);
+    Py_BEGIN_ALLOW_THREADS rc = cg_set_blocking(site, blocking, reason);
+    Py_END_ALLOW_THREADS return status_result(rc);
 }
 
 static PyObject *py_configure(PyObject *self, PyObject *args)
@@ -121,10 +115,8 @@ static PyObject *py_configure(PyObject *self, PyObject *args)
     const char *variable, *value;
     if (!PyArg_ParseTuple(args, "ss", &variable, &value)) return NULL;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = cg_configure(variable, value);
-    Py_END_ALLOW_THREADS
-    return status_result(rc);
+    Py_BEGIN_ALLOW_THREADS rc = cg_configure(variable, value);
+    Py_END_ALLOW_THREADS return status_result(rc);
 }
 
 static PyObject *py_policy_load(PyObject *self, PyObject *args)
@@ -133,10 +125,8 @@ static PyObject *py_policy_load(PyObject *self, PyObject *args)
     const char *path;
     if (!PyArg_ParseTuple(args, "s", &path)) return NULL;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = cg_policy_load(path);
-    Py_END_ALLOW_THREADS
-    return status_result(rc);
+    Py_BEGIN_ALLOW_THREADS rc = cg_policy_load(path);
+    Py_END_ALLOW_THREADS return status_result(rc);
 }
 
 static PyObject *py_set_runtime(PyObject *self, PyObject *args)
@@ -173,10 +163,8 @@ static PyObject *py_get_stats(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "s", &site)) return NULL;
     cg_site_stats s;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = cg_get_stats(site, &s);
-    Py_END_ALLOW_THREADS
-    if (rc < 0) return raise_status(rc);
+    Py_BEGIN_ALLOW_THREADS rc = cg_get_stats(site, &s);
+    Py_END_ALLOW_THREADS if (rc < 0) return raise_status(rc);
     return Py_BuildValue("{sKsKsKsKsKsKsKsKsK}", "calls", (unsigned long long)s.calls, "nested",
                          (unsigned long long)s.nested, "errors", (unsigned long long)s.errors, "total_ns",
                          (unsigned long long)s.total_ns, "max_ns", (unsigned long long)s.max_ns, "lock_wait_ns",
@@ -198,10 +186,8 @@ static PyObject *py_report_write(PyObject *self, PyObject *args)
     cg_report_format format;
     if (parse_format(format_s, &format) < 0) return NULL;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = cg_report_write(path, format);
-    Py_END_ALLOW_THREADS
-    return status_result(rc);
+    Py_BEGIN_ALLOW_THREADS rc = cg_report_write(path, format);
+    Py_END_ALLOW_THREADS return status_result(rc);
 }
 
 static PyObject *py_report_convert(PyObject *self, PyObject *args)
@@ -212,10 +198,8 @@ static PyObject *py_report_convert(PyObject *self, PyObject *args)
     cg_report_format format;
     if (parse_format(format_s, &format) < 0) return NULL;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = cg_report_convert(json_path, path, format);
-    Py_END_ALLOW_THREADS
-    return status_result(rc);
+    Py_BEGIN_ALLOW_THREADS rc = cg_report_convert(json_path, path, format);
+    Py_END_ALLOW_THREADS return status_result(rc);
 }
 
 /* ---- what is loaded ------------------------------------------------------------------ */
@@ -327,7 +311,8 @@ static PyMethodDef methods[] = {
      "set_blocking(site, blocking, reason=None): cg_set_blocking"},
     {"configure", py_configure, METH_VARARGS, "configure(variable, value): cg_configure"},
     {"policy_load", py_policy_load, METH_VARARGS, "policy_load(path): cg_policy_load"},
-    {"set_runtime", py_set_runtime, METH_VARARGS, "set_runtime('none'|'auto'|'release'|'cpython'|'julia'): cg_set_runtime"},
+    {"set_runtime", py_set_runtime, METH_VARARGS,
+     "set_runtime('none'|'auto'|'release'|'cpython'|'julia'): cg_set_runtime"},
     {"set_stall_ms", py_set_stall_ms, METH_VARARGS, "set_stall_ms(ms): cg_set_stall_ms"},
     {"stats_enable", py_stats_enable, METH_VARARGS, "stats_enable(on=True): cg_stats_enable"},
     {"get_stats", py_get_stats, METH_VARARGS, "get_stats(site) -> dict: cg_get_stats"},
@@ -349,8 +334,15 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "callguard._native", "libcallguard's C API (see the callguard package)", -1, methods,
-    NULL, NULL, NULL, NULL,
+    PyModuleDef_HEAD_INIT,
+    "callguard._native",
+    "libcallguard's C API (see the callguard package)",
+    -1,
+    methods,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
 };
 
 PyMODINIT_FUNC PyInit__native(void)

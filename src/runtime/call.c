@@ -36,7 +36,7 @@ typedef struct cgi_frame {
     cg_thunk thunk;
     void *args;
     uint32_t domain, scope;
-    cgi_dlock dlock; /* what the domain's lock took, for its unlock */
+    cgi_dlock dlock;  /* what the domain's lock took, for its unlock */
     uint32_t threads; /* CGI_DOM_CHECK | CGI_DOM_HLOCK: the site's thread rules are checked, locked */
     int timed;
     int err;
@@ -82,8 +82,7 @@ static inline void cgi_max_loop(cg_counters *c, uint64_t v)
 {
     uint64_t cur = atomic_load_explicit(&c->max_ns, memory_order_relaxed);
     while (v > cur &&
-           !atomic_compare_exchange_weak_explicit(&c->max_ns, &cur, v, memory_order_relaxed, memory_order_relaxed)) {
-    }
+           !atomic_compare_exchange_weak_explicit(&c->max_ns, &cur, v, memory_order_relaxed, memory_order_relaxed)) {}
 }
 
 /* Out of line: called only for a call longer than the longest so far. */

@@ -51,8 +51,7 @@ void cgi_clock_init(void)
 static void cgi_clock_calibrate_once(void)
 {
     if (!cgi_clk.tsc) return;
-    while (cgi_now_ns() - cgi_clk.mono0 < 1000000u) {
-    }
+    while (cgi_now_ns() - cgi_clk.mono0 < 1000000u) {}
     uint64_t mono = 0, ticks = 0;
     cgi_clock_pair(&ticks, &mono);
     uint64_t dt = ticks - cgi_clk.tick0, dm = mono - cgi_clk.mono0;

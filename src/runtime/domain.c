@@ -35,15 +35,14 @@ int cgi_domain_get(const char *name, cg_scope scope, uint32_t *id)
         char ch = name[i];
         int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
                  ch == '-' || ch == '.';
-        if (!ok)
-            return cgi_fail(CG_EINVAL, "domain name '%s': expected letters, digits, '_', '-' or '.'", name);
+        if (!ok) return cgi_fail(CG_EINVAL, "domain name '%s': expected letters, digits, '_', '-' or '.'", name);
     }
     uint32_t n = atomic_load(&cgi_ndomains);
     for (uint32_t i = 0; i < n; i++) {
         if (strcmp(cgi_domains[i].name, name) != 0) continue;
         if (cgi_domains[i].scope != (uint32_t)scope)
             return cgi_fail(CG_EINVAL, "domain '%s' is %s-scoped; a site cannot join it with scope %s", name,
-                           cgi_scope_name(cgi_domains[i].scope), cgi_scope_name(scope));
+                            cgi_scope_name(cgi_domains[i].scope), cgi_scope_name(scope));
         if (id) *id = i + 1;
         return CG_OK;
     }
@@ -80,8 +79,10 @@ cgi_dlock cgi_domain_lock(uint32_t id, uint32_t scope, const void *key, int *wai
 
 void cgi_domain_unlock(uint32_t id, cgi_dlock l)
 {
-    if (l) cgi_hl_unlock(l, 1);
-    else pthread_mutex_unlock(&cgi_domains[id - 1].lock);
+    if (l)
+        cgi_hl_unlock(l, 1);
+    else
+        pthread_mutex_unlock(&cgi_domains[id - 1].lock);
 }
 
 /* After fork only the forking thread exists: locks other threads held stay
@@ -89,5 +90,6 @@ void cgi_domain_unlock(uint32_t id, cgi_dlock l)
 void cgi_domains_after_fork_child(void)
 {
     uint32_t n = atomic_load(&cgi_ndomains);
-    for (uint32_t i = 0; i < n; i++) cgi_domain_init_locks(&cgi_domains[i]);
+    for (uint32_t i = 0; i < n; i++)
+        cgi_domain_init_locks(&cgi_domains[i]);
 }

@@ -57,8 +57,9 @@ static int cgi_parse_serialize_list(const char *value, const char *origin)
             domain = eq + 1;
         }
         if (!cgi_valid_site_name(item)) {
-            rc = cgi_fail(CG_EINVAL, "'%s': '%s' is not an entry point name: expected FN[=DOMAIN][:process|:handle][,...]",
-                         value, item);
+            rc = cgi_fail(CG_EINVAL,
+                          "'%s': '%s' is not an entry point name: expected FN[=DOMAIN][:process|:handle][,...]", value,
+                          item);
             break;
         }
         cgi_setting *st = cgi_setting_add(CGI_SET_SERIALIZE, item, origin);
@@ -130,7 +131,11 @@ static int cgi_is_elf_object(const char *path)
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return 0;
     struct stat st;
-    int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && read(fd, magic, 4) == 4 && memcmp(magic, "\x7f" "ELF", 4) == 0;
+    int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && read(fd, magic, 4) == 4 &&
+             memcmp(magic,
+                    "\x7f"
+                    "ELF",
+                    4) == 0;
     close(fd);
     return ok;
 }
@@ -159,22 +164,29 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
     if (strcmp(k, "SERIALIZE") == 0) {
         cgi_setting **before = cgi_settings_mark();
         rc = cgi_parse_serialize_list(v, var);
-        if (rc != CG_OK) cgi_settings_drop_from(before);
-        else if (from_env) cgi_settings_keep(before);
-        else rc = cgi_settings_commit(before);
+        if (rc != CG_OK)
+            cgi_settings_drop_from(before);
+        else if (from_env)
+            cgi_settings_keep(before);
+        else
+            rc = cgi_settings_commit(before);
     } else if (strcmp(k, "TRANSITION") == 0) {
         cg_transition t = CG_TRANSITION_ALWAYS;
         rc = cgi_parse_transition(v, &t);
         if (rc == CG_OK) {
             cgi_setting **before = cgi_settings_mark();
             cgi_setting_add(CGI_SET_TRANSITION, NULL, var)->transition = t;
-            if (from_env) cgi_settings_keep(before);
-            else rc = cgi_settings_commit(before);
+            if (from_env)
+                cgi_settings_keep(before);
+            else
+                rc = cgi_settings_commit(before);
         }
     } else if (strcmp(k, "RUNTIME") == 0) {
         rc = cgi_runtime_set_locked(v);
     } else if (strcmp(k, "REPORT") == 0) {
-        if (!*v) return cgi_fail(CG_EINVAL, "empty value: expected a file name for a JSON report, or '-' for a table on stderr");
+        if (!*v)
+            return cgi_fail(CG_EINVAL,
+                            "empty value: expected a file name for a JSON report, or '-' for a table on stderr");
         if (strcmp(v, "-") != 0 && (rc = cgi_check_new_file(v)) != CG_OK) return rc;
         free(cgi_report_path);
         cgi_report_path = strdup(v);
@@ -192,9 +204,12 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
         rc = cgi_signals_set(v, cgi_in_cli);
     } else if (strcmp(k, "CHECK") == 0) {
         /* A list, so later checks can join: today only threads. */
-        if (strcmp(v, "threads") == 0) rc = cgi_thr_set_check(1);
-        else if (strcmp(v, "none") == 0 || !*v) rc = cgi_thr_set_check(0);
-        else return cgi_fail(CG_EINVAL, "'%s': expected threads (check the thread rules) or none", v);
+        if (strcmp(v, "threads") == 0)
+            rc = cgi_thr_set_check(1);
+        else if (strcmp(v, "none") == 0 || !*v)
+            rc = cgi_thr_set_check(0);
+        else
+            return cgi_fail(CG_EINVAL, "'%s': expected threads (check the thread rules) or none", v);
     } else if (strcmp(k, "CHECK_HOLD_US") == 0) {
         /* A test aid: holds each checked call open so overlaps show on few cores. */
         char *end;
@@ -219,16 +234,19 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
     } else if (cgi_library_var(k)) {
         if (v[0] != '/' || access(v, R_OK) != 0)
             return cgi_fail(CG_EINVAL, "'%s': expected the absolute path of a readable library%s%s", v,
-                           v[0] == '/' ? ": " : "", v[0] == '/' ? strerror(errno) : "");
+                            v[0] == '/' ? ": " : "", v[0] == '/' ? strerror(errno) : "");
         if (!cgi_is_elf_object(v))
-            return cgi_fail(CG_EINVAL, "'%s': not a shared library (no ELF header): expected the absolute path of the "
-                                       "real library",
+            return cgi_fail(CG_EINVAL,
+                            "'%s': not a shared library (no ELF header): expected the absolute path of the "
+                            "real library",
                             v);
         if (!from_env) cgi_library_set(var, v);
     } else {
         return cgi_fail(CG_EINVAL,
-                       "unknown setting; expected one of CALLGUARD_SERIALIZE, _TRANSITION, _RUNTIME, _REPORT, _TRACE, "
-                        "_TRACE_LINES, _STALL_MS, _SIGNALS, _POLICY, _QUIRKS, _CHECK, _CHECK_HOLD_US, _SERIALIZE_HANDLES, _STATS_DIR, _STATS_LOST, _CACHE, _CACHE_DIR, _CACHE_SIZE or _<API>_LIBRARY (API in capitals: CALLGUARD_CL_LIBRARY)");
+                        "unknown setting; expected one of CALLGUARD_SERIALIZE, _TRANSITION, _RUNTIME, _REPORT, _TRACE, "
+                        "_TRACE_LINES, _STALL_MS, _SIGNALS, _POLICY, _QUIRKS, _CHECK, _CHECK_HOLD_US, "
+                        "_SERIALIZE_HANDLES, _STATS_DIR, _STATS_LOST, _CACHE, _CACHE_DIR, _CACHE_SIZE or "
+                        "_<API>_LIBRARY (API in capitals: CALLGUARD_CL_LIBRARY)");
     }
     return rc;
 }

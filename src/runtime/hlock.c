@@ -77,8 +77,10 @@ __attribute__((noinline)) static void cgi_hl_spin(cgi_hl_bucket *b)
 {
     for (unsigned n = 0;; n++) {
         while (atomic_load_explicit(&b->lock, memory_order_relaxed))
-            if (++n < 64) __builtin_ia32_pause();
-            else sched_yield();
+            if (++n < 64)
+                __builtin_ia32_pause();
+            else
+                sched_yield();
         if (!atomic_exchange_explicit(&b->lock, 1, memory_order_acquire)) return;
     }
 }
@@ -171,12 +173,16 @@ void cgi_hl_unlock(cgi_hl *e, int write)
 {
     cgi_hl_bucket *b = e->bucket;
     cgi_hl_enter(b);
-    if (write) e->writer = 0;
-    else e->readers--;
+    if (write)
+        e->writer = 0;
+    else
+        e->readers--;
     /* A writer's release may let anyone in; a reader's only when it was the last. */
     int wake = e->waiting && (write || !e->readers);
-    if (wake) atomic_fetch_add_explicit(&e->seq, 1, memory_order_relaxed);
-    else cgi_hl_retire(e);
+    if (wake)
+        atomic_fetch_add_explicit(&e->seq, 1, memory_order_relaxed);
+    else
+        cgi_hl_retire(e);
     cgi_hl_leave(b);
     /* The entry may be another handle's by now: a wake-up there is only spurious. */
     if (wake) syscall(SYS_futex, &e->seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
@@ -187,7 +193,8 @@ void cgi_hl_after_fork_child(void)
     /* Writes only what is in use: a table never used stays untouched (no page copied into the child). */
     for (unsigned i = 0; i < CGI_HL_BUCKETS; i++) {
         cgi_hl_bucket *b = &cgi_hl_table[i];
-        if (atomic_load_explicit(&b->lock, memory_order_relaxed)) atomic_store_explicit(&b->lock, 0, memory_order_relaxed);
+        if (atomic_load_explicit(&b->lock, memory_order_relaxed))
+            atomic_store_explicit(&b->lock, 0, memory_order_relaxed);
         for (cgi_hl_block *k = &b->first; k; k = k->next)
             for (int j = 0; j < CGI_HL_WAYS; j++) {
                 cgi_hl *e = &k->e[j];

@@ -20,7 +20,8 @@
 static uint32_t cgi_name_hash(const char *name)
 {
     uint32_t h = 2166136261u; /* FNV-1a */
-    for (const unsigned char *c = (const unsigned char *)name; *c; c++) h = (h ^ *c) * 16777619u;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        h = (h ^ *c) * 16777619u;
     return h;
 }
 
@@ -31,14 +32,17 @@ static uint32_t cgi_name_hash(const char *name)
 static void cgi_find_bases(cg_layer *l)
 {
     unsigned n = l->nsites, any = 0;
-    for (unsigned i = 0; i < n; i++) any |= l->defaults[i].base != NULL;
+    for (unsigned i = 0; i < n; i++)
+        any |= l->defaults[i].base != NULL;
     if (!any) return;
     unsigned size = 16;
-    while (size < 2 * n) size *= 2;
+    while (size < 2 * n)
+        size *= 2;
     unsigned *t = calloc(size, sizeof *t); /* site index + 1; 0: empty */
     for (unsigned i = 0; t && i < n; i++) {
         unsigned h = cgi_name_hash(l->defaults[i].name) & (size - 1);
-        while (t[h]) h = (h + 1) & (size - 1);
+        while (t[h])
+            h = (h + 1) & (size - 1);
         t[h] = i + 1;
     }
     for (unsigned i = 0; i < n; i++) {
@@ -108,7 +112,8 @@ void cg_layer_register(cg_layer *l)
             const cg_site_default *d = &l->defaults[i];
             int32_t codes[CG_MAX_STATES];
             unsigned n = d->states && d->nstates <= CG_MAX_STATES ? d->nstates : 0;
-            for (unsigned k = 0; k < n; k++) codes[k] = d->states[k];
+            for (unsigned k = 0; k < n; k++)
+                codes[k] = d->states[k];
             cgi_stats_set_states(s, codes, n);
             cgi_stats_note_policy(s);
         }
@@ -118,6 +123,7 @@ void cg_layer_register(cg_layer *l)
     __atomic_store_n(&cgi_layers, l, __ATOMIC_RELEASE);
     cgi_settings_apply_pending(l);
     cgi_quirks_apply_layer(l);
-    for (unsigned i = 0; i < l->nsites; i++) cgi_site_refresh(&l->sites[i]);
+    for (unsigned i = 0; i < l->nsites; i++)
+        cgi_site_refresh(&l->sites[i]);
     pthread_mutex_unlock(&cgi_cfg_lock);
 }

@@ -18,7 +18,10 @@ static const char *const cgi_scope_names[] = {"process", "handle"};
 #define CGI_TRANSITION_CHOICES "always, blocking or never"
 #define CGI_SCOPE_CHOICES "process or handle"
 
-static inline const char *cgi_transition_name(unsigned t) { return t < CGI_NTRANSITIONS ? cgi_transition_names[t] : "?"; }
+static inline const char *cgi_transition_name(unsigned t)
+{
+    return t < CGI_NTRANSITIONS ? cgi_transition_names[t] : "?";
+}
 static inline const char *cgi_scope_name(unsigned s) { return s < CGI_NSCOPES ? cgi_scope_names[s] : "?"; }
 
 /* Returns the value named, or -1. */

@@ -132,8 +132,9 @@ int cgi_outfile_name_too_long(const char *path, char *why, size_t cap)
     const char *last = slash ? slash + 1 : path;
     size_t len = strlen(path), n = strlen(last);
     if (len + CGI_OUTFILE_SUFFIX >= PATH_MAX) {
-        snprintf(why, cap, "the path has %zu bytes: at most %d fit (PATH_MAX %d, less %d for the new file's suffix .XXXXXX)",
-                 len, PATH_MAX - 1 - CGI_OUTFILE_SUFFIX, PATH_MAX, CGI_OUTFILE_SUFFIX);
+        snprintf(why, cap,
+                 "the path has %zu bytes: at most %d fit (PATH_MAX %d, less %d for the new file's suffix .XXXXXX)", len,
+                 PATH_MAX - 1 - CGI_OUTFILE_SUFFIX, PATH_MAX, CGI_OUTFILE_SUFFIX);
         return 1;
     }
     long max = NAME_MAX;
@@ -144,8 +145,10 @@ int cgi_outfile_name_too_long(const char *path, char *why, size_t cap)
         free(dir);
     }
     if ((long)(n + CGI_OUTFILE_SUFFIX) <= max) return 0;
-    snprintf(why, cap, "its last name has %zu bytes: at most %ld fit there (a name has at most %ld, less %d for the new "
-             "file's suffix .XXXXXX)", n, max - CGI_OUTFILE_SUFFIX, max, CGI_OUTFILE_SUFFIX);
+    snprintf(why, cap,
+             "its last name has %zu bytes: at most %ld fit there (a name has at most %ld, less %d for the new "
+             "file's suffix .XXXXXX)",
+             n, max - CGI_OUTFILE_SUFFIX, max, CGI_OUTFILE_SUFFIX);
     return 1;
 }
 
@@ -158,9 +161,12 @@ int cgi_outfile_check(const char *path, char *where, size_t cap)
     if (lstat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISBLK(st.st_mode))) return 0;
     const char *slash = strrchr(path, '/');
     if (cgi_outfile_name_too_long(path, where, cap)) return ENAMETOOLONG;
-    if (!slash) snprintf(where, cap, ".");
-    else if (slash == path) snprintf(where, cap, "/");
-    else snprintf(where, cap, "%.*s", (int)(slash - path), path);
+    if (!slash)
+        snprintf(where, cap, ".");
+    else if (slash == path)
+        snprintf(where, cap, "/");
+    else
+        snprintf(where, cap, "%.*s", (int)(slash - path), path);
     if (stat(where, &st) != 0) return errno;
     if (!S_ISDIR(st.st_mode)) return ENOTDIR;
     return access(where, W_OK | X_OK) == 0 ? 0 : errno;

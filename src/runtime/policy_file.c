@@ -53,8 +53,10 @@ static int cgi_policy_section(pini_file *f, const pini_section *s, void *user)
         return s->value[PINI_STATES] ? cgi_policy_states(s, NULL, s->value[PINI_NAME], pini_path(f)) : 0;
     }
     if (s->kind == PINI_QUIRK)
-        return pini_error(f, s->line, "[%s] is a quirk: quirks go in a quirks file (CALLGUARD_QUIRKS, docs/quirks.md), "
-                                      "not a policy file", s->name);
+        return pini_error(f, s->line,
+                          "[%s] is a quirk: quirks go in a quirks file (CALLGUARD_QUIRKS, docs/quirks.md), "
+                          "not a policy file",
+                          s->name);
     const char *const *v = s->value;
     const char *site = s->kind == PINI_SITE ? s->name : NULL;
     if (site && !cgi_valid_site_name(site))
@@ -71,8 +73,9 @@ static int cgi_policy_section(pini_file *f, const pini_section *s, void *user)
     }
     if (v[PINI_SERIALIZE]) {
         if (strlen(v[PINI_SERIALIZE]) >= CGI_DOMAIN_NAME_MAX)
-            return pini_error(f, s->key_line[PINI_SERIALIZE], "serialize = %s: a domain name is shorter than %d characters",
-                              v[PINI_SERIALIZE], CGI_DOMAIN_NAME_MAX);
+            return pini_error(f, s->key_line[PINI_SERIALIZE],
+                              "serialize = %s: a domain name is shorter than %d characters", v[PINI_SERIALIZE],
+                              CGI_DOMAIN_NAME_MAX);
         cgi_setting *st = cgi_setting_add(CGI_SET_SERIALIZE, site, origin);
         st->domain = strdup(v[PINI_SERIALIZE]);
         st->scope = v[PINI_SCOPE] ? (cg_scope)pini_word(PINI_SCOPE, v[PINI_SCOPE]) : CG_SCOPE_PROCESS;
@@ -81,7 +84,8 @@ static int cgi_policy_section(pini_file *f, const pini_section *s, void *user)
         return pini_error(f, s->key_line[PINI_STATES], "out of memory");
     /* Thread rules are compiled into the layer: a file may repeat them, checked when the site is loaded. */
     int rules = 0;
-    for (int k = 0; k < CGI_RULE_KEYS; k++) rules |= v[PINI_WRITES + k] != NULL;
+    for (int k = 0; k < CGI_RULE_KEYS; k++)
+        rules |= v[PINI_WRITES + k] != NULL;
     if (site && rules) {
         cgi_setting *st = cgi_setting_add(CGI_SET_RULES, site, origin);
         for (int k = 0; k < CGI_RULE_KEYS; k++)

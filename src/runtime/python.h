@@ -21,7 +21,7 @@ enum {
  * these and looks them up in cgi_py_lookup; a missing optional symbol
  * leaves its pointer NULL and must not change `state`. */
 typedef struct cgi_py_api {
-    _Atomic int state; /* CGI_PY_* */
+    _Atomic int state;     /* CGI_PY_* */
     unsigned long version; /* PY_VERSION_HEX of the running interpreter (Py_Version), 0 if before 3.11 */
     int (*is_initialized)(void);
     void *(*this_thread_state)(void); /* PyGILState_GetThisThreadState */

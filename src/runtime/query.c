@@ -41,7 +41,8 @@ int cg_reset_stats(void)
 {
     pthread_mutex_lock(&cgi_cfg_lock);
     uint32_t n = atomic_load(&cgi_stats->h.nrecords);
-    for (uint32_t i = 0; i < n; i++) cgi_ctr_zero(&cgi_stats->r[i]);
+    for (uint32_t i = 0; i < n; i++)
+        cgi_ctr_zero(&cgi_stats->r[i]);
     cgi_stats_reset_stalls();
     pthread_mutex_unlock(&cgi_cfg_lock);
     return CG_OK;
@@ -102,7 +103,8 @@ long cg_list_layers(cg_layer_info *out, size_t max)
 {
     pthread_mutex_lock(&cgi_cfg_lock);
     long n = 0;
-    for (cg_layer *l = cgi_layers; l; l = l->next) n++;
+    for (cg_layer *l = cgi_layers; l; l = l->next)
+        n++;
     long i = n;
     /* cgi_layers is newest first; the list is in registration order. */
     for (cg_layer *l = cgi_layers; l; l = l->next) {

@@ -156,9 +156,9 @@ static int cgi_quirk_section(pini_file *f, const pini_section *s, void *user)
     if (strlen(v[PINI_Q_DOMAIN]) >= CGI_DOMAIN_NAME_MAX)
         return pini_error(f, s->key_line[PINI_Q_DOMAIN], "domain = %s: a domain name has at most %d characters",
                           v[PINI_Q_DOMAIN], CGI_DOMAIN_NAME_MAX - 1);
-    if (strlen(v[PINI_Q_SERIALIZE]) >= sizeof ((cgi_quirk_rec *)0)->sites ||
-        strlen(v[PINI_Q_SOURCE]) >= sizeof ((cgi_quirk_rec *)0)->source ||
-        strlen(v[PINI_Q_WHY]) >= sizeof ((cgi_quirk_rec *)0)->why)
+    if (strlen(v[PINI_Q_SERIALIZE]) >= sizeof((cgi_quirk_rec *)0)->sites ||
+        strlen(v[PINI_Q_SOURCE]) >= sizeof((cgi_quirk_rec *)0)->source ||
+        strlen(v[PINI_Q_WHY]) >= sizeof((cgi_quirk_rec *)0)->why)
         return pini_error(f, s->line, "[%s]: serialize, source and why have at most 255 characters each", s->name);
     cgi_check_site c = {f, s->key_line[PINI_Q_SERIALIZE]};
     if (pini_split(v[PINI_Q_SERIALIZE], ",", cgi_check_site_name, &c)) return PINI_EFORMAT;
@@ -348,7 +348,8 @@ static int cgi_quirk_fixable(const cgi_quirk *q, uint32_t *dom, char *why, size_
     cgi_apply a = {q, NULL, 0, missing, sizeof missing};
     pini_split(q->sites, ",", cgi_find_item, &a);
     if (missing[0]) {
-        snprintf(why, cap, "%s %s of the loaded layers: nothing serialized (a typo, or a name of another "
+        snprintf(why, cap,
+                 "%s %s of the loaded layers: nothing serialized (a typo, or a name of another "
                  "version of the API)",
                  missing, strchr(missing, ',') ? "are not entry points" : "is not an entry point");
         return 0;
@@ -428,7 +429,8 @@ static int cgi_identity_matches(const cgi_quirk *q, const cg_identity *id)
 {
     if (q->nvendors) {
         int any = 0;
-        for (unsigned k = 0; k < q->nvendors; k++) any |= q->vendor[k] == id->vendor;
+        for (unsigned k = 0; k < q->nvendors; k++)
+            any |= q->vendor[k] == id->vendor;
         if (!any) return 0;
     }
     if (q->driver && fnmatch(q->driver, id->name, 0) != 0) return 0;
@@ -437,10 +439,7 @@ static int cgi_identity_matches(const cgi_quirk *q, const cg_identity *id)
     return pini_range_has(&q->versions, &v);
 }
 
-static void cgi_copy(char *dst, size_t cap, const char *src)
-{
-    snprintf(dst, cap, "%s", src ? src : "");
-}
+static void cgi_copy(char *dst, size_t cap, const char *src) { snprintf(dst, cap, "%s", src ? src : ""); }
 
 /* The record of a matched quirk, kept while the region has room; the
  * ones past CGI_STATS_MAX_QUIRKS are counted. Only quirks.c writes these
@@ -448,9 +447,12 @@ static void cgi_copy(char *dst, size_t cap, const char *src)
 static void cgi_quirk_note(const cgi_quirk_rec *rec)
 {
     unsigned used = 0;
-    for (unsigned i = 0; i < CGI_STATS_MAX_QUIRKS; i++) used += atomic_load(&cgi_stats->quirk[i].valid) != 0;
-    if (used == CGI_STATS_MAX_QUIRKS) atomic_fetch_add(&cgi_stats->h.quirks_dropped, 1);
-    else cgi_stats_note_quirk(rec);
+    for (unsigned i = 0; i < CGI_STATS_MAX_QUIRKS; i++)
+        used += atomic_load(&cgi_stats->quirk[i].valid) != 0;
+    if (used == CGI_STATS_MAX_QUIRKS)
+        atomic_fetch_add(&cgi_stats->h.quirks_dropped, 1);
+    else
+        cgi_stats_note_quirk(rec);
 }
 
 /* Caller holds cgi_cfg_lock. */
@@ -515,7 +517,8 @@ void cg_layer_identify(cg_layer *layer, cg_probe probe)
     char item[CGI_API_NAME_MAX + 2];
     snprintf(item, sizeof item, ",%s,", layer->api);
     unsigned n = atomic_load(&cgi_nprobed), i = 0;
-    while (i < n && strcmp(cgi_probed[i].api, layer->api) != 0) i++;
+    while (i < n && strcmp(cgi_probed[i].api, layer->api) != 0)
+        i++;
     pthread_mutex_lock(&cgi_apis_lock);
     int wanted = strstr(cgi_quirks_apis, item) != NULL;
     pthread_mutex_unlock(&cgi_apis_lock);

@@ -21,15 +21,22 @@ static void cgi_json_str(FILE *out, const char *s)
     fputc('"', out);
     for (; *s; s++) {
         unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') fprintf(out, "\\%c", ch);
-        else if (ch == '\n') fputs("\\n", out);
-        else if (ch == '\t') fputs("\\t", out);
-        else if (ch < 0x20) fprintf(out, "\\u%04x", ch);
-        else if (ch < 0x80) fputc(ch, out);
+        if (ch == '"' || ch == '\\')
+            fprintf(out, "\\%c", ch);
+        else if (ch == '\n')
+            fputs("\\n", out);
+        else if (ch == '\t')
+            fputs("\\t", out);
+        else if (ch < 0x20)
+            fprintf(out, "\\u%04x", ch);
+        else if (ch < 0x80)
+            fputc(ch, out);
         else {
             size_t n = cgi_utf8_seq(s, strnlen(s, 4));
-            if (n) fwrite(s, 1, n, out), s += n - 1;
-            else fputs(CGI_UTF8_REPLACEMENT, out);
+            if (n)
+                fwrite(s, 1, n, out), s += n - 1;
+            else
+                fputs(CGI_UTF8_REPLACEMENT, out);
         }
     }
     fputc('"', out);
@@ -47,8 +54,10 @@ static void cgi_text_str(FILE *out, const char *s, size_t max)
         size_t n = cgi_utf8_seq(s, left);
         unsigned char ch = (unsigned char)*s;
         int c1 = n == 2 && ch == 0xc2 && (unsigned char)s[1] < 0xa0;
-        if (n > 1 && !c1) fwrite(s, 1, n, out);
-        else fputc(n == 1 && ch >= 0x20 && ch != 0x7f ? ch : '?', out);
+        if (n > 1 && !c1)
+            fwrite(s, 1, n, out);
+        else
+            fputc(n == 1 && ch >= 0x20 && ch != 0x7f ? ch : '?', out);
         if (!n || c1) n = 1;
         s += n, left -= n;
     }
@@ -139,7 +148,8 @@ static void cgi_codes_add(cgi_code_list *l, const cgi_stats_record *rec, size_t 
 static void cgi_codes_other(const cgi_code_list *l, uint64_t *errors, uint64_t *states)
 {
     uint64_t e = 0, st = 0;
-    for (size_t x = 0; x < l->n; x++) *(l->v[x].state ? &st : &e) += l->v[x].count;
+    for (size_t x = 0; x < l->n; x++)
+        *(l->v[x].state ? &st : &e) += l->v[x].count;
     *errors = l->errors > e ? l->errors - e : 0;
     *states = l->states > st ? l->states - st : 0;
 }
@@ -156,8 +166,12 @@ static void cgi_json_codes(FILE *out, const cgi_code_list *l)
         fprintf(out, ", \"code\": %d, \"calls\": %lu, \"kind\": \"%s\"}", (int)l->v[x].code,
                 (unsigned long)l->v[x].count, l->v[x].state ? "state" : "error");
     }
-    if (oe) fprintf(out, "%s{\"name\": \"other\", \"code\": null, \"calls\": %lu, \"kind\": \"error\"}", k++ ? ", " : "", (unsigned long)oe);
-    if (os) fprintf(out, "%s{\"name\": \"other\", \"code\": null, \"calls\": %lu, \"kind\": \"state\"}", k++ ? ", " : "", (unsigned long)os);
+    if (oe)
+        fprintf(out, "%s{\"name\": \"other\", \"code\": null, \"calls\": %lu, \"kind\": \"error\"}", k++ ? ", " : "",
+                (unsigned long)oe);
+    if (os)
+        fprintf(out, "%s{\"name\": \"other\", \"code\": null, \"calls\": %lu, \"kind\": \"state\"}", k++ ? ", " : "",
+                (unsigned long)os);
     fputc(']', out);
 }
 
@@ -186,7 +200,8 @@ static uint32_t cgi_nrec(const cgi_stats_region *r)
 static cgi_totals cgi_proc_totals(const cgi_stats_region *r)
 {
     cgi_totals t = {0};
-    for (uint32_t i = 0; i < cgi_nrec(r); i++) cgi_add(&t, &r->r[i].c);
+    for (uint32_t i = 0; i < cgi_nrec(r); i++)
+        cgi_add(&t, &r->r[i].c);
     return t;
 }
 
@@ -259,9 +274,11 @@ static void cgi_json_stalls_and_in_flight(FILE *out, const cgi_stats_region *r)
         cgi_json_str(out, st->api);
         fprintf(out, ", \"name\": ");
         cgi_json_str(out, st->name);
-        fprintf(out, ", \"ns\": %lu, \"call_ns\": %lu, \"lock_wait_ns\": %lu, \"entered_ns\": %lu, \"tid\": %d, \"thread\": ",
-                (unsigned long)st->ns, (unsigned long)st->call_ns, (unsigned long)st->wait_ns,
-                (unsigned long)st->at_ns, st->tid);
+        fprintf(
+            out,
+            ", \"ns\": %lu, \"call_ns\": %lu, \"lock_wait_ns\": %lu, \"entered_ns\": %lu, \"tid\": %d, \"thread\": ",
+            (unsigned long)st->ns, (unsigned long)st->call_ns, (unsigned long)st->wait_ns, (unsigned long)st->at_ns,
+            st->tid);
         cgi_json_str(out, st->thread);
         fprintf(out, ", \"runtime\": ");
         cgi_json_str(out, st->runtime);
@@ -323,9 +340,11 @@ static void cgi_json_quirks(FILE *out, const cgi_stats_region *r)
             size_t len = strcspn(s, ",");
             char site[CGI_NAME_MAX];
             const char *a = s;
-            while (*a == ' ') a++;
+            while (*a == ' ')
+                a++;
             size_t m = len - (size_t)(a - s);
-            while (m && a[m - 1] == ' ') m--;
+            while (m && a[m - 1] == ' ')
+                m--;
             snprintf(site, sizeof site, "%.*s", (int)m, a);
             fputs(first ? "" : ", ", out);
             cgi_json_str(out, site);
@@ -387,10 +406,7 @@ static void cgi_text_quirks(FILE *out, const cgi_stats_region *r)
 
 /* ---- thread-rule violations (threads.c) -------------------------------------------- */
 
-static const char *cgi_violation_kind(uint32_t kind)
-{
-    return kind == CGI_VIOLATION_SEQUENCE ? "sequence" : "overlap";
-}
+static const char *cgi_violation_kind(uint32_t kind) { return kind == CGI_VIOLATION_SEQUENCE ? "sequence" : "overlap"; }
 
 static uint64_t cgi_violations_total(const cgi_stats_region *r)
 {
@@ -441,8 +457,9 @@ static void cgi_text_violations(FILE *out, const cgi_stats_region *r)
     uint64_t total = cgi_violations_total(r), dropped = atomic_load(&r->h.violations_dropped);
     uint64_t untracked = atomic_load(&r->h.handles_untracked);
     if (!total && !dropped && !untracked) return;
-    fprintf(out, "  %lu thread-rule violation%s: calls the API's rules forbid to overlap on one handle "
-                 "(docs/threads.md)\n",
+    fprintf(out,
+            "  %lu thread-rule violation%s: calls the API's rules forbid to overlap on one handle "
+            "(docs/threads.md)\n",
             (unsigned long)(total + dropped), total + dropped == 1 ? "" : "s");
     for (unsigned i = 0; i < CGI_STATS_MAX_VIOLATIONS; i++) {
         const cgi_violation *v = &r->violation[i];
@@ -452,9 +469,8 @@ static void cgi_text_violations(FILE *out, const cgi_stats_region *r)
             fprintf(out,
                     "    sequence: %s %s %s %s (thread %d) after its own %s, and %s %s %s (thread %d) set it in "
                     "between; handle 0x%lx, %lu time%s\n",
-                    v->api, v->name, v->access, v->param, v->tid, v->set_name[0] ? v->set_name : "setting",
-                    v->other, v->other_access, v->other_param, v->other_tid, (unsigned long)v->handle, c,
-                    c == 1 ? "" : "s");
+                    v->api, v->name, v->access, v->param, v->tid, v->set_name[0] ? v->set_name : "setting", v->other,
+                    v->other_access, v->other_param, v->other_tid, (unsigned long)v->handle, c, c == 1 ? "" : "s");
         else
             fprintf(out,
                     "    overlap: %s %s %s %s (thread %d) while %s %s %s (thread %d) was inside; handle 0x%lx, "
@@ -511,13 +527,15 @@ static void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals
                     ", \"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"total_ns\": %lu, \"max_ns\": %lu, "
                     "\"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu,\n        \"policy\": {\"transition\": "
                     "\"%s\", \"blocking\": %s, \"serialize\": ",
-                    (unsigned long)cgi_ctr_calls(c), (unsigned long)cgi_ld(&c->nested), (unsigned long)cgi_ld(&c->errors),
-                    (unsigned long)cgi_ctr_total_ns(c), (unsigned long)cgi_ld(&c->max_ns),
-                    (unsigned long)cgi_ld(&c->lock_wait_ns), (unsigned long)cgi_ld(&c->stalls),
-                    (unsigned long)cgi_ld(&c->stall_ns), cgi_transition_name(rec->transition),
-                    rec->blocking ? "true" : "false");
-            if (rec->domain[0]) cgi_json_str(out, rec->domain);
-            else fputs("null", out);
+                    (unsigned long)cgi_ctr_calls(c), (unsigned long)cgi_ld(&c->nested),
+                    (unsigned long)cgi_ld(&c->errors), (unsigned long)cgi_ctr_total_ns(c),
+                    (unsigned long)cgi_ld(&c->max_ns), (unsigned long)cgi_ld(&c->lock_wait_ns),
+                    (unsigned long)cgi_ld(&c->stalls), (unsigned long)cgi_ld(&c->stall_ns),
+                    cgi_transition_name(rec->transition), rec->blocking ? "true" : "false");
+            if (rec->domain[0])
+                cgi_json_str(out, rec->domain);
+            else
+                fputs("null", out);
             fprintf(out, ", \"scope\": \"%s\"}", cgi_scope_name(rec->scope));
             fprintf(out, ",\n        \"states\": %lu", (unsigned long)cgi_ld(&c->states));
             cgi_code_list codes = {.n = 0};
@@ -529,11 +547,12 @@ static void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals
         cgi_json_stalls_and_in_flight(out, r);
         cgi_json_violations(out, r);
         cgi_json_quirks(out, r);
-        fprintf(out, ",\n     \"totals\": {\"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"states\": %lu, "
-                     "\"total_ns\": %lu, \"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu}}",
+        fprintf(out,
+                ",\n     \"totals\": {\"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"states\": %lu, "
+                "\"total_ns\": %lu, \"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu}}",
                 (unsigned long)t.calls, (unsigned long)t.nested, (unsigned long)t.errors, (unsigned long)t.states,
-                (unsigned long)t.total_ns,
-                (unsigned long)t.lock_wait_ns, (unsigned long)t.stalls, (unsigned long)t.stall_ns);
+                (unsigned long)t.total_ns, (unsigned long)t.lock_wait_ns, (unsigned long)t.stalls,
+                (unsigned long)t.stall_ns);
     }
 }
 
@@ -545,9 +564,9 @@ static void cgi_json_end(FILE *out, size_t nproc, const cgi_totals *pall, size_t
     fprintf(out,
             ",\n  \"totals\": {\"processes\": %zu, \"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"states\": %lu, "
             "\"total_ns\": %lu, \"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu}\n}\n",
-            nproc, (unsigned long)all.calls, (unsigned long)all.nested, (unsigned long)all.errors, (unsigned long)all.states,
-            (unsigned long)all.total_ns, (unsigned long)all.lock_wait_ns, (unsigned long)all.stalls,
-            (unsigned long)all.stall_ns);
+            nproc, (unsigned long)all.calls, (unsigned long)all.nested, (unsigned long)all.errors,
+            (unsigned long)all.states, (unsigned long)all.total_ns, (unsigned long)all.lock_wait_ns,
+            (unsigned long)all.stalls, (unsigned long)all.stall_ns);
 }
 
 static double cgi_ms(uint64_t ns) { return (double)ns / 1e6; }
@@ -557,18 +576,20 @@ static double cgi_ms(uint64_t ns) { return (double)ns / 1e6; }
 static void cgi_signal_name(int sig, char *out, size_t cap)
 {
     static const char *const names[] = {
-        [SIGHUP] = "HUP",   [SIGINT] = "INT",       [SIGQUIT] = "QUIT", [SIGILL] = "ILL",       [SIGTRAP] = "TRAP",
-        [SIGABRT] = "ABRT", [SIGBUS] = "BUS",       [SIGFPE] = "FPE",   [SIGKILL] = "KILL",     [SIGUSR1] = "USR1",
-        [SIGSEGV] = "SEGV", [SIGUSR2] = "USR2",     [SIGPIPE] = "PIPE", [SIGALRM] = "ALRM",     [SIGTERM] = "TERM",
-        [SIGCHLD] = "CHLD", [SIGCONT] = "CONT",     [SIGSTOP] = "STOP", [SIGTSTP] = "TSTP",     [SIGTTIN] = "TTIN",
-        [SIGTTOU] = "TTOU", [SIGURG] = "URG",       [SIGXCPU] = "XCPU", [SIGXFSZ] = "XFSZ",     [SIGVTALRM] = "VTALRM",
-        [SIGPROF] = "PROF", [SIGWINCH] = "WINCH",   [SIGIO] = "IO",     [SIGPWR] = "PWR",       [SIGSYS] = "SYS",
-    #ifdef SIGSTKFLT
+        [SIGHUP] = "HUP",       [SIGINT] = "INT",     [SIGQUIT] = "QUIT", [SIGILL] = "ILL",   [SIGTRAP] = "TRAP",
+        [SIGABRT] = "ABRT",     [SIGBUS] = "BUS",     [SIGFPE] = "FPE",   [SIGKILL] = "KILL", [SIGUSR1] = "USR1",
+        [SIGSEGV] = "SEGV",     [SIGUSR2] = "USR2",   [SIGPIPE] = "PIPE", [SIGALRM] = "ALRM", [SIGTERM] = "TERM",
+        [SIGCHLD] = "CHLD",     [SIGCONT] = "CONT",   [SIGSTOP] = "STOP", [SIGTSTP] = "TSTP", [SIGTTIN] = "TTIN",
+        [SIGTTOU] = "TTOU",     [SIGURG] = "URG",     [SIGXCPU] = "XCPU", [SIGXFSZ] = "XFSZ", [SIGVTALRM] = "VTALRM",
+        [SIGPROF] = "PROF",     [SIGWINCH] = "WINCH", [SIGIO] = "IO",     [SIGPWR] = "PWR",   [SIGSYS] = "SYS",
+#ifdef SIGSTKFLT
         [SIGSTKFLT] = "STKFLT",
-    #endif
+#endif
     };
-    if (sig > 0 && (size_t)sig < sizeof names / sizeof names[0] && names[sig]) snprintf(out, cap, "SIG%s", names[sig]);
-    else snprintf(out, cap, "signal %d", sig);
+    if (sig > 0 && (size_t)sig < sizeof names / sizeof names[0] && names[sig])
+        snprintf(out, cap, "SIG%s", names[sig]);
+    else
+        snprintf(out, cap, "signal %d", sig);
 }
 
 /* One line saying how the process ended and which calls it ended inside,
@@ -584,22 +605,28 @@ static void cgi_text_in_flight(FILE *out, const cgi_stats_region *r, int state, 
         const cgi_stats_record *rec = cgi_slot_record(r, slot);
         int w = cgi_waiting(slot);
         size_t g = 0;
-        while (g < ngroups && !(recs[g] == rec && waiting[g] == w)) g++;
+        while (g < ngroups && !(recs[g] == rec && waiting[g] == w))
+            g++;
         if (g == ngroups) recs[g] = rec, waiting[g] = w, count[g] = 0, ngroups++;
         count[g]++, nthreads++;
     }
     unsigned unknown = atomic_load(&r->h.threads_unslotted);
     if (!nthreads && !unknown) return;
     char how[160], sig[32];
-    if (state == CGI_PROC_SIGNALED) cgi_signal_name(status, sig, sizeof sig), snprintf(how, sizeof how, "died of %s", sig);
-    else if (state == CGI_PROC_EXITED) snprintf(how, sizeof how, "exited with status %d", status);
-    else if (state == CGI_PROC_EXECED) snprintf(how, sizeof how, "was replaced by exec");
+    if (state == CGI_PROC_SIGNALED)
+        cgi_signal_name(status, sig, sizeof sig), snprintf(how, sizeof how, "died of %s", sig);
+    else if (state == CGI_PROC_EXITED)
+        snprintf(how, sizeof how, "exited with status %d", status);
+    else if (state == CGI_PROC_EXECED)
+        snprintf(how, sizeof how, "was replaced by exec");
     else if (atomic_load(&r->h.signal_hook))
-        snprintf(how, sizeof how, "ended without exit handlers and without a fatal signal the signal hook saw "
-                                  "(SIGKILL, another uncatchable end, or _exit)");
+        snprintf(how, sizeof how,
+                 "ended without exit handlers and without a fatal signal the signal hook saw "
+                 "(SIGKILL, another uncatchable end, or _exit)");
     else
-        snprintf(how, sizeof how, "ended without exit handlers (how is not known: callguard did not reap it; "
-                                  "--signals record would note a fatal signal)");
+        snprintf(how, sizeof how,
+                 "ended without exit handlers (how is not known: callguard did not reap it; "
+                 "--signals record would note a fatal signal)");
     if (nthreads) {
         fprintf(out, "  %s with", how);
         for (size_t g = 0; g < ngroups; g++)
@@ -621,7 +648,8 @@ static void cgi_text_in_flight(FILE *out, const cgi_stats_region *r, int state, 
         }
     }
     if (unknown)
-        fprintf(out, "  %u thread%s found no free slot (%d at most): whether %s inside a call at the end is not known\n",
+        fprintf(out,
+                "  %u thread%s found no free slot (%d at most): whether %s inside a call at the end is not known\n",
                 unknown, unknown == 1 ? "" : "s", CGI_STATS_MAX_SLOTS, unknown == 1 ? "it was" : "they were");
 }
 
@@ -640,7 +668,8 @@ static void cgi_text_advice(FILE *out, const cgi_stall *const *v, size_t n)
             continue;
         }
         size_t k = 0;
-        while (k < i && strcmp(v[k]->runtime, rt) != 0) k++;
+        while (k < i && strcmp(v[k]->runtime, rt) != 0)
+            k++;
         if (k < i) continue; /* said already */
         if (strcmp(rt, "julia") == 0) {
             /* Julia's binding is the package's ccall: made GC-safe there,
@@ -652,13 +681,16 @@ static void cgi_text_advice(FILE *out, const cgi_stall *const *v, size_t n)
         }
         int known = strcmp(rt, "ruby") == 0 || strcmp(rt, "ocaml") == 0;
         fprintf(out, "  what to do (%s): leave the runtime around these calls in the binding: its adapter, ", rt);
-        if (known) fprintf(out, "cg_set_adapter(cg_adapter_%s(), CG_ADAPTER_ACTIVE)", rt);
-        else fprintf(out, "the %s adapter set CG_ADAPTER_ACTIVE", rt);
+        if (known)
+            fprintf(out, "cg_set_adapter(cg_adapter_%s(), CG_ADAPTER_ACTIVE)", rt);
+        else
+            fprintf(out, "the %s adapter set CG_ADAPTER_ACTIVE", rt);
         fputs(" (docs/adapters.md), or the runtime's own way to release it around a blocking call\n", out);
     }
     if (cpython)
-        fprintf(out, "  what to do: release the runtime around these calls in the binding (Py_BEGIN_ALLOW_THREADS in a C "
-                     "extension, ctypes.CDLL rather than ctypes.PyDLL), or run it under callguard run --release-gil\n");
+        fprintf(out,
+                "  what to do: release the runtime around these calls in the binding (Py_BEGIN_ALLOW_THREADS in a C "
+                "extension, ctypes.CDLL rather than ctypes.PyDLL), or run it under callguard run --release-gil\n");
 }
 
 /* The stalls, worst first, and what to do about them. */
@@ -779,9 +811,11 @@ static cgi_row *cgi_row_at(const cgi_report_writer *w, size_t i)
 static uint64_t cgi_hash(const char *a, size_t acap, const char *b, size_t bcap)
 {
     uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < acap && a[i]; i++) h = (h ^ (unsigned char)a[i]) * 1099511628211ull;
+    for (size_t i = 0; i < acap && a[i]; i++)
+        h = (h ^ (unsigned char)a[i]) * 1099511628211ull;
     h = (h ^ 0xff) * 1099511628211ull;
-    for (size_t i = 0; b && i < bcap && b[i]; i++) h = (h ^ (unsigned char)b[i]) * 1099511628211ull;
+    for (size_t i = 0; b && i < bcap && b[i]; i++)
+        h = (h ^ (unsigned char)b[i]) * 1099511628211ull;
     return h;
 }
 
@@ -804,7 +838,8 @@ static int cgi_index_room(cgi_index *x, size_t n, const cgi_report_writer *w,
     if (!ix) return 0;
     for (size_t i = 0; i < n; i++) {
         size_t k = hash_of(w, i) & (cap - 1);
-        while (ix[k]) k = (k + 1) & (cap - 1);
+        while (ix[k])
+            k = (k + 1) & (cap - 1);
         ix[k] = (uint32_t)i + 1;
     }
     free(x->ix);
@@ -815,7 +850,8 @@ static int cgi_index_room(cgi_index *x, size_t n, const cgi_report_writer *w,
 static void cgi_index_put(cgi_index *x, uint64_t h, size_t i)
 {
     size_t k = h & (x->cap - 1);
-    while (x->ix[k]) k = (k + 1) & (x->cap - 1);
+    while (x->ix[k])
+        k = (k + 1) & (x->cap - 1);
     x->ix[k] = (uint32_t)i + 1;
 }
 
@@ -922,14 +958,16 @@ static void cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals
         int state, status;
         cgi_exit_of(p, &state, &status);
         char ex[80];
-        if (state == CGI_PROC_EXITED) snprintf(ex, sizeof ex, "exit %d", status);
+        if (state == CGI_PROC_EXITED)
+            snprintf(ex, sizeof ex, "exit %d", status);
         else if (state == CGI_PROC_SIGNALED) {
             char sig[32];
             cgi_signal_name(status, sig, sizeof sig);
             snprintf(ex, sizeof ex, "killed by %s%s", sig, p->have_exit ? "" : ", noted by its signal hook");
-        }
-        else if (state == CGI_PROC_EXECED) snprintf(ex, sizeof ex, "replaced by exec");
-        else snprintf(ex, sizeof ex, "ended without exit handlers");
+        } else if (state == CGI_PROC_EXECED)
+            snprintf(ex, sizeof ex, "replaced by exec");
+        else
+            snprintf(ex, sizeof ex, "ended without exit handlers");
         fprintf(out, "callguard: pid %d%s", r->h.pid, r->h.host[0] ? " on " : "");
         CGI_TEXT_FIELD(out, r->h.host);
         fprintf(out, " (%s): ", ex);
@@ -1010,9 +1048,10 @@ static void cgi_text_end(FILE *out, const cgi_report_writer *w, size_t lost)
     if (nproc > 1) cgi_text_combined(out, w);
     fprintf(out,
             CGI_OUT_TEXT_HEAD "%zu process%s, %lu calls (%lu nested, %lu errors, %lu states), %.3f ms in the driver, "
-            "%.3f" CGI_OUT_TEXT_TOTALS "%lu stalls\n",
+                              "%.3f" CGI_OUT_TEXT_TOTALS "%lu stalls\n",
             nproc, nproc == 1 ? "" : "es", (unsigned long)all.calls, (unsigned long)all.nested,
-            (unsigned long)all.errors, (unsigned long)all.states, cgi_ms(all.total_ns), cgi_ms(all.lock_wait_ns), (unsigned long)all.stalls);
+            (unsigned long)all.errors, (unsigned long)all.states, cgi_ms(all.total_ns), cgi_ms(all.lock_wait_ns),
+            (unsigned long)all.stalls);
     if (lost)
         fprintf(out,
                 "callguard: %zu more process%s of the run left no statistics (its storage was full, read-only or "
@@ -1046,16 +1085,20 @@ void cgi_report_add(cgi_report_writer *w, const cgi_proc_view *p)
 {
     cgi_totals t = cgi_proc_totals(p->region);
     if (t.calls == 0) return; /* a process that made no guarded call is not listed */
-    if (w->format == CG_REPORT_JSON) cgi_json_process(w->o.f, p, &t, w->nproc);
-    else cgi_text_process(w->o.f, p, &t), cgi_fold(w, p->region);
+    if (w->format == CG_REPORT_JSON)
+        cgi_json_process(w->o.f, p, &t, w->nproc);
+    else
+        cgi_text_process(w->o.f, p, &t), cgi_fold(w, p->region);
     cgi_sum(&w->all, &t);
     w->nproc++;
 }
 
 static void cgi_report_free(cgi_report_writer *w)
 {
-    for (cgi_arena_block *b = w->arena, *next; b; b = next) next = b->next, free(b);
-    for (size_t b = 0; b < w->nblk; b++) free(w->rowblk[b]);
+    for (cgi_arena_block *b = w->arena, *next; b; b = next)
+        next = b->next, free(b);
+    for (size_t b = 0; b < w->nblk; b++)
+        free(w->rowblk[b]);
     free(w->rowblk), free(w->rowix.ix), free(w->hosts), free(w->hostix.ix), free(w->path), free(w);
 }
 
@@ -1072,14 +1115,19 @@ int cgi_report_end(cgi_report_writer *w, size_t lost)
         unlink(w->o.tmp);
         free(w->o.tmp);
     } else {
-        if (w->format == CG_REPORT_TEXT) cgi_text_end(w->o.f, w, lost);
-        else cgi_json_end(w->o.f, w->nproc, &w->all, lost);
+        if (w->format == CG_REPORT_TEXT)
+            cgi_text_end(w->o.f, w, lost);
+        else
+            cgi_json_end(w->o.f, w->nproc, &w->all, lost);
         e = cgi_outfile_close(&w->o, w->path, "report", note, sizeof note);
     }
     int rc = CG_OK;
-    if (w->oom) rc = cgi_fail(CG_ENOMEM, "cannot write report %s: out of memory", w->path);
-    else if (e == EEXIST) rc = cgi_fail(CG_EIO, "%s", note);
-    else if (e) rc = cgi_fail(CG_EIO, "cannot write report %s: %s", w->path, strerror(e));
+    if (w->oom)
+        rc = cgi_fail(CG_ENOMEM, "cannot write report %s: out of memory", w->path);
+    else if (e == EEXIST)
+        rc = cgi_fail(CG_EIO, "%s", note);
+    else if (e)
+        rc = cgi_fail(CG_EIO, "cannot write report %s: %s", w->path, strerror(e));
     cgi_report_free(w);
     return rc;
 }
@@ -1089,6 +1137,7 @@ int cgi_report_to(const char *path, const cgi_proc_view *procs, size_t n, size_t
     cgi_report_writer *w;
     int rc = cgi_report_begin(path, format, &w);
     if (rc != CG_OK) return rc;
-    for (size_t i = 0; i < n; i++) cgi_report_add(w, &procs[i]);
+    for (size_t i = 0; i < n; i++)
+        cgi_report_add(w, &procs[i]);
     return cgi_report_end(w, lost);
 }

@@ -7,10 +7,10 @@
 
 typedef struct cgi_proc_view {
     const cgi_stats_region *region;
-    int have_exit;       /* 1 when exit/state below is known from outside */
-    int exit_state;      /* CGI_PROC_* */
+    int have_exit;  /* 1 when exit/state below is known from outside */
+    int exit_state; /* CGI_PROC_* */
     int exit_status;
-    int have_trace;      /* 1: the process recorded a timeline; its events kept and dropped */
+    int have_trace; /* 1: the process recorded a timeline; its events kept and dropped */
     uint64_t trace_events, trace_dropped;
 } cgi_proc_view;
 

@@ -51,8 +51,10 @@ static void cgi_stats_sanitize(cgi_stats_region *r)
         for (unsigned c = 0; c < CGI_STATS_MAX_CODES; c++) {
             cgi_code *k = &rec->code[c];
             uint32_t set = atomic_load(&k->set);
-            if (set == CGI_CODE_ERROR || set == CGI_CODE_STATE) cgi_fix_str(k->name, sizeof k->name);
-            else if (set != CGI_CODE_FREE) atomic_store(&k->set, CGI_CODE_FREE); /* died while naming it, or garbage */
+            if (set == CGI_CODE_ERROR || set == CGI_CODE_STATE)
+                cgi_fix_str(k->name, sizeof k->name);
+            else if (set != CGI_CODE_FREE)
+                atomic_store(&k->set, CGI_CODE_FREE); /* died while naming it, or garbage */
         }
     }
     for (unsigned i = 0; i < CGI_STATS_MAX_STALLS; i++) {
@@ -252,8 +254,10 @@ static int cgi_note_exits(cgi_stats_entry *v, size_t n, const cg_proc_exit *exit
     cgi_stats_entry **byp = malloc((n ? n : 1) * sizeof *byp);
     const cg_proc_exit **ex = malloc((nexits ? nexits : 1) * sizeof *ex);
     if (!byp || !ex) return free(byp), free(ex), -1;
-    for (size_t i = 0; i < n; i++) byp[i] = &v[i];
-    for (size_t k = 0; k < nexits; k++) ex[k] = &exits[k];
+    for (size_t i = 0; i < n; i++)
+        byp[i] = &v[i];
+    for (size_t k = 0; k < nexits; k++)
+        ex[k] = &exits[k];
     qsort(byp, n, sizeof *byp, cgi_by_pid);
     qsort(ex, nexits, sizeof *ex, cgi_exit_by_pid);
     size_t k = 0;
@@ -264,8 +268,10 @@ static int cgi_note_exits(cgi_stats_entry *v, size_t n, const cg_proc_exit *exit
             how->exit_state = CGI_PROC_EXECED;
             continue;
         }
-        while (k < nexits && ex[k]->pid < byp[i]->pid) k++;
-        while (k + 1 < nexits && ex[k + 1]->pid == byp[i]->pid) k++;
+        while (k < nexits && ex[k]->pid < byp[i]->pid)
+            k++;
+        while (k + 1 < nexits && ex[k + 1]->pid == byp[i]->pid)
+            k++;
         if (k < nexits && ex[k]->pid == byp[i]->pid) {
             how->have_exit = 1;
             how->exit_state = ex[k]->signaled ? CGI_PROC_SIGNALED : CGI_PROC_EXITED;
@@ -313,7 +319,8 @@ int cgi_stats_list_dir(const char *dir, const cg_proc_exit *exits, size_t nexits
         if (len < 7 || strcmp(e->d_name + len - 6, ".stats") != 0) continue;
         int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
         struct stat st;
-        int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && cgi_pread_full(fd, h, sizeof *h, 0) == sizeof *h;
+        int ok =
+            fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && cgi_pread_full(fd, h, sizeof *h, 0) == sizeof *h;
         if (fd >= 0) close(fd);
         /* A file whose process died before it wrote its header, or of
          * another version: not a process of this run that callguard can read. */
@@ -343,8 +350,10 @@ int cgi_stats_list_dir(const char *dir, const cg_proc_exit *exits, size_t nexits
         }
         v[n] = (cgi_stats_entry){.name = strdup(e->d_name), .pid = h->pid, .start_unix_ns = h->start_unix_ns};
         if (atomic_load(&h->state) == CGI_PROC_EXECED) v[n].how.exit_state = CGI_PROC_EXECED;
-        if (!v[n].name) oom = 1;
-        else n++;
+        if (!v[n].name)
+            oom = 1;
+        else
+            n++;
     }
     closedir(d);
     free(h);
@@ -364,7 +373,8 @@ int cgi_stats_list_dir(const char *dir, const cg_proc_exit *exits, size_t nexits
 
 void cgi_stats_list_free(cgi_stats_entry *v, size_t n)
 {
-    for (size_t i = 0; v && i < n; i++) free(v[i].name);
+    for (size_t i = 0; v && i < n; i++)
+        free(v[i].name);
     free(v);
 }
 
@@ -398,8 +408,10 @@ int cg_report_merge(const char *dir, const cg_proc_exit *exits, size_t nexits, c
     if (rc != CG_OK) return rc;
     cgi_stats_region *r = calloc(1, sizeof *r);
     cgi_report_writer *w = NULL;
-    if (!r) rc = cgi_fail(CG_ENOMEM, "out of memory");
-    else rc = cgi_report_begin(path, format, &w);
+    if (!r)
+        rc = cgi_fail(CG_ENOMEM, "out of memory");
+    else
+        rc = cgi_report_begin(path, format, &w);
     if (rc == CG_OK) {
         for (size_t i = 0; i < n; i++) {
             /* A file that cannot be read now (cut short, replaced) is said
@@ -443,7 +455,8 @@ static void cgi_json_fail(cgi_json *j, const char *what)
 
 static void cgi_ws(cgi_json *j)
 {
-    while (j->s < j->end && (*j->s == ' ' || *j->s == '\n' || *j->s == '\t' || *j->s == '\r')) j->s++;
+    while (j->s < j->end && (*j->s == ' ' || *j->s == '\n' || *j->s == '\t' || *j->s == '\r'))
+        j->s++;
 }
 
 static int cgi_lit(cgi_json *j, char c)
@@ -470,10 +483,11 @@ static long cgi_hex4(cgi_json *j)
 {
     unsigned v = 0;
     for (int i = 0; i < 4; i++, j->s++) {
-        int h = j->s >= j->end ? -1
+        int h = j->s >= j->end                 ? -1
                 : *j->s >= '0' && *j->s <= '9' ? *j->s - '0'
                 : *j->s >= 'a' && *j->s <= 'f' ? *j->s - 'a' + 10
-                : *j->s >= 'A' && *j->s <= 'F' ? *j->s - 'A' + 10 : -1;
+                : *j->s >= 'A' && *j->s <= 'F' ? *j->s - 'A' + 10
+                                               : -1;
         if (h < 0) {
             cgi_json_fail(j, "expected four hex digits after \\u");
             return -1;
@@ -497,14 +511,17 @@ static size_t cgi_unicode_escape(cgi_json *j, char *u)
         j->s += 2;
         long lo = cgi_hex4(j);
         if (lo < 0) return 0;
-        if (lo >= 0xdc00 && lo <= 0xdfff) v = 0x10000 + ((v - 0xd800) << 10) + (lo - 0xdc00);
-        else j->s = at; /* not its pair: read on its own */
+        if (lo >= 0xdc00 && lo <= 0xdfff)
+            v = 0x10000 + ((v - 0xd800) << 10) + (lo - 0xdc00);
+        else
+            j->s = at; /* not its pair: read on its own */
     }
     if (v < 0x20 || (v >= 0x7f && v < 0xa0) || (v >= 0xd800 && v <= 0xdfff)) v = '?';
     if (v < 0x80) return u[0] = (char)v, 1;
     if (v < 0x800) return u[0] = (char)(0xc0 | v >> 6), u[1] = (char)(0x80 | (v & 0x3f)), 2;
     if (v < 0x10000)
-        return u[0] = (char)(0xe0 | v >> 12), u[1] = (char)(0x80 | ((v >> 6) & 0x3f)), u[2] = (char)(0x80 | (v & 0x3f)), 3;
+        return u[0] = (char)(0xe0 | v >> 12), u[1] = (char)(0x80 | ((v >> 6) & 0x3f)), u[2] = (char)(0x80 | (v & 0x3f)),
+               3;
     u[0] = (char)(0xf0 | v >> 18), u[1] = (char)(0x80 | ((v >> 12) & 0x3f));
     u[2] = (char)(0x80 | ((v >> 6) & 0x3f)), u[3] = (char)(0x80 | (v & 0x3f));
     return 4;
@@ -519,15 +536,19 @@ static int cgi_str(cgi_json *j, char *out, size_t cap)
         if (c == '\\') {
             if (j->s >= j->end) break;
             c = *j->s++;
-            if (c == 'n') c = '\n';
-            else if (c == 't') c = '\t';
+            if (c == 'n')
+                c = '\n';
+            else if (c == 't')
+                c = '\t';
             else if (c == 'u') {
                 char u[4];
                 size_t k = cgi_unicode_escape(j, u);
                 if (!k) return 0;
                 /* Whole characters only: one that does not fit ends the copy. */
-                if (n + k < cap) memcpy(out + n, u, k), n += k;
-                else cap = n + 1;
+                if (n + k < cap)
+                    memcpy(out + n, u, k), n += k;
+                else
+                    cap = n + 1;
                 continue;
             }
         }
@@ -546,7 +567,8 @@ static int cgi_str(cgi_json *j, char *out, size_t cap)
 static size_t cgi_num_text(const cgi_json *j, char *out, size_t cap)
 {
     size_t n = 0;
-    while (j->s + n < j->end && n + 1 < cap && j->s[n] && strchr("+-.0123456789eE", j->s[n])) n++;
+    while (j->s + n < j->end && n + 1 < cap && j->s[n] && strchr("+-.0123456789eE", j->s[n]))
+        n++;
     memcpy(out, j->s, n);
     out[n] = '\0';
     return n;
@@ -637,7 +659,8 @@ static void cgi_skip_value(cgi_json *j)
         cgi_expect(j, '}');
     } else if (cgi_lit(j, '[')) {
         if (cgi_lit(j, ']')) return;
-        do cgi_skip(j);
+        do
+            cgi_skip(j);
         while (!j->err && cgi_lit(j, ','));
         cgi_expect(j, ']');
     } else if (!cgi_word(j, "true") && !cgi_word(j, "false") && !cgi_word(j, "null")) {
@@ -659,12 +682,16 @@ static void cgi_read_code(cgi_json *j, cgi_stats_record *rec, unsigned *n)
     do {
         char key[16];
         if (!cgi_str(j, key, sizeof key) || !cgi_expect(j, ':')) return;
-        if (strcmp(key, "name") == 0) cgi_str(j, name, sizeof name);
+        if (strcmp(key, "name") == 0)
+            cgi_str(j, name, sizeof name);
         else if (strcmp(key, "code") == 0) {
             if (!cgi_word(j, "null")) have_code = cgi_num(j, &code);
-        } else if (strcmp(key, "calls") == 0) cgi_count(j, key, &calls);
-        else if (strcmp(key, "kind") == 0) cgi_str(j, kind, sizeof kind);
-        else cgi_skip(j);
+        } else if (strcmp(key, "calls") == 0)
+            cgi_count(j, key, &calls);
+        else if (strcmp(key, "kind") == 0)
+            cgi_str(j, kind, sizeof kind);
+        else
+            cgi_skip(j);
     } while (!j->err && cgi_lit(j, ','));
     cgi_expect(j, '}');
     if (j->err || !have_code || *n >= CGI_STATS_MAX_CODES) return;
@@ -686,49 +713,65 @@ static void cgi_read_site(cgi_json *j, cgi_stats_region *r)
     do {
         char key[32];
         if (!cgi_str(j, key, sizeof key) || !cgi_expect(j, ':')) return;
-        if (strcmp(key, "api") == 0) cgi_str(j, rec->api, sizeof rec->api);
-        else if (strcmp(key, "name") == 0) have_name = cgi_str(j, rec->name, sizeof rec->name);
+        if (strcmp(key, "api") == 0)
+            cgi_str(j, rec->api, sizeof rec->api);
+        else if (strcmp(key, "name") == 0)
+            have_name = cgi_str(j, rec->name, sizeof rec->name);
         else if (strcmp(key, "results") == 0) {
             unsigned ncodes = 0;
             if (!cgi_expect(j, '[')) return;
             if (!cgi_lit(j, ']')) {
-                do cgi_read_code(j, rec, &ncodes);
+                do
+                    cgi_read_code(j, rec, &ncodes);
                 while (!j->err && cgi_lit(j, ','));
                 cgi_expect(j, ']');
             }
-        }
-        else if (strcmp(key, "policy") == 0) {
+        } else if (strcmp(key, "policy") == 0) {
             if (!cgi_expect(j, '{')) return;
             do {
                 char pk[32], pv[CGI_DOMAIN_NAME_MAX];
                 if (!cgi_str(j, pk, sizeof pk) || !cgi_expect(j, ':')) return;
-                if (strcmp(pk, "blocking") == 0) rec->blocking = cgi_word(j, "true") ? 1 : (cgi_word(j, "false"), 0);
+                if (strcmp(pk, "blocking") == 0)
+                    rec->blocking = cgi_word(j, "true") ? 1 : (cgi_word(j, "false"), 0);
                 else if (strcmp(pk, "serialize") == 0) {
                     if (!cgi_word(j, "null")) cgi_str(j, rec->domain, sizeof rec->domain);
                 } else if (strcmp(pk, "transition") == 0 || strcmp(pk, "scope") == 0) {
                     cgi_str(j, pv, sizeof pv);
                     int val = pk[0] == 's' ? cgi_scope_value(pv) : cgi_transition_value(pv);
                     if (val < 0) val = 0; /* a name this callguard does not know: the default */
-                    if (pk[0] == 's') rec->scope = (uint8_t)val;
-                    else rec->transition = (uint8_t)val;
-                } else cgi_skip(j);
+                    if (pk[0] == 's')
+                        rec->scope = (uint8_t)val;
+                    else
+                        rec->transition = (uint8_t)val;
+                } else
+                    cgi_skip(j);
             } while (!j->err && cgi_lit(j, ','));
             cgi_expect(j, '}');
         } else {
             _Atomic uint64_t *f = NULL;
-            if (strcmp(key, "calls") == 0) f = &rec->c.calls, have_calls = 1;
-            else if (strcmp(key, "nested") == 0) f = &rec->c.nested;
-            else if (strcmp(key, "errors") == 0) f = &rec->c.errors;
-            else if (strcmp(key, "total_ns") == 0) f = &rec->c.total_ns;
-            else if (strcmp(key, "max_ns") == 0) f = &rec->c.max_ns;
-            else if (strcmp(key, "lock_wait_ns") == 0) f = &rec->c.lock_wait_ns;
-            else if (strcmp(key, "stalls") == 0) f = &rec->c.stalls;
-            else if (strcmp(key, "stall_ns") == 0) f = &rec->c.stall_ns;
-            else if (strcmp(key, "states") == 0) f = &rec->c.states;
+            if (strcmp(key, "calls") == 0)
+                f = &rec->c.calls, have_calls = 1;
+            else if (strcmp(key, "nested") == 0)
+                f = &rec->c.nested;
+            else if (strcmp(key, "errors") == 0)
+                f = &rec->c.errors;
+            else if (strcmp(key, "total_ns") == 0)
+                f = &rec->c.total_ns;
+            else if (strcmp(key, "max_ns") == 0)
+                f = &rec->c.max_ns;
+            else if (strcmp(key, "lock_wait_ns") == 0)
+                f = &rec->c.lock_wait_ns;
+            else if (strcmp(key, "stalls") == 0)
+                f = &rec->c.stalls;
+            else if (strcmp(key, "stall_ns") == 0)
+                f = &rec->c.stall_ns;
+            else if (strcmp(key, "states") == 0)
+                f = &rec->c.states;
             if (f) {
                 uint64_t u;
                 if (cgi_count(j, key, &u)) atomic_store(f, u);
-            } else cgi_skip(j);
+            } else
+                cgi_skip(j);
         }
     } while (!j->err && cgi_lit(j, ','));
     cgi_expect(j, '}');
@@ -745,11 +788,14 @@ static void cgi_read_python(cgi_json *j, cgi_stall *st)
         char pk[16];
         int64_t v = 0;
         if (!cgi_str(j, pk, sizeof pk) || !cgi_expect(j, ':')) return;
-        if (strcmp(pk, "file") == 0) cgi_str(j, st->py_file, sizeof st->py_file);
-        else if (strcmp(pk, "function") == 0) cgi_str(j, st->py_func, sizeof st->py_func);
+        if (strcmp(pk, "file") == 0)
+            cgi_str(j, st->py_file, sizeof st->py_file);
+        else if (strcmp(pk, "function") == 0)
+            cgi_str(j, st->py_func, sizeof st->py_func);
         else if (strcmp(pk, "line") == 0) {
             if (cgi_num(j, &v)) st->py_line = (int32_t)v;
-        } else cgi_skip(j);
+        } else
+            cgi_skip(j);
     } while (!j->err && cgi_lit(j, ','));
     cgi_expect(j, '}');
 }
@@ -765,11 +811,16 @@ static void cgi_read_stall(cgi_json *j, cgi_stats_region *r, unsigned *n)
         int64_t v = 0;
         if (!cgi_str(j, key, sizeof key) || !cgi_expect(j, ':')) return;
         uint64_t *u = NULL;
-        if (strcmp(key, "api") == 0) cgi_str(j, st->api, sizeof st->api);
-        else if (strcmp(key, "name") == 0) cgi_str(j, st->name, sizeof st->name);
-        else if (strcmp(key, "thread") == 0) cgi_str(j, st->thread, sizeof st->thread);
-        else if (strcmp(key, "runtime") == 0) cgi_str(j, st->runtime, sizeof st->runtime);
-        else if (strcmp(key, "python") == 0) cgi_read_python(j, st);
+        if (strcmp(key, "api") == 0)
+            cgi_str(j, st->api, sizeof st->api);
+        else if (strcmp(key, "name") == 0)
+            cgi_str(j, st->name, sizeof st->name);
+        else if (strcmp(key, "thread") == 0)
+            cgi_str(j, st->thread, sizeof st->thread);
+        else if (strcmp(key, "runtime") == 0)
+            cgi_str(j, st->runtime, sizeof st->runtime);
+        else if (strcmp(key, "python") == 0)
+            cgi_read_python(j, st);
         else if (strcmp(key, "tid") == 0) {
             if (cgi_num(j, &v)) st->tid = (int32_t)v;
         } else if ((u = strcmp(key, "ns") == 0             ? &st->ns
@@ -778,7 +829,8 @@ static void cgi_read_stall(cgi_json *j, cgi_stats_region *r, unsigned *n)
                         : strcmp(key, "entered_ns") == 0   ? &st->at_ns
                                                            : NULL)) {
             cgi_count(j, key, u);
-        } else cgi_skip(j);
+        } else
+            cgi_skip(j);
     } while (!j->err && cgi_lit(j, ','));
     cgi_expect(j, '}');
     if (!j->err && *n < CGI_STATS_MAX_STALLS) atomic_store(&st->valid, 1), (*n)++;
@@ -798,13 +850,20 @@ static void cgi_read_quirk(cgi_json *j, cgi_stats_region *r, unsigned *n)
     do {
         char key[32];
         if (!cgi_str(j, key, sizeof key) || !cgi_expect(j, ':')) return;
-        if (strcmp(key, "name") == 0) cgi_str(j, q->name, sizeof q->name);
-        else if (strcmp(key, "api") == 0) cgi_str(j, q->api, sizeof q->api);
-        else if (strcmp(key, "domain") == 0) cgi_str(j, q->domain, sizeof q->domain);
-        else if (strcmp(key, "source") == 0) cgi_str(j, q->source, sizeof q->source);
-        else if (strcmp(key, "why") == 0) cgi_str(j, q->why, sizeof q->why);
-        else if (strcmp(key, "not_applied") == 0) cgi_str(j, q->not_applied, sizeof q->not_applied);
-        else if (strcmp(key, "applied") == 0) q->applied = cgi_word(j, "true") ? 1 : (cgi_word(j, "false"), 0);
+        if (strcmp(key, "name") == 0)
+            cgi_str(j, q->name, sizeof q->name);
+        else if (strcmp(key, "api") == 0)
+            cgi_str(j, q->api, sizeof q->api);
+        else if (strcmp(key, "domain") == 0)
+            cgi_str(j, q->domain, sizeof q->domain);
+        else if (strcmp(key, "source") == 0)
+            cgi_str(j, q->source, sizeof q->source);
+        else if (strcmp(key, "why") == 0)
+            cgi_str(j, q->why, sizeof q->why);
+        else if (strcmp(key, "not_applied") == 0)
+            cgi_str(j, q->not_applied, sizeof q->not_applied);
+        else if (strcmp(key, "applied") == 0)
+            q->applied = cgi_word(j, "true") ? 1 : (cgi_word(j, "false"), 0);
         else if (strcmp(key, "serialize") == 0) {
             if (!cgi_expect(j, '[')) return;
             if (!cgi_lit(j, ']')) {
@@ -823,18 +882,25 @@ static void cgi_read_quirk(cgi_json *j, cgi_stats_region *r, unsigned *n)
                 if (!cgi_str(j, mk, sizeof mk) || !cgi_expect(j, ':')) return;
                 if (strcmp(mk, "vendor") == 0) {
                     if (cgi_str(j, vendor, sizeof vendor)) q->vendor = (uint32_t)strtoul(vendor, NULL, 0);
-                } else if (strcmp(mk, "driver") == 0) cgi_str(j, q->driver, sizeof q->driver);
-                else if (strcmp(mk, "version") == 0) cgi_str(j, q->version, sizeof q->version);
-                else if (strcmp(mk, "library") == 0) cgi_str(j, q->library, sizeof q->library);
-                else cgi_skip(j);
+                } else if (strcmp(mk, "driver") == 0)
+                    cgi_str(j, q->driver, sizeof q->driver);
+                else if (strcmp(mk, "version") == 0)
+                    cgi_str(j, q->version, sizeof q->version);
+                else if (strcmp(mk, "library") == 0)
+                    cgi_str(j, q->library, sizeof q->library);
+                else
+                    cgi_skip(j);
             } while (!j->err && cgi_lit(j, ','));
             cgi_expect(j, '}');
-        } else cgi_skip(j);
+        } else
+            cgi_skip(j);
     } while (!j->err && cgi_lit(j, ','));
     cgi_expect(j, '}');
     if (j->err) return;
-    if (*n < CGI_STATS_MAX_QUIRKS) atomic_store(&q->valid, 1), (*n)++;
-    else atomic_fetch_add(&r->h.quirks_dropped, 1);
+    if (*n < CGI_STATS_MAX_QUIRKS)
+        atomic_store(&q->valid, 1), (*n)++;
+    else
+        atomic_fetch_add(&r->h.quirks_dropped, 1);
 }
 
 /* One thread-rule violation of a saved report, into the next free entry. */
@@ -857,20 +923,32 @@ static void cgi_read_violation(cgi_json *j, cgi_stats_region *r, unsigned *n)
             if (cgi_count(j, key, &u)) atomic_store(&v->count, u);
         } else if (strcmp(key, "tid") == 0 || strcmp(key, "other_tid") == 0) {
             if (cgi_num(j, &num)) *(key[0] == 't' ? &v->tid : &v->other_tid) = (int32_t)num;
-        } else if (strcmp(key, "api") == 0) cgi_str(j, v->api, sizeof v->api);
-        else if (strcmp(key, "other_api") == 0) cgi_str(j, v->other_api, sizeof v->other_api);
-        else if (strcmp(key, "entry_point") == 0) cgi_str(j, v->name, sizeof v->name);
-        else if (strcmp(key, "other_entry_point") == 0) cgi_str(j, v->other, sizeof v->other);
-        else if (strcmp(key, "set_entry_point") == 0) cgi_str(j, v->set_name, sizeof v->set_name);
-        else if (strcmp(key, "access") == 0) cgi_str(j, v->access, sizeof v->access);
-        else if (strcmp(key, "other_access") == 0) cgi_str(j, v->other_access, sizeof v->other_access);
-        else if (strcmp(key, "param") == 0) cgi_str(j, v->param, sizeof v->param);
-        else if (strcmp(key, "other_param") == 0) cgi_str(j, v->other_param, sizeof v->other_param);
-        else cgi_skip(j);
+        } else if (strcmp(key, "api") == 0)
+            cgi_str(j, v->api, sizeof v->api);
+        else if (strcmp(key, "other_api") == 0)
+            cgi_str(j, v->other_api, sizeof v->other_api);
+        else if (strcmp(key, "entry_point") == 0)
+            cgi_str(j, v->name, sizeof v->name);
+        else if (strcmp(key, "other_entry_point") == 0)
+            cgi_str(j, v->other, sizeof v->other);
+        else if (strcmp(key, "set_entry_point") == 0)
+            cgi_str(j, v->set_name, sizeof v->set_name);
+        else if (strcmp(key, "access") == 0)
+            cgi_str(j, v->access, sizeof v->access);
+        else if (strcmp(key, "other_access") == 0)
+            cgi_str(j, v->other_access, sizeof v->other_access);
+        else if (strcmp(key, "param") == 0)
+            cgi_str(j, v->param, sizeof v->param);
+        else if (strcmp(key, "other_param") == 0)
+            cgi_str(j, v->other_param, sizeof v->other_param);
+        else
+            cgi_skip(j);
     } while (!j->err && cgi_lit(j, ','));
     cgi_expect(j, '}');
-    if (!j->err && *n < CGI_STATS_MAX_VIOLATIONS) atomic_store(&v->valid, 1), (*n)++;
-    else if (!j->err) atomic_fetch_add(&r->h.violations_dropped, atomic_load(&v->count));
+    if (!j->err && *n < CGI_STATS_MAX_VIOLATIONS)
+        atomic_store(&v->valid, 1), (*n)++;
+    else if (!j->err)
+        atomic_fetch_add(&r->h.violations_dropped, atomic_load(&v->count));
 }
 
 /* A call in flight of a saved report; its site is found once all sites are read. */
@@ -890,16 +968,21 @@ static void cgi_read_in_flight(cgi_json *j, cgi_stats_region *r, cgi_read_flight
         char key[32];
         int64_t v = 0;
         if (!cgi_str(j, key, sizeof key) || !cgi_expect(j, ':')) return;
-        if (strcmp(key, "api") == 0) cgi_str(j, fn->api, sizeof fn->api);
-        else if (strcmp(key, "name") == 0) cgi_str(j, fn->name, sizeof fn->name);
-        else if (strcmp(key, "thread") == 0) cgi_str(j, slot->thread, sizeof slot->thread);
-        else if (strcmp(key, "state") == 0) cgi_str(j, state, sizeof state);
+        if (strcmp(key, "api") == 0)
+            cgi_str(j, fn->api, sizeof fn->api);
+        else if (strcmp(key, "name") == 0)
+            cgi_str(j, fn->name, sizeof fn->name);
+        else if (strcmp(key, "thread") == 0)
+            cgi_str(j, slot->thread, sizeof slot->thread);
+        else if (strcmp(key, "state") == 0)
+            cgi_str(j, state, sizeof state);
         else if (strcmp(key, "tid") == 0) {
             if (cgi_num(j, &v)) atomic_store(&slot->tid, (int32_t)v);
         } else if (strcmp(key, "entered_ns") == 0) {
             uint64_t u;
             if (cgi_count(j, key, &u)) atomic_store(&slot->entered, u);
-        } else cgi_skip(j);
+        } else
+            cgi_skip(j);
     } while (!j->err && cgi_lit(j, ','));
     cgi_expect(j, '}');
     atomic_store(&slot->waiting, strcmp(state, "waiting_for_lock") == 0);
@@ -913,7 +996,8 @@ static void cgi_link_in_flight(cgi_stats_region *r, const cgi_read_flight *names
 {
     for (unsigned i = 0; i < n; i++) {
         uint32_t nrec = atomic_load(&r->h.nrecords), k = 0;
-        while (k < nrec && !(strcmp(r->r[k].api, names[i].api) == 0 && strcmp(r->r[k].name, names[i].name) == 0)) k++;
+        while (k < nrec && !(strcmp(r->r[k].api, names[i].api) == 0 && strcmp(r->r[k].name, names[i].name) == 0))
+            k++;
         if (k == nrec && nrec < CGI_STATS_MAX_RECORDS) {
             memset(&r->r[k], 0, sizeof r->r[k]);
             snprintf(r->r[k].api, sizeof r->r[k].api, "%s", names[i].api);
@@ -935,10 +1019,14 @@ static void cgi_read_process_into(cgi_json *j, cgi_proc_view *v, cgi_stats_regio
         int64_t num;
         uint64_t u;
         if (!cgi_str(j, key, sizeof key) || !cgi_expect(j, ':')) return;
-        if (strcmp(key, "pid") == 0 && cgi_num(j, &num)) r->h.pid = (int32_t)num, have_pid = 1;
-        else if (strcmp(key, "ppid") == 0 && cgi_num(j, &num)) r->h.ppid = (int32_t)num;
-        else if (strcmp(key, "command") == 0) cgi_str(j, r->h.command, sizeof r->h.command);
-        else if (strcmp(key, "host") == 0) cgi_str(j, r->h.host, sizeof r->h.host);
+        if (strcmp(key, "pid") == 0 && cgi_num(j, &num))
+            r->h.pid = (int32_t)num, have_pid = 1;
+        else if (strcmp(key, "ppid") == 0 && cgi_num(j, &num))
+            r->h.ppid = (int32_t)num;
+        else if (strcmp(key, "command") == 0)
+            cgi_str(j, r->h.command, sizeof r->h.command);
+        else if (strcmp(key, "host") == 0)
+            cgi_str(j, r->h.host, sizeof r->h.host);
         else if (strcmp(key, "exit") == 0) {
             if (!cgi_expect(j, '{')) return;
             do {
@@ -954,7 +1042,8 @@ static void cgi_read_process_into(cgi_json *j, cgi_proc_view *v, cgi_stats_regio
                     v->exit_status = (int)num;
                 } else if (strcmp(ek, "signal_hook") == 0) {
                     atomic_store(&r->h.signal_hook, cgi_word(j, "true") ? 1 : (cgi_word(j, "false"), 0));
-                } else cgi_skip(j);
+                } else
+                    cgi_skip(j);
             } while (!j->err && cgi_lit(j, ','));
             cgi_expect(j, '}');
         } else if (strcmp(key, "trace") == 0) {
@@ -963,16 +1052,20 @@ static void cgi_read_process_into(cgi_json *j, cgi_proc_view *v, cgi_stats_regio
             do {
                 char tk[16];
                 if (!cgi_str(j, tk, sizeof tk) || !cgi_expect(j, ':')) return;
-                if (strcmp(tk, "events") == 0) cgi_count(j, tk, &v->trace_events);
-                else if (strcmp(tk, "dropped") == 0) cgi_count(j, tk, &v->trace_dropped);
-                else if (strcmp(tk, "events") != 0 && strcmp(tk, "dropped") != 0) cgi_skip(j);
+                if (strcmp(tk, "events") == 0)
+                    cgi_count(j, tk, &v->trace_events);
+                else if (strcmp(tk, "dropped") == 0)
+                    cgi_count(j, tk, &v->trace_dropped);
+                else if (strcmp(tk, "events") != 0 && strcmp(tk, "dropped") != 0)
+                    cgi_skip(j);
             } while (!j->err && cgi_lit(j, ','));
             cgi_expect(j, '}');
         } else if (strcmp(key, "sites") == 0) {
             have_sites = 1;
             if (!cgi_expect(j, '[')) return;
             if (!cgi_lit(j, ']')) {
-                do cgi_read_site(j, r);
+                do
+                    cgi_read_site(j, r);
                 while (!j->err && cgi_lit(j, ','));
                 cgi_expect(j, ']');
             }
@@ -981,22 +1074,26 @@ static void cgi_read_process_into(cgi_json *j, cgi_proc_view *v, cgi_stats_regio
             if (!cgi_expect(j, '[')) break;
             if (!cgi_lit(j, ']')) {
                 do {
-                    if (stalls) cgi_read_stall(j, r, &nstalls);
-                    else cgi_read_in_flight(j, r, flight, &nflight);
+                    if (stalls)
+                        cgi_read_stall(j, r, &nstalls);
+                    else
+                        cgi_read_in_flight(j, r, flight, &nflight);
                 } while (!j->err && cgi_lit(j, ','));
                 cgi_expect(j, ']');
             }
         } else if (strcmp(key, "quirks") == 0) {
             if (!cgi_expect(j, '[')) break;
             if (!cgi_lit(j, ']')) {
-                do cgi_read_quirk(j, r, &nquirks);
+                do
+                    cgi_read_quirk(j, r, &nquirks);
                 while (!j->err && cgi_lit(j, ','));
                 cgi_expect(j, ']');
             }
         } else if (strcmp(key, "thread_violations") == 0) {
             if (!cgi_expect(j, '[')) break;
             if (!cgi_lit(j, ']')) {
-                do cgi_read_violation(j, r, &nviol);
+                do
+                    cgi_read_violation(j, r, &nviol);
                 while (!j->err && cgi_lit(j, ','));
                 cgi_expect(j, ']');
             }
@@ -1010,7 +1107,8 @@ static void cgi_read_process_into(cgi_json *j, cgi_proc_view *v, cgi_stats_regio
             if (cgi_count(j, key, &u)) atomic_store(&r->h.stalls_dropped, u);
         } else if (strcmp(key, "in_flight_unknown_threads") == 0) {
             if (cgi_count(j, key, &u)) atomic_store(&r->h.threads_unslotted, (uint32_t)u);
-        } else cgi_skip(j);
+        } else
+            cgi_skip(j);
     } while (!j->err && cgi_lit(j, ','));
     cgi_expect(j, '}');
     *pnflight = nflight;
@@ -1063,8 +1161,10 @@ static int cgi_report_load(const char *json_path, char **ptext, size_t *plen)
     if (!S_ISREG(st.st_mode)) {
         close(fd);
         return cgi_fail(CG_EIO, "cannot read %s: %s, expected a report file", json_path,
-                        S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
-                        : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "not a regular file");
+                        S_ISDIR(st.st_mode)                          ? "a directory"
+                        : S_ISFIFO(st.st_mode)                       ? "a FIFO"
+                        : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                                                                     : "not a regular file");
     }
     if (st.st_size > CGI_REPORT_MAX_FILE) {
         close(fd);
@@ -1090,8 +1190,8 @@ static int cgi_report_load(const char *json_path, char **ptext, size_t *plen)
 /* Reads one saved report; each process goes to w as it is read (w NULL:
  * the report is only checked), and its processes_without_statistics is
  * added to *lost. */
-static int cgi_report_parse(const char *json_path, const char *text, size_t len, cgi_scratch *sc,
-                            cgi_report_writer *w, size_t *lost)
+static int cgi_report_parse(const char *json_path, const char *text, size_t len, cgi_scratch *sc, cgi_report_writer *w,
+                            size_t *lost)
 {
     cgi_json j = {.s = text, .end = text + len};
     char schema[64] = "";
@@ -1101,8 +1201,10 @@ static int cgi_report_parse(const char *json_path, const char *text, size_t len,
     while (!j.err) {
         char key[32];
         if (!cgi_str(&j, key, sizeof key) || !cgi_expect(&j, ':')) break;
-        if (strcmp(key, "schema") == 0) cgi_str(&j, schema, sizeof schema);
-        else if (strcmp(key, "version") == 0) cgi_num(&j, &version);
+        if (strcmp(key, "schema") == 0)
+            cgi_str(&j, schema, sizeof schema);
+        else if (strcmp(key, "version") == 0)
+            cgi_num(&j, &version);
         else if (strcmp(key, "processes_without_statistics") == 0) {
             uint64_t n = 0;
             if (cgi_count(&j, key, &n)) *lost += (size_t)n;
@@ -1118,7 +1220,8 @@ static int cgi_report_parse(const char *json_path, const char *text, size_t len,
                 } while (!j.err && cgi_lit(&j, ','));
                 cgi_expect(&j, ']');
             }
-        } else cgi_skip(&j);
+        } else
+            cgi_skip(&j);
         if (!cgi_lit(&j, ',')) {
             closed = cgi_expect(&j, '}');
             break;
@@ -1135,8 +1238,8 @@ static int cgi_report_parse(const char *json_path, const char *text, size_t len,
         return cgi_fail(CG_EFORMAT, "%s is a callguard report of version %lld; this callguard reads version 1",
                         json_path, (long long)version);
     if (j.err)
-        return cgi_fail(CG_EFORMAT, "%s: malformed or truncated report at byte %ld: %s", json_path,
-                        (long)(j.s - text), j.msg);
+        return cgi_fail(CG_EFORMAT, "%s: malformed or truncated report at byte %ld: %s", json_path, (long)(j.s - text),
+                        j.msg);
     if (!have_processes) return cgi_fail(CG_EFORMAT, "%s: report without \"processes\"", json_path);
     return CG_OK;
 }
@@ -1165,7 +1268,8 @@ int cg_report_merge_files(const char *const *json_paths, size_t npaths, const ch
         int end = cgi_report_end(w, lost);
         if (rc == CG_OK) rc = end;
     }
-    for (size_t i = 0; text && i < npaths; i++) free(text[i]);
+    for (size_t i = 0; text && i < npaths; i++)
+        free(text[i]);
     free(text), free(len), free(sc.r), free(sc.flight);
     return rc;
 }

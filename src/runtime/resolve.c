@@ -29,7 +29,7 @@
  * writers take cgi_registry_lock, readers (every first call of a site) walk them
  * without a lock. */
 typedef struct cgi_own {
-    const void *base;  /* an object's load address */
+    const void *base;     /* an object's load address */
     const cg_layer *shim; /* or a layer loaded as its soname's shim */
     struct cgi_own *next;
 } cgi_own;
@@ -100,7 +100,8 @@ void cgi_library_set(const char *var, const char *path)
 {
     pthread_mutex_lock(&cgi_registry_lock);
     cgi_libvar *v = cgi_libvars;
-    while (v && strcmp(v->var, var) != 0) v = v->next;
+    while (v && strcmp(v->var, var) != 0)
+        v = v->next;
     if (!v && (v = calloc(1, sizeof *v)) && (v->var = strdup(var))) {
         v->next = cgi_libvars;
         cgi_libvars = v;
@@ -148,16 +149,17 @@ static int cgi_is_own_base(const void *base)
  * hundred objects mapped. What this reader does not handle (no GNU hash
  * table, an IFUNC) is left to dlsym ("unsure"). */
 typedef struct cgi_dyn {
-    const ElfW(Sym) *symtab;
+    const ElfW(Sym) * symtab;
     const char *strtab;
     const uint32_t *gnu_hash;
-    const ElfW(Half) *versym;
+    const ElfW(Half) * versym;
 } cgi_dyn;
 
 static uint32_t cgi_gnu_hash(const char *name)
 {
     uint32_t h = 5381;
-    for (const unsigned char *c = (const unsigned char *)name; *c; c++) h = h * 33 + *c;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        h = h * 33 + *c;
     return h;
 }
 

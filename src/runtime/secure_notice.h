@@ -7,8 +7,8 @@
 
 /* For cgi_say (which adds "callguard: " and the newline); %s: the ignored
  * variables' names, ", "-separated. */
-#define CGI_SECURE_NOTICE                                                                                            \
-    "started with raised privilege (AT_SECURE): ignoring %s (variables that name a file or a library, and the "     \
+#define CGI_SECURE_NOTICE                                                                                              \
+    "started with raised privilege (AT_SECURE): ignoring %s (variables that name a file or a library, and the "        \
     "module cache's, are not taken from the environment of a setuid, setgid or capability program)"
 
 #endif

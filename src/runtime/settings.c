@@ -32,7 +32,8 @@ cgi_setting **cgi_settings_mark(void) { return cgi_settings_tail; }
 static void cgi_setting_free(cgi_setting *st)
 {
     /* st->reason stays: sites may point at it. */
-    for (int k = 0; k < CGI_RULE_KEYS; k++) free(st->rules[k]);
+    for (int k = 0; k < CGI_RULE_KEYS; k++)
+        free(st->rules[k]);
     free(st->site), free(st->api), free(st->domain), free(st->origin), free(st->states), free(st);
 }
 
@@ -152,11 +153,13 @@ static void cgi_rule_words(FILE *f, const cg_rule *rules, unsigned n)
         int first = 1;
         for (unsigned r = 0; r < n; r++) {
             unsigned a = rules[r].access;
-            int has = k == 0 ? (a & CG_RULE_WRITE) && !(a & CG_RULE_DESTROY)
-                             : (a & cgi_rule_bits[k]) == cgi_rule_bits[k];
+            int has =
+                k == 0 ? (a & CG_RULE_WRITE) && !(a & CG_RULE_DESTROY) : (a & cgi_rule_bits[k]) == cgi_rule_bits[k];
             if (!has) continue;
-            if (first) fprintf(f, "%s%s = ", any ? "; " : "", keys[k]);
-            else fputc(',', f);
+            if (first)
+                fprintf(f, "%s%s = ", any ? "; " : "", keys[k]);
+            else
+                fputc(',', f);
             fputs(rules[r].param, f);
             first = 0, any = 1;
         }
@@ -172,11 +175,13 @@ static int cgi_rules_check(const cgi_setting *st)
     cgi_rule_want w = {0};
     for (int k = 0; k < CGI_RULE_KEYS; k++) {
         for (const char *v = st->rules[k]; v && *v;) {
-            while (*v == ',' || *v == ' ' || *v == '\t') v++;
+            while (*v == ',' || *v == ' ' || *v == '\t')
+                v++;
             size_t len = strcspn(v, ", \t");
             if (!len) break;
             unsigned i = 0;
-            while (i < w.n && !(w.r[i].len == len && strncmp(w.r[i].param, v, len) == 0)) i++;
+            while (i < w.n && !(w.r[i].len == len && strncmp(w.r[i].param, v, len) == 0))
+                i++;
             if (i == w.n && w.n < 16) {
                 w.r[i].param = v, w.r[i].len = len, w.r[i].access = 0;
                 w.n++;
@@ -188,8 +193,8 @@ static int cgi_rules_check(const cgi_setting *st)
     int same = w.n == s->nrules;
     for (unsigned i = 0; same && i < w.n; i++) {
         unsigned r = 0;
-        while (r < s->nrules && !(strlen(s->rules[r].param) == w.r[i].len &&
-                                  strncmp(s->rules[r].param, w.r[i].param, w.r[i].len) == 0))
+        while (r < s->nrules &&
+               !(strlen(s->rules[r].param) == w.r[i].len && strncmp(s->rules[r].param, w.r[i].param, w.r[i].len) == 0))
             r++;
         same = r < s->nrules && s->rules[r].access == w.r[i].access;
     }
@@ -263,9 +268,10 @@ static int cgi_name_error(const char *name, const char *origin)
                         like->name, like->layer->api);
     cg_layer *l = cgi_layer_for_name(name);
     if (l)
-        return cgi_fail(CG_ENOENT,
-                        "%s: unknown entry point '%s' (the %s layer has no such function; `callguard list %s` lists them)",
-                        origin, name, l->api, l->api);
+        return cgi_fail(
+            CG_ENOENT,
+            "%s: unknown entry point '%s' (the %s layer has no such function; `callguard list %s` lists them)", origin,
+            name, l->api, l->api);
     return CG_OK;
 }
 
@@ -275,16 +281,20 @@ static void cgi_setting_supersede(const cgi_setting *st)
 {
     for (cgi_setting **link = &cgi_settings; *link && *link != st;) {
         const cgi_setting *o = *link;
-        int same = o->kind == st->kind && (st->site ? o->site && strcmp(o->site, st->site) == 0
-                                                    : !o->site && (!st->api || (o->api && strcmp(o->api, st->api) == 0)));
-        if (same) cgi_setting_unlink(link);
-        else link = &(*link)->next;
+        int same =
+            o->kind == st->kind && (st->site ? o->site && strcmp(o->site, st->site) == 0
+                                             : !o->site && (!st->api || (o->api && strcmp(o->api, st->api) == 0)));
+        if (same)
+            cgi_setting_unlink(link);
+        else
+            link = &(*link)->next;
     }
 }
 
 void cgi_settings_keep(cgi_setting **mark)
 {
-    for (cgi_setting *st = *mark; st; st = st->next) st->from_env = 1;
+    for (cgi_setting *st = *mark; st; st = st->next)
+        st->from_env = 1;
 }
 
 int cgi_settings_commit(cgi_setting **mark)
@@ -326,7 +336,8 @@ int cgi_settings_commit(cgi_setting **mark)
     if (pending)
         cgi_fail(CG_PENDING, "%s: no loaded layer has entry point '%s'; kept until a layer with it loads",
                  pending->origin, pending->site);
-    for (cgi_setting *st = first; st; st = st->next) cgi_setting_supersede(st);
+    for (cgi_setting *st = first; st; st = st->next)
+        cgi_setting_supersede(st);
     return pending ? CG_PENDING : CG_OK;
 }
 
@@ -340,8 +351,10 @@ void cgi_settings_apply_pending(cg_layer *layer)
             st->matched |= mine;
         } else if (!st->matched) {
             /* A name this layer should have: a typo must not leave a site unguarded. */
-            if (rc == CG_ENOENT) cgi_name_error(st->site, st->origin);
-            else cgi_fail(rc, "%s: %s", st->origin, cg_last_error());
+            if (rc == CG_ENOENT)
+                cgi_name_error(st->site, st->origin);
+            else
+                cgi_fail(rc, "%s: %s", st->origin, cg_last_error());
             if (st->from_env) cgi_die("%s", cg_last_error());
             cgi_say("%s; the setting is dropped", cg_last_error());
             cgi_setting_unlink(link);
@@ -357,7 +370,8 @@ void cgi_settings_apply_pending(cg_layer *layer)
         }
         link = &st->next;
     }
-    for (unsigned i = 0; i < layer->nsites; i++) cgi_stats_note_policy(&layer->sites[i]);
+    for (unsigned i = 0; i < layer->nsites; i++)
+        cgi_stats_note_policy(&layer->sites[i]);
 }
 
 void cgi_settings_report_unmatched(void)

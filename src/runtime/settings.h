@@ -21,11 +21,11 @@ typedef struct cgi_setting {
     cg_scope scope;
     int blocking;
     char *rules[CGI_RULE_KEYS]; /* CGI_SET_RULES: each key's value, NULL where unset */
-    char *reason; /* never freed: sites point at it */
-    char *states; /* CGI_SET_STATES: the code names ("" for none), resolved by each layer */
-    char *origin; /* "CALLGUARD_SERIALIZE", "policy.ini: [toyCompile]", "cg_serialize" */
-    int from_env; /* read at start-up: a bad name found later exits 2 */
-    int matched;  /* applied to some layer */
+    char *reason;               /* never freed: sites point at it */
+    char *states;               /* CGI_SET_STATES: the code names ("" for none), resolved by each layer */
+    char *origin;               /* "CALLGUARD_SERIALIZE", "policy.ini: [toyCompile]", "cg_serialize" */
+    int from_env;               /* read at start-up: a bad name found later exits 2 */
+    int matched;                /* applied to some layer */
     struct cgi_setting *next;
 } cgi_setting;
 

@@ -101,7 +101,8 @@ static unsigned cgi_lock(int i, cgi_ksigset saved)
     syscall(SYS_rt_sigprocmask, SIG_SETMASK, all, saved, sizeof all);
     unsigned s = atomic_load_explicit(&cgi_seq[i], memory_order_relaxed);
     for (;;) {
-        if (s & CGI_WRITING) s = atomic_load_explicit(&cgi_seq[i], memory_order_relaxed);
+        if (s & CGI_WRITING)
+            s = atomic_load_explicit(&cgi_seq[i], memory_order_relaxed);
         else if (atomic_compare_exchange_weak_explicit(&cgi_seq[i], &s, s | CGI_WRITING, memory_order_acquire,
                                                        memory_order_relaxed))
             break;
@@ -194,8 +195,10 @@ CGI_HANDLER_CODE static void cgi_on_fatal(int sig, siginfo_t *info, void *uc)
     if (sig == SIGABRT) cgi_record(sig);
     /* Last, so the compiler makes it a jump: the program's handler gets
      * the stack as the kernel left it. */
-    if (flags & SA_SIGINFO) ((void (*)(int, siginfo_t *, void *))fn)(sig, info, uc);
-    else ((void (*)(int))fn)(sig);
+    if (flags & SA_SIGINFO)
+        ((void (*)(int, siginfo_t *, void *))fn)(sig, info, uc);
+    else
+        ((void (*)(int))fn)(sig);
 }
 
 static int cgi_signals_install(void)
@@ -275,5 +278,6 @@ int cgi_signals_program_action(int sig, const struct sigaction *act, struct siga
 void cgi_signals_after_fork_child(void)
 {
     /* A writer in another thread of the parent never lets go in the child. */
-    for (int i = 0; i < CGI_NFATAL; i++) atomic_fetch_and(&cgi_seq[i], ~(unsigned)CGI_WRITING);
+    for (int i = 0; i < CGI_NFATAL; i++)
+        atomic_fetch_and(&cgi_seq[i], ~(unsigned)CGI_WRITING);
 }

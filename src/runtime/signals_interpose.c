@@ -27,16 +27,14 @@ extern sighandler_t bsd_signal(int sig, sighandler_t handler);
 CGI_UNINSTRUMENTED __attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction *act,
                                                                         struct sigaction *old)
 {
-    if (cgi_signals_on && cgi_signals_program_action(sig, act, old) == 0)
-        return 0;
+    if (cgi_signals_on && cgi_signals_program_action(sig, act, old) == 0) return 0;
     return __sigaction(sig, act, old);
 }
 
 /* glibc's signal(): BSD semantics (SA_RESTART, the signal blocked in its handler). */
 CGI_UNINSTRUMENTED __attribute__((visibility("default"))) sighandler_t signal(int sig, sighandler_t handler)
 {
-    if (!cgi_signals_on || handler == SIG_ERR)
-        return bsd_signal(sig, handler);
+    if (!cgi_signals_on || handler == SIG_ERR) return bsd_signal(sig, handler);
     /* The mask {sig}, set by hand: a first call of sigaddset through the PLT
      * would run the dynamic linker's lazy binding, a few thousand bytes,
      * on what may be a small alternate stack (a handler putting SIG_DFL back). */

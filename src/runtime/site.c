@@ -83,7 +83,8 @@ void cgi_path_refresh(void)
      * racing a change always did (it finishes the way it started). */
     atomic_store(&cgi_cfg.path, path);
     for (cg_layer *l = cgi_layers; l; l = l->next)
-        for (unsigned i = 0; i < l->nsites; i++) cgi_mode_set(&l->sites[i], path);
+        for (unsigned i = 0; i < l->nsites; i++)
+            cgi_mode_set(&l->sites[i], path);
 }
 
 void cgi_site_refresh(cg_site *s)
@@ -106,7 +107,8 @@ void cgi_refresh_all(void)
 {
     cgi_path_refresh();
     for (cg_layer *l = cgi_layers; l; l = l->next)
-        for (unsigned i = 0; i < l->nsites; i++) cgi_site_refresh(&l->sites[i]);
+        for (unsigned i = 0; i < l->nsites; i++)
+            cgi_site_refresh(&l->sites[i]);
 }
 
 static int cgi_has_prefix(const cg_layer *l, const char *name)
@@ -116,7 +118,8 @@ static int cgi_has_prefix(const cg_layer *l, const char *name)
         size_t n = strcspn(p, ",");
         if (n && strncmp(name, p, n) == 0) return 1;
         p += n;
-        while (*p == ',' || *p == ' ') p++;
+        while (*p == ',' || *p == ' ')
+            p++;
     }
     return 0;
 }

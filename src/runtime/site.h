@@ -41,11 +41,11 @@ enum {
  * serialized, no thread rules; the thread is still checked (not inside a
  * guarded call). */
 enum {
-    CGI_MODE_NONE = 0,      /* cg_call */
-    CGI_MODE_COUNTED = 1,   /* CGI_PATH_COUNTED, CGI_PATH_DETECT, or CGI_PATH_COUNTED_PY where the
-                             * site stays in CPython: counted; a call as long as a stall asks the
-                             * adapter, if any, whether the runtime was held */
-    CGI_MODE_TRACED = 3,    /* CGI_PATH_TRACED */
+    CGI_MODE_NONE = 0,       /* cg_call */
+    CGI_MODE_COUNTED = 1,    /* CGI_PATH_COUNTED, CGI_PATH_DETECT, or CGI_PATH_COUNTED_PY where the
+                              * site stays in CPython: counted; a call as long as a stall asks the
+                              * adapter, if any, whether the runtime was held */
+    CGI_MODE_TRACED = 3,     /* CGI_PATH_TRACED */
     CGI_MODE_LEAN = 4,       /* CGI_PATH_PY, the site leaves CPython (the interpreter not looked up yet) */
     CGI_MODE_COUNTED_PY = 5, /* CGI_PATH_COUNTED_PY, the site leaves CPython */
     CGI_MODE_LEAN_PT = 6,    /* CGI_MODE_LEAN, the interpreter known to keep its thread state per thread */

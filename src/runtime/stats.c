@@ -85,7 +85,8 @@ static void cgi_stats_fill_header(cgi_stats_header *h)
         if (n > 0) {
             for (ssize_t i = 0; i < n; i++)
                 if (h->command[i] == '\0') h->command[i] = ' ';
-            while (n > 0 && h->command[n - 1] == ' ') n--;
+            while (n > 0 && h->command[n - 1] == ' ')
+                n--;
             h->command[n] = '\0';
         }
     }
@@ -143,8 +144,9 @@ static int cgi_stats_move_to_file(void)
     /* Written, not only allocated: the pages every process touches are in
      * the page cache already, not read in by a fault each (6-10 us a page). */
     void *p = MAP_FAILED;
-    int written = pwrite(fd, cgi_stats, used, 0) == (ssize_t)used &&
-                  pwrite(fd, cgi_stats->quirk, sizeof cgi_stats->quirk, (off_t)qoff) == (ssize_t)sizeof cgi_stats->quirk;
+    int written =
+        pwrite(fd, cgi_stats, used, 0) == (ssize_t)used &&
+        pwrite(fd, cgi_stats->quirk, sizeof cgi_stats->quirk, (off_t)qoff) == (ssize_t)sizeof cgi_stats->quirk;
     if (written) p = mmap(cgi_stats, sizeof(cgi_stats_region), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
     int e = errno;
     close(fd);
@@ -262,7 +264,8 @@ void cgi_stats_after_fork_child(void)
             if (atomic_load(&code->set) == CGI_CODE_WRITING) atomic_store(&code->set, CGI_CODE_FREE);
         }
     }
-    for (uint32_t i = 0; i < n; i++) cgi_stats->r[i].used = 1;
+    for (uint32_t i = 0; i < n; i++)
+        cgi_stats->r[i].used = 1;
     cgi_stats_fill_header(&cgi_stats->h);
     atomic_store(&cgi_stats->h.nrecords, n);
     /* The parent's stalls and threads are not the child's; the forking
@@ -286,15 +289,18 @@ void cgi_stats_after_fork_child(void)
  * four installed layers' 900 sites, in the CLI and in every process of a
  * `callguard run` without --api. Caller holds cgi_cfg_lock. */
 #define CGI_REC_HASH (2 * CGI_STATS_MAX_RECORDS)
-_Static_assert((CGI_REC_HASH & (CGI_REC_HASH - 1)) == 0 && CGI_STATS_MAX_RECORDS < 65535, "a power of two, 16-bit indices");
+_Static_assert((CGI_REC_HASH & (CGI_REC_HASH - 1)) == 0 && CGI_STATS_MAX_RECORDS < 65535,
+               "a power of two, 16-bit indices");
 static uint16_t cgi_rec_hash[CGI_REC_HASH];
 
 static uint32_t cgi_rec_key(const char *api, const char *name)
 {
     uint32_t h = 2166136261u; /* FNV-1a */
-    for (const unsigned char *c = (const unsigned char *)api; *c; c++) h = (h ^ *c) * 16777619u;
+    for (const unsigned char *c = (const unsigned char *)api; *c; c++)
+        h = (h ^ *c) * 16777619u;
     h = (h ^ 0xff) * 16777619u; /* no byte of a name: api "ab" + "c" is not "a" + "bc" */
-    for (const unsigned char *c = (const unsigned char *)name; *c; c++) h = (h ^ *c) * 16777619u;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        h = (h ^ *c) * 16777619u;
     return h;
 }
 
@@ -359,7 +365,8 @@ void cgi_stats_set_states(cg_site *s, const int32_t *codes, unsigned n)
     r->layer = s->layer;
     if (n > CG_MAX_STATES) n = CG_MAX_STATES;
     atomic_store(&r->nstates, 0);
-    for (unsigned i = 0; i < n; i++) atomic_store(&r->state[i], codes[i]);
+    for (unsigned i = 0; i < n; i++)
+        atomic_store(&r->state[i], codes[i]);
     atomic_store(&r->nstates, n);
     /* Codes already counted are shown as what they are now; the calls
      * counted before stay in errors or states as they were. */
@@ -384,8 +391,10 @@ static cgi_code *cgi_code_slot(cgi_stats_record *r, const cg_layer *layer, int32
                 int saved = errno;
                 k->code = code;
                 const char *name = layer && layer->result_name ? layer->result_name(code) : NULL;
-                if (name) snprintf(k->name, sizeof k->name, "%s", name);
-                else snprintf(k->name, sizeof k->name, "%d", (int)code);
+                if (name)
+                    snprintf(k->name, sizeof k->name, "%s", name);
+                else
+                    snprintf(k->name, sizeof k->name, "%d", (int)code);
                 atomic_store_explicit(&k->set, state ? CGI_CODE_STATE : CGI_CODE_ERROR, memory_order_release);
                 errno = saved;
                 return k;
@@ -453,8 +462,7 @@ cgi_slot *cgi_slot_claim(void)
             cgi_slot_fill(slot);
             slot->shard_off = (uint32_t)((i % CGI_SHARDS) * sizeof(cgi_shard));
             unsigned used = atomic_load(&cgi_slots_used);
-            while (used < i + 1 && !atomic_compare_exchange_weak(&cgi_slots_used, &used, i + 1)) {
-            }
+            while (used < i + 1 && !atomic_compare_exchange_weak(&cgi_slots_used, &used, i + 1)) {}
             cgi_my_slot = slot;
             pthread_setspecific(cgi_slot_key, slot);
             return slot;
@@ -508,7 +516,8 @@ void cgi_stats_note_quirk(const cgi_quirk_rec *q)
 void cgi_stats_reset_stalls(void)
 {
     pthread_mutex_lock(&cgi_stall_lock);
-    for (unsigned i = 0; i < CGI_STATS_MAX_STALLS; i++) atomic_store(&cgi_stats->stall[i].valid, 0);
+    for (unsigned i = 0; i < CGI_STATS_MAX_STALLS; i++)
+        atomic_store(&cgi_stats->stall[i].valid, 0);
     atomic_store(&cgi_stats->h.stalls_dropped, 0);
     pthread_mutex_unlock(&cgi_stall_lock);
 }

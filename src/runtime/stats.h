@@ -86,13 +86,13 @@ typedef struct cgi_stats_record {
     char name[CGI_NAME_MAX];
     char domain[CGI_DOMAIN_NAME_MAX]; /* "" when not serialized */
     uint8_t transition, scope, blocking, used;
-    _Atomic uint32_t nstates;         /* the site's state codes: state[0..nstates) */
+    _Atomic uint32_t nstates; /* the site's state codes: state[0..nstates) */
     cg_counters c;
     _Atomic int32_t state[CG_MAX_STATES];
     cgi_code code[CGI_STATS_MAX_CODES];
-    const cg_layer *layer;            /* names the codes; an address in the process that wrote it */
-    char pad[512 - CGI_API_NAME_MAX - CGI_NAME_MAX - CGI_DOMAIN_NAME_MAX - 8 - sizeof(cg_counters) -
-             4 * CG_MAX_STATES - CGI_STATS_MAX_CODES * sizeof(cgi_code) - sizeof(const cg_layer *)];
+    const cg_layer *layer; /* names the codes; an address in the process that wrote it */
+    char pad[512 - CGI_API_NAME_MAX - CGI_NAME_MAX - CGI_DOMAIN_NAME_MAX - 8 - sizeof(cg_counters) - 4 * CG_MAX_STATES -
+             CGI_STATS_MAX_CODES * sizeof(cgi_code) - sizeof(const cg_layer *)];
     cgi_shard shard[CGI_SHARDS]; /* the counted paths' calls and total_ns, by thread */
 } cgi_stats_record;
 /* From a site's counters (a record's `c`) to the shard at byte offset off
@@ -111,7 +111,8 @@ static inline const cgi_shard *cgi_shards_of(const cg_counters *c)
 static inline uint64_t cgi_ctr_calls(const cg_counters *c)
 {
     uint64_t n = atomic_load_explicit(&c->calls, memory_order_relaxed);
-    for (int i = 0; i < CGI_SHARDS; i++) n += atomic_load_explicit(&cgi_shards_of(c)[i].calls, memory_order_relaxed);
+    for (int i = 0; i < CGI_SHARDS; i++)
+        n += atomic_load_explicit(&cgi_shards_of(c)[i].calls, memory_order_relaxed);
     return n;
 }
 static inline uint64_t cgi_ctr_total_ns(const cg_counters *c)
@@ -127,7 +128,8 @@ static inline void cgi_ctr_zero(cgi_stats_record *r)
 {
     memset(&r->c, 0, sizeof r->c);
     memset(r->shard, 0, sizeof r->shard);
-    for (unsigned k = 0; k < CGI_STATS_MAX_CODES; k++) atomic_store(&r->code[k].count, 0);
+    for (unsigned k = 0; k < CGI_STATS_MAX_CODES; k++)
+        atomic_store(&r->code[k].count, 0);
 }
 
 enum { CGI_PROC_RUNNING = 0, CGI_PROC_EXITED = 1, CGI_PROC_SIGNALED = 2, CGI_PROC_EXECED = 3 };
@@ -139,26 +141,26 @@ typedef struct cgi_stats_header {
     _Atomic uint32_t nrecords;
     int32_t pid;
     int32_t ppid;
-    _Atomic int32_t state;  /* CGI_PROC_* as the process itself saw it */
-    int32_t status;         /* exit status or signal number */
+    _Atomic int32_t state;        /* CGI_PROC_* as the process itself saw it */
+    int32_t status;               /* exit status or signal number */
     _Atomic int32_t fatal_signal; /* the fatal signal the hook recorded (CALLGUARD_SIGNALS=record); 0: none */
     uint64_t start_unix_ns;
-    char command[2048];     /* argv joined by spaces */
-    char host[64];          /* gethostname() at start: pids repeat across the nodes of one job */
+    char command[2048]; /* argv joined by spaces */
+    char host[64];      /* gethostname() at start: pids repeat across the nodes of one job */
     /* The clock of the slots' `entered`: ns = (ticks - tick0) * tick_mult >> 32
      * since start-up; tick_mult is 0 until the first timed call. */
     uint64_t tick0;
     _Atomic uint64_t tick_mult;
-    _Atomic uint64_t stalls_dropped;    /* stalls not kept: the list held worse ones */
-    _Atomic uint32_t threads_unslotted; /* threads that found no free slot */
-    _Atomic uint32_t signal_hook;       /* 1: the fatal-signal hook was installed in this process */
-    uint64_t base;                      /* the region's address in the process: slots point into it */
+    _Atomic uint64_t stalls_dropped;     /* stalls not kept: the list held worse ones */
+    _Atomic uint32_t threads_unslotted;  /* threads that found no free slot */
+    _Atomic uint32_t signal_hook;        /* 1: the fatal-signal hook was installed in this process */
+    uint64_t base;                       /* the region's address in the process: slots point into it */
     _Atomic uint64_t violations_dropped; /* thread-rule violations of kinds not kept: the list was full */
     _Atomic uint64_t handles_untracked;  /* checked calls on a handle the checker's table had no room for */
     uint64_t proc_start;                 /* /proc/PID/stat's starttime (clock ticks since boot; kept across exec) */
     uint32_t settled;                    /* 1: the process ended and the CLI made its file small (stats_settle.c) */
     uint32_t spare;
-    _Atomic uint64_t quirks_dropped;     /* quirks that matched past the CGI_STATS_MAX_QUIRKS kept */
+    _Atomic uint64_t quirks_dropped; /* quirks that matched past the CGI_STATS_MAX_QUIRKS kept */
     char pad[4096 - 8 - 4 * 8 - 8 - 2048 - 64 - 40 - 16 - 16 - 8];
 } cgi_stats_header;
 
@@ -168,14 +170,14 @@ typedef struct cgi_stats_header {
 typedef struct cgi_stall {
     _Atomic uint32_t valid;
     int32_t tid;
-    uint64_t ns;        /* call_ns + wait_ns: how long the runtime was held */
+    uint64_t ns; /* call_ns + wait_ns: how long the runtime was held */
     uint64_t call_ns, wait_ns;
-    uint64_t at_ns;     /* when the call entered, since start-up */
+    uint64_t at_ns; /* when the call entered, since start-up */
     char api[CGI_API_NAME_MAX];
     char name[CGI_NAME_MAX];
-    char thread[16];    /* the thread's name */
-    char runtime[16];   /* the adapter's name: "cpython" */
-    char py_file[256];  /* where the call was made; "" when not known */
+    char thread[16];   /* the thread's name */
+    char runtime[16];  /* the adapter's name: "cpython" */
+    char py_file[256]; /* where the call was made; "" when not known */
     char py_func[64];
     int32_t py_line;
     char pad[512 - 40 - CGI_API_NAME_MAX - CGI_NAME_MAX - 32 - 256 - 64 - 4];
@@ -186,12 +188,12 @@ typedef struct cgi_stall {
  * a guarded call: a slot still inside one when the process is gone is a
  * call that never returned. */
 typedef struct cgi_slot {
-    _Atomic int32_t tid;       /* 0: free */
-    _Atomic uint32_t waiting;  /* 1: waiting for the site's domain lock */
+    _Atomic int32_t tid;           /* 0: free */
+    _Atomic uint32_t waiting;      /* 1: waiting for the site's domain lock */
     cg_counters *_Atomic counters; /* the site's, in this process's mapping (h.base); NULL: not in a call */
-    _Atomic uint64_t entered;  /* ticks (see the header's clock) */
+    _Atomic uint64_t entered;      /* ticks (see the header's clock) */
     char thread[16];
-    uint32_t shard_off;        /* this thread's shard of every record: byte offset from shard[0] */
+    uint32_t shard_off;         /* this thread's shard of every record: byte offset from shard[0] */
     char pad[64 - 24 - 16 - 4]; /* a cache line: threads do not share one */
 } cgi_slot;
 
@@ -202,18 +204,18 @@ typedef struct cgi_slot {
  * fix applied or not (quirks.c). `valid` is set last, as for stalls. */
 typedef struct cgi_quirk_rec {
     _Atomic uint32_t valid;
-    uint32_t vendor;        /* the matched driver's PCI vendor id (0: not known) */
-    uint32_t applied;       /* 1: its entry points serialized; 0: not_applied says why */
-    char not_applied[252];  /* why the fix was not applied ("" when applied) */
+    uint32_t vendor;       /* the matched driver's PCI vendor id (0: not known) */
+    uint32_t applied;      /* 1: its entry points serialized; 0: not_applied says why */
+    char not_applied[252]; /* why the fix was not applied ("" when applied) */
     char api[CGI_API_NAME_MAX];
-    char name[64];          /* the section's NAME */
+    char name[64]; /* the section's NAME */
     char domain[CGI_DOMAIN_NAME_MAX];
-    char sites[256];        /* the entry points it serializes, comma-separated */
-    char source[256];       /* the public URL */
+    char sites[256];  /* the entry points it serializes, comma-separated */
+    char source[256]; /* the public URL */
     char why[256];
-    char driver[128];       /* the matched driver's name, as its API gives it */
-    char version[64];       /* the matched driver's version, as its API gives it */
-    char library[128];      /* "" or what the library condition saw ("libigc.so.2 2.38.2", "... not loaded") */
+    char driver[128];  /* the matched driver's name, as its API gives it */
+    char version[64];  /* the matched driver's version, as its API gives it */
+    char library[128]; /* "" or what the library condition saw ("libigc.so.2 2.38.2", "... not loaded") */
     char pad[1536 - 8 - 256 - CGI_API_NAME_MAX - 64 - CGI_DOMAIN_NAME_MAX - 256 * 3 - 128 - 64 - 128];
 } cgi_quirk_rec;
 /* One kind of thread-rule violation (threads.c): two entry points on one
@@ -224,10 +226,10 @@ typedef struct cgi_quirk_rec {
  * `set_name` is the launching thread's own earlier setting. */
 typedef struct cgi_violation {
     _Atomic uint32_t valid;
-    uint32_t kind;              /* CGI_VIOLATION_* */
+    uint32_t kind; /* CGI_VIOLATION_* */
     _Atomic uint64_t count;
     uint64_t handle;
-    uint64_t at_ns;             /* the first, since start-up (CLOCK_MONOTONIC) */
+    uint64_t at_ns; /* the first, since start-up (CLOCK_MONOTONIC) */
     int32_t tid, other_tid;
     char api[CGI_API_NAME_MAX], other_api[CGI_API_NAME_MAX];
     char name[CGI_NAME_MAX], other[CGI_NAME_MAX], set_name[CGI_NAME_MAX];
@@ -310,7 +312,8 @@ static inline uint64_t cgi_proc_starttime(const char *path)
     if (n <= 0) return 0;
     buf[n] = '\0';
     char *p = strrchr(buf, ')');
-    for (int field = 2; p && field < 22; field++) p = strchr(p + 1, ' ');
+    for (int field = 2; p && field < 22; field++)
+        p = strchr(p + 1, ' ');
     return p ? strtoull(p + 1, NULL, 10) : 0;
 }
 

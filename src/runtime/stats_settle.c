@@ -67,7 +67,8 @@ static size_t cgi_settle_read(int fd, void *buf, size_t len, size_t off)
 
 static void cgi_keep(unsigned char *keep, size_t off, size_t len)
 {
-    for (size_t p = off / CGI_PAGE; p <= (off + len - 1) / CGI_PAGE && p < CGI_PAGES; p++) keep[p] = 1;
+    for (size_t p = off / CGI_PAGE; p <= (off + len - 1) / CGI_PAGE && p < CGI_PAGES; p++)
+        keep[p] = 1;
 }
 
 /* The pages the report reads of r (keep[page] = 1); 0 when it made no call. */
@@ -130,7 +131,8 @@ int cgi_stats_settle(int dfd, const char *name, cgi_stats_region *r)
     if (fd < 0) return 0;
     for (size_t p = 0; p < CGI_PAGES;) {
         size_t q = p;
-        while (q < CGI_PAGES && !keep[q]) q++;
+        while (q < CGI_PAGES && !keep[q])
+            q++;
         /* Where holes cannot be punched the file stays as it was. */
         if (q > p && fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)(p * CGI_PAGE),
                                (off_t)((q - p) * CGI_PAGE)) != 0)

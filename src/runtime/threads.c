@@ -179,8 +179,10 @@ static inline uintptr_t cgi_rule_handle(const cg_rule *r, const void *args)
     uintptr_t h = 0;
     const char *p = (const char *)args + r->offset;
     /* A pointer-sized handle (every opaque handle type) with a constant-size copy. */
-    if (__builtin_expect(r->size == sizeof h, 1)) memcpy(&h, p, sizeof h);
-    else memcpy(&h, p, r->size < sizeof h ? r->size : sizeof h);
+    if (__builtin_expect(r->size == sizeof h, 1))
+        memcpy(&h, p, sizeof h);
+    else
+        memcpy(&h, p, r->size < sizeof h ? r->size : sizeof h);
     return h;
 }
 
@@ -265,13 +267,14 @@ static void cgi_side(uint64_t who, unsigned want, char *api, char *name, char *p
 /* want_*: the bits the side is named by (an overlap names writes or reads,
  * a sequence sets or launches). set_who: a sequence's own earlier set. */
 static void cgi_record_violation(uint32_t kind, uintptr_t handle, uint64_t who, unsigned want, uint64_t other,
-                          unsigned other_want, uint64_t set_who)
+                                 unsigned other_want, uint64_t set_who)
 {
     cgi_vkey k = {kind, (uint32_t)who & 0x0fffffffu, (uint32_t)other & 0x0fffffffu, (uint8_t)((who >> 28) & 15),
                   (uint8_t)((other >> 28) & 15)};
     pthread_mutex_lock(&cgi_viol_lock);
     unsigned i = 0;
-    while (i < cgi_nviol && memcmp(&cgi_vkeys[i], &k, sizeof k) != 0) i++;
+    while (i < cgi_nviol && memcmp(&cgi_vkeys[i], &k, sizeof k) != 0)
+        i++;
     if (i < cgi_nviol) {
         atomic_fetch_add_explicit(&cgi_stats->violation[i].count, 1, memory_order_relaxed);
     } else if (i == CGI_STATS_MAX_VIOLATIONS) {
@@ -313,7 +316,8 @@ static inline uint32_t cgi_tid_of(uint64_t who) { return (uint32_t)(who >> 32); 
 static inline void cgi_seq_lock(cgi_hobj *e)
 {
     while (atomic_exchange_explicit(&e->lock, 1, memory_order_acquire))
-        while (atomic_load_explicit(&e->lock, memory_order_relaxed)) __builtin_ia32_pause();
+        while (atomic_load_explicit(&e->lock, memory_order_relaxed))
+            __builtin_ia32_pause();
 }
 
 static inline void cgi_seq_unlock(cgi_hobj *e) { atomic_store_explicit(&e->lock, 0, memory_order_release); }
@@ -322,8 +326,10 @@ static inline void cgi_seq_unlock(cgi_hobj *e) { atomic_store_explicit(&e->lock,
 static void cgi_seq_settle(cgi_hobj *e)
 {
     uint64_t w = CGI_SEQ_LIST;
-    if (e->npend == 0) w = 0;
-    else if (e->npend == 1 && !e->pend[0].intruder) w = e->pend[0].who, e->npend = 0;
+    if (e->npend == 0)
+        w = 0;
+    else if (e->npend == 1 && !e->pend[0].intruder)
+        w = e->pend[0].who, e->npend = 0;
     atomic_store_explicit(&e->seq, w, memory_order_release);
 }
 
@@ -348,8 +354,10 @@ static void cgi_seq_sets(cgi_hobj *e, uint64_t me)
     cgi_seq_to_list(e, w);
     int mine = 0;
     for (uint32_t i = 0; i < e->npend; i++) {
-        if (cgi_tid_of(e->pend[i].who) == tid) mine = 1;
-        else if (!e->pend[i].intruder) e->pend[i].intruder = me;
+        if (cgi_tid_of(e->pend[i].who) == tid)
+            mine = 1;
+        else if (!e->pend[i].intruder)
+            e->pend[i].intruder = me;
     }
     if (!mine && e->npend < CGI_THR_PENDING) e->pend[e->npend++] = (cgi_pending){me, 0};
     /* Several pending: stays a list (settle keeps one clean entry in the word). */
@@ -371,7 +379,8 @@ static void cgi_seq_launches(cgi_hobj *e, uintptr_t handle, uint64_t me)
     w = atomic_load_explicit(&e->seq, memory_order_acquire);
     cgi_seq_to_list(e, w);
     uint32_t i = 0;
-    while (i < e->npend && cgi_tid_of(e->pend[i].who) != tid) i++;
+    while (i < e->npend && cgi_tid_of(e->pend[i].who) != tid)
+        i++;
     if (i == e->npend) {
         /* Nothing of this thread's pending: it launches what others set and handed over. */
         e->npend = 0;
@@ -382,8 +391,7 @@ static void cgi_seq_launches(cgi_hobj *e, uintptr_t handle, uint64_t me)
     cgi_seq_settle(e);
     cgi_seq_unlock(e);
     if (hit.intruder)
-        cgi_record_violation(CGI_VIOLATION_SEQUENCE, handle, me, CG_RULE_LAUNCHES, hit.intruder, CG_RULE_SETS,
-                             hit.who);
+        cgi_record_violation(CGI_VIOLATION_SEQUENCE, handle, me, CG_RULE_LAUNCHES, hit.intruder, CG_RULE_SETS, hit.who);
 }
 
 static void cgi_seq_forget(cgi_hobj *e)
@@ -400,8 +408,7 @@ static void cgi_seq_forget(cgi_hobj *e)
 static void cgi_hold_for(uint64_t ns)
 {
     struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
 void cgi_thr_check_enter(const cg_site *s, const void *args, cgi_thr_call *c)
@@ -479,7 +486,8 @@ int cgi_thr_lock(const cg_site *s, const void *args, cgi_thr_call *c)
         if (!h || cgi_holds_handle(h)) continue;
         uint8_t write = (rule->access & CG_RULE_WRITE) != 0;
         unsigned k = 0;
-        while (k < c->nlock && c->lock[k].handle != h) k++;
+        while (k < c->nlock && c->lock[k].handle != h)
+            k++;
         if (k < c->nlock) {
             c->lock[k].write |= write;
             continue;
@@ -497,7 +505,8 @@ int cgi_thr_lock(const cg_site *s, const void *args, cgi_thr_call *c)
         while (k < c->nlock && (k == have || (c->lock[k].l = cgi_hl_try(0, c->lock[k].handle, c->lock[k].write))))
             k++;
         if (k == c->nlock) return waited;
-        for (unsigned j = 0; j < k; j++) cgi_hl_unlock(c->lock[j].l, c->lock[j].write);
+        for (unsigned j = 0; j < k; j++)
+            cgi_hl_unlock(c->lock[j].l, c->lock[j].write);
         if (have > k && have < c->nlock) cgi_hl_unlock(c->lock[have].l, c->lock[have].write);
         waited = 1;
         c->lock[k].l = cgi_hl_lock(0, c->lock[k].handle, c->lock[k].write);
@@ -507,7 +516,8 @@ int cgi_thr_lock(const cg_site *s, const void *args, cgi_thr_call *c)
 
 void cgi_thr_unlock(cgi_thr_call *c)
 {
-    for (unsigned k = c->nlock; k-- > 0;) cgi_hl_unlock(c->lock[k].l, c->lock[k].write);
+    for (unsigned k = c->nlock; k-- > 0;)
+        cgi_hl_unlock(c->lock[k].l, c->lock[k].write);
 }
 
 /* ---- switches ----------------------------------------------------------------------- */
@@ -631,7 +641,8 @@ int cg_handle_release(const void *handle)
     uintptr_t h = (uintptr_t)handle;
     cgi_holds *hs = cgi_my_holds;
     unsigned i = 0;
-    while (hs && i < hs->n && hs->h[i].handle != h) i++;
+    while (hs && i < hs->n && hs->h[i].handle != h)
+        i++;
     if (!hs || i == hs->n)
         return cgi_fail(CG_EINVAL, "cg_handle_release: this thread does not hold handle %p (cg_handle_hold first)",
                         handle);

@@ -13,7 +13,7 @@
 typedef struct cgi_thr_call {
     unsigned nent, nlock;
     struct {
-        void *e;         /* the handle's entry in the checker's table */
+        void *e; /* the handle's entry in the checker's table */
         uint8_t write, destroy;
     } ent[CGI_THR_MAX_RULES];
     struct {

@@ -33,11 +33,11 @@ typedef struct cgi_tj {
     cgi_outfile file; /* out is file.f: a new file renamed into place (outfile.h) */
     char *b;          /* CGI_TJ_BUF bytes, written out before an event could overflow it */
     size_t n;
-    int failed;      /* 0; else an errno: what failed. The rest is not attempted; nothing is renamed into place */
-    size_t nevents;  /* written so far: the separator */
+    int failed;     /* 0; else an errno: what failed. The rest is not attempted; nothing is renamed into place */
+    size_t nevents; /* written so far: the separator */
     uint64_t kept, dropped;
     size_t processes, threads;
-    int tsc; /* the events' ticks were TSC counts */
+    int tsc;                 /* the events' ticks were TSC counts */
     struct cgi_tj_names *nm; /* the sites' text of the process being written */
 } cgi_tj;
 
@@ -60,9 +60,10 @@ static inline void cgi_tj_mem(cgi_tj *j, const char *s, size_t k)
 }
 #define cgi_tj_lit(j, s) cgi_tj_mem((j), (s), sizeof(s) - 1)
 
-static const char cgi_tj_digits[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                                       "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                                       "8081828384858687888990919293949596979899";
+static const char cgi_tj_digits[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
 
 static inline void cgi_tj_u(cgi_tj *j, uint64_t v)
 {
@@ -110,18 +111,34 @@ static inline char *cgi_o_lit_(char *o, const char *s, size_t k)
  * thread's texts are allocated larger than what they hold). */
 static inline char *cgi_o_text(char *o, const char *s, size_t k)
 {
-    for (size_t i = 0; i < k; i += 16) memcpy(o + i, s + i, 16);
+    for (size_t i = 0; i < k; i += 16)
+        memcpy(o + i, s + i, 16);
     return o + k;
 }
 
 /* Decimal digits of v (1 for 0). */
 static inline int cgi_ndigits(uint64_t v)
 {
-    static const uint64_t p10[20] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
-                                     100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
-                                     1000000000000ull, 10000000000000ull, 100000000000000ull,
-                                     1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
-                                     1000000000000000000ull, 10000000000000000000ull};
+    static const uint64_t p10[20] = {1ull,
+                                     10ull,
+                                     100ull,
+                                     1000ull,
+                                     10000ull,
+                                     100000ull,
+                                     1000000ull,
+                                     10000000ull,
+                                     100000000ull,
+                                     1000000000ull,
+                                     10000000000ull,
+                                     100000000000ull,
+                                     1000000000000ull,
+                                     10000000000000ull,
+                                     100000000000000ull,
+                                     1000000000000000ull,
+                                     10000000000000000ull,
+                                     100000000000000000ull,
+                                     1000000000000000000ull,
+                                     10000000000000000000ull};
     int t = (64 - __builtin_clzll(v | 1)) * 1233 >> 12; /* log10 from log2, low by at most one */
     t += t < 19 && v >= p10[t + 1];
     return t + 1 - (t > 0 && v < p10[t]);
@@ -139,8 +156,10 @@ static inline char *cgi_o_u(char *o, uint64_t v)
         p -= 2;
         memcpy(p, cgi_tj_digits + 2 * d, 2);
     }
-    if (v >= 10) memcpy(p - 2, cgi_tj_digits + 2 * v, 2);
-    else p[-1] = (char)('0' + v);
+    if (v >= 10)
+        memcpy(p - 2, cgi_tj_digits + 2 * v, 2);
+    else
+        p[-1] = (char)('0' + v);
     return o + n;
 }
 
@@ -160,7 +179,7 @@ static inline char *cgi_o_us(char *o, uint64_t ns)
  * above), so those are formatted once and copied while they stay the same:
  * the digit loop over 11 digits was a quarter of the writer's instructions. */
 typedef struct cgi_ts_cache {
-    uint64_t hi;  /* ts in us / 1e6 that txt holds; 0: none */
+    uint64_t hi; /* ts in us / 1e6 that txt holds; 0: none */
     size_t n;
     char txt[32]; /* its digits, and room to copy 16 at a time */
 } cgi_ts_cache;
@@ -226,8 +245,10 @@ static void cgi_tj_str(cgi_tj *j, const char *s, size_t max)
 static void cgi_tj_sep(cgi_tj *j)
 {
     cgi_tj_room(j);
-    if (j->nevents++) cgi_tj_lit(j, ",\n");
-    else cgi_tj_lit(j, "\n");
+    if (j->nevents++)
+        cgi_tj_lit(j, ",\n");
+    else
+        cgi_tj_lit(j, "\n");
 }
 
 /* A site's text, escaped once per process at its first event:
@@ -279,7 +300,8 @@ typedef struct cgi_tj_names {
 
 static void cgi_tj_names_clear(cgi_tj_names *nm)
 {
-    for (size_t i = 0; i <= CGI_STATS_MAX_RECORDS; i++) free(nm->site[i]), nm->site[i] = NULL;
+    for (size_t i = 0; i <= CGI_STATS_MAX_RECORDS; i++)
+        free(nm->site[i]), nm->site[i] = NULL;
 }
 
 /* A process's timeline. fd >= 0: v is the header and thread table of that
@@ -521,7 +543,8 @@ static cgi_tj_file *cgi_tj_list(DIR *d, const char *dir, size_t *count, cgi_trac
         if (got != (ssize_t)sizeof h || memcmp(h.magic, CGI_TRACE_MAGIC, sizeof CGI_TRACE_MAGIC) != 0 ||
             h.version != CGI_TRACE_VERSION)
             continue;
-        if (h.tsc && h.mult && (!clk->tsc || h.tick0 < clk->tick0)) *clk = (cgi_trace_clock){1, h.tick0, h.mono0, h.mult};
+        if (h.tsc && h.mult && (!clk->tsc || h.tick0 < clk->tick0))
+            *clk = (cgi_trace_clock){1, h.tick0, h.mono0, h.mult};
         if (n == cap) {
             cgi_tj_file *more = realloc(f, (cap *= 2) * sizeof *f);
             if (!more) break;
@@ -552,7 +575,7 @@ int cg_trace_merge(const char *dir, const char *path, cg_trace_totals *totals)
     cgi_trace_event *ringbuf = head ? malloc(CGI_TRACE_RING_BYTES) : NULL;
     DIR *d = ringbuf ? opendir(dir) : NULL;
     if (!d || !cgi_tj_open(path, &j)) {
-        rc = d ? cgi_fail(CG_EIO, "cannot write trace %s: %s", path, strerror(errno))
+        rc = d         ? cgi_fail(CG_EIO, "cannot write trace %s: %s", path, strerror(errno))
              : ringbuf ? cgi_fail(CG_EIO, "cannot read statistics directory %s", dir)
                        : cgi_fail(CG_ENOMEM, "out of memory");
         if (d) closedir(d);
@@ -578,7 +601,8 @@ int cg_trace_merge(const char *dir, const char *path, cg_trace_totals *totals)
             /* The rings the file is long enough for; each is read when written. */
             uint32_t nt = atomic_load(&v->h->nthreads);
             for (uint32_t i = 0; i < nt && i < CGI_TRACE_MAX_THREADS; i++)
-                if (atomic_load(&v->threads[i].ready) && CGI_TRACE_RING_OFFSET(i) + CGI_TRACE_RING_BYTES <= (size_t)st.st_size)
+                if (atomic_load(&v->threads[i].ready) &&
+                    CGI_TRACE_RING_OFFSET(i) + CGI_TRACE_RING_BYTES <= (size_t)st.st_size)
                     v->ring[i] = ringbuf;
             const cgi_stats_entry *e = cgi_stats_find(procs, nprocs, v->h->pid, v->h->stats_start_unix_ns);
             const cgi_stats_region *r = e && cgi_stats_read_entry(dir, e, region) == 0 ? region : NULL;
@@ -588,7 +612,8 @@ int cg_trace_merge(const char *dir, const char *path, cg_trace_totals *totals)
         }
         close(fd);
     }
-    for (size_t fi = 0; files && fi < nfiles; fi++) free(files[fi].name);
+    for (size_t fi = 0; files && fi < nfiles; fi++)
+        free(files[fi].name);
     free(files);
     free(v), free(region), free(head), free(ringbuf);
     cgi_stats_list_free(procs, nprocs);

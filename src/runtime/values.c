@@ -27,9 +27,12 @@ int cgi_parse_scope(const char *v, cg_scope *out)
 
 int cgi_parse_bool(const char *v, int *out)
 {
-    if (strcmp(v, "yes") == 0 || strcmp(v, "true") == 0 || strcmp(v, "1") == 0) *out = 1;
-    else if (strcmp(v, "no") == 0 || strcmp(v, "false") == 0 || strcmp(v, "0") == 0) *out = 0;
-    else return cgi_fail(CG_EINVAL, "'%s': expected yes or no", v);
+    if (strcmp(v, "yes") == 0 || strcmp(v, "true") == 0 || strcmp(v, "1") == 0)
+        *out = 1;
+    else if (strcmp(v, "no") == 0 || strcmp(v, "false") == 0 || strcmp(v, "0") == 0)
+        *out = 0;
+    else
+        return cgi_fail(CG_EINVAL, "'%s': expected yes or no", v);
     return CG_OK;
 }
 

@@ -32,20 +32,21 @@ static void note(const char *name)
 {
     pthread_mutex_lock(&count_lock);
     int i = 0;
-    while (counts[i].name && strcmp(counts[i].name, name) != 0) i++;
+    while (counts[i].name && strcmp(counts[i].name, name) != 0)
+        i++;
     counts[i].name = name;
     counts[i].n++;
     pthread_mutex_unlock(&count_lock);
 }
 
 #define CL(fn, ...) (note(#fn), fn(__VA_ARGS__))
-#define OK(call)                                                                                                     \
-    do {                                                                                                             \
-        cl_int err_ = (call);                                                                                        \
-        if (err_ != CL_SUCCESS) {                                                                                    \
-            fprintf(stderr, "%s:%d: %s: %d\n", __FILE__, __LINE__, #call, err_);                                     \
-            exit(1);                                                                                                 \
-        }                                                                                                            \
+#define OK(call)                                                                                                       \
+    do {                                                                                                               \
+        cl_int err_ = (call);                                                                                          \
+        if (err_ != CL_SUCCESS) {                                                                                      \
+            fprintf(stderr, "%s:%d: %s: %d\n", __FILE__, __LINE__, #call, err_);                                       \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 static void sleep_ms(unsigned ms)
@@ -95,13 +96,15 @@ static void CL_CALLBACK on_event(cl_event ev, cl_int status, void *user)
     (void)user;
     cl_int st = -1;
     cl_int err = CL(clGetEventInfo, ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
-    if (err != CL_SUCCESS || st != CL_COMPLETE || status != CL_COMPLETE) atomic_store(&callback_status, err ? err : -1001);
+    if (err != CL_SUCCESS || st != CL_COMPLETE || status != CL_COMPLETE)
+        atomic_store(&callback_status, err ? err : -1001);
     atomic_fetch_add(&event_callbacks, 1);
 }
 
 static void wait_for(atomic_int *v, int want)
 {
-    for (int i = 0; i < 10000 && atomic_load(v) < want; i++) sleep_ms(1);
+    for (int i = 0; i < 10000 && atomic_load(v) < want; i++)
+        sleep_ms(1);
     if (atomic_load(v) != want) {
         fprintf(stderr, "callbacks: %d of %d ran\n", atomic_load(v), want);
         exit(1);
@@ -126,7 +129,8 @@ static int run(const char *counts_path)
     OK(err);
 
     static float x[N], y[N], out[N], out2[N];
-    for (int i = 0; i < N; i++) x[i] = (float)i, y[i] = (float)(N - i);
+    for (int i = 0; i < N; i++)
+        x[i] = (float)i, y[i] = (float)(N - i);
     cl_mem bx = CL(clCreateBuffer, s.ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof x, x, &err);
     OK(err);
     cl_mem by = CL(clCreateBuffer, s.ctx, CL_MEM_READ_WRITE, sizeof y, NULL, &err);
@@ -161,7 +165,8 @@ static int run(const char *counts_path)
     }
 
     double sum = 0, sum2 = 0;
-    for (int i = 0; i < N; i++) sum += out[i], sum2 += out2[i];
+    for (int i = 0; i < N; i++)
+        sum += out[i], sum2 += out2[i];
     printf("platform=%s\n", name);
     printf("saxpy: out[0]=%.1f out[%d]=%.1f sum=%.1f\n", out[0], N - 1, out[N - 1], sum);
     printf("saxpy twice: out[0]=%.1f sum=%.1f\n", out2[0], sum2);
@@ -185,7 +190,8 @@ static int run(const char *counts_path)
     if (counts_path) {
         FILE *f = fopen(counts_path, "w");
         if (!f) return 1;
-        for (int i = 0; counts[i].name; i++) fprintf(f, "%s %u\n", counts[i].name, counts[i].n);
+        for (int i = 0; counts[i].name; i++)
+            fprintf(f, "%s %u\n", counts[i].name, counts[i].n);
         fclose(f);
     }
     return 0;
@@ -199,8 +205,8 @@ static atomic_int race_failed;
 static void *race_thread(void *arg)
 {
     char src[512];
-    snprintf(src, sizeof src, "__kernel void k%d(__global int *p) { p[get_global_id(0)] += %d; }\n",
-             (int)(intptr_t)arg, (int)(intptr_t)arg * 7 + 1);
+    snprintf(src, sizeof src, "__kernel void k%d(__global int *p) { p[get_global_id(0)] += %d; }\n", (int)(intptr_t)arg,
+             (int)(intptr_t)arg * 7 + 1);
     const char *text = src;
     cl_int err = 0;
     cl_program prog = clCreateProgramWithSource(race_setup.ctx, 1, &text, NULL, &err);
@@ -216,8 +222,10 @@ static int race(int n)
     race_setup = open_device();
     pthread_t t[64];
     pthread_barrier_init(&race_start, NULL, (unsigned)n);
-    for (int i = 0; i < n; i++) pthread_create(&t[i], NULL, race_thread, (void *)(intptr_t)i);
-    for (int i = 0; i < n; i++) pthread_join(t[i], NULL);
+    for (int i = 0; i < n; i++)
+        pthread_create(&t[i], NULL, race_thread, (void *)(intptr_t)i);
+    for (int i = 0; i < n; i++)
+        pthread_join(t[i], NULL);
     int (*max_inside)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "cgspy_max_inside");
     int (*calls)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "cgspy_calls");
     if (!max_inside || !calls) {

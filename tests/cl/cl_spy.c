@@ -30,8 +30,7 @@ __attribute__((visibility("default"))) cl_int clBuildProgram(cl_program program,
     atomic_fetch_add(&calls, 1);
     int now = atomic_fetch_add(&inside, 1) + 1;
     int m = atomic_load(&max_inside);
-    while (now > m && !atomic_compare_exchange_weak(&max_inside, &m, now)) {
-    }
+    while (now > m && !atomic_compare_exchange_weak(&max_inside, &m, now)) {}
     struct timespec ts = {0, 20 * 1000000L};
     nanosleep(&ts, NULL);
     cl_int r = fn(program, num_devices, device_list, options, pfn_notify, user_data);

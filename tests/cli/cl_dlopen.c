@@ -14,12 +14,14 @@ int main(void)
         fprintf(stderr, "dlopen: %s\n", dlerror());
         return 1;
     }
-    cl_int (*get_ids)(cl_uint, cl_platform_id *, cl_uint *) = (cl_int(*)(cl_uint, cl_platform_id *, cl_uint *))dlsym(h, "clGetPlatformIDs");
+    cl_int (*get_ids)(cl_uint, cl_platform_id *, cl_uint *) =
+        (cl_int(*)(cl_uint, cl_platform_id *, cl_uint *))dlsym(h, "clGetPlatformIDs");
     cl_int (*get_info)(cl_platform_id, cl_platform_info, size_t, void *, size_t *) =
         (cl_int(*)(cl_platform_id, cl_platform_info, size_t, void *, size_t *))dlsym(h, "clGetPlatformInfo");
     cl_platform_id p = NULL;
     cl_uint n = 0;
-    for (int i = 0; i < 3; i++) get_ids(1, &p, &n);
+    for (int i = 0; i < 3; i++)
+        get_ids(1, &p, &n);
     char name[256] = "";
     if (n) get_info(p, CL_PLATFORM_NAME, sizeof name, name, NULL);
     printf("platforms %u: %s\n", n, name);

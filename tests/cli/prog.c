@@ -24,7 +24,8 @@ static void calls(int n)
 static void calls(int n)
 {
     int32_t sum;
-    for (int i = 0; i < n; i++) toyAdd(i, 1, &sum);
+    for (int i = 0; i < n; i++)
+        toyAdd(i, 1, &sum);
 }
 #endif
 
@@ -73,7 +74,8 @@ static int own_segv_mode(const char *how)
         sigaction(SIGSEGV, &sa, NULL);
     }
     if (!strcmp(how, "before")) {
-        int (*configure)(const char *, const char *) = (int (*)(const char *, const char *))dlsym(RTLD_DEFAULT, "cg_configure");
+        int (*configure)(const char *, const char *) =
+            (int (*)(const char *, const char *))dlsym(RTLD_DEFAULT, "cg_configure");
         if (!configure || configure("CALLGUARD_SIGNALS", "record") != 0) return 6;
     }
     /* What the program reads back is its own handler, not callguard's
@@ -149,8 +151,10 @@ int main(int argc, char **argv)
         calls(2);
         pthread_t t[16];
         if (n > 16) n = 16;
-        for (int i = 0; i < n; i++) pthread_create(&t[i], NULL, worker, (void *)(intptr_t)i);
-        for (int i = 0; i < n; i++) pthread_join(t[i], NULL);
+        for (int i = 0; i < n; i++)
+            pthread_create(&t[i], NULL, worker, (void *)(intptr_t)i);
+        for (int i = 0; i < n; i++)
+            pthread_join(t[i], NULL);
         return 0;
     }
 #endif
@@ -160,9 +164,11 @@ int main(int argc, char **argv)
             fprintf(stderr, "dlopen: %s\n", dlerror());
             return 4;
         }
-        toy_result_t (*add)(int32_t, int32_t, int32_t *) = (toy_result_t(*)(int32_t, int32_t, int32_t *))dlsym(h, "toyAdd");
+        toy_result_t (*add)(int32_t, int32_t, int32_t *) =
+            (toy_result_t(*)(int32_t, int32_t, int32_t *))dlsym(h, "toyAdd");
         int32_t sum = 0;
-        for (int i = 0; i < 6; i++) add(i, 1, &sum);
+        for (int i = 0; i < 6; i++)
+            add(i, 1, &sum);
         printf("sum %d\n", sum);
         return 0;
     }

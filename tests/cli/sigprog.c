@@ -159,7 +159,8 @@ static int reenter(void)
     sigaction(SIGUSR1, &sa, NULL);
     pthread_t self = pthread_self(), t;
     pthread_create(&t, NULL, sender, &self);
-    for (int i = 0; i < 2000000 && usr1_seen < 2000; i++) sigaction(SIGBUS, i & 1 ? &a : &b, NULL);
+    for (int i = 0; i < 2000000 && usr1_seen < 2000; i++)
+        sigaction(SIGBUS, i & 1 ? &a : &b, NULL);
     sending = 0;
     pthread_join(t, NULL);
     printf("%s\n", wrong ? "read a torn action" : "done");
@@ -223,7 +224,8 @@ int main(int argc, char **argv)
         set_alt_stack(size, argc > 2 && !strcmp(argv[2], "reset") ? reset_and_jump : jump_quietly);
         if (sigsetjmp(back, 1) == 0) fault();
         size_t untouched = 0;
-        while (untouched < size && alt[untouched] == PATTERN) untouched++;
+        while (untouched < size && alt[untouched] == PATTERN)
+            untouched++;
         printf("%zu\n", size - untouched);
         return 0;
     }

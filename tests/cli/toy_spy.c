@@ -19,4 +19,7 @@ toy_result_t toyAdd(int32_t a, int32_t b, int32_t *sum)
     return next(a, b, sum);
 }
 
-__attribute__((destructor)) static void report(void) { fprintf(stderr, "spy saw %d toyAdd calls\n", atomic_load(&seen)); }
+__attribute__((destructor)) static void report(void)
+{
+    fprintf(stderr, "spy saw %d toyAdd calls\n", atomic_load(&seen));
+}

@@ -8,13 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CU_OK(call)                                                                                                  \
-    do {                                                                                                             \
-        CUresult r_ = (call);                                                                                        \
-        if (r_ != CUDA_SUCCESS) {                                                                                    \
-            fprintf(stderr, "%s:%d: %s returned %d\n", __FILE__, __LINE__, #call, (int)r_);                         \
-            exit(3);                                                                                                 \
-        }                                                                                                            \
+#define CU_OK(call)                                                                                                    \
+    do {                                                                                                               \
+        CUresult r_ = (call);                                                                                          \
+        if (r_ != CUDA_SUCCESS) {                                                                                      \
+            fprintf(stderr, "%s:%d: %s returned %d\n", __FILE__, __LINE__, #call, (int)r_);                            \
+            exit(3);                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 /* Calls q(arg) until it stops saying NOT_READY; returns how often it did. */
@@ -22,7 +22,8 @@ static long poll_until_done(CUresult (*q)(void *), void *arg)
 {
     long n = 0;
     CUresult r;
-    while ((r = q(arg)) == CUDA_ERROR_NOT_READY) n++;
+    while ((r = q(arg)) == CUDA_ERROR_NOT_READY)
+        n++;
     if (r != CUDA_SUCCESS) {
         fprintf(stderr, "query returned %d\n", (int)r);
         exit(4);

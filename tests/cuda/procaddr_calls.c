@@ -31,14 +31,14 @@ static void *get(const char *name, int version, cuuint64_t flags)
 }
 
 #define PTDS CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
-#define FAIL(what)                                                                                                   \
-    do {                                                                                                             \
-        fprintf(stderr, "failed: %s\n", what);                                                                       \
-        return 1;                                                                                                    \
+#define FAIL(what)                                                                                                     \
+    do {                                                                                                               \
+        fprintf(stderr, "failed: %s\n", what);                                                                         \
+        return 1;                                                                                                      \
     } while (0)
-#define CALL(expr)                                                                                                   \
-    do {                                                                                                             \
-        if ((expr) != CUDA_SUCCESS) FAIL(#expr);                                                                     \
+#define CALL(expr)                                                                                                     \
+    do {                                                                                                               \
+        if ((expr) != CUDA_SUCCESS) FAIL(#expr);                                                                       \
     } while (0)
 
 int main(int argc, char **argv)
@@ -74,8 +74,8 @@ int main(int argc, char **argv)
     CUresult (*htod)(CUdeviceptr, const void *, size_t) = get("cuMemcpyHtoD", 7000, PTDS);
     CUresult (*dtoh)(void *, CUdeviceptr, size_t) = get("cuMemcpyDtoH", 3020, 0);
     gpa_v1_fn gpa4 = get("cuGetProcAddress", 11030, 0); /* the 4-argument form, asked of the resolver */
-    if (!init || !device_get || !ctx_create || !ctx_destroy || !load || !get_function || !unload || !launch ||
-        !sync || !mem_alloc || !mem_free || !htod || !dtoh || !gpa4)
+    if (!init || !device_get || !ctx_create || !ctx_destroy || !load || !get_function || !unload || !launch || !sync ||
+        !mem_alloc || !mem_free || !htod || !dtoh || !gpa4)
         FAIL("an entry point is missing");
     CUresult (*version)(int *) = NULL;
     CALL(gpa4("cuDriverGetVersion", (void **)&version, 2020, 0));
@@ -109,9 +109,9 @@ int main(int argc, char **argv)
         void *s = dlopen(argv[2], RTLD_NOW | RTLD_NOLOAD);
         int (*calls)(const char *) = s ? (int (*)(const char *))dlsym(s, "cgcuda_standin_calls") : NULL;
         if (!calls) FAIL("the stand-in is not loaded");
-        static const char *const names[] = {"cuCtxCreate_v4",      "cuCtxDestroy_v2",      "cuLaunchKernel_ptsz",
+        static const char *const names[] = {"cuCtxCreate_v4",           "cuCtxDestroy_v2",      "cuLaunchKernel_ptsz",
                                             "cuStreamSynchronize_ptsz", "cuMemcpyHtoD_v2_ptds", "cuMemcpyDtoH_v2",
-                                            "cuLaunchKernel",      "cuStreamSynchronize"};
+                                            "cuLaunchKernel",           "cuStreamSynchronize"};
         for (size_t i = 0; i < sizeof names / sizeof *names; i++)
             printf("%s%s=%d", i ? " " : "", names[i], calls(names[i]));
         printf("\n");

@@ -460,8 +460,8 @@ EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 
 /* ---- modules ---- */
 
-/* The "compiler": a PTX-like text with at least one `.entry NAME`, for a `.target` up to sm_90. The sleep is the window in which
- * CGCUDA_COMPILER_RACE=abort looks for a second thread, as a compiler that is not reentrant would fail. */
+/* The "compiler": a PTX-like text with at least one `.entry NAME`, for a `.target` up to sm_90. The sleep is the window
+ * in which CGCUDA_COMPILER_RACE=abort looks for a second thread, as a compiler that is not reentrant would fail. */
 /* The compile window, shared by cuModuleLoadData (PTX) and cuLinkComplete. */
 static void compile_window(const char *who)
 {
@@ -482,7 +482,10 @@ static void compile_window(const char *who)
     atomic_fetch_sub(&inside_compile, 1);
 }
 
-#define CUBIN_MAGIC "\x7f" "ELF" "CGCUBIN\n"
+#define CUBIN_MAGIC                                                                                                    \
+    "\x7f"                                                                                                             \
+    "ELF"                                                                                                              \
+    "CGCUBIN\n"
 
 /* The entries of a PTX-like text, each with the bytes of its `__local_depotN[BYTES]` if it has one. */
 static CUresult parse_entries(const char *text, CUmodule mod)
@@ -515,9 +518,9 @@ static CUresult parse_entries(const char *text, CUmodule mod)
     return mod->nfunc ? CUDA_SUCCESS : CUDA_ERROR_INVALID_IMAGE;
 }
 
-/* The "compiler": a PTX-like text with at least one `.entry NAME`, for a `.target` up to sm_90. The sleep is the window in which
- * CGCUDA_COMPILER_RACE=abort looks for a second thread, as a compiler that is not reentrant would fail.
- * A stand-in cubin (from cuLinkComplete) loads without compiling, as a real cubin skips the PTX JIT. */
+/* The "compiler": a PTX-like text with at least one `.entry NAME`, for a `.target` up to sm_90. The sleep is the window
+ * in which CGCUDA_COMPILER_RACE=abort looks for a second thread, as a compiler that is not reentrant would fail. A
+ * stand-in cubin (from cuLinkComplete) loads without compiling, as a real cubin skips the PTX JIT. */
 EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image)
 {
     COUNT();
@@ -526,7 +529,10 @@ EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image)
     if (!valid_ctx(current)) return CUDA_ERROR_INVALID_CONTEXT;
     const char *text = image;
     size_t ml = sizeof CUBIN_MAGIC - 1;
-    if (memcmp(image, "\x7f" "ELF", 4) == 0) {
+    if (memcmp(image,
+               "\x7f"
+               "ELF",
+               4) == 0) {
         if (memcmp(image, CUBIN_MAGIC, ml) != 0) return CUDA_ERROR_INVALID_IMAGE;
         text += ml;
     } else {
@@ -571,7 +577,7 @@ EXPORT CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *d
     (void)name, (void)numOptions, (void)options, (void)optionValues;
     if (!state || !data || size == 0) return CUDA_ERROR_INVALID_VALUE;
     if (type != CU_JIT_INPUT_PTX) return CUDA_ERROR_INVALID_VALUE; /* the stand-in links PTX only */
-    if (state->ptx) return CUDA_ERROR_INVALID_VALUE;                /* and one input */
+    if (state->ptx) return CUDA_ERROR_INVALID_VALUE;               /* and one input */
     state->ptx = strndup(data, size);
     return state->ptx ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }

@@ -1,4 +1,5 @@
-/* A STAND-IN for libjulia, not Julia: Julia cannot be installed on these machines (not in Debian 12, no binary on PyPI).
+/* A STAND-IN for libjulia, not Julia: Julia cannot be installed on these machines (not in Debian 12, no binary on
+ * PyPI).
  *
  * It defines, with Julia's semantics (src/jlapi.c, src/julia_threads.h,
  * src/gc*.c of JuliaLang/julia), exactly the functions callguard's Julia
@@ -61,7 +62,8 @@ static jthread *known(const char *fn)
 static void set_state_locked(jthread *t, int s)
 {
     if (s == GC_UNSAFE && t->state != GC_UNSAFE)
-        while (collecting) pthread_cond_wait(&changed, &lock);
+        while (collecting)
+            pthread_cond_wait(&changed, &lock);
     t->state = s;
     pthread_cond_broadcast(&changed);
 }
@@ -110,10 +112,7 @@ JL_DLLEXPORT int8_t jl_gc_unsafe_enter(void)
     return was;
 }
 
-JL_DLLEXPORT void jl_gc_unsafe_leave(int8_t state)
-{
-    jl_gc_safe_leave(state);
-}
+JL_DLLEXPORT void jl_gc_unsafe_leave(int8_t state) { jl_gc_safe_leave(state); }
 
 JL_DLLEXPORT void jl_gc_safepoint(void)
 {
@@ -134,11 +133,13 @@ JL_DLLEXPORT void jl_gc_collect(int full)
     (void)full;
     jthread *me = known("jl_gc_collect");
     pthread_mutex_lock(&lock);
-    while (collecting) pthread_cond_wait(&changed, &lock); /* one collector at a time */
+    while (collecting)
+        pthread_cond_wait(&changed, &lock); /* one collector at a time */
     collecting = 1;
     for (;;) {
         int unsafe = 0;
-        for (int i = 0; i < nthreads; i++) unsafe |= &threads[i] != me && threads[i].state == GC_UNSAFE;
+        for (int i = 0; i < nthreads; i++)
+            unsafe |= &threads[i] != me && threads[i].state == GC_UNSAFE;
         if (!unsafe) break;
         pthread_cond_wait(&changed, &lock);
     }

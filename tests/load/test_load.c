@@ -482,10 +482,12 @@ static int ze_eviction_removes_only_callguards_own_names(int argc, char **argv)
     cgtest_result r;
     run_ze(&r, env, "distinct", "1", "1");
     CHECK(exited_ok(&r) && figure(r.out, "disk_writes") == 1);
-    static const char *const foreign[] = {
-        "notes.txt", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde",
-        "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0",
-        "0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF", ".tmp-notes", ".tmp-12-x"};
+    static const char *const foreign[] = {"notes.txt",
+                                          "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde",
+                                          "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0",
+                                          "0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF",
+                                          ".tmp-notes",
+                                          ".tmp-12-x"};
     struct timespec hour_ago[2] = {{time(NULL) - 3600, 0}, {time(NULL) - 3600, 0}};
     for (size_t i = 0; i < sizeof foreign / sizeof *foreign; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, foreign[i]);
@@ -602,8 +604,8 @@ static int ze_fifo_at_an_entry_name_does_not_block_the_load(int argc, char **arg
     run_ze(&r, env, "distinct", "1", "1");
     CHECK(exited_ok(&r) && only_entry(dir, path) == 0);
     CHECK(unlink(path) == 0 && mkfifo(path, 0600) == 0);
-    const char *argv2[] = {"/usr/bin/timeout", "-s", "KILL", "60", worker("CG_LOAD_WORKER_ZE"), "distinct", "1", "1",
-                           NULL};
+    const char *argv2[] = {"/usr/bin/timeout", "-s", "KILL", "60", worker("CG_LOAD_WORKER_ZE"),
+                           "distinct",         "1",  "1",    NULL};
     cgtest_run(&r, env, argv2);
     fprintf(stderr, "--- distinct 1 1 (FIFO at the entry)\n%s%s", r.out, r.err);
     CHECKF(exited_ok(&r), "wait status 0x%x (9: killed after 60 s, blocked on the FIFO)", r.status);
@@ -726,8 +728,9 @@ static const char *intel_ocl_env(int *skip)
                     lib ? lib : "CG_INTEL_OCL", venv);
             *skip = 77;
         } else {
-            fprintf(stderr, "FAIL: %s (Intel's CPU OpenCL runtime) is missing%s%s: scripts/setup-venv.sh installs it "
-                            "(PyPI intel-opencl-rt), -DCALLGUARD_INTEL_OCL=PATH names another\n",
+            fprintf(stderr,
+                    "FAIL: %s (Intel's CPU OpenCL runtime) is missing%s%s: scripts/setup-venv.sh installs it "
+                    "(PyPI intel-opencl-rt), -DCALLGUARD_INTEL_OCL=PATH names another\n",
                     lib ? lib : "CG_INTEL_OCL", venv && *venv ? " though there is " : "", venv ? venv : "");
             *skip = 1;
         }
@@ -948,7 +951,8 @@ const cgtest_case cgtest_cases[] = {
      cl_il_intel_loads_every_kernel_then_second_process_loads_binaries_from_disk},
     {"cl_il_intel_unserialized_16_threads_all_load", cl_il_intel_unserialized_16_threads_all_load},
     {"cl_il_intel_same_kernel_16_threads_loaded_once", cl_il_intel_same_kernel_16_threads_loaded_once},
-    {"cl_il_intel_corrupt_cache_entry_is_rebuilt_and_replaced", cl_il_intel_corrupt_cache_entry_is_rebuilt_and_replaced},
+    {"cl_il_intel_corrupt_cache_entry_is_rebuilt_and_replaced",
+     cl_il_intel_corrupt_cache_entry_is_rebuilt_and_replaced},
     {"cl_il_intel_bad_il_and_bad_option_report_call_and_log", cl_il_intel_bad_il_and_bad_option_report_call_and_log},
     {"ze_async_compile_loads_every_kernel_then_second_process_hits_disk",
      ze_async_compile_loads_every_kernel_then_second_process_hits_disk},

@@ -73,7 +73,8 @@ static void *worker(void *arg)
         char src[256], name[32];
         snprintf(name, sizeof name, "k%d", i);
         snprintf(src, sizeof src, "__kernel void k%d(__global int *a) { a[get_global_id(0)] += %d; }\n", i, i);
-        if (strcmp(mode, "badsource") == 0) snprintf(src, sizeof src, "__kernel void k%d(__global int *a) { a[0] = ; }\n", i);
+        if (strcmp(mode, "badsource") == 0)
+            snprintf(src, sizeof src, "__kernel void k%d(__global int *a) { a[0] = ; }\n", i);
         if (strcmp(mode, "badname") == 0) snprintf(name, sizeof name, "missing");
         char *il = NULL;
         size_t il_size = 0;

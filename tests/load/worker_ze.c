@@ -71,11 +71,16 @@ static void *worker(void *arg)
         char bytes[128], name[32];
         size_t size = module_bytes(i, bytes, sizeof bytes);
         if (strcmp(mode, "badspirv") == 0) memcpy(bytes, "nope", 4);
-        if (strcmp(mode, "spill") == 0) snprintf(name, sizeof name, "big");
-        else if (strcmp(mode, "same") == 0) snprintf(name, sizeof name, "shared");
-        else if (strcmp(mode, "badname") == 0) snprintf(name, sizeof name, "missing");
-        else if (strstr("needregs regs128 regs300 bigslm slm", mode)) snprintf(name, sizeof name, "fat");
-        else snprintf(name, sizeof name, "k%d", i);
+        if (strcmp(mode, "spill") == 0)
+            snprintf(name, sizeof name, "big");
+        else if (strcmp(mode, "same") == 0)
+            snprintf(name, sizeof name, "shared");
+        else if (strcmp(mode, "badname") == 0)
+            snprintf(name, sizeof name, "missing");
+        else if (strstr("needregs regs128 regs300 bigslm slm", mode))
+            snprintf(name, sizeof name, "fat");
+        else
+            snprintf(name, sizeof name, "k%d", i);
         cg_load_request req = {.api = CG_LOAD_API_ZE,
                                .context = sim.context,
                                .device = sim.device,
@@ -83,9 +88,10 @@ static void *worker(void *arg)
                                .size = size,
                                .format = CG_LOAD_FORMAT_IL,
                                .kernel_name = name,
-                               .build_flags = strcmp(mode, "regs128") == 0
-                                                  ? "-cl-intel-greater-than-4GB-buffer-required -cl-intel-128-GRF-per-thread"
-                                                  : "-cl-intel-greater-than-4GB-buffer-required"};
+                               .build_flags =
+                                   strcmp(mode, "regs128") == 0
+                                       ? "-cl-intel-greater-than-4GB-buffer-required -cl-intel-128-GRF-per-thread"
+                                       : "-cl-intel-greater-than-4GB-buffer-required"};
         cg_load_result *r = NULL;
         int rc = cg_load_binary(&req, &r);
         if (rc != CG_OK) {

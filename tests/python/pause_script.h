@@ -6,20 +6,20 @@
 #ifndef CG_PAUSE_SCRIPT_H
 #define CG_PAUSE_SCRIPT_H
 
-#define CG_PAUSE_TICKER(module)                                                                                      \
-    "import threading, time, " module "\n"                                                                           \
-    "def worker():\n"                                                                                                \
-    "    time.sleep(0.2)  # let the main thread start ticking first\n"                                               \
-    "    " module ".wait(1000)\n"                                                                                    \
-    "t = threading.Thread(target=worker)\n"                                                                          \
-    "t.start()\n"                                                                                                    \
-    "longest = 0.0\n"                                                                                                \
-    "last = time.monotonic()\n"                                                                                      \
-    "while t.is_alive():\n"                                                                                          \
-    "    time.sleep(0.001)\n"                                                                                        \
-    "    now = time.monotonic()\n"                                                                                   \
-    "    longest = max(longest, now - last)\n"                                                                       \
-    "    last = now\n"                                                                                               \
+#define CG_PAUSE_TICKER(module)                                                                                        \
+    "import threading, time, " module "\n"                                                                             \
+    "def worker():\n"                                                                                                  \
+    "    time.sleep(0.2)  # let the main thread start ticking first\n"                                                 \
+    "    " module ".wait(1000)\n"                                                                                      \
+    "t = threading.Thread(target=worker)\n"                                                                            \
+    "t.start()\n"                                                                                                      \
+    "longest = 0.0\n"                                                                                                  \
+    "last = time.monotonic()\n"                                                                                        \
+    "while t.is_alive():\n"                                                                                            \
+    "    time.sleep(0.001)\n"                                                                                          \
+    "    now = time.monotonic()\n"                                                                                     \
+    "    longest = max(longest, now - last)\n"                                                                         \
+    "    last = now\n"                                                                                                 \
     "t.join()\n"
 
 #define CG_PAUSE_WRITE "open(OUT, 'w').write('%.1f' % (longest * 1000))\n"

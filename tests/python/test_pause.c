@@ -42,10 +42,8 @@ static PyObject *ext_holds(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "|p", &at_finalization)) return NULL;
     int held = cg_adapter_cpython()->holds();
     if (at_finalization) held_at_finalization = held;
-    Py_BEGIN_ALLOW_THREADS
-    held_without_gil = cg_adapter_cpython()->holds();
-    Py_END_ALLOW_THREADS
-    return PyBool_FromLong(held);
+    Py_BEGIN_ALLOW_THREADS held_without_gil = cg_adapter_cpython()->holds();
+    Py_END_ALLOW_THREADS return PyBool_FromLong(held);
 }
 
 static PyMethodDef ext_methods[] = {{"wait", ext_wait, METH_VARARGS, "wait in the toy driver"},
@@ -55,14 +53,12 @@ static struct PyModuleDef ext_module = {PyModuleDef_HEAD_INIT, "toyext", NULL, -
 static PyObject *ext_init(void) { return PyModule_Create(&ext_module); }
 
 static const char script[] =
-    CG_PAUSE_TICKER("toyext")
-    "assert toyext.holds(), 'holds() is 0 on the main thread with the GIL'\n"
-    "class Last:  # makes a guarded call while the interpreter finalizes\n"
-    "    def __del__(self, wait=toyext.wait, holds=toyext.holds):\n"
-    "        holds(True)\n"
-    "        wait(1)\n"
-    "last = Last()\n"
-    CG_PAUSE_WRITE;
+    CG_PAUSE_TICKER("toyext") "assert toyext.holds(), 'holds() is 0 on the main thread with the GIL'\n"
+                              "class Last:  # makes a guarded call while the interpreter finalizes\n"
+                              "    def __del__(self, wait=toyext.wait, holds=toyext.holds):\n"
+                              "        holds(True)\n"
+                              "        wait(1)\n"
+                              "last = Last()\n" CG_PAUSE_WRITE;
 
 int main(int argc, char **argv)
 {

@@ -13,20 +13,20 @@
 #include <stdio.h>
 #include <toy.h>
 
-#define CHECK(cond)                                                                                                  \
-    do {                                                                                                             \
-        if (!(cond)) {                                                                                               \
-            fprintf(stderr, "%s:%d: %s: check failed: %s\n", __FILE__, __LINE__, phase, #cond);                      \
-            exit(1);                                                                                                 \
-        }                                                                                                            \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "%s:%d: %s: check failed: %s\n", __FILE__, __LINE__, phase, #cond);                        \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 static const char *phase = "start";
 
 typedef struct inside {
-    int gil_inside;  /* PyGILState_Check() inside the driver call */
-    int nested_ok;   /* the nested calls returned what they should */
-    int retake;      /* take the GIL back inside and call again */
+    int gil_inside; /* PyGILState_Check() inside the driver call */
+    int nested_ok;  /* the nested calls returned what they should */
+    int retake;     /* take the GIL back inside and call again */
 } inside;
 
 static void TOY_APICALL callback(toy_device_t d, void *user)

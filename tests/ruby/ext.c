@@ -23,8 +23,10 @@ static VALUE cgr_adapter(VALUE self, VALUE mode)
     (void)self;
     const char *m = StringValueCStr(mode);
     cg_stats_enable(1);
-    if (strcmp(m, "none") == 0) cg_set_adapter(NULL, CG_ADAPTER_DETECT);
-    else cg_set_adapter(cg_adapter_ruby(), strcmp(m, "active") == 0 ? CG_ADAPTER_ACTIVE : CG_ADAPTER_DETECT);
+    if (strcmp(m, "none") == 0)
+        cg_set_adapter(NULL, CG_ADAPTER_DETECT);
+    else
+        cg_set_adapter(cg_adapter_ruby(), strcmp(m, "active") == 0 ? CG_ADAPTER_ACTIVE : CG_ADAPTER_DETECT);
     return Qnil;
 }
 

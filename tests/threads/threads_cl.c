@@ -21,13 +21,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#define OK(call)                                                                                                     \
-    do {                                                                                                             \
-        cl_int err_ = (call);                                                                                        \
-        if (err_ != CL_SUCCESS) {                                                                                    \
-            fprintf(stderr, "%s:%d: %s: %d\n", __FILE__, __LINE__, #call, err_);                                     \
-            exit(1);                                                                                                 \
-        }                                                                                                            \
+#define OK(call)                                                                                                       \
+    do {                                                                                                               \
+        cl_int err_ = (call);                                                                                          \
+        if (err_ != CL_SUCCESS) {                                                                                      \
+            fprintf(stderr, "%s:%d: %s: %d\n", __FILE__, __LINE__, #call, err_);                                       \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 static const char *source = "__kernel void fill(__global int *out, int v) { out[get_global_id(0)] = v; }\n";
@@ -132,8 +132,10 @@ int main(int argc, char **argv)
     pthread_barrier_init(&start, NULL, 2);
     pthread_barrier_init(&handed, NULL, 2);
     pthread_t t[2];
-    for (long i = 0; i < 2; i++) pthread_create(&t[i], NULL, worker, (void *)i);
-    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    for (long i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, worker, (void *)i);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
     printf("thread A %d\nthread B %d\n", (int)tids[0], (int)tids[1]);
     OK(clFinish(queue));
     /* Deterministic output: each buffer holds a value one of the threads wrote, or 0. */
@@ -141,7 +143,8 @@ int main(int argc, char **argv)
         int out[4];
         OK(clEnqueueReadBuffer(queue, bufs[i], CL_TRUE, 0, sizeof out, out, 0, NULL, NULL));
         int ok = 1;
-        for (int j = 0; j < 4; j++) ok &= out[j] == out[0] && out[j] >= 0 && out[j] <= 7;
+        for (int j = 0; j < 4; j++)
+            ok &= out[j] == out[0] && out[j] >= 0 && out[j] <= 7;
         printf("buffer %d %s\n", i, ok ? "consistent" : "torn");
     }
     for (int i = 0; i < 2; i++) {

@@ -61,9 +61,12 @@ static void *worker(void *arg)
     tids[me] = gettid();
     pthread_barrier_wait(&start);
     for (int r = 0; r < 6 || atomic_load(&done[1 - me]) < 6; r++, atomic_fetch_add(&done[me], 1)) {
-        if (!strncmp(mode, "append", 6)) append(lists[0], kernels[me]);
-        else if (!strcmp(mode, "own")) append(lists[me], kernels[me]);
-        else if (!strcmp(mode, "sequence")) set_arg(kernels[0], me), append(lists[me], kernels[0]);
+        if (!strncmp(mode, "append", 6))
+            append(lists[0], kernels[me]);
+        else if (!strcmp(mode, "own"))
+            append(lists[me], kernels[me]);
+        else if (!strcmp(mode, "sequence"))
+            set_arg(kernels[0], me), append(lists[me], kernels[0]);
     }
     return NULL;
 }
@@ -148,19 +151,20 @@ static void wait_signal(void)
         if (i != a && i != b) ZE_OK(zeCommandListDestroy(made[i]));
     printf("collided after %d lists\n", n);
     lists[0] = made[a], lists[1] = made[b];
-    ze_event_pool_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE,
-                               .count = 1};
+    ze_event_pool_desc_t pd = {
+        .stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE, .count = 1};
     ze_event_pool_handle_t pool;
     ZE_OK(zeEventPoolCreate(sim.context, &pd, 1, &sim.device, &pool));
-    ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .signal = ZE_EVENT_SCOPE_FLAG_HOST,
-                          .wait = ZE_EVENT_SCOPE_FLAG_HOST};
+    ze_event_desc_t ed = {
+        .stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .signal = ZE_EVENT_SCOPE_FLAG_HOST, .wait = ZE_EVENT_SCOPE_FLAG_HOST};
     ZE_OK(zeEventCreate(pool, &ed, &event));
     signal(SIGALRM, deadlocked);
     alarm(20);
     pthread_t t[2];
     pthread_create(&t[0], NULL, wait_a, NULL);
     pthread_create(&t[1], NULL, signal_b, NULL);
-    for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
     alarm(0);
     ZE_OK(zeEventHostSynchronize(event, 0));
     ZE_OK(zeEventDestroy(event));
@@ -189,7 +193,8 @@ int main(int argc, char **argv)
         ZE_OK(zeCommandListCreate(sim.context, sim.device, &ld, &lists[i]));
     }
     if (!strcmp(mode, "wait-signal")) {
-        for (int i = 0; i < 2; i++) ZE_OK(zeCommandListDestroy(lists[i]));
+        for (int i = 0; i < 2; i++)
+            ZE_OK(zeCommandListDestroy(lists[i]));
         wait_signal();
     } else if (!strcmp(mode, "reuse")) {
         pthread_barrier_init(&step, NULL, 2);
@@ -199,12 +204,16 @@ int main(int argc, char **argv)
         /* glibc's calloc takes no chunk from the thread's cache: free more
          * kernels than it holds, so the old kernel's memory comes back. */
         ze_kernel_handle_t old = kernels[0], spare[16];
-        for (int i = 0; i < 9; i++) spare[i] = new_kernel();
-        for (int i = 0; i < 9; i++) ZE_OK(zeKernelDestroy(spare[i]));
+        for (int i = 0; i < 9; i++)
+            spare[i] = new_kernel();
+        for (int i = 0; i < 9; i++)
+            ZE_OK(zeKernelDestroy(spare[i]));
         ZE_OK(zeKernelDestroy(old));
         int n = 0;
-        for (kernels[0] = new_kernel(); kernels[0] != old && n < 16; kernels[0] = new_kernel()) spare[n++] = kernels[0];
-        for (int i = 0; i < n; i++) ZE_OK(zeKernelDestroy(spare[i]));
+        for (kernels[0] = new_kernel(); kernels[0] != old && n < 16; kernels[0] = new_kernel())
+            spare[n++] = kernels[0];
+        for (int i = 0; i < n; i++)
+            ZE_OK(zeKernelDestroy(spare[i]));
         printf("reused %d\n", kernels[0] == old);
         run_thread(reuse_b);
         pthread_barrier_wait(&step);
@@ -212,8 +221,10 @@ int main(int argc, char **argv)
     } else {
         pthread_barrier_init(&start, NULL, 2);
         pthread_t t[2];
-        for (long i = 0; i < 2; i++) pthread_create(&t[i], NULL, worker, (void *)i);
-        for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+        for (long i = 0; i < 2; i++)
+            pthread_create(&t[i], NULL, worker, (void *)i);
+        for (int i = 0; i < 2; i++)
+            pthread_join(t[i], NULL);
     }
     printf("thread A %d\nthread B %d\n", (int)tids[0], (int)tids[1]);
     if (!strcmp(mode, "append-abort")) {

@@ -27,8 +27,7 @@ static int valid(toy_device_t d) { return d >= devices && d < devices + TOY_DEVI
 static void sleep_us(uint32_t us)
 {
     struct timespec ts = {us / 1000000u, (long)(us % 1000000u) * 1000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
 toy_result_t toyGetDevice(uint32_t index, toy_device_t *device)
@@ -49,8 +48,7 @@ static toy_result_t compile(toy_device_t device, const char *source, uint32_t sl
     if (atomic_fetch_add(&device->inside, 1) != 0) abort();
     unsigned all = (unsigned)atomic_fetch_add(&inside_all, 1) + 1;
     unsigned seen = atomic_load(&max_inside);
-    while (all > seen && !atomic_compare_exchange_weak(&max_inside, &seen, all)) {
-    }
+    while (all > seen && !atomic_compare_exchange_weak(&max_inside, &seen, all)) {}
     sleep_us(sleep);
     int bad = strstr(source, "error") != NULL;
     atomic_fetch_sub(&inside_all, 1);

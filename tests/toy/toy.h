@@ -35,8 +35,8 @@ typedef struct toy_program *toy_program_t;
 typedef void(TOY_APICALL *toy_callback_t)(toy_device_t device, void *user);
 
 typedef struct toy_stats {
-    uint32_t compiles;          /* compiles that finished */
-    uint32_t max_inside;        /* most threads seen inside toyCompile at once, all devices */
+    uint32_t compiles;   /* compiles that finished */
+    uint32_t max_inside; /* most threads seen inside toyCompile at once, all devices */
 } toy_stats_t;
 
 TOY_API toy_result_t TOY_APICALL toyGetDevice(uint32_t index, toy_device_t *device);

@@ -18,9 +18,8 @@
 #include <level_zero/ze_api.h>
 #include <stdio.h>
 #include <stdlib.h>
-#define ZE_FNS(X)                                                                                                    \
-    X(zeInit) X(zeDriverGet) X(zeDeviceGet) X(zeContextCreate) X(zeContextDestroy) X(zeModuleCreate)                 \
-    X(zeModuleDestroy)
+#define ZE_FNS(X)                                                                                                      \
+    X(zeInit) X(zeDriverGet) X(zeDeviceGet) X(zeContextCreate) X(zeContextDestroy) X(zeModuleCreate) X(zeModuleDestroy)
 #define ZE_PTR(f) static __typeof__(f) *p_##f;
 ZE_FNS(ZE_PTR)
 static void ze_dlopen(void)
@@ -30,7 +29,7 @@ static void ze_dlopen(void)
         fprintf(stderr, "dlopen libze_loader.so.1: %s\n", dlerror());
         exit(3);
     }
-#define ZE_SYM(f)                                                                                                    \
+#define ZE_SYM(f)                                                                                                      \
     if (!(p_##f = (__typeof__(f) *)dlsym(h, #f))) exit(3);
     ZE_FNS(ZE_SYM)
 }

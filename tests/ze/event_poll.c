@@ -10,11 +10,13 @@ int main(int argc, char **argv)
 {
     long polls = argc > 1 ? atol(argv[1]) : 1000;
     ze_sim s = ze_sim_open();
-    ze_event_pool_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE,
-                               .count = 1};
+    ze_event_pool_desc_t pd = {
+        .stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE, .count = 1};
     ze_event_pool_handle_t pool;
     ZE_OK(zeEventPoolCreate(s.context, &pd, 1, &s.device, &pool));
-    ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .index = 0, .signal = ZE_EVENT_SCOPE_FLAG_HOST,
+    ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC,
+                          .index = 0,
+                          .signal = ZE_EVENT_SCOPE_FLAG_HOST,
                           .wait = ZE_EVENT_SCOPE_FLAG_HOST};
     ze_event_handle_t ev;
     ZE_OK(zeEventCreate(pool, &ed, &ev));

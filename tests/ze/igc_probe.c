@@ -37,8 +37,7 @@ static void enter(atomic_int *mine, atomic_int *other, atomic_int *calls)
     if (atomic_load(other) > 0) atomic_fetch_add(&cross, 1);
     int now = atomic_load(&inside_ze) + atomic_load(&inside_cl);
     int m = atomic_load(&max_inside);
-    while (now > m && !atomic_compare_exchange_weak(&max_inside, &m, now)) {
-    }
+    while (now > m && !atomic_compare_exchange_weak(&max_inside, &m, now)) {}
     struct timespec ts = {0, 10 * 1000000L};
     nanosleep(&ts, NULL);
 }
@@ -56,7 +55,8 @@ PROBE_EXPORT ze_result_t zeModuleCreate(ze_context_handle_t context, ze_device_h
                                         ze_module_build_log_handle_t *log)
 {
     static __typeof__(zeModuleCreate) *_Atomic real;
-    if (!atomic_load(&real)) atomic_store(&real, (__typeof__(zeModuleCreate) *)open_real(CG_PROBE_ZE_PATH, "zeModuleCreate"));
+    if (!atomic_load(&real))
+        atomic_store(&real, (__typeof__(zeModuleCreate) *)open_real(CG_PROBE_ZE_PATH, "zeModuleCreate"));
     enter(&inside_ze, &inside_cl, &calls_ze);
     ze_result_t r = atomic_load(&real)(context, device, desc, module, log);
     atomic_fetch_sub(&inside_ze, 1);
@@ -68,7 +68,8 @@ PROBE_EXPORT cl_int clBuildProgram(cl_program program, cl_uint num_devices, cons
                                    void *user_data)
 {
     static __typeof__(clBuildProgram) *_Atomic real;
-    if (!atomic_load(&real)) atomic_store(&real, (__typeof__(clBuildProgram) *)open_real(CG_PROBE_CL_PATH, "clBuildProgram"));
+    if (!atomic_load(&real))
+        atomic_store(&real, (__typeof__(clBuildProgram) *)open_real(CG_PROBE_CL_PATH, "clBuildProgram"));
     enter(&inside_cl, &inside_ze, &calls_cl);
     cl_int r = atomic_load(&real)(program, num_devices, device_list, options, pfn_notify, user_data);
     atomic_fetch_sub(&inside_cl, 1);

@@ -21,14 +21,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(cond, ...)                                                                                             \
-    do {                                                                                                             \
-        if (!(cond)) {                                                                                               \
-            fprintf(stderr, "newer_loader_client: %s: ", #cond);                                                    \
-            fprintf(stderr, __VA_ARGS__);                                                                            \
-            fputc('\n', stderr);                                                                                     \
-            exit(1);                                                                                                 \
-        }                                                                                                            \
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "newer_loader_client: %s: ", #cond);                                                       \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 static void *h;
@@ -113,7 +113,8 @@ int main(void)
           "zeDeviceGetRootDevice: the simulator's device is a root device (NULL), got %p", (void *)root);
     CHECK(root_device(NULL, &root) == ZE_RESULT_ERROR_INVALID_NULL_HANDLE, "zeDeviceGetRootDevice(NULL)");
 
-    init_driver_type_desc desc = {.stype = (ze_structure_type_t)0x00020021 /* ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC */,
+    init_driver_type_desc desc = {.stype =
+                                      (ze_structure_type_t)0x00020021 /* ZE_STRUCTURE_TYPE_INIT_DRIVER_TYPE_DESC */,
                                   .flags = 1u << 0 /* GPU */};
     uint32_t m = 0;
     CHECK(init_drivers(&m, NULL, &desc) == ZE_RESULT_SUCCESS && m == 1, "zeInitDrivers count %u", m);

@@ -21,7 +21,8 @@ int main(void)
     zel_component_version_t versions[8];
     if (n > 8) n = 8;
     ZE_OK(zelLoaderGetVersions(&n, versions));
-    for (size_t i = 0; i < n; i++) printf("component %s\n", versions[i].component_name);
+    for (size_t i = 0; i < n; i++)
+        printf("component %s\n", versions[i].component_name);
 
     ze_global_dditable_t table = {0};
     ZE_OK(zeGetGlobalProcAddrTable(ZE_API_VERSION_CURRENT, &table));

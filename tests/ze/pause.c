@@ -55,9 +55,8 @@ int main(int argc, char **argv)
     }
     cg_stats_enable(1);
     sim = ze_sim_open(); /* before Py_Initialize */
-    ze_event_pool_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
-                               .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE,
-                               .count = 1};
+    ze_event_pool_desc_t pd = {
+        .stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE, .count = 1};
     ze_event_pool_handle_t pool;
     ZE_OK(zeEventPoolCreate(sim.context, &pd, 1, &sim.device, &pool));
     ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .index = 0, .wait = ZE_EVENT_SCOPE_FLAG_HOST};
@@ -82,8 +81,8 @@ int main(int argc, char **argv)
     fclose(f);
     cg_site_stats st = {0};
     cg_get_stats("zeEventHostSynchronize", &st);
-    printf("longest pause %.1f ms; zeEventHostSynchronize returned 0x%x after %.1f ms, %lu call(s) guarded\n",
-           longest, (unsigned)wait_result, wait_ms, (unsigned long)st.calls);
+    printf("longest pause %.1f ms; zeEventHostSynchronize returned 0x%x after %.1f ms, %lu call(s) guarded\n", longest,
+           (unsigned)wait_result, wait_ms, (unsigned long)st.calls);
     if (wait_result != ZE_RESULT_NOT_READY || wait_ms < 900 || st.calls != 1) {
         fprintf(stderr, "expected one guarded 1 s wait that times out with ZE_RESULT_NOT_READY\n");
         return 1;

@@ -219,8 +219,8 @@ static int ze_compile_race_callguard_run_report_names_calls_in_flight(int argc, 
 
 /* ---- the quirks file (docs/quirks.md), on the simulator reporting a chosen driver ---- */
 
-#define NEO_IGC_2_38 "CGSIM_VENDOR_ID=0x8086", "CGSIM_DRIVER_VERSION=26.27.39122.11"   /* ships IGC 2.38.2 */
-#define NEO_IGC_2_40 "CGSIM_VENDOR_ID=0x8086", "CGSIM_DRIVER_VERSION=26.31.39395.13"   /* ships IGC 2.40.13 */
+#define NEO_IGC_2_38 "CGSIM_VENDOR_ID=0x8086", "CGSIM_DRIVER_VERSION=26.27.39122.11" /* ships IGC 2.38.2 */
+#define NEO_IGC_2_40 "CGSIM_VENDOR_ID=0x8086", "CGSIM_DRIVER_VERSION=26.31.39395.13" /* ships IGC 2.40.13 */
 
 static const char *read_file(const char *path)
 {
@@ -261,7 +261,8 @@ static int ze_quirk_fixes_the_compile_race_on_an_affected_driver(int argc, char 
     CHECK(strstr(json, "\"source\": \"https://github.com/intel/intel-xpu-backend-for-triton/issues/7581\"") != NULL);
     /* the version as Level Zero gave it: BUILD.HOTFIX from zeIntelGetDriverVersionString where the
      * loader hands out the driver's own handles, else BUILD from driverVersion */
-    CHECKF(strstr(json, "\"matched\": {\"vendor\": \"0x8086\", \"driver\": \"callguard simulator\", \"version\": \"39122") !=
+    CHECKF(strstr(json,
+                  "\"matched\": {\"vendor\": \"0x8086\", \"driver\": \"callguard simulator\", \"version\": \"39122") !=
                NULL,
            "report: %.3000s", json);
     CHECK(strstr(json, "\"name\": \"zeModuleCreate\", \"calls\": 16,") != NULL);
@@ -449,8 +450,8 @@ static int ze_event_poll_callguard_run_not_ready_is_a_state(int argc, char **arg
     CHECKF(WIFEXITED(t.status) && WEXITSTATUS(t.status) == 0, "callguard report: wait status 0x%x", t.status);
     unsigned long calls = 0, errors = 1, states = 0;
     CHECKF(table_row(t.out, "zeEventQueryStatus", &calls, &errors, &states), "a zeEventQueryStatus row");
-    CHECKF(calls == 1000001 && errors == 0 && states == 1000000, "zeEventQueryStatus: %lu calls, %lu errors, %lu states",
-           calls, errors, states);
+    CHECKF(calls == 1000001 && errors == 0 && states == 1000000,
+           "zeEventQueryStatus: %lu calls, %lu errors, %lu states", calls, errors, states);
     CHECK(strstr(t.out, "results: ZE_RESULT_NOT_READY 1000000 (a state)\n") != NULL);
     CHECKF(table_row(t.out, "zeEventHostSynchronize", &calls, &errors, &states) && calls == 1 && errors == 0 &&
                states == 1,
@@ -530,10 +531,12 @@ static int ze_compile_race_grandchild_signals_record_names_sigabrt(int argc, cha
     CHECK(argc == 2);
     for (int hook = 1; hook >= 0; hook--) {
         cgtest_result r;
-        const char *with[] = {argv[0], "run", "--api", "ze", "--signals", "record", "--report", "-", "--", "/bin/sh",
-                              "-c", "\"$0\"; echo \"shell saw $?\"", argv[1], NULL};
-        const char *without[] = {argv[0], "run", "--api", "ze", "--report", "-", "--", "/bin/sh",
-                                 "-c", "\"$0\"; echo \"shell saw $?\"", argv[1], NULL};
+        const char *with[] = {argv[0],    "run", "--api", "ze",      "--signals", "record",
+                              "--report", "-",   "--",    "/bin/sh", "-c",        "\"$0\"; echo \"shell saw $?\"",
+                              argv[1],    NULL};
+        const char *without[] = {argv[0], "run", "--api",   "ze", "--report",
+                                 "-",     "--",  "/bin/sh", "-c", "\"$0\"; echo \"shell saw $?\"",
+                                 argv[1], NULL};
         CHECK(cgtest_run(&r, NULL, hook ? with : without) == 0);
         show(&r);
         CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "the shell exits 0: wait status 0x%x", r.status);
@@ -543,8 +546,10 @@ static int ze_compile_race_grandchild_signals_record_names_sigabrt(int argc, cha
         CHECKF(line != NULL, "the report says: %s", want);
         const char *with_threads = strstr(line, ") with ");
         int n = 0;
-        CHECKF(sscanf(hook ? line + strlen(want) : with_threads ? with_threads + 7 : "", "%d threads inside zeModuleCreate",
-                      &n) == 1 &&
+        CHECKF(sscanf(hook           ? line + strlen(want)
+                      : with_threads ? with_threads + 7
+                                     : "",
+                      "%d threads inside zeModuleCreate", &n) == 1 &&
                    n >= 2,
                "the calls in flight are named");
     }
@@ -552,7 +557,8 @@ static int ze_compile_race_grandchild_signals_record_names_sigabrt(int argc, cha
 }
 
 const cgtest_case cgtest_cases[] = {
-    {"ze_compile_race_grandchild_signals_record_names_sigabrt", ze_compile_race_grandchild_signals_record_names_sigabrt},
+    {"ze_compile_race_grandchild_signals_record_names_sigabrt",
+     ze_compile_race_grandchild_signals_record_names_sigabrt},
     {"ze_event_poll_callguard_run_not_ready_is_a_state", ze_event_poll_callguard_run_not_ready_is_a_state},
     {"ze_event_poll_policy_file_states_for_one_entry_point", ze_event_poll_policy_file_states_for_one_entry_point},
     {"ze_compile_race_callguard_run_serialized_creates_all", ze_compile_race_callguard_run_serialized_creates_all},

@@ -61,7 +61,8 @@ int main(void)
     sim = ze_sim_open();
     cl_platform_id plat;
     cl_int err;
-    if (clGetPlatformIDs(1, &plat, NULL) != CL_SUCCESS || clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL) != CL_SUCCESS) {
+    if (clGetPlatformIDs(1, &plat, NULL) != CL_SUCCESS ||
+        clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL) != CL_SUCCESS) {
         fprintf(stderr, "no OpenCL device\n");
         return 3;
     }

@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ZE_OK(call)                                                                                                  \
-    do {                                                                                                             \
-        ze_result_t r_ = (call);                                                                                     \
-        if (r_ != ZE_RESULT_SUCCESS) {                                                                               \
-            fprintf(stderr, "%s:%d: %s returned 0x%x\n", __FILE__, __LINE__, #call, (unsigned)r_);                  \
-            exit(3);                                                                                                 \
-        }                                                                                                            \
+#define ZE_OK(call)                                                                                                    \
+    do {                                                                                                               \
+        ze_result_t r_ = (call);                                                                                       \
+        if (r_ != ZE_RESULT_SUCCESS) {                                                                                 \
+            fprintf(stderr, "%s:%d: %s returned 0x%x\n", __FILE__, __LINE__, #call, (unsigned)r_);                     \
+            exit(3);                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 typedef struct ze_sim {

@@ -16,8 +16,10 @@ int main(void)
     CHECK_ZE(ZE_RESULT_ERROR_INVALID_NULL_POINTER, zeDriverGetProperties(s.driver, NULL));
     CHECK_ZE(ZE_RESULT_ERROR_INVALID_NULL_POINTER, zeContextCreate(s.driver, NULL, NULL));
     CHECK_ZE(ZE_RESULT_ERROR_INVALID_NULL_POINTER, zeDeviceGet(s.driver, NULL, NULL));
-    ze_module_desc_t md = {.stype = ZE_STRUCTURE_TYPE_MODULE_DESC, .format = ZE_MODULE_FORMAT_IL_SPIRV,
-                           .inputSize = 4, .pInputModule = NULL};
+    ze_module_desc_t md = {.stype = ZE_STRUCTURE_TYPE_MODULE_DESC,
+                           .format = ZE_MODULE_FORMAT_IL_SPIRV,
+                           .inputSize = 4,
+                           .pInputModule = NULL};
     ze_module_handle_t mod;
     CHECK_ZE(ZE_RESULT_ERROR_INVALID_NULL_POINTER, zeModuleCreate(s.context, s.device, &md, &mod, NULL));
     CHECK_ZE(ZE_RESULT_ERROR_INVALID_NULL_POINTER, zeModuleCreate(s.context, s.device, NULL, &mod, NULL));

@@ -13,8 +13,7 @@ static char *expect_failure(struct sim *s, ze_module_format_t format, const void
     ze_module_build_log_handle_t log = NULL;
     CHECK_ZE(expected, create_module(s, format, data, size, &mod, &log));
     CHECK(log != NULL);
-    if (loader_intercepts())
-        return NULL; /* the unwrapped log handle is unusable through the loader; it leaks */
+    if (loader_intercepts()) return NULL; /* the unwrapped log handle is unusable through the loader; it leaks */
     char *text = take_log(log);
     fprintf(stderr, "log: %s", text);
     return text;
@@ -32,14 +31,13 @@ int main(void)
 
     /* The magic is right but what follows is neither real SPIR-V nor kernel names. */
     const uint8_t garbage[] = {0x03, 0x02, 0x23, 0x07, 'o', 'k', 0, 0x7f, 0x80, 0};
-    text = expect_failure(&s, ZE_MODULE_FORMAT_IL_SPIRV, garbage, sizeof garbage,
-                          ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
+    text = expect_failure(&s, ZE_MODULE_FORMAT_IL_SPIRV, garbage, sizeof garbage, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
     CHECK(text == NULL || strstr(text, "not printable") != NULL);
     free(text);
 
     const uint8_t bad_attr[] = "\x03\x02\x23\x07k:colour=blue";
-    text = expect_failure(&s, ZE_MODULE_FORMAT_IL_SPIRV, bad_attr, sizeof bad_attr,
-                          ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
+    text =
+        expect_failure(&s, ZE_MODULE_FORMAT_IL_SPIRV, bad_attr, sizeof bad_attr, ZE_RESULT_ERROR_MODULE_BUILD_FAILURE);
     CHECK(text == NULL || strstr(text, "bad attribute") != NULL);
     free(text);
 
@@ -55,8 +53,8 @@ int main(void)
     free(text);
 
     const uint8_t truncated[] = {'C', 'G', 'S', 'I', 'M', 'B', 'I', 'N', 1, 0, 0, 0, 2, 0, 0, 0, 'a', 0};
-    text = expect_failure(&s, ZE_MODULE_FORMAT_NATIVE, truncated, sizeof truncated,
-                          ZE_RESULT_ERROR_INVALID_NATIVE_BINARY);
+    text =
+        expect_failure(&s, ZE_MODULE_FORMAT_NATIVE, truncated, sizeof truncated, ZE_RESULT_ERROR_INVALID_NATIVE_BINARY);
     CHECK(text == NULL || strstr(text, "corrupt") != NULL);
     free(text);
 

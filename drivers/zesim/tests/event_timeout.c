@@ -15,8 +15,8 @@ static void *signal_later(void *arg)
 int main(void)
 {
     struct sim s = sim_open();
-    ze_event_pool_desc_t pd = {.stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE,
-                               .count = 1};
+    ze_event_pool_desc_t pd = {
+        .stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE, .count = 1};
     ze_event_pool_handle_t pool;
     OK(zeEventPoolCreate(s.context, &pd, 0, NULL, &pool));
     ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC};

@@ -22,8 +22,10 @@ int main(void)
     OK(zeEventPoolCreate(s.context, &pd, 1, &s.device, &pool));
     ze_event_handle_t ev[4];
     for (uint32_t i = 0; i < 4; i++) {
-        ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .index = i,
-                              .signal = ZE_EVENT_SCOPE_FLAG_HOST, .wait = ZE_EVENT_SCOPE_FLAG_HOST};
+        ze_event_desc_t ed = {.stype = ZE_STRUCTURE_TYPE_EVENT_DESC,
+                              .index = i,
+                              .signal = ZE_EVENT_SCOPE_FLAG_HOST,
+                              .wait = ZE_EVENT_SCOPE_FLAG_HOST};
         OK(zeEventCreate(pool, &ed, &ev[i]));
     }
 

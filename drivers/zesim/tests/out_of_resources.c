@@ -12,14 +12,16 @@ static ze_result_t build(struct sim *s, const char *spec, const char *flags, ze_
     uint8_t buf[128];
     const char *specs[] = {spec};
     size_t len = make_spirv(buf, sizeof buf, specs, 1);
-    ze_module_desc_t md = {.stype = ZE_STRUCTURE_TYPE_MODULE_DESC, .format = ZE_MODULE_FORMAT_IL_SPIRV,
-                           .inputSize = len, .pInputModule = buf, .pBuildFlags = flags};
+    ze_module_desc_t md = {.stype = ZE_STRUCTURE_TYPE_MODULE_DESC,
+                           .format = ZE_MODULE_FORMAT_IL_SPIRV,
+                           .inputSize = len,
+                           .pInputModule = buf,
+                           .pBuildFlags = flags};
     ze_module_build_log_handle_t log = NULL;
     *mod = NULL;
     ze_result_t r = zeModuleCreate(s->context, s->device, &md, mod, &log);
     *text = NULL;
-    if (r == ZE_RESULT_SUCCESS || !loader_intercepts())
-        *text = take_log(log);
+    if (r == ZE_RESULT_SUCCESS || !loader_intercepts()) *text = take_log(log);
     return r;
 }
 

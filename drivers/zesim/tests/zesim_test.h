@@ -12,22 +12,22 @@
 #include <string.h>
 #include <time.h>
 
-#define CHECK(cond)                                                                                                \
-    do {                                                                                                           \
-        if (!(cond)) {                                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);                               \
-            exit(1);                                                                                               \
-        }                                                                                                          \
+#define CHECK(cond)                                                                                                    \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);                                   \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
-#define CHECK_ZE(expected, call)                                                                                   \
-    do {                                                                                                           \
-        ze_result_t r_ = (call);                                                                                   \
-        if (r_ != (expected)) {                                                                                    \
-            fprintf(stderr, "%s:%d: %s returned 0x%x, expected 0x%x\n", __FILE__, __LINE__, #call, (unsigned)r_,   \
-                    (unsigned)(expected));                                                                         \
-            exit(1);                                                                                               \
-        }                                                                                                          \
+#define CHECK_ZE(expected, call)                                                                                       \
+    do {                                                                                                               \
+        ze_result_t r_ = (call);                                                                                       \
+        if (r_ != (expected)) {                                                                                        \
+            fprintf(stderr, "%s:%d: %s returned 0x%x, expected 0x%x\n", __FILE__, __LINE__, #call, (unsigned)r_,       \
+                    (unsigned)(expected));                                                                             \
+            exit(1);                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 #define OK(call) CHECK_ZE(ZE_RESULT_SUCCESS, call)
@@ -53,10 +53,7 @@ static inline struct sim sim_open(void)
     return s;
 }
 
-static inline void sim_close(struct sim *s)
-{
-    OK(zeContextDestroy(s->context));
-}
+static inline void sim_close(struct sim *s) { OK(zeContextDestroy(s->context)); }
 
 static inline double now_ms(void)
 {
@@ -84,8 +81,8 @@ static inline size_t make_spirv(uint8_t *buf, size_t cap, const char *const *spe
 static inline ze_result_t create_module(struct sim *s, ze_module_format_t format, const uint8_t *data, size_t size,
                                         ze_module_handle_t *mod, ze_module_build_log_handle_t *log)
 {
-    ze_module_desc_t md = {.stype = ZE_STRUCTURE_TYPE_MODULE_DESC, .format = format, .inputSize = size,
-                           .pInputModule = data};
+    ze_module_desc_t md = {
+        .stype = ZE_STRUCTURE_TYPE_MODULE_DESC, .format = format, .inputSize = size, .pInputModule = data};
     return zeModuleCreate(s->context, s->device, &md, mod, log);
 }
 

@@ -41,8 +41,14 @@ static void expect(const char *call, int got, int want, int how_want, int code_w
     if (got != want) printf("%s on the %s returned %d, want %d\n", call, path, got, want), failures++;
     if (how != how_want || code != code_want)
         printf("%s on the %s gave the runtime %s %d, want %s %d\n", call, path,
-               how == THUNK ? "thunk code" : how == LEFT ? "cg_leave" : "cg_leave_code", code,
-               how_want == THUNK ? "thunk code" : how_want == LEFT ? "cg_leave" : "cg_leave_code", code_want),
+               how == THUNK  ? "thunk code"
+               : how == LEFT ? "cg_leave"
+                             : "cg_leave_code",
+               code,
+               how_want == THUNK  ? "thunk code"
+               : how_want == LEFT ? "cg_leave"
+                                  : "cg_leave_code",
+               code_want),
             failures++;
 }
 

@@ -10,19 +10,28 @@
 
 static int resolves;
 void cg_layer_register(cg_layer *l) { (void)l; }
-int cg_call(cg_site *s, const void *k, cg_thunk t, void *f) { (void)s, (void)k, (void)t, (void)f; return -1; }
-uintptr_t cg_enter(cg_site *s) { (void)s; return 0; }
+int cg_call(cg_site *s, const void *k, cg_thunk t, void *f)
+{
+    (void)s, (void)k, (void)t, (void)f;
+    return -1;
+}
+uintptr_t cg_enter(cg_site *s)
+{
+    (void)s;
+    return 0;
+}
 void cg_leave(uintptr_t t) { (void)t; }
 void cg_leave_code(uintptr_t t, int c) { (void)t, (void)c; }
 
 /* Every argument register and the stack, varargs included (al = number of vector registers). */
-static double real_many(int a, int b, int c, int d, int e, int f, double x0, double x1, double x2, double x3,
-                        double x4, double x5, double x6, double x7, int g, double x8, int nvar, ...)
+static double real_many(int a, int b, int c, int d, int e, int f, double x0, double x1, double x2, double x3, double x4,
+                        double x5, double x6, double x7, int g, double x8, int nvar, ...)
 {
     va_list ap;
     va_start(ap, nvar);
     double v = 0;
-    for (int i = 0; i < nvar; i++) v = v * 10 + va_arg(ap, double);
+    for (int i = 0; i < nvar; i++)
+        v = v * 10 + va_arg(ap, double);
     va_end(ap);
     return a + 2 * b + 3 * c + 4 * d + 5 * e + 6 * f + 7 * g + x0 + 2 * x1 + 3 * x2 + 4 * x3 + 5 * x4 + 6 * x5 +
            7 * x6 + 8 * x7 + 9 * x8 + v;
