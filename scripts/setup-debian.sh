@@ -5,12 +5,13 @@
 # libamdhip64-dev: Debian 12's HIP runtime (ROCm 5.2.3), which the HIP layer is generated from and
 # tested on (no AMD GPU needed). libclang-rt-14-dev: libFuzzer, for the fuzz build of scripts/test.sh. debootstrap, curl: the wheel's
 # Debian 11 check (tests/package/debian11_wheel.sh); scripts/build-wheel.sh takes its tools from PyPI.
+# clang-format-14: scripts/format.sh and its check in the tests.
 set -eu
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
 $SUDO apt-get update
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y \
-  build-essential cmake pkg-config curl debootstrap clang-14 libclang-14-dev libclang-rt-14-dev libinih-dev \
+  build-essential cmake pkg-config curl debootstrap clang-14 clang-format-14 libclang-14-dev libclang-rt-14-dev libinih-dev \
   python3 python3-dev python3-venv \
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo python3-pyopencl python3-numpy \
   libze1 libze-dev llvm-spirv-14 spirv-tools \
