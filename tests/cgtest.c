@@ -43,6 +43,18 @@ const char *cgtest_tmpdir(void)
     return dir;
 }
 
+const char *cgtest_write_file(const char *name, const char *text)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", cgtest_tmpdir(), name);
+    FILE *f = fopen(path, "w");
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+        perror(path);
+        exit(1);
+    }
+    return path;
+}
+
 /* Reads what is there; returns 0 at end of file. */
 static int cgtest_drain(int fd, char *buf, size_t cap, size_t *len)
 {

@@ -54,6 +54,9 @@ double cgtest_now(void);
 void cgtest_sleep_ms(unsigned ms);
 /* A temporary directory for this test, created on first use. */
 const char *cgtest_tmpdir(void);
+/* Writes TEXT to the file NAME in cgtest_tmpdir(); returns its path, in a
+ * buffer the next call reuses. */
+const char *cgtest_write_file(const char *name, const char *text);
 /* The whole file, NUL-terminated, in memory the caller frees (its length
  * in *len when len is not NULL); NULL when it cannot be read whole. */
 char *cgtest_read_file(const char *path, size_t *len);
