@@ -116,6 +116,10 @@ typedef struct cg_site_stats {
     uint64_t stalls;       /* long calls or lock waits made with the runtime held */
     uint64_t stall_ns;
     uint64_t states; /* calls whose result reported a state (the policy's states: ZE_RESULT_NOT_READY) */
+    /* The most threads inside the driver call at once, and waiting for the
+     * site's lock at once. Counted (exactly) only at blocking or serialized
+     * sites; 0 and 0 elsewhere: not measured (docs/report.md). */
+    uint32_t peak_inside, peak_waiting;
 } cg_site_stats;
 
 int cg_get_stats(const char *site, cg_site_stats *out);

@@ -37,9 +37,12 @@ __all__ = [
 ]
 
 SiteStats = collections.namedtuple(
-    "SiteStats", "calls nested errors total_ns max_ns lock_wait_ns stalls stall_ns states", defaults=(0,))
+    "SiteStats", "calls nested errors total_ns max_ns lock_wait_ns stalls stall_ns states peak_inside peak_waiting",
+    defaults=(0, None, None))
 SiteStats.__doc__ = ("One entry point's counters (cg_site_stats; times in nanoseconds; errors: failures, "
-                     "states: results that report a state, such as ZE_RESULT_NOT_READY).")
+                     "states: results that report a state, such as ZE_RESULT_NOT_READY; peak_inside, peak_waiting: "
+                     "the most threads inside the driver call, and waiting for the site's lock, at once, or None "
+                     "where not measured: only blocking or serialized entry points count them).")
 
 
 def serialize(site, domain=None, scope="process"):
@@ -85,7 +88,10 @@ def enable_stats(on=True):
 
 def stats(site):
     """This process's counters of one entry point."""
-    return SiteStats(**_native.get_stats(site))
+    s = _native.get_stats(site)
+    if not s["peak_inside"]:
+        s["peak_inside"] = s["peak_waiting"] = None  # not measured at this entry point
+    return SiteStats(**s)
 
 
 def reset_stats():

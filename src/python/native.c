@@ -165,11 +165,12 @@ static PyObject *py_get_stats(PyObject *self, PyObject *args)
     int rc;
     Py_BEGIN_ALLOW_THREADS rc = cg_get_stats(site, &s);
     Py_END_ALLOW_THREADS if (rc < 0) return raise_status(rc);
-    return Py_BuildValue("{sKsKsKsKsKsKsKsKsK}", "calls", (unsigned long long)s.calls, "nested",
+    return Py_BuildValue("{sKsKsKsKsKsKsKsKsKsIsI}", "calls", (unsigned long long)s.calls, "nested",
                          (unsigned long long)s.nested, "errors", (unsigned long long)s.errors, "total_ns",
                          (unsigned long long)s.total_ns, "max_ns", (unsigned long long)s.max_ns, "lock_wait_ns",
                          (unsigned long long)s.lock_wait_ns, "stalls", (unsigned long long)s.stalls, "stall_ns",
-                         (unsigned long long)s.stall_ns, "states", (unsigned long long)s.states);
+                         (unsigned long long)s.stall_ns, "states", (unsigned long long)s.states, "peak_inside",
+                         (unsigned int)s.peak_inside, "peak_waiting", (unsigned int)s.peak_waiting);
 }
 
 static PyObject *py_reset_stats(PyObject *self, PyObject *unused)

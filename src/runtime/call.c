@@ -39,6 +39,7 @@ typedef struct cgi_frame {
     cgi_dlock dlock;  /* what the domain's lock took, for its unlock */
     uint32_t threads; /* CGI_DOM_CHECK | CGI_DOM_HLOCK: the site's thread rules are checked, locked */
     int timed;
+    cg_counters *peaks; /* the site's counters when its peaks are counted (cgi_peaks_of), else NULL */
     int err;
     int saved_errno;
     cgi_slot *slot;        /* this thread's slot when timed */
@@ -148,11 +149,14 @@ __attribute__((noinline)) static void cgi_inner_threads(cgi_frame *f)
     cgi_thr_call tc;
     int waited = 0;
     if (f->threads & CGI_DOM_HLOCK) waited = cgi_thr_lock(f->site, f->args, &tc);
-    if (f->domain) f->dlock = cgi_domain_lock(f->domain, f->scope, f->key, &waited);
+    if (f->domain)
+        f->dlock = cgi_domain_lock(f->domain, f->scope, f->key, &waited, f->peaks ? &f->peaks->waiting : NULL);
     if (f->timed && (f->domain || (f->threads & CGI_DOM_HLOCK))) cgi_stats_locked(f, waited);
     if (f->threads & CGI_DOM_CHECK) cgi_thr_check_enter(f->site, f->args, &tc);
+    if (f->peaks) cgi_peak_in(&f->peaks->inside);
     f->err = f->thunk(f->args);
     f->saved_errno = errno;
+    if (f->peaks) cgi_peak_out(&f->peaks->inside);
     if (f->threads & CGI_DOM_CHECK) cgi_thr_check_leave(f->site, f->args, &tc);
     if (f->timed) cgi_stats_leave(f);
     if (f->domain) cgi_domain_unlock(f->domain, f->dlock);
@@ -170,11 +174,13 @@ static void cgi_inner(void *p)
     }
     if (f->domain) {
         int waited = 0;
-        f->dlock = cgi_domain_lock(f->domain, f->scope, f->key, &waited);
+        f->dlock = cgi_domain_lock(f->domain, f->scope, f->key, &waited, f->peaks ? &f->peaks->waiting : NULL);
         if (f->timed) cgi_stats_locked(f, waited);
     }
+    if (f->peaks) cgi_peak_in(&f->peaks->inside);
     f->err = f->thunk(f->args);
     f->saved_errno = errno;
+    if (f->peaks) cgi_peak_out(&f->peaks->inside);
     if (f->timed) cgi_stats_leave(f);
     if (f->domain) cgi_domain_unlock(f->domain, f->dlock);
 }
@@ -320,6 +326,11 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
     }
     f.domain = dom & CGI_DOM_ID;
     f.threads = dom & ~CGI_DOM_ID;
+    /* Peaks are exact where they matter and cheap to count: a serialized or
+     * blocking site, whose lock or driver work dwarfs two atomic adds on one
+     * shared line (docs/report.md, "peak_inside"). The short paths count no
+     * peaks: one shared atomic per call is what their shards avoid. */
+    if (stats && (f.domain || atomic_load_explicit(&s->blocking, memory_order_relaxed))) f.peaks = c;
     f.scope = atomic_load_explicit(&s->scope, memory_order_relaxed);
 
     const cg_adapter *ad = atomic_load_explicit(&cgi_cfg.adapter, memory_order_acquire);

@@ -63,17 +63,23 @@ const char *cgi_domain_name(uint32_t id)
     return id && id <= atomic_load(&cgi_ndomains) ? cgi_domains[id - 1].name : "";
 }
 
-cgi_dlock cgi_domain_lock(uint32_t id, uint32_t scope, const void *key, int *waited)
+cgi_dlock cgi_domain_lock(uint32_t id, uint32_t scope, const void *key, int *waited, cgi_peak *waiting)
 {
     /* Whether it waited: the caller times only a wait that happens, so an
-     * uncontended lock costs no clock. */
+     * uncontended lock costs no clock and no count. */
     if (scope == CG_SCOPE_HANDLE && key) {
         cgi_hl *l = cgi_hl_try(id, (uintptr_t)key, 1);
-        if (!l) l = cgi_hl_lock(id, (uintptr_t)key, 1), *waited = 1;
+        if (l) return l;
+        if (waiting) cgi_peak_in(waiting);
+        l = cgi_hl_lock(id, (uintptr_t)key, 1), *waited = 1;
+        if (waiting) cgi_peak_out(waiting);
         return l;
     }
     pthread_mutex_t *m = &cgi_domains[id - 1].lock;
-    if (pthread_mutex_trylock(m) != 0) pthread_mutex_lock(m), *waited = 1;
+    if (pthread_mutex_trylock(m) == 0) return NULL;
+    if (waiting) cgi_peak_in(waiting);
+    pthread_mutex_lock(m), *waited = 1;
+    if (waiting) cgi_peak_out(waiting);
     return NULL;
 }
 

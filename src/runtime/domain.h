@@ -22,8 +22,9 @@ CGI_HIDDEN const char *cgi_domain_name(uint32_t id);
 typedef struct cgi_hl *cgi_dlock;
 /* Takes the domain's lock for `key` (its handle scope's lock of that
  * handle, or the one mutex); sets *waited to 1 when another thread held it
- * and this one waited. */
-CGI_HIDDEN cgi_dlock cgi_domain_lock(uint32_t id, uint32_t scope, const void *key, int *waited);
+ * and this one waited. waiting (NULL: not counted): the site's threads
+ * waiting for it, counted only while one really waits. */
+CGI_HIDDEN cgi_dlock cgi_domain_lock(uint32_t id, uint32_t scope, const void *key, int *waited, cgi_peak *waiting);
 CGI_HIDDEN void cgi_domain_unlock(uint32_t id, cgi_dlock l);
 CGI_HIDDEN void cgi_domains_after_fork_child(void);
 

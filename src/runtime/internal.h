@@ -52,6 +52,24 @@
 #define CGI_NAME_MAX 64
 #define CGI_DOMAIN_NAME_MAX 40
 
+/* How many threads are at one place at once (`now`), and the most ever
+ * (`peak`): a site's threads inside its driver call, or waiting for its
+ * lock (stats.h). Exact: every thread that arrives adds itself with one
+ * atomic add, so each sees the count it made. */
+typedef struct cgi_peak {
+    _Atomic uint32_t now, peak;
+} cgi_peak;
+
+static inline void cgi_peak_in(cgi_peak *p)
+{
+    uint32_t n = atomic_fetch_add_explicit(&p->now, 1, memory_order_relaxed) + 1;
+    uint32_t max = atomic_load_explicit(&p->peak, memory_order_relaxed);
+    while (n > max &&
+           !atomic_compare_exchange_weak_explicit(&p->peak, &max, n, memory_order_relaxed, memory_order_relaxed)) {}
+}
+
+static inline void cgi_peak_out(cgi_peak *p) { atomic_fetch_sub_explicit(&p->now, 1, memory_order_relaxed); }
+
 static inline uint64_t cgi_now_ns(void)
 {
     struct timespec ts;

@@ -31,6 +31,8 @@ int cg_get_stats(const char *name, cg_site_stats *out)
         out->stalls = atomic_load(&c->stalls);
         out->stall_ns = atomic_load(&c->stall_ns);
         out->states = atomic_load(&c->states);
+        out->peak_inside = atomic_load(&c->inside.peak);
+        out->peak_waiting = atomic_load(&c->waiting.peak);
     }
     pthread_mutex_unlock(&cgi_cfg_lock);
     if (!s) return cgi_fail(CG_ENOENT, "unknown entry point '%s'", name);

@@ -27,6 +27,7 @@
 #include "domain.h"
 #include "errors.h"
 #include "resolve.h"
+#include "signals.h"
 #include "site.h"
 #include "stats.h"
 #include "values.h"
@@ -54,7 +55,8 @@ typedef struct cgi_quirk {
     pini_range versions;
     char *library; /* soname, or NULL */
     pini_range libversions;
-    char *sites; /* comma-separated entry points */
+    char *sites;                        /* comma-separated entry points */
+    char *versions_text, *library_text; /* as the file says them (advice) */
     char domain[CGI_DOMAIN_NAME_MAX];
     char *source, *why;
     int applied; /* its fix is on: layers that join later get it too */
@@ -98,7 +100,7 @@ static void cgi_quirk_set_free(cgi_quirk_set *s)
 {
     for (size_t i = 0; i < s->n; i++) {
         free(s->v[i].driver), free(s->v[i].library), free(s->v[i].sites);
-        free(s->v[i].source), free(s->v[i].why);
+        free(s->v[i].source), free(s->v[i].why), free(s->v[i].versions_text), free(s->v[i].library_text);
     }
     free(s->v);
     s->v = NULL, s->n = 0;
@@ -183,7 +185,10 @@ static int cgi_quirk_section(pini_file *f, const pini_section *s, void *user)
     if (q->sites) pini_split(v[PINI_Q_SERIALIZE], ",", cgi_join_site, q->sites);
     q->source = strdup(v[PINI_Q_SOURCE]);
     q->why = strdup(v[PINI_Q_WHY]);
-    if ((v[PINI_Q_LIBRARY] && !q->library) || (v[PINI_Q_DRIVER] && !q->driver) || !q->sites || !q->source || !q->why)
+    q->versions_text = strdup(v[PINI_Q_VERSIONS]);
+    q->library_text = v[PINI_Q_LIBRARY] ? strdup(v[PINI_Q_LIBRARY]) : NULL;
+    if ((v[PINI_Q_LIBRARY] && (!q->library || !q->library_text)) || (v[PINI_Q_DRIVER] && !q->driver) || !q->sites ||
+        !q->source || !q->why || !q->versions_text)
         return pini_error(f, s->line, "out of memory");
     return 0;
 }
@@ -383,21 +388,36 @@ typedef struct cgi_lib_seen {
     char found[PATH_MAX];
 } cgi_lib_seen;
 
+/* Whether file name `base` is the soname or a file named after it. */
+static int cgi_soname_file(const char *base, const char *soname)
+{
+    size_t n = strlen(soname);
+    return strncmp(base, soname, n) == 0 && (!base[n] || base[n] == '.');
+}
+
 /* The loaded object whose file is the soname, or a file named after it
- * (libigc.so.2 -> libigc.so.2.38.2). */
+ * (libigc.so.2 -> libigc.so.2.38.2), by its own name or by the file it
+ * resolves to (callguard run links the real library under another name). */
 static int cgi_find_library(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     cgi_lib_seen *seen = arg;
     if (!info->dlpi_name || !*info->dlpi_name) return 0;
+    /* Not callguard's own soname shim (libze_loader.so.1, no version in its
+     * name): it would stand for the real library and hide its version. */
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_LOAD) {
+            if (cgi_is_callguard_object((const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr))) return 0;
+            break;
+        }
     const char *base = strrchr(info->dlpi_name, '/');
     base = base ? base + 1 : info->dlpi_name;
-    size_t n = strlen(seen->soname);
-    if (strncmp(base, seen->soname, n) != 0 || (base[n] && base[n] != '.')) return 0;
     char real[PATH_MAX];
     const char *path = realpath(info->dlpi_name, real) ? real : info->dlpi_name;
     const char *rbase = strrchr(path, '/');
-    snprintf(seen->found, sizeof seen->found, "%s", rbase ? rbase + 1 : path);
+    rbase = rbase ? rbase + 1 : path;
+    if (!cgi_soname_file(base, seen->soname) && !cgi_soname_file(rbase, seen->soname)) return 0;
+    snprintf(seen->found, sizeof seen->found, "%s", rbase);
     return 1;
 }
 
@@ -562,4 +582,34 @@ void *cg_real_function(cg_layer *layer, const char *name)
         return real;
     }
     return cgi_resolve(layer, name);
+}
+
+/* ---- advice (report.c) --------------------------------------------------------
+ * Every quirk is checked against what a run saw, whatever driver ran: the
+ * report's advice names the quirks of the entry points several threads
+ * were inside at once. */
+
+static int cgi_names_site(const char *item, size_t n, void *arg)
+{
+    const char *name = arg;
+    return strlen(name) == n && strncmp(item, name, n) == 0;
+}
+
+void cgi_quirks_naming(const char *name, void (*fn)(const cgi_quirk_view *, void *), void *arg)
+{
+    /* The CLI makes no driver call and so read no file at start-up: the
+     * shipped one now, unless --quirks chose one or off (cgi_quirks_default
+     * says). Once: a program's own file is read once too. */
+    static _Atomic int looked;
+    if (cgi_in_cli && !atomic_exchange(&looked, 1)) cgi_quirks_default();
+    if (atomic_load_explicit(&cgi_quirks_default_pending, memory_order_acquire)) cgi_quirks_load_default();
+    pthread_mutex_lock(&cgi_cfg_lock);
+    for (size_t i = 0; i < cgi_quirks.n; i++) {
+        const cgi_quirk *q = &cgi_quirks.v[i];
+        if (!pini_split(q->sites, ",", cgi_names_site, (void *)name)) continue;
+        cgi_quirk_view v = {q->name,          q->api,          q->sites,  q->domain, q->source,  q->why,
+                            q->versions_text, q->library_text, q->driver, q->vendor, q->nvendors};
+        fn(&v, arg);
+    }
+    pthread_mutex_unlock(&cgi_cfg_lock);
 }

@@ -5,6 +5,7 @@
 #define CGI_QUIRKS_H
 
 #include "internal.h"
+#include "report.h"
 
 /* CALLGUARD_QUIRKS / --quirks: "off", or the quirks file to use instead of
  * the shipped one. A bad file is refused whole ("FILE:LINE: message") and
@@ -20,5 +21,12 @@ CGI_HIDDEN void cgi_quirks_default(void);
  * its sites too. Caller holds cgi_cfg_lock. */
 CGI_HIDDEN void cgi_quirks_apply_layer(cg_layer *l);
 CGI_HIDDEN void cgi_quirks_after_fork_child(void);
+
+/* Calls fn for each quirk of the file in use that serializes entry point
+ * `name`, whatever driver it names (in the CLI, which reads no file at
+ * start-up: the shipped one, unless --quirks said otherwise). Holds
+ * cgi_cfg_lock around the calls. The report's cgi_report_quirks (start-up
+ * sets it: the report is below the quirks). */
+CGI_HIDDEN void cgi_quirks_naming(const char *name, void (*fn)(const cgi_quirk_view *, void *), void *arg);
 
 #endif

@@ -10,6 +10,8 @@
 #include "trace_file.h"
 #include "utf8.h"
 
+#include "../policy/policy_ini.h"
+
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -486,6 +488,27 @@ static void cgi_text_violations(FILE *out, const cgi_stats_region *r)
                 (unsigned long)untracked);
 }
 
+/* A site's peaks: measured (exact) when its calls counted them, which a
+ * blocking or serialized site's do (call.c); a call counted there makes
+ * peak_inside at least 1, so 0 means not measured. */
+static uint32_t cgi_peak_of(const cgi_peak *p) { return atomic_load_explicit(&p->peak, memory_order_relaxed); }
+
+static void cgi_json_peaks(FILE *out, uint32_t inside, uint32_t waiting)
+{
+    if (inside)
+        fprintf(out, ", \"peak_inside\": %u, \"peak_waiting\": %u, \"peak_kind\": \"exact\"", inside, waiting);
+    else
+        fputs(", \"peak_inside\": null, \"peak_waiting\": null, \"peak_kind\": \"not_measured\"", out);
+}
+
+/* The table's column: "8/3" (inside/waiting), "-" when not measured. */
+static const char *cgi_text_peaks(char *buf, size_t cap, uint32_t inside, uint32_t waiting)
+{
+    if (!inside) return "-";
+    snprintf(buf, cap, "%u/%u", inside, waiting);
+    return buf;
+}
+
 static void cgi_json_begin(FILE *out)
 {
     fputs("{\n  " CGI_OUT_REPORT_SCHEMA ",\n  \"version\": 1,\n  \"processes\": [", out);
@@ -538,6 +561,7 @@ static void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals
                 fputs("null", out);
             fprintf(out, ", \"scope\": \"%s\"}", cgi_scope_name(rec->scope));
             fprintf(out, ",\n        \"states\": %lu", (unsigned long)cgi_ld(&c->states));
+            cgi_json_peaks(out, cgi_peak_of(&c->inside), cgi_peak_of(&c->waiting));
             cgi_code_list codes = {.n = 0};
             cgi_codes_add(&codes, rec, CGI_STATS_MAX_CODES);
             cgi_json_codes(out, &codes);
@@ -556,11 +580,15 @@ static void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals
     }
 }
 
-static void cgi_json_end(FILE *out, size_t nproc, const cgi_totals *pall, size_t lost)
+/* The advice after the processes (below: it reads the combined table). */
+static void cgi_advice_all(FILE *out, const cgi_report_writer *w);
+
+static void cgi_json_end(FILE *out, size_t nproc, const cgi_totals *pall, size_t lost, const cgi_report_writer *w)
 {
     const cgi_totals all = *pall;
     fprintf(out, "%s]", nproc ? "\n  " : "");
     if (lost) fprintf(out, ",\n  \"processes_without_statistics\": %zu", lost);
+    cgi_advice_all(out, w);
     fprintf(out,
             ",\n  \"totals\": {\"processes\": %zu, \"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"states\": %lu, "
             "\"total_ns\": %lu, \"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu}\n}\n",
@@ -738,6 +766,7 @@ typedef struct cgi_row {
     uint8_t mixed; /* the processes ran it with different policies */
     cgi_totals t;
     uint64_t max_ns;
+    uint32_t peak_inside, peak_waiting; /* the most over the processes (0: not measured in any) */
     cgi_code_list *codes; /* its result codes other than success, by name; NULL while none (in the arena) */
 } cgi_row;
 #define CGI_ROW_NAME(row) ((row)->api + (row)->name_at)
@@ -776,6 +805,8 @@ struct cgi_report_writer {
     cgi_index hostix;
     int apiw;
     int oom;
+    const char **applied; /* the quirks some process applied, by name (advice) */
+    size_t napplied, appliedcap;
     size_t ncodelists; /* rows with a list of result codes */
     cgi_arena_block *arena;
 };
@@ -916,9 +947,28 @@ static int cgi_note_host(cgi_report_writer *w, const char *host, size_t cap)
     return 1;
 }
 
+/* Notes the quirks the process applied (a few per process). */
+static void cgi_note_applied(cgi_report_writer *w, const cgi_stats_region *r)
+{
+    for (unsigned i = 0; i < CGI_STATS_MAX_QUIRKS && !w->oom; i++) {
+        const cgi_quirk_rec *q = &r->quirk[i];
+        if (!atomic_load(&q->valid) || !q->applied) continue;
+        size_t k = 0;
+        while (k < w->napplied && strncmp(w->applied[k], q->name, sizeof q->name) != 0)
+            k++;
+        if (k < w->napplied) continue;
+        if (!cgi_array_room(&w->applied, &w->appliedcap, w->napplied, sizeof *w->applied) ||
+            !(w->applied[w->napplied] = cgi_arena_str(w, q->name, sizeof q->name)))
+            w->oom = 1;
+        else
+            w->napplied++;
+    }
+}
+
 /* A process's entry points into the combined table. */
 static void cgi_fold(cgi_report_writer *w, const cgi_stats_region *r)
 {
+    cgi_note_applied(w, r);
     if (!cgi_note_host(w, r->h.host, sizeof r->h.host)) w->oom = 1;
     for (uint32_t k = 0; k < cgi_nrec(r) && !w->oom; k++) {
         const cgi_stats_record *rec = &r->r[k];
@@ -946,6 +996,10 @@ static void cgi_fold(cgi_report_writer *w, const cgi_stats_region *r)
         if (row->codes) cgi_codes_add(row->codes, rec, CGI_CODES_MERGED);
         uint64_t m = cgi_ld(&rec->c.max_ns);
         if (m > row->max_ns) row->max_ns = m;
+        /* Peaks of several processes: the most any one had (they are not
+         * threads of one process, so they do not add up). */
+        if (cgi_peak_of(&rec->c.inside) > row->peak_inside) row->peak_inside = cgi_peak_of(&rec->c.inside);
+        if (cgi_peak_of(&rec->c.waiting) > row->peak_waiting) row->peak_waiting = cgi_peak_of(&rec->c.waiting);
     }
 }
 
@@ -983,8 +1037,8 @@ static void cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals
             int len = (int)strnlen(r->r[k].api, sizeof r->r[k].api);
             if (len > apiw && cgi_ctr_calls(&r->r[k].c)) apiw = len;
         }
-        fprintf(out, "  %-*s %-36s %10s %8s %8s %8s %11s %10s %12s %7s  %s\n", apiw, "api", "entry point", "calls",
-                "nested", "errors", "states", "total ms", "max ms", "lock wait ms", "stalls", "policy");
+        fprintf(out, "  %-*s %-36s %10s %8s %8s %8s %11s %10s %12s %7s %10s  %s\n", apiw, "api", "entry point", "calls",
+                "nested", "errors", "states", "total ms", "max ms", "lock wait ms", "stalls", "peak in/wt", "policy");
         for (uint32_t k = 0; k < cgi_nrec(r); k++) {
             const cgi_stats_record *rec = &r->r[k];
             const cg_counters *c = &rec->c;
@@ -995,11 +1049,12 @@ static void cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals
                 len += snprintf(policy + len, sizeof policy - (size_t)len, " serialize=%s%s", rec->domain,
                                 rec->scope == CG_SCOPE_HANDLE ? ":handle" : "");
             if (rec->blocking) snprintf(policy + len, sizeof policy - (size_t)len, " blocking");
-            fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %8lu %11.3f %10.3f %12.3f %7lu  %s\n", apiw, rec->api, rec->name,
-                    (unsigned long)cgi_ctr_calls(c), (unsigned long)cgi_ld(&c->nested),
+            char peaks[24];
+            fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %8lu %11.3f %10.3f %12.3f %7lu %10s  %s\n", apiw, rec->api,
+                    rec->name, (unsigned long)cgi_ctr_calls(c), (unsigned long)cgi_ld(&c->nested),
                     (unsigned long)cgi_ld(&c->errors), (unsigned long)cgi_ld(&c->states), cgi_ms(cgi_ctr_total_ns(c)),
                     cgi_ms(cgi_ld(&c->max_ns)), cgi_ms(cgi_ld(&c->lock_wait_ns)), (unsigned long)cgi_ld(&c->stalls),
-                    policy);
+                    cgi_text_peaks(peaks, sizeof peaks, cgi_peak_of(&c->inside), cgi_peak_of(&c->waiting)), policy);
             cgi_code_list codes = {.n = 0};
             cgi_codes_add(&codes, rec, CGI_STATS_MAX_CODES);
             cgi_text_codes(out, apiw + 5, &codes);
@@ -1022,8 +1077,8 @@ static void cgi_text_combined(FILE *out, const cgi_report_writer *w)
     fprintf(out, "callguard: all %zu processes", w->nproc);
     if (w->nhosts > 1 || (w->nhosts == 1 && w->hosts[0][0]))
         fprintf(out, " on %zu host%s", w->nhosts, w->nhosts == 1 ? "" : "s");
-    fprintf(out, ":\n  %-*s %-36s %10s %8s %8s %8s %11s %10s %12s %7s  %s\n", apiw, "api", "entry point", "calls",
-            "nested", "errors", "states", "total ms", "max ms", "lock wait ms", "stalls", "policy");
+    fprintf(out, ":\n  %-*s %-36s %10s %8s %8s %8s %11s %10s %12s %7s %10s  %s\n", apiw, "api", "entry point", "calls",
+            "nested", "errors", "states", "total ms", "max ms", "lock wait ms", "stalls", "peak in/wt", "policy");
     for (size_t x = 0; x < w->nrow; x++) {
         const cgi_row *row = cgi_row_at(w, x);
         char policy[128];
@@ -1033,16 +1088,157 @@ static void cgi_text_combined(FILE *out, const cgi_report_writer *w)
                             row->scope == CG_SCOPE_HANDLE ? ":handle" : "");
         if (row->blocking) len += snprintf(policy + len, sizeof policy - (size_t)len, " blocking");
         if (row->mixed) snprintf(policy + len, sizeof policy - (size_t)len, " (differs between processes)");
-        fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %8lu %11.3f %10.3f %12.3f %7lu  %s\n", apiw, row->api,
+        char peaks[24];
+        fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %8lu %11.3f %10.3f %12.3f %7lu %10s  %s\n", apiw, row->api,
                 CGI_ROW_NAME(row), (unsigned long)row->t.calls, (unsigned long)row->t.nested,
                 (unsigned long)row->t.errors, (unsigned long)row->t.states, cgi_ms(row->t.total_ns),
-                cgi_ms(row->max_ns), cgi_ms(row->t.lock_wait_ns), (unsigned long)row->t.stalls, policy);
+                cgi_ms(row->max_ns), cgi_ms(row->t.lock_wait_ns), (unsigned long)row->t.stalls,
+                cgi_text_peaks(peaks, sizeof peaks, row->peak_inside, row->peak_waiting), policy);
         if (row->codes) cgi_text_codes(out, apiw + 5, row->codes);
     }
 }
 
+/* ---- advice: the known bugs the run's concurrency would meet ------------------
+ * After the run, from the combined table and the quirks file in use: each
+ * entry point that several threads were inside at once is checked against
+ * every quirk that serializes it, whatever driver ran (quirks.c). Where a
+ * process applied the quirk, the advice says so instead of the fix. */
+
+cgi_quirks_naming_fn *cgi_report_quirks;
+
+typedef struct cgi_advice {
+    FILE *out;
+    cg_report_format format;
+    const cgi_report_writer *w;
+    const cgi_row *row;
+    size_t n; /* items written */
+} cgi_advice;
+
+static int cgi_fix_item(const char *item, size_t n, void *arg)
+{
+    const char **p = arg; /* [0]: the domain, [1]: NULL before the first item */
+    fprintf((FILE *)p[2], "%s%.*s=%s", p[1] ? "," : "", (int)n, item, p[0]);
+    p[1] = "";
+    return 0;
+}
+
+/* "--serialize a=D,b=D": the quirk's own fix, as callguard run takes it. */
+static void cgi_fix(FILE *out, const cgi_quirk_view *q)
+{
+    const char *p[3] = {q->domain, NULL, (const char *)out};
+    fputs("--serialize ", out);
+    pini_split(q->sites, ",", cgi_fix_item, p);
+}
+
+static int cgi_applied_in_run(const cgi_report_writer *w, const char *name)
+{
+    for (size_t k = 0; k < w->napplied; k++)
+        if (strcmp(w->applied[k], name) == 0) return 1;
+    return 0;
+}
+
+static void cgi_advice_item(const cgi_quirk_view *q, void *arg)
+{
+    cgi_advice *a = arg;
+    const cgi_row *row = a->row;
+    int applied = cgi_applied_in_run(a->w, q->name);
+    /* Applied: it serialized the entry point, so one thread was inside and
+     * others waited; say so where threads did wait. */
+    if (applied ? row->peak_inside < 2 && row->peak_waiting < 1 : row->peak_inside < 2) return;
+    FILE *out = a->out;
+    if (a->format == CG_REPORT_JSON) {
+        fprintf(out, "%s\n    {\"entry_point\": ", a->n++ ? "," : "");
+        cgi_json_str(out, CGI_ROW_NAME(row));
+        fputs(", \"api\": ", out);
+        cgi_json_str(out, row->api);
+        fprintf(out, ", \"peak_inside\": %u, \"peak_waiting\": %u, \"quirk\": ", row->peak_inside, row->peak_waiting);
+        cgi_json_str(out, q->name);
+        fputs(",\n     \"affects\": {\"api\": ", out);
+        cgi_json_str(out, q->api);
+        fputs(", \"vendor\": [", out);
+        for (unsigned k = 0; k < q->nvendors; k++)
+            fprintf(out, "%s\"0x%04x\"", k ? ", " : "", (unsigned)q->vendor[k]);
+        fputs("], \"driver\": ", out);
+        if (q->driver)
+            cgi_json_str(out, q->driver);
+        else
+            fputs("null", out);
+        fputs(", \"versions\": ", out);
+        cgi_json_str(out, q->versions);
+        fputs(", \"library\": ", out);
+        if (q->library)
+            cgi_json_str(out, q->library);
+        else
+            fputs("null", out);
+        fputs("},\n     \"why\": ", out);
+        cgi_json_str(out, q->why);
+        fputs(", \"source\": ", out);
+        cgi_json_str(out, q->source);
+        fprintf(out, ", \"applied\": %s, \"fix\": ", applied ? "true" : "false");
+        if (applied) {
+            fputs("null", out);
+        } else {
+            fputc('"', out);
+            cgi_fix(out, q);
+            fputc('"', out);
+        }
+        fputc('}', out);
+        return;
+    }
+    a->n++;
+    fputs("callguard: advice: ", out);
+    cgi_text_str(out, CGI_ROW_NAME(row), CGI_NAME_MAX);
+    if (applied) {
+        fprintf(out, " (at most %u inside, %u waiting at once): quirk ", row->peak_inside, row->peak_waiting);
+        cgi_text_str(out, q->name, 64);
+        fputs(" matched the running driver and was applied: ", out);
+        cgi_text_str(out, q->sites, 256);
+        fputs(" serialized in domain ", out);
+        cgi_text_str(out, q->domain, CGI_DOMAIN_NAME_MAX);
+        fputs("\n", out);
+        return;
+    }
+    fprintf(out, " had %u threads inside at once, which known bug ", row->peak_inside);
+    cgi_text_str(out, q->name, 64);
+    fprintf(out, " breaks on %s drivers", q->api);
+    for (unsigned k = 0; k < q->nvendors; k++)
+        fprintf(out, "%s0x%04x", k ? "," : " of vendor ", (unsigned)q->vendor[k]);
+    if (q->driver) {
+        fputs(" named '", out);
+        cgi_text_str(out, q->driver, 128);
+        fputc('\'', out);
+    }
+    fputs(" versions ", out);
+    cgi_text_str(out, q->versions, 128);
+    if (q->library) {
+        fputs(" with ", out);
+        cgi_text_str(out, q->library, 128);
+    }
+    fputs(": ", out);
+    cgi_text_str(out, q->why, 256);
+    fputs(" (", out);
+    cgi_text_str(out, q->source, 256);
+    fputs(")\n  fix: callguard run ", out);
+    cgi_fix(out, q);
+    fputs(" -- PROGRAM\n", out);
+}
+
+/* The advice of the whole report: JSON's "advice" list, or text lines. */
+static void cgi_advice_all(FILE *out, const cgi_report_writer *w)
+{
+    cgi_advice a = {.out = out, .format = w->format, .w = w};
+    if (w->format == CG_REPORT_JSON) fputs(",\n  \"advice\": [", out);
+    for (size_t x = 0; x < w->nrow; x++) {
+        a.row = cgi_row_at(w, x);
+        if (cgi_report_quirks && (a.row->peak_inside >= 2 || a.row->peak_waiting >= 1))
+            cgi_report_quirks(CGI_ROW_NAME(a.row), cgi_advice_item, &a);
+    }
+    if (w->format == CG_REPORT_JSON) fputs(a.n ? "\n  ]" : "]", out);
+}
+
 static void cgi_text_end(FILE *out, const cgi_report_writer *w, size_t lost)
 {
+    cgi_advice_all(out, w);
     const cgi_totals all = w->all;
     size_t nproc = w->nproc;
     if (nproc > 1) cgi_text_combined(out, w);
@@ -1088,7 +1284,8 @@ void cgi_report_add(cgi_report_writer *w, const cgi_proc_view *p)
     if (w->format == CG_REPORT_JSON)
         cgi_json_process(w->o.f, p, &t, w->nproc);
     else
-        cgi_text_process(w->o.f, p, &t), cgi_fold(w, p->region);
+        cgi_text_process(w->o.f, p, &t);
+    cgi_fold(w, p->region); /* the combined table, and the advice of either format */
     cgi_sum(&w->all, &t);
     w->nproc++;
 }
@@ -1099,7 +1296,7 @@ static void cgi_report_free(cgi_report_writer *w)
         next = b->next, free(b);
     for (size_t b = 0; b < w->nblk; b++)
         free(w->rowblk[b]);
-    free(w->rowblk), free(w->rowix.ix), free(w->hosts), free(w->hostix.ix), free(w->path), free(w);
+    free(w->rowblk), free(w->rowix.ix), free(w->hosts), free(w->hostix.ix), free(w->applied), free(w->path), free(w);
 }
 
 /* A report that cannot be written leaves no file and is named with the
@@ -1118,7 +1315,7 @@ int cgi_report_end(cgi_report_writer *w, size_t lost)
         if (w->format == CG_REPORT_TEXT)
             cgi_text_end(w->o.f, w, lost);
         else
-            cgi_json_end(w->o.f, w->nproc, &w->all, lost);
+            cgi_json_end(w->o.f, w->nproc, &w->all, lost, w);
         e = cgi_outfile_close(&w->o, w->path, "report", note, sizeof note);
     }
     int rc = CG_OK;

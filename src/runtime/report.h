@@ -31,6 +31,18 @@ CGI_HIDDEN int cgi_report_end(cgi_report_writer *w, size_t lost);
 CGI_HIDDEN int cgi_report_to(const char *path, const cgi_proc_view *procs, size_t n, size_t lost,
                              cg_report_format format);
 
+/* A quirk as its file says it, for the report's advice (quirks.c). */
+typedef struct cgi_quirk_view {
+    const char *name, *api, *sites, *domain, *source, *why;
+    const char *versions, *library, *driver; /* library, driver: NULL when the quirk has none */
+    const uint32_t *vendor;
+    unsigned nvendors;
+} cgi_quirk_view;
+/* Calls fn for each quirk of the quirks file in use that serializes entry
+ * point `name` (cgi_quirks_naming, set at start-up); NULL: no advice. */
+typedef void cgi_quirks_naming_fn(const char *name, void (*fn)(const cgi_quirk_view *, void *), void *arg);
+CGI_HIDDEN extern cgi_quirks_naming_fn *cgi_report_quirks;
+
 /* One statistics file of a `callguard run` directory, as its header said
  * when the directory was listed: about 100 bytes a process are kept. */
 typedef struct cgi_stats_entry {

@@ -767,6 +767,14 @@ static void cgi_read_site(cgi_json *j, cgi_stats_region *r)
                 f = &rec->c.stall_ns;
             else if (strcmp(key, "states") == 0)
                 f = &rec->c.states;
+            else if (strcmp(key, "peak_inside") == 0 || strcmp(key, "peak_waiting") == 0) {
+                /* null: not measured (peak_kind is derived from it) */
+                uint64_t u;
+                cgi_peak *p = key[5] == 'i' ? &rec->c.inside : &rec->c.waiting;
+                if (!cgi_word(j, "null") && cgi_count(j, key, &u))
+                    atomic_store(&p->peak, u > UINT32_MAX ? UINT32_MAX : (uint32_t)u);
+                continue;
+            }
             if (f) {
                 uint64_t u;
                 if (cgi_count(j, key, &u)) atomic_store(f, u);

@@ -57,6 +57,9 @@ uint32_t cgi_mode_lean(void)
 static uint32_t cgi_site_mode(const cg_site *s, int path)
 {
     if (!atomic_load(&s->real) || atomic_load(&s->domain)) return CGI_MODE_NONE;
+    /* A blocking site's counted calls count its peaks, which only the
+     * general path does (call.c): its calls last far longer than that path. */
+    if (path != CGI_PATH_PY && atomic_load(&s->blocking)) return CGI_MODE_NONE;
     switch (path) {
     case CGI_PATH_COUNTED: return CGI_MODE_COUNTED;
     case CGI_PATH_TRACED: return CGI_MODE_TRACED;

@@ -258,6 +258,9 @@ void cgi_stats_after_fork_child(void)
     }
     for (uint32_t i = 0; i < n; i++) {
         cgi_ctr_zero(&cgi_stats->r[i]);
+        /* The parent's other threads, inside or waiting, are not the child's. */
+        atomic_store(&cgi_stats->r[i].c.inside.now, 0);
+        atomic_store(&cgi_stats->r[i].c.waiting.now, 0);
         /* A code slot another thread of the parent was naming: that thread is gone. */
         for (unsigned k = 0; k < CGI_STATS_MAX_CODES; k++) {
             cgi_code *code = &cgi_stats->r[i].code[k];

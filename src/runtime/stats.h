@@ -33,8 +33,10 @@
  *    header's proc_start (the CLI tells an exec from a pid used again) and
  *    settled (the CLI has made the file of an ended process small).
  * 9: a quirk record says whether its fix was applied, and why not; the
- *    header counts the quirk records not kept. */
-#define CGI_STATS_VERSION 9
+ *    header counts the quirk records not kept.
+ * 10: a record's counters end with two peaks: the most threads inside the
+ *    driver call at once, and waiting for the site's lock at once. */
+#define CGI_STATS_VERSION 10
 /* Threads on one site write their counts into this many cache lines of its
  * record, not one (bench/bench_contention.c: one shared line made a call
  * with statistics 4-11 times dearer with 2-8 threads on the H200). */
@@ -58,9 +60,14 @@
 
 /* Named in layer.h (a site points at its counters), defined here.
  * errors: results that are failures; states: results that report a state
- * (the policy's `states`, e.g. ZE_RESULT_NOT_READY). A success is neither. */
+ * (the policy's `states`, e.g. ZE_RESULT_NOT_READY). A success is neither.
+ * inside, waiting: threads in the driver call, and waiting for the site's
+ * domain lock, now and at most at once. Counted only on the general path
+ * of a site that is blocking or serialized (call.c), where a compile or a
+ * lock dwarfs two atomic adds; a peak of 0 there means not measured. */
 typedef struct cg_counters {
     _Atomic uint64_t calls, nested, errors, total_ns, max_ns, lock_wait_ns, stalls, stall_ns, states;
+    cgi_peak inside, waiting;
 } cg_counters;
 
 /* One result code of a site other than success, claimed by the first call
@@ -123,10 +130,15 @@ static inline uint64_t cgi_ctr_total_ns(const cg_counters *c)
     return n;
 }
 /* Zeroes a record's counters, shards and result codes' counts
- * (cg_reset_stats, a forked child); the codes keep their names. */
+ * (cg_reset_stats, a forked child); the codes keep their names. The
+ * threads inside or waiting now stay counted: they leave later and take
+ * themselves off (a forked child zeroes them: cgi_stats_after_fork_child). */
 static inline void cgi_ctr_zero(cgi_stats_record *r)
 {
+    uint32_t inside = atomic_load(&r->c.inside.now), waiting = atomic_load(&r->c.waiting.now);
     memset(&r->c, 0, sizeof r->c);
+    atomic_store(&r->c.inside.now, inside);
+    atomic_store(&r->c.waiting.now, waiting);
     memset(r->shard, 0, sizeof r->shard);
     for (unsigned k = 0; k < CGI_STATS_MAX_CODES; k++)
         atomic_store(&r->code[k].count, 0);

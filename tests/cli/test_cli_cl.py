@@ -29,9 +29,9 @@ def run(args, env=None):
     return subprocess.run(args, env=e, capture_output=True, text=True, timeout=300)
 
 
-def guarded(args, *opts):
+def guarded(args, *opts, env=None):
     path = os.path.join(TMP, "r%d.json" % len(os.listdir(TMP)))
-    r = run([CG, "run", "--api", "cl", "--report", path, *opts, "--", *args])
+    r = run([CG, "run", "--api", "cl", "--report", path, *opts, "--", *args], env)
     with open(path) as f:
         return r, json.load(f)
 
@@ -241,6 +241,39 @@ why       = a test quirk naming an entry point that does not exist
     t = run([CG, "report", saved])
     check(t.returncode == 0 and t.stdout.count("  quirk q") == 16 and "4984 more quirks matched" in t.stdout,
           t.stdout[:3000] + t.stderr)
+
+
+def run_peaks_pocl_builds_at_once_advise_the_igc_fix():
+    """8 threads build programs at once on PoCL (started on a barrier; the
+    test's interposer below the layer sleeps inside each build): the report
+    counts them inside clBuildProgram together, exactly, and its advice names
+    the IGC 2.38 bug (an Intel driver's) with the command-line fix, though
+    PoCL ran. Serialized, one is inside at a time and the others wait, and
+    there is no advice. clGetPlatformIDs, entered by one thread, gets none."""
+    prog, spy = os.environ["CL_PROGRAM"], os.environ["CL_SPY"]
+    r, rep = guarded([prog, "race", "8"], env={"LD_PRELOAD": spy})
+    check(r.returncode == 0 and "builds=8 failed=0" in r.stdout, r.stdout + r.stderr)
+    p = rep["processes"][0]
+    b = site(p, "clBuildProgram")
+    check(b["peak_kind"] == "exact" and 2 <= b["peak_inside"] <= 8 and b["peak_waiting"] == 0, b)
+    spied = int(r.stdout.split("max_inside=")[1].split()[0])
+    check(b["peak_inside"] == spied, "the driver's own count agrees: %d, %s" % (spied, b))
+    check(site(p, "clGetPlatformIDs")["peak_inside"] == 1, site(p, "clGetPlatformIDs"))
+    # a cheap entry point (neither blocking nor serialized): not counted on its path
+    check(site(p, "clReleaseProgram")["peak_kind"] == "not_measured", site(p, "clReleaseProgram"))
+    items = {a["quirk"]: a for a in rep["advice"] if a["entry_point"] == "clBuildProgram"}
+    igc = items.get("igc-2.38-clBuildProgram")
+    check(igc and igc["peak_inside"] == b["peak_inside"] and igc["applied"] is False and
+          igc["fix"].startswith("--serialize zeModuleCreate=igc,clBuildProgram=igc") and
+          igc["affects"]["versions"] == "26.27.39122.11 .. 26.27.39122.11" and
+          igc["source"].startswith("https://github.com/intel/"), rep["advice"])
+    check(all(a["entry_point"] == "clBuildProgram" for a in rep["advice"]), rep["advice"])
+
+    r, rep = guarded([prog, "race", "8"], "--serialize", "clBuildProgram", env={"LD_PRELOAD": spy})
+    check(r.returncode == 0 and "max_inside=1" in r.stdout, r.stdout + r.stderr)
+    b = site(rep["processes"][0], "clBuildProgram")
+    check(b["peak_inside"] == 1 and b["peak_waiting"] >= 1, b)
+    check(rep["advice"] == [], rep["advice"])
 
 
 def long_wait(mode, *opts):

@@ -283,7 +283,8 @@ static int ze_quirk_stays_off_on_an_unaffected_driver(int argc, char **argv)
     CHECK(cgtest_run(&r, env, args) == 0);
     if (died_of_sigabrt(&r)) return 1;
     const char *json = read_file(report);
-    CHECKF(strstr(json, "\"quirks\": []") != NULL && !strstr(json, "igc-2.38"), "report: %.3000s", json);
+    /* (Its advice names the quirk: the run would meet it on IGC 2.38.) */
+    CHECKF(strstr(json, "\"quirks\": []") != NULL && !strstr(json, "\"serialize\": \"igc\""), "report: %.3000s", json);
     return 0;
 }
 
@@ -324,6 +325,122 @@ static int ze_quirks_user_file_applies_its_own_quirk(int argc, char **argv)
            "the table names the quirk");
     CHECK(strstr(r.err, "(https://example.org/sim-compiler)") != NULL);
     CHECK(strstr(r.err, "serialize=simc") != NULL);
+    return 0;
+}
+
+/* ---- peaks and advice (docs/report.md): an unaffected driver, a run that
+ * would meet a known bug elsewhere ---- */
+
+/* The number after `"KEY": ` in the JSON object of site NAME; -1 when
+ * absent or null. */
+static long site_field(const char *json, const char *name, const char *key)
+{
+    char pat[128];
+    snprintf(pat, sizeof pat, "\"name\": \"%s\", \"calls\"", name);
+    const char *at = strstr(json, pat);
+    if (!at) return -1;
+    const char *end = strstr(at, "\"results\""); /* the site's object ends with its results */
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *k = strstr(at, pat);
+    if (!k || (end && k > end)) return -1;
+    k += strlen(pat);
+    return *k >= '0' && *k <= '9' ? strtol(k, NULL, 10) : -1;
+}
+
+/* Runs the 16-thread compile on NEO 26.31 (IGC 2.40.13: no quirk matches,
+ * the simulator's compiler does not abort) and reads its JSON report. */
+static const char *run_unaffected(char **argv, const char *report, const char *serialize)
+{
+    cgtest_result r;
+    const char *env[] = {NEO_IGC_2_40, "CGSIM_COMPILER_RACE=off", NULL};
+    const char *plain[] = {argv[0], "run", "--api", "ze", "--report", report, "--", argv[1], NULL};
+    const char *ser[] = {argv[0],    "run",  "--api", "ze",    "--serialize", serialize,
+                         "--report", report, "--",    argv[1], NULL};
+    if (cgtest_run(&r, env, serialize ? ser : plain) != 0 || created_all(&r)) return NULL;
+    return read_file(report);
+}
+
+/* argv: CALLGUARD PROG. 16 threads create modules at once on a driver no
+ * quirk names: the report counts them inside zeModuleCreate together, and
+ * its advice names the IGC 2.38 bug that would abort them, with the fix;
+ * zeInit, entered by one thread, gets none, and a cheap entry point's
+ * peaks are not measured. */
+static int ze_peaks_unaffected_driver_advises_the_igc_fix(int argc, char **argv)
+{
+    CHECK(argc == 2);
+    char report[512];
+    snprintf(report, sizeof report, "%s/report.json", cgtest_tmpdir());
+    const char *json = run_unaffected(argv, report, NULL);
+    CHECK(json != NULL);
+    CHECKF(strstr(json, "\"quirks\": []") != NULL, "no quirk matched: %.3000s", json);
+    long peak = site_field(json, "zeModuleCreate", "peak_inside");
+    CHECKF(peak >= 2 && peak <= 16, "peak_inside %ld: %.3000s", peak, json);
+    CHECK(site_field(json, "zeModuleCreate", "peak_waiting") == 0);
+    CHECK(site_field(json, "zeInit", "peak_inside") == 1);
+    CHECKF(strstr(json, "\"name\": \"zeContextCreate\"") &&
+               strstr(strstr(json, "\"name\": \"zeContextCreate\""), "\"peak_inside\": null, \"peak_waiting\": null, "
+                                                                     "\"peak_kind\": \"not_measured\""),
+           "a cheap entry point is not measured: %.3000s", json);
+    const char *advice = strstr(json, "\"advice\": [");
+    CHECKF(advice != NULL, "no advice: %.3000s", json);
+    char item[256];
+    snprintf(item, sizeof item,
+             "{\"entry_point\": \"zeModuleCreate\", \"api\": \"ze\", \"peak_inside\": %ld, "
+             "\"peak_waiting\": 0, \"quirk\": \"igc-2.38-zeModuleCreate\"",
+             peak);
+    CHECKF(strstr(advice, item) != NULL, "advice: %s", advice);
+    CHECK(strstr(advice, "\"versions\": \"39122.11 .. 39122.11\", \"library\": \"libigc.so.2 2.38 .. 2.38\"") != NULL);
+    CHECK(strstr(advice, "\"source\": \"https://github.com/intel/intel-xpu-backend-for-triton/issues/7581\", "
+                         "\"applied\": false, \"fix\": \"--serialize zeModuleCreate=igc,clBuildProgram=igc,") != NULL);
+    CHECKF(!strstr(advice, "\"entry_point\": \"zeInit\""), "advice: %s", advice);
+    return 0;
+}
+
+/* argv: CALLGUARD PROG. The same compiles serialized: one thread inside at
+ * a time, the others counted waiting, and no advice (it is fixed). */
+static int ze_peaks_serialized_one_inside_others_waiting(int argc, char **argv)
+{
+    CHECK(argc == 2);
+    char report[512];
+    snprintf(report, sizeof report, "%s/report.json", cgtest_tmpdir());
+    const char *json = run_unaffected(argv, report, "zeModuleCreate");
+    CHECK(json != NULL);
+    CHECKF(site_field(json, "zeModuleCreate", "peak_inside") == 1, "%.3000s", json);
+    CHECKF(site_field(json, "zeModuleCreate", "peak_waiting") >= 1, "%.3000s", json);
+    CHECKF(strstr(json, "\"advice\": []") != NULL, "%.3000s", json);
+    return 0;
+}
+
+/* argv: CALLGUARD PROG. Two saved reports merged by `callguard report`:
+ * the combined table keeps each peak's maximum over the processes, and
+ * the advice of the unserialized one. */
+static int ze_peaks_merged_reports_keep_the_maximum(int argc, char **argv)
+{
+    CHECK(argc == 2);
+    char a[512], b[512];
+    snprintf(a, sizeof a, "%s/a.json", cgtest_tmpdir());
+    snprintf(b, sizeof b, "%s/b.json", cgtest_tmpdir());
+    const char *json = run_unaffected(argv, a, NULL);
+    CHECK(json != NULL);
+    long inside = site_field(json, "zeModuleCreate", "peak_inside");
+    json = run_unaffected(argv, b, "zeModuleCreate");
+    CHECK(json != NULL);
+    long waiting = site_field(json, "zeModuleCreate", "peak_waiting");
+    CHECK(inside >= 2 && waiting >= 1);
+    cgtest_result r;
+    const char *args[] = {argv[0], "report", a, b, NULL};
+    CHECK(cgtest_run(&r, NULL, args) == 0);
+    show(&r);
+    char row[128];
+    snprintf(row, sizeof row, " %ld/%ld  transition=always blocking", inside, waiting);
+    const char *all = strstr(r.out, "callguard: all 2 processes");
+    CHECKF(all && strstr(all, "zeModuleCreate") && strstr(strstr(all, "zeModuleCreate"), row), "want '%s' in: %s", row,
+           r.out);
+    CHECKF(strstr(r.out, "callguard: advice: zeModuleCreate had ") &&
+               strstr(r.out, "known bug igc-2.38-zeModuleCreate breaks on ze drivers of vendor 0x8086 versions "
+                             "39122.11 .. 39122.11") &&
+               strstr(r.out, "  fix: callguard run --serialize zeModuleCreate=igc,"),
+           "%s", r.out);
     return 0;
 }
 
@@ -568,6 +685,9 @@ const cgtest_case cgtest_cases[] = {
     {"ze_quirks_off_leaves_the_affected_driver_racing", ze_quirks_off_leaves_the_affected_driver_racing},
     {"ze_quirks_user_file_applies_its_own_quirk", ze_quirks_user_file_applies_its_own_quirk},
     {"ze_quirks_bad_file_stops_the_run", ze_quirks_bad_file_stops_the_run},
+    {"ze_peaks_unaffected_driver_advises_the_igc_fix", ze_peaks_unaffected_driver_advises_the_igc_fix},
+    {"ze_peaks_serialized_one_inside_others_waiting", ze_peaks_serialized_one_inside_others_waiting},
+    {"ze_peaks_merged_reports_keep_the_maximum", ze_peaks_merged_reports_keep_the_maximum},
     {"ze_quirks_variable_in_a_preloaded_program", ze_quirks_variable_in_a_preloaded_program},
     {"ze_compile_race_callguard_run_report_names_calls_in_flight",
      ze_compile_race_callguard_run_report_names_calls_in_flight},
