@@ -17,6 +17,7 @@
  *                                    report or trace as a new file renamed into place
  *   hlock                            one lock per handle value (thread rules, holds,
  *                                    handle-scoped domains)
+ *   pypackage                        the Python package and distribution of a file
  *   domain  stats  report  python    lock domains, counters, reports, CPython
  *   stats_settle                     (compiled into the CLI) an ended process's
  *                                    statistics file made small

@@ -7,6 +7,7 @@
 #include "errors.h"
 #include "names.h"
 #include "outfile.h"
+#include "pypackage.h"
 #include "trace_file.h"
 #include "utf8.h"
 
@@ -290,6 +291,21 @@ static void cgi_json_stalls_and_in_flight(FILE *out, const cgi_stats_region *r)
             cgi_json_str(out, st->py_file);
             fprintf(out, ", \"line\": %d, \"function\": ", st->py_line);
             cgi_json_str(out, st->py_func);
+            cgi_py_pkg pkg;
+            if (cgi_py_package(st->py_file, &pkg)) {
+                fputs(", \"package\": ", out);
+                cgi_json_str(out, pkg.package);
+                fputs(", \"distribution\": ", out);
+                if (pkg.distribution[0])
+                    cgi_json_str(out, pkg.distribution);
+                else
+                    fputs("null", out);
+                fputs(", \"version\": ", out);
+                if (pkg.version[0])
+                    cgi_json_str(out, pkg.version);
+                else
+                    fputs("null", out);
+            }
             fputc('}', out);
         } else {
             fputs("null", out);
@@ -686,9 +702,43 @@ static void cgi_text_in_flight(FILE *out, const cgi_stats_region *r, int state, 
  * callguard run; another runtime is left by its binding, through its
  * adapter (docs/adapters.md). No stall listed: the CPython advice, the
  * runtime callguard itself detects. */
+/* A stall made from a Python package's code: the package (and its
+ * distribution, where its dist-info says) to report it to, once per
+ * package, from its worst stall. */
+static void cgi_text_packages(FILE *out, const cgi_stall *const *v, size_t n)
+{
+    char said[CGI_STATS_MAX_STALLS][64];
+    size_t nsaid = 0;
+    for (size_t i = 0; i < n; i++) {
+        cgi_py_pkg pkg;
+        if (!v[i]->py_file[0] || !cgi_py_package(v[i]->py_file, &pkg)) continue;
+        size_t k = 0;
+        while (k < nsaid && strcmp(said[k], pkg.package) != 0)
+            k++;
+        if (k < nsaid) continue;
+        memcpy(said[nsaid++], pkg.package, sizeof said[0]);
+        fputs("  held by ", out);
+        CGI_TEXT_FIELD(out, pkg.package);
+        if (pkg.distribution[0]) {
+            fputs(" (distribution ", out);
+            CGI_TEXT_FIELD(out, pkg.distribution);
+            fputs(pkg.version[0] ? " " : "", out);
+            CGI_TEXT_FIELD(out, pkg.version);
+            fputc(')', out);
+        }
+        fputs(": ", out);
+        CGI_TEXT_FIELD(out, v[i]->py_func);
+        fprintf(out, "() held %s through %s for %.3f ms (",
+                strcmp(v[i]->runtime, "cpython") == 0 ? "the GIL" : "its runtime", v[i]->name, cgi_ms(v[i]->ns));
+        CGI_TEXT_FIELD(out, v[i]->py_file);
+        fprintf(out, ":%d): report it to the package's maintainers\n", v[i]->py_line);
+    }
+}
+
 static void cgi_text_advice(FILE *out, const cgi_stall *const *v, size_t n)
 {
     int cpython = n == 0;
+    cgi_text_packages(out, v, n);
     for (size_t i = 0; i < n; i++) {
         const char *rt = v[i]->runtime;
         if (!rt[0] || strcmp(rt, "cpython") == 0) {

@@ -1128,6 +1128,35 @@ def report_prints_a_saved_report():
           "same totals line as a live run:\n%s\n%s" % (live.stderr, r.stdout))
 
 
+def report_names_the_python_package_that_held_the_runtime():
+    """A stall made from a file under site-packages names its package and
+    the distribution whose dist-info lists it (read when the report is
+    written): one line to report upstream. A stall from a file outside any
+    site-packages names none."""
+    site = os.path.join(TMP, "venv", "lib", "python3.11", "site-packages")
+    os.makedirs(os.path.join(site, "torch", "cuda"), exist_ok=True)
+    os.makedirs(os.path.join(site, "torch-2.11.0.dist-info"), exist_ok=True)
+    open(os.path.join(site, "torch-2.11.0.dist-info", "top_level.txt"), "w").write("functorch\ntorch\n")
+    os.makedirs(os.path.join(site, "Other_Pkg-1.0.dist-info"), exist_ok=True)
+    path = os.path.join(TMP, "stall.json")
+    guarded([PROG, "calls"], "--report", path)
+    rep = json.load(open(path))
+    stall = {"api": "toy", "name": "toyNop", "ns": 188000000, "call_ns": 188000000, "lock_wait_ns": 0,
+             "entered_ns": 1, "tid": 7, "thread": "python3", "runtime": "cpython",
+             "python": {"file": os.path.join(site, "torch", "cuda", "__init__.py"), "line": 478,
+                        "function": "_lazy_init"}}
+    mine = dict(stall, ns=60000000, call_ns=60000000, python={"file": "/home/me/job.py", "line": 3, "function": "f"})
+    rep["processes"][0]["stalls"] = [stall, mine]
+    json.dump(rep, open(path, "w"))
+    r = run([CG, "report", path])
+    check(r.returncode == 0, r.stderr)
+    want = ("  held by torch (distribution torch 2.11.0): _lazy_init() held the GIL through toyNop for 188.000 ms (%s:478)"
+            % stall["python"]["file"])
+    check(any(l.startswith(want) and l.endswith("report it to the package's maintainers")
+              for l in r.stdout.splitlines()), "want %r in:\n%s" % (want, r.stdout))
+    check(sum(l.startswith("  held by ") for l in r.stdout.splitlines()) == 1, r.stdout)
+
+
 def report_names_at_most_4_result_codes_a_site_and_counts_the_rest():
     """A site keeps its first 4 result codes by name; a saved report with more (and two processes of it, merged)
     shows 4 by name and the rest as "other", in the process's table and in the combined one; states stay states."""
