@@ -293,6 +293,7 @@ function(callguard_add_layer name)
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${source}")
   endif()
 
+  string(REGEX REPLACE ",.*" "" facts_soname "${facts_soname}")  # the first of several
   if(NOT facts_api OR NOT facts_soname)
     message(FATAL_ERROR "${caller}: ${source} does not read as a layer callguard-gen wrote (no .api or .soname)")
   endif()

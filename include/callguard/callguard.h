@@ -190,7 +190,8 @@ long cg_list_sites(const char *api, cg_site_info *out, size_t max);
 typedef struct cg_layer_info {
     const char *api;          /* "cl" */
     const char *prefixes;     /* comma-separated entry point prefixes: "ze,zet,zes" */
-    const char *soname;       /* the vendor library's soname its shim stands in for; NULL if none */
+    const char *soname;       /* the vendor library's soname its shim stands in for, or several
+                               * comma-separated (a shim for each); NULL if none */
     const char *library_env;  /* "CALLGUARD_CL_LIBRARY" */
     const char *library_path; /* the real library found when the layer was built; NULL if none */
     const char *header;       /* the header it was generated from */

@@ -170,7 +170,7 @@ typedef struct cg_layer {
     int abi;                          /* CG_LAYER_ABI */
     const char *api;                  /* "cl", "ze", "cuda", "toy" */
     const char *prefixes;             /* comma-separated name prefixes: "ze,zet,zes" */
-    const char *soname;               /* the vendor library's soname */
+    const char *soname;               /* the vendor library's soname, or several, comma-separated, newest last */
     const char *library_env;          /* "CALLGUARD_CL_LIBRARY" */
     const char *library_path;         /* absolute path found at build time, or NULL */
     const char *header;               /* header the layer was generated from */

@@ -22,7 +22,7 @@ void cli_exit(int status) __attribute__((noreturn));
 typedef struct cli_layer {
     cg_layer_info info; /* as the layer describes itself (cg_list_layers) */
     char *file;         /* the layer, an absolute path */
-    char *shim;         /* its soname shim, NULL if none */
+    char *shim;         /* its soname shim (of its first soname that has one), NULL if none */
 } cli_layer;
 
 typedef struct cli_layers {
@@ -39,6 +39,9 @@ size_t cli_installed_apis(char ***names);
 int cli_layer_load(cli_layers *set, const char *api, const char *path);
 /* "cl, ze" (malloc'd). */
 char *cli_layer_names(const cli_layers *set);
+/* The shim standing in for one of the layer's sonames, beside l->shim
+ * (malloc'd), NULL if the layer has none for it. */
+char *cli_shim_for(const cli_layer *l, const char *soname);
 /* The layer whose library variable this is; NULL if none. */
 const cli_layer *cli_layer_for_library_var(const cli_layers *set, const char *var);
 
@@ -48,6 +51,8 @@ const cli_layer *cli_layer_for_library_var(const cli_layers *set, const char *va
  * when the layer was built if that file exists, else the soname as the
  * dynamic loader would find it, skipping callguard's own files. */
 char *cli_real_library(const cli_layer *l);
+/* The DT_SONAME of a 64-bit ELF object (malloc'd), NULL if none or unreadable. */
+char *cli_soname_of(const char *path);
 /* Is this file one of callguard's (an ELF object that needs libcallguard)? */
 int cli_is_callguard_file(const char *path);
 

@@ -56,12 +56,30 @@ static char *cli_installed_list(void)
     return out;
 }
 
-static char *cli_shim_of(const char *file, const char *soname)
+/* The layer's shim: lib/callguard/shims/SONAME beside it, for the first of its sonames
+ * (comma-separated, layer.h) that has one. */
+static char *cli_shim_of(const char *file, const char *sonames)
 {
-    if (!soname || !*soname) return NULL;
+    if (!sonames) return NULL;
     const char *slash = strrchr(file, '/');
+    for (const char *s = sonames; *s;) {
+        size_t n = strcspn(s, ",");
+        char *shim;
+        if (asprintf(&shim, "%.*s/callguard/shims/%.*s", (int)(slash - file), file, (int)n, s) < 0) exit(1);
+        if (n && access(shim, R_OK) == 0) return shim;
+        free(shim);
+        s += n;
+        if (*s) s++;
+    }
+    return NULL;
+}
+
+char *cli_shim_for(const cli_layer *l, const char *soname)
+{
+    if (!l->shim || strchr(soname, '/')) return NULL;
+    const char *slash = strrchr(l->shim, '/');
     char *shim;
-    if (asprintf(&shim, "%.*s/callguard/shims/%s", (int)(slash - file), file, soname) < 0) exit(1);
+    if (asprintf(&shim, "%.*s/%s", (int)(slash - l->shim), l->shim, soname) < 0) exit(1);
     if (access(shim, R_OK) == 0) return shim;
     free(shim);
     return NULL;

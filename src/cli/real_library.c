@@ -60,27 +60,41 @@ static int cli_same_machine(const cli_elf *e)
     return e->p[EI_CLASS] == cls && ((const Elf64_Ehdr *)e->p)->e_machine == machine;
 }
 
-/* Does a 64-bit ELF object name libcallguard among its DT_NEEDED? */
-static int cli_needs_callguard(const cli_elf *e)
+/* The first string of a 64-bit ELF object's dynamic entries with this tag
+ * (DT_NEEDED, DT_SONAME) that starts with `prefix`; NULL if none. */
+static const char *cli_dynamic_string(const cli_elf *e, long tag, const char *prefix)
 {
-    if (e->p[EI_CLASS] != ELFCLASS64) return 0;
+    if (e->p[EI_CLASS] != ELFCLASS64) return NULL;
     const Elf64_Ehdr *h = (const Elf64_Ehdr *)e->p;
     if (h->e_shoff == 0 || h->e_shentsize != sizeof(Elf64_Shdr) ||
         h->e_shoff + (uint64_t)h->e_shnum * sizeof(Elf64_Shdr) > e->size)
-        return 0;
+        return NULL;
     const Elf64_Shdr *sh = (const Elf64_Shdr *)(e->p + h->e_shoff);
     for (unsigned i = 0; i < h->e_shnum; i++) {
         if (sh[i].sh_type != SHT_DYNAMIC || sh[i].sh_link >= h->e_shnum) continue;
         const Elf64_Shdr *str = &sh[sh[i].sh_link];
-        if (sh[i].sh_offset + sh[i].sh_size > e->size || str->sh_offset + str->sh_size > e->size) return 0;
+        if (sh[i].sh_offset + sh[i].sh_size > e->size || str->sh_offset + str->sh_size > e->size) return NULL;
         const Elf64_Dyn *d = (const Elf64_Dyn *)(e->p + sh[i].sh_offset);
         for (size_t k = 0; k < sh[i].sh_size / sizeof *d && d[k].d_tag != DT_NULL; k++) {
-            if (d[k].d_tag != DT_NEEDED || d[k].d_un.d_val >= str->sh_size) continue;
+            if (d[k].d_tag != tag || d[k].d_un.d_val >= str->sh_size) continue;
             const char *name = (const char *)e->p + str->sh_offset + d[k].d_un.d_val;
-            if (strncmp(name, "libcallguard.so", 15) == 0) return 1;
+            if (memchr(name, '\0', str->sh_size - d[k].d_un.d_val) && strncmp(name, prefix, strlen(prefix)) == 0)
+                return name;
         }
     }
-    return 0;
+    return NULL;
+}
+
+/* Does a 64-bit ELF object name libcallguard among its DT_NEEDED? */
+static int cli_needs_callguard(const cli_elf *e) { return cli_dynamic_string(e, DT_NEEDED, "libcallguard.so") != NULL; }
+
+char *cli_soname_of(const char *path)
+{
+    cli_elf e;
+    const char *name = cli_elf_map(path, &e) ? cli_dynamic_string(&e, DT_SONAME, "") : NULL;
+    char *copy = name ? strdup(name) : NULL;
+    cli_elf_unmap(&e);
+    return copy;
 }
 
 int cli_is_callguard_file(const char *path)
@@ -182,5 +196,15 @@ char *cli_real_library(const cli_layer *l)
     if (given && *given) return strdup(given);
     if (l->info.library_path && l->info.library_path[0] == '/' && access(l->info.library_path, R_OK) == 0)
         return strdup(l->info.library_path);
-    return l->info.soname ? cli_find_soname(l->info.soname) : NULL;
+    if (!l->info.soname) return NULL;
+    /* Several sonames (libamdhip64.so.5,.so.6,.so.7): the newest found, the last of the list first. */
+    char *list = strdup(l->info.soname), *found = NULL;
+    if (!list) exit(1);
+    for (char *comma; !found; *comma = '\0') {
+        comma = strrchr(list, ',');
+        found = cli_find_soname(comma ? comma + 1 : list);
+        if (!comma) break;
+    }
+    free(list);
+    return found;
 }

@@ -459,7 +459,10 @@ static char *run_make_dir(void)
  * failing as with no driver) and would hide whatever the program finds
  * itself (its own RUNPATH, a path it dlopens), so the program sees what it
  * would see without callguard, and the preloaded layer still guards the
- * library it finds. */
+ * library it finds. A layer with several sonames (libamdhip64.so.5, .so.6,
+ * .so.7) gets the shim of the real library's own soname (its DT_SONAME), so
+ * the program finds under callguard the sonames it finds without; the first
+ * soname's shim when the real library has none of them. */
 static void run_link_shims(env_list *env, const cli_layers *set, const char *dir)
 {
     char *shims;
@@ -471,14 +474,22 @@ static void run_link_shims(env_list *env, const cli_layers *set, const char *dir
             if (!l->shim) continue;
             char *real = cli_real_library(l);
             if (!real) continue;
+            char *own = strchr(l->info.soname, ',') ? cli_soname_of(real) : NULL;
+            char *shim = own ? cli_shim_for(l, own) : NULL;
+            const char *soname = own;
+            if (!shim) {
+                shim = strdup(l->shim);
+                if (!shim) exit(1);
+                soname = strrchr(shim, '/') + 1;
+            }
             char *to, *alias;
-            if (asprintf(&to, "%s/%s", shims, l->info.soname) < 0) exit(1);
+            if (asprintf(&to, "%s/%s", shims, soname) < 0) exit(1);
             if (asprintf(&alias, "%s/libcallguard-real-%s.so", shims, l->info.api) < 0) exit(1);
             if (symlink(real, alias) != 0)
                 cgi_say("cannot link %s to %s: %s", alias, real, strerror(errno));
-            else if (symlink(l->shim, to) == 0)
+            else if (symlink(shim, to) == 0)
                 nshims++;
-            free(to), free(alias), free(real);
+            free(to), free(alias), free(real), free(own), free(shim);
         }
     if (nshims) env_prepend(env, "LD_LIBRARY_PATH", shims, ":");
     free(shims);

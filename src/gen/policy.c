@@ -70,7 +70,12 @@ static int on_api(pini_file *f, policy *p, const pini_section *s)
     p->header = xstrdup(v[PINI_HEADER]);
     if (v[PINI_HEADERS]) split(&p->headers, v[PINI_HEADERS], ",");
     split(&p->prefixes, v[PINI_PREFIX], ",");
+    /* One soname or several (HIP: libamdhip64.so.5, .so.6, .so.7), kept as "a,b,c". */
     p->library = xstrdup(v[PINI_LIBRARY]);
+    char *to = p->library;
+    for (const char *c = p->library; *c; c++)
+        if (*c != ' ' && *c != '\t') *to++ = *c;
+    *to = '\0';
     p->result = xstrdup(v[PINI_RESULT]);
     p->success = xstrdup(v[PINI_SUCCESS]);
     p->missing = xstrdup(v[PINI_MISSING]);

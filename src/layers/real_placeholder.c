@@ -8,7 +8,7 @@
  * tree and the wheel (auditwheel checks that), and a shim loaded by mistake
  * says why it cannot work; its calls then return the API's "missing" result
  * (src/runtime/resolve.c). It defines no API name, so nothing binds to it.
- * Built once per shim (callguard_add_shim), with CG_SHIM_SONAME. */
+ * Built once per API (callguard_add_shim), with CG_SHIM_SONAME (its first shim's). */
 #define _GNU_SOURCE
 #include "message.h"
 

@@ -59,15 +59,29 @@ void cgi_note_own_object(const void *addr)
     if (dladdr(addr, &info) && info.dli_fbase) cgi_own_push(&cgi_own_objects, info.dli_fbase, NULL);
 }
 
+/* 1 when the comma-separated list names `base`. */
+static int cgi_list_has(const char *list, const char *base)
+{
+    size_t n = strlen(base);
+    for (const char *s = list;;) {
+        const char *comma = strchr(s, ',');
+        size_t len = comma ? (size_t)(comma - s) : strlen(s);
+        if (len == n && memcmp(s, base, n) == 0) return 1;
+        if (!comma) return 0;
+        s = comma + 1;
+    }
+}
+
 /* A layer is loaded as a soname shim when its file is named by the vendor
- * soname (lib/callguard/shims/libOpenCL.so.1). */
+ * soname (lib/callguard/shims/libOpenCL.so.1), or by one of its sonames
+ * (libamdhip64.so.5, .so.6, .so.7: a shim for each). */
 void cgi_note_if_shim(cg_layer *l)
 {
     Dl_info info;
     if (!l->soname || !dladdr(l, &info) || !info.dli_fname) return;
     const char *base = strrchr(info.dli_fname, '/');
     base = base ? base + 1 : info.dli_fname;
-    if (strcmp(base, l->soname) == 0) cgi_own_push(&cgi_shim_layers, NULL, l);
+    if (cgi_list_has(l->soname, base)) cgi_own_push(&cgi_shim_layers, NULL, l);
 }
 
 int cgi_layer_is_shim(const cg_layer *l)

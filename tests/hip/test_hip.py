@@ -2,12 +2,16 @@
 
 Run: test_hip.py TEST, with the paths in the environment (tests/hip/CMakeLists.txt sets them):
 CG_CLI (callguard), CG_LAYER (the layer), CG_ANSWERS / CG_ANSWERS_DLOPEN (answers.c linked to
-libamdhip64, and opening it by soname), CG_CC and CG_HIP_INCLUDE (to read the header as the generator does).
+libamdhip64, and opening it by soname), CG_CC and CG_HIP_INCLUDE (to read the header as the generator does);
+for the stand-in's tests (what needs a device): CG_STANDIN (the stand-in libamdhip64.so.7, standin.c),
+CG_RACE (race.c linked to it), CG_PYTHON (the interpreter of the pause and deadlock children).
 Each test is a function named for the behaviour it checks.
 """
 import json
 import os
 import re
+import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -19,10 +23,14 @@ CALLS = ["hipInit", "hipGetDeviceCount", "hipDriverGetVersion", "hipRuntimeGetVe
          "hipGetErrorName", "hipModuleLoadData"]
 
 
-def run(args, env=None):
+def no_core():
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def run(args, env=None, timeout=60):
     e = {k: v for k, v in os.environ.items() if not k.startswith("CALLGUARD_")}
     e.update(env or {})
-    return subprocess.run(args, env=e, capture_output=True, text=True, timeout=60)
+    return subprocess.run(args, env=e, capture_output=True, text=True, timeout=timeout, preexec_fn=no_core)
 
 
 def check(cond, what, r=None):
@@ -113,6 +121,149 @@ def hip_quirk_for_the_runtime_applies_before_the_first_module_load():
             continue
         check(len(q) == 1 and q[0]["applied"] and q[0]["name"] == "test-hip-5.2", "the quirk applied: %s" % q)
         check(q[0]["matched"]["version"] == "5.2.21153", "HIP_VERSION 50221153 read as 5.2.21153: %s" % q)
+
+
+# ---- the stand-in libamdhip64.so.7 (what needs a device) ----------------------------------------
+RACE_ENV = {"CGHIP_COMPILER_RACE": "abort", "CGHIP_COMPILE_MS": "50"}
+
+
+def standin_env(**extra):
+    """callguard run takes the stand-in for the real runtime, and links the shim of its soname (.so.7)."""
+    env = {"CALLGUARD_HIP_LIBRARY": E["CG_STANDIN"]}
+    env.update(extra)
+    return env
+
+
+def hip_standin_compile_race_aborts_plain_and_completes_serialized():
+    """16 threads load modules at once in a program linked to libamdhip64.so.7: the stand-in aborts when two
+    are inside hipModuleLoadData, plainly and under callguard run without quirks; with --serialize
+    hipModuleLoadData every module loads, and the report counts 16 loads. With the shipped quirks file, its
+    ROCm 7.2 entry (apis/quirks.ini) matches the stand-in's 7.2.51234 and serializes the loads by itself."""
+    r = run([E["CG_RACE"]], RACE_ENV)
+    check(r.returncode == -signal.SIGABRT, "plain: the race aborts", r)
+    r = run([E["CG_CLI"], "run", "--api", "hip", "--quirks", "off", "--", E["CG_RACE"]], standin_env(**RACE_ENV))
+    check(r.returncode == -signal.SIGABRT, "unserialized under callguard run: the race aborts", r)
+    path = os.path.join(TMP, "race.json")
+    r = run([E["CG_CLI"], "run", "--api", "hip", "--serialize", "hipModuleLoadData", "--report", path, "--",
+             E["CG_RACE"]], standin_env(**RACE_ENV))
+    check(r.returncode == 0 and "loaded 16 modules" in r.stdout, "serialized: every module loads", r)
+    rows = report(path)
+    check(rows.get("hipModuleLoadData") == 16, "16 loads counted: %s" % rows)
+    r = run([E["CG_CLI"], "run", "--api", "hip", "--report", path, "--", E["CG_RACE"]], standin_env(**RACE_ENV))
+    check(r.returncode == 0 and "loaded 16 modules" in r.stdout, "the shipped ROCm 7.2 quirk serializes", r)
+    with open(path) as f:
+        q = [x["name"] for p in json.load(f)["processes"] for x in p.get("quirks", []) if x["applied"]]
+    check(any(n.startswith("rocm-7.2") for n in q), "a ROCm 7.2 quirk applied: %s" % q)
+
+
+# A Python thread waits about a second in hipStreamSynchronize through ctypes.PyDLL (which keeps the GIL for
+# the whole call) on a kernel the stand-in runs for CGHIP_KERNEL_MS, while the main thread ticks every
+# millisecond; the child prints the longest pause the main thread saw and the wait, in milliseconds. It opens
+# the runtime by soname, as Triton's AMD backend does: under callguard run, the shim.
+PAUSE_CHILD = r"""
+import ctypes, sys, threading, time
+sys.path.insert(0, sys.argv[1])
+from pausetimer import longest_pause  # tests/pausetimer.py
+hip = ctypes.PyDLL("libamdhip64.so.7")
+def ok(r, what):
+    if r != 0:
+        raise SystemExit("%s: hipError_t %d" % (what, r))
+def worker():
+    time.sleep(0.2)  # let the main thread start ticking first
+    mod, fn = ctypes.c_void_p(), ctypes.c_void_p()
+    ok(hip.hipInit(0), "hipInit")
+    ok(hip.hipModuleLoadData(ctypes.byref(mod), b"code object"), "hipModuleLoadData")
+    ok(hip.hipModuleGetFunction(ctypes.byref(fn), mod, b"spin"), "hipModuleGetFunction")
+    u = ctypes.c_uint
+    ok(hip.hipModuleLaunchKernel(fn, u(1), u(1), u(1), u(1), u(1), u(1), u(0), None, None, None), "launch")
+    t0 = time.monotonic()
+    ok(hip.hipStreamSynchronize(None), "hipStreamSynchronize")
+    global waited
+    waited = time.monotonic() - t0
+waited = 0.0
+t = threading.Thread(target=worker)
+t.start()
+longest = longest_pause(t)
+print("%.1f %.1f" % (longest * 1000, waited * 1000))
+"""
+
+
+def pause(*options):
+    path = os.path.join(TMP, "pause.json")
+    tests = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    r = run([E["CG_CLI"], "run", "--api", "hip", "--report", path] + list(options) +
+            ["--", E["CG_PYTHON"], "-c", PAUSE_CHILD, tests], standin_env(CGHIP_KERNEL_MS="1000"))
+    check(r.returncode == 0, "the Python child ran", r)
+    longest, waited = (float(x) for x in r.stdout.split())
+    check(waited >= 1000, "hipStreamSynchronize waited for the kernel (%.1f ms)" % waited, r)
+    with open(path) as f:
+        sync = [s for p in json.load(f)["processes"] for s in p["sites"] if s["name"] == "hipStreamSynchronize"]
+    return longest, sync[0]
+
+
+def hip_standin_pause_detect_only_is_a_stall():
+    longest, sync = pause()
+    check(longest >= 900, "detect only: the GIL stays held: %.1f ms" % longest)
+    check(sync["stalls"] == 1, "hipStreamSynchronize reported as a stall: %s" % sync)
+
+
+def hip_standin_pause_with_release_gil_at_most_50ms():
+    longest, sync = pause("--release-gil")
+    check(longest <= 50, "the main thread paused %.1f ms (at most 50)" % longest)
+    check(sync["stalls"] == 0 and sync["calls"] == 1, "no stall: %s" % sync)
+
+
+# triton-lang/triton PR #11265: hipModuleLoadData, which takes the dynamic loader's lock, is called with the
+# GIL held (ctypes.PyDLL), while another thread is inside dl_iterate_phdr (the loader lock held) in a ctypes
+# callback that needs the GIL. Thread B enters first and sleeps in its callback (the GIL left, the loader
+# lock kept); the main thread then loads a module with the GIL held: plainly each waits for the other.
+DEADLOCK_CHILD = r"""
+import ctypes, threading, time
+libc = ctypes.CDLL(None)
+hip = ctypes.PyDLL("libamdhip64.so.7")
+CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)
+inside = threading.Event()
+def visit(info, size, data):
+    if not inside.is_set():
+        inside.set()
+        time.sleep(0.5)  # the GIL left, the loader lock held
+    return 0
+cb = CB(visit)
+b = threading.Thread(target=lambda: libc.dl_iterate_phdr(cb, None))
+b.start()
+inside.wait()
+mod = ctypes.c_void_p()
+r = hip.hipModuleLoadData(ctypes.byref(mod), b"code object")
+b.join()
+print("loaded %d" % r)
+"""
+
+
+def run_group(args, env, seconds):
+    """Runs args in a process group of its own; None when it is still running after `seconds` (the group,
+    callguard's child included, is then killed, so nothing is left behind), else (status, stdout, stderr)."""
+    e = {k: v for k, v in os.environ.items() if not k.startswith("CALLGUARD_")}
+    e.update(env)
+    p = subprocess.Popen(args, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=seconds)
+        return p.returncode, out, err
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        return None
+
+
+def hip_standin_gil_loader_lock_deadlock_hangs_plain_and_completes_with_release_gil():
+    """Without quirks: a HIP quirk's library condition walks the loaded objects (the loader lock) in the
+    layer's probe before the first load, with the GIL still held (docs/hip.md says so)."""
+    plain = {"LD_LIBRARY_PATH": os.path.dirname(E["CG_STANDIN"])}
+    check(run_group([E["CG_PYTHON"], "-c", DEADLOCK_CHILD], plain, 5) is None, "plainly the child deadlocks (5 s)")
+    r = run_group([E["CG_CLI"], "run", "--api", "hip", "--release-gil", "--quirks", "off", "--", E["CG_PYTHON"],
+                   "-c", DEADLOCK_CHILD], standin_env(), 20)
+    check(r is not None, "with --release-gil the child ends (hung 20 s)")
+    check(r[0] == 0 and r[1] == "loaded 0\n", "with --release-gil the load completes:\n%s%s" % (r[1], r[2]))
 
 
 if __name__ == "__main__":

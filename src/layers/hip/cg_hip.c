@@ -1414,7 +1414,7 @@ static cg_layer cgl_layer = {
     .abi = CG_LAYER_ABI,
     .api = "hip",
     .prefixes = "hip",
-    .soname = "libamdhip64.so.5",
+    .soname = "libamdhip64.so.5,libamdhip64.so.6,libamdhip64.so.7",
     .library_env = "CALLGUARD_HIP_LIBRARY",
 #ifdef CG_LIBRARY_PATH_HIP
     .library_path = CG_LIBRARY_PATH_HIP,

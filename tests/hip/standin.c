@@ -1,0 +1,168 @@
+/* A stand-in for tests, not AMD's runtime: a tiny libamdhip64.so.7 for machines without an AMD GPU.
+ *
+ * It implements a few HIP entry points with hip_runtime_api.h's own prototypes (Debian's 5.2.3 header):
+ *   - hipInit, hipDriverGetVersion (70251234 unless CGHIP_DRIVER_VERSION says otherwise), one device
+ *     (hipGetDeviceCount, hipSetDevice, hipDeviceGetName);
+ *   - hipModuleLoadData, which "loads" for CGHIP_COMPILE_MS and, with CGHIP_COMPILER_RACE=abort, aborts
+ *     when two threads are inside it at once (the window is the sleep, so the race shows on 2 cores); it
+ *     walks the loaded objects with dl_iterate_phdr first, taking glibc's loader lock as a code object
+ *     loader does (triton-lang/triton PR #11265's deadlock); hipModuleUnload, hipModuleGetFunction;
+ *   - hipModuleLaunchKernel, which keeps the (one) stream busy for CGHIP_KERNEL_MS, and
+ *     hipStreamSynchronize / hipDeviceSynchronize, which sleep until that work is done.
+ * cghip_standin_max_inside() tells tests the most threads seen inside hipModuleLoadData at once.
+ *
+ * Environment (a CGHIP_* name it does not know stops the process with status 2): CGHIP_COMPILE_MS (0),
+ * CGHIP_KERNEL_MS (0), CGHIP_COMPILER_RACE (off|abort), CGHIP_DRIVER_VERSION (70251234). */
+#define _GNU_SOURCE
+#define __HIP_PLATFORM_AMD__ 1
+#include <hip/hip_runtime_api.h>
+
+#include <link.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+extern char **environ;
+static long compile_ms, kernel_ms, driver_version = 70251234;
+static int race_abort;
+static atomic_int inside, max_inside;
+static _Atomic int64_t busy_until_ns;
+static int modules; /* what a hipModule_t points at */
+
+static int64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void sleep_ns(int64_t ns)
+{
+    if (ns <= 0) return;
+    struct timespec t = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+    while (nanosleep(&t, &t) != 0) {}
+}
+
+static long number(const char *name, const char *v)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (!*v || *end || n < 0) {
+        fprintf(stderr, "cghip stand-in: %s=%s: expected a number >= 0\n", name, v);
+        exit(2);
+    }
+    return n;
+}
+
+__attribute__((constructor)) static void settings(void)
+{
+    for (char **e = environ; *e; e++) {
+        if (strncmp(*e, "CGHIP_", 6) != 0) continue;
+        const char *eq = strchr(*e, '=');
+        const char *v = eq ? eq + 1 : "";
+        size_t n = eq ? (size_t)(eq - *e) : strlen(*e);
+        if (n == 16 && strncmp(*e, "CGHIP_COMPILE_MS", n) == 0)
+            compile_ms = number("CGHIP_COMPILE_MS", v);
+        else if (n == 15 && strncmp(*e, "CGHIP_KERNEL_MS", n) == 0)
+            kernel_ms = number("CGHIP_KERNEL_MS", v);
+        else if (n == 20 && strncmp(*e, "CGHIP_DRIVER_VERSION", n) == 0)
+            driver_version = number("CGHIP_DRIVER_VERSION", v);
+        else if (n == 19 && strncmp(*e, "CGHIP_COMPILER_RACE", n) == 0 && (!strcmp(v, "off") || !strcmp(v, "abort")))
+            race_abort = strcmp(v, "abort") == 0;
+        else {
+            fprintf(stderr,
+                    "cghip stand-in: unknown setting %s (known: CGHIP_COMPILE_MS, CGHIP_KERNEL_MS, "
+                    "CGHIP_COMPILER_RACE=off|abort, CGHIP_DRIVER_VERSION)\n",
+                    *e);
+            exit(2);
+        }
+    }
+}
+
+EXPORT int cghip_standin_max_inside(void) { return atomic_load(&max_inside); }
+
+EXPORT hipError_t hipInit(unsigned int flags) { return flags ? hipErrorInvalidValue : hipSuccess; }
+
+EXPORT hipError_t hipDriverGetVersion(int *v)
+{
+    if (!v) return hipErrorInvalidValue;
+    *v = (int)driver_version;
+    return hipSuccess;
+}
+
+EXPORT hipError_t hipGetDeviceCount(int *n)
+{
+    if (!n) return hipErrorInvalidValue;
+    *n = 1;
+    return hipSuccess;
+}
+
+EXPORT hipError_t hipSetDevice(int d) { return d == 0 ? hipSuccess : hipErrorInvalidDevice; }
+
+EXPORT hipError_t hipDeviceGetName(char *name, int len, hipDevice_t d)
+{
+    if (!name || len <= 0 || d != 0) return hipErrorInvalidValue;
+    snprintf(name, (size_t)len, "callguard stand-in (not an AMD GPU)");
+    return hipSuccess;
+}
+
+/* The walk a code object loader makes (the loader lock held throughout). */
+static int walk(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)info, (void)size, (void)arg;
+    return 0;
+}
+
+EXPORT hipError_t hipModuleLoadData(hipModule_t *module, const void *image)
+{
+    if (!module || !image) return hipErrorInvalidValue;
+    dl_iterate_phdr(walk, NULL);
+    int in = atomic_fetch_add(&inside, 1) + 1;
+    for (int m = atomic_load(&max_inside); in > m && !atomic_compare_exchange_weak(&max_inside, &m, in);) {}
+    if (in > 1 && race_abort) {
+        fprintf(stderr, "cghip stand-in: %d threads inside hipModuleLoadData at once: aborting\n", in);
+        abort();
+    }
+    sleep_ns(compile_ms * 1000000);
+    if (race_abort && atomic_load(&inside) > 1) {
+        fprintf(stderr, "cghip stand-in: another thread entered hipModuleLoadData: aborting\n");
+        abort();
+    }
+    atomic_fetch_sub(&inside, 1);
+    *module = (hipModule_t)&modules;
+    return hipSuccess;
+}
+
+EXPORT hipError_t hipModuleUnload(hipModule_t module) { return module ? hipSuccess : hipErrorInvalidValue; }
+
+EXPORT hipError_t hipModuleGetFunction(hipFunction_t *f, hipModule_t module, const char *name)
+{
+    if (!f || !module || !name) return hipErrorInvalidValue;
+    *f = (hipFunction_t)&modules;
+    return hipSuccess;
+}
+
+EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gx, unsigned int gy, unsigned int gz,
+                                        unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared,
+                                        hipStream_t stream, void **params, void **extra)
+{
+    (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shared, (void)stream, (void)params, (void)extra;
+    if (!f) return hipErrorInvalidResourceHandle;
+    int64_t start = now_ns(), busy = atomic_load(&busy_until_ns);
+    atomic_store(&busy_until_ns, (busy > start ? busy : start) + kernel_ms * 1000000);
+    return hipSuccess;
+}
+
+EXPORT hipError_t hipStreamSynchronize(hipStream_t stream)
+{
+    (void)stream;
+    sleep_ns(atomic_load(&busy_until_ns) - now_ns());
+    return hipSuccess;
+}
+
+EXPORT hipError_t hipDeviceSynchronize(void) { return hipStreamSynchronize(NULL); }
