@@ -26,6 +26,7 @@
 
 #include "domain.h"
 #include "errors.h"
+#include "python.h"
 #include "resolve.h"
 #include "signals.h"
 #include "site.h"
@@ -528,11 +529,16 @@ static int cgi_probe_done(const char *api)
     return 0;
 }
 
-void cg_layer_identify(cg_layer *layer, cg_probe probe)
+typedef struct cgi_identify_args {
+    cg_layer *layer;
+    cg_probe probe;
+} cgi_identify_args;
+
+/* The probe and the matching, under cgi_probe_lock (cg_layer_identify). */
+static void cgi_identify(void *arg)
 {
-    if (!layer || !probe || !layer->api) return;
-    if (atomic_load_explicit(&cgi_quirks_default_pending, memory_order_acquire)) cgi_quirks_load_default();
-    if (!atomic_load_explicit(&cgi_quirks_count, memory_order_relaxed) || cgi_probe_done(layer->api)) return;
+    cg_layer *layer = ((cgi_identify_args *)arg)->layer;
+    cg_probe probe = ((cgi_identify_args *)arg)->probe;
     pthread_mutex_lock(&cgi_probe_lock);
     char item[CGI_API_NAME_MAX + 2];
     snprintf(item, sizeof item, ",%s,", layer->api);
@@ -563,6 +569,26 @@ void cg_layer_identify(cg_layer *layer, cg_probe probe)
     pthread_mutex_unlock(&cgi_cfg_lock);
     atomic_store_explicit(&cgi_probed[n].done, 1, memory_order_release);
     pthread_mutex_unlock(&cgi_probe_lock);
+}
+
+void cg_layer_identify(cg_layer *layer, cg_probe probe)
+{
+    if (!layer || !probe || !layer->api) return;
+    if (atomic_load_explicit(&cgi_quirks_default_pending, memory_order_acquire)) cgi_quirks_load_default();
+    if (!atomic_load_explicit(&cgi_quirks_count, memory_order_relaxed) || cgi_probe_done(layer->api)) return;
+    cgi_identify_args a = {layer, probe};
+    /* Where callguard releases the runtime, the probe runs outside it, as a
+     * guarded call does: it calls the driver and walks the loaded objects
+     * under the dynamic loader's lock, whose holder may be waiting for the
+     * runtime (the GIL and loader-lock deadlock of triton PR #11265), and a
+     * thread waiting here for another's probe must not hold it either. */
+    const cg_adapter *ad = atomic_load_explicit(&cgi_cfg.adapter, memory_order_acquire);
+    if (ad && atomic_load_explicit(&cgi_cfg.adapter_mode, memory_order_relaxed) == CG_ADAPTER_ACTIVE &&
+        (ad == &cgi_cpython_adapter ? cgi_py_holds() : ad->holds())) {
+        ad->call_outside(cgi_identify, &a);
+        return;
+    }
+    cgi_identify(&a);
 }
 
 void *cg_real_function(cg_layer *layer, const char *name)
