@@ -11,7 +11,7 @@
  *         JIT compile of some size
  * Prints: phase_ms=... (first request to last result), the cache counters. */
 #define _GNU_SOURCE
-#include "callguard/load_binary.h"
+#include "callguard/load.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

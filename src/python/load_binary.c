@@ -1,5 +1,5 @@
 /* callguard._native.load_binary: cg_load_binary (include/callguard/
- * load_binary.h) for Python, the way Triton calls its backends' load_binary.
+ * load.h) for Python, the way Triton calls its backends' load_binary.
  * Every driver call, the Level Zero device enumeration included, runs with
  * the GIL released: 16 threads of a ThreadPoolExecutor compile at once, and
  * callguard's policies (serialize zeModuleCreate...) are what orders them.
@@ -20,7 +20,7 @@
 #endif
 
 #include <callguard/callguard.h>
-#include <callguard/load_binary.h>
+#include <callguard/load.h>
 
 #include <dlfcn.h>
 #include <level_zero/ze_api.h>

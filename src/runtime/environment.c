@@ -230,7 +230,7 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
         if (!from_env) return cgi_fail(CG_EINVAL, "%s can only be set in the environment", var);
         /* handled by cgi_init before anything else */
     } else if (strcmp(k, "CACHE") == 0 || strcmp(k, "CACHE_DIR") == 0 || strcmp(k, "CACHE_SIZE") == 0) {
-        /* libcallguard_load's module cache reads (and checks) these (docs/load_binary.md) */
+        /* libcallguard_load's module cache reads (and checks) these (docs/load.md) */
     } else if (cgi_library_var(k)) {
         if (v[0] != '/' || access(v, R_OK) != 0)
             return cgi_fail(CG_EINVAL, "'%s': expected the absolute path of a readable library%s%s", v,

@@ -16,7 +16,7 @@
  * The runtime is the first platform: OCL_ICD_VENDORS chooses it. */
 #define _GNU_SOURCE
 #define CL_TARGET_OPENCL_VERSION 300
-#include "callguard/load_binary.h"
+#include "callguard/load.h"
 
 #include <CL/cl.h>
 #include <pthread.h>

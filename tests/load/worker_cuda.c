@@ -7,7 +7,7 @@
  *   ptx      kernel i is the PTX ".entry k<i>" with a 64-byte local depot
  *   badname  a kernel name the module lacks */
 #define _GNU_SOURCE
-#include "callguard/load_binary.h"
+#include "callguard/load.h"
 
 #include <cuda.h>
 #include <dlfcn.h>

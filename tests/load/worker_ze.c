@@ -22,7 +22,7 @@
  * Linked with absolute run paths and every library named, so that a setuid
  * copy of it runs (tests/privilege/test_cache_trust.py). */
 #define _GNU_SOURCE
-#include "callguard/load_binary.h"
+#include "callguard/load.h"
 
 #include <level_zero/ze_api.h>
 #include <pthread.h>

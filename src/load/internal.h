@@ -1,10 +1,10 @@
 /* libcallguard-load internals: the core (load.c: requests, results, the
  * memory cache), the disk cache (disk.c), and one back end per API
  * (ze.c, cl.c, cuda.c) reached through lb_backend. */
-#ifndef CG_LOADBIN_INTERNAL_H
-#define CG_LOADBIN_INTERNAL_H
+#ifndef CG_LOAD_INTERNAL_H
+#define CG_LOAD_INTERNAL_H
 
-#include "callguard/load_binary.h"
+#include "callguard/load.h"
 
 #include <stdarg.h>
 #include <stddef.h>

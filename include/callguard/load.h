@@ -1,4 +1,4 @@
-/* load_binary.h: the C API of libcallguard-load (docs/load_binary.md).
+/* load.h: the C API of libcallguard-load (docs/load.md).
  *
  * cg_load_binary turns kernel bytes into a loaded module and a kernel handle
  * for Level Zero, OpenCL or CUDA, the way Triton's backends do, with a module
@@ -15,8 +15,8 @@
  * under `callguard run` that is callguard's shim). Every function is
  * thread-safe. Handles are passed as void * so that this header needs no
  * driver header. */
-#ifndef CALLGUARD_LOAD_BINARY_H
-#define CALLGUARD_LOAD_BINARY_H
+#ifndef CALLGUARD_LOAD_H
+#define CALLGUARD_LOAD_H
 
 #include <stddef.h>
 #include <stdint.h>
