@@ -1,6 +1,6 @@
 /* callguard._native: libcallguard's C API for Python (python/callguard wraps
  * it; docs/python.md). Built against the limited API (Py_LIMITED_API is
- * 3.9, set by src/python/CMakeLists.txt), so one binary serves every
+ * 3.9, set by src/pyext/CMakeLists.txt), so one binary serves every
  * CPython from 3.9 on.
  *
  * A failed call raises callguard.errors.Error carrying the cg_status and
