@@ -45,6 +45,15 @@ static void cgi_json_str(FILE *out, const char *s)
     fputc('"', out);
 }
 
+/* A JSON string, or null for NULL. */
+static void cgi_json_str_or_null(FILE *out, const char *s)
+{
+    if (s)
+        cgi_json_str(out, s);
+    else
+        fputs("null", out);
+}
+
 /* A string of a process (its command line, a thread's name, a Python
  * file, a quirks file's text) in the table, at most max bytes: a control
  * character, a C1 control or a byte that is no UTF-8 becomes '?', as the
@@ -296,15 +305,9 @@ static void cgi_json_stalls_and_in_flight(FILE *out, const cgi_stats_region *r)
                 fputs(", \"package\": ", out);
                 cgi_json_str(out, pkg.package);
                 fputs(", \"distribution\": ", out);
-                if (pkg.distribution[0])
-                    cgi_json_str(out, pkg.distribution);
-                else
-                    fputs("null", out);
+                cgi_json_str_or_null(out, pkg.distribution[0] ? pkg.distribution : NULL);
                 fputs(", \"version\": ", out);
-                if (pkg.version[0])
-                    cgi_json_str(out, pkg.version);
-                else
-                    fputs("null", out);
+                cgi_json_str_or_null(out, pkg.version[0] ? pkg.version : NULL);
             }
             fputc('}', out);
         } else {
@@ -571,10 +574,7 @@ static void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals
                     (unsigned long)cgi_ld(&c->max_ns), (unsigned long)cgi_ld(&c->lock_wait_ns),
                     (unsigned long)cgi_ld(&c->stalls), (unsigned long)cgi_ld(&c->stall_ns),
                     cgi_transition_name(rec->transition), rec->blocking ? "true" : "false");
-            if (rec->domain[0])
-                cgi_json_str(out, rec->domain);
-            else
-                fputs("null", out);
+            cgi_json_str_or_null(out, rec->domain[0] ? rec->domain : NULL);
             fprintf(out, ", \"scope\": \"%s\"}", cgi_scope_name(rec->scope));
             fprintf(out, ",\n        \"states\": %lu", (unsigned long)cgi_ld(&c->states));
             cgi_json_peaks(out, cgi_peak_of(&c->inside), cgi_peak_of(&c->waiting));
@@ -1209,17 +1209,11 @@ static void cgi_advice_item(const cgi_quirk_view *q, void *arg)
         for (unsigned k = 0; k < q->nvendors; k++)
             fprintf(out, "%s\"0x%04x\"", k ? ", " : "", (unsigned)q->vendor[k]);
         fputs("], \"driver\": ", out);
-        if (q->driver)
-            cgi_json_str(out, q->driver);
-        else
-            fputs("null", out);
+        cgi_json_str_or_null(out, q->driver);
         fputs(", \"versions\": ", out);
         cgi_json_str(out, q->versions);
         fputs(", \"library\": ", out);
-        if (q->library)
-            cgi_json_str(out, q->library);
-        else
-            fputs("null", out);
+        cgi_json_str_or_null(out, q->library);
         fputs("},\n     \"why\": ", out);
         cgi_json_str(out, q->why);
         fputs(", \"source\": ", out);
