@@ -61,7 +61,7 @@ static void cgi_atfork_child(void)
 {
     pthread_mutex_t fresh = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
     cgi_cfg_lock = fresh;
-    /* The CLI forks only to exec the program (src/cli/run.c): its child
+    /* The CLI forks only to exec the program (src/cli/run_wait.c): its child
      * never uses this runtime, whose copied pages would only be faulted in
      * to be reset (a few dozen page copies in every callguard run). */
     if (cgi_in_cli) return;

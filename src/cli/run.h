@@ -1,0 +1,88 @@
+/* The parts of `callguard run` (docs/design.md, "The command line"). Not installed.
+ *
+ *   run.c          the command: the values checked, the program started and
+ *                  waited for, then the report and the timeline written, and
+ *                  callguard's exit as the program's
+ *   run_options.c  the options, and every value checked before the program starts
+ *   run_env.c      the run's directory and the child's environment: the
+ *                  layers preloaded, the shims, the count of lost processes
+ *   run_wait.c     starting the program and waiting for its whole tree,
+ *                  settling statistics files as their processes end
+ *
+ * Calls go from run.c to the three others; none call back. */
+#ifndef CLI_RUN_H
+#define CLI_RUN_H
+
+#include "cli.h"
+#include "stats.h"
+
+/* The options of `callguard run`. */
+typedef struct run_opts {
+    char *serialize; /* every --serialize joined by commas */
+    const char *transition, *stall, *report, *trace, *trace_lines, *quirks, *signals;
+    char **apis; /* --api names, in order */
+    size_t napis;
+    char **layer_files; /* --layer paths, in order */
+    size_t nlayer_files;
+    int release_runtime; /* --release-runtime, or its older spelling --release-gil */
+    int check_threads, serialize_handles;
+    char **prog;
+} run_opts;
+
+/* Returns -1 when the program should start, else the exit status. */
+int run_parse_options(int argc, char **argv, run_opts *o);
+/* Which layers: those --api names and --layer files, else every installed
+ * one. Loads them into this process, so the checks below know them. */
+int run_choose_layers(const run_opts *o, cli_layers *set);
+/* Checks every value here, against the layers just loaded, so a typo stops
+ * us before the program starts rather than inside it. */
+int run_check_values(const run_opts *o, const cli_layers *set);
+/* A relative path made absolute against our working directory, once,
+ * before the program starts: a process of the tree that changed directory
+ * would otherwise read or write another file. "-" and absolute paths are
+ * kept. The result is malloc'd and lives for the run. */
+const char *run_absolute(const char *path);
+
+/* The child's environment, as execve takes it. */
+typedef struct env_list {
+    char **v;
+    size_t n, cap;
+} env_list;
+void run_env_free(env_list *e);
+
+/* A directory for this run: the processes' statistics files, and shims/. */
+char *run_make_dir(void);
+
+/* The processes that could not keep statistics (stats.h): a page of our
+ * memory they count into through /proc, whatever the disk, and the file of
+ * the directory the count goes to for the report, made now: its page
+ * written, so that a disk full by the end still takes the count, or, on a
+ * disk full already, empty, to hold the count as its size (no data). */
+typedef struct run_lost {
+    cgi_lost_page *page; /* NULL: not counted */
+    int memfd, file;
+    int written;   /* the file's page is written */
+    char path[64]; /* CALLGUARD_STATS_LOST */
+} run_lost;
+void run_lost_open(run_lost *l, const char *dir);
+/* The count into the directory's file (made again when the directory or
+ * the file was removed during the run); said on stderr when it cannot be. */
+void run_lost_close(run_lost *l, const char *dir);
+/* The child's environment: ours, with the layers preloaded and the options
+ * as CALLGUARD_* variables; no CALLGUARD_REPORT (we write the one report). */
+void run_child_environment(env_list *env, const run_opts *o, const cli_layers *set, const char *dir,
+                           const run_lost *lost);
+
+typedef struct run_result {
+    int exec_errno; /* nonzero: the program could not be started */
+    int child_status;
+    cg_proc_exit *exits;
+    size_t nexits;
+} run_result;
+/* Starts the program and waits for it and every orphan of its tree that
+ * comes to us, so "after the whole tree has exited" means it, settling
+ * statistics files as their processes end. Returns 0, or 1 when callguard
+ * itself failed. */
+int run_start_and_wait(char **prog, env_list *env, const char *dir, run_result *r);
+
+#endif

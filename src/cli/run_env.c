@@ -1,0 +1,248 @@
+/* callguard run: the run's directory and the child's environment. The
+ * child gets the layers preloaded, a directory of soname shims first on
+ * LD_LIBRARY_PATH, the statistics directory, and the options as
+ * CALLGUARD_* variables. */
+#define _GNU_SOURCE
+#include "run.h"
+#include "message.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#ifndef MFD_CLOEXEC /* glibc older than 2.27 */
+#include <linux/memfd.h>
+#endif
+
+extern char **environ;
+
+static void env_set(env_list *e, const char *name, const char *value)
+{
+    size_t len = strlen(name);
+    char *entry;
+    if (asprintf(&entry, "%s=%s", name, value) < 0) exit(1);
+    for (size_t i = 0; i < e->n; i++)
+        if (strncmp(e->v[i], name, len) == 0 && e->v[i][len] == '=') {
+            free(e->v[i]);
+            e->v[i] = entry;
+            return;
+        }
+    if (e->n + 2 > e->cap) {
+        e->cap = e->cap ? 2 * e->cap : 64;
+        e->v = realloc(e->v, e->cap * sizeof *e->v);
+        if (!e->v) exit(1);
+    }
+    e->v[e->n++] = entry;
+    e->v[e->n] = NULL;
+}
+
+static void env_unset(env_list *e, const char *name)
+{
+    size_t len = strlen(name);
+    for (size_t i = 0; i < e->n; i++)
+        if (strncmp(e->v[i], name, len) == 0 && e->v[i][len] == '=') {
+            free(e->v[i]);
+            e->v[i] = e->v[--e->n];
+            e->v[e->n] = NULL;
+            return;
+        }
+}
+
+/* Prepends `first` to a colon-separated variable, keeping what was there. */
+static void env_prepend(env_list *e, const char *name, const char *first, const char *sep)
+{
+    const char *old = getenv(name);
+    char *v;
+    if (asprintf(&v, "%s%s%s", first, old && *old ? sep : "", old && *old ? old : "") < 0) exit(1);
+    env_set(e, name, v);
+    free(v);
+}
+
+void run_env_free(env_list *e)
+{
+    for (size_t i = 0; i < e->n; i++)
+        free(e->v[i]);
+    free(e->v);
+}
+
+/* A directory for this run: the processes' statistics files, and shims/. */
+char *run_make_dir(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    char *dir;
+    if (asprintf(&dir, "%s/callguard-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) exit(1);
+    if (!mkdtemp(dir)) {
+        free(dir);
+        dir = strdup("/tmp/callguard-XXXXXX");
+        if (!dir) exit(1);
+        if (!mkdtemp(dir)) {
+            cgi_say("cannot create a directory for statistics: %s", strerror(errno));
+            free(dir);
+            return NULL;
+        }
+    }
+    return dir;
+}
+
+/* The shims of the chosen layers: links made for this run, first on the
+ * child's library path. Beside each SONAME -> shim, the link
+ * libcallguard-real-API.so -> the real library (real_library.c), which the
+ * shim needs. A layer whose real library was not found gets no shim link:
+ * the shim would find only the placeholder on its run path (every call
+ * failing as with no driver) and would hide whatever the program finds
+ * itself (its own RUNPATH, a path it dlopens), so the program sees what it
+ * would see without callguard, and the preloaded layer still guards the
+ * library it finds. A layer with several sonames (libamdhip64.so.5, .so.6,
+ * .so.7) gets the shim of the real library's own soname (its DT_SONAME), so
+ * the program finds under callguard the sonames it finds without; the first
+ * soname's shim when the real library has none of them. */
+static void run_link_shims(env_list *env, const cli_layers *set, const char *dir)
+{
+    char *shims;
+    if (asprintf(&shims, "%s/shims", dir) < 0) exit(1);
+    int nshims = 0;
+    if (mkdir(shims, 0700) == 0)
+        for (size_t i = 0; i < set->n; i++) {
+            const cli_layer *l = &set->v[i];
+            if (!l->shim) continue;
+            char *real = cli_real_library(l);
+            if (!real) continue;
+            char *own = strchr(l->info.soname, ',') ? cli_soname_of(real) : NULL;
+            char *shim = own ? cli_shim_for(l, own) : NULL;
+            const char *soname = own;
+            if (!shim) {
+                shim = strdup(l->shim);
+                if (!shim) exit(1);
+                soname = strrchr(shim, '/') + 1;
+            }
+            char *to, *alias;
+            if (asprintf(&to, "%s/%s", shims, soname) < 0) exit(1);
+            if (asprintf(&alias, "%s/libcallguard-real-%s.so", shims, l->info.api) < 0) exit(1);
+            if (symlink(real, alias) != 0)
+                cgi_say("cannot link %s to %s: %s", alias, real, strerror(errno));
+            else if (symlink(shim, to) == 0)
+                nshims++;
+            free(to), free(alias), free(real), free(own), free(shim);
+        }
+    if (nshims) env_prepend(env, "LD_LIBRARY_PATH", shims, ":");
+    free(shims);
+}
+
+void run_lost_open(run_lost *l, const char *dir)
+{
+    static const char zeros[4096];
+    *l = (run_lost){NULL, -1, -1, 0, ""};
+    /* pwrite, not ftruncate, gives the memfd its size: a preloaded
+     * library that fakes a full disk (tests/cli/enospc.c) fails ftruncate. */
+    l->memfd = (int)syscall(SYS_memfd_create, "callguard-lost", MFD_CLOEXEC); /* memfd_create() is glibc 2.27's */
+    if (l->memfd >= 0 && pwrite(l->memfd, zeros, sizeof zeros, 0) == (ssize_t)sizeof zeros)
+        l->page = mmap(NULL, sizeof *l->page, PROT_READ | PROT_WRITE, MAP_SHARED, l->memfd, 0);
+    if (l->page == MAP_FAILED) l->page = NULL;
+    if (!l->page) return;
+    memcpy(l->page->magic, CGI_LOST_MAGIC, sizeof CGI_LOST_MAGIC);
+    snprintf(l->path, sizeof l->path, "/proc/%d/fd/%d", (int)getpid(), l->memfd);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    l->file = dfd < 0 ? -1 : openat(dfd, CGI_STATS_LOST_FILE, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (dfd >= 0) close(dfd);
+    l->written = l->file >= 0 && pwrite(l->file, zeros, sizeof zeros, 0) == (ssize_t)sizeof zeros;
+    if (l->file >= 0 && !l->written && ftruncate(l->file, 0) != 0) {
+        close(l->file);
+        l->file = -1;
+    }
+}
+
+/* The count into the directory's file (made again when the directory or
+ * the file was removed during the run); said on stderr when it cannot be. */
+void run_lost_close(run_lost *l, const char *dir)
+{
+    if (!l->page) return;
+    cgi_lost_page page = {.count = atomic_load(&l->page->count)};
+    memcpy(page.magic, CGI_LOST_MAGIC, sizeof CGI_LOST_MAGIC);
+    struct stat st;
+    int e = 0;
+    if (page.count && (l->file < 0 || fstat(l->file, &st) != 0 || st.st_nlink == 0)) {
+        if (l->file >= 0) close(l->file);
+        char *path;
+        if (asprintf(&path, "%s/%s", dir, CGI_STATS_LOST_FILE) < 0) exit(1);
+        mkdir(dir, 0700);
+        l->file = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+        e = errno;
+        l->written = 0;
+        free(path);
+    }
+    int ok = !page.count || (l->file >= 0 && pwrite(l->file, &page, sizeof page, 0) == (ssize_t)sizeof page);
+    if (!ok && l->file >= 0 && !l->written) {
+        /* No byte can be written: the count is the size of the empty file. */
+        e = errno;
+        ok = ftruncate(l->file, 0) == 0 && ftruncate(l->file, (off_t)page.count) == 0;
+    }
+    if (!ok)
+        cgi_say("%lu process%s could not keep statistics and %s missing from the report; the count could not be "
+                "written to %s: %s",
+                (unsigned long)page.count, page.count == 1 ? "" : "es", page.count == 1 ? "is" : "are", dir,
+                strerror(l->file < 0 ? e : errno));
+    if (l->file >= 0) close(l->file);
+    munmap(l->page, sizeof *l->page);
+    close(l->memfd);
+}
+
+/* The child's environment: ours, with the layers preloaded and the options
+ * as CALLGUARD_* variables; no CALLGUARD_REPORT (we write the one report). */
+void run_child_environment(env_list *env, const run_opts *o, const cli_layers *set, const char *dir,
+                           const run_lost *lost)
+{
+    for (char **e = environ; *e; e++) {
+        if (strncmp(*e, "CALLGUARD_REPORT=", 17) == 0) continue;
+        char *eq = strchr(*e, '=');
+        if (!eq) continue;
+        char *name = strndup(*e, (size_t)(eq - *e));
+        env_set(env, name, eq + 1);
+        free(name);
+    }
+    char *preload = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&preload, &len);
+    if (!f) exit(1);
+    /* The fatal-signal hook: libcallguard itself first, so that its
+     * sigaction() and signal() come before libc's and a handler the
+     * program sets later is chained to, not put in place of callguard's. */
+    const char *signals = o->signals ? o->signals : getenv("CALLGUARD_SIGNALS");
+    if (signals && strcmp(signals, "record") == 0) fprintf(f, "%s/libcallguard.so%s", cli_libdir, set->n ? ":" : "");
+    for (size_t i = 0; i < set->n; i++)
+        fprintf(f, "%s%s", i ? ":" : "", set->v[i].file);
+    fclose(f);
+    if (*preload) env_prepend(env, "LD_PRELOAD", preload, ":");
+    free(preload);
+    if (o->signals) env_set(env, "CALLGUARD_SIGNALS", o->signals);
+    run_link_shims(env, set, dir);
+    env_set(env, "CALLGUARD_STATS_DIR", dir);
+    if (lost->page)
+        env_set(env, "CALLGUARD_STATS_LOST", lost->path);
+    else
+        env_unset(env, "CALLGUARD_STATS_LOST");
+    if (o->serialize) {
+        const char *old = getenv("CALLGUARD_SERIALIZE");
+        char *v;
+        if (asprintf(&v, "%s%s%s", old && *old ? old : "", old && *old ? "," : "", o->serialize) < 0) exit(1);
+        env_set(env, "CALLGUARD_SERIALIZE", v);
+        free(v);
+    }
+    /* Each process releases the runtime it has (CPython, Julia). */
+    if (o->release_runtime) env_set(env, "CALLGUARD_RUNTIME", "release");
+    if (o->transition) env_set(env, "CALLGUARD_TRANSITION", o->transition);
+    if (o->stall) env_set(env, "CALLGUARD_STALL_MS", o->stall);
+    if (o->quirks) env_set(env, "CALLGUARD_QUIRKS", o->quirks);
+    if (o->check_threads) env_set(env, "CALLGUARD_CHECK", "threads");
+    if (o->serialize_handles) env_set(env, "CALLGUARD_SERIALIZE_HANDLES", "yes");
+    /* Each process records its timeline into the statistics directory
+     * (it sees CALLGUARD_STATS_DIR); we write the merged FILE afterwards. */
+    if (o->trace) env_set(env, "CALLGUARD_TRACE", o->trace);
+    if (o->trace_lines) env_set(env, "CALLGUARD_TRACE_LINES", o->trace_lines);
+    env_unset(env, "CALLGUARD_REPORT");
+}

@@ -1,0 +1,326 @@
+/* callguard run's options, and every value checked before the program
+ * starts (exit 2 on a bad one), against the chosen layers, which the CLI
+ * loads into itself to read them. Nothing here starts or creates anything
+ * but the file --trace-lines names, last, once every other value passed. */
+#define _GNU_SOURCE
+#include "run.h"
+#include "message.h"
+#include "outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static void run_push(char ***v, size_t *n, const char *s)
+{
+    char **more = realloc(*v, (*n + 1) * sizeof *more);
+    if (!more || !(more[*n] = strdup(s))) exit(1);
+    *v = more;
+    (*n)++;
+}
+
+/* Returns -1 when the program should start, else the exit status. */
+int run_parse_options(int argc, char **argv, run_opts *o)
+{
+    static const struct option opts[] = {{"serialize", required_argument, NULL, 's'},
+                                         {"release-runtime", no_argument, NULL, 'g'},
+                                         {"release-gil", no_argument, NULL, 'g'},
+                                         {"transition", required_argument, NULL, 't'},
+                                         {"stall-ms", required_argument, NULL, 'm'},
+                                         {"report", required_argument, NULL, 'r'},
+                                         {"trace", required_argument, NULL, 'T'},
+                                         {"api", required_argument, NULL, 'a'},
+                                         {"layer", required_argument, NULL, 'L'},
+                                         {"trace-lines", required_argument, NULL, 'l'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {"quirks", required_argument, NULL, 'Q'},
+                                         {"signals", required_argument, NULL, 'S'},
+                                         {"check-threads", no_argument, NULL, 'C'},
+                                         {"serialize-handles", no_argument, NULL, 'H'},
+                                         {NULL, 0, NULL, 0}};
+    optind = 1;
+    opterr = 0;
+    int c;
+    /* '+': stop at the program's name, so its own options stay its own. */
+    while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+        /* `--report -- prog` would take "--" as the file and run "prog"
+         * with no separator: an option's value is never "--". */
+        if (optarg && strcmp(optarg, "--") == 0 && c != ':' && c != '?')
+            return cli_usage_error("run: %s needs a value before '--'",
+                                   strcmp(argv[optind - 1], "--") == 0 ? argv[optind - 2] : argv[optind - 1]);
+        switch (c) {
+        case 's': {
+            char *joined;
+            if (asprintf(&joined, "%s%s%s", o->serialize ? o->serialize : "", o->serialize ? "," : "", optarg) < 0)
+                return 1;
+            free(o->serialize);
+            o->serialize = joined;
+            break;
+        }
+        case 'g': o->release_runtime = 1; break;
+        case 'C': o->check_threads = 1; break;
+        case 'H': o->serialize_handles = 1; break;
+        case 't': o->transition = optarg; break;
+        case 'm': o->stall = optarg; break;
+        case 'r': o->report = optarg; break;
+        case 'T': o->trace = optarg; break;
+        case 'l': o->trace_lines = optarg; break;
+        case 'Q': o->quirks = optarg; break;
+        case 'S': o->signals = optarg; break;
+        case 'a': {
+            char *copy = strdup(optarg), *save = NULL;
+            if (!copy) return 1;
+            size_t before = o->napis, len = strlen(optarg);
+            int bad = !len || optarg[0] == ',' || optarg[len - 1] == ',' || strstr(optarg, ",,");
+            for (char *a = strtok_r(copy, ",", &save); a && !bad; a = strtok_r(NULL, ",", &save)) {
+                /* An API name as layers spell it (cg_layer.api: at most 31 characters). */
+                bad = strlen(a) > 31 || strspn(a, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(a);
+                if (!bad) run_push(&o->apis, &o->napis, a);
+            }
+            free(copy);
+            if (bad || o->napis == before)
+                return cli_usage_error("--api '%s': expected a comma-separated list of API names (1 to 31 lower-case "
+                                       "letters, digits or _ each: cl,ze)",
+                                       optarg);
+            break;
+        }
+        case 'L': run_push(&o->layer_files, &o->nlayer_files, optarg); break;
+        case 'h': fputs(cli_usage, stdout); return 0;
+        case ':': return cli_usage_error("run: %s needs a value", argv[optind - 1]);
+        default: return cli_usage_error("run: unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error("run: no program given: expected callguard run [OPTIONS] -- PROGRAM [ARGS...]");
+    o->prog = argv + optind;
+    return -1;
+}
+
+/* Which layers: those --api names and --layer files, else every installed
+ * one. Loads them into this process, so the checks below know them. */
+int run_choose_layers(const run_opts *o, cli_layers *set)
+{
+    int rc = 0;
+    for (size_t i = 0; i < o->napis && !rc; i++)
+        rc = cli_layer_load(set, o->apis[i], NULL);
+    for (size_t i = 0; i < o->nlayer_files && !rc; i++)
+        rc = cli_layer_load(set, NULL, o->layer_files[i]);
+    if (!o->napis && !o->nlayer_files) {
+        char **names;
+        size_t n = cli_installed_apis(&names);
+        for (size_t i = 0; i < n; i++) {
+            if (!rc) rc = cli_layer_load(set, names[i], NULL);
+            free(names[i]);
+        }
+        free(names);
+    }
+    return rc ? rc : -1;
+}
+
+/* The part of a message after "VAR=VALUE: " and a repeated "VAR: ". */
+static const char *run_reason(const char *var)
+{
+    const char *msg = cg_last_error(), *p = strstr(msg, ": ");
+    if (p) msg = p + 2;
+    size_t n = strlen(var);
+    if (strncmp(msg, var, n) == 0 && strncmp(msg + n, ": ", 2) == 0) msg += n + 2;
+    return msg;
+}
+
+/* An entry point of no chosen layer stops the run: the program would run
+ * with the site unguarded. rc is what cg_configure or cg_policy_load said. */
+static int run_refuse_pending(const char *what, const char *value, const cli_layers *set, const char *var)
+{
+    char *names = cli_layer_names(set);
+    const char *reason = run_reason(var);
+    const char *kept = strstr(reason, "; kept");
+    int rc = cli_usage_error("%s %s: %.*s (the chosen layers are %s; `callguard list LAYER` lists their entry points)",
+                             what, value, kept ? (int)(kept - reason) : (int)strlen(reason), reason, names);
+    free(names);
+    return rc;
+}
+
+/* A file the CLI writes after the program: refused now if it cannot be
+ * (a directory, a missing or unwritable directory) or must not be (a file
+ * that is not callguard's: cgi_outfile_replaceable), without creating
+ * anything: the file is written later as a new file renamed into place
+ * (a symlink planted at the name is replaced, never followed). */
+static int run_check_writable(const char *flag, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return cli_usage_error("%s %s: is a directory, expected a file name", flag, path);
+    if (lstat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) return -1; /* /dev/null */
+    char why[300];
+    /* As run_absolute will make it: the processes of the tree get that. */
+    char *cwd = path[0] != '/' ? getcwd(NULL, 0) : NULL, *abs = NULL;
+    if (cwd && asprintf(&abs, "%s/%s", cwd, path) < 0) abs = NULL;
+    int too_long = cgi_outfile_name_too_long(abs ? abs : path, why, sizeof why);
+    free(cwd), free(abs);
+    size_t len = strlen(path);
+    if (too_long && len > 400) /* its start and end, so the line still says why */
+        return cli_usage_error("%s %.200s...%s: cannot be created: %s", flag, path, path + len - 100, why);
+    if (too_long) return cli_usage_error("%s %s: cannot be created: %s", flag, path, why);
+    if (!cgi_outfile_replaceable(path, why, sizeof why))
+        return cli_usage_error("%s %s: %s; callguard replaces only its own reports and timelines and empty files: "
+                               "remove it or choose another name",
+                               flag, path, why);
+    char *dir = strdup(path);
+    if (!dir) return 1;
+    char *slash = strrchr(dir, '/');
+    const char *parent = slash ? (slash == dir ? "/" : (*slash = '\0', dir)) : ".";
+    int rc = -1;
+    int e = 0;
+    if (stat(parent, &st) != 0)
+        e = errno;
+    else if (!S_ISDIR(st.st_mode))
+        e = ENOTDIR;
+    else if (access(parent, W_OK | X_OK) != 0)
+        e = errno;
+    if (e) rc = cli_usage_error("%s %s: cannot create a file in %s: %s", flag, path, parent, strerror(e));
+    free(dir);
+    return rc;
+}
+
+/* The directory entry a path names: its directory's real path and its last
+ * name (malloc'd; the path itself when the directory cannot be resolved). */
+static char *run_entry(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    char *real = dir ? realpath(dir, NULL) : NULL, *entry = NULL;
+    if (!real || asprintf(&entry, "%s/%s", real, slash ? slash + 1 : path) < 0) entry = strdup(path);
+    free(dir), free(real);
+    return entry;
+}
+
+/* Two outputs named for one file: the one written last would replace the
+ * other (the report renamed over the trace, or over the lines appended
+ * during the run), and the program's exit status would say nothing of it.
+ * "-" (stderr) and a device or FIFO opened in place (/dev/null) take both. */
+static int run_refuse_same_file(const char *flag_a, const char *a, const char *flag_b, const char *b)
+{
+    if (!a || !b || !strcmp(a, "-") || !strcmp(b, "-")) return -1;
+    struct stat st;
+    if (stat(a, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) return -1;
+    char *ea = run_entry(a), *eb = run_entry(b);
+    int rc = ea && eb && strcmp(ea, eb) == 0
+                 ? cli_usage_error("%s and %s name one file, %s: each needs its own (the one written last would "
+                                   "replace the other)",
+                                   flag_a, flag_b, ea)
+                 : -1;
+    free(ea), free(eb);
+    return rc;
+}
+
+/* Checks every value here, against the layers just loaded, so a typo stops
+ * us before the program starts rather than inside it. */
+int run_check_values(const run_opts *o, const cli_layers *set)
+{
+    int rc;
+    const char *env_serialize = getenv("CALLGUARD_SERIALIZE"), *env_policy = getenv("CALLGUARD_POLICY");
+    struct {
+        const char *flag, *var, *value;
+    } checks[] = {
+        {"--serialize", "CALLGUARD_SERIALIZE", o->serialize},
+        {"--transition", "CALLGUARD_TRANSITION", o->transition},
+        {"--stall-ms", "CALLGUARD_STALL_MS", o->stall},
+        {"--quirks", "CALLGUARD_QUIRKS", o->quirks},
+        {"--signals", "CALLGUARD_SIGNALS", o->signals},
+        {"CALLGUARD_SERIALIZE", "CALLGUARD_SERIALIZE", env_serialize && *env_serialize ? env_serialize : NULL}};
+    for (size_t i = 0; i < sizeof checks / sizeof *checks; i++) {
+        if (!checks[i].value) continue;
+        rc = cg_configure(checks[i].var, checks[i].value);
+        if (rc == CG_PENDING) return run_refuse_pending(checks[i].flag, checks[i].value, set, checks[i].var);
+        if (rc != CG_OK)
+            return cli_usage_error("%s %s: %s", checks[i].flag, checks[i].value, run_reason(checks[i].var));
+    }
+    /* The CLI's own runtime reads no environment (startup.c): the other
+     * variables the program will read are checked here, as the program's
+     * runtime will read them. CALLGUARD_REPORT is the CLI's to drop,
+     * CALLGUARD_TRACE is --trace, CALLGUARD_STATS_DIR and _LOST are set for the child,
+     * CALLGUARD_TRACE_LINES is opened by each process. */
+    static const char *const not_here[] = {"CALLGUARD_SERIALIZE", "CALLGUARD_POLICY",      "CALLGUARD_REPORT",
+                                           "CALLGUARD_TRACE",     "CALLGUARD_TRACE_LINES", "CALLGUARD_STATS_DIR",
+                                           "CALLGUARD_STATS_LOST"};
+    for (char **e = environ; *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (strncmp(*e, "CALLGUARD_", 10) != 0 || !eq) continue;
+        char *var = strndup(*e, (size_t)(eq - *e));
+        if (!var) return 1;
+        int skip = 0;
+        for (size_t i = 0; i < sizeof not_here / sizeof *not_here; i++)
+            skip |= strcmp(var, not_here[i]) == 0;
+        rc = skip ? CG_OK : cg_configure(var, eq + 1);
+        if (rc != CG_OK) {
+            rc = cli_usage_error("%s=%s: %s", var, eq + 1, run_reason(var));
+            free(var);
+            return rc;
+        }
+        free(var);
+    }
+    /* The policy file is read now the layers are loaded: it says whether
+     * all its entry points are theirs. */
+    if (env_policy && *env_policy) {
+        rc = cg_policy_load(env_policy);
+        if (rc == CG_PENDING) return run_refuse_pending("CALLGUARD_POLICY", env_policy, set, "CALLGUARD_POLICY");
+        if (rc != CG_OK) return cli_usage_error("CALLGUARD_POLICY=%s: %s", env_policy, cg_last_error());
+    }
+    /* A library variable that no chosen layer reads is a typo or a layer left out. */
+    for (char **e = environ; *e; e++) {
+        const char *eq = strchr(*e, '=');
+        size_t n = eq ? (size_t)(eq - *e) : 0;
+        if (strncmp(*e, "CALLGUARD_", 10) != 0 || n < 18 || strncmp(*e + n - 8, "_LIBRARY", 8) != 0) continue;
+        char *var = strndup(*e, n);
+        if (!var) return 1;
+        if (!cli_layer_for_library_var(set, var)) {
+            char *names = cli_layer_names(set);
+            rc = cli_usage_error("%s: no chosen layer reads this variable (the chosen layers are %s; "
+                                 "`callguard list LAYER` shows each one's variable)",
+                                 var, names);
+            free(names), free(var);
+            return rc;
+        }
+        free(var);
+    }
+    /* Before --trace-lines' file is created (last): a refused run leaves none. */
+    if ((rc = run_refuse_same_file("--report", o->report, "--trace", o->trace)) >= 0) return rc;
+    if ((rc = run_refuse_same_file("--report", o->report, "--trace-lines", o->trace_lines)) >= 0) return rc;
+    if ((rc = run_refuse_same_file("--trace", o->trace, "--trace-lines", o->trace_lines)) >= 0) return rc;
+    if (o->trace && (!*o->trace || strcmp(o->trace, "-") == 0))
+        return cli_usage_error("--trace '%s': expected a file name for the JSON timeline (--trace-lines - writes one "
+                               "line per call to stderr)",
+                               o->trace);
+    if (o->trace && (rc = run_check_writable("--trace", o->trace)) >= 0) return rc;
+    if (o->trace_lines && !*o->trace_lines) return cli_usage_error("--trace-lines: expected a file name or '-'");
+    if (o->report && !*o->report) return cli_usage_error("--report: expected a file name or '-'");
+    if (o->report && strcmp(o->report, "-") != 0 && (rc = run_check_writable("--report", o->report)) >= 0) return rc;
+    /* Last: opening it creates it, and a refused run leaves no file. */
+    if (o->trace_lines && strcmp(o->trace_lines, "-") != 0) {
+        int fd = open(o->trace_lines, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd < 0)
+            return cli_usage_error("--trace-lines %s: cannot open for writing: %s", o->trace_lines, strerror(errno));
+        close(fd);
+    }
+    return -1;
+}
+
+/* A relative path made absolute against our working directory, once,
+ * before the program starts: a process of the tree that changed directory
+ * would otherwise read or write another file. "-" and absolute paths are
+ * kept. The result is malloc'd and lives for the run. */
+const char *run_absolute(const char *path)
+{
+    if (!path || !*path || path[0] == '/' || strcmp(path, "-") == 0) return path;
+    char *cwd = getcwd(NULL, 0), *abs = NULL;
+    if (!cwd || asprintf(&abs, "%s/%s", cwd, path) < 0) exit(1);
+    free(cwd);
+    return abs;
+}

@@ -1,0 +1,177 @@
+/* callguard run: starting the program and waiting for its whole process
+ * tree (callguard is the subreaper of its orphans), with the signals that
+ * come to callguard forwarded to the program, and each statistics file
+ * made small as its process ends. */
+#define _GNU_SOURCE
+#include "run.h"
+#include "message.h"
+#include "stats_settle.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static volatile sig_atomic_t child_pid;
+
+static void forward_signal(int sig)
+{
+    if (child_pid > 0) kill(child_pid, sig);
+}
+
+/* The statistics files as their processes end. A process's file is open
+ * for writing as long as the process maps it; inotify says when the last
+ * writer closed it (the process exited, died or exec'd), and
+ * cgi_stats_settle makes it small: the run's directory grows with the
+ * processes alive at once, not with every process that ran. */
+typedef struct run_settler {
+    int ino; /* -1: the files stay as they are */
+    int dfd;
+    cgi_stats_region *buf;
+} run_settler;
+
+static void settler_open(run_settler *s, const char *dir)
+{
+    s->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    s->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    s->buf = malloc(sizeof *s->buf);
+    if (s->ino >= 0 && s->dfd >= 0 && s->buf && inotify_add_watch(s->ino, dir, IN_CLOSE_WRITE) >= 0) return;
+    if (s->ino >= 0) close(s->ino);
+    if (s->dfd >= 0) close(s->dfd);
+    free(s->buf);
+    *s = (run_settler){-1, -1, NULL};
+}
+
+static void settler_close(run_settler *s)
+{
+    if (s->ino < 0) return;
+    close(s->ino), close(s->dfd), free(s->buf);
+}
+
+/* Events were lost (the queue overflowed): every file is looked at. */
+static void settler_all(run_settler *s)
+{
+    int fd = dup(s->dfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0) close(fd);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)))
+        cgi_stats_settle(s->dfd, e->d_name, s->buf);
+    closedir(d);
+}
+
+static void settler_drain(run_settler *s)
+{
+    if (s->ino < 0) return;
+    char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+    ssize_t n;
+    while ((n = read(s->ino, buf, sizeof buf)) > 0)
+        for (char *p = buf; p < buf + n;) {
+            const struct inotify_event *ev = (const struct inotify_event *)p;
+            if (ev->mask & IN_Q_OVERFLOW)
+                settler_all(s);
+            else if (ev->len)
+                cgi_stats_settle(s->dfd, ev->name, s->buf);
+            p += sizeof *ev + ev->len;
+        }
+}
+
+/* Wakes ppoll: a child ended. */
+static void on_sigchld(int sig) { (void)sig; }
+/* A lease break (stats_settle.c holds a lease for a moment): ignored, not fatal. */
+static void on_sigio(int sig) { (void)sig; }
+
+/* Starts the program and waits for it and every orphan of its tree that
+ * comes to us, so "after the whole tree has exited" means it, settling
+ * statistics files as their processes end. Returns 0, or 1 when callguard
+ * itself failed. */
+int run_start_and_wait(char **prog, env_list *env, const char *dir, run_result *r)
+{
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    int errpipe[2];
+    if (pipe2(errpipe, O_CLOEXEC) != 0) return 1;
+    run_settler settler;
+    settler_open(&settler, dir); /* before the program starts: no file is missed */
+    /* SIGCHLD is blocked except inside ppoll, so none is missed between a
+     * waitpid and the wait; the program starts with our mask as it was. */
+    sigset_t chld, old, waiting;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &chld, &old);
+    waiting = old;
+    sigdelset(&waiting, SIGCHLD);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        cgi_say("fork: %s", strerror(errno));
+        return 1;
+    }
+    if (pid == 0) {
+        close(errpipe[0]);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        environ = env->v;
+        execvp(prog[0], prog);
+        int e = errno;
+        if (write(errpipe[1], &e, sizeof e) < 0) _exit(127);
+        _exit(127);
+    }
+    close(errpipe[1]);
+    child_pid = pid;
+    struct sigaction sa = {0};
+    sa.sa_handler = forward_signal;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sa.sa_handler = on_sigchld;
+    sigaction(SIGCHLD, &sa, NULL);
+    sa.sa_handler = on_sigio;
+    sigaction(SIGIO, &sa, NULL);
+    /* The terminal sends SIGINT/SIGQUIT to the whole foreground group:
+     * the program gets its own; callguard waits to write the report. */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+
+    int exec_errno = 0;
+    if (read(errpipe[0], &exec_errno, sizeof exec_errno) == (ssize_t)sizeof exec_errno) r->exec_errno = exec_errno;
+    close(errpipe[0]);
+
+    size_t cap = 16;
+    r->exits = malloc(cap * sizeof *r->exits);
+    if (!r->exits) return 1;
+    for (;;) {
+        /* Files first: a process that exec'd is still there to be seen. */
+        settler_drain(&settler);
+        int st;
+        pid_t w;
+        while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
+            if (w == pid) r->child_status = st;
+            if (r->nexits == cap) {
+                cg_proc_exit *more = realloc(r->exits, (cap *= 2) * sizeof *r->exits);
+                if (!more) return 1;
+                r->exits = more;
+            }
+            r->exits[r->nexits++] =
+                (cg_proc_exit){w, WIFSIGNALED(st), WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st)};
+        }
+        if (w < 0 && errno != EINTR) break; /* ECHILD: the whole tree has exited */
+        if (w == 0) {
+            struct pollfd p = {settler.ino, POLLIN, 0};
+            ppoll(&p, settler.ino >= 0, NULL, &waiting);
+        }
+    }
+    settler_close(&settler);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return 0;
+}
