@@ -1,7 +1,7 @@
 /* Behaviour tests of the timeline (CALLGUARD_TRACE) in the runtime itself,
  * with threads recording at once: run under ThreadSanitizer too (label
  * core). The command-line side (callguard run --trace, the JSON read back
- * by Python's json module) is tests/cli/test_cli.py. */
+ * by Python's json module) is tests/cli/test_cli_trace.py. */
 #define _GNU_SOURCE
 #include "cgtest.h"
 

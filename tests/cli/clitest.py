@@ -1,0 +1,74 @@
+"""What the tests of the `callguard` command share (tests/cli/test_cli_*.py).
+
+Each script is run as `test_cli_NAME.py TEST CALLGUARD PROG PROG_DLOPEN
+TOY_RACE TOYLIBDIR TOYLAYER` (tests/cli/CMakeLists.txt): it runs real
+programs linked to the toy library under `callguard run` and checks what they
+print, how they exit, and the report. A test is a function of no arguments
+named for the behaviour it checks (tests/cgtest.py).
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from cgtest import check, listing, main  # noqa: E402  (tests/cgtest.py)
+
+if listing():
+    CG = PROG = PROG_DLOPEN = TOY_RACE = TOYLIB = TOYLAYER = TMP = None
+else:
+    CG, PROG, PROG_DLOPEN, TOY_RACE, TOYLIB, TOYLAYER = sys.argv[2:8]
+    TMP = tempfile.mkdtemp(prefix="cgcli-")
+
+
+def run(args, env=None, timeout=60, **kw):
+    e = dict(os.environ)
+    e.pop("CALLGUARD_REPORT", None)
+    e.update(env or {})
+    return subprocess.run(args, env=e, capture_output=True, text=True, timeout=timeout, **kw)
+
+
+def guarded(prog_args, *opts, env=None):
+    return run([CG, "run", "--layer", TOYLAYER, *opts, "--", *prog_args], env=env)
+
+
+def report_of(prog_args, *opts, env=None):
+    path = os.path.join(TMP, "r%d.json" % len(os.listdir(TMP)))
+    r = guarded(prog_args, "--report", path, *opts, env=env)
+    with open(path) as f:
+        return r, json.load(f)
+
+
+def calls(proc, name="toyAdd"):
+    return sum(s["calls"] for s in proc["sites"] if s["name"] == name)
+
+
+def trace_of(prog_args, *opts, env=None):
+    """Runs with --trace and --report; returns the run, the parsed trace and the report."""
+    n = len(os.listdir(TMP))
+    tpath, rpath = os.path.join(TMP, "t%d.json" % n), os.path.join(TMP, "tr%d.json" % n)
+    r = guarded(prog_args, "--trace", tpath, "--report", rpath, *opts, env=env)
+    with open(tpath) as f:
+        trace = json.load(f)  # the whole file is one JSON document
+    r.report_path = rpath
+    with open(rpath) as f:
+        return r, trace, json.load(f)
+
+
+def calls_in(trace, pid=None, name="toyAdd"):
+    return [e for e in trace["traceEvents"]
+            if e["ph"] == "X" and e["name"] == name and (pid is None or e["pid"] == pid)]
+
+
+def check_complete_events(trace):
+    for e in trace["traceEvents"]:
+        check(e["ph"] in ("X", "M"), "only complete and metadata events: %s" % e)
+        check(isinstance(e["pid"], int) and isinstance(e["tid"], int), "pid and tid: %s" % e)
+        if e["ph"] == "X":
+            check(isinstance(e["ts"], (int, float)) and isinstance(e["dur"], (int, float)) and e["dur"] >= 0
+                  and e["ts"] > 0, "ts and dur in microseconds: %s" % e)
+            check(e["cat"].split(",")[0] in ("call", "lock_wait"), "category: %s" % e)
+            check(("api" in e["args"]) == (e["cat"].split(",")[0] == "call"), "a call names its API: %s" % e)
+            check(all(v is not False for v in e["args"].values()), "no key that says false: %s" % e)
+            check(("stall" in e["cat"].split(",")) == (e["args"].get("stall") is True), "a stall says so twice: %s" % e)

@@ -1,0 +1,273 @@
+"""Tests of `callguard report`: saved reports read, refused, printed and
+merged.
+
+Run as tests/cli/clitest.py says; each test is a function named for the
+behaviour it checks.
+"""
+import json
+import os
+import signal
+import subprocess
+import tempfile
+
+from clitest import CG, PROG, TOY_RACE, TOYLAYER, TMP, run, guarded, check, main
+
+
+def report_of_saved_files_keeps_processes_without_statistics():
+    """A saved report that counts processes without statistics says so again
+    in `callguard report`'s table, as the live `--report -` did; several such
+    files add up."""
+    rpath = os.path.join(TMP, "lost.json")
+    e = dict(os.environ, LD_PRELOAD=os.environ["CG_ENOSPC"])
+    e.pop("CALLGUARD_REPORT", None)
+    r = subprocess.run([CG, "run", "--layer", TOYLAYER, "--report", rpath, "--", PROG, "calls"], env=e,
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0 and json.load(open(rpath)).get("processes_without_statistics") == 1, r.stderr)
+    t = run([CG, "report", rpath])
+    check(t.returncode == 0 and "1 more process of the run left no statistics" in t.stdout, "one file: %r" % t.stdout)
+    t = run([CG, "report", rpath, rpath])
+    check(t.returncode == 0 and "2 more processes of the run left no statistics" in t.stdout, "two: %r" % t.stdout)
+
+
+def report_refuses_hostile_files():
+    """Deep nesting, a number at the very end, a FIFO, a directory, a device
+    and terminal escapes: each is refused in one line, or printed harmless."""
+    d = tempfile.mkdtemp(prefix="hostile-", dir=TMP)
+    deep = os.path.join(d, "deep.json")
+    with open(deep, "w") as f:
+        f.write('{"schema": "callguard-report", "version": 1, "x": ' + "[" * 200000 + "]" * 200000 + "}")
+    fifo = os.path.join(d, "fifo")
+    os.mkfifo(fifo)
+    end = os.path.join(d, "end.json")
+    with open(end, "w") as f:
+        f.write('{"schema": "callguard-report", "version": 1')  # ends without '}'
+    esc = os.path.join(d, "esc.json")
+    with open(esc, "w") as f:
+        f.write('{"schema": "callguard-report", "version": 1, "processes": [{"pid": 1, "command": "a\\u001b]0;owned\\u0007\x1b[2J",'
+                ' "sites": [{"api": "toy", "name": "toyAdd\x1b[31m", "calls": 1}]}]}')
+    for path, says in [(deep, "nested too deeply"), (fifo, "a FIFO"), (d, "a directory"), ("/dev/zero", "a device"),
+                       (end, "truncated")]:
+        r = run([CG, "report", path], timeout=20)
+        check(r.returncode == 2 and says in r.stderr and r.stderr.count("\n") == 1,
+              "%s: refused in one line: %d %r" % (path, r.returncode, r.stderr[:300]))
+    r = run([CG, "report", esc], timeout=20)
+    check(r.returncode == 0 and "toyAdd" in r.stdout, r.stderr)
+    check("\x1b" not in r.stdout and "\x07" not in r.stdout, "no terminal control printed: %r" % r.stdout)
+
+
+def report_prints_a_saved_report():
+    path = os.path.join(TMP, "saved.json")
+    r = guarded([PROG, "fork"], "--report", path, "--serialize", "toyAdd=adds")
+    check(r.returncode == 0, r.stderr)
+    r = run([CG, "report", path])
+    check(r.returncode == 0, r.stderr)
+    check("toyAdd" in r.stdout and "serialize=adds" in r.stdout and "2 processes, " in r.stdout, r.stdout)
+    live = guarded([PROG, "fork"], "--report", "-", "--serialize", "toyAdd=adds")
+    check(live.stderr.splitlines()[-1].split(",")[:2] == r.stdout.splitlines()[-1].split(",")[:2],
+          "same totals line as a live run:\n%s\n%s" % (live.stderr, r.stdout))
+
+
+def report_names_the_python_package_that_held_the_runtime():
+    """A stall made from a file under site-packages names its package and
+    the distribution whose dist-info lists it (read when the report is
+    written): one line to report upstream. A stall from a file outside any
+    site-packages names none."""
+    site = os.path.join(TMP, "venv", "lib", "python3.11", "site-packages")
+    os.makedirs(os.path.join(site, "torch", "cuda"), exist_ok=True)
+    os.makedirs(os.path.join(site, "torch-2.11.0.dist-info"), exist_ok=True)
+    open(os.path.join(site, "torch-2.11.0.dist-info", "top_level.txt"), "w").write("functorch\ntorch\n")
+    os.makedirs(os.path.join(site, "Other_Pkg-1.0.dist-info"), exist_ok=True)
+    path = os.path.join(TMP, "stall.json")
+    guarded([PROG, "calls"], "--report", path)
+    rep = json.load(open(path))
+    stall = {"api": "toy", "name": "toyNop", "ns": 188000000, "call_ns": 188000000, "lock_wait_ns": 0,
+             "entered_ns": 1, "tid": 7, "thread": "python3", "runtime": "cpython",
+             "python": {"file": os.path.join(site, "torch", "cuda", "__init__.py"), "line": 478,
+                        "function": "_lazy_init"}}
+    mine = dict(stall, ns=60000000, call_ns=60000000, python={"file": "/home/me/job.py", "line": 3, "function": "f"})
+    rep["processes"][0]["stalls"] = [stall, mine]
+    json.dump(rep, open(path, "w"))
+    r = run([CG, "report", path])
+    check(r.returncode == 0, r.stderr)
+    want = ("  held by torch (distribution torch 2.11.0): _lazy_init() held the GIL through toyNop for 188.000 ms (%s:478)"
+            % stall["python"]["file"])
+    check(any(l.startswith(want) and l.endswith("report it to the package's maintainers")
+              for l in r.stdout.splitlines()), "want %r in:\n%s" % (want, r.stdout))
+    check(sum(l.startswith("  held by ") for l in r.stdout.splitlines()) == 1, r.stdout)
+
+
+def report_names_at_most_4_result_codes_a_site_and_counts_the_rest():
+    """A site keeps its first 4 result codes by name; a saved report with more (and two processes of it, merged)
+    shows 4 by name and the rest as "other", in the process's table and in the combined one; states stay states."""
+    path = os.path.join(TMP, "codes.json")
+    guarded([PROG, "calls"], "--report", path)
+    rep = json.load(open(path))
+    site = rep["processes"][0]["sites"][0]
+    names = ["TOY_ERROR_INVALID_HANDLE", "TOY_ERROR_INVALID_VALUE", "TOY_ERROR_BUILD_FAILED", "TOY_ERROR_TIMEOUT",
+             "TOY_ERROR_OUT_OF_RESOURCES"]
+    site["errors"], site["states"] = 8, 3
+    site["results"] = [{"name": "TOY_ERROR_TIMEOUT", "code": -5, "calls": 3, "kind": "state"}] + [
+        {"name": n, "code": -1 - i, "calls": 2, "kind": "error"} for i, n in enumerate(names[:4]) if i != 3]
+    site["results"].append({"name": names[4], "code": -4, "calls": 2, "kind": "error"})
+    json.dump(rep, open(path, "w"))
+    r = run([CG, "report", path])
+    check(r.returncode == 0, r.stderr)
+    want = ("results: TOY_ERROR_TIMEOUT 3 (a state), TOY_ERROR_INVALID_HANDLE 2, TOY_ERROR_INVALID_VALUE 2, "
+            "TOY_ERROR_BUILD_FAILED 2, other failures 2\n")
+    check(want in r.stdout, r.stdout)
+    r = run([CG, "report", path, path])
+    check(r.returncode == 0 and r.stdout.count(want) == 2, r.stdout)
+    check("results: TOY_ERROR_TIMEOUT 6 (a state), TOY_ERROR_INVALID_HANDLE 4, TOY_ERROR_INVALID_VALUE 4, "
+          "TOY_ERROR_BUILD_FAILED 4, other failures 4\n" in r.stdout, "the combined table: " + r.stdout)
+    check("(0 nested, 16 errors, 6 states)" in r.stdout, r.stdout)
+
+
+def report_refuses_what_is_not_a_report():
+    path = os.path.join(TMP, "saved2.json")
+    guarded([PROG, "calls"], "--report", path)
+    text = open(path).read()
+    cases = {
+        "other.json": ('{"name": "something else"}', "not a callguard report"),
+        "truncated.json": (text[: len(text) // 2], "truncated"),
+        "v2.json": (text.replace('"version": 1', '"version": 2'), "version 2"),
+        "empty.json": ("", "empty"),
+    }
+    for name, (content, says) in cases.items():
+        p = os.path.join(TMP, name)
+        open(p, "w").write(content)
+        r = run([CG, "report", p])
+        check(r.returncode == 2 and says in r.stderr and name in r.stderr, "%s: %d %r" % (name, r.returncode, r.stderr))
+    r = run([CG, "report", os.path.join(TMP, "missing.json")])
+    check(r.returncode == 2 and "missing.json" in r.stderr, "missing file")
+
+
+def report_refuses_text_after_the_report():
+    """Reports run together into one file (`cat a.json b.json > all.json`),
+    or anything after the report's closing brace, are refused, naming the
+    file and where: reading only the first report would drop the others'
+    processes without a word."""
+    path = os.path.join(TMP, "one.json")
+    guarded([PROG, "calls"], "--report", path)
+    text = open(path).read()
+    for name, content in [("two.json", text + text), ("tail.json", text + " garbage\n")]:
+        p = os.path.join(TMP, name)
+        open(p, "w").write(content)
+        r = run([CG, "report", p])
+        at = len(content) - len(content[len(text):].lstrip())  # where the text after it starts
+        check(r.returncode == 2 and name in r.stderr and "after the end of the report" in r.stderr
+              and ("at byte %d:" % at) in r.stderr and r.stderr.count("\n") == 1,
+              "%s: %d %r" % (name, r.returncode, r.stderr))
+    p = os.path.join(TMP, "spaces.json")
+    open(p, "w").write(text + "\n \t\r\n")
+    r = run([CG, "report", p])
+    check(r.returncode == 0 and "toyAdd" in r.stdout, "white space after it is fine: %r" % r.stderr)
+
+
+def report_refuses_numbers_a_report_never_holds():
+    """A count that is negative, a fraction or an exponent (a report edited
+    by hand or by another tool) is refused, naming the file, the key and
+    the text found: a negative count read as 0, or a fraction cut at its
+    point, would print a table that is not the report's."""
+    path = os.path.join(TMP, "numbers.json")
+    guarded([PROG, "calls"], "--report", path)
+    rep = json.load(open(path))
+    for key, value, shown in [("calls", -5, "-5"), ("total_ns", 1.5, "1.5"), ("errors", "1e3", "1e3"),
+                              ("stalls", "-0", "-0")]:
+        bad = json.loads(json.dumps(rep))
+        bad["processes"][0]["sites"][0][key] = 0
+        text = json.dumps(bad).replace('"%s": 0' % key, '"%s": %s' % (key, value), 1)
+        p = os.path.join(TMP, "numbers-%s.json" % key)
+        open(p, "w").write(text)
+        r = run([CG, "report", p])
+        check(r.returncode == 2 and p in r.stderr and ('"%s"' % key) in r.stderr and ("'%s'" % shown) in r.stderr
+              and "whole number" in r.stderr and r.stderr.count("\n") == 1, "%s: %d %r" % (key, r.returncode, r.stderr))
+    good = json.loads(json.dumps(rep))
+    good["processes"][0]["sites"][0]["results"] = [{"name": "TOY_ERROR_TIMEOUT", "code": -5, "calls": 1, "kind": "error"}]
+    good["processes"][0]["sites"][0]["errors"] = 1
+    json.dump(good, open(path, "w"))
+    r = run([CG, "report", path])
+    check(r.returncode == 0 and "TOY_ERROR_TIMEOUT 1" in r.stdout, "a negative result code is one: %r" % r.stderr)
+
+
+def report_reads_unicode_escapes_as_the_characters():
+    """A report rewritten by a tool that escapes every non-ASCII character
+    (Python's json.dump by default: "k\\u00f6ln") prints those characters,
+    as the report callguard wrote did, a pair of surrogates included; an
+    escaped control character still prints as '?'."""
+    path = os.path.join(TMP, "escaped.json")
+    guarded([PROG, "calls"], "--report", path)
+    rep = json.load(open(path))
+    p = rep["processes"][0]
+    p["host"] = "k\u00f6ln"
+    p["command"] = "caf\u00e9 \u0440\u0430\u0431 \U0001f680 bell\u0007 c1\u009b"
+    json.dump(rep, open(path, "w"))  # ensure_ascii: every one of them as \\uXXXX
+    check("\\u00f6" in open(path).read(), "escaped in the file")
+    r = run([CG, "report", path])
+    check(r.returncode == 0, r.stderr)
+    head = r.stdout.splitlines()[0]
+    check(head.startswith("callguard: pid %d on k\u00f6ln " % p["pid"]) and
+          head.endswith(": caf\u00e9 \u0440\u0430\u0431 \U0001f680 bell? c1?"), "the characters: %r" % head)
+
+
+def report_and_timeline_are_utf8_whatever_the_names():
+    """A program whose name the kernel cuts inside a UTF-8 character (a
+    thread's name keeps 15 bytes) and an argument that is not UTF-8: the
+    report and the timeline are still JSON that a strict reader (Python's
+    json) loads, each bad byte written as U+FFFD; good UTF-8 is kept."""
+    exe = os.path.join(TMP, "\u0440\u0430\u0431\u043e\u0442\u043d\u0438\u043a-x")  # 2 bytes a letter: byte 15 is half of one
+    os.symlink(TOY_RACE, exe)
+    rpath, tpath = os.path.join(TMP, "utf8.json"), os.path.join(TMP, "utf8-trace.json")
+    r = run([CG, "run", "--layer", TOYLAYER, "--report", rpath, "--trace", tpath, "--", exe, b"caf\xc3\xa9-\xff"])
+    check(r.returncode == -signal.SIGABRT, "%d %s" % (r.returncode, r.stderr))
+    for path in (rpath, tpath):
+        raw = open(path, "rb").read()
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise AssertionError("%s is not UTF-8: %s: %r" % (path, e, raw[max(0, e.start - 40):e.start + 10]))
+    rep = json.load(open(rpath, encoding="utf-8"))
+    race = [p for p in rep["processes"] if p["command"].startswith(exe + " ")]
+    check(len(race) == 1 and race[0]["command"].endswith(" caf\u00e9-\ufffd"), "the command: %s" % race)
+    names = {f["thread"] for f in race[0]["in_flight"]}
+    check(names == {"\u0440\u0430\u0431\u043e\u0442\u043d\u0438\ufffd"}, "the cut thread name: %s" % names)
+    trace = json.load(open(tpath, encoding="utf-8"))
+    meta = {e["name"]: e["args"]["name"] for e in trace["traceEvents"] if e["ph"] == "M"}
+    check(meta.get("process_name", "").endswith(" caf\u00e9-\ufffd") and
+          meta.get("thread_name") == "\u0440\u0430\u0431\u043e\u0442\u043d\u0438\ufffd", "the timeline's names: %s" % meta)
+
+
+def report_merges_reports_of_several_nodes():
+    """One report per node (pids repeat across nodes): every process keeps
+    its section, named by host, and one table sums them all."""
+    import socket
+    a = os.path.join(TMP, "node-a.json")
+    r = guarded([PROG, "fork"], "--report", a, "--serialize", "toyAdd=adds")
+    check(r.returncode == 0, r.stderr)
+    rep = json.load(open(a))
+    host = socket.gethostname()
+    check(all(p["host"] == host for p in rep["processes"]), "each process names its host: %s" % rep["processes"])
+    b = os.path.join(TMP, "node-b.json")
+    rep_b = dict(rep, processes=[dict(p, host="node-b") for p in rep["processes"]])
+    json.dump(rep_b, open(b, "w"))
+    r = run([CG, "report", a, b])
+    check(r.returncode == 0, r.stderr)
+    out = r.stdout.splitlines()
+    heads = [l for l in out if l.startswith("callguard: pid ")]
+    check(len(heads) == 4 and sum(" on node-b " in l for l in heads) == 2 and sum((" on %s " % host) in l
+          for l in heads) == 2, "four sections, by host: %s" % heads)
+    i = [k for k, l in enumerate(out) if l.startswith("callguard: all 4 processes on 2 hosts")]
+    check(i, "one table over all: %s" % r.stdout)
+    row = [l.split() for l in out[i[0]:] if l.split()[1:2] == ["toyAdd"]]
+    check(row and row[0][2] == "18" and "serialize=adds" in out[i[0] + 2], "toyAdd: 2 x (5 + 4) calls: %s" % row)
+    check(out[-1].startswith("callguard: 4 processes, 18 calls"), out[-1])
+    bad = os.path.join(TMP, "node-c.json")
+    open(bad, "w").write(open(a).read()[:100])
+    r = run([CG, "report", a, bad, b])
+    check(r.returncode == 2 and "node-c.json" in r.stderr and "truncated" in r.stderr and not r.stdout,
+          "a bad file among good ones: %d %r" % (r.returncode, r.stderr))
+    r = run([CG, "report"])
+    check(r.returncode == 2 and "report file" in r.stderr, r.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,161 @@
+"""Tests of `callguard run` running a program: its exit status, its whole
+process tree, exec, orphans, descriptors and relative paths.
+
+Run as tests/cli/clitest.py says; each test is a function named for the
+behaviour it checks.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+
+from clitest import CG, PROG, TOY_RACE, TOYLAYER, TMP, run, guarded, report_of, calls, check, main
+
+
+def run_passes_exit_status_and_signal():
+    check(guarded([PROG, "calls"]).returncode == 0, "exit 0")
+    check(guarded([PROG, "exit", "3"]).returncode == 3, "exit 3")
+    r = guarded([PROG, "abort"])
+    check(r.returncode == -signal.SIGABRT, "killed by SIGABRT, got %d" % r.returncode)
+    r = guarded(["/nonexistent/program"])
+    check(r.returncode == 127 and "/nonexistent/program" in r.stderr, "127: %d %s" % (r.returncode, r.stderr))
+    r = guarded(["/etc/passwd"])
+    check(r.returncode == 126 and "/etc/passwd" in r.stderr, "126: %d %s" % (r.returncode, r.stderr))
+
+
+def run_forwards_sigterm_and_dies_of_it():
+    """A service manager stops `callguard run` with SIGTERM: the program gets
+    it, and callguard exits the way the program did."""
+    import time
+    e = dict(os.environ)
+    p = subprocess.Popen([CG, "run", "--layer", TOYLAYER, "--", "sleep", "30"], env=e)
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGTERM)
+    rc = p.wait(timeout=10)
+    check(rc == -signal.SIGTERM and time.monotonic() - t0 < 5, "killed by SIGTERM promptly: %d" % rc)
+
+
+def run_reports_every_process_of_the_tree():
+    r, rep = report_of([PROG, "fork"])
+    check(r.returncode == 0, r.stderr)
+    procs = rep["processes"]
+    check(len(procs) == 2, "two processes: %s" % procs)
+    parent = [p for p in procs if p["exit"].get("status") == 0 and p["exit"]["state"] == "exited" and calls(p) == 5]
+    child = [p for p in procs if calls(p) == 4 and p["exit"] == {"state": "exited", "status": 0}]
+    check(parent and child, "parent 3+2 calls, child 4: %s" % procs)
+    check(child[0]["ppid"] == parent[0]["pid"], "child's ppid is the parent")
+    check(rep["totals"]["calls"] == sum(p["totals"]["calls"] for p in procs), "totals add up")
+    check(all("fork" in p["command"] for p in procs), "command lines")
+
+
+def run_loses_nothing_on_abort_and_exit():
+    r, rep = report_of([PROG, "abort"])
+    p = rep["processes"][0]
+    check(calls(p) == 5 and p["exit"] == {"state": "signaled", "signal": 6}, "abort: %s" % p)
+    r, rep = report_of([PROG, "_exit"])
+    p = rep["processes"][0]
+    check(calls(p) == 5 and p["exit"] == {"state": "exited", "status": 0}, "_exit: %s" % p)
+
+
+def run_counts_both_images_across_exec():
+    r, rep = report_of([PROG, "exec"])
+    check(r.returncode == 0, r.stderr)
+    procs = rep["processes"]
+    check(len(procs) == 2 and procs[0]["pid"] == procs[1]["pid"], "two images, one pid: %s" % procs)
+    check(calls(procs[0]) == 3 and procs[0]["exit"]["state"] == "execed", "first image: %s" % procs[0])
+    check(calls(procs[1]) == 4 and procs[1]["exit"] == {"state": "exited", "status": 0}, "second: %s" % procs[1])
+
+
+def run_names_an_exec_into_an_image_without_calls():
+    """An image that makes no guarded call keeps no statistics file, so none
+    follows the image it replaced: that one is still reported as replaced by
+    exec, not as the later image's exit."""
+    # The new image waits until callguard has looked at the old image's file
+    # (made it small), as a longer program would.
+    wait = ("import glob, os, time\n"
+            "end = time.time() + 20\n"
+            "while time.time() < end and not any(os.stat(f).st_blocks < 2048 for f in\n"
+            "        glob.glob(os.environ['CALLGUARD_STATS_DIR'] + '/cg-%d-*.stats' % os.getpid())):\n"
+            "    time.sleep(0.01)\n")
+    r, rep = report_of([PROG, "exec-into", sys.executable, "-c", wait])
+    check(r.returncode == 0, r.stderr)
+    procs = rep["processes"]
+    check(len(procs) == 1 and calls(procs[0]) == 3 and procs[0]["exit"] == {"state": "execed"}, "%s" % procs)
+
+
+def run_waits_for_orphans_before_the_report():
+    r = guarded([PROG, "orphan"], "--report", "-")
+    check(r.returncode == 0, r.stderr)
+    check("exit 5" in r.stderr and "2 processes, 8 calls" in r.stderr.replace("8 calls (0 nested", "8 calls"),
+          "the orphan's 7 calls and exit 5 are in the table: %s" % r.stderr)
+
+
+def run_serialize_prevents_the_compile_race():
+    r = guarded([TOY_RACE])
+    check(r.returncode == -signal.SIGABRT, "unserialized: the toy compiler aborts (%d)" % r.returncode)
+    r = guarded([TOY_RACE], "--serialize", "toyCompile")
+    check(r.returncode == 0 and "8 compiles finished" in r.stdout, "serialized: %d %s" % (r.returncode, r.stderr))
+
+
+def cli_own_runtime_reports_and_writes_nothing():
+    """The CLI's own libcallguard guards no program: CALLGUARD_REPORT left in
+    the environment of `callguard run --report F` neither empties F nor
+    writes another file, and the CLI creates nothing where CALLGUARD_STATS_DIR,
+    CALLGUARD_TRACE_LINES or CALLGUARD_REPORT point."""
+    d = tempfile.mkdtemp(prefix="own-", dir=TMP)
+    f = os.path.join(d, "r.json")
+    e = os.environ.copy()
+    e["CALLGUARD_REPORT"] = f
+    r = subprocess.run([CG, "run", "--layer", TOYLAYER, "--report", f, "--", PROG, "calls", "3"], env=e,
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, r.stderr)
+    check(calls(json.load(open(f))["processes"][0]) == 3, "the run's report is kept: %r" % open(f).read())
+    e["CALLGUARD_REPORT"] = os.path.join(d, "other.json")
+    e["CALLGUARD_STATS_DIR"] = d
+    e["CALLGUARD_TRACE_LINES"] = os.path.join(d, "lines.txt")
+    for args in (["list"], ["list", TOYLAYER], ["report", f]):
+        r = subprocess.run([CG, *args], env=e, capture_output=True, text=True, timeout=60)
+        check(r.returncode == 0, "%s: %r" % (args, r.stderr))
+        check(os.listdir(d) == ["r.json"], "%s wrote nothing: %s" % (args, os.listdir(d)))
+
+
+def descriptors_are_close_on_exec():
+    """No descriptor callguard opens reaches an exec'd program: the lines
+    file of CALLGUARD_TRACE_LINES stays open all run long, and the program
+    that replaces the guarded one (without the preload) sees none of it."""
+    lines = os.path.join(TMP, "cloexec-lines.txt")
+    r = run(["sh", "-c", 'exec env -u LD_PRELOAD ls -l /proc/self/fd/'],
+            env={"LD_PRELOAD": TOYLAYER, "CALLGUARD_TRACE_LINES": lines, "CALLGUARD_STATS_DIR": ""})
+    check(r.returncode == 0, r.stderr)
+    check(os.path.exists(lines), "the guarded shell opened the lines file")
+    check("cloexec-lines" not in r.stdout, "no descriptor of the lines file leaked:\n%s" % r.stdout)
+
+
+def run_resolves_relative_paths_once():
+    """--trace-lines, --report and CALLGUARD_POLICY given relative are made
+    absolute before the program starts: a process that changed directory
+    still reads and writes the same files."""
+    d = tempfile.mkdtemp(prefix="rel-", dir=TMP)
+    os.mkdir(os.path.join(d, "sub"))
+    with open(os.path.join(d, "p.ini"), "w") as f:
+        f.write("[toyAdd]\nserialize = adds\n")
+    e = dict(os.environ, CALLGUARD_POLICY="p.ini")
+    e.pop("CALLGUARD_REPORT", None)
+    r = subprocess.run([CG, "run", "--layer", TOYLAYER, "--report", "r.json", "--trace-lines", "l.txt", "--",
+                        "sh", "-c", 'cd sub && exec "$0" calls 3', PROG], cwd=d, env=e, capture_output=True,
+                       text=True, timeout=60)
+    check(r.returncode == 0, r.stderr)
+    check(not os.listdir(os.path.join(d, "sub")), "nothing written in the child's directory: %s"
+          % os.listdir(os.path.join(d, "sub")))
+    adds = [l for l in open(os.path.join(d, "l.txt")).read().splitlines() if l.startswith("toy toyAdd")]
+    check(len(adds) == 3, "the exec'd program wrote its lines to the run's file: %s" % adds)
+    site = [s for p in json.load(open(os.path.join(d, "r.json")))["processes"] for s in p["sites"]
+            if s["name"] == "toyAdd"]
+    check(site and site[0]["policy"]["serialize"] == "adds", "the policy file was found from sub/: %s" % site)
+
+
+if __name__ == "__main__":
+    main()
