@@ -151,7 +151,7 @@ for f in bin/callguard lib/libcallguard.so.0 lib/libcallguard-load.so.0 lib/libc
          lib/callguard/shims/placeholder/libcallguard-real-cl.so lib/callguard/shims/placeholder/libcallguard-real-ze.so \
          lib/callguard/shims/placeholder/libcallguard-real-cuda.so lib/callguard/shims/placeholder/libcallguard-real-hip.so \
          lib/callguard/shims/libamdhip64.so.6 lib/callguard/shims/libamdhip64.so.7 \
-         lib/callguard/drivers/libze_cgsim.so share/callguard/quirks.ini \
+         lib/callguard/drivers/libze_cgsim.so lib/callguard/drivers/libze_cgsim_compiler.so share/callguard/quirks.ini \
          include/callguard/callguard.h include/callguard/load.h lib/cmake/callguard/callguardConfig.cmake lib/pkgconfig/callguard.pc; do
     echo "$listing" | grep -q "callguard/_tree/$f " || die "the wheel has no callguard/_tree/$f"
 done

@@ -9,7 +9,8 @@ cmake --install "$build" --prefix "$tmp/first" >/dev/null
 mv "$tmp/first" "$tmp/moved"
 p=$tmp/moved
 for f in bin/callguard bin/callguard-gen lib/libcallguard.so lib/libcallguard_cl.so lib/libcallguard_ze.so \
-         lib/callguard/drivers/libze_cgsim.so lib/callguard/shims/libOpenCL.so.1 lib/callguard/shims/libze_loader.so.1 \
+         lib/callguard/drivers/libze_cgsim.so lib/callguard/drivers/libze_cgsim_compiler.so \
+         lib/callguard/shims/libOpenCL.so.1 lib/callguard/shims/libze_loader.so.1 \
          include/callguard/callguard.h include/callguard/layer.h include/callguard/load.h lib/pkgconfig/callguard.pc \
          lib/cmake/callguard/callguardConfig.cmake share/callguard/apis/cl.ini share/callguard/apis/ze.ini share/callguard/quirks.ini; do
   [ -e "$p/$f" ] || { echo "missing: $f"; exit 1; }

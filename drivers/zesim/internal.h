@@ -45,6 +45,12 @@ struct cgsim_config {
  * variable is unknown or has a bad value. */
 bool cgsim_config_load(struct cgsim_config *out);
 
+/* ---- the compiler library (compiler.c) ------------------------------------------------------------------------ */
+
+/* Opens libze_cgsim_compiler.so from the simulator's folder the first time it is called (every caller waits for
+ * that one dlopen); returns NULL once it is open, else a line saying why it is not (for the build log). */
+const char *cgsim_compiler_open(void);
+
 /* ---- handles (handles.c) ------------------------------------------------------------------------------------ */
 
 #define CGSIM_MAGIC 0x4347534du      /* "CGSM": every live object starts with it */

@@ -11,8 +11,9 @@
  *       grf=N: the build fails out of resources unless its flags' GRF mode gives N registers per thread (128;
  *       256 with -cl-intel-256-GRF-per-thread or -ze-opt-large-register-file); slm=N: zeKernelCreate fails out of
  *       resources when N bytes exceed the device's shared local memory.
- *     Compilation sleeps CGSIM_COMPILE_MS; that sleep is the window in which CGSIM_COMPILER_RACE=abort looks for
- *     a second compiling thread.
+ *     The first SPIR-V compile opens the compiler library (compiler.c), as NEO opens IGC. Compilation sleeps
+ *     CGSIM_COMPILE_MS; that sleep is the window in which CGSIM_COMPILER_RACE=abort looks for a second compiling
+ *     thread.
  *   Native (ZE_MODULE_FORMAT_NATIVE): what zeModuleGetNativeBinary returns: "CGSIMBIN", a little-endian uint32
  *     version (1), a little-endian uint32 kernel count, then that many NUL-terminated kernel specs with every key
  *     spelled out (grf and slm only when not 0). Loads without sleeping.
@@ -402,6 +403,11 @@ static ze_result_t build_from_spirv(const struct cgsim_config *cfg, const uint8_
                     "error: input of %zu bytes does not start with the SPIR-V magic number 0x07230203 "
                     "(little-endian)\n",
                     size);
+        return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
+    }
+    const char *no_compiler = cgsim_compiler_open();
+    if (no_compiler) {
+        text_printf(log, "error: %s\n", no_compiler);
         return ZE_RESULT_ERROR_MODULE_BUILD_FAILURE;
     }
     simulate_compile(cfg);

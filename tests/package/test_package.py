@@ -70,7 +70,8 @@ def pip_install_into_fresh_venv():
     for f in ["__init__.py", "__main__.py", "errors.py", "_native.abi3.so", "_tree/bin/callguard",
               "_tree/lib/libcallguard.so.0", "_tree/lib/libcallguard_ze.so", "_tree/lib/libcallguard_cl.so",
               "_tree/lib/callguard/shims/libze_loader.so.1", "_tree/lib/callguard/shims/libOpenCL.so.1",
-              "_tree/lib/callguard/drivers/libze_cgsim.so", "_tree/share/callguard/apis/ze.ini",
+              "_tree/lib/callguard/drivers/libze_cgsim.so", "_tree/lib/callguard/drivers/libze_cgsim_compiler.so",
+              "_tree/share/callguard/apis/ze.ini",
               "_tree/share/callguard/quirks.ini",
               "_tree/include/callguard/callguard.h"]:
         check(os.path.exists(os.path.join(pkg, f)), "the package has no callguard/%s" % f)
