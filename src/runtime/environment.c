@@ -6,7 +6,7 @@
 
 #include "errors.h"
 #include "julia.h"
-#include "outfile.h"
+#include "../report/outfile.h"
 #include "policy_file.h"
 #include "python.h"
 #include "quirks.h"

@@ -5,7 +5,8 @@
 
 #include "domain.h"
 #include "errors.h"
-#include "report.h"
+#include "../report/report.h"
+#include "../report/trace_read.h"
 #include "resolve.h"
 #include "site.h"
 #include "stats.h"

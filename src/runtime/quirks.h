@@ -5,7 +5,7 @@
 #define CGI_QUIRKS_H
 
 #include "internal.h"
-#include "report.h"
+#include "../report/report.h"
 
 /* CALLGUARD_QUIRKS / --quirks: "off", or the quirks file to use instead of
  * the shipped one. A bad file is refused whole ("FILE:LINE: message") and

@@ -10,7 +10,8 @@
 
 #include "clock.h"
 #include "errors.h"
-#include "outfile.h"
+#include "../report/outfile.h"
+#include "../report/trace_write.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -381,7 +382,14 @@ static void cgi_trace_write_at_exit(void)
 {
     /* Not under callguard run, and not a forked child (which stops tracing). */
     if (cgi_trace_dir[0] || !cgi_trace_path || !(atomic_load(&cgi_trace_configured) & CGI_TRACE_TIMELINE)) return;
-    if (cgi_trace_write_self(cgi_trace_path) != CG_OK) cgi_say("%s", cg_last_error());
+    cgi_trace_view *v = malloc(sizeof *v);
+    int rc = v ? CG_OK : cgi_fail(CG_ENOMEM, "out of memory");
+    if (v) {
+        cgi_trace_self_view(v);
+        rc = cgi_trace_write_view(cgi_trace_path, v, cgi_stats);
+        free(v);
+    }
+    if (rc != CG_OK) cgi_say("%s", cg_last_error());
 }
 
 /* In the child after fork (only the forking thread exists; only system

@@ -1,4 +1,4 @@
-/* The timeline (trace.c records, trace_write.c writes Chrome JSON).
+/* The timeline (trace.c records, src/report/trace_write.c writes Chrome JSON).
  *
  * Each thread that makes a guarded call gets a ring of CGI_TRACE_EVENTS
  * events (32 bytes each: 2 MiB per thread); a full ring overwrites its
@@ -28,9 +28,5 @@ CGI_HIDDEN int cgi_trace_call(cg_counters *c, uint64_t t0, uint64_t call_ns, uin
 CGI_HIDDEN void cgi_trace_after_fork_child(void);
 /* This process's rings (in-process writing and reports). */
 CGI_HIDDEN void cgi_trace_self_view(cgi_trace_view *v);
-
-/* ---- trace_write.c ---- */
-/* Writes this process's timeline to path (CALLGUARD_TRACE at exit()). */
-CGI_HIDDEN int cgi_trace_write_self(const char *path);
 
 #endif

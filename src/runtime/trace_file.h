@@ -1,5 +1,5 @@
-/* The trace file: the layout of one process's rings (trace_file.c reads
- * it; trace.c records into it; how and when: trace.h). */
+/* The trace file: the layout of one process's rings (trace.c records into
+ * it; how and when: trace.h; src/report/trace_read.c reads it). */
 #ifndef CGI_TRACE_FILE_H
 #define CGI_TRACE_FILE_H
 
@@ -71,12 +71,6 @@ typedef struct cgi_trace_view {
     const cgi_trace_thread *threads;
     const cgi_trace_event *ring[CGI_TRACE_MAX_THREADS]; /* NULL where a thread has none */
 } cgi_trace_view;
-/* Events kept and dropped in a view. */
-CGI_HIDDEN void cgi_trace_count(const cgi_trace_view *v, uint64_t *kept, uint64_t *dropped);
-
-/* A thread's name, NUL-terminated, into out[17]. */
-CGI_HIDDEN void cgi_trace_thread_name(const cgi_trace_thread *t, char out[17]);
-
 /* A clock to turn ticks into CLOCK_MONOTONIC ns; the same one for every
  * process of a merged trace (the TSC is one counter for the whole host;
  * each process's calibration differs by a little, which would drift). */
@@ -91,11 +85,5 @@ static inline uint64_t cgi_trace_ns(const cgi_trace_clock *c, uint64_t ticks)
     __int128 ns = (__int128)c->mono0 + ((d * (__int128)c->mult) >> 32);
     return ns < 0 ? 0 : (uint64_t)ns;
 }
-
-/* The view of a trace file's bytes (a statistics directory's cg-*.trace),
- * size of them at map: 0, or -1 when it is not a trace file of this
- * version. Rings lie only where map holds all of them: given the header and
- * the thread table alone (the trace merge reads them by pread), none. */
-CGI_HIDDEN int cgi_trace_view_of_file(const void *map, size_t size, cgi_trace_view *v);
 
 #endif

@@ -1,6 +1,6 @@
-/* Reading trace files: what a process's rings hold (trace_file.h). */
+/* Reading trace files: what a process's rings hold (trace_read.h). */
 #define _GNU_SOURCE
-#include "trace_file.h"
+#include "trace_read.h"
 
 #include <string.h>
 

@@ -3,7 +3,7 @@
 #ifndef CGI_REPORT_H
 #define CGI_REPORT_H
 
-#include "stats.h"
+#include "../runtime/stats.h"
 
 typedef struct cgi_proc_view {
     const cgi_stats_region *region;

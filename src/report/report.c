@@ -4,11 +4,11 @@
 #define _GNU_SOURCE
 #include "report.h"
 
-#include "errors.h"
-#include "names.h"
+#include "../runtime/errors.h"
+#include "../runtime/names.h"
 #include "outfile.h"
 #include "pypackage.h"
-#include "trace_file.h"
+#include "../runtime/trace_file.h"
 #include "utf8.h"
 
 #include "../policy/policy_ini.h"

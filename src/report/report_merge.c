@@ -8,10 +8,10 @@
 #define _GNU_SOURCE
 #include "report.h"
 
-#include "errors.h"
-#include "names.h"
+#include "../runtime/errors.h"
+#include "../runtime/names.h"
 #include "outfile.h"
-#include "trace_file.h"
+#include "../runtime/trace_file.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -2,7 +2,7 @@
 #ifndef CGI_PYPACKAGE_H
 #define CGI_PYPACKAGE_H
 
-#include "internal.h"
+#include "../runtime/internal.h"
 
 typedef struct cgi_py_pkg {
     char package[64];      /* the top-level package (or module) under site-packages */

@@ -3,11 +3,12 @@
  * exit(), or every trace file of a `callguard run` directory merged into
  * one trace. Names come from each process's statistics records. */
 #define _GNU_SOURCE
-#include "trace.h"
+#include "trace_write.h"
 
-#include "errors.h"
+#include "../runtime/errors.h"
 #include "outfile.h"
 #include "report.h"
+#include "trace_read.h"
 #include "utf8.h"
 
 #include <dirent.h>
@@ -485,22 +486,15 @@ static int cgi_tj_close(cgi_tj *j, const char *path)
     return CG_OK;
 }
 
-int cgi_trace_write_self(const char *path)
+int cgi_trace_write_view(const char *path, const cgi_trace_view *v, const cgi_stats_region *r)
 {
-    cgi_trace_view *v = malloc(sizeof *v);
-    if (!v) return cgi_fail(CG_ENOMEM, "out of memory");
-    cgi_trace_self_view(v);
     cgi_tj j;
-    if (!cgi_tj_open(path, &j)) {
-        free(v);
-        return cgi_fail(CG_EIO, "cannot write trace %s: %s", path, strerror(errno));
-    }
+    if (!cgi_tj_open(path, &j)) return cgi_fail(CG_EIO, "cannot write trace %s: %s", path, strerror(errno));
     if (v->h) {
         cgi_trace_clock clk = {v->h->tsc, v->h->tick0, v->h->mono0, v->h->mult};
         j.tsc = (int)clk.tsc;
-        cgi_tj_process(&j, v, cgi_stats, &clk, -1, NULL);
+        cgi_tj_process(&j, v, r, &clk, -1, NULL);
     }
-    free(v);
     return cgi_tj_close(&j, path);
 }
 

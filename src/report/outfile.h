@@ -2,7 +2,7 @@
 #ifndef CGI_OUTFILE_H
 #define CGI_OUTFILE_H
 
-#include "internal.h"
+#include "../runtime/internal.h"
 
 /* What marks callguard's own outputs: their writers write these, and
  * cgi_outfile_replaceable knows a file by them (and report_merge.c a
