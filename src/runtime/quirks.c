@@ -621,6 +621,36 @@ static int cgi_names_site(const char *item, size_t n, void *arg)
     return strlen(name) == n && strncmp(item, name, n) == 0;
 }
 
+typedef struct cgi_kept {
+    char *out;
+    size_t cap;
+} cgi_kept;
+
+static int cgi_keep_site(const char *item, size_t n, void *arg)
+{
+    cgi_kept *k = arg;
+    char name[CGI_NAME_MAX];
+    snprintf(name, sizeof name, "%.*s", (int)n, item);
+    if (!cgi_site_find(name)) return 0;
+    size_t len = strlen(k->out);
+    snprintf(k->out + len, k->cap - len, "%s%s", len ? ", " : "", name);
+    return 0;
+}
+
+/* The quirk's entry points the run takes: in `callguard run` the layers
+ * loaded here are the run's (--api), which refuse --serialize of any
+ * other name, so the advice's fix names only theirs. Elsewhere (no layer
+ * chosen: `callguard report`; a process writing its own report) every
+ * entry point of the quirk, which a plain `callguard run` takes. */
+static const char *cgi_run_sites(const cgi_quirk *q, char *kept, size_t cap)
+{
+    if (!cgi_in_cli || !cgi_layers) return q->sites;
+    kept[0] = '\0';
+    cgi_kept k = {kept, cap};
+    pini_split(q->sites, ",", cgi_keep_site, &k);
+    return kept[0] ? kept : q->sites;
+}
+
 void cgi_quirks_naming(const char *name, void (*fn)(const cgi_quirk_view *, void *), void *arg)
 {
     /* The CLI makes no driver call and so read no file at start-up: the
@@ -635,6 +665,8 @@ void cgi_quirks_naming(const char *name, void (*fn)(const cgi_quirk_view *, void
         if (!pini_split(q->sites, ",", cgi_names_site, (void *)name)) continue;
         cgi_quirk_view v = {q->name,          q->api,          q->sites,  q->domain, q->source,  q->why,
                             q->versions_text, q->library_text, q->driver, q->vendor, q->nvendors};
+        char kept[sizeof((cgi_quirk_rec *)0)->sites];
+        v.sites = cgi_run_sites(q, kept, sizeof kept);
         fn(&v, arg);
     }
     pthread_mutex_unlock(&cgi_cfg_lock);
