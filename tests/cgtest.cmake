@@ -16,6 +16,8 @@
 #     [PREFIX p] [SUFFIX s]  the test is p<case>s, run as `runner <case> ARGS...`
 #     [ARGS a...]            arguments after the case name
 #     [MATCH regex]          only the cases whose names match
+#     [EXCLUDE regex]        not the cases whose names match (the ones
+#                            another call registers with other properties)
 #     [SKIP case...]         not these cases (what this build lacks, or what
 #                            another call registers with other properties)
 #     [CASES "case|a,b|V=1+W=2" ...]  one case's own arguments (replacing
@@ -27,7 +29,7 @@
 # expressions are allowed anywhere. A CASES entry naming no case of the
 # runner is an error.
 function(cg_discover_tests)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "TARGET;SCRIPT;NAME;PREFIX;SUFFIX;MATCH"
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "TARGET;SCRIPT;NAME;PREFIX;SUFFIX;MATCH;EXCLUDE"
                         "RUNNER;ARGS;SKIP;CASES;PROPERTIES")
   if(arg_SCRIPT)
     get_filename_component(base ${arg_SCRIPT} NAME_WE)
@@ -50,7 +52,7 @@ function(cg_discover_tests)
 
   # Values keep their semicolons (\; from PARSE_ARGV) inside bracket arguments.
   set(body "")
-  foreach(var PREFIX SUFFIX ARGS MATCH SKIP CASES PROPERTIES)
+  foreach(var PREFIX SUFFIX ARGS MATCH EXCLUDE SKIP CASES PROPERTIES)
     string(APPEND body "set(cg_${var} [==[${arg_${var}}]==])\n")
   endforeach()
   string(APPEND body "set(cg_runner [==[${runner}]==])\nset(cg_source [==[${CMAKE_CURRENT_LIST_FILE}]==])\n")

@@ -1,6 +1,6 @@
 """Tests of the CUDA layer (libcallguard_cuda.so) on the stand-in libcuda.so.1.
 
-Run: test_layer.py TEST, with the paths in the environment (tests/cuda/CMakeLists.txt sets them):
+Run: test_layer.py TEST (or --list), with the paths in the environment (tests/cuda/CMakeLists.txt sets them):
 CG_STANDIN (the stand-in), CG_LAYER (the layer), CG_CLI (callguard),
 CG_RACE (compile race linked to the stand-in), CG_RACE_LINKED (linked to the layer),
 CG_CALLS / CG_CALLS_LINKED (calls through cuGetProcAddress), CG_PROBE (the resolver probe),
@@ -12,40 +12,18 @@ Each test is a function named for the behaviour it checks.
 import json
 import os
 import signal
-import subprocess
 import sys
 import tempfile
 
-E = os.environ
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from layertest import E, TESTS, check, main, report, run, sites  # noqa: E402  (tests/layertest.py)
+
 TMP = tempfile.mkdtemp(prefix="cgcuda-")
 RACE_ENV = {"CGCUDA_COMPILER_RACE": "abort", "CGCUDA_COMPILE_MS": "50"}
 
 
-def run(args, env=None):
-    e = {k: v for k, v in os.environ.items() if not k.startswith("CALLGUARD_")}
-    e.update(env or {})
-    return subprocess.run(args, env=e, capture_output=True, text=True, timeout=60)
-
-
 def preload(lib):
     return ":".join(p for p in (E.get("CG_SANITIZER_PRELOAD", ""), lib) if p)
-
-
-def check(cond, what, r=None):
-    if not cond:
-        if r is not None:
-            what += "\n-- exit %s\n-- stdout:\n%s-- stderr:\n%s" % (r.returncode, r.stdout, r.stderr)
-        raise AssertionError(what)
-
-
-def report(path):
-    with open(path) as f:
-        rep = json.load(f)
-    rows = {}
-    for proc in rep["processes"]:
-        for s in proc["sites"]:
-            rows[s["name"]] = rows.get(s["name"], 0) + s["calls"]
-    return rows
 
 
 def linked_env(**extra):
@@ -184,14 +162,11 @@ def pause(runtime):
                      ASAN_OPTIONS="detect_leaks=0:verify_asan_link_order=0")
     if E.get("CG_SANITIZER_PRELOAD"):
         env["LD_PRELOAD"] = E["CG_SANITIZER_PRELOAD"]
-    tests = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    r = run([E["CG_PYTHON"], "-c", PAUSE_CHILD, E["CG_LAYER"], tests], env)
+    r = run([E["CG_PYTHON"], "-c", PAUSE_CHILD, E["CG_LAYER"], TESTS], env)
     check(r.returncode == 0, "the Python child ran", r)
     longest, waited = (float(x) for x in r.stdout.split())
     check(waited >= 1000, "cuStreamSynchronize waited for the kernel (%.1f ms)" % waited, r)
-    with open(path) as f:
-        sync = [s for p in json.load(f)["processes"] for s in p["sites"] if s["name"] == "cuStreamSynchronize"]
-    return longest, sync[0]
+    return longest, sites(path, "cuStreamSynchronize")[0]
 
 
 def cuda_pause_without_adapter_is_the_whole_wait():
@@ -323,5 +298,4 @@ def cuda_python_under_callguard_run_same_output_and_counted():
 
 
 if __name__ == "__main__":
-    globals()[sys.argv[1]]()
-    print("PASS: " + sys.argv[1])
+    main()

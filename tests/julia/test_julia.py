@@ -1,6 +1,6 @@
 """The Julia adapter under `callguard run`, on PoCL, with a stand-in for
 libjulia (libjulia_standin.c: Julia cannot be installed here; no real Julia
-runs in these tests). Run: test_julia.py TEST CALLGUARD JULIA_GC_PAUSE
+runs in these tests). Run: test_julia.py TEST CALLGUARD JULIA_GC_PAUSE (or --list)
 
 julia_gc_pause (julia_gc_pause.c) is linked against the stand-in as `julia`
 is against libjulia, so callguard's `auto` finds Julia in it.
@@ -11,16 +11,15 @@ import subprocess
 import sys
 import tempfile
 
-TEST, CG, PROG = sys.argv[1:4]
-TMP = tempfile.mkdtemp(prefix="cgjulia-")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from cgtest import check, listing, main  # noqa: E402  (tests/cgtest.py)
+
+if not listing():
+    CG, PROG = sys.argv[2:4]
+    TMP = tempfile.mkdtemp(prefix="cgjulia-")
 
 # Julia's GC states (julia_threads.h).
 UNSAFE, SAFE = 0, 2
-
-
-def check(cond, what):
-    if not cond:
-        raise AssertionError(what)
 
 
 def run(opts, mode, env=None):
@@ -126,5 +125,4 @@ def julia_callback_during_a_released_call_runs_gc_unsafe_and_nested_calls_stay_p
 
 
 if __name__ == "__main__":
-    globals()[TEST]()
-    print(TEST + ": ok")
+    main()

@@ -1,6 +1,6 @@
 """The Python package's argument checks and exception types (docs/python.md),
 on the package from python/ with the extension this build made, without pip.
-Run: package_checks.py TEST SOURCE_TREE NATIVE_SO LIBDIR [SIMULATOR].
+Run: package_checks.py TEST SOURCE_TREE NATIVE_SO LIBDIR [SIMULATOR] (or --list).
 
 load_binary: a device number outside a C int (2**32 would be CUDA device 0)
 and a negative shared_mem raise ValueError; read_report raises
@@ -13,22 +13,21 @@ import subprocess
 import sys
 import tempfile
 
-TEST, SRC, NATIVE, LIBDIR = sys.argv[1:5]
-SIMULATOR = sys.argv[5] if len(sys.argv) > 5 else ""  # none where Level Zero's headers were not found
-TMP = tempfile.mkdtemp(prefix="cgpy-")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from cgtest import check, listing, main  # noqa: E402  (tests/cgtest.py)
+
+if not listing():
+    SRC, NATIVE, LIBDIR = sys.argv[2:5]
+    SIMULATOR = sys.argv[5] if len(sys.argv) > 5 else ""  # none where Level Zero's headers were not found
+    TMP = tempfile.mkdtemp(prefix="cgpy-")
 
 
-def check(cond, what):
-    if not cond:
-        raise AssertionError(what)
-
-
-def package():
-    """callguard/ in TMP: the sources and the built extension, linked, and
-    _tree/lib, where the extension's RUNPATH finds libcallguard."""
-    pkg = os.path.join(TMP, "callguard")
+def package(where):
+    """callguard/ in `where`: the sources and the built extension, linked,
+    and _tree/lib, where the extension's RUNPATH finds libcallguard."""
+    pkg = os.path.join(where, "callguard")
     if os.path.isdir(pkg):
-        return TMP
+        return where
     os.makedirs(os.path.join(pkg, "_tree"))
     os.symlink(LIBDIR, os.path.join(pkg, "_tree", "lib"))
     src = os.path.join(SRC, "python", "callguard")
@@ -36,11 +35,11 @@ def package():
         if name.endswith(".py"):
             os.symlink(os.path.join(src, name), os.path.join(pkg, name))
     os.symlink(NATIVE, os.path.join(pkg, os.path.basename(NATIVE)))
-    return TMP
+    return where
 
 
 def python(code, env=None):
-    e = dict(os.environ, PYTHONPATH=package(), **(env or {}))
+    e = dict(os.environ, PYTHONPATH=package(TMP), **(env or {}))
     r = subprocess.run([sys.executable, "-c", code], env=e, capture_output=True, text=True, timeout=120, cwd=TMP)
     check(r.returncode == 0 and r.stdout.strip().endswith("ok"), "exit %d\n%s\n%s" % (r.returncode, r.stdout,
                                                                                       r.stderr[-3000:]))
@@ -116,7 +115,9 @@ print("ok")
 """ % (bad,))
 
 
-try:
-    globals()[TEST]()
-finally:
-    shutil.rmtree(TMP, ignore_errors=True)
+if __name__ == "__main__":
+    try:
+        main()
+    finally:
+        if not listing():
+            shutil.rmtree(TMP, ignore_errors=True)
