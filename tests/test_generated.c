@@ -1,7 +1,7 @@
 /* Behaviour tests of what callguard-gen generates, through the toy layer:
  * suffix variants ([api] variants = _v2, _ptds in apis/toy.ini) and a
  * hand-written wrapper (wrapper = hand: src/layers/toy/cg_toy_hand.c, a
- * small model of cuGetProcAddress). Like test_core.c, the binary links
+ * small model of cuGetProcAddress). Like test_serialize.c, the binary links
  * libcallguard_toy.so in place of the toy library. */
 #define _GNU_SOURCE
 #include "cgtest.h"

@@ -1,0 +1,279 @@
+/* Behaviour tests of serialization through the generated toy layer: the
+ * compile race with and without it (the C API, the environment, a policy
+ * file), a handle's scope, nested calls, and a policy or a domain changed
+ * while threads call. The binary links libcallguard_toy.so in place of the
+ * toy library, as a user links a layer in place of the vendor library. */
+#define _GNU_SOURCE
+#include "cgtest.h"
+#include "toy_helpers.h"
+
+#include <callguard/callguard.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/wait.h>
+
+static int test_unserialized_compile_race_aborts(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    cgtest_result r;
+    const char *args[] = {"plain", NULL};
+    CHECK(cgtest_child(&r, NULL, "child_compile_race", args) == 0);
+    CHECKF(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGABRT, "status 0x%x, stderr: %s", r.status, r.err);
+    return 0;
+}
+
+static int test_serialized_compile_race_finishes(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    cgtest_result r;
+    const char *api[] = {"api", NULL};
+    CHECK(cgtest_child(&r, NULL, "child_compile_race", api) == 0);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "C API: status 0x%x, stderr: %s", r.status, r.err);
+    CHECK(strstr(r.out, "compiles=8 max_inside=1"));
+
+    const char *env[] = {"CALLGUARD_SERIALIZE=toyCompile", NULL};
+    const char *plain[] = {"plain", NULL};
+    CHECK(cgtest_child(&r, env, "child_compile_race", plain) == 0);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "env: status 0x%x, stderr: %s", r.status, r.err);
+
+    char path[512];
+    snprintf(path, sizeof path, "%s/serialize.ini", cgtest_tmpdir());
+    FILE *f = fopen(path, "w");
+    CHECK(f);
+    fputs("[toyCompile]\nserialize = igc\n", f);
+    fclose(f);
+    char var[600];
+    snprintf(var, sizeof var, "CALLGUARD_POLICY=%s", path);
+    const char *penv[] = {var, NULL};
+    CHECK(cgtest_child(&r, penv, "child_compile_race", plain) == 0);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "policy file: status 0x%x, stderr: %s", r.status, r.err);
+    return 0;
+}
+
+/* ---- handle scope -------------------------------------------------------------- */
+
+static int test_handle_scope_serializes_per_handle(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    CHECK(cg_serialize("toyCompile", "per-device", CG_SCOPE_HANDLE) == CG_OK);
+    toyResetStats();
+    /* 8 threads over 2 devices: would abort if two met on one device. */
+    CHECK(run_race(8, 2, 30000) == 0);
+    toy_stats_t st;
+    toyGetStats(&st);
+    CHECK(st.compiles == 8);
+    CHECKF(st.max_inside == 2, "max_inside %u: two devices should compile at once", st.max_inside);
+    CHECK(cg_serialize("toyCompile", NULL, CG_SCOPE_PROCESS) == CG_OK);
+    return 0;
+}
+
+/* ---- nesting ----------------------------------------------------------------- */
+
+static void TOY_APICALL nested_callback(toy_device_t d, void *user)
+{
+    toy_program_t p = NULL;
+    /* Same domain as the outer call: would deadlock if not passed straight through. */
+    *(int *)user = toyCompile(d, "inner", 0, &p) == TOY_SUCCESS && toyNop(7) == 7;
+    toyProgramRelease(p);
+}
+
+static int test_nested_call_does_not_deadlock(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    alarm(20);
+    CHECK(cg_stats_enable(1) == CG_OK);
+    CHECK(cg_serialize("toyRunCallback", "d", CG_SCOPE_PROCESS) == CG_OK);
+    CHECK(cg_serialize("toyCompile", "d", CG_SCOPE_PROCESS) == CG_OK);
+    CHECK(cg_serialize("toyNop", "d", CG_SCOPE_PROCESS) == CG_OK);
+    int ok = 0;
+    CHECK(toyRunCallback(dev(0), nested_callback, &ok) == TOY_SUCCESS);
+    CHECK(ok == 1);
+    cg_site_stats s;
+    CHECK(cg_get_stats("toyCompile", &s) == CG_OK);
+    CHECK(s.calls == 1 && s.nested == 1);
+    CHECK(cg_get_stats("toyNop", &s) == CG_OK);
+    CHECK(s.calls == 1 && s.nested == 1);
+    CHECK(cg_get_stats("toyRunCallback", &s) == CG_OK);
+    CHECK(s.calls == 1 && s.nested == 0);
+    return 0;
+}
+
+/* ---- a policy changed while threads call ------------------------------------ */
+
+enum { PHASE_FREE, PHASE_DRAIN, PHASE_SHARED, PHASE_STOP };
+static atomic_int live_phase;
+static atomic_int live_acks;
+static atomic_int live_drain_gen; /* each drain is acknowledged once per compiler */
+static atomic_long live_calls;
+
+static int my_holds(void) { return 1; }
+static void my_outside(void (*fn)(void *), void *arg) { fn(arg); }
+static const cg_adapter my_adapter = {"test", my_holds, my_outside};
+
+static void *live_compiler(void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    int acked = 0;
+    for (;;) {
+        int ph = atomic_load(&live_phase);
+        if (ph == PHASE_STOP) break;
+        if (ph == PHASE_DRAIN) {
+            int gen = atomic_load(&live_drain_gen);
+            if (acked != gen) atomic_fetch_add(&live_acks, 1);
+            acked = gen;
+            sched_yield();
+            continue;
+        }
+        toy_program_t p = NULL;
+        /* Shared phase: every thread compiles on device 0, safe only while serialized. */
+        toy_device_t d = dev(ph == PHASE_SHARED ? 0u : (uint32_t)id);
+        if (toyCompile(d, "k", 200, &p) == TOY_SUCCESS) toyProgramRelease(p);
+        atomic_fetch_add(&live_calls, 1);
+    }
+    return NULL;
+}
+
+static void *live_caller(void *arg)
+{
+    (void)arg;
+    int32_t sum;
+    while (atomic_load(&live_phase) != PHASE_STOP) {
+        toyAdd(1, 2, &sum);
+        toyNop(1);
+        atomic_fetch_add(&live_calls, 1);
+    }
+    return NULL;
+}
+
+static void live_drain(int ncompilers)
+{
+    atomic_store(&live_acks, 0);
+    atomic_fetch_add(&live_drain_gen, 1);
+    atomic_store(&live_phase, PHASE_DRAIN);
+    while (atomic_load(&live_acks) < ncompilers)
+        sched_yield();
+}
+
+static int test_policy_change_while_calling(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    enum { NC = 4, NA = 4 };
+    pthread_t t[NC + NA];
+    atomic_store(&live_phase, PHASE_FREE);
+    for (int i = 0; i < NC; i++)
+        pthread_create(&t[i], NULL, live_compiler, (void *)(intptr_t)i);
+    for (int i = 0; i < NA; i++)
+        pthread_create(&t[NC + i], NULL, live_caller, NULL);
+    double end = cgtest_now() + 1.5;
+    int rounds = 0;
+    while (cgtest_now() < end) {
+        /* Serialize, then let every compiler share one device (after the
+         * unserialized calls on their own devices have finished). */
+        live_drain(NC);
+        CHECK(cg_serialize("toyCompile", rounds % 2 ? "a" : "b", CG_SCOPE_PROCESS) == CG_OK);
+        atomic_store(&live_phase, PHASE_SHARED);
+        CHECK(cg_stats_enable(rounds % 3 == 0) == CG_OK);
+        CHECK(cg_set_adapter(rounds % 2 ? &my_adapter : NULL, CG_ADAPTER_ACTIVE) == CG_OK);
+        CHECK(cg_set_transition("toyAdd", (cg_transition)(rounds % 3)) == CG_OK);
+        CHECK(cg_serialize("toyAdd", rounds % 2 ? "adds" : NULL, CG_SCOPE_PROCESS) == CG_OK);
+        cgtest_sleep_ms(20);
+        /* Back to one device each before the lock goes away. */
+        live_drain(NC);
+        CHECK(cg_serialize("toyCompile", NULL, CG_SCOPE_PROCESS) == CG_OK);
+        atomic_store(&live_phase, PHASE_FREE);
+        cgtest_sleep_ms(10);
+        rounds++;
+    }
+    atomic_store(&live_phase, PHASE_STOP);
+    for (int i = 0; i < NC + NA; i++)
+        pthread_join(t[i], NULL);
+    CHECK(cg_set_adapter(NULL, CG_ADAPTER_DETECT) == CG_OK);
+    CHECK(rounds > 5 && atomic_load(&live_calls) > 1000);
+    return 0;
+}
+
+/* One value naming a not-yet-loaded entry point twice: kept once, and the
+ * CG_PENDING message is intact (it was read from a freed setting; found by
+ * tests/fuzz/fuzz_env.c). */
+static int test_same_name_twice_in_one_value_is_kept(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    CHECK(cg_configure("CALLGUARD_SERIALIZE", "lateFn,lateFn=d2") == CG_PENDING);
+    CHECKF(strstr(cg_last_error(), "'lateFn'") != NULL, "message: %s", cg_last_error());
+    CHECK(cg_configure("CALLGUARD_SERIALIZE", "lateFn") == CG_PENDING);
+    return 0;
+}
+
+/* ---- a domain changed while a call is inside ------------------------------------ */
+
+typedef struct {
+    toy_device_t dev;
+    uint32_t sleep_us;
+    double returned; /* read after the join */
+    toy_result_t rc;
+    atomic_int done; /* read while the thread runs */
+} domain_call;
+
+static void *domain_compile(void *p)
+{
+    domain_call *c = p;
+    toy_program_t prog = NULL;
+    c->rc = toyCompile(c->dev, "k", c->sleep_us, &prog);
+    c->returned = cgtest_now();
+    atomic_store(&c->done, 1);
+    if (prog) toyProgramRelease(prog);
+    return NULL;
+}
+
+/* docs/configuration.md: a call already inside finishes under the domain it
+ * started with (it holds, and releases, that domain's lock); calls that
+ * start after the change take the new domain's lock. So a call under the
+ * old domain and one under the new can be inside together. Two devices:
+ * the toy compiler races only on one device; max_inside counts all. */
+static int test_domain_change_lets_the_call_inside_finish_under_its_domain(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    toy_device_t d0, d1;
+    CHECK(toyGetDevice(0, &d0) == TOY_SUCCESS && toyGetDevice(1, &d1) == TOY_SUCCESS);
+    toyResetStats();
+    CHECK(cg_serialize("toyCompile", "a", CG_SCOPE_PROCESS) == CG_OK);
+    domain_call first = {d0, 600000, 0, -1, 0}, second = {d1, 1000, 0, -1, 0};
+    pthread_t t1, t2;
+    pthread_create(&t1, NULL, domain_compile, &first);
+    toy_stats_t st;
+    for (int i = 0; i < 2000 && (toyGetStats(&st), st.max_inside) == 0; i++)
+        cgtest_sleep_ms(1);
+    CHECKF(st.max_inside == 1, "the first call is inside under domain a (max_inside %u)", st.max_inside);
+    CHECK(cg_serialize("toyCompile", "b", CG_SCOPE_PROCESS) == CG_OK);
+    pthread_create(&t2, NULL, domain_compile, &second);
+    pthread_join(t2, NULL);
+    double second_done = cgtest_now();
+    toyGetStats(&st);
+    CHECKF(!atomic_load(&first.done), "the call under b did not wait for the one inside under a");
+    CHECKF(st.max_inside == 2, "both were inside together (max_inside %u)", st.max_inside);
+    pthread_join(t1, NULL);
+    CHECK(first.rc == TOY_SUCCESS && second.rc == TOY_SUCCESS && first.returned > second_done);
+    /* The first call released a's lock, not b's: both domains are free. */
+    for (int k = 0; k < 2; k++) {
+        CHECK(cg_serialize("toyCompile", k ? "b" : "a", CG_SCOPE_PROCESS) == CG_OK);
+        domain_call c = {d0, 1000, 0, -1, 0};
+        domain_compile(&c);
+        CHECK(c.rc == TOY_SUCCESS);
+    }
+    CHECK(cg_serialize("toyCompile", NULL, CG_SCOPE_PROCESS) == CG_OK);
+    return 0;
+}
+
+const cgtest_case cgtest_cases[] = {
+    {"child_compile_race", child_compile_race},
+    {"unserialized_compile_race_aborts", test_unserialized_compile_race_aborts},
+    {"serialized_compile_race_finishes", test_serialized_compile_race_finishes},
+    {"handle_scope_serializes_per_handle", test_handle_scope_serializes_per_handle},
+    {"nested_call_does_not_deadlock", test_nested_call_does_not_deadlock},
+    {"policy_change_while_calling", test_policy_change_while_calling},
+    {"same_name_twice_in_one_value_is_kept", test_same_name_twice_in_one_value_is_kept},
+    {"domain_change_lets_the_call_inside_finish_under_its_domain",
+     test_domain_change_lets_the_call_inside_finish_under_its_domain},
+};
+const size_t cgtest_ncases = sizeof cgtest_cases / sizeof *cgtest_cases;
