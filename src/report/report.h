@@ -1,5 +1,6 @@
-/* Writing reports from statistics regions (report.c); merging and reading
- * them back is report_merge.c. */
+/* Reports from statistics regions: writing one (report.c, the map of the
+ * files in internal.h), and a run's statistics directory listed and read
+ * (stats_dir.c). What src/runtime and the CLI call of src/report. */
 #ifndef CGI_REPORT_H
 #define CGI_REPORT_H
 

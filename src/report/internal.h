@@ -1,0 +1,197 @@
+/* What the files of src/report share. Not installed.
+ *
+ * src/report writes, merges and reads back what callguard leaves for people
+ * after a run: reports (JSON and a text table) and timelines. It runs at
+ * exit() or in the CLI, never during a guarded call. It is handed what it
+ * writes: a statistics region (src/runtime/stats.h, a process's own or read
+ * from a file), a timeline's rings (src/runtime/trace_file.h), and, for the
+ * advice, the quirks file as a function (cgi_report_quirks, set at start-up).
+ * Of src/runtime it reads those two layouts and calls only its lowest
+ * layer (errors.h and message.h: a failure's message; names.h: how values
+ * are spelled); of src/policy, policy_ini.h's list splitter.
+ *
+ * The files, callers above the files they call:
+ *   merge.c            cg_report_merge: a `callguard run` directory into one report
+ *   report_read.c      cg_report_merge_files, cg_report_convert: saved reports read
+ *                      back (the report schema) into regions, then written again
+ *   json_lex.h .c      the JSON lexer the schema reader uses
+ *   trace_write.h .c   a timeline as Chrome trace-event JSON: a process's own at
+ *                      exit(), or cg_trace_merge of a run's trace files
+ *   trace_read.h .c    what a trace file's rings hold
+ *   report.h report.c  a report written one process at a time (begin, add, end)
+ *   json_write.c       the JSON report
+ *   text_table.c       the text table
+ *   advice.c           the advice: known bugs the run's concurrency would meet
+ *   fold.c             the combined table: every process's entry points folded
+ *                      into one row each (the folding index)
+ *   region.c           what both formats read from a region: totals, result
+ *                      codes, stalls worst first, calls in flight
+ *   stats_dir.c        a run's statistics directory listed and read, one file
+ *                      at a time (declared in report.h)
+ *   stats_settle.h .c  (the CLI) an ended process's statistics file made small
+ *   pypackage.h .c     the Python package and distribution of a stall's file
+ *   outfile.h .c       a report or timeline written as a new file renamed into
+ *                      place (also the CLI's check of --report and --trace)
+ *   utf8.h             well-formed UTF-8 (also src/runtime/message.c)
+ * src/runtime calls report.h (cg_report_write at exit), trace_write.h and
+ * trace_read.h (the trace at exit), outfile.h (checking CALLGUARD_REPORT and
+ * CALLGUARD_TRACE) and utf8.h; nothing here includes a header of src/runtime
+ * that includes one of these.
+ */
+#ifndef CGI_REPORT_INTERNAL_H
+#define CGI_REPORT_INTERNAL_H
+
+#include "outfile.h"
+#include "report.h"
+
+#include <stdio.h>
+
+/* A process's counts summed over its sites, or a run's over its processes. */
+typedef struct cgi_totals {
+    uint64_t calls, nested, errors, total_ns, lock_wait_ns, stalls, stall_ns, states;
+} cgi_totals;
+
+static inline uint64_t cgi_ld(const _Atomic uint64_t *p) { return atomic_load_explicit(p, memory_order_relaxed); }
+
+static inline void cgi_add(cgi_totals *t, const cg_counters *c)
+{
+    t->calls += cgi_ctr_calls(c);
+    t->nested += cgi_ld(&c->nested);
+    t->errors += cgi_ld(&c->errors);
+    t->total_ns += cgi_ctr_total_ns(c);
+    t->lock_wait_ns += cgi_ld(&c->lock_wait_ns);
+    t->stalls += cgi_ld(&c->stalls);
+    t->stall_ns += cgi_ld(&c->stall_ns);
+    t->states += cgi_ld(&c->states);
+}
+
+static inline void cgi_sum(cgi_totals *all, const cgi_totals *t)
+{
+    all->calls += t->calls, all->nested += t->nested, all->errors += t->errors, all->total_ns += t->total_ns;
+    all->lock_wait_ns += t->lock_wait_ns, all->stalls += t->stalls, all->stall_ns += t->stall_ns;
+    all->states += t->states;
+}
+
+/* ---- result codes --------------------------------------------------------------
+ * A site keeps its first CGI_STATS_MAX_CODES codes other than success by
+ * name; the calls of the others are in errors and states, and counted here
+ * as "other". A list merged over processes keeps up to CGI_CODES_MERGED. */
+
+#define CGI_CODES_MERGED (2 * CGI_STATS_MAX_CODES)
+
+typedef struct cgi_code_list {
+    struct {
+        char name[CGI_CODE_NAME_MAX];
+        int32_t code;
+        int state;
+        uint64_t count;
+    } v[CGI_CODES_MERGED];
+    size_t n;
+    uint64_t errors, states; /* of the site(s): what the named codes do not cover is "other" */
+} cgi_code_list;
+
+static inline uint32_t cgi_nrec(const cgi_stats_region *r)
+{
+    uint32_t n = atomic_load(&r->h.nrecords);
+    return n > CGI_STATS_MAX_RECORDS ? CGI_STATS_MAX_RECORDS : n;
+}
+
+/* A site's peaks: measured (exact) when its calls counted them, which a
+ * blocking or serialized site's do (call.c); a call counted there makes
+ * peak_inside at least 1, so 0 means not measured. */
+static inline uint32_t cgi_peak_of(const cgi_peak *p) { return atomic_load_explicit(&p->peak, memory_order_relaxed); }
+
+static inline double cgi_ms(uint64_t ns) { return (double)ns / 1e6; }
+
+/* ---- a report, one process at a time ------------------------------------------
+ * A report is written while its processes are read: each process is written,
+ * and folded into the totals and the combined table, when it is added, and
+ * nothing of it is kept after. What grows is the combined table: one row per
+ * entry point (its names and counts) and one entry per host name. */
+
+/* One entry point of the combined table: its counts over all processes.
+ * 96 bytes and its names: the bound docs/report.md states counts on it. */
+typedef struct cgi_row {
+    const char *api;            /* "api\0name\0domain\0" in the arena */
+    uint8_t name_at, domain_at; /* where name and domain start in it */
+    uint8_t transition, scope, blocking;
+    uint8_t mixed; /* the processes ran it with different policies */
+    cgi_totals t;
+    uint64_t max_ns;
+    uint32_t peak_inside, peak_waiting; /* the most over the processes (0: not measured in any) */
+    cgi_code_list *codes; /* its result codes other than success, by name; NULL while none (in the arena) */
+} cgi_row;
+#define CGI_ROW_NAME(row) ((row)->api + (row)->name_at)
+#define CGI_ROW_DOMAIN(row) ((row)->api + (row)->domain_at)
+/* Rows of the combined table that name their result codes (about 540 bytes
+ * each); later rows with codes other than success show only their counts. */
+#define CGI_ROWS_WITH_CODES 4096
+/* Rows are kept in blocks that never move: no copy of them all to grow. */
+#define CGI_ROW_BLOCK 4096
+
+/* The rows' strings and the host names, copied into large blocks. */
+typedef struct cgi_arena_block {
+    struct cgi_arena_block *next;
+    size_t used;
+    char bytes[];
+} cgi_arena_block;
+#define CGI_ARENA_BLOCK ((size_t)64 << 10)
+
+/* An open-addressing index of an array: an entry's index + 1, 0 empty. */
+typedef struct cgi_index {
+    uint32_t *ix;
+    size_t cap; /* a power of two, at least twice the entries */
+} cgi_index;
+
+struct cgi_report_writer {
+    cgi_outfile o;
+    char *path;
+    cg_report_format format;
+    size_t nproc;
+    cgi_totals all;
+    cgi_row **rowblk; /* first-seen order, CGI_ROW_BLOCK a block */
+    size_t nrow, nblk, blkcap;
+    cgi_index rowix;
+    const char **hosts;
+    size_t nhosts, hostcap;
+    cgi_index hostix;
+    int apiw;
+    int oom;
+    const char **applied; /* the quirks some process applied, by name (advice) */
+    size_t napplied, appliedcap;
+    size_t ncodelists; /* rows with a list of result codes */
+    cgi_arena_block *arena;
+};
+
+/* ---- region.c ---- */
+CGI_HIDDEN void cgi_codes_add(cgi_code_list *l, const cgi_stats_record *rec, size_t cap);
+CGI_HIDDEN void cgi_codes_other(const cgi_code_list *l, uint64_t *errors, uint64_t *states);
+CGI_HIDDEN cgi_totals cgi_proc_totals(const cgi_stats_region *r);
+CGI_HIDDEN void cgi_exit_of(const cgi_proc_view *p, int *state, int *status);
+CGI_HIDDEN size_t cgi_stalls_worst_first(const cgi_stats_region *r, const cgi_stall **v);
+CGI_HIDDEN int cgi_in_flight(const cgi_slot *slot);
+CGI_HIDDEN int cgi_waiting(const cgi_slot *slot);
+CGI_HIDDEN const cgi_stats_record *cgi_slot_record(const cgi_stats_region *r, const cgi_slot *slot);
+CGI_HIDDEN uint64_t cgi_entered_ns(const cgi_stats_region *r, const cgi_slot *slot);
+
+/* ---- json_write.c ---- */
+CGI_HIDDEN void cgi_json_str(FILE *out, const char *s);
+CGI_HIDDEN void cgi_json_str_or_null(FILE *out, const char *s);
+CGI_HIDDEN void cgi_json_begin(FILE *out);
+CGI_HIDDEN void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, size_t nproc);
+CGI_HIDDEN void cgi_json_end(FILE *out, size_t nproc, const cgi_totals *pall, size_t lost, const cgi_report_writer *w);
+
+/* ---- text_table.c ---- */
+CGI_HIDDEN void cgi_text_str(FILE *out, const char *s, size_t max);
+CGI_HIDDEN void cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt);
+CGI_HIDDEN void cgi_text_end(FILE *out, const cgi_report_writer *w, size_t lost);
+
+/* ---- fold.c ---- */
+CGI_HIDDEN cgi_row *cgi_row_at(const cgi_report_writer *w, size_t i);
+CGI_HIDDEN void cgi_fold(cgi_report_writer *w, const cgi_stats_region *r);
+
+/* ---- advice.c ---- */
+/* The advice of the whole report: JSON's "advice" list, or text lines. */
+CGI_HIDDEN void cgi_advice_all(FILE *out, const cgi_report_writer *w);
+
+#endif

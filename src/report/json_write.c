@@ -1,0 +1,325 @@
+/* The JSON report, for machines (schema in docs/report.md): one process's
+ * entry of "processes" at a time, then the advice and the totals. */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include "../runtime/names.h"
+#include "outfile.h"
+#include "pypackage.h"
+#include "utf8.h"
+
+#include <string.h>
+
+void cgi_json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(out, "\\%c", ch);
+        else if (ch == '\n')
+            fputs("\\n", out);
+        else if (ch == '\t')
+            fputs("\\t", out);
+        else if (ch < 0x20)
+            fprintf(out, "\\u%04x", ch);
+        else if (ch < 0x80)
+            fputc(ch, out);
+        else {
+            size_t n = cgi_utf8_seq(s, strnlen(s, 4));
+            if (n)
+                fwrite(s, 1, n, out), s += n - 1;
+            else
+                fputs(CGI_UTF8_REPLACEMENT, out);
+        }
+    }
+    fputc('"', out);
+}
+
+/* A JSON string, or null for NULL. */
+void cgi_json_str_or_null(FILE *out, const char *s)
+{
+    if (s)
+        cgi_json_str(out, s);
+    else
+        fputs("null", out);
+}
+
+/* RUNNING, once the tree is gone, means the process ended without running
+ * its exit handlers (a signal, _exit() or a crash) and nobody outside saw
+ * how: its own parent reaped it. */
+static const char *cgi_state_name(int state)
+{
+    switch (state) {
+    case CGI_PROC_EXITED: return "exited";
+    case CGI_PROC_SIGNALED: return "signaled";
+    case CGI_PROC_EXECED: return "execed";
+    default: return "unknown";
+    }
+}
+
+static void cgi_json_codes(FILE *out, const cgi_code_list *l)
+{
+    uint64_t oe, os;
+    cgi_codes_other(l, &oe, &os);
+    fputs(",\n        \"results\": [", out);
+    size_t k = 0;
+    for (size_t x = 0; x < l->n; x++, k++) {
+        fprintf(out, "%s{\"name\": ", k ? ", " : "");
+        cgi_json_str(out, l->v[x].name);
+        fprintf(out, ", \"code\": %d, \"calls\": %lu, \"kind\": \"%s\"}", (int)l->v[x].code,
+                (unsigned long)l->v[x].count, l->v[x].state ? "state" : "error");
+    }
+    if (oe)
+        fprintf(out, "%s{\"name\": \"other\", \"code\": null, \"calls\": %lu, \"kind\": \"error\"}", k++ ? ", " : "",
+                (unsigned long)oe);
+    if (os)
+        fprintf(out, "%s{\"name\": \"other\", \"code\": null, \"calls\": %lu, \"kind\": \"state\"}", k++ ? ", " : "",
+                (unsigned long)os);
+    fputc(']', out);
+}
+
+static const char *cgi_slot_state_name(const cgi_slot *slot)
+{
+    return cgi_waiting(slot) ? "waiting_for_lock" : "inside";
+}
+
+static void cgi_json_stalls_and_in_flight(FILE *out, const cgi_stats_region *r)
+{
+    const cgi_stall *v[CGI_STATS_MAX_STALLS];
+    size_t n = cgi_stalls_worst_first(r, v);
+    fprintf(out, ",\n     \"stalls\": [");
+    for (size_t i = 0; i < n; i++) {
+        const cgi_stall *st = v[i];
+        fprintf(out, "%s\n       {\"api\": ", i ? "," : "");
+        cgi_json_str(out, st->api);
+        fprintf(out, ", \"name\": ");
+        cgi_json_str(out, st->name);
+        fprintf(
+            out,
+            ", \"ns\": %lu, \"call_ns\": %lu, \"lock_wait_ns\": %lu, \"entered_ns\": %lu, \"tid\": %d, \"thread\": ",
+            (unsigned long)st->ns, (unsigned long)st->call_ns, (unsigned long)st->wait_ns, (unsigned long)st->at_ns,
+            st->tid);
+        cgi_json_str(out, st->thread);
+        fprintf(out, ", \"runtime\": ");
+        cgi_json_str(out, st->runtime);
+        fprintf(out, ",\n        \"python\": ");
+        if (st->py_file[0] || st->py_func[0]) {
+            fprintf(out, "{\"file\": ");
+            cgi_json_str(out, st->py_file);
+            fprintf(out, ", \"line\": %d, \"function\": ", st->py_line);
+            cgi_json_str(out, st->py_func);
+            cgi_py_pkg pkg;
+            if (cgi_py_package(st->py_file, &pkg)) {
+                fputs(", \"package\": ", out);
+                cgi_json_str(out, pkg.package);
+                fputs(", \"distribution\": ", out);
+                cgi_json_str_or_null(out, pkg.distribution[0] ? pkg.distribution : NULL);
+                fputs(", \"version\": ", out);
+                cgi_json_str_or_null(out, pkg.version[0] ? pkg.version : NULL);
+            }
+            fputc('}', out);
+        } else {
+            fputs("null", out);
+        }
+        fputc('}', out);
+    }
+    fprintf(out, "%s],\n     \"stalls_dropped\": %lu,\n     \"in_flight\": [", n ? "\n     " : "",
+            (unsigned long)atomic_load(&r->h.stalls_dropped));
+    size_t k = 0;
+    for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS; i++) {
+        const cgi_slot *slot = &r->slot[i];
+        if (!cgi_in_flight(slot)) continue;
+        const cgi_stats_record *rec = cgi_slot_record(r, slot);
+        fprintf(out, "%s\n       {\"api\": ", k++ ? "," : "");
+        cgi_json_str(out, rec ? rec->api : "?");
+        fprintf(out, ", \"name\": ");
+        cgi_json_str(out, rec ? rec->name : "?");
+        fprintf(out, ", \"tid\": %d, \"thread\": ", atomic_load(&slot->tid));
+        char name[sizeof slot->thread + 1];
+        snprintf(name, sizeof name, "%.*s", (int)sizeof slot->thread, slot->thread);
+        cgi_json_str(out, name);
+        fprintf(out, ", \"state\": \"%s\", \"entered_ns\": %lu}", cgi_slot_state_name(slot),
+                (unsigned long)cgi_entered_ns(r, slot));
+    }
+    fprintf(out, "%s],\n     \"in_flight_unknown_threads\": %u", k ? "\n     " : "",
+            (unsigned)atomic_load(&r->h.threads_unslotted));
+}
+
+/* ---- quirks matched, applied or not ------------------------------------------------ */
+
+static void cgi_json_quirks(FILE *out, const cgi_stats_region *r)
+{
+    fputs(",\n     \"quirks\": [", out);
+    size_t k = 0;
+    for (unsigned i = 0; i < CGI_STATS_MAX_QUIRKS; i++) {
+        const cgi_quirk_rec *q = &r->quirk[i];
+        if (!atomic_load(&q->valid)) continue;
+        fprintf(out, "%s\n       {\"name\": ", k++ ? "," : "");
+        cgi_json_str(out, q->name);
+        fputs(", \"api\": ", out);
+        cgi_json_str(out, q->api);
+        fprintf(out, ", \"applied\": %s", q->applied ? "true" : "false");
+        if (!q->applied) {
+            fputs(", \"not_applied\": ", out);
+            cgi_json_str(out, q->not_applied);
+        }
+        fputs(",\n        \"serialize\": [", out);
+        const char *s = q->sites;
+        for (int first = 1; *s; first = 0) {
+            size_t len = strcspn(s, ",");
+            char site[CGI_NAME_MAX];
+            const char *a = s;
+            while (*a == ' ')
+                a++;
+            size_t m = len - (size_t)(a - s);
+            while (m && a[m - 1] == ' ')
+                m--;
+            snprintf(site, sizeof site, "%.*s", (int)m, a);
+            fputs(first ? "" : ", ", out);
+            cgi_json_str(out, site);
+            s += len + (s[len] == ',');
+        }
+        fputs("], \"domain\": ", out);
+        cgi_json_str(out, q->domain);
+        fputs(",\n        \"source\": ", out);
+        cgi_json_str(out, q->source);
+        fputs(", \"why\": ", out);
+        cgi_json_str(out, q->why);
+        fprintf(out, ",\n        \"matched\": {\"vendor\": \"0x%04x\", \"driver\": ", (unsigned)q->vendor);
+        cgi_json_str(out, q->driver);
+        fputs(", \"version\": ", out);
+        cgi_json_str(out, q->version);
+        fputs(", \"library\": ", out);
+        cgi_json_str(out, q->library);
+        fputs("}}", out);
+    }
+    fputs(k ? "\n     ]" : "]", out);
+    fprintf(out, ",\n     \"quirks_dropped\": %lu", (unsigned long)atomic_load(&r->h.quirks_dropped));
+}
+
+/* ---- thread-rule violations (threads.c) -------------------------------------------- */
+
+static const char *cgi_violation_kind(uint32_t kind) { return kind == CGI_VIOLATION_SEQUENCE ? "sequence" : "overlap"; }
+
+static void cgi_json_violations(FILE *out, const cgi_stats_region *r)
+{
+    fprintf(out, ",\n     \"thread_violations\": [");
+    size_t k = 0;
+    for (unsigned i = 0; i < CGI_STATS_MAX_VIOLATIONS; i++) {
+        const cgi_violation *v = &r->violation[i];
+        if (!atomic_load(&v->valid)) continue;
+        fprintf(out, "%s\n       {\"rule\": \"%s\", \"count\": %lu, \"handle\": \"0x%lx\", \"api\": ", k++ ? "," : "",
+                cgi_violation_kind(v->kind), (unsigned long)atomic_load(&v->count), (unsigned long)v->handle);
+        cgi_json_str(out, v->api);
+        fputs(", \"entry_point\": ", out);
+        cgi_json_str(out, v->name);
+        fputs(", \"access\": ", out);
+        cgi_json_str(out, v->access);
+        fputs(", \"param\": ", out);
+        cgi_json_str(out, v->param);
+        fprintf(out, ", \"tid\": %d,\n        \"other_api\": ", v->tid);
+        cgi_json_str(out, v->other_api);
+        fputs(", \"other_entry_point\": ", out);
+        cgi_json_str(out, v->other);
+        fputs(", \"other_access\": ", out);
+        cgi_json_str(out, v->other_access);
+        fputs(", \"other_param\": ", out);
+        cgi_json_str(out, v->other_param);
+        fprintf(out, ", \"other_tid\": %d", v->other_tid);
+        if (v->set_name[0]) {
+            fputs(", \"set_entry_point\": ", out);
+            cgi_json_str(out, v->set_name);
+        }
+        fputc('}', out);
+    }
+    fprintf(out, "%s],\n     \"thread_violations_dropped\": %lu, \"handles_untracked\": %lu", k ? "\n     " : "",
+            (unsigned long)atomic_load(&r->h.violations_dropped), (unsigned long)atomic_load(&r->h.handles_untracked));
+}
+
+static void cgi_json_peaks(FILE *out, uint32_t inside, uint32_t waiting)
+{
+    if (inside)
+        fprintf(out, ", \"peak_inside\": %u, \"peak_waiting\": %u, \"peak_kind\": \"exact\"", inside, waiting);
+    else
+        fputs(", \"peak_inside\": null, \"peak_waiting\": null, \"peak_kind\": \"not_measured\"", out);
+}
+
+void cgi_json_begin(FILE *out) { fputs("{\n  " CGI_OUT_REPORT_SCHEMA ",\n  \"version\": 1,\n  \"processes\": [", out); }
+
+/* One process (one with calls) of the "processes" array. */
+void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, size_t nproc)
+{
+    {
+        const cgi_stats_region *r = p->region;
+        cgi_totals t = *pt;
+        int state, status;
+        cgi_exit_of(p, &state, &status);
+        fprintf(out, "%s\n    {\"pid\": %d, \"ppid\": %d, \"host\": ", nproc ? "," : "", r->h.pid, r->h.ppid);
+        cgi_json_str(out, r->h.host);
+        fputs(", \"command\": ", out);
+        cgi_json_str(out, r->h.command);
+        fprintf(out, ",\n     \"exit\": {\"state\": \"%s\"", cgi_state_name(state));
+        if (state == CGI_PROC_EXITED) fprintf(out, ", \"status\": %d", status);
+        if (state == CGI_PROC_SIGNALED) fprintf(out, ", \"signal\": %d", status);
+        /* Not reaped by callguard, with the fatal-signal hook on: what the
+         * process itself noted (its exit, or the signal it died of). */
+        if (!p->have_exit && atomic_load(&r->h.signal_hook)) fputs(", \"signal_hook\": true", out);
+        fputs("},", out);
+        if (p->have_trace)
+            fprintf(out, "\n     \"trace\": {\"events\": %lu, \"dropped\": %lu},", (unsigned long)p->trace_events,
+                    (unsigned long)p->trace_dropped);
+        fprintf(out, "\n     \"sites\": [");
+        size_t nsite = 0;
+        for (uint32_t k = 0; k < cgi_nrec(r); k++) {
+            const cgi_stats_record *rec = &r->r[k];
+            const cg_counters *c = &rec->c;
+            if (cgi_ctr_calls(c) == 0) continue;
+            fprintf(out, "%s\n       {\"api\": ", nsite++ ? "," : "");
+            cgi_json_str(out, rec->api);
+            fprintf(out, ", \"name\": ");
+            cgi_json_str(out, rec->name);
+            fprintf(out,
+                    ", \"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"total_ns\": %lu, \"max_ns\": %lu, "
+                    "\"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu,\n        \"policy\": {\"transition\": "
+                    "\"%s\", \"blocking\": %s, \"serialize\": ",
+                    (unsigned long)cgi_ctr_calls(c), (unsigned long)cgi_ld(&c->nested),
+                    (unsigned long)cgi_ld(&c->errors), (unsigned long)cgi_ctr_total_ns(c),
+                    (unsigned long)cgi_ld(&c->max_ns), (unsigned long)cgi_ld(&c->lock_wait_ns),
+                    (unsigned long)cgi_ld(&c->stalls), (unsigned long)cgi_ld(&c->stall_ns),
+                    cgi_transition_name(rec->transition), rec->blocking ? "true" : "false");
+            cgi_json_str_or_null(out, rec->domain[0] ? rec->domain : NULL);
+            fprintf(out, ", \"scope\": \"%s\"}", cgi_scope_name(rec->scope));
+            fprintf(out, ",\n        \"states\": %lu", (unsigned long)cgi_ld(&c->states));
+            cgi_json_peaks(out, cgi_peak_of(&c->inside), cgi_peak_of(&c->waiting));
+            cgi_code_list codes = {.n = 0};
+            cgi_codes_add(&codes, rec, CGI_STATS_MAX_CODES);
+            cgi_json_codes(out, &codes);
+            fputc('}', out);
+        }
+        fprintf(out, "\n     ]");
+        cgi_json_stalls_and_in_flight(out, r);
+        cgi_json_violations(out, r);
+        cgi_json_quirks(out, r);
+        fprintf(out,
+                ",\n     \"totals\": {\"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"states\": %lu, "
+                "\"total_ns\": %lu, \"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu}}",
+                (unsigned long)t.calls, (unsigned long)t.nested, (unsigned long)t.errors, (unsigned long)t.states,
+                (unsigned long)t.total_ns, (unsigned long)t.lock_wait_ns, (unsigned long)t.stalls,
+                (unsigned long)t.stall_ns);
+    }
+}
+
+void cgi_json_end(FILE *out, size_t nproc, const cgi_totals *pall, size_t lost, const cgi_report_writer *w)
+{
+    const cgi_totals all = *pall;
+    fprintf(out, "%s]", nproc ? "\n  " : "");
+    if (lost) fprintf(out, ",\n  \"processes_without_statistics\": %zu", lost);
+    cgi_advice_all(out, w);
+    fprintf(out,
+            ",\n  \"totals\": {\"processes\": %zu, \"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"states\": %lu, "
+            "\"total_ns\": %lu, \"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu}\n}\n",
+            nproc, (unsigned long)all.calls, (unsigned long)all.nested, (unsigned long)all.errors,
+            (unsigned long)all.states, (unsigned long)all.total_ns, (unsigned long)all.lock_wait_ns,
+            (unsigned long)all.stalls, (unsigned long)all.stall_ns);
+}

@@ -1,0 +1,636 @@
+/* Saved reports read back (the report schema, docs/report.md): each of a
+ * JSON report's processes is turned into the same in-memory region a run
+ * leaves, and written again, so a table printed from a saved file is the
+ * table the run printed. cg_report_merge_files and cg_report_convert. */
+#define _GNU_SOURCE
+#include "report.h"
+
+#include "../runtime/errors.h"
+#include "../runtime/names.h"
+#include "json_lex.h"
+#include "outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* One entry of a site's "results": {"name", "code", "calls", "kind"}. The
+ * "other" entries (code null) are what errors and states leave unnamed:
+ * nothing to keep. */
+static void cgi_read_code(cgi_json *j, cgi_stats_record *rec, unsigned *n)
+{
+    char name[CGI_CODE_NAME_MAX] = "", kind[16] = "";
+    int64_t code = 0;
+    uint64_t calls = 0;
+    int have_code = 0;
+    if (!cgi_lex_expect(j, '{')) return;
+    do {
+        char key[16];
+        if (!cgi_lex_str(j, key, sizeof key) || !cgi_lex_expect(j, ':')) return;
+        if (strcmp(key, "name") == 0)
+            cgi_lex_str(j, name, sizeof name);
+        else if (strcmp(key, "code") == 0) {
+            if (!cgi_lex_word(j, "null")) have_code = cgi_lex_num(j, &code);
+        } else if (strcmp(key, "calls") == 0)
+            cgi_lex_count(j, key, &calls);
+        else if (strcmp(key, "kind") == 0)
+            cgi_lex_str(j, kind, sizeof kind);
+        else
+            cgi_lex_skip(j);
+    } while (!j->err && cgi_lex_lit(j, ','));
+    cgi_lex_expect(j, '}');
+    if (j->err || !have_code || *n >= CGI_STATS_MAX_CODES) return;
+    cgi_code *k = &rec->code[(*n)++];
+    k->code = (int32_t)code;
+    memcpy(k->name, name, sizeof k->name);
+    atomic_store(&k->count, calls);
+    atomic_store(&k->set, strcmp(kind, "state") == 0 ? CGI_CODE_STATE : CGI_CODE_ERROR);
+}
+
+static void cgi_read_site(cgi_json *j, cgi_stats_region *r)
+{
+    uint32_t n = atomic_load(&r->h.nrecords);
+    if (n >= CGI_STATS_MAX_RECORDS) return cgi_lex_fail(j, "too many sites");
+    cgi_stats_record *rec = &r->r[n];
+    memset(rec, 0, sizeof *rec); /* the region is reused: the last process's record */
+    int have_name = 0, have_calls = 0;
+    if (!cgi_lex_expect(j, '{')) return;
+    do {
+        char key[32];
+        if (!cgi_lex_str(j, key, sizeof key) || !cgi_lex_expect(j, ':')) return;
+        if (strcmp(key, "api") == 0)
+            cgi_lex_str(j, rec->api, sizeof rec->api);
+        else if (strcmp(key, "name") == 0)
+            have_name = cgi_lex_str(j, rec->name, sizeof rec->name);
+        else if (strcmp(key, "results") == 0) {
+            unsigned ncodes = 0;
+            if (!cgi_lex_expect(j, '[')) return;
+            if (!cgi_lex_lit(j, ']')) {
+                do
+                    cgi_read_code(j, rec, &ncodes);
+                while (!j->err && cgi_lex_lit(j, ','));
+                cgi_lex_expect(j, ']');
+            }
+        } else if (strcmp(key, "policy") == 0) {
+            if (!cgi_lex_expect(j, '{')) return;
+            do {
+                char pk[32], pv[CGI_DOMAIN_NAME_MAX];
+                if (!cgi_lex_str(j, pk, sizeof pk) || !cgi_lex_expect(j, ':')) return;
+                if (strcmp(pk, "blocking") == 0)
+                    rec->blocking = cgi_lex_word(j, "true") ? 1 : (cgi_lex_word(j, "false"), 0);
+                else if (strcmp(pk, "serialize") == 0) {
+                    if (!cgi_lex_word(j, "null")) cgi_lex_str(j, rec->domain, sizeof rec->domain);
+                } else if (strcmp(pk, "transition") == 0 || strcmp(pk, "scope") == 0) {
+                    cgi_lex_str(j, pv, sizeof pv);
+                    int val = pk[0] == 's' ? cgi_scope_value(pv) : cgi_transition_value(pv);
+                    if (val < 0) val = 0; /* a name this callguard does not know: the default */
+                    if (pk[0] == 's')
+                        rec->scope = (uint8_t)val;
+                    else
+                        rec->transition = (uint8_t)val;
+                } else
+                    cgi_lex_skip(j);
+            } while (!j->err && cgi_lex_lit(j, ','));
+            cgi_lex_expect(j, '}');
+        } else {
+            _Atomic uint64_t *f = NULL;
+            if (strcmp(key, "calls") == 0)
+                f = &rec->c.calls, have_calls = 1;
+            else if (strcmp(key, "nested") == 0)
+                f = &rec->c.nested;
+            else if (strcmp(key, "errors") == 0)
+                f = &rec->c.errors;
+            else if (strcmp(key, "total_ns") == 0)
+                f = &rec->c.total_ns;
+            else if (strcmp(key, "max_ns") == 0)
+                f = &rec->c.max_ns;
+            else if (strcmp(key, "lock_wait_ns") == 0)
+                f = &rec->c.lock_wait_ns;
+            else if (strcmp(key, "stalls") == 0)
+                f = &rec->c.stalls;
+            else if (strcmp(key, "stall_ns") == 0)
+                f = &rec->c.stall_ns;
+            else if (strcmp(key, "states") == 0)
+                f = &rec->c.states;
+            else if (strcmp(key, "peak_inside") == 0 || strcmp(key, "peak_waiting") == 0) {
+                /* null: not measured (peak_kind is derived from it) */
+                uint64_t u;
+                cgi_peak *p = key[5] == 'i' ? &rec->c.inside : &rec->c.waiting;
+                if (!cgi_lex_word(j, "null") && cgi_lex_count(j, key, &u))
+                    atomic_store(&p->peak, u > UINT32_MAX ? UINT32_MAX : (uint32_t)u);
+                continue;
+            }
+            if (f) {
+                uint64_t u;
+                if (cgi_lex_count(j, key, &u)) atomic_store(f, u);
+            } else
+                cgi_lex_skip(j);
+        }
+    } while (!j->err && cgi_lex_lit(j, ','));
+    cgi_lex_expect(j, '}');
+    if (!j->err && (!have_name || !have_calls)) return cgi_lex_fail(j, "a site without \"name\" or \"calls\"");
+    rec->used = 1;
+    atomic_store(&r->h.nrecords, n + 1);
+}
+
+/* The Python place of a stall: {"file": ..., "line": ..., "function": ...} or null. */
+static void cgi_read_python(cgi_json *j, cgi_stall *st)
+{
+    if (cgi_lex_word(j, "null") || !cgi_lex_expect(j, '{')) return;
+    do {
+        char pk[16];
+        int64_t v = 0;
+        if (!cgi_lex_str(j, pk, sizeof pk) || !cgi_lex_expect(j, ':')) return;
+        if (strcmp(pk, "file") == 0)
+            cgi_lex_str(j, st->py_file, sizeof st->py_file);
+        else if (strcmp(pk, "function") == 0)
+            cgi_lex_str(j, st->py_func, sizeof st->py_func);
+        else if (strcmp(pk, "line") == 0) {
+            if (cgi_lex_num(j, &v)) st->py_line = (int32_t)v;
+        } else
+            cgi_lex_skip(j);
+    } while (!j->err && cgi_lex_lit(j, ','));
+    cgi_lex_expect(j, '}');
+}
+
+/* One stall of a saved report, into the next free entry of the list. */
+static void cgi_read_stall(cgi_json *j, cgi_stats_region *r, unsigned *n)
+{
+    cgi_stall tmp, *st = *n < CGI_STATS_MAX_STALLS ? &r->stall[*n] : &tmp;
+    memset(st, 0, sizeof *st);
+    if (!cgi_lex_expect(j, '{')) return;
+    do {
+        char key[32];
+        int64_t v = 0;
+        if (!cgi_lex_str(j, key, sizeof key) || !cgi_lex_expect(j, ':')) return;
+        uint64_t *u = NULL;
+        if (strcmp(key, "api") == 0)
+            cgi_lex_str(j, st->api, sizeof st->api);
+        else if (strcmp(key, "name") == 0)
+            cgi_lex_str(j, st->name, sizeof st->name);
+        else if (strcmp(key, "thread") == 0)
+            cgi_lex_str(j, st->thread, sizeof st->thread);
+        else if (strcmp(key, "runtime") == 0)
+            cgi_lex_str(j, st->runtime, sizeof st->runtime);
+        else if (strcmp(key, "python") == 0)
+            cgi_read_python(j, st);
+        else if (strcmp(key, "tid") == 0) {
+            if (cgi_lex_num(j, &v)) st->tid = (int32_t)v;
+        } else if ((u = strcmp(key, "ns") == 0             ? &st->ns
+                        : strcmp(key, "call_ns") == 0      ? &st->call_ns
+                        : strcmp(key, "lock_wait_ns") == 0 ? &st->wait_ns
+                        : strcmp(key, "entered_ns") == 0   ? &st->at_ns
+                                                           : NULL)) {
+            cgi_lex_count(j, key, u);
+        } else
+            cgi_lex_skip(j);
+    } while (!j->err && cgi_lex_lit(j, ','));
+    cgi_lex_expect(j, '}');
+    if (!j->err && *n < CGI_STATS_MAX_STALLS) atomic_store(&st->valid, 1), (*n)++;
+}
+
+/* One quirk matched, of a saved report: {"name", "api", "applied",
+ * "not_applied" (when not applied), "serialize": [...], "domain", "source",
+ * "why", "matched": {"vendor", "driver", "version", "library"}}. A report
+ * without "applied" (before it was written) lists only applied ones. One
+ * past the CGI_STATS_MAX_QUIRKS kept is counted as dropped. */
+static void cgi_read_quirk(cgi_json *j, cgi_stats_region *r, unsigned *n)
+{
+    cgi_quirk_rec tmp, *q = *n < CGI_STATS_MAX_QUIRKS ? &r->quirk[*n] : &tmp;
+    memset(q, 0, sizeof *q);
+    q->applied = 1;
+    if (!cgi_lex_expect(j, '{')) return;
+    do {
+        char key[32];
+        if (!cgi_lex_str(j, key, sizeof key) || !cgi_lex_expect(j, ':')) return;
+        if (strcmp(key, "name") == 0)
+            cgi_lex_str(j, q->name, sizeof q->name);
+        else if (strcmp(key, "api") == 0)
+            cgi_lex_str(j, q->api, sizeof q->api);
+        else if (strcmp(key, "domain") == 0)
+            cgi_lex_str(j, q->domain, sizeof q->domain);
+        else if (strcmp(key, "source") == 0)
+            cgi_lex_str(j, q->source, sizeof q->source);
+        else if (strcmp(key, "why") == 0)
+            cgi_lex_str(j, q->why, sizeof q->why);
+        else if (strcmp(key, "not_applied") == 0)
+            cgi_lex_str(j, q->not_applied, sizeof q->not_applied);
+        else if (strcmp(key, "applied") == 0)
+            q->applied = cgi_lex_word(j, "true") ? 1 : (cgi_lex_word(j, "false"), 0);
+        else if (strcmp(key, "serialize") == 0) {
+            if (!cgi_lex_expect(j, '[')) return;
+            if (!cgi_lex_lit(j, ']')) {
+                do {
+                    char site[CGI_NAME_MAX];
+                    size_t len = strlen(q->sites);
+                    if (cgi_lex_str(j, site, sizeof site) && len + strlen(site) + 3 < sizeof q->sites)
+                        snprintf(q->sites + len, sizeof q->sites - len, "%s%s", len ? ", " : "", site);
+                } while (!j->err && cgi_lex_lit(j, ','));
+                cgi_lex_expect(j, ']');
+            }
+        } else if (strcmp(key, "matched") == 0) {
+            if (!cgi_lex_expect(j, '{')) return;
+            do {
+                char mk[16], vendor[16];
+                if (!cgi_lex_str(j, mk, sizeof mk) || !cgi_lex_expect(j, ':')) return;
+                if (strcmp(mk, "vendor") == 0) {
+                    if (cgi_lex_str(j, vendor, sizeof vendor)) q->vendor = (uint32_t)strtoul(vendor, NULL, 0);
+                } else if (strcmp(mk, "driver") == 0)
+                    cgi_lex_str(j, q->driver, sizeof q->driver);
+                else if (strcmp(mk, "version") == 0)
+                    cgi_lex_str(j, q->version, sizeof q->version);
+                else if (strcmp(mk, "library") == 0)
+                    cgi_lex_str(j, q->library, sizeof q->library);
+                else
+                    cgi_lex_skip(j);
+            } while (!j->err && cgi_lex_lit(j, ','));
+            cgi_lex_expect(j, '}');
+        } else
+            cgi_lex_skip(j);
+    } while (!j->err && cgi_lex_lit(j, ','));
+    cgi_lex_expect(j, '}');
+    if (j->err) return;
+    if (*n < CGI_STATS_MAX_QUIRKS)
+        atomic_store(&q->valid, 1), (*n)++;
+    else
+        atomic_fetch_add(&r->h.quirks_dropped, 1);
+}
+
+/* One thread-rule violation of a saved report, into the next free entry. */
+static void cgi_read_violation(cgi_json *j, cgi_stats_region *r, unsigned *n)
+{
+    cgi_violation tmp, *v = *n < CGI_STATS_MAX_VIOLATIONS ? &r->violation[*n] : &tmp;
+    memset(v, 0, sizeof *v);
+    v->kind = CGI_VIOLATION_OVERLAP;
+    if (!cgi_lex_expect(j, '{')) return;
+    do {
+        char key[32], word[24];
+        int64_t num = 0;
+        if (!cgi_lex_str(j, key, sizeof key) || !cgi_lex_expect(j, ':')) return;
+        if (strcmp(key, "rule") == 0) {
+            if (cgi_lex_str(j, word, sizeof word) && strcmp(word, "sequence") == 0) v->kind = CGI_VIOLATION_SEQUENCE;
+        } else if (strcmp(key, "handle") == 0) {
+            if (cgi_lex_str(j, word, sizeof word)) v->handle = strtoull(word, NULL, 16);
+        } else if (strcmp(key, "count") == 0) {
+            uint64_t u;
+            if (cgi_lex_count(j, key, &u)) atomic_store(&v->count, u);
+        } else if (strcmp(key, "tid") == 0 || strcmp(key, "other_tid") == 0) {
+            if (cgi_lex_num(j, &num)) *(key[0] == 't' ? &v->tid : &v->other_tid) = (int32_t)num;
+        } else if (strcmp(key, "api") == 0)
+            cgi_lex_str(j, v->api, sizeof v->api);
+        else if (strcmp(key, "other_api") == 0)
+            cgi_lex_str(j, v->other_api, sizeof v->other_api);
+        else if (strcmp(key, "entry_point") == 0)
+            cgi_lex_str(j, v->name, sizeof v->name);
+        else if (strcmp(key, "other_entry_point") == 0)
+            cgi_lex_str(j, v->other, sizeof v->other);
+        else if (strcmp(key, "set_entry_point") == 0)
+            cgi_lex_str(j, v->set_name, sizeof v->set_name);
+        else if (strcmp(key, "access") == 0)
+            cgi_lex_str(j, v->access, sizeof v->access);
+        else if (strcmp(key, "other_access") == 0)
+            cgi_lex_str(j, v->other_access, sizeof v->other_access);
+        else if (strcmp(key, "param") == 0)
+            cgi_lex_str(j, v->param, sizeof v->param);
+        else if (strcmp(key, "other_param") == 0)
+            cgi_lex_str(j, v->other_param, sizeof v->other_param);
+        else
+            cgi_lex_skip(j);
+    } while (!j->err && cgi_lex_lit(j, ','));
+    cgi_lex_expect(j, '}');
+    if (!j->err && *n < CGI_STATS_MAX_VIOLATIONS)
+        atomic_store(&v->valid, 1), (*n)++;
+    else if (!j->err)
+        atomic_fetch_add(&r->h.violations_dropped, atomic_load(&v->count));
+}
+
+/* A call in flight of a saved report; its site is found once all sites are read. */
+typedef struct cgi_read_flight {
+    char api[CGI_API_NAME_MAX], name[CGI_NAME_MAX];
+} cgi_read_flight;
+
+static void cgi_read_in_flight(cgi_json *j, cgi_stats_region *r, cgi_read_flight *names, unsigned *n)
+{
+    cgi_slot tmp, *slot = *n < CGI_STATS_MAX_SLOTS ? &r->slot[*n] : &tmp;
+    cgi_read_flight tmpn, *fn = *n < CGI_STATS_MAX_SLOTS ? &names[*n] : &tmpn;
+    memset(slot, 0, sizeof *slot);
+    memset(fn, 0, sizeof *fn);
+    char state[24] = "";
+    if (!cgi_lex_expect(j, '{')) return;
+    do {
+        char key[32];
+        int64_t v = 0;
+        if (!cgi_lex_str(j, key, sizeof key) || !cgi_lex_expect(j, ':')) return;
+        if (strcmp(key, "api") == 0)
+            cgi_lex_str(j, fn->api, sizeof fn->api);
+        else if (strcmp(key, "name") == 0)
+            cgi_lex_str(j, fn->name, sizeof fn->name);
+        else if (strcmp(key, "thread") == 0)
+            cgi_lex_str(j, slot->thread, sizeof slot->thread);
+        else if (strcmp(key, "state") == 0)
+            cgi_lex_str(j, state, sizeof state);
+        else if (strcmp(key, "tid") == 0) {
+            if (cgi_lex_num(j, &v)) atomic_store(&slot->tid, (int32_t)v);
+        } else if (strcmp(key, "entered_ns") == 0) {
+            uint64_t u;
+            if (cgi_lex_count(j, key, &u)) atomic_store(&slot->entered, u);
+        } else
+            cgi_lex_skip(j);
+    } while (!j->err && cgi_lex_lit(j, ','));
+    cgi_lex_expect(j, '}');
+    atomic_store(&slot->waiting, strcmp(state, "waiting_for_lock") == 0);
+    if (atomic_load(&slot->tid) <= 0) atomic_store(&slot->tid, 1); /* a slot in use has a thread */
+    if (!j->err && *n < CGI_STATS_MAX_SLOTS) (*n)++;
+}
+
+/* Points each call in flight at the record of its site (one is made for a
+ * site the report does not list). */
+static void cgi_link_in_flight(cgi_stats_region *r, const cgi_read_flight *names, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t nrec = atomic_load(&r->h.nrecords), k = 0;
+        while (k < nrec && !(strcmp(r->r[k].api, names[i].api) == 0 && strcmp(r->r[k].name, names[i].name) == 0))
+            k++;
+        if (k == nrec && nrec < CGI_STATS_MAX_RECORDS) {
+            memset(&r->r[k], 0, sizeof r->r[k]);
+            snprintf(r->r[k].api, sizeof r->r[k].api, "%s", names[i].api);
+            snprintf(r->r[k].name, sizeof r->r[k].name, "%s", names[i].name);
+            atomic_store(&r->h.nrecords, nrec + 1);
+        }
+        if (k < CGI_STATS_MAX_RECORDS) atomic_store(&r->slot[i].counters, &r->r[k].c);
+    }
+}
+
+static void cgi_read_process_into(cgi_json *j, cgi_proc_view *v, cgi_stats_region *r, cgi_read_flight *flight,
+                                  unsigned *pnflight)
+{
+    int have_pid = 0, have_sites = 0;
+    unsigned nstalls = 0, nflight = 0, nviol = 0, nquirks = 0;
+    if (!cgi_lex_expect(j, '{')) return;
+    do {
+        char key[32];
+        int64_t num;
+        uint64_t u;
+        if (!cgi_lex_str(j, key, sizeof key) || !cgi_lex_expect(j, ':')) return;
+        if (strcmp(key, "pid") == 0 && cgi_lex_num(j, &num))
+            r->h.pid = (int32_t)num, have_pid = 1;
+        else if (strcmp(key, "ppid") == 0 && cgi_lex_num(j, &num))
+            r->h.ppid = (int32_t)num;
+        else if (strcmp(key, "command") == 0)
+            cgi_lex_str(j, r->h.command, sizeof r->h.command);
+        else if (strcmp(key, "host") == 0)
+            cgi_lex_str(j, r->h.host, sizeof r->h.host);
+        else if (strcmp(key, "exit") == 0) {
+            if (!cgi_lex_expect(j, '{')) return;
+            do {
+                char ek[16], ev[16];
+                if (!cgi_lex_str(j, ek, sizeof ek) || !cgi_lex_expect(j, ':')) return;
+                if (strcmp(ek, "state") == 0) {
+                    cgi_lex_str(j, ev, sizeof ev);
+                    v->exit_state = strcmp(ev, "exited") == 0     ? CGI_PROC_EXITED
+                                    : strcmp(ev, "signaled") == 0 ? CGI_PROC_SIGNALED
+                                    : strcmp(ev, "execed") == 0   ? CGI_PROC_EXECED
+                                                                  : CGI_PROC_RUNNING;
+                } else if ((strcmp(ek, "status") == 0 || strcmp(ek, "signal") == 0) && cgi_lex_num(j, &num)) {
+                    v->exit_status = (int)num;
+                } else if (strcmp(ek, "signal_hook") == 0) {
+                    atomic_store(&r->h.signal_hook, cgi_lex_word(j, "true") ? 1 : (cgi_lex_word(j, "false"), 0));
+                } else
+                    cgi_lex_skip(j);
+            } while (!j->err && cgi_lex_lit(j, ','));
+            cgi_lex_expect(j, '}');
+        } else if (strcmp(key, "trace") == 0) {
+            if (!cgi_lex_expect(j, '{')) return;
+            v->have_trace = 1;
+            do {
+                char tk[16];
+                if (!cgi_lex_str(j, tk, sizeof tk) || !cgi_lex_expect(j, ':')) return;
+                if (strcmp(tk, "events") == 0)
+                    cgi_lex_count(j, tk, &v->trace_events);
+                else if (strcmp(tk, "dropped") == 0)
+                    cgi_lex_count(j, tk, &v->trace_dropped);
+                else if (strcmp(tk, "events") != 0 && strcmp(tk, "dropped") != 0)
+                    cgi_lex_skip(j);
+            } while (!j->err && cgi_lex_lit(j, ','));
+            cgi_lex_expect(j, '}');
+        } else if (strcmp(key, "sites") == 0) {
+            have_sites = 1;
+            if (!cgi_lex_expect(j, '[')) return;
+            if (!cgi_lex_lit(j, ']')) {
+                do
+                    cgi_read_site(j, r);
+                while (!j->err && cgi_lex_lit(j, ','));
+                cgi_lex_expect(j, ']');
+            }
+        } else if (strcmp(key, "stalls") == 0 || strcmp(key, "in_flight") == 0) {
+            int stalls = key[0] == 's';
+            if (!cgi_lex_expect(j, '[')) break;
+            if (!cgi_lex_lit(j, ']')) {
+                do {
+                    if (stalls)
+                        cgi_read_stall(j, r, &nstalls);
+                    else
+                        cgi_read_in_flight(j, r, flight, &nflight);
+                } while (!j->err && cgi_lex_lit(j, ','));
+                cgi_lex_expect(j, ']');
+            }
+        } else if (strcmp(key, "quirks") == 0) {
+            if (!cgi_lex_expect(j, '[')) break;
+            if (!cgi_lex_lit(j, ']')) {
+                do
+                    cgi_read_quirk(j, r, &nquirks);
+                while (!j->err && cgi_lex_lit(j, ','));
+                cgi_lex_expect(j, ']');
+            }
+        } else if (strcmp(key, "thread_violations") == 0) {
+            if (!cgi_lex_expect(j, '[')) break;
+            if (!cgi_lex_lit(j, ']')) {
+                do
+                    cgi_read_violation(j, r, &nviol);
+                while (!j->err && cgi_lex_lit(j, ','));
+                cgi_lex_expect(j, ']');
+            }
+        } else if (strcmp(key, "thread_violations_dropped") == 0) {
+            if (cgi_lex_count(j, key, &u)) atomic_fetch_add(&r->h.violations_dropped, u);
+        } else if (strcmp(key, "quirks_dropped") == 0) {
+            if (cgi_lex_count(j, key, &u)) atomic_fetch_add(&r->h.quirks_dropped, u);
+        } else if (strcmp(key, "handles_untracked") == 0) {
+            if (cgi_lex_count(j, key, &u)) atomic_store(&r->h.handles_untracked, u);
+        } else if (strcmp(key, "stalls_dropped") == 0) {
+            if (cgi_lex_count(j, key, &u)) atomic_store(&r->h.stalls_dropped, u);
+        } else if (strcmp(key, "in_flight_unknown_threads") == 0) {
+            if (cgi_lex_count(j, key, &u)) atomic_store(&r->h.threads_unslotted, (uint32_t)u);
+        } else
+            cgi_lex_skip(j);
+    } while (!j->err && cgi_lex_lit(j, ','));
+    cgi_lex_expect(j, '}');
+    *pnflight = nflight;
+    if (!j->err) cgi_link_in_flight(r, flight, nflight);
+    if (!j->err && (!have_pid || !have_sites)) cgi_lex_fail(j, "a process without \"pid\" or \"sites\"");
+}
+
+/* One region, reused for each process of a saved report: a report of any
+ * number of processes is read in the memory of one. */
+typedef struct cgi_scratch {
+    cgi_stats_region *r;
+    cgi_read_flight *flight;
+    unsigned nslots; /* slots the last process may have written */
+} cgi_scratch;
+
+static void cgi_read_process(cgi_json *j, cgi_proc_view *v, cgi_scratch *sc)
+{
+    cgi_stats_region *r = sc->r;
+    /* What the last process wrote, cleared (records are cleared as they are read). */
+    memset(&r->h, 0, sizeof r->h);
+    memset(r->stall, 0, sizeof r->stall);
+    memset(r->violation, 0, sizeof r->violation);
+    memset(r->quirk, 0, sizeof r->quirk);
+    memset(r->slot, 0, (sc->nslots < CGI_STATS_MAX_SLOTS ? sc->nslots + 1 : CGI_STATS_MAX_SLOTS) * sizeof r->slot[0]);
+    sc->nslots = CGI_STATS_MAX_SLOTS; /* until the process is read: an error may leave any number written */
+    *v = (cgi_proc_view){.region = r, .have_exit = 1};
+    atomic_store(&r->h.tick_mult, 1ull << 32); /* entered_ns is in ns already */
+    r->h.base = (uint64_t)(uintptr_t)r;
+    unsigned nflight = CGI_STATS_MAX_SLOTS;
+    cgi_read_process_into(j, v, r, sc->flight, &nflight);
+    sc->nslots = nflight;
+}
+
+/* The largest saved report read (a report is about 1 KB a process). */
+#define CGI_REPORT_MAX_FILE (256 << 20)
+
+/* The bytes of one saved report (a regular file, not too large), malloc'd. */
+static int cgi_report_load(const char *json_path, char **ptext, size_t *plen)
+{
+    *ptext = NULL, *plen = 0;
+    if (!json_path) return cgi_fail(CG_EINVAL, "report file name is NULL");
+    /* O_NONBLOCK: a FIFO opens without waiting for a writer, and is then refused. */
+    int fd = open(json_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        return cgi_fail(CG_EIO, "cannot read %s: %s", json_path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return cgi_fail(CG_EIO, "cannot read %s: %s, expected a report file", json_path,
+                        S_ISDIR(st.st_mode)                          ? "a directory"
+                        : S_ISFIFO(st.st_mode)                       ? "a FIFO"
+                        : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                                                                     : "not a regular file");
+    }
+    if (st.st_size > CGI_REPORT_MAX_FILE) {
+        close(fd);
+        return cgi_fail(CG_EFORMAT, "%s: %lld bytes, more than a report of %d MiB this callguard reads", json_path,
+                        (long long)st.st_size, CGI_REPORT_MAX_FILE >> 20);
+    }
+    if (st.st_size == 0) {
+        close(fd);
+        return cgi_fail(CG_EFORMAT, "%s is empty: not a callguard report", json_path);
+    }
+    char *text = malloc((size_t)st.st_size);
+    size_t got = text ? cgi_pread_full(fd, text, (size_t)st.st_size, 0) : 0;
+    close(fd);
+    if (!text) return cgi_fail(CG_ENOMEM, "cannot read %s: out of memory", json_path);
+    if (got != (size_t)st.st_size) {
+        free(text);
+        return cgi_fail(CG_EIO, "cannot read %s: it changed size while read", json_path);
+    }
+    *ptext = text, *plen = got;
+    return CG_OK;
+}
+
+/* Reads one saved report; each process goes to w as it is read (w NULL:
+ * the report is only checked), and its processes_without_statistics is
+ * added to *lost. */
+static int cgi_report_parse(const char *json_path, const char *text, size_t len, cgi_scratch *sc, cgi_report_writer *w,
+                            size_t *lost)
+{
+    cgi_json j = {.s = text, .end = text + len};
+    char schema[64] = "";
+    int64_t version = -1;
+    int have_processes = 0, closed = 0;
+    if (!j.err && !cgi_lex_lit(&j, '{')) cgi_lex_fail(&j, "does not start with '{'");
+    while (!j.err) {
+        char key[32];
+        if (!cgi_lex_str(&j, key, sizeof key) || !cgi_lex_expect(&j, ':')) break;
+        if (strcmp(key, "schema") == 0)
+            cgi_lex_str(&j, schema, sizeof schema);
+        else if (strcmp(key, "version") == 0)
+            cgi_lex_num(&j, &version);
+        else if (strcmp(key, "processes_without_statistics") == 0) {
+            uint64_t n = 0;
+            if (cgi_lex_count(&j, key, &n)) *lost += (size_t)n;
+        } else if (strcmp(key, "processes") == 0) {
+            have_processes = 1;
+            if (strcmp(schema, CGI_REPORT_SCHEMA) != 0 || version != 1) break; /* checked below */
+            if (!cgi_lex_expect(&j, '[')) break;
+            if (!cgi_lex_lit(&j, ']')) {
+                do {
+                    cgi_proc_view v;
+                    cgi_read_process(&j, &v, sc);
+                    if (!j.err && w) cgi_report_add(w, &v);
+                } while (!j.err && cgi_lex_lit(&j, ','));
+                cgi_lex_expect(&j, ']');
+            }
+        } else
+            cgi_lex_skip(&j);
+        if (!cgi_lex_lit(&j, ',')) {
+            closed = cgi_lex_expect(&j, '}');
+            break;
+        }
+    }
+    /* Reports run together into one file (`cat a.json b.json`): reading
+     * the first alone would drop the others' processes without a word. */
+    if (closed && !j.err && (cgi_lex_ws(&j), j.s < j.end))
+        cgi_lex_fail(&j, "more text after the end of the report (one report a file: give several reports as "
+                         "several files)");
+    if (strcmp(schema, CGI_REPORT_SCHEMA) != 0 && (!j.err || !schema[0]))
+        return cgi_fail(CG_EFORMAT, "%s is not a callguard report (no \"schema\": \"callguard-report\")", json_path);
+    if (version != 1 && !j.err)
+        return cgi_fail(CG_EFORMAT, "%s is a callguard report of version %lld; this callguard reads version 1",
+                        json_path, (long long)version);
+    if (j.err)
+        return cgi_fail(CG_EFORMAT, "%s: malformed or truncated report at byte %ld: %s", json_path, (long)(j.s - text),
+                        j.msg);
+    if (!have_processes) return cgi_fail(CG_EFORMAT, "%s: report without \"processes\"", json_path);
+    return CG_OK;
+}
+
+/* Every file is read and checked first, then written from: a bad file
+ * anywhere writes no report. Memory: the files' bytes, one region, and the
+ * combined table (docs/report.md states the bound). */
+int cg_report_merge_files(const char *const *json_paths, size_t npaths, const char *path, cg_report_format format)
+{
+    if (!json_paths || !npaths) return cgi_fail(CG_EINVAL, "no report file given");
+    char **text = calloc(npaths, sizeof *text);
+    size_t *len = calloc(npaths, sizeof *len);
+    cgi_scratch sc = {.r = calloc(1, sizeof *sc.r), .flight = calloc(CGI_STATS_MAX_SLOTS, sizeof *sc.flight)};
+    int rc = text && len && sc.r && sc.flight ? CG_OK : cgi_fail(CG_ENOMEM, "out of memory");
+    size_t lost = 0, checked = 0;
+    for (size_t i = 0; i < npaths && rc == CG_OK; i++) {
+        rc = cgi_report_load(json_paths[i], &text[i], &len[i]);
+        if (rc == CG_OK) rc = cgi_report_parse(json_paths[i], text[i], len[i], &sc, NULL, &checked);
+    }
+    cgi_report_writer *w = NULL;
+    if (rc == CG_OK) rc = cgi_report_begin(path, format, &w);
+    for (size_t i = 0; i < npaths && rc == CG_OK; i++)
+        rc = cgi_report_parse(json_paths[i], text[i], len[i], &sc, w, &lost);
+    if (w) {
+        /* The processes the saved runs lost are said again, summed. */
+        int end = cgi_report_end(w, lost);
+        if (rc == CG_OK) rc = end;
+    }
+    for (size_t i = 0; text && i < npaths; i++)
+        free(text[i]);
+    free(text), free(len), free(sc.r), free(sc.flight);
+    return rc;
+}
+
+int cg_report_convert(const char *json_path, const char *path, cg_report_format format)
+{
+    return cg_report_merge_files(&json_path, 1, path, format);
+}

@@ -1,0 +1,439 @@
+/* The text report, for people: one section per process (what went wrong
+ * first, then a table of its entry points), the combined table of several,
+ * and the totals line. */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include "../runtime/names.h"
+#include "../runtime/trace_file.h"
+#include "outfile.h"
+#include "pypackage.h"
+#include "utf8.h"
+
+#include <signal.h>
+#include <string.h>
+
+/* A string of a process (its command line, a thread's name, a Python
+ * file, a quirks file's text) in the table, at most max bytes: a control
+ * character, a C1 control or a byte that is no UTF-8 becomes '?', as the
+ * reader of saved reports makes it, so a table never prints terminal
+ * control (docs/security.md). */
+void cgi_text_str(FILE *out, const char *s, size_t max)
+{
+    size_t left = strnlen(s, max);
+    while (left) {
+        size_t n = cgi_utf8_seq(s, left);
+        unsigned char ch = (unsigned char)*s;
+        int c1 = n == 2 && ch == 0xc2 && (unsigned char)s[1] < 0xa0;
+        if (n > 1 && !c1)
+            fwrite(s, 1, n, out);
+        else
+            fputc(n == 1 && ch >= 0x20 && ch != 0x7f ? ch : '?', out);
+        if (!n || c1) n = 1;
+        s += n, left -= n;
+    }
+}
+#define CGI_TEXT_FIELD(out, field) cgi_text_str((out), (field), sizeof(field))
+
+/* "    results: ZE_RESULT_NOT_READY 999 (a state), ZE_RESULT_ERROR_DEVICE_LOST 1" under a row. */
+static void cgi_text_codes(FILE *out, int indent, const cgi_code_list *l)
+{
+    uint64_t oe, os;
+    cgi_codes_other(l, &oe, &os);
+    if (!l->n && !oe && !os) return;
+    fprintf(out, "%*sresults:", indent, "");
+    size_t k = 0;
+    for (size_t x = 0; x < l->n; x++, k++)
+        fprintf(out, "%s %s %lu%s", k ? "," : "", l->v[x].name, (unsigned long)l->v[x].count,
+                l->v[x].state ? " (a state)" : "");
+    if (oe) fprintf(out, "%s other failures %lu", k++ ? "," : "", (unsigned long)oe);
+    if (os) fprintf(out, "%s other states %lu", k++ ? "," : "", (unsigned long)os);
+    fputc('\n', out);
+}
+
+/* One line per quirk matched: what it serialized (or why it did not), the
+ * driver it matched, its source; then how many more were not kept. */
+static void cgi_text_quirks(FILE *out, const cgi_stats_region *r)
+{
+    for (unsigned i = 0; i < CGI_STATS_MAX_QUIRKS; i++) {
+        const cgi_quirk_rec *q = &r->quirk[i];
+        if (!atomic_load(&q->valid)) continue;
+        fputs("  quirk ", out);
+        CGI_TEXT_FIELD(out, q->name);
+        if (q->applied) {
+            fputs(" applied: ", out);
+            CGI_TEXT_FIELD(out, q->sites);
+            fputs(" serialized in domain ", out);
+            CGI_TEXT_FIELD(out, q->domain);
+        } else {
+            fputs(" NOT applied: ", out);
+            CGI_TEXT_FIELD(out, q->not_applied);
+        }
+        fprintf(out, "; matched %s driver '", q->api);
+        CGI_TEXT_FIELD(out, q->driver);
+        fprintf(out, "' vendor 0x%04x version ", (unsigned)q->vendor);
+        CGI_TEXT_FIELD(out, q->version);
+        fputs(q->library[0] ? "; " : "", out);
+        CGI_TEXT_FIELD(out, q->library);
+        fputs("\n    ", out);
+        CGI_TEXT_FIELD(out, q->why);
+        fputs(" (", out);
+        CGI_TEXT_FIELD(out, q->source);
+        fputs(")\n", out);
+    }
+    uint64_t dropped = atomic_load(&r->h.quirks_dropped);
+    if (dropped)
+        fprintf(out, "  %lu more quirk%s matched, not kept here (a process keeps %d)\n", (unsigned long)dropped,
+                dropped == 1 ? "" : "s", CGI_STATS_MAX_QUIRKS);
+}
+
+static uint64_t cgi_violations_total(const cgi_stats_region *r)
+{
+    uint64_t n = 0;
+    for (unsigned i = 0; i < CGI_STATS_MAX_VIOLATIONS; i++)
+        if (atomic_load(&r->violation[i].valid)) n += atomic_load(&r->violation[i].count);
+    return n;
+}
+
+/* First in a process's table: what the program did wrong comes before how long it took. */
+static void cgi_text_violations(FILE *out, const cgi_stats_region *r)
+{
+    uint64_t total = cgi_violations_total(r), dropped = atomic_load(&r->h.violations_dropped);
+    uint64_t untracked = atomic_load(&r->h.handles_untracked);
+    if (!total && !dropped && !untracked) return;
+    fprintf(out,
+            "  %lu thread-rule violation%s: calls the API's rules forbid to overlap on one handle "
+            "(docs/threads.md)\n",
+            (unsigned long)(total + dropped), total + dropped == 1 ? "" : "s");
+    for (unsigned i = 0; i < CGI_STATS_MAX_VIOLATIONS; i++) {
+        const cgi_violation *v = &r->violation[i];
+        if (!atomic_load(&v->valid)) continue;
+        unsigned long c = (unsigned long)atomic_load(&v->count);
+        if (v->kind == CGI_VIOLATION_SEQUENCE)
+            fprintf(out,
+                    "    sequence: %s %s %s %s (thread %d) after its own %s, and %s %s %s (thread %d) set it in "
+                    "between; handle 0x%lx, %lu time%s\n",
+                    v->api, v->name, v->access, v->param, v->tid, v->set_name[0] ? v->set_name : "setting", v->other,
+                    v->other_access, v->other_param, v->other_tid, (unsigned long)v->handle, c, c == 1 ? "" : "s");
+        else
+            fprintf(out,
+                    "    overlap: %s %s %s %s (thread %d) while %s %s %s (thread %d) was inside; handle 0x%lx, "
+                    "%lu time%s\n",
+                    v->api, v->name, v->access, v->param, v->tid, v->other, v->other_access, v->other_param,
+                    v->other_tid, (unsigned long)v->handle, c, c == 1 ? "" : "s");
+    }
+    if (dropped)
+        fprintf(out, "    %lu more of kinds not kept (a process keeps %d kinds)\n", (unsigned long)dropped,
+                CGI_STATS_MAX_VIOLATIONS);
+    if (untracked)
+        fprintf(out, "    %lu checked calls were not checked: the checker's table of handles was full\n",
+                (unsigned long)untracked);
+}
+
+/* The table's column: "8/3" (inside/waiting), "-" when not measured. */
+static const char *cgi_text_peaks(char *buf, size_t cap, uint32_t inside, uint32_t waiting)
+{
+    if (!inside) return "-";
+    snprintf(buf, cap, "%u/%u", inside, waiting);
+    return buf;
+}
+
+/* "SIGABRT" (or "signal 77" for one without a name). Our own table, not
+ * sigabbrev_np (glibc 2.32): the package is built for glibc 2.17. */
+static void cgi_signal_name(int sig, char *out, size_t cap)
+{
+    static const char *const names[] = {
+        [SIGHUP] = "HUP",       [SIGINT] = "INT",     [SIGQUIT] = "QUIT", [SIGILL] = "ILL",   [SIGTRAP] = "TRAP",
+        [SIGABRT] = "ABRT",     [SIGBUS] = "BUS",     [SIGFPE] = "FPE",   [SIGKILL] = "KILL", [SIGUSR1] = "USR1",
+        [SIGSEGV] = "SEGV",     [SIGUSR2] = "USR2",   [SIGPIPE] = "PIPE", [SIGALRM] = "ALRM", [SIGTERM] = "TERM",
+        [SIGCHLD] = "CHLD",     [SIGCONT] = "CONT",   [SIGSTOP] = "STOP", [SIGTSTP] = "TSTP", [SIGTTIN] = "TTIN",
+        [SIGTTOU] = "TTOU",     [SIGURG] = "URG",     [SIGXCPU] = "XCPU", [SIGXFSZ] = "XFSZ", [SIGVTALRM] = "VTALRM",
+        [SIGPROF] = "PROF",     [SIGWINCH] = "WINCH", [SIGIO] = "IO",     [SIGPWR] = "PWR",   [SIGSYS] = "SYS",
+#ifdef SIGSTKFLT
+        [SIGSTKFLT] = "STKFLT",
+#endif
+    };
+    if (sig > 0 && (size_t)sig < sizeof names / sizeof names[0] && names[sig])
+        snprintf(out, cap, "SIG%s", names[sig]);
+    else
+        snprintf(out, cap, "signal %d", sig);
+}
+
+/* One line saying how the process ended and which calls it ended inside,
+ * then one line per thread. */
+static void cgi_text_in_flight(FILE *out, const cgi_stats_region *r, int state, int status)
+{
+    const cgi_stats_record *recs[CGI_STATS_MAX_SLOTS];
+    int waiting[CGI_STATS_MAX_SLOTS], count[CGI_STATS_MAX_SLOTS];
+    size_t ngroups = 0, nthreads = 0;
+    for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS; i++) {
+        const cgi_slot *slot = &r->slot[i];
+        if (!cgi_in_flight(slot)) continue;
+        const cgi_stats_record *rec = cgi_slot_record(r, slot);
+        int w = cgi_waiting(slot);
+        size_t g = 0;
+        while (g < ngroups && !(recs[g] == rec && waiting[g] == w))
+            g++;
+        if (g == ngroups) recs[g] = rec, waiting[g] = w, count[g] = 0, ngroups++;
+        count[g]++, nthreads++;
+    }
+    unsigned unknown = atomic_load(&r->h.threads_unslotted);
+    if (!nthreads && !unknown) return;
+    char how[160], sig[32];
+    if (state == CGI_PROC_SIGNALED)
+        cgi_signal_name(status, sig, sizeof sig), snprintf(how, sizeof how, "died of %s", sig);
+    else if (state == CGI_PROC_EXITED)
+        snprintf(how, sizeof how, "exited with status %d", status);
+    else if (state == CGI_PROC_EXECED)
+        snprintf(how, sizeof how, "was replaced by exec");
+    else if (atomic_load(&r->h.signal_hook))
+        snprintf(how, sizeof how,
+                 "ended without exit handlers and without a fatal signal the signal hook saw "
+                 "(SIGKILL, another uncatchable end, or _exit)");
+    else
+        snprintf(how, sizeof how,
+                 "ended without exit handlers (how is not known: callguard did not reap it; "
+                 "--signals record would note a fatal signal)");
+    if (nthreads) {
+        fprintf(out, "  %s with", how);
+        for (size_t g = 0; g < ngroups; g++)
+            fprintf(out, "%s %d thread%s %s %s", g ? (g + 1 == ngroups ? " and" : ",") : "", count[g],
+                    count[g] == 1 ? "" : "s", waiting[g] ? "waiting for the lock of" : "inside",
+                    recs[g] ? recs[g]->name : "an unknown entry point");
+        fputc('\n', out);
+        for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS; i++) {
+            const cgi_slot *slot = &r->slot[i];
+            if (!cgi_in_flight(slot)) continue;
+            const cgi_stats_record *rec = cgi_slot_record(r, slot);
+            /* "called": when it entered callguard; a call that waited for
+             * its lock went into the driver later (the slot keeps one time). */
+            fprintf(out, "    thread %d \"", atomic_load(&slot->tid));
+            CGI_TEXT_FIELD(out, slot->thread);
+            fprintf(out, "\" %s %s %s, called %.3f ms after start\n",
+                    cgi_waiting(slot) ? "waiting for the lock of" : "inside", rec ? rec->api : "?",
+                    rec ? rec->name : "?", cgi_ms(cgi_entered_ns(r, slot)));
+        }
+    }
+    if (unknown)
+        fprintf(out,
+                "  %u thread%s found no free slot (%d at most): whether %s inside a call at the end is not known\n",
+                unknown, unknown == 1 ? "" : "s", CGI_STATS_MAX_SLOTS, unknown == 1 ? "it was" : "they were");
+}
+
+/* What to do about stalls, once per runtime they held: --release-gil and
+ * ctypes are CPython's; Julia's calls are made GC-safe by the package or by
+ * callguard run; another runtime is left by its binding, through its
+ * adapter (docs/adapters.md). No stall listed: the CPython advice, the
+ * runtime callguard itself detects. */
+/* A stall made from a Python package's code: the package (and its
+ * distribution, where its dist-info says) to report it to, once per
+ * package, from its worst stall. */
+static void cgi_text_packages(FILE *out, const cgi_stall *const *v, size_t n)
+{
+    char said[CGI_STATS_MAX_STALLS][64];
+    size_t nsaid = 0;
+    for (size_t i = 0; i < n; i++) {
+        cgi_py_pkg pkg;
+        if (!v[i]->py_file[0] || !cgi_py_package(v[i]->py_file, &pkg)) continue;
+        size_t k = 0;
+        while (k < nsaid && strcmp(said[k], pkg.package) != 0)
+            k++;
+        if (k < nsaid) continue;
+        memcpy(said[nsaid++], pkg.package, sizeof said[0]);
+        fputs("  held by ", out);
+        CGI_TEXT_FIELD(out, pkg.package);
+        if (pkg.distribution[0]) {
+            fputs(" (distribution ", out);
+            CGI_TEXT_FIELD(out, pkg.distribution);
+            fputs(pkg.version[0] ? " " : "", out);
+            CGI_TEXT_FIELD(out, pkg.version);
+            fputc(')', out);
+        }
+        fputs(": ", out);
+        CGI_TEXT_FIELD(out, v[i]->py_func);
+        fprintf(out, "() held %s through %s for %.3f ms (",
+                strcmp(v[i]->runtime, "cpython") == 0 ? "the GIL" : "its runtime", v[i]->name, cgi_ms(v[i]->ns));
+        CGI_TEXT_FIELD(out, v[i]->py_file);
+        fprintf(out, ":%d): report it to the package's maintainers\n", v[i]->py_line);
+    }
+}
+
+static void cgi_text_advice(FILE *out, const cgi_stall *const *v, size_t n)
+{
+    int cpython = n == 0;
+    cgi_text_packages(out, v, n);
+    for (size_t i = 0; i < n; i++) {
+        const char *rt = v[i]->runtime;
+        if (!rt[0] || strcmp(rt, "cpython") == 0) {
+            cpython = 1;
+            continue;
+        }
+        size_t k = 0;
+        while (k < i && strcmp(v[k]->runtime, rt) != 0)
+            k++;
+        if (k < i) continue; /* said already */
+        if (strcmp(rt, "julia") == 0) {
+            /* Julia's binding is the package's ccall: made GC-safe there,
+             * or by callguard from outside, for every package at once. */
+            fputs("  what to do (julia): make these calls GC-safe in the package: @ccall gc_safe=true (Julia 1.12 "
+                  "and later), GPUToolbox's @gcsafe_ccall before; or run it under callguard run --release-runtime\n",
+                  out);
+            continue;
+        }
+        int known = strcmp(rt, "ruby") == 0 || strcmp(rt, "ocaml") == 0;
+        fprintf(out, "  what to do (%s): leave the runtime around these calls in the binding: its adapter, ", rt);
+        if (known)
+            fprintf(out, "cg_set_adapter(cg_adapter_%s(), CG_ADAPTER_ACTIVE)", rt);
+        else
+            fprintf(out, "the %s adapter set CG_ADAPTER_ACTIVE", rt);
+        fputs(" (docs/adapters.md), or the runtime's own way to release it around a blocking call\n", out);
+    }
+    if (cpython)
+        fprintf(out,
+                "  what to do: release the runtime around these calls in the binding (Py_BEGIN_ALLOW_THREADS in a C "
+                "extension, ctypes.CDLL rather than ctypes.PyDLL), or run it under callguard run --release-gil\n");
+}
+
+/* The stalls, worst first, and what to do about them. */
+static void cgi_text_stalls(FILE *out, const cgi_stats_region *r, uint64_t stalls)
+{
+    const cgi_stall *v[CGI_STATS_MAX_STALLS];
+    size_t n = cgi_stalls_worst_first(r, v);
+    if (!stalls && !n) return;
+    uint64_t dropped = atomic_load(&r->h.stalls_dropped);
+    fprintf(out, "  %lu stall%s: calls that held the runtime while they waited (worst first", (unsigned long)stalls,
+            stalls == 1 ? "" : "s");
+    if (dropped) fprintf(out, "; the worst %d kept, %lu more not listed", CGI_STATS_MAX_STALLS, (unsigned long)dropped);
+    fprintf(out, "):\n");
+    for (size_t i = 0; i < n; i++) {
+        const cgi_stall *st = v[i];
+        fprintf(out, "    %10.3f ms  %s %s  thread %d \"", cgi_ms(st->ns), st->api, st->name, st->tid);
+        CGI_TEXT_FIELD(out, st->thread);
+        fputs("\"  holding ", out);
+        CGI_TEXT_FIELD(out, st->runtime);
+        if (st->wait_ns) fprintf(out, " (%.3f ms of it waiting for the lock)", cgi_ms(st->wait_ns));
+        if (st->py_file[0]) {
+            fputs("  at ", out);
+            CGI_TEXT_FIELD(out, st->py_file);
+            fprintf(out, ":%d in ", st->py_line);
+            CGI_TEXT_FIELD(out, st->py_func);
+            fputs("()", out);
+        }
+        fputc('\n', out);
+    }
+    cgi_text_advice(out, v, n);
+}
+
+/* One process's section (one with calls). */
+void cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt)
+{
+    {
+        const cgi_stats_region *r = p->region;
+        cgi_totals t = *pt;
+        int state, status;
+        cgi_exit_of(p, &state, &status);
+        char ex[80];
+        if (state == CGI_PROC_EXITED)
+            snprintf(ex, sizeof ex, "exit %d", status);
+        else if (state == CGI_PROC_SIGNALED) {
+            char sig[32];
+            cgi_signal_name(status, sig, sizeof sig);
+            snprintf(ex, sizeof ex, "killed by %s%s", sig, p->have_exit ? "" : ", noted by its signal hook");
+        } else if (state == CGI_PROC_EXECED)
+            snprintf(ex, sizeof ex, "replaced by exec");
+        else
+            snprintf(ex, sizeof ex, "ended without exit handlers");
+        fprintf(out, "callguard: pid %d%s", r->h.pid, r->h.host[0] ? " on " : "");
+        CGI_TEXT_FIELD(out, r->h.host);
+        fprintf(out, " (%s): ", ex);
+        cgi_text_str(out, r->h.command, 200);
+        fputc('\n', out);
+        cgi_text_violations(out, r);
+        cgi_text_quirks(out, r);
+        cgi_text_in_flight(out, r, state, status);
+        cgi_text_stalls(out, r, t.stalls);
+        /* The api column is as wide as the longest API name of this process. */
+        int apiw = 4;
+        for (uint32_t k = 0; k < cgi_nrec(r); k++) {
+            int len = (int)strnlen(r->r[k].api, sizeof r->r[k].api);
+            if (len > apiw && cgi_ctr_calls(&r->r[k].c)) apiw = len;
+        }
+        fprintf(out, "  %-*s %-36s %10s %8s %8s %8s %11s %10s %12s %7s %10s  %s\n", apiw, "api", "entry point", "calls",
+                "nested", "errors", "states", "total ms", "max ms", "lock wait ms", "stalls", "peak in/wt", "policy");
+        for (uint32_t k = 0; k < cgi_nrec(r); k++) {
+            const cgi_stats_record *rec = &r->r[k];
+            const cg_counters *c = &rec->c;
+            if (cgi_ctr_calls(c) == 0) continue;
+            char policy[128];
+            int len = snprintf(policy, sizeof policy, "transition=%s", cgi_transition_name(rec->transition));
+            if (rec->domain[0])
+                len += snprintf(policy + len, sizeof policy - (size_t)len, " serialize=%s%s", rec->domain,
+                                rec->scope == CG_SCOPE_HANDLE ? ":handle" : "");
+            if (rec->blocking) snprintf(policy + len, sizeof policy - (size_t)len, " blocking");
+            char peaks[24];
+            fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %8lu %11.3f %10.3f %12.3f %7lu %10s  %s\n", apiw, rec->api,
+                    rec->name, (unsigned long)cgi_ctr_calls(c), (unsigned long)cgi_ld(&c->nested),
+                    (unsigned long)cgi_ld(&c->errors), (unsigned long)cgi_ld(&c->states), cgi_ms(cgi_ctr_total_ns(c)),
+                    cgi_ms(cgi_ld(&c->max_ns)), cgi_ms(cgi_ld(&c->lock_wait_ns)), (unsigned long)cgi_ld(&c->stalls),
+                    cgi_text_peaks(peaks, sizeof peaks, cgi_peak_of(&c->inside), cgi_peak_of(&c->waiting)), policy);
+            cgi_code_list codes = {.n = 0};
+            cgi_codes_add(&codes, rec, CGI_STATS_MAX_CODES);
+            cgi_text_codes(out, apiw + 5, &codes);
+        }
+        if (p->have_trace)
+            fprintf(out, "  timeline: %lu events kept, %lu dropped", (unsigned long)p->trace_events,
+                    (unsigned long)p->trace_dropped);
+        if (p->have_trace && p->trace_dropped)
+            fprintf(out, " (each thread keeps its last %u calls; threads past the first %u keep none)",
+                    CGI_TRACE_EVENTS - 1, CGI_TRACE_MAX_THREADS);
+        if (p->have_trace) fputc('\n', out);
+    }
+}
+
+/* Several processes (a tree, or reports merged from several files): one
+ * more table, each entry point's counts over all of them. */
+static void cgi_text_combined(FILE *out, const cgi_report_writer *w)
+{
+    int apiw = w->apiw > 4 ? w->apiw : 4;
+    fprintf(out, "callguard: all %zu processes", w->nproc);
+    if (w->nhosts > 1 || (w->nhosts == 1 && w->hosts[0][0]))
+        fprintf(out, " on %zu host%s", w->nhosts, w->nhosts == 1 ? "" : "s");
+    fprintf(out, ":\n  %-*s %-36s %10s %8s %8s %8s %11s %10s %12s %7s %10s  %s\n", apiw, "api", "entry point", "calls",
+            "nested", "errors", "states", "total ms", "max ms", "lock wait ms", "stalls", "peak in/wt", "policy");
+    for (size_t x = 0; x < w->nrow; x++) {
+        const cgi_row *row = cgi_row_at(w, x);
+        char policy[128];
+        int len = snprintf(policy, sizeof policy, "transition=%s", cgi_transition_name(row->transition));
+        if (CGI_ROW_DOMAIN(row)[0])
+            len += snprintf(policy + len, sizeof policy - (size_t)len, " serialize=%s%s", CGI_ROW_DOMAIN(row),
+                            row->scope == CG_SCOPE_HANDLE ? ":handle" : "");
+        if (row->blocking) len += snprintf(policy + len, sizeof policy - (size_t)len, " blocking");
+        if (row->mixed) snprintf(policy + len, sizeof policy - (size_t)len, " (differs between processes)");
+        char peaks[24];
+        fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %8lu %11.3f %10.3f %12.3f %7lu %10s  %s\n", apiw, row->api,
+                CGI_ROW_NAME(row), (unsigned long)row->t.calls, (unsigned long)row->t.nested,
+                (unsigned long)row->t.errors, (unsigned long)row->t.states, cgi_ms(row->t.total_ns),
+                cgi_ms(row->max_ns), cgi_ms(row->t.lock_wait_ns), (unsigned long)row->t.stalls,
+                cgi_text_peaks(peaks, sizeof peaks, row->peak_inside, row->peak_waiting), policy);
+        if (row->codes) cgi_text_codes(out, apiw + 5, row->codes);
+    }
+}
+
+void cgi_text_end(FILE *out, const cgi_report_writer *w, size_t lost)
+{
+    cgi_advice_all(out, w);
+    const cgi_totals all = w->all;
+    size_t nproc = w->nproc;
+    if (nproc > 1) cgi_text_combined(out, w);
+    fprintf(out,
+            CGI_OUT_TEXT_HEAD "%zu process%s, %lu calls (%lu nested, %lu errors, %lu states), %.3f ms in the driver, "
+                              "%.3f" CGI_OUT_TEXT_TOTALS "%lu stalls\n",
+            nproc, nproc == 1 ? "" : "es", (unsigned long)all.calls, (unsigned long)all.nested,
+            (unsigned long)all.errors, (unsigned long)all.states, cgi_ms(all.total_ns), cgi_ms(all.lock_wait_ns),
+            (unsigned long)all.stalls);
+    if (lost)
+        fprintf(out,
+                "callguard: %zu more process%s of the run left no statistics (its storage was full, read-only or "
+                "removed, or it was not guarded: %s calls are not counted)\n",
+                lost, lost == 1 ? "" : "es", lost == 1 ? "its" : "their");
+}
