@@ -299,6 +299,7 @@ typedef struct cgi_apply {
     uint32_t dom;
     char *missing; /* the entry points no layer has, "a, b" (cgi_quirk_fixable) */
     size_t cap;
+    const cg_layer *lacking; /* the layer of the first of them */
 } cgi_apply;
 
 static void cgi_serialize_site(cg_site *s, const cgi_apply *a)
@@ -337,7 +338,9 @@ static int cgi_find_item(const char *item, size_t n, void *arg)
     cgi_apply *a = arg;
     char name[CGI_NAME_MAX];
     snprintf(name, sizeof name, "%.*s", (int)n, item);
-    if (!cgi_layer_for_name(name) || cgi_site_find(name)) return 0;
+    const cg_layer *l = cgi_layer_for_name(name);
+    if (!l || cgi_site_find(name)) return 0;
+    if (!a->lacking) a->lacking = l;
     size_t len = strlen(a->missing);
     snprintf(a->missing + len, a->cap - len, "%s%s", len ? ", " : "", name);
     return 0;
@@ -351,13 +354,17 @@ static int cgi_find_item(const char *item, size_t n, void *arg)
 static int cgi_quirk_fixable(const cgi_quirk *q, uint32_t *dom, char *why, size_t cap)
 {
     char missing[256] = "";
-    cgi_apply a = {q, NULL, 0, missing, sizeof missing};
+    cgi_apply a = {q, NULL, 0, missing, sizeof missing, NULL};
     pini_split(q->sites, ",", cgi_find_item, &a);
     if (missing[0]) {
+        /* The layer guards what its header declares: a name of a newer
+         * version of the API (zeInitDrivers, 1.8.12's header has none)
+         * cannot be serialized by this build, whatever the real library has. */
         snprintf(why, cap,
-                 "%s %s of the loaded layers: nothing serialized (a typo, or a name of another "
-                 "version of the API)",
-                 missing, strchr(missing, ',') ? "are not entry points" : "is not an entry point");
+                 "%s %s of the loaded %s layer (not declared by %s, which it was generated from): nothing "
+                 "serialized (a typo, or a name of a newer version of the API)",
+                 missing, strchr(missing, ',') ? "are not entry points" : "is not an entry point", a.lacking->api,
+                 a.lacking->header ? a.lacking->header : "the header");
         return 0;
     }
     if (cgi_domain_get(q->domain, CG_SCOPE_PROCESS, dom) != CG_OK) {
@@ -371,7 +378,7 @@ static int cgi_quirk_fixable(const cgi_quirk *q, uint32_t *dom, char *why, size_
  * cgi_quirk_fixable). Caller holds cgi_cfg_lock. */
 static void cgi_quirk_apply(const cgi_quirk *q, cg_layer *only)
 {
-    cgi_apply a = {q, only, 0, NULL, 0};
+    cgi_apply a = {q, only, 0, NULL, 0, NULL};
     if (cgi_domain_get(q->domain, CG_SCOPE_PROCESS, &a.dom) != CG_OK) return;
     pini_split(q->sites, ",", cgi_apply_item, &a);
 }
@@ -624,6 +631,7 @@ static int cgi_names_site(const char *item, size_t n, void *arg)
 typedef struct cgi_kept {
     char *out;
     size_t cap;
+    int whole; /* 0: a loaded layer's API has a name its layer lacks */
 } cgi_kept;
 
 static int cgi_keep_site(const char *item, size_t n, void *arg)
@@ -631,24 +639,30 @@ static int cgi_keep_site(const char *item, size_t n, void *arg)
     cgi_kept *k = arg;
     char name[CGI_NAME_MAX];
     snprintf(name, sizeof name, "%.*s", (int)n, item);
-    if (!cgi_site_find(name)) return 0;
+    if (!cgi_site_find(name)) {
+        if (cgi_layer_for_name(name)) k->whole = 0; /* refused by every run */
+        if (!k->whole || cgi_in_cli) return 0;      /* in the CLI: an API the run left out */
+    }
     size_t len = strlen(k->out);
     snprintf(k->out + len, k->cap - len, "%s%s", len ? ", " : "", name);
     return 0;
 }
 
-/* The quirk's entry points the run takes: in `callguard run` the layers
- * loaded here are the run's (--api), which refuse --serialize of any
- * other name, so the advice's fix names only theirs. Elsewhere (no layer
- * chosen: `callguard report`; a process writing its own report) every
- * entry point of the quirk, which a plain `callguard run` takes. */
+/* The quirk's entry points as a fix the run takes, or NULL when there is
+ * none. In `callguard run` the layers loaded here are the run's (--api),
+ * which refuse --serialize of any other name: the fix names only theirs.
+ * Elsewhere (a process's own report) every name of the quirk, which a
+ * plain `callguard run` takes. A name of a loaded layer's API that the
+ * layer lacks (zeInitDrivers: 1.8.12's header has none) is refused by
+ * every run, and leaving it out would not fix the bug: no fix, so no
+ * advice. With no layer loaded (`callguard report`) every name. */
 static const char *cgi_run_sites(const cgi_quirk *q, char *kept, size_t cap)
 {
-    if (!cgi_in_cli || !cgi_layers) return q->sites;
+    if (!cgi_layers) return q->sites;
     kept[0] = '\0';
-    cgi_kept k = {kept, cap};
+    cgi_kept k = {kept, cap, 1};
     pini_split(q->sites, ",", cgi_keep_site, &k);
-    return kept[0] ? kept : q->sites;
+    return k.whole && kept[0] ? kept : NULL;
 }
 
 void cgi_quirks_naming(const char *name, void (*fn)(const cgi_quirk_view *, void *), void *arg)
@@ -667,7 +681,7 @@ void cgi_quirks_naming(const char *name, void (*fn)(const cgi_quirk_view *, void
                             q->versions_text, q->library_text, q->driver, q->vendor, q->nvendors};
         char kept[sizeof((cgi_quirk_rec *)0)->sites];
         v.sites = cgi_run_sites(q, kept, sizeof kept);
-        fn(&v, arg);
+        if (v.sites) fn(&v, arg);
     }
     pthread_mutex_unlock(&cgi_cfg_lock);
 }
