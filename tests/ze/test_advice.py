@@ -2,9 +2,9 @@
 to some APIs, `--api ze`, refuses `--serialize` of another API's entry points; no run takes a name its layer
 lacks), and a quirk that cannot be applied says why.
 
-Run: test_advice.py TEST, with CG_CLI (callguard), CG_RACE (tests/ze/compile_race.c linked to the loader),
-CG_NEWER_LOADER and CG_NEWER_CLIENT (tests/ze/newer_loader*.c) and ZE_ENABLE_ALT_DRIVERS (the simulator) in
-the environment (tests/ze/CMakeLists.txt sets them).
+Run: test_advice.py TEST (or --list; tests/cgtest.py), with CG_CLI (callguard), CG_RACE
+(tests/ze/compile_race.c linked to the loader), CG_NEWER_LOADER and CG_NEWER_CLIENT (tests/ze/newer_loader*.c)
+and ZE_ENABLE_ALT_DRIVERS (the simulator) in the environment (tests/ze/CMakeLists.txt sets them).
 Each test is a function named for the behaviour it checks.
 """
 import json
@@ -14,17 +14,16 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from cgtest import check, listing, main  # noqa: E402  (tests/cgtest.py)
+
 E = os.environ
-TMP = tempfile.mkdtemp(prefix="cgzeadvice-")
+TMP = None if listing() else tempfile.mkdtemp(prefix="cgzeadvice-")
 # NEO 26.31 (IGC 2.40.13): no quirk matches, and the simulator's compiler does not abort, so 16 threads are
 # inside zeModuleCreate at once and the advice names the IGC 2.38 quirks.
 UNAFFECTED = {"CGSIM_VENDOR_ID": "0x8086", "CGSIM_DRIVER_VERSION": "26.31.39395.13", "CGSIM_COMPILER_RACE": "off",
               "CGSIM_COMPILE_MS": "50"}
 
-
-def check(cond, what):
-    if not cond:
-        raise AssertionError(what)
 
 
 def run(args, **extra):
@@ -93,4 +92,4 @@ def ze_loader_quirk_not_applied_says_the_layers_header_lacks_zeInitDrivers():
 
 
 if __name__ == "__main__":
-    globals()[sys.argv[1]]()
+    main()

@@ -1,8 +1,8 @@
 """The GIL / loader-lock deadlock (triton-lang/triton PR #11265) on the Level Zero simulator, plain and under
 callguard run (loader_lock_deadlock.py says how the child deadlocks).
 
-Run: test_deadlock.py TEST, with CG_CLI (callguard), CG_PYTHON (the child's interpreter) and
-ZE_ENABLE_ALT_DRIVERS (the simulator) in the environment (tests/ze/CMakeLists.txt sets them).
+Run: test_deadlock.py TEST (or --list; tests/cgtest.py), with CG_CLI (callguard), CG_PYTHON (the child's
+interpreter) and ZE_ENABLE_ALT_DRIVERS (the simulator) in the environment (tests/ze/CMakeLists.txt sets them).
 Each test is a function named for the behaviour it checks; a hung child is killed with its whole process group.
 """
 import os
@@ -10,14 +10,13 @@ import signal
 import subprocess
 import sys
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+from cgtest import check, main  # noqa: E402  (tests/cgtest.py)
+
 E = os.environ
-CHILD = [E["CG_PYTHON"], os.path.join(os.path.dirname(os.path.abspath(__file__)), "loader_lock_deadlock.py")]
 HANG_S = 5  # the deadlock is forced, not timed: a child still running after this is hung for good
-
-
-def check(cond, what):
-    if not cond:
-        raise AssertionError(what)
+CHILD = [E.get("CG_PYTHON", "python3"), os.path.join(HERE, "loader_lock_deadlock.py")]
 
 
 def run_group(args, seconds):
@@ -48,4 +47,4 @@ def ze_gil_loader_lock_deadlock_hangs_plain_and_in_detect_mode_completes_with_re
 
 
 if __name__ == "__main__":
-    globals()[sys.argv[1]]()
+    main()
