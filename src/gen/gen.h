@@ -3,8 +3,8 @@
  * The generator runs in three steps, one file each:
  *   policy.c  turns the INI policy, read by the shared reader
  *             (src/policy/policy_ini.c: syntax and values), into `policy`,
- *   parse.c   reads the API header with libclang and checks the policy
- *             against what the header declares,
+ *   parse.c   reads the API header with libclang, and check.c checks the
+ *             policy against what the header declares,
  *   emit.c    writes the layer's C file (and its list of pass-through names).
  * main.c parses the command line and writes the output atomically.
  * Every error is reported once, on stderr, by the step that finds it. */
@@ -147,6 +147,11 @@ typedef struct gen_api {
  * an error. */
 int parse_api(const policy *p, const strlist *incdirs, gen_api *api);
 void gen_api_free(gen_api *api);
+void gen_func_free(gen_func *f);
+/* The policy's entry point sections against the entry points and result
+ * codes parse.c found: fills each one's base, wrapper kind, states and
+ * thread rules (check.c). Returns nonzero after printing an error. */
+int check_policy(const policy *p, gen_api *api);
 
 /* Writes the layer. `command` is the command line to record in the first
  * line. Returns nonzero on a write error. */
@@ -156,6 +161,8 @@ int emit_layer(FILE *out, const policy *p, const gen_api *api, const char *comma
 int emit_passthrough_list(FILE *out, const policy *p, const gen_api *api, const char *command);
 
 /* Helpers. */
+/* One line on stderr: an error the step that found it reports once. */
+void gen_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 void *xrealloc(void *p, size_t n);

@@ -1,4 +1,4 @@
-/* util.c: allocation and string helpers of callguard-gen. The generator is a
+/* util.c: allocation, string and error helpers of callguard-gen. The generator is a
  * short-lived build tool: running out of memory ends it. */
 #include "gen.h"
 
@@ -54,4 +54,13 @@ void strlist_free(strlist *l)
         free(l->v[i]);
     free(l->v);
     memset(l, 0, sizeof *l);
+}
+
+void gen_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
 }
