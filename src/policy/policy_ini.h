@@ -1,7 +1,8 @@
 /* policy_ini.h: the one reader of callguard's policy files (the apis/ files and
  * the files CALLGUARD_POLICY names). callguard-gen and libcallguard both
- * compile policy_ini.c (hidden inside libcallguard), so both accept the same
- * files and refuse bad ones with the same `FILE:LINE: message`.
+ * compile policy_ini.c and policy_value.c (the forms of values; hidden
+ * inside libcallguard), so both accept the same files and refuse bad ones
+ * with the same `FILE:LINE: message`.
  *
  * The reader knows the syntax, the sections, every key and the form of every
  * value; it knows nothing of headers or loaded layers. It reads the whole
