@@ -9,6 +9,7 @@
 #include "policy_file.h"
 #include "settings.h"
 #include "site.h"
+#include "threads.h"
 #include "values.h"
 
 #include <stdlib.h>
@@ -130,4 +131,22 @@ int cg_set_stall_ms(uint32_t ms)
     if (ms < 1 || ms > 3600000) return cgi_fail(CG_EINVAL, "stall limit %u ms: expected 1 to 3600000", ms);
     atomic_store(&cgi_cfg.stall_ns, (uint64_t)ms * 1000000u);
     return CG_OK;
+}
+
+int cg_check_threads(int on)
+{
+    pthread_mutex_lock(&cgi_cfg_lock);
+    int rc = cgi_thr_set_check(on);
+    if (rc == CG_OK) cgi_refresh_all();
+    pthread_mutex_unlock(&cgi_cfg_lock);
+    return rc;
+}
+
+int cg_serialize_handles(int on)
+{
+    pthread_mutex_lock(&cgi_cfg_lock);
+    int rc = cgi_thr_set_serialize(on);
+    if (rc == CG_OK) cgi_refresh_all();
+    pthread_mutex_unlock(&cgi_cfg_lock);
+    return rc;
 }

@@ -210,6 +210,7 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
             rc = cgi_thr_set_check(0);
         else
             return cgi_fail(CG_EINVAL, "'%s': expected threads (check the thread rules) or none", v);
+        if (rc == CG_OK) cgi_refresh_all();
     } else if (strcmp(k, "CHECK_HOLD_US") == 0) {
         /* A test aid: holds each checked call open so overlaps show on few cores. */
         char *end;
@@ -222,6 +223,7 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
         int on = 0;
         rc = cgi_parse_bool(v, &on);
         if (rc == CG_OK) rc = cgi_thr_set_serialize(on);
+        if (rc == CG_OK) cgi_refresh_all();
     } else if (strcmp(k, "POLICY") == 0) {
         rc = cgi_policy_load_locked(v, from_env);
     } else if (strcmp(k, "QUIRKS") == 0) {

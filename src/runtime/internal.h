@@ -9,29 +9,45 @@
  *               exported from libcallguard.so.
  * So `grep -w 'cg_[a-z_]*' src/runtime` finds the public API and nothing else.
  *
+ * src/runtime holds what runs during a guarded call and its configuration.
  * One header per concern (the .c file of the same name defines it). A file
- * includes only headers of the concerns below its own, so calls go one way:
- *   errors  names  values  clock     messages; the spelling and reading of values;
- *                                    the clock of timed calls
- *   trace_file  outfile              the layout of a timeline file; writing a
- *                                    report or trace as a new file renamed into place
+ * calls only the concerns above it in this map, so calls go one way, from
+ * the bottom of the list up (threads.c reads site.h's cgi_cfg, data only):
+ *   internal.h message  errors       what every file shares; one-line messages;
+ *                                    a failure's message (cg_last_error)
+ *   names.h  values                  the spelling and reading of policy values
+ *   clock                            the clock of timed calls
  *   hlock                            one lock per handle value (thread rules, holds,
  *                                    handle-scoped domains)
- *   pypackage                        the Python package and distribution of a file
- *   domain  stats  report  python    lock domains, counters, reports, CPython
- *   stats_settle                     (compiled into the CLI) an ended process's
- *                                    statistics file made small
- *   site  resolve                    sites and their policy slots; the real
- *                                    library and callguard's own objects
- *   trace  trace_write.c             the timeline: per-thread rings, Chrome JSON
- *   settings  stall  call            per-site settings kept for later layers;
- *                                    recording a stall; the guarded call
- *   signals                          the opt-in fatal-signal hook (CALLGUARD_SIGNALS)
+ *   domain  stats                    lock domains; the counters (a statistics region)
+ *   python.h adapter_cpython.c       the built-in host-runtime adapters: CPython's
+ *   julia.h adapter_julia.c          GIL, Julia's GC-safe state
+ *   stall                            recording a stall
+ *   threads                          thread rules: the checker, per-handle locks,
+ *                                    holds (reads cgi_cfg's adapter, calls nothing
+ *                                    of site.c)
+ *   site                             layers, sites and their policy slots (reads
+ *                                    threads' switches for each site's flags)
+ *   resolve  settings                the real library and callguard's own objects;
+ *                                    per-site settings kept for later layers
+ *   trace_file.h  trace              the timeline: the rings' layout, recording into
+ *                                    them, CALLGUARD_TRACE_LINES
+ *   call                             the guarded call
+ *   signals  signals_interpose.c     the opt-in fatal-signal hook (CALLGUARD_SIGNALS)
  *   policy_file  quirks              policy files; the quirks file (known driver bugs
  *                                    keyed by driver identity, switched on as an API starts)
- *   layer_register.c                 a layer joining the process
- *   environment                      one CALLGUARD_* variable
+ *   layer_register.c  wrappers.c     a layer joining the process; real functions to
+ *                                    a layer's wrappers (cuGetProcAddress)
+ *   environment  secure_notice.h     one CALLGUARD_* variable; the line a privileged
+ *                                    process prints about the ones it did not take
  *   api.c  query.c  startup.c        the C API; start-up and fork
+ *   hide_inih.map                    keeps the libinih linked in hidden
+ * Reports and timelines are written by src/report (its internal.h has its
+ * map), which is handed what it writes and calls nothing up here but
+ * errors.h and names.h: query.c (cg_report_write), trace.c (the timeline at
+ * exit()), environment.c (CALLGUARD_REPORT and _TRACE checked), quirks.h
+ * (the quirks as the report's advice reads them) and message.c (utf8.h)
+ * call it.
  */
 #ifndef CGI_INTERNAL_H
 #define CGI_INTERNAL_H

@@ -33,7 +33,7 @@
 #include "clock.h"
 #include "errors.h"
 #include "hlock.h"
-#include "site.h"
+#include "site.h" /* cgi_cfg: the adapter a hold leaves the runtime through */
 #include "stats.h"
 
 #include <errno.h>
@@ -539,14 +539,12 @@ int cgi_thr_set_check(int on)
         if (rc != CG_OK) return rc;
     }
     atomic_store(&cgi_thr_check, on != 0);
-    cgi_refresh_all();
     return CG_OK;
 }
 
 int cgi_thr_set_serialize(int on)
 {
     atomic_store(&cgi_thr_serialize, on != 0);
-    cgi_refresh_all();
     return CG_OK;
 }
 
@@ -660,20 +658,4 @@ int cg_handle_release(const void *handle)
     }
     cgi_hl_unlock(l, 1);
     return CG_OK;
-}
-
-int cg_check_threads(int on)
-{
-    pthread_mutex_lock(&cgi_cfg_lock);
-    int rc = cgi_thr_set_check(on);
-    pthread_mutex_unlock(&cgi_cfg_lock);
-    return rc;
-}
-
-int cg_serialize_handles(int on)
-{
-    pthread_mutex_lock(&cgi_cfg_lock);
-    int rc = cgi_thr_set_serialize(on);
-    pthread_mutex_unlock(&cgi_cfg_lock);
-    return rc;
 }

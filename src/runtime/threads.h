@@ -37,7 +37,8 @@ CGI_HIDDEN void cgi_thr_unlock(cgi_thr_call *c);
 CGI_HIDDEN void cgi_thr_check_enter(const cg_site *s, const void *args, cgi_thr_call *c);
 CGI_HIDDEN void cgi_thr_check_leave(const cg_site *s, const void *args, cgi_thr_call *c);
 
-/* Switches (caller holds cgi_cfg_lock; they refresh every site). */
+/* Switches (caller holds cgi_cfg_lock, then refreshes every site:
+ * cgi_refresh_all reads them through cgi_thr_site_flags). */
 CGI_HIDDEN int cgi_thr_set_check(int on);
 CGI_HIDDEN int cgi_thr_set_serialize(int on);
 CGI_HIDDEN void cgi_thr_set_hold_ns(uint64_t ns);
