@@ -5,7 +5,7 @@
 #include "../runtime/internal.h"
 
 /* What marks callguard's own outputs: their writers write these, and
- * cgi_outfile_replaceable knows a file by them (and report_merge.c a
+ * cgi_outfile_replaceable knows a file by them (and report_read.c a
  * report by its schema). A JSON report begins with '{' and holds
  * CGI_OUT_REPORT_SCHEMA in its first bytes (as callguard writes it, at
  * the start, or as a tool that rewrote it keeps it); a

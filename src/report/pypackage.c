@@ -1,4 +1,4 @@
-/* The Python package a stall's file belongs to (report.c), so that a
+/* The Python package a stall's file belongs to (json_write.c, text_table.c), so that a
  * stall in someone else's library is one line a user can report upstream:
  * ".../site-packages/torch/cuda/__init__.py" is package torch, and the
  * distribution whose dist-info lists torch in top_level.txt (or names it)

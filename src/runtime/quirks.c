@@ -617,7 +617,7 @@ void *cg_real_function(cg_layer *layer, const char *name)
     return cgi_resolve(layer, name);
 }
 
-/* ---- advice (report.c) --------------------------------------------------------
+/* ---- advice (src/report/advice.c) ----------------------------------------------
  * Every quirk is checked against what a run saw, whatever driver ran: the
  * report's advice names the quirks of the entry points several threads
  * were inside at once. */
