@@ -1,5 +1,5 @@
 #!/bin/bash
-# cl_tests.sh CASE: the OpenCL layer against PoCL through ocl-icd. Paths come
+# cl_tests.sh CASE (or --list): the OpenCL layer against PoCL through ocl-icd. Paths come
 # from the environment CMake sets (tests/cl/CMakeLists.txt):
 #   LAYER     libcallguard_cl.so          SPY     the test's interposer below the layer
 #   PLAIN     cl_program linked to ocl-icd LINKED  cl_program linked to the layer instead
@@ -8,6 +8,8 @@
 #   PRELOAD_FIRST  (sanitizer builds) the sanitizer runtime, preloaded before the layer
 # Every case runs with its own POCL_CACHE_DIR.
 set -euo pipefail
+source "$(dirname "$0")/../cgtest.sh"
+cgtest_list '^cl_' "$@"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 export POCL_CACHE_DIR=$WORK/pocl-cache POCL_MAX_PTHREAD_COUNT=1
@@ -182,5 +184,4 @@ assert rows and rows[0]["policy"]["serialize"] == "clBuildProgram", rows
 ' "$WORK/report.json"
 }
 
-"$1"
-echo "PASS: $1"
+cgtest_run "$1"

@@ -1,7 +1,9 @@
 #!/bin/bash
-# generates.sh GEN DATA CC INCLUDE CASE: cases that generate a layer from
+# generates.sh CASE GEN DATA CC INCLUDE (or --list): cases that generate a layer from
 # tests/gen/data/shapes.h and check what came out.
-GEN=$1 DATA=$2 CC=$3 INCLUDE=$4
+source "$(dirname "$0")/../cgtest.sh"
+cgtest_list '^gen_' "$@"
+GEN=$2 DATA=$3 CC=$4 INCLUDE=$5
 PASSTHROUGH_S=$INCLUDE/../src/layers/passthrough.S
 source "$(dirname "$0")/lib.sh"
 cd "$DATA"
@@ -221,5 +223,4 @@ gen_output_is_reproducible() {
     diff <(tail -n +2 "$WORK/first.c") <(tail -n +2 "$WORK/cg_shapes.c") || fail "output differs between runs"
 }
 
-"$5"
-echo "PASS: $5"
+cgtest_run "$1"

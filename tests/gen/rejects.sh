@@ -1,10 +1,12 @@
 #!/bin/bash
-# rejects.sh GEN DATA CASE [POLICY_CHECK]: each case feeds callguard-gen one
+# rejects.sh CASE GEN DATA [POLICY_CHECK] (or --list): each case feeds callguard-gen one
 # bad input and checks that it exits 2 with a message naming the problem (and
 # its line), writing nothing. Errors of the policy reader that callguard-gen
 # and libcallguard share are checked on both sides (expect_policy_error):
 # POLICY_CHECK is a program linked to libcallguard (policy_check.c).
-GEN=$1 DATA=$2 CHECK=${4:-}
+source "$(dirname "$0")/../cgtest.sh"
+cgtest_list '^(gen|policy)_' "$@"
+GEN=$2 DATA=$3 CHECK=${4:-}
 source "$(dirname "$0")/lib.sh"
 cd "$DATA"
 
@@ -241,5 +243,4 @@ gen_writes_nothing_on_error() {
     [ "$rc" -ne 0 ] || fail "writing into a missing directory succeeded"
 }
 
-"$3"
-echo "PASS: $3"
+cgtest_run "$1"
