@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "domain.h"
 #include "errors.h"
+#include "launcher.h"
 #include "message.h"
 
 #include <errno.h>
@@ -54,6 +55,10 @@ static char cgi_stats_path[600];
 static char cgi_lost_path[64]; /* CALLGUARD_STATS_LOST: where a lost file is counted (stats.h) */
 /* 1 while the region is private memory waiting for its file (cgi_stats_keep). */
 static _Atomic int cgi_stats_pending;
+/* The launcher's rank, read from the environment once at start-up: a
+ * forked child is a process of the same rank, and the environment may
+ * have changed (or be changing on another thread) by the time it forks. */
+static cgi_rank cgi_my_rank = {.rank = -1, .local_rank = -1};
 
 static void cgi_stats_fill_header(cgi_stats_header *h)
 {
@@ -75,6 +80,10 @@ static void cgi_stats_fill_header(cgi_stats_header *h)
     atomic_store(&h->violations_dropped, 0);
     atomic_store(&h->handles_untracked, 0);
     if (gethostname(h->host, sizeof h->host - 1) != 0) h->host[0] = '\0';
+    h->rank = cgi_my_rank.rank >= 0 ? (uint32_t)cgi_my_rank.rank : 0;
+    h->local_rank = cgi_my_rank.local_rank >= 0 ? (uint32_t)cgi_my_rank.local_rank : 0;
+    h->rank_set = (cgi_my_rank.rank >= 0 ? CGI_RANK_SET : 0) | (cgi_my_rank.local_rank >= 0 ? CGI_LOCAL_RANK_SET : 0);
+    memcpy(h->rank_from, cgi_my_rank.from, sizeof h->rank_from);
 
     /* /proc/self/cmdline: NUL-separated argv; join with spaces. */
     h->command[0] = '\0';
@@ -213,6 +222,7 @@ int cgi_stats_init(const char *dir)
     void *p = mmap(NULL, sizeof(cgi_stats_region), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return cgi_fail(CG_ENOMEM, "cannot map the statistics region: %s", strerror(errno));
     cgi_stats = p;
+    cgi_launcher_rank(&cgi_my_rank);
     cgi_clock_init();
     cgi_stats_fill_header(&cgi_stats->h);
     return CG_OK;

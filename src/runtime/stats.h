@@ -35,8 +35,10 @@
  * 9: a quirk record says whether its fix was applied, and why not; the
  *    header counts the quirk records not kept.
  * 10: a record's counters end with two peaks: the most threads inside the
- *    driver call at once, and waiting for the site's lock at once. */
-#define CGI_STATS_VERSION 10
+ *    driver call at once, and waiting for the site's lock at once.
+ * 11: the header's rank, local rank and the launcher's variable that named
+ *    them (launcher.h). */
+#define CGI_STATS_VERSION 11
 /* Threads on one site write their counts into this many cache lines of its
  * record, not one (bench/bench_contention.c: one shared line made a call
  * with statistics 4-11 times dearer with 2-8 threads on the H200). */
@@ -144,6 +146,7 @@ static inline void cgi_ctr_zero(cgi_stats_record *r)
         atomic_store(&r->code[k].count, 0);
 }
 
+enum { CGI_RANK_SET = 1, CGI_LOCAL_RANK_SET = 2 };
 enum { CGI_PROC_RUNNING = 0, CGI_PROC_EXITED = 1, CGI_PROC_SIGNALED = 2, CGI_PROC_EXECED = 3 };
 
 typedef struct cgi_stats_header {
@@ -173,7 +176,12 @@ typedef struct cgi_stats_header {
     uint32_t settled;                    /* 1: the process ended and the CLI made its file small (stats_settle.c) */
     uint32_t spare;
     _Atomic uint64_t quirks_dropped; /* quirks that matched past the CGI_STATS_MAX_QUIRKS kept */
-    char pad[4096 - 8 - 4 * 8 - 8 - 2048 - 64 - 40 - 16 - 16 - 8];
+    /* The launcher's rank of the process and its rank on its host, read at
+     * start-up (launcher.h); each only when its bit of rank_set is set
+     * (CGI_RANK_SET, CGI_LOCAL_RANK_SET): a zeroed header has no rank. */
+    uint32_t rank, local_rank, rank_set;
+    char rank_from[32]; /* the launcher's variable that gave the rank; "" when none */
+    char pad[4096 - 8 - 4 * 8 - 8 - 2048 - 64 - 40 - 16 - 16 - 8 - 44];
 } cgi_stats_header;
 
 /* One stall: a call or lock wait of at least the stall limit made while
