@@ -37,15 +37,21 @@ static void remove_dir(const char *dir)
 
 /* Returns 0, or 1 when the report could not be written (said on stderr,
  * with the path and the error). */
-static int run_write_report(const char *report, const char *dir, const run_result *r)
+static int run_write_report(const char *report, int folder, const char *dir, const run_result *r)
 {
     if (!report) return 0;
     int text = strcmp(report, "-") == 0;
-    if (cg_report_merge(dir, r->exits, r->nexits, report, text ? CG_REPORT_TEXT : CG_REPORT_JSON) != CG_OK) {
+    char *file = folder ? run_folder_claim(report, r->pid) : NULL;
+    if (folder && !file) return 1;
+    int rc = 0;
+    if (cg_report_merge(dir, r->exits, r->nexits, file ? file : report, text ? CG_REPORT_TEXT : CG_REPORT_JSON) !=
+        CG_OK) {
         cgi_say("%s", cg_last_error());
-        return 1;
+        if (file) unlink(file); /* the empty file that held the name */
+        rc = 1;
     }
-    return 0;
+    free(file);
+    return rc;
 }
 
 /* The timeline of the whole tree, from each process's trace file. Returns
@@ -105,6 +111,9 @@ int cli_cmd_run(int argc, char **argv)
     if (policy && *policy && policy[0] != '/') setenv("CALLGUARD_POLICY", run_absolute(policy), 1);
     if (lines && *lines && lines[0] != '/') setenv("CALLGUARD_TRACE_LINES", run_absolute(lines), 1);
     if ((rc = run_check_values(&o, &set)) >= 0) return rc;
+    /* Decided before the program runs: a folder it makes at the name is
+     * not ours to write into. */
+    int folder = o.report && strcmp(o.report, "-") != 0 && run_report_is_folder(o.report);
 
     char *dir = run_make_dir();
     if (!dir) return 2;
@@ -126,7 +135,7 @@ int cli_cmd_run(int argc, char **argv)
         cgi_say("%s: %s", o.prog[0], strerror(r.exec_errno));
         return r.exec_errno == ENOENT ? 127 : 126;
     }
-    int lost = run_write_report(o.report, dir, &r);
+    int lost = run_write_report(o.report, folder, dir, &r);
     lost |= run_write_trace(o.trace, dir);
     remove_dir(dir);
     free(r.exits), free(dir);

@@ -8,6 +8,8 @@
  *                  layers preloaded, the shims, the count of lost processes
  *   run_wait.c     starting the program and waiting for its whole tree,
  *                  settling statistics files as their processes end
+ *   run_folder.c   `--report DIR/`: one report per run, named by host, rank
+ *                  and pid, created exclusively
  *
  * Calls go from run.c to the three others; none call back. */
 #ifndef CLI_RUN_H
@@ -75,6 +77,7 @@ void run_child_environment(env_list *env, const run_opts *o, const cli_layers *s
 
 typedef struct run_result {
     int exec_errno; /* nonzero: the program could not be started */
+    pid_t pid;      /* the program's */
     int child_status;
     cg_proc_exit *exits;
     size_t nexits;
@@ -84,5 +87,16 @@ typedef struct run_result {
  * statistics files as their processes end. Returns 0, or 1 when callguard
  * itself failed. */
 int run_start_and_wait(char **prog, env_list *env, const char *dir, run_result *r);
+
+/* Whether --report names a folder: a trailing slash, or a folder that exists. */
+int run_report_is_folder(const char *report);
+/* Refuses a folder no report could be written in (not a folder, no
+ * permission, a missing parent, names too long); -1 when it is fine, else
+ * the exit status. Creates nothing. */
+int run_check_folder(const char *flag, const char *dir);
+/* The report's file in folder dir for the program of pid, made now, empty
+ * and exclusively (the folder too, when missing); malloc'd. NULL when it
+ * cannot be, said on stderr. */
+char *run_folder_claim(const char *dir, pid_t pid);
 
 #endif

@@ -301,7 +301,10 @@ int run_check_values(const run_opts *o, const cli_layers *set)
     if (o->trace && (rc = run_check_writable("--trace", o->trace)) >= 0) return rc;
     if (o->trace_lines && !*o->trace_lines) return cli_usage_error("--trace-lines: expected a file name or '-'");
     if (o->report && !*o->report) return cli_usage_error("--report: expected a file name or '-'");
-    if (o->report && strcmp(o->report, "-") != 0 && (rc = run_check_writable("--report", o->report)) >= 0) return rc;
+    if (o->report && strcmp(o->report, "-") != 0 &&
+        (rc = run_report_is_folder(o->report) ? run_check_folder("--report", o->report)
+                                              : run_check_writable("--report", o->report)) >= 0)
+        return rc;
     /* Last: opening it creates it, and a refused run leaves no file. */
     if (o->trace_lines && strcmp(o->trace_lines, "-") != 0) {
         int fd = open(o->trace_lines, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);

@@ -130,6 +130,7 @@ int run_start_and_wait(char **prog, env_list *env, const char *dir, run_result *
     }
     close(errpipe[1]);
     child_pid = pid;
+    r->pid = pid;
     struct sigaction sa = {0};
     sa.sa_handler = forward_signal;
     sigaction(SIGTERM, &sa, NULL);

@@ -70,7 +70,7 @@ def run_refuses_each_validation_gap():
         (["--stall-ms", "+5"], "'+5': expected a whole number"),
         (["--serialize", "toy\nAdd"], "toy\\nAdd"),
         (["--serialize", "toyAdd=\x1b[31mred"], "\\x1b[31mred"),
-        (["--report", TMP], "is a directory"),
+        (["--report", os.path.join(TMP, "no", "such") + "/"], "No such file or directory"),
     ]
     for opts, says in bad:
         r = run([CG, "run", *(["--layer", TOYLAYER] if "--api" not in opts else []), *opts, "--", PROG, "touch", marker])
