@@ -1,7 +1,7 @@
 /* callguard: the command line.
  *
  *   callguard run [options] -- PROGRAM [ARGS...]   guard an unmodified program (run.c)
- *   callguard report FILE.json...                  the table again, from saved reports (merged)
+ *   callguard report [--json OUT] FILE.json...     the table again, from saved reports (merged)
  *   callguard list [NAME | PATH.so]                a layer's entry points and policies (list.c)
  *
  * The CLI knows no API by name: layers describe themselves (layers.c). */
@@ -45,7 +45,7 @@ void cli_exit(int status)
 
 const char cli_usage[] =
     "usage: callguard run [OPTIONS] [--] PROGRAM [ARGS...]\n"
-    "       callguard report FILE.json...\n"
+    "       callguard report [--json OUT.json] FILE.json...\n"
     "       callguard list [NAME | PATH.so]\n"
     "\n"
     "run: guard every driver call PROGRAM and its children make, and report them.\n"
@@ -59,7 +59,9 @@ const char cli_usage[] =
     "  --transition always|blocking|never\n"
     "                      which calls leave the runtime with --release-runtime (default: always)\n"
     "  --stall-ms N        a call or lock wait this long with the runtime held is a stall (default 50)\n"
-    "  --report FILE|-     write the report as JSON to FILE, or as a table to stderr (-)\n"
+    "  --report FILE|DIR/|-  write the report as JSON to FILE, or as a table to stderr (-);\n"
+    "                      DIR/ (or an existing folder): a file of its own in DIR for each\n"
+    "                      run, named by host, rank and pid (mpirun -n 4 callguard run ...)\n"
     "  --check-threads     report threads inside calls that the API's thread rules forbid\n"
     "                      to overlap on one handle, and kernel arguments another thread set\n"
     "                      between a thread's setting and its launch (docs/threads.md)\n"
@@ -87,7 +89,9 @@ const char cli_usage[] =
     "125 if the program succeeded but the report or trace could not be written.\n"
     "\n"
     "report: print the table of reports saved with --report FILE; several (the ranks of\n"
-    "  a job, one per node) are merged: every process's section, then one table over all.\n"
+    "  a job, one per node) are merged: every process's section, then one table over all,\n"
+    "  and one across the ranks when launchers named them; --json OUT writes them merged\n"
+    "  as one JSON report to OUT instead.\n"
     "list: what a layer is (an installed one by NAME, or a file) and its entry points with\n"
     "  their policies and blocking reasons; with no argument, the installed layers.\n";
 
@@ -115,12 +119,21 @@ static void find_libdir(void)
 static int cmd_report(int argc, char **argv)
 {
     if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) return fputs(cli_usage, stdout), 0;
+    /* --json OUT: the merged report as JSON into OUT (the ranks' files of
+     * a job into one), not the table. */
+    const char *json = NULL;
+    if (argc >= 2 && !strcmp(argv[1], "--json")) {
+        if (argc < 3 || !*argv[2]) return cli_usage_error("report: --json needs a file name");
+        json = argv[2];
+        argc -= 2, argv += 2;
+    }
     if (argc < 2)
         return cli_usage_error("report: expected one or more report files (saved with callguard run --report FILE)");
     /* "/dev/stdout" is the stdout we were given, never reopened:
      * `callguard report F >> log` appends to log (a reopen would write
      * from its start). */
-    int rc = cg_report_merge_files((const char *const *)argv + 1, (size_t)argc - 1, "/dev/stdout", CG_REPORT_TEXT);
+    int rc = cg_report_merge_files((const char *const *)argv + 1, (size_t)argc - 1, json ? json : "/dev/stdout",
+                                   json ? CG_REPORT_JSON : CG_REPORT_TEXT);
     if (rc != CG_OK) {
         cgi_say("%s", cg_last_error());
         return 2;
