@@ -108,6 +108,8 @@ static int synth_stats_file(const char *dir, int i, cgi_stats_region *r)
     r->h.start_unix_ns = 1700000000000000000ull + (uint64_t)i;
     snprintf(r->h.command, sizeof r->h.command, "synth --rank %d", i);
     snprintf(r->h.host, sizeof r->h.host, "node%d", i % 3);
+    r->h.rank = (uint32_t)i; /* every process a rank of its own: the view across ranks at its largest */
+    r->h.rank_set = CGI_RANK_SET;
     r->h.base = SYNTH_BASE;
     atomic_store(&r->h.tick_mult, 1ull << 32);
     for (int k = 0; k < 2; k++) {
@@ -463,7 +465,9 @@ static int test_trace_timestamps_are_exact_across_digit_boundaries(int argc, cha
 
 /* A saved report of 100,000 small processes (the issue's 5 MB file that took
  * 5 GB), and one of distinct entry points only (the combined table's worst
- * case), each read within CG_REPORT_MEM_MULTIPLE times its size. */
+ * case), each read within CG_REPORT_MEM_MULTIPLE times its size; every
+ * process a rank of its own, so the view across ranks keeps a value for
+ * every site of every process. */
 static int test_report_reading_stays_within_its_stated_memory(int argc, char **argv)
 {
     (void)argc, (void)argv;
@@ -475,13 +479,14 @@ static int test_report_reading_stays_within_its_stated_memory(int argc, char **a
     const int nsmall = 100000, nsiteproc = 20, nsites = CGI_STATS_MAX_RECORDS;
     fprintf(f, "{\"schema\":\"callguard-report\",\"version\":1,\"processes\":[");
     for (int i = 0; i < nsmall; i++)
-        fprintf(f, "%s{\"pid\":%d,\"sites\":[{\"name\":\"clFinish\",\"calls\":1}]}", i ? "," : "", i + 1);
+        fprintf(f, "%s{\"pid\":%d,\"rank\":%d,\"sites\":[{\"name\":\"clFinish\",\"calls\":1}]}", i ? "," : "", i + 1,
+                i);
     fprintf(f, "]}\n");
     CHECK(fclose(f) == 0);
     CHECK((f = fopen(sites, "w")));
     fprintf(f, "{\"schema\":\"callguard-report\",\"version\":1,\"processes\":[");
     for (int i = 0; i < nsiteproc; i++) {
-        fprintf(f, "%s{\"pid\":%d,\"sites\":[", i ? "," : "", i + 1);
+        fprintf(f, "%s{\"pid\":%d,\"rank\":%d,\"sites\":[", i ? "," : "", i + 1, i);
         for (int k = 0; k < nsites; k++)
             fprintf(f, "%s{\"name\":\"%x\",\"calls\":1}", k ? "," : "", i * nsites + k);
         fprintf(f, "]}");

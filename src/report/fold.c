@@ -1,6 +1,7 @@
 /* The combined table of a report: each process's entry points folded,
  * as it is added, into one row per entry point (an arena of names, and an
- * open-addressing index of rows and of host names). */
+ * open-addressing index of rows and of host names); a process with a rank
+ * also into the view across ranks (report_ranks.c). */
 #define _GNU_SOURCE
 #include "internal.h"
 
@@ -90,15 +91,15 @@ static int cgi_array_room(void *pv, size_t *cap, size_t n, size_t sz)
     return 1;
 }
 
-/* The row of rec's entry point, made when new; NULL: out of memory. */
-static cgi_row *cgi_row_of(cgi_report_writer *w, const cgi_stats_record *rec)
+/* The row of rec's entry point, made when new, and its index; NULL: out of memory. */
+static cgi_row *cgi_row_of(cgi_report_writer *w, const cgi_stats_record *rec, size_t *ix)
 {
     uint64_t h = cgi_hash(rec->api, sizeof rec->api, rec->name, sizeof rec->name);
     for (size_t k = h & (w->rowix.cap - 1); w->rowix.cap && w->rowix.ix[k]; k = (k + 1) & (w->rowix.cap - 1)) {
         cgi_row *row = cgi_row_at(w, w->rowix.ix[k] - 1);
         if (strncmp(row->api, rec->api, sizeof rec->api) == 0 &&
             strncmp(CGI_ROW_NAME(row), rec->name, sizeof rec->name) == 0)
-            return row;
+            return *ix = w->rowix.ix[k] - 1, row;
     }
     if (!cgi_index_room(&w->rowix, w->nrow, w, cgi_row_hash)) return NULL;
     if (w->nrow == w->nblk * CGI_ROW_BLOCK) {
@@ -121,23 +122,42 @@ static cgi_row *cgi_row_of(cgi_report_writer *w, const cgi_stats_record *rec)
                      .transition = rec->transition,
                      .scope = rec->scope,
                      .blocking = rec->blocking};
+    *ix = w->nrow;
     cgi_index_put(&w->rowix, h, w->nrow++);
     if ((int)la > w->apiw) w->apiw = (int)la;
     return row;
 }
 
-/* Counts host among the distinct ones; 0: out of memory. */
-static int cgi_note_host(cgi_report_writer *w, const char *host, size_t cap)
+/* Counts host among the distinct ones; its one copy, or NULL: out of memory. */
+static const char *cgi_note_host(cgi_report_writer *w, const char *host, size_t cap)
 {
     uint64_t h = cgi_hash(host, cap, NULL, 0);
     for (size_t k = h & (w->hostix.cap - 1); w->hostix.cap && w->hostix.ix[k]; k = (k + 1) & (w->hostix.cap - 1))
-        if (strncmp(w->hosts[w->hostix.ix[k] - 1], host, cap) == 0) return 1;
+        if (strncmp(w->hosts[w->hostix.ix[k] - 1], host, cap) == 0) return w->hosts[w->hostix.ix[k] - 1];
     if (!cgi_index_room(&w->hostix, w->nhosts, w, cgi_host_hash) ||
         !cgi_array_room(&w->hosts, &w->hostcap, w->nhosts, sizeof *w->hosts))
-        return 0;
-    if (!(w->hosts[w->nhosts] = cgi_arena_str(w, host, cap))) return 0;
+        return NULL;
+    if (!(w->hosts[w->nhosts] = cgi_arena_str(w, host, cap))) return NULL;
     cgi_index_put(&w->hostix, h, w->nhosts++);
-    return 1;
+    return w->hosts[w->nhosts - 1];
+}
+
+/* The process's stalls into the view across ranks, at their rows. */
+static void cgi_fold_stalls(cgi_report_writer *w, const cgi_stats_region *r, uint32_t rank)
+{
+    for (unsigned i = 0; i < CGI_STATS_MAX_STALLS && !w->oom; i++) {
+        const cgi_stall *st = &r->stall[i];
+        if (!atomic_load(&st->valid)) continue;
+        for (uint32_t k = 0; k < cgi_nrec(r); k++) {
+            const cgi_stats_record *rec = &r->r[k];
+            size_t ix;
+            if (strncmp(rec->api, st->api, sizeof st->api) != 0 || strncmp(rec->name, st->name, sizeof st->name) != 0 ||
+                cgi_ctr_calls(&rec->c) == 0)
+                continue;
+            if (!cgi_row_of(w, rec, &ix) || cgi_ranks_stall(w->ranks, rank, ix, st->ns) != 0) w->oom = 1;
+            break;
+        }
+    }
 }
 
 /* Notes the quirks the process applied (a few per process). */
@@ -162,12 +182,15 @@ static void cgi_note_applied(cgi_report_writer *w, const cgi_stats_region *r)
 void cgi_fold(cgi_report_writer *w, const cgi_stats_region *r)
 {
     cgi_note_applied(w, r);
-    if (!cgi_note_host(w, r->h.host, sizeof r->h.host)) w->oom = 1;
+    const char *host = cgi_note_host(w, r->h.host, sizeof r->h.host);
+    uint32_t rank = host ? cgi_ranks_process(w->ranks, &r->h, host) : CGI_RANKS_OOM;
+    if (rank == CGI_RANKS_OOM) w->oom = 1;
     for (uint32_t k = 0; k < cgi_nrec(r) && !w->oom; k++) {
         const cgi_stats_record *rec = &r->r[k];
         if (cgi_ctr_calls(&rec->c) == 0) continue;
-        cgi_row *row = cgi_row_of(w, rec);
-        if (!row) {
+        size_t ix;
+        cgi_row *row = cgi_row_of(w, rec, &ix);
+        if (!row || (rank != CGI_RANKS_NONE && cgi_ranks_site(w->ranks, rank, ix, &rec->c) != 0)) {
             w->oom = 1;
             break;
         }
@@ -194,4 +217,5 @@ void cgi_fold(cgi_report_writer *w, const cgi_stats_region *r)
         if (cgi_peak_of(&rec->c.inside) > row->peak_inside) row->peak_inside = cgi_peak_of(&rec->c.inside);
         if (cgi_peak_of(&rec->c.waiting) > row->peak_waiting) row->peak_waiting = cgi_peak_of(&rec->c.waiting);
     }
+    if (rank != CGI_RANKS_NONE && rank != CGI_RANKS_OOM) cgi_fold_stalls(w, r, rank);
 }

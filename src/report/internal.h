@@ -24,6 +24,8 @@
  *   advice.c           the advice: known bugs the run's concurrency would meet
  *   fold.c             the combined table: every process's entry points folded
  *                      into one row each (the folding index)
+ *   report_ranks.h .c  the view across ranks: each entry point's min, median and
+ *                      max over the ranks, and where the max was
  *   region.c           what both formats read from a region: totals, result
  *                      codes, stalls worst first, calls in flight
  *   stats_dir.c        a run's statistics directory listed and read, one file
@@ -43,6 +45,7 @@
 
 #include "outfile.h"
 #include "report.h"
+#include "report_ranks.h"
 
 #include <stdio.h>
 
@@ -161,6 +164,7 @@ struct cgi_report_writer {
     size_t napplied, appliedcap;
     size_t ncodelists; /* rows with a list of result codes */
     cgi_arena_block *arena;
+    cgi_ranks *ranks; /* the view across ranks (report_ranks.h) */
 };
 
 /* ---- region.c ---- */

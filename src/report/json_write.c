@@ -245,6 +245,21 @@ static void cgi_json_peaks(FILE *out, uint32_t inside, uint32_t waiting)
         fputs(", \"peak_inside\": null, \"peak_waiting\": null, \"peak_kind\": \"not_measured\"", out);
 }
 
+/* The process's rank, local rank and the variable that named them (null: none). */
+static void cgi_json_rank(FILE *out, const cgi_stats_header *h)
+{
+    if (h->rank_set & CGI_RANK_SET)
+        fprintf(out, ", \"rank\": %u", h->rank);
+    else
+        fputs(", \"rank\": null", out);
+    if (h->rank_set & CGI_LOCAL_RANK_SET)
+        fprintf(out, ", \"local_rank\": %u", h->local_rank);
+    else
+        fputs(", \"local_rank\": null", out);
+    fputs(", \"rank_variable\": ", out);
+    cgi_json_str_or_null(out, (h->rank_set & CGI_RANK_SET) && h->rank_from[0] ? h->rank_from : NULL);
+}
+
 void cgi_json_begin(FILE *out) { fputs("{\n  " CGI_OUT_REPORT_SCHEMA ",\n  \"version\": 1,\n  \"processes\": [", out); }
 
 /* One process (one with calls) of the "processes" array. */
@@ -257,6 +272,7 @@ void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, s
         cgi_exit_of(p, &state, &status);
         fprintf(out, "%s\n    {\"pid\": %d, \"ppid\": %d, \"host\": ", nproc ? "," : "", r->h.pid, r->h.ppid);
         cgi_json_str(out, r->h.host);
+        cgi_json_rank(out, &r->h);
         fputs(", \"command\": ", out);
         cgi_json_str(out, r->h.command);
         fprintf(out, ",\n     \"exit\": {\"state\": \"%s\"", cgi_state_name(state));
@@ -310,11 +326,79 @@ void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, s
     }
 }
 
+/* ---- across ranks (report_ranks.h) ---- */
+
+typedef struct cgi_json_ranks_arg {
+    FILE *out;
+    const cgi_report_writer *w;
+    size_t n;
+} cgi_json_ranks_arg;
+
+static void cgi_json_spread(FILE *out, const char *key, const cgi_rank_spread *s)
+{
+    fprintf(out, "\"%s\": {\"min\": %lu, \"median\": %lu, \"max\": %lu, \"max_rank\": %u, \"max_host\": ", key,
+            (unsigned long)s->min, (unsigned long)s->median, (unsigned long)s->max, s->max_at.rank);
+    cgi_json_str(out, s->max_at.host);
+    fputc('}', out);
+}
+
+/* {"threads": N, "rank": R, "host": H}, or null when not measured. */
+static void cgi_json_peak_at(FILE *out, const char *key, uint32_t peak, const cgi_rank_where *at)
+{
+    fprintf(out, ", \"%s\": ", key);
+    if (!peak) return (void)fputs("null", out);
+    fprintf(out, "{\"threads\": %u, \"rank\": %u, \"host\": ", peak, at->rank);
+    cgi_json_str(out, at->host);
+    fputc('}', out);
+}
+
+static void cgi_json_rank_site(const cgi_rank_site *s, void *arg)
+{
+    cgi_json_ranks_arg *a = arg;
+    FILE *out = a->out;
+    const cgi_row *row = cgi_row_at(a->w, s->row);
+    fprintf(out, "%s\n    {\"api\": ", a->n++ ? "," : "");
+    cgi_json_str(out, row->api);
+    fputs(", \"name\": ", out);
+    cgi_json_str(out, CGI_ROW_NAME(row));
+    fprintf(out, ", \"ranks\": %u, \"calls\": %lu, \"total_ns\": %lu,\n     ", s->ranks, (unsigned long)s->calls,
+            (unsigned long)s->total_ns);
+    cgi_json_spread(out, "calls_per_rank", &s->calls_per_rank);
+    fputs(",\n     ", out);
+    cgi_json_spread(out, "ns_per_rank", &s->ns_per_rank);
+    fputs("\n    ", out);
+    cgi_json_peak_at(out, "peak_inside", s->peak_inside, &s->peak_inside_at);
+    cgi_json_peak_at(out, "peak_waiting", s->peak_waiting, &s->peak_waiting_at);
+    fputs(", \"worst_stall\": ", out);
+    if (s->stall_ns) {
+        fprintf(out, "{\"ns\": %lu, \"rank\": %u, \"host\": ", (unsigned long)s->stall_ns, s->stall_at.rank);
+        cgi_json_str(out, s->stall_at.host);
+        fputc('}', out);
+    } else
+        fputs("null", out);
+    fputc('}', out);
+}
+
+/* "across_ranks", when some process has a rank. */
+static void cgi_json_across_ranks(FILE *out, const cgi_report_writer *w)
+{
+    size_t ranks, hosts, unranked;
+    cgi_ranks_counts(w->ranks, &ranks, &hosts, &unranked);
+    if (!ranks) return;
+    fprintf(out,
+            ",\n  \"across_ranks\": {\"ranks\": %zu, \"hosts\": %zu, \"processes_without_rank\": %zu, \"sites\": [",
+            ranks, hosts, unranked);
+    cgi_json_ranks_arg a = {out, w, 0};
+    cgi_ranks_each(w->ranks, cgi_json_rank_site, &a);
+    fputs(a.n ? "\n  ]}" : "]}", out);
+}
+
 void cgi_json_end(FILE *out, size_t nproc, const cgi_totals *pall, size_t lost, const cgi_report_writer *w)
 {
     const cgi_totals all = *pall;
     fprintf(out, "%s]", nproc ? "\n  " : "");
     if (lost) fprintf(out, ",\n  \"processes_without_statistics\": %zu", lost);
+    cgi_json_across_ranks(out, w);
     cgi_advice_all(out, w);
     fprintf(out,
             ",\n  \"totals\": {\"processes\": %zu, \"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"states\": %lu, "

@@ -20,14 +20,15 @@ int cgi_report_begin(const char *path, cg_report_format format, cgi_report_write
     if (format != CG_REPORT_JSON && format != CG_REPORT_TEXT)
         return cgi_fail(CG_EINVAL, "report format %d: expected CG_REPORT_JSON or CG_REPORT_TEXT", (int)format);
     cgi_report_writer *w = calloc(1, sizeof *w);
-    if (!w || !(w->path = strdup(path))) {
+    if (!w || !(w->path = strdup(path)) || !(w->ranks = cgi_ranks_new())) {
+        if (w) free(w->path);
         free(w);
         return cgi_fail(CG_ENOMEM, "out of memory");
     }
     w->format = format;
     int e = cgi_outfile_open(path, &w->o);
     if (e) {
-        free(w->path), free(w);
+        cgi_ranks_free(w->ranks), free(w->path), free(w);
         return cgi_fail(CG_EIO, "cannot write report %s: %s", path, strerror(e));
     }
     if (format == CG_REPORT_JSON) cgi_json_begin(w->o.f);
@@ -54,6 +55,7 @@ static void cgi_report_free(cgi_report_writer *w)
         next = b->next, free(b);
     for (size_t b = 0; b < w->nblk; b++)
         free(w->rowblk[b]);
+    cgi_ranks_free(w->ranks);
     free(w->rowblk), free(w->rowix.ix), free(w->hosts), free(w->hostix.ix), free(w->applied), free(w->path), free(w);
 }
 
@@ -64,6 +66,7 @@ int cgi_report_end(cgi_report_writer *w, size_t lost)
     if (!w) return CG_OK;
     int e = 0;
     char note[1024];
+    if (!w->oom && cgi_ranks_finish(w->ranks) != 0) w->oom = 1;
     if (w->oom && w->o.own && w->o.tmp) {
         /* The combined table would be wrong: no report rather than a false one. */
         fclose(w->o.f);

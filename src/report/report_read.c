@@ -6,6 +6,7 @@
 #include "report.h"
 
 #include "../runtime/errors.h"
+#include "../runtime/launcher.h"
 #include "../runtime/names.h"
 #include "json_lex.h"
 #include "outfile.h"
@@ -364,6 +365,22 @@ static void cgi_link_in_flight(cgi_stats_region *r, const cgi_read_flight *names
     }
 }
 
+/* "rank" or "local_rank": null, or a whole number up to CGI_RANK_MAX (a
+ * launcher's rank is at most 9 digits: launcher.h). */
+static void cgi_read_rank(cgi_json *j, const char *key, cgi_stats_header *h)
+{
+    uint64_t u;
+    int local = key[0] == 'l';
+    if (cgi_lex_word(j, "null") || !cgi_lex_count(j, key, &u)) return;
+    if (u > CGI_RANK_MAX) {
+        char m[96];
+        snprintf(m, sizeof m, "\"%s\": expected a whole number from 0 to %d, or null", key, CGI_RANK_MAX);
+        return cgi_lex_fail(j, m);
+    }
+    *(local ? &h->local_rank : &h->rank) = (uint32_t)u;
+    h->rank_set |= local ? CGI_LOCAL_RANK_SET : CGI_RANK_SET;
+}
+
 static void cgi_read_process_into(cgi_json *j, cgi_proc_view *v, cgi_stats_region *r, cgi_read_flight *flight,
                                   unsigned *pnflight)
 {
@@ -383,7 +400,11 @@ static void cgi_read_process_into(cgi_json *j, cgi_proc_view *v, cgi_stats_regio
             cgi_lex_str(j, r->h.command, sizeof r->h.command);
         else if (strcmp(key, "host") == 0)
             cgi_lex_str(j, r->h.host, sizeof r->h.host);
-        else if (strcmp(key, "exit") == 0) {
+        else if (strcmp(key, "rank") == 0 || strcmp(key, "local_rank") == 0)
+            cgi_read_rank(j, key, &r->h);
+        else if (strcmp(key, "rank_variable") == 0) {
+            if (!cgi_lex_word(j, "null")) cgi_lex_str(j, r->h.rank_from, sizeof r->h.rank_from);
+        } else if (strcmp(key, "exit") == 0) {
             if (!cgi_lex_expect(j, '{')) return;
             do {
                 char ek[16], ev[16];

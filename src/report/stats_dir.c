@@ -6,6 +6,7 @@
 #include "report.h"
 
 #include "../runtime/errors.h"
+#include "../runtime/launcher.h"
 #include "../runtime/names.h"
 #include "../runtime/trace_file.h"
 
@@ -35,6 +36,9 @@ static void cgi_stats_sanitize(cgi_stats_region *r)
     if (atomic_load(&r->h.nrecords) > CGI_STATS_MAX_RECORDS) atomic_store(&r->h.nrecords, CGI_STATS_MAX_RECORDS);
     cgi_fix_str(r->h.command, sizeof r->h.command);
     cgi_fix_str(r->h.host, sizeof r->h.host);
+    cgi_fix_str(r->h.rank_from, sizeof r->h.rank_from);
+    if (r->h.rank > CGI_RANK_MAX) r->h.rank_set &= ~(uint32_t)CGI_RANK_SET;
+    if (r->h.local_rank > CGI_RANK_MAX) r->h.rank_set &= ~(uint32_t)CGI_LOCAL_RANK_SET;
     uint32_t n = atomic_load(&r->h.nrecords);
     for (uint32_t k = 0; k < n; k++) {
         cgi_stats_record *rec = &r->r[k];

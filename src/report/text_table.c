@@ -345,6 +345,9 @@ void cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt)
             snprintf(ex, sizeof ex, "ended without exit handlers");
         fprintf(out, "callguard: pid %d%s", r->h.pid, r->h.host[0] ? " on " : "");
         CGI_TEXT_FIELD(out, r->h.host);
+        if (r->h.rank_set & CGI_RANK_SET) fprintf(out, ", rank %u", r->h.rank);
+        if ((r->h.rank_set & CGI_RANK_SET) && (r->h.rank_set & CGI_LOCAL_RANK_SET))
+            fprintf(out, " (local %u)", r->h.local_rank);
         fprintf(out, " (%s): ", ex);
         cgi_text_str(out, r->h.command, 200);
         fputc('\n', out);
@@ -419,12 +422,66 @@ static void cgi_text_combined(FILE *out, const cgi_report_writer *w)
     }
 }
 
+/* ---- across ranks (report_ranks.h) ---- */
+
+/* "RANK@HOST", cut to fit cap. */
+static const char *cgi_text_where(char *buf, size_t cap, const cgi_rank_where *at)
+{
+    snprintf(buf, cap, "%u@%s", at->rank, at->host);
+    return buf;
+}
+
+static void cgi_text_rank_site(const cgi_rank_site *s, void *arg)
+{
+    const cgi_report_writer *w = arg;
+    FILE *out = w->o.f;
+    const cgi_row *row = cgi_row_at(w, s->row);
+    int apiw = w->apiw > 4 ? w->apiw : 4;
+    const cgi_rank_spread *c = &s->calls_per_rank, *t = &s->ns_per_rank;
+    char cat[96], tat[96];
+    fprintf(out, "  %-*s %-36s %6u %10lu %10lu %10lu %10lu %-16s %11.3f %10.3f %10.3f %10.3f %s\n", apiw, row->api,
+            CGI_ROW_NAME(row), s->ranks, (unsigned long)s->calls, (unsigned long)c->min, (unsigned long)c->median,
+            (unsigned long)c->max, cgi_text_where(cat, sizeof cat, &c->max_at), cgi_ms(s->total_ns), cgi_ms(t->min),
+            cgi_ms(t->median), cgi_ms(t->max), cgi_text_where(tat, sizeof tat, &t->max_at));
+    if (!s->peak_inside && !s->peak_waiting && !s->stall_ns) return;
+    fprintf(out, "%*s", apiw + 5, "");
+    const char *sep = "";
+    if (s->peak_inside)
+        fprintf(out, "peak %u thread%s inside at rank %u on %s", s->peak_inside, s->peak_inside == 1 ? "" : "s",
+                s->peak_inside_at.rank, s->peak_inside_at.host),
+            sep = "; ";
+    if (s->peak_waiting)
+        fprintf(out, "%speak %u waiting at rank %u on %s", sep, s->peak_waiting, s->peak_waiting_at.rank,
+                s->peak_waiting_at.host),
+            sep = "; ";
+    if (s->stall_ns)
+        fprintf(out, "%sworst stall %.3f ms at rank %u on %s", sep, cgi_ms(s->stall_ns), s->stall_at.rank,
+                s->stall_at.host);
+    fputc('\n', out);
+}
+
+/* Processes of two ranks or more: each entry point over the ranks. */
+static void cgi_text_across_ranks(FILE *out, const cgi_report_writer *w)
+{
+    size_t ranks, hosts, unranked;
+    cgi_ranks_counts(w->ranks, &ranks, &hosts, &unranked);
+    if (ranks < 2) return;
+    int apiw = w->apiw > 4 ? w->apiw : 4;
+    fprintf(out, "callguard: across %zu ranks on %zu host%s", ranks, hosts, hosts == 1 ? "" : "s");
+    if (unranked) fprintf(out, " (%zu process%s without a rank left out)", unranked, unranked == 1 ? "" : "es");
+    fprintf(out, "; per rank: min, median, max, where the max was (rank@host):\n");
+    fprintf(out, "  %-*s %-36s %6s %10s %10s %10s %10s %-16s %11s %10s %10s %10s %s\n", apiw, "api", "entry point",
+            "ranks", "calls", "min", "median", "max", "max at", "total ms", "min ms", "median ms", "max ms", "max at");
+    cgi_ranks_each(w->ranks, cgi_text_rank_site, (void *)w);
+}
+
 void cgi_text_end(FILE *out, const cgi_report_writer *w, size_t lost)
 {
     cgi_advice_all(out, w);
     const cgi_totals all = w->all;
     size_t nproc = w->nproc;
     if (nproc > 1) cgi_text_combined(out, w);
+    cgi_text_across_ranks(out, w);
     fprintf(out,
             CGI_OUT_TEXT_HEAD "%zu process%s, %lu calls (%lu nested, %lu errors, %lu states), %.3f ms in the driver, "
                               "%.3f" CGI_OUT_TEXT_TOTALS "%lu stalls\n",

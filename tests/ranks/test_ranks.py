@@ -1,0 +1,315 @@
+"""Tests of distributed jobs. Run: test_ranks.py TEST CALLGUARD PROG MPI_PROG MPIRUN TOYLAYER.
+
+Each test is a function of no arguments named for the behaviour it checks.
+PROG is tests/cli's program (`PROG calls N` makes N toyAdd calls); MPI_PROG
+(tests/ranks/mpi_ranks.c) makes 10 + R toyAdd calls on rank R; both are
+linked against the toy library. Jobs run under Debian's Open MPI `mpirun`
+on this one host, each in a session of its own, killed as a group when it
+runs too long; every test checks that none of its processes is left. Many
+hosts are simulated by reports that carry different host names.
+"""
+import glob
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from cgtest import check, listing, main  # noqa: E402  (tests/cgtest.py)
+
+if listing():
+    CG = PROG = MPI_PROG = MPIRUN = TOYLAYER = TMP = HOST = None
+else:
+    CG, PROG, MPI_PROG, MPIRUN, TOYLAYER = sys.argv[2:7]
+    TMP = tempfile.mkdtemp(prefix="cgranks-")
+    HOST = socket.gethostname()
+
+# The launchers' variables, none of them inherited from whatever runs the tests.
+LAUNCHER_VARS = ["OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_RANK",
+                 "MV2_COMM_WORLD_LOCAL_RANK", "PMI_RANK", "MPI_LOCALRANKID", "PMIX_RANK", "PALS_RANKID",
+                 "PALS_LOCAL_RANKID", "FLUX_TASK_RANK", "FLUX_TASK_LOCAL_ID", "RANK", "LOCAL_RANK", "WORLD_SIZE",
+                 "SLURM_PROCID", "SLURM_LOCALID"]
+
+
+def environment(env=None):
+    e = {k: v for k, v in os.environ.items() if k not in LAUNCHER_VARS and not k.startswith("CALLGUARD_")}
+    e.update(env or {})
+    return e
+
+
+def leftovers(marker=None):
+    """Processes still running whose command line holds marker (this test's folder), and any orted."""
+    marker = marker or TMP
+    left = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in cmd or "orted" in cmd.split(" ")[0]:
+            left.append("%s: %s" % (pid, cmd))
+    return left
+
+
+def run(args, env=None, timeout=90):
+    """Runs args in a session of its own; on a timeout the whole group is killed."""
+    p = subprocess.Popen(args, env=environment(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        raise AssertionError("timed out: %s" % " ".join(args))
+    finally:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)  # whatever the job left behind
+        except ProcessLookupError:
+            pass
+    return subprocess.CompletedProcess(args, p.returncode, out, err)
+
+
+def need_mpi(what="Open MPI's mpirun and mpicc"):
+    if MPI_PROG == "none" or MPIRUN == "none":
+        print("no %s here: skipped" % what)
+        sys.exit(77)
+
+
+def mpirun(n, *cmd):
+    return [MPIRUN, "--allow-run-as-root", "--oversubscribe", "-n", str(n), *cmd]
+
+
+def calls(proc, name="toyAdd"):
+    return sum(s["calls"] for s in proc["sites"] if s["name"] == name)
+
+
+def plain_job(n):
+    r = run(mpirun(n, MPI_PROG, TMP))
+    check(r.returncode == 0, "plain job: %s" % r.stderr)
+    return sorted(r.stdout.splitlines())
+
+
+def check_rank_processes(procs, n, what):
+    """One process per rank 0..n-1, on this host, each with 10 + rank toyAdd calls."""
+    ranks = sorted(p["rank"] for p in procs)
+    check(ranks == list(range(n)), "%s: ranks %s" % (what, ranks))
+    for p in procs:
+        check(p["host"] == HOST and p["local_rank"] == p["rank"] and p["rank_variable"] == "OMPI_COMM_WORLD_RANK",
+              "%s: rank %d: host %r local %r from %r" % (what, p["rank"], p["host"], p["local_rank"],
+                                                         p["rank_variable"]))
+        check(calls(p) == 10 + p["rank"], "%s: rank %d made %d calls" % (what, p["rank"], calls(p)))
+
+
+def per_rank(n):
+    """What the view across n ranks says of toyAdd: rank r made 10 + r calls."""
+    v = [10 + r for r in range(n)]
+    return {"min": v[0], "median": (v[(n - 1) // 2] + v[n // 2]) // 2, "max": v[-1], "max_rank": n - 1,
+            "max_host": HOST}
+
+
+def run_around_mpirun_reports_every_rank_with_its_calls():
+    """`callguard run --report r.json -- mpirun -n N ./app` (N = 2, 4): every rank with its rank, host and
+    exact counts, the view across ranks, and the program's output unchanged."""
+    need_mpi()
+    for n in (2, 4):
+        plain = plain_job(n)
+        path = os.path.join(TMP, "r%d.json" % n)
+        r = run([CG, "run", "--layer", TOYLAYER, "--report", path, "--", *mpirun(n, MPI_PROG, TMP)])
+        check(r.returncode == 0, "around mpirun -n %d" % n, r)
+        check(sorted(r.stdout.splitlines()) == plain, "output changed:\n%s\nplain:\n%s" % (r.stdout, plain))
+        report = json.load(open(path))
+        ranked = [p for p in report["processes"] if p["rank"] is not None]
+        check_rank_processes(ranked, n, "around mpirun -n %d" % n)
+        check(all(p["rank"] is None and p["local_rank"] is None for p in report["processes"] if p not in ranked),
+              "mpirun itself has no rank")
+        toy = {s["name"]: s for s in report["across_ranks"]["sites"]}["toyAdd"]
+        check(report["across_ranks"]["ranks"] == n and toy["calls"] == sum(10 + r for r in range(n)),
+              "across ranks: %s" % report["across_ranks"])
+        check(toy["calls_per_rank"] == per_rank(n), "per rank: %s" % toy["calls_per_rank"])
+        check(not leftovers(), "left running: %s" % leftovers())
+
+
+def run_inside_mpirun_writes_one_report_per_rank_named_by_host_rank_and_pid():
+    """`mpirun -n 4 callguard run --report out/ -- ./app`: a file per rank, merged by `callguard report`."""
+    need_mpi()
+    plain = plain_job(4)
+    out = os.path.join(TMP, "out") + "/"
+    r = run(mpirun(4, CG, "run", "--layer", TOYLAYER, "--report", out, "--", MPI_PROG, TMP))
+    check(r.returncode == 0, r.stderr)
+    check(sorted(r.stdout.splitlines()) == plain, "output changed:\n%s\nplain:\n%s" % (r.stdout, plain))
+    files = sorted(glob.glob(out + "*.json"))
+    check(len(files) == 4, "files: %s" % os.listdir(out))
+    procs = []
+    for f in files:
+        report = json.load(open(f))
+        check(len(report["processes"]) == 1, "%s: %d processes" % (f, len(report["processes"])))
+        p = report["processes"][0]
+        name = "callguard-%s-rank%d-pid%d.json" % (HOST, p["rank"], p["pid"])
+        check(os.path.basename(f) == name, "%s is not named %s" % (f, name))
+        procs.append(p)
+    check_rank_processes(procs, 4, "inside mpirun")
+    r = run([CG, "report", *files])
+    check(r.returncode == 0 and "across 4 ranks on 1 host" in r.stdout, "the merged table", r)
+    merged = os.path.join(TMP, "merged.json")
+    r = run([CG, "report", "--json", merged, *files])
+    check(r.returncode == 0 and not r.stdout, "the merged report", r)
+    toy = {s["name"]: s for s in json.load(open(merged))["across_ranks"]["sites"]}["toyAdd"]
+    check(toy["calls"] == 46 and toy["calls_per_rank"] == per_rank(4), "merged: %s" % toy)
+    check(not leftovers(), "left running: %s" % leftovers())
+
+
+def run_into_one_report_folder_twice_keeps_every_file():
+    """Two jobs of 2 ranks into one folder: four files, none of the first job's replaced."""
+    need_mpi()
+    out = os.path.join(TMP, "twice") + "/"
+    job = mpirun(2, CG, "run", "--layer", TOYLAYER, "--report", out, "--", MPI_PROG, TMP)
+    check(run(job).returncode == 0, "first job")
+    first = {f: open(f).read() for f in glob.glob(out + "*")}
+    check(len(first) == 2, "first job's files: %s" % sorted(first))
+    check(run(job).returncode == 0, "second job")
+    files = glob.glob(out + "*")
+    check(len(files) == 4, "files after two jobs: %s" % sorted(files))
+    check(all(open(f).read() == text for f, text in first.items()), "a file of the first job was replaced")
+    check(not leftovers(), "left running: %s" % leftovers())
+
+
+def srun_style_rank_from_slurm_names_the_report():
+    """`srun callguard run --report out/` (SLURM_PROCID set by hand): the file and the process say rank 5."""
+    out = os.path.join(TMP, "slurm") + "/"
+    r = run([CG, "run", "--layer", TOYLAYER, "--report", out, "--", PROG, "calls", "3"],
+            env={"SLURM_PROCID": "5", "SLURM_LOCALID": "1"})
+    check(r.returncode == 0, r.stderr)
+    files = os.listdir(out)
+    check(len(files) == 1 and files[0].startswith("callguard-%s-rank5-pid" % HOST), "files: %s" % files)
+    p = json.load(open(out + files[0]))["processes"][0]
+    check((p["rank"], p["local_rank"], p["rank_variable"]) == (5, 1, "SLURM_PROCID"), "process: %s" % p)
+    check(files[0] == "callguard-%s-rank5-pid%d.json" % (HOST, p["pid"]), "named by its pid: %s" % files)
+
+
+def rank_of(env):
+    path = os.path.join(TMP, "env%d.json" % len(os.listdir(TMP)))
+    r = run([CG, "run", "--layer", TOYLAYER, "--report", path, "--", PROG, "calls", "2"], env=env)
+    check(r.returncode == 0, r.stderr)
+    p = json.load(open(path))["processes"][0]
+    return p["rank"], p["local_rank"], p["rank_variable"]
+
+
+def each_launchers_variables_give_rank_and_local_rank():
+    """Each launcher's variables, set by hand on a plain program; the innermost launcher wins."""
+    for rank_var, local_var, extra in [("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", {}),
+                                       ("MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_LOCAL_RANK", {}),
+                                       ("PMI_RANK", "MPI_LOCALRANKID", {}),
+                                       ("PALS_RANKID", "PALS_LOCAL_RANKID", {}),
+                                       ("FLUX_TASK_RANK", "FLUX_TASK_LOCAL_ID", {}),
+                                       ("RANK", "LOCAL_RANK", {"WORLD_SIZE": "16"}),
+                                       ("SLURM_PROCID", "SLURM_LOCALID", {})]:
+        got = rank_of({rank_var: "12", local_var: "3", **extra})
+        check(got == (12, 3, rank_var), "%s: %s" % (rank_var, got))
+    check(rank_of({"PMIX_RANK": "7"}) == (7, None, "PMIX_RANK"), "PMIx names no local rank")
+    check(rank_of({"RANK": "4", "LOCAL_RANK": "0"}) == (None, None, None), "RANK without WORLD_SIZE is no launcher's")
+    check(rank_of({"OMPI_COMM_WORLD_RANK": "2", "SLURM_PROCID": "0", "SLURM_LOCALID": "0"}) ==
+          (2, None, "OMPI_COMM_WORLD_RANK"), "mpirun inside a Slurm allocation: Open MPI's rank")
+    for bad in ["", "3a", "-1", "+1", " 1", "1234567890", "0x10"]:
+        check(rank_of({"SLURM_PROCID": bad}) == (None, None, None), "SLURM_PROCID=%r is no rank" % bad)
+    check(rank_of({"SLURM_PROCID": "999999999", "SLURM_LOCALID": "x"}) == (999999999, None, "SLURM_PROCID"),
+          "9 digits are a rank; a bad local rank is not known")
+
+
+def table_names_each_processs_rank_and_host():
+    """The text table's process line says rank and local rank, from the run and from a saved report."""
+    r = run([CG, "run", "--layer", TOYLAYER, "--report", "-", "--", PROG, "calls", "2"],
+            env={"OMPI_COMM_WORLD_RANK": "3", "OMPI_COMM_WORLD_LOCAL_RANK": "1"})
+    line = [l for l in r.stderr.splitlines() if l.startswith("callguard: pid")]
+    check(len(line) == 1 and (" on %s, rank 3 (local 1) (exit 0)" % HOST) in line[0], r.stderr)
+    path = os.path.join(TMP, "table.json")
+    run([CG, "run", "--layer", TOYLAYER, "--report", path, "--", PROG, "calls", "2"], env={"PMIX_RANK": "8"})
+    r = run([CG, "report", path])
+    check(r.returncode == 0 and (" on %s, rank 8 (exit 0)" % HOST) in r.stdout, r.stdout + r.stderr)
+
+
+def report_folder_that_cannot_be_written_is_refused_before_the_program():
+    """--report DIR/ whose parent is missing, or that is a file: status 2, one line saying it is a report
+    folder and why it cannot be one, the program not run."""
+    marker = os.path.join(TMP, "ran")
+    for folder, why in [(os.path.join(TMP, "no", "such") + "/", "No such file or directory"),
+                        (os.path.join(TMP, "a-file") + "/", "Not a directory")]:
+        open(os.path.join(TMP, "a-file"), "w").close()
+        r = run([CG, "run", "--layer", TOYLAYER, "--report", folder, "--", PROG, "touch", marker])
+        check(r.returncode == 2 and len(r.stderr.splitlines()) == 1 and why in r.stderr and folder in r.stderr and
+              "cannot create a report in" in r.stderr and "one report per process" in r.stderr,
+              "%s: %d %s" % (folder, r.returncode, r.stderr))
+        check(not os.path.exists(marker), "the program ran")
+
+
+def process(pid, host, rank, sites, stalls=()):
+    return {"pid": pid, "ppid": 1, "host": host, "rank": rank, "local_rank": None, "command": "./app",
+            "exit": {"state": "exited", "status": 0}, "stalls": list(stalls),
+            "sites": [{"api": "toy", "name": n, "calls": c, "total_ns": ns, "max_ns": ns,
+                       "peak_inside": pk, "peak_waiting": 0} for n, c, ns, pk in sites]}
+
+
+def write_report(name, procs):
+    path = os.path.join(TMP, name)
+    with open(path, "w") as f:
+        json.dump({"schema": "callguard-report", "version": 1, "processes": procs}, f)
+    return path
+
+
+def report_merges_ranks_of_many_hosts_min_median_max_and_where_the_max_was():
+    """Reports of 5 ranks on 3 hosts (crafted files: many nodes simulated): per entry point, the sums,
+    min / median / max over ranks (a rank that never called it counts 0) and the rank and host of the max;
+    a rank of two processes counts once, their sum; the peak and the worst stall keep their rank and host."""
+    stall = {"api": "toy", "name": "toyAdd", "ns": 900000000, "call_ns": 900000000, "lock_wait_ns": 0,
+             "entered_ns": 1, "tid": 9, "thread": "t", "runtime": "cpython", "python": None}
+    files = [write_report("m0.json", [process(100, "node-a", 0, [("toyAdd", 10, 1000, 1), ("toyWait", 1, 5, 2)])]),
+             write_report("m1.json", [process(100, "node-b", 1, [("toyAdd", 40, 9000, 1)]),
+                                      process(101, "node-b", 3, [("toyAdd", 20, 2000, 4)], [stall])]),
+             write_report("m2.json", [process(100, "node-c", 2, [("toyAdd", 25, 3000, 1)]),
+                                      process(104, "node-c", 2, [("toyAdd", 5, 100, 1)]),
+                                      process(102, "node-c", 4, [("toyAdd", 1, 10, 1)]),
+                                      process(103, "node-c", None, [("toyAdd", 500, 50, 1)])])]
+    out = os.path.join(TMP, "merged.json")
+    r = run([CG, "report", "--json", out, *files])
+    check(r.returncode == 0, "merged", r)
+    across = json.load(open(out))["across_ranks"]
+    check((across["ranks"], across["hosts"], across["processes_without_rank"]) == (5, 3, 1), "across: %s" % across)
+    sites = {s["name"]: s for s in across["sites"]}
+    add, wait = sites["toyAdd"], sites["toyWait"]
+    check((add["ranks"], add["calls"], add["total_ns"]) == (5, 101, 15110), "toyAdd sums: %s" % add)
+    check(add["calls_per_rank"] == {"min": 1, "median": 20, "max": 40, "max_rank": 1, "max_host": "node-b"},
+          "toyAdd calls per rank: %s" % add["calls_per_rank"])
+    check(add["ns_per_rank"] == {"min": 10, "median": 2000, "max": 9000, "max_rank": 1, "max_host": "node-b"},
+          "toyAdd ns per rank: %s" % add["ns_per_rank"])
+    check(add["peak_inside"] == {"threads": 4, "rank": 3, "host": "node-b"}, "peak: %s" % add["peak_inside"])
+    check(add["worst_stall"] == {"ns": 900000000, "rank": 3, "host": "node-b"}, "stall: %s" % add["worst_stall"])
+    check(wait["ranks"] == 1 and wait["calls_per_rank"] == {"min": 0, "median": 0, "max": 1, "max_rank": 0,
+                                                            "max_host": "node-a"},
+          "toyWait, called by rank 0 alone: %s" % wait)
+    check(wait["worst_stall"] is None, "no stall of toyWait")
+    r = run([CG, "report", *files])
+    check(r.returncode == 0 and "across 5 ranks on 3 hosts" in r.stdout, "the table", r)
+    row = [l.split() for l in r.stdout.splitlines() if l.split()[1:2] == ["toyAdd"]][-1]
+    check(row[2:4] == ["5", "101"] and row[4:8] == ["1", "20", "40", "1@node-b"], "toyAdd across ranks: %s" % row)
+    check("peak 4 threads inside at rank 3 on node-b" in r.stdout and "worst stall 900.000 ms at rank 3 on node-b"
+          in r.stdout, "peak and stall", r)
+
+
+def report_without_ranks_has_no_view_across_ranks():
+    """Processes no launcher started: no "across_ranks" in the merged JSON, no table across ranks."""
+    files = [write_report("n0.json", [process(1, "a", None, [("toyAdd", 3, 30, 1)])]),
+             write_report("n1.json", [process(2, "b", None, [("toyAdd", 4, 40, 1)])])]
+    out = os.path.join(TMP, "none.json")
+    r = run([CG, "report", "--json", out, *files])
+    check(r.returncode == 0 and "across_ranks" not in json.load(open(out)), "no view across ranks", r)
+    r = run([CG, "report", *files])
+    check(r.returncode == 0 and "across" not in r.stdout, "no table across ranks", r)
+
+
+if __name__ == "__main__":
+    main()
