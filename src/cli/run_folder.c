@@ -110,7 +110,7 @@ char *run_folder_claim(const char *dir, pid_t pid)
      * outfile.h), never a file another run made. */
     for (unsigned k = 1; k < 100000; k++) {
         char *path = run_folder_name(dir, pid, k);
-        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (fd >= 0) {
             close(fd);
             return path;
