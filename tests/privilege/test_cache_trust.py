@@ -1,10 +1,10 @@
 """The module cache trusts no one but the process's own user.
 
-Run: test_cache_trust.py CASE, with CG_LOAD_WORKER_ZE and the simulator's
-variables set (tests/load/CMakeLists.txt). Needs root, to make a setuid copy
-of the worker and two real users; exits 77 (skipped) otherwise.
+Run: test_cache_trust.py TEST (or --list), with CG_LOAD_WORKER_ZE and the
+simulator's variables set (tests/load/CMakeLists.txt). Needs root, to make a
+setuid copy of the worker and two real users; exits 77 (skipped) otherwise.
 
-  setuid   A copy of load_worker_ze setuid to `nobody` (any effective uid
+  setuid_program_ignores_cache_variables_and_home: a copy of load_worker_ze setuid to `nobody` (any effective uid
            other than the real one sets AT_SECURE; no way to root is ever
            left behind) is pointed by its caller at nobody's private folder
            through a symlinked load-v1: by CALLGUARD_CACHE_DIR, then by HOME,
@@ -12,7 +12,7 @@ of the worker and two real users; exits 77 (skipped) otherwise.
            in that folder is created or deleted, nothing is created where the
            caller pointed, the kernel loads from memory, and the one line
            says which variables were ignored.
-  users    Two users the test creates (and removes): A makes a
+  another_users_cache_is_never_loaded_nor_evicted: two users the test creates (and removes): A makes a
            world-writable "team cache" and plants an entry under B's key
            (its own binary, the checksum recomputed); B's run does not load
            it and says why in one line. A's load-v1 symlinked to B's dataset
@@ -28,13 +28,11 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from cgtest import check, main  # noqa: E402  (tests/cgtest.py)
+
 WORKER = os.environ.get("CG_LOAD_WORKER_ZE", "")
 HEADER = 56
-
-
-def check(cond, what):
-    if not cond:
-        raise AssertionError(what)
 
 
 def figures(text):
@@ -60,7 +58,8 @@ def secure_lines(err):
     return [l for l in err.splitlines() if "AT_SECURE" in l]
 
 
-def case_setuid():
+def setuid_program_ignores_cache_variables_and_home():
+    needs_root_and_nobody(WORKER)
     nobody = pwd.getpwnam("nobody")
     base = os.path.dirname(os.path.abspath(WORKER))
     priv = tempfile.mkdtemp(prefix="cgpriv-", dir=base)  # 0700, root's
@@ -169,7 +168,8 @@ def cache_lines(err):
     return [l for l in err.splitlines() if l.startswith("callguard:")]
 
 
-def case_users():
+def another_users_cache_is_never_loaded_nor_evicted():
+    needs_root_and_nobody(WORKER)
     base = tempfile.mkdtemp(prefix="cgcache-users-")
     os.chmod(base, 0o755)
     users = []
@@ -257,25 +257,20 @@ def case_users():
                 pass
 
 
-def main():
-    cases = {"setuid": case_setuid, "users": case_users}
-    if len(sys.argv) != 2 or sys.argv[1] not in cases:
-        print("usage: test_cache_trust.py setuid|users", file=sys.stderr)
-        return 2
+def needs_root_and_nobody(worker):
+    """Exits 77 (skipped) where the test cannot run, 2 without the worker."""
     if os.geteuid() != 0:
         print("skipped: needs root to make a setuid copy of the worker and two users (CI runs as root)")
-        return 77
-    if not WORKER:
+        sys.exit(77)
+    if not worker:
         print("CG_LOAD_WORKER_ZE is not set (ctest sets it)", file=sys.stderr)
-        return 2
+        sys.exit(2)
     try:
         pwd.getpwnam("nobody")
     except KeyError:
         print("skipped: no user 'nobody'")
-        return 77
-    cases[sys.argv[1]]()
-    return 0
+        sys.exit(77)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
