@@ -3,10 +3,12 @@
 A test is a function of no arguments in the script, named for the behaviour
 it checks (helpers take arguments). `SCRIPT --list` names the tests, for
 ctest (cg_discover_tests, tests/cgtest.cmake); `SCRIPT TEST ARGS...` runs
-one and prints "TEST: ok". A script's helper module imports this one; the
-script ends with `if __name__ == "__main__": main()`.
+one and prints "TEST: ok" (a test that returns a number exits with it: 77
+is skipped). A script's helper module imports this one; the script ends
+with `if __name__ == "__main__": main()`.
 """
 import inspect
+import resource
 import sys
 
 
@@ -16,6 +18,12 @@ def check(cond, what, r=None):
         if r is not None:
             what += "\n-- exit %s\n-- stdout:\n%s-- stderr:\n%s" % (r.returncode, r.stdout, r.stderr)
         raise AssertionError(what)
+
+
+def no_core():
+    """A child's preexec_fn: a process that aborts (as a test may expect)
+    leaves no core file."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 def listing():
@@ -33,5 +41,7 @@ def main():
     name = sys.argv[1] if len(sys.argv) > 1 else ""
     if name not in tests:
         sys.exit("%s: no test named '%s' (%s --list names them)" % (sys.argv[0], name, sys.argv[0]))
-    getattr(script, name)()
+    rc = getattr(script, name)()
+    if rc:
+        sys.exit(rc)
     print(name + ": ok")

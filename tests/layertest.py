@@ -8,18 +8,13 @@ folder's CMakeLists.txt sets; tests/cgtest.py runs them.
 """
 import json
 import os
-import resource
 import subprocess
 
-from cgtest import check, main  # noqa: F401  (the scripts take them from here)
+from cgtest import check, main, no_core  # noqa: F401  (the scripts take them from here)
 
 E = os.environ
 # The tests folder, for a Python child to import pausetimer.py from.
 TESTS = os.path.dirname(os.path.abspath(__file__))
-
-
-def no_core():
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 def run(args, env=None, timeout=60):

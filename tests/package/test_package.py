@@ -1,5 +1,5 @@
 """The Python package, installed with pip into a fresh virtual environment
-and used from there. Run: test_package.py TEST WORKDIR SOURCE_DIR PYTHON
+and used from there. Run: test_package.py TEST WORKDIR SOURCE_DIR PYTHON (or --list)
 
 pip_install_into_fresh_venv (the fixture of the others) makes WORKDIR/venv
 anew with PYTHON and runs `pip install SOURCE_DIR` in it: pip fetches
@@ -16,17 +16,16 @@ import subprocess
 import sys
 import textwrap
 
-TEST, WORK, SRC, PYTHON = sys.argv[1:5]
-VENV = os.path.join(WORK, "venv")
-VPY = os.path.join(VENV, "bin", "python")
-VCG = os.path.join(VENV, "bin", "callguard")
-TMP = os.path.join(WORK, "tmp-" + TEST)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from cgtest import check, listing, main, no_core  # noqa: E402  (tests/cgtest.py)
+
+if not listing():
+    WORK, SRC, PYTHON = sys.argv[2:5]
+    VENV = os.path.join(WORK, "venv")
+    VPY = os.path.join(VENV, "bin", "python")
+    VCG = os.path.join(VENV, "bin", "callguard")
+    TMP = os.path.join(WORK, "tmp-" + sys.argv[1])
 SKIP = 77
-
-
-def check(cond, what):
-    if not cond:
-        raise AssertionError(what)
 
 
 def run(args, env=None, timeout=120, **kw):
@@ -46,12 +45,12 @@ def site_packages(venv):
     return found[0]
 
 
-def pkg_dir():
-    return os.path.join(site_packages(VENV), "callguard")
+def pkg_dir(venv):
+    return os.path.join(site_packages(venv), "callguard")
 
 
-def simulator():
-    return os.path.join(pkg_dir(), "_tree", "lib", "callguard", "drivers", "libze_cgsim.so")
+def simulator(pkg):
+    return os.path.join(pkg, "_tree", "lib", "callguard", "drivers", "libze_cgsim.so")
 
 
 def python(code, env=None, interpreter=None):
@@ -66,7 +65,7 @@ def pip_install_into_fresh_venv():
     r = run([os.path.join(VENV, "bin", "pip"), "install", "--config-settings=build-dir=" + os.path.join(WORK, "skbuild"),
              SRC], env={"CMAKE_BUILD_PARALLEL_LEVEL": "2"}, timeout=1500)
     ok(r, "pip install " + SRC)
-    pkg = pkg_dir()
+    pkg = pkg_dir(VENV)
     for f in ["__init__.py", "__main__.py", "errors.py", "_native.abi3.so", "_tree/bin/callguard",
               "_tree/lib/libcallguard.so.0", "_tree/lib/libcallguard_ze.so", "_tree/lib/libcallguard_cl.so",
               "_tree/lib/callguard/shims/libze_loader.so.1", "_tree/lib/callguard/shims/libOpenCL.so.1",
@@ -133,11 +132,12 @@ def run_from_venv_guards_simulator_program():
     with open(prog, "w") as f:
         f.write(ZE_PROGRAM)
     report = os.path.join(TMP, "report.json")
+    env = {"ZE_ENABLE_ALT_DRIVERS": simulator(pkg_dir(VENV))}
     r = ok(run([VCG, "run", "--api", "ze", "--serialize", "zeDriverGet", "--report", report, "--", VPY, prog],
-               env={"ZE_ENABLE_ALT_DRIVERS": simulator()}, cwd=TMP), "callguard run -- python ze_program.py")
+               env=env, cwd=TMP), "callguard run -- python ze_program.py")
     seen = json.loads(r.stdout.splitlines()[-1])
     check(seen["layers"] == ["ze"], "only the ze layer is loaded: %s" % seen)
-    check(seen["runtime"] == [os.path.join(pkg_dir(), "_tree", "lib", "libcallguard.so.0")],
+    check(seen["runtime"] == [os.path.join(pkg_dir(VENV), "_tree", "lib", "libcallguard.so.0")],
           "the one libcallguard loaded is the package's: %s" % seen["runtime"])
     check(seen["domain"] == "zeDriverGet", "zeDriverGet serialized in its own domain: %s" % seen)
     check(seen["zeDriverGet"] == 3, "the program read its own 3 zeDriverGet calls: %s" % seen)
@@ -231,11 +231,6 @@ print(json.dumps({"results": [list(r) + [r.build_flags, r.source] for r in resul
 """
 
 
-def no_core():
-    import resource
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-
 def load_binary_threads_on_simulator():
     """16 threads load 16 kernels at once on the simulator with its compiler
     race set to abort: serialized, every kernel loads; a second process
@@ -248,8 +243,8 @@ def load_binary_threads_on_simulator():
         f.write(LOAD_PROGRAM)
     cache = os.path.join(TMP, "cache")
     shutil.rmtree(cache, ignore_errors=True)
-    env = {"ZE_ENABLE_ALT_DRIVERS": simulator(), "CGSIM_COMPILER_RACE": "abort", "CGSIM_COMPILE_MS": "100",
-           "CALLGUARD_CACHE_DIR": cache}
+    env = {"ZE_ENABLE_ALT_DRIVERS": simulator(pkg_dir(VENV)), "CGSIM_COMPILER_RACE": "abort",
+           "CGSIM_COMPILE_MS": "100", "CALLGUARD_CACHE_DIR": cache}
     serialized = [VCG, "run", "--api", "ze", "--serialize", "zeModuleCreate", "--", VPY, prog, "16"]
     for n, source in ((1, "built"), (2, "disk")):
         r = ok(run(serialized, env=env, cwd=TMP, preexec_fn=no_core), "load_binary run %d" % n)
@@ -334,7 +329,7 @@ def load_binary_errors_on_simulator():
         assert "7" in str(e) and "0..0" in str(e), str(e)
     print("ok")
     """
-    r = ok(python(code, env={"ZE_ENABLE_ALT_DRIVERS": simulator(), "CGSIM_COMPILE_MS": "1",
+    r = ok(python(code, env={"ZE_ENABLE_ALT_DRIVERS": simulator(pkg_dir(VENV)), "CGSIM_COMPILE_MS": "1",
                              "CALLGUARD_CACHE_DIR": os.path.join(TMP, "cache")}), "load_binary errors")
     check(r.stdout.strip() == "ok", r.stdout)
     # No driver at all: the device enumeration's own failure, named.
@@ -564,4 +559,4 @@ def abi3_build_serves_python312():
 
 
 if __name__ == "__main__":
-    sys.exit(globals()[TEST]() or 0)
+    main()
