@@ -15,6 +15,7 @@
 #include "stats.h"
 #include "threads.h"
 #include "trace.h"
+#include "watchdog.h"
 
 #include <errno.h>
 
@@ -28,7 +29,17 @@ static __thread int cgi_ran_held __attribute__((tls_model("initial-exec")));
 
 void cg_adapter_ran_held(void) { cgi_ran_held = 1; }
 
-void cgi_call_after_fork_child(void) { cgi_depth = 0; }
+void cgi_call_after_fork_child(void)
+{
+    cgi_depth = 0;
+    /* The forking thread's next counted call takes the general path once
+     * (its slot looks inside a call, as an unclaimed one does), which
+     * starts the child's watchdog. */
+    cgi_slot *slot = cgi_my_slot;
+    if (slot != &cgi_unclaimed_slot && slot != &cgi_spare_slot)
+        atomic_store_explicit(&slot->counters, &cgi_no_counters, memory_order_relaxed);
+    cgi_watchdog_after_fork_child();
+}
 
 typedef struct cgi_frame {
     cg_site *site;
@@ -39,6 +50,7 @@ typedef struct cgi_frame {
     cgi_dlock dlock;  /* what the domain's lock took, for its unlock */
     uint32_t threads; /* CGI_DOM_CHECK | CGI_DOM_HLOCK: the site's thread rules are checked, locked */
     int timed;
+    int held;           /* the runtime is held through the call (known at entry) */
     cg_counters *peaks; /* the site's counters when its peaks are counted (cgi_peaks_of), else NULL */
     int err;
     int saved_errno;
@@ -59,6 +71,8 @@ static inline void cgi_stats_enter(cgi_frame *f)
     atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
     f->t0 = cgi_ticks();
     if (!f->slot) return;
+    /* This call reads the clock: the watchdog does not sample it. */
+    atomic_store_explicit(&f->slot->timed, 1, memory_order_relaxed);
     atomic_store_explicit(&f->slot->entered, f->t0, memory_order_relaxed);
     if (f->domain || (f->threads & CGI_DOM_HLOCK)) atomic_store_explicit(&f->slot->waiting, 1, memory_order_relaxed);
     atomic_store_explicit(&f->slot->counters, c, memory_order_release);
@@ -76,7 +90,9 @@ static inline void cgi_stats_locked(cgi_frame *f, int waited)
 static inline void cgi_stats_leave(cgi_frame *f)
 {
     f->t1 = cgi_ticks();
-    if (f->slot) atomic_store_explicit(&f->slot->counters, NULL, memory_order_release);
+    if (!f->slot) return;
+    atomic_store_explicit(&f->slot->counters, NULL, memory_order_release);
+    atomic_store_explicit(&f->slot->timed, 0, memory_order_relaxed);
 }
 
 static inline void cgi_max_loop(cg_counters *c, uint64_t v)
@@ -203,39 +219,78 @@ static void cgi_stats_count(cgi_frame *f, const cg_adapter *held)
     }
 }
 
-/* A counted call, in two halves around the real call (cg_enter, cg_leave and
- * a checked site's counted call): counts the call in and marks the slot (the
- * in-flight record). */
+/* ---- the short paths' counting ------------------------------------------------
+ * A counted call, in two halves around the real call (cg_enter, cg_leave and
+ * a checked site's counted call). Entering numbers the call in the thread's
+ * slot and marks the slot (the in-flight record), then counts the call
+ * into the thread's own shard: a plain load and store, no locked
+ * instruction (a thread past CGI_SHARDS adds to the record atomically).
+ * The slot is marked first: a signal handler's guarded call on this thread
+ * then finds it inside a call and counts on the general path, never into
+ * the shard this half is writing. No clock: the watchdog times the call by
+ * sampling (watchdog.c) unless the mode asks for exact timing. */
 static inline __attribute__((always_inline)) void cgi_enter_counted(cg_site *s, cgi_slot *slot)
 {
     cg_counters *c = s->ctr;
-    atomic_fetch_add_explicit(&cgi_shard_at(c, slot->shard_off)->calls, 1, memory_order_relaxed);
-    atomic_store_explicit(&slot->entered, cgi_tsc(), memory_order_relaxed);
+    cgi_bump(&slot->seq, 1);
     atomic_store_explicit(&slot->counters, c, memory_order_release);
+    if (__builtin_expect(slot->owned, 1))
+        cgi_bump(&cgi_shard_at(c, slot->shard_off)->calls, 1);
+    else
+        atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
 }
 
-/* The end of every counted call: stop the clock, leave the slot (no
+/* The same with the clock started (exact timing, the timeline, a checked site). */
+static inline __attribute__((always_inline)) void cgi_enter_timed(cg_site *s, cgi_slot *slot)
+{
+    atomic_store_explicit(&slot->entered, cgi_tsc(), memory_order_relaxed);
+    cgi_enter_counted(s, slot);
+}
+
+/* Counts a result other than success into this thread's shard when the
+ * record has named the code already (the common case: a polling loop's
+ * ZE_RESULT_NOT_READY), else as the general path does. Returns 1 for a
+ * failure, as cgi_stats_result. */
+static inline __attribute__((always_inline)) int cgi_count_code(cgi_slot *slot, cg_counters *c, int err)
+{
+    if (__builtin_expect(slot->owned, 1)) {
+        cgi_stats_record *r = (cgi_stats_record *)((char *)c - offsetof(cgi_stats_record, c));
+        int32_t code = err == CG_RESULT_ZERO ? 0 : err;
+        for (unsigned k = 0; k < CGI_STATS_MAX_CODES; k++) {
+            uint32_t set = atomic_load_explicit(&r->code[k].set, memory_order_acquire);
+            if (set < CGI_CODE_ERROR) break; /* free or being named: codes are claimed in order */
+            if (r->code[k].code != code) continue;
+            cgi_shard *sh = cgi_shard_at(c, slot->shard_off);
+            cgi_bump(&sh->code[k], 1);
+            cgi_bump(set == CGI_CODE_STATE ? &sh->states : &sh->errors, 1);
+            return set != CGI_CODE_STATE;
+        }
+    }
+    return cgi_stats_result(c, err);
+}
+
+/* The end of a timed counted call: stop the clock, leave the slot (no
  * longer in flight), add the time to this thread's shard. Returns the
  * call's ns. */
 static inline __attribute__((always_inline)) uint64_t cgi_count_out(cgi_slot *slot, cg_counters *c, uint64_t t0)
 {
     uint64_t ns = cgi_ticks_ns(cgi_tsc() - t0);
     atomic_store_explicit(&slot->counters, NULL, memory_order_release);
-    atomic_fetch_add_explicit(&cgi_shard_at(c, slot->shard_off)->total_ns, ns, memory_order_relaxed);
+    if (__builtin_expect(slot->owned, 1))
+        cgi_bump(&cgi_shard_at(c, slot->shard_off)->total_ns, ns);
+    else
+        atomic_fetch_add_explicit(&c->total_ns, ns, memory_order_relaxed);
     return ns;
 }
 
-/* After the call, for any result. No errno is touched
+/* After a timed call, for any result. No errno is touched
  * (cgi_counted_held keeps it). A call as long as a stall asks the adapter,
  * if there is one, whether the runtime was held (CGI_PATH_DETECT's rule):
  * where there is none, or it was left, nothing is recorded. */
 static inline __attribute__((always_inline)) void cgi_leave_counted(cgi_slot *slot, int err, int traced)
 {
     cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
-    if (err != 0) {
-        err = cgi_stats_result(c, err);
-        c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
-    }
+    if (err != 0) err = cgi_count_code(slot, c, err);
     uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
     uint64_t ns = cgi_count_out(slot, c, t0);
     if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max_loop(c, ns);
@@ -249,17 +304,43 @@ static inline __attribute__((always_inline)) void cgi_leave_counted(cgi_slot *sl
     if (ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed)) cgi_counted_held(NULL, c, t0, ns);
 }
 
+/* A clockless call the watchdog marked as long as a stall (it found it in
+ * flight for stall_ns or more, and set `entered` when it first saw it):
+ * as cgi_leave_counted's test, with the time measured from there. A mark
+ * of an earlier call (set as that one left) is dropped: whether that call
+ * held the runtime is no longer known. Before the slot is left. */
+__attribute__((noinline)) static void cgi_leave_marked(cgi_slot *slot)
+{
+    uint64_t mark = atomic_load_explicit(&slot->mark, memory_order_acquire);
+    atomic_store_explicit(&slot->mark, 0, memory_order_relaxed);
+    if (mark != atomic_load_explicit(&slot->seq, memory_order_relaxed)) return;
+    cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
+    uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
+    uint64_t now = cgi_ticks();
+    cgi_counted_held(NULL, c, t0, now > t0 ? cgi_ticks_ns(now - t0) : 0);
+}
+
+/* The end of a clockless counted call: one load (the watchdog's mark),
+ * then the slot is left. */
+static inline __attribute__((always_inline)) void cgi_leave_clockless(cgi_slot *slot)
+{
+    if (__builtin_expect(atomic_load_explicit(&slot->mark, memory_order_relaxed) != 0, 0)) cgi_leave_marked(slot);
+    atomic_store_explicit(&slot->counters, NULL, memory_order_release);
+}
+
 /* A site whose only work is checking its thread rules (no lock, no runtime;
  * statistics off, or counted on a TSC with `slot`): the check around the
- * call and nothing else. */
+ * call and nothing else. Timed like the general path. */
 __attribute__((noinline)) static int cgi_call_checked(cg_site *s, cg_thunk thunk, void *args, cgi_slot *slot)
 {
     cgi_thr_call tc;
     cgi_thr_check_enter(s, args, &tc);
     if (slot) {
         /* Inside the call the slot says so (cgi_nested), as on the counted path. */
-        cgi_enter_counted(s, slot);
+        atomic_store_explicit(&slot->timed, 1, memory_order_relaxed);
+        cgi_enter_timed(s, slot);
         cgi_leave_counted(slot, thunk(args), 0);
+        atomic_store_explicit(&slot->timed, 0, memory_order_relaxed);
     } else {
         cgi_depth++;
         thunk(args);
@@ -322,6 +403,8 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
             cgi_path_refresh();
             pthread_mutex_unlock(&cgi_cfg_lock);
         }
+        /* The process's first counted call starts its watchdog. */
+        cgi_watchdog_start();
         f.slot = slot == &cgi_spare_slot ? NULL : slot;
     }
     f.domain = dom & CGI_DOM_ID;
@@ -345,6 +428,17 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
         if (leave) held = 0;
     }
 
+    if (f.slot) {
+        /* The call's number, and what a hang report says of it: the
+         * runtime held through it, and the Python line (read now, while
+         * this thread holds the GIL, even when the call then leaves it). */
+        uint64_t seq = atomic_load_explicit(&f.slot->seq, memory_order_relaxed) + 1;
+        atomic_store_explicit(&f.slot->seq, seq, memory_order_relaxed);
+        if (held) atomic_store_explicit(&f.slot->held_seq, seq, memory_order_relaxed);
+        if ((held || leave) && ad == &cgi_cpython_adapter &&
+            atomic_load_explicit(&cgi_cfg.hang_ns, memory_order_relaxed))
+            cgi_where_note(f.slot, seq);
+    }
     cgi_depth++;
     if (leave) {
         /* An adapter that could not leave says so (cg_adapter_ran_held):
@@ -378,13 +472,32 @@ int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args) { return cg
  * 3 bits are a tag (slots are 64-byte aligned; a PyThreadState is a C
  * struct of pointers, at least 8-byte aligned), the rest a pointer. */
 enum {
-    CGI_TOK_COUNTED = 0, /* slot: counted (CGI_MODE_COUNTED, or COUNTED_PY holding nothing) */
-    CGI_TOK_TRACED = 2,  /* slot | 2: counted and recorded on the timeline */
-    CGI_TOK_LEAN = 4,    /* thread state | 4: the GIL left, nothing counted */
-    CGI_TOK_LEFT = 5,    /* thread state | 5: counted with the GIL left (this thread's slot) */
-    CGI_TOK_NOTHING = 6, /* nothing to undo (lean, the GIL not this thread's) */
+    CGI_TOK_COUNTED =
+        0,              /* slot: counted, clockless (CGI_MODE_COUNTED, CGI_MODE_WATCH, or COUNTED_PY holding nothing) */
+    CGI_TOK_TIMED = 1,  /* slot | 1: counted, the clock read (CGI_MODE_TIMED) */
+    CGI_TOK_TRACED = 2, /* slot | 2: counted, timed and recorded on the timeline */
+    CGI_TOK_LEFT_TIMED = 3, /* thread state | 3: CGI_TOK_LEFT, the clock read */
+    CGI_TOK_LEAN = 4,       /* thread state | 4: the GIL left, nothing counted */
+    CGI_TOK_LEFT = 5,       /* thread state | 5: counted with the GIL left (this thread's slot) */
+    CGI_TOK_NOTHING = 6,    /* nothing to undo (lean, the GIL not this thread's) */
     CGI_TOK_TAG = 7
 };
+
+/* CGI_MODE_WATCH's entry: whether this thread holds its runtime, and for
+ * CPython the Python line, for a hang report (hang reports are on).
+ * Before the call is numbered: `seq + 1` is the call's. */
+__attribute__((noinline)) static void cgi_enter_watch(cgi_slot *slot)
+{
+    const cg_adapter *ad = atomic_load_explicit(&cgi_cfg.adapter, memory_order_acquire);
+    if (!ad) return;
+    int saved = errno;
+    uint64_t seq = atomic_load_explicit(&slot->seq, memory_order_relaxed) + 1;
+    if (ad == &cgi_cpython_adapter ? cgi_py_holds() : ad->holds()) {
+        atomic_store_explicit(&slot->held_seq, seq, memory_order_relaxed);
+        if (ad == &cgi_cpython_adapter) cgi_where_note(slot, seq);
+    }
+    errno = saved;
+}
 
 /* The modes after the commonest, out of line. */
 __attribute__((noinline)) static uintptr_t cgi_enter_other(cg_site *s, uint32_t mode)
@@ -400,19 +513,39 @@ __attribute__((noinline)) static uintptr_t cgi_enter_other(cg_site *s, uint32_t 
             atomic_compare_exchange_strong_explicit(&s->mode, &lean, want, memory_order_release, memory_order_relaxed);
         return held ? (uintptr_t)cgi_py.save() | CGI_TOK_LEAN : CGI_TOK_NOTHING;
     }
-    if (mode != CGI_MODE_COUNTED_PY) return 0;
     cgi_slot *slot = cgi_my_slot;
     if (atomic_load_explicit(&slot->counters, memory_order_relaxed)) return 0;
-    /* A call on a thread that holds nothing is counted and no stall; else
-     * the clock starts once the GIL is left (and stops before re-entry,
-     * CGI_TOK_LEFT in cgi_leave_other). */
-    if (!cgi_py_holds()) {
-        cgi_enter_counted(s, slot);
-        return (uintptr_t)slot | CGI_TOK_COUNTED;
+    if (mode == CGI_MODE_TIMED) {
+        cgi_enter_timed(s, slot);
+        return (uintptr_t)slot | CGI_TOK_TIMED;
     }
+    if (mode == CGI_MODE_WATCH) {
+        cgi_enter_watch(slot);
+        cgi_enter_counted(s, slot);
+        return (uintptr_t)slot;
+    }
+    if (mode != CGI_MODE_COUNTED_PY) return 0;
+    /* A call on a thread that holds nothing is counted and no stall; else
+     * the call is counted once the GIL is left (and the clock, if read,
+     * stops before re-entry: cgi_leave_left). */
+    int exact = atomic_load_explicit(&cgi_cfg.timing, memory_order_relaxed) == CGI_TIMING_EXACT;
+    if (!cgi_py_holds()) {
+        if (!exact) {
+            cgi_enter_counted(s, slot);
+            return (uintptr_t)slot;
+        }
+        cgi_enter_timed(s, slot);
+        return (uintptr_t)slot | CGI_TOK_TIMED;
+    }
+    if (atomic_load_explicit(&cgi_cfg.hang_ns, memory_order_relaxed))
+        cgi_where_note(slot, atomic_load_explicit(&slot->seq, memory_order_relaxed) + 1);
     void *ts = cgi_py.save();
-    cgi_enter_counted(s, slot);
-    return (uintptr_t)ts | CGI_TOK_LEFT;
+    if (!exact) {
+        cgi_enter_counted(s, slot);
+        return (uintptr_t)ts | CGI_TOK_LEFT;
+    }
+    cgi_enter_timed(s, slot);
+    return (uintptr_t)ts | CGI_TOK_LEFT_TIMED;
 }
 
 uintptr_t cg_enter(cg_site *s)
@@ -443,41 +576,52 @@ uintptr_t cg_enter(cg_site *s)
          * (after the lean modes, which stay first). */
         cgi_slot *slot = cgi_my_slot;
         if (atomic_load_explicit(&slot->counters, memory_order_relaxed)) return 0;
-        cgi_enter_counted(s, slot);
+        cgi_enter_timed(s, slot);
         return (uintptr_t)slot | CGI_TOK_TRACED;
     }
     return cgi_enter_other(s, mode);
 }
 
-/* Out of line: a call longer than any before at its site, or as long as a
- * stall. */
+/* Out of line: a timed call longer than any before at its site, or as
+ * long as a stall. */
 __attribute__((noinline)) static void cgi_leave_long(cg_counters *c, uint64_t t0, uint64_t ns)
 {
     cgi_max_loop(c, ns);
     if (ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed)) cgi_counted_held(NULL, c, t0, ns);
 }
 
-/* Everything but a successful COUNTED call and the lean path. */
+/* CGI_TOK_LEFT and CGI_TOK_LEFT_TIMED: the call held nothing, so it is no
+ * stall; the clock, if read, stops before re-entering (docs/development.md,
+ * "CPython": it may never return from it at exit). The slot is this
+ * thread's, as on entry. */
+static void cgi_leave_left(void *ts, int code, int timed)
+{
+    cgi_slot *slot = cgi_my_slot;
+    cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
+    if (code) cgi_count_code(slot, c, code);
+    if (timed) {
+        uint64_t ns = cgi_count_out(slot, c, atomic_load_explicit(&slot->entered, memory_order_relaxed));
+        if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max_loop(c, ns);
+    } else {
+        atomic_store_explicit(&slot->counters, NULL, memory_order_release);
+    }
+    cgi_py.restore(ts);
+}
+
+/* Everything but a successful clockless call and the lean path. */
 __attribute__((noinline)) static void cgi_leave_other(uintptr_t tok, int code)
 {
     void *p = (void *)(tok & ~(uintptr_t)CGI_TOK_TAG);
     switch (tok & CGI_TOK_TAG) {
-    case CGI_TOK_COUNTED: cgi_leave_counted(p, code, 0); return;
+    case CGI_TOK_COUNTED:
+        if (code) cgi_count_code(p, atomic_load_explicit(&((cgi_slot *)p)->counters, memory_order_relaxed), code);
+        cgi_leave_clockless(p);
+        return;
+    case CGI_TOK_TIMED: cgi_leave_counted(p, code, 0); return;
     case CGI_TOK_TRACED: cgi_leave_counted(p, code, 1); return;
     case CGI_TOK_LEAN: cgi_py.restore(p); return;
-    case CGI_TOK_LEFT:
-        /* The clock stops before re-entering (docs/development.md, "CPython": it may never
-         * return from it at exit). The slot is this thread's, as on entry;
-         * the call held nothing, so it is no stall. */
-        {
-            cgi_slot *slot = cgi_my_slot;
-            cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
-            if (code) code = cgi_stats_result(c, code);
-            uint64_t ns = cgi_count_out(slot, c, atomic_load_explicit(&slot->entered, memory_order_relaxed));
-            if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max_loop(c, ns);
-        }
-        cgi_py.restore(p);
-        return;
+    case CGI_TOK_LEFT: cgi_leave_left(p, code, 0); return;
+    case CGI_TOK_LEFT_TIMED: cgi_leave_left(p, code, 1); return;
     default: return; /* CGI_TOK_NOTHING */
     }
 }
@@ -485,16 +629,9 @@ __attribute__((noinline)) static void cgi_leave_other(uintptr_t tok, int code)
 void cg_leave(uintptr_t tok)
 {
     if (__builtin_expect((tok & CGI_TOK_TAG) == CGI_TOK_COUNTED, 1)) {
-        /* A successful counted call: cgi_leave_counted's success path, a
-         * leaf but for its rare tail call (a call longer than any before
-         * at its site, or as long as a stall). */
-        cgi_slot *slot = (cgi_slot *)tok;
-        cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
-        uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
-        uint64_t ns = cgi_count_out(slot, c, t0);
-        if (__builtin_expect(ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed), 0) ||
-            __builtin_expect(ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed), 0))
-            cgi_leave_long(c, t0, ns);
+        /* A successful clockless call: one load and one store, but for a
+         * call the watchdog marked. */
+        cgi_leave_clockless((cgi_slot *)tok);
         return;
     }
     /* (Not `(tok & CGI_TOK_TAG) == CGI_TOK_LEAN`: GCC would then compute the tag
@@ -502,6 +639,19 @@ void cg_leave(uintptr_t tok)
     if (((tok - CGI_TOK_LEAN) & CGI_TOK_TAG) == 0) {
         /* The lean path's re-entry (CPython keeps errno across it). */
         cgi_py.restore((void *)(tok & ~(uintptr_t)CGI_TOK_TAG));
+        return;
+    }
+    if (((tok - CGI_TOK_TIMED) & CGI_TOK_TAG) == 0) {
+        /* A successful timed call (exact timing): a leaf but for its rare
+         * tail call (a call longer than any before at its site, or as long
+         * as a stall). */
+        cgi_slot *slot = (cgi_slot *)(tok - CGI_TOK_TIMED);
+        cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
+        uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
+        uint64_t ns = cgi_count_out(slot, c, t0);
+        if (__builtin_expect(ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed), 0) ||
+            __builtin_expect(ns >= atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed), 0))
+            cgi_leave_long(c, t0, ns);
         return;
     }
     if (((tok - CGI_TOK_TRACED) & CGI_TOK_TAG) == 0) {
@@ -512,4 +662,15 @@ void cg_leave(uintptr_t tok)
     cgi_leave_other(tok, 0);
 }
 
-void cg_leave_code(uintptr_t tok, int code) { cgi_leave_other(tok, code); }
+void cg_leave_code(uintptr_t tok, int code)
+{
+    if (__builtin_expect((tok & CGI_TOK_TAG) == CGI_TOK_COUNTED, 1)) {
+        /* A clockless call that returned a failure or a state: counted in
+         * this thread's shard. */
+        cgi_slot *slot = (cgi_slot *)tok;
+        cgi_count_code(slot, atomic_load_explicit(&slot->counters, memory_order_relaxed), code);
+        cgi_leave_clockless(slot);
+        return;
+    }
+    cgi_leave_other(tok, code);
+}

@@ -15,9 +15,11 @@
 #include "settings.h"
 #include "signals.h"
 #include "site.h"
+#include "stats.h"
 #include "threads.h"
 #include "trace.h"
 #include "values.h"
+#include "watchdog.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -200,6 +202,29 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
         uint32_t ms = 0;
         rc = cgi_parse_ms(v, &ms);
         if (rc == CG_OK) atomic_store(&cgi_cfg.stall_ns, (uint64_t)ms * 1000000u);
+    } else if (strcmp(k, "TIMING") == 0) {
+        int exact;
+        if (strcmp(v, "sampled") == 0)
+            exact = 0;
+        else if (strcmp(v, "exact") == 0)
+            exact = 1;
+        else
+            return cgi_fail(CG_EINVAL,
+                            "'%s': expected sampled (the watchdog times calls by sampling) or exact (every call "
+                            "reads the clock)",
+                            v);
+        atomic_store(&cgi_cfg.timing, exact ? CGI_TIMING_EXACT : CGI_TIMING_SAMPLED);
+        if (cgi_stats) atomic_store(&cgi_stats->h.timing, exact ? CGI_TIMING_EXACT : CGI_TIMING_SAMPLED);
+        cgi_refresh_all();
+        cgi_watchdog_start();
+    } else if (strcmp(k, "HANG_MS") == 0) {
+        uint32_t ms = 0;
+        rc = cgi_parse_ms(v, &ms);
+        if (rc == CG_OK) {
+            atomic_store(&cgi_cfg.hang_ns, (uint64_t)ms * 1000000u);
+            cgi_refresh_all();
+            cgi_watchdog_start();
+        }
     } else if (strcmp(k, "SIGNALS") == 0) {
         rc = cgi_signals_set(v, cgi_in_cli);
     } else if (strcmp(k, "CHECK") == 0) {
@@ -244,11 +269,12 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
                             v);
         if (!from_env) cgi_library_set(var, v);
     } else {
-        return cgi_fail(CG_EINVAL,
-                        "unknown setting; expected one of CALLGUARD_SERIALIZE, _TRANSITION, _RUNTIME, _REPORT, _TRACE, "
-                        "_TRACE_LINES, _STALL_MS, _SIGNALS, _POLICY, _QUIRKS, _CHECK, _CHECK_HOLD_US, "
-                        "_SERIALIZE_HANDLES, _STATS_DIR, _STATS_LOST, _CACHE, _CACHE_DIR, _CACHE_SIZE or "
-                        "_<API>_LIBRARY (API in capitals: CALLGUARD_CL_LIBRARY)");
+        return cgi_fail(
+            CG_EINVAL,
+            "unknown setting; expected one of CALLGUARD_SERIALIZE, _TRANSITION, _RUNTIME, _REPORT, _TRACE, "
+            "_TRACE_LINES, _STALL_MS, _TIMING, _HANG_MS, _SIGNALS, _POLICY, _QUIRKS, _CHECK, _CHECK_HOLD_US, "
+            "_SERIALIZE_HANDLES, _STATS_DIR, _STATS_LOST, _CACHE, _CACHE_DIR, _CACHE_SIZE or "
+            "_<API>_LIBRARY (API in capitals: CALLGUARD_CL_LIBRARY)");
     }
     return rc;
 }

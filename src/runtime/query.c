@@ -25,13 +25,13 @@ int cg_get_stats(const char *name, cg_site_stats *out)
         cg_counters *c = s->ctr;
         out->calls = cgi_ctr_calls(c);
         out->nested = atomic_load(&c->nested);
-        out->errors = atomic_load(&c->errors);
+        out->errors = cgi_ctr_errors(c);
         out->total_ns = cgi_ctr_total_ns(c);
         out->max_ns = atomic_load(&c->max_ns);
         out->lock_wait_ns = atomic_load(&c->lock_wait_ns);
         out->stalls = atomic_load(&c->stalls);
         out->stall_ns = atomic_load(&c->stall_ns);
-        out->states = atomic_load(&c->states);
+        out->states = cgi_ctr_states(c);
         out->peak_inside = atomic_load(&c->inside.peak);
         out->peak_waiting = atomic_load(&c->waiting.peak);
     }

@@ -60,11 +60,16 @@ static uint32_t cgi_site_mode(const cg_site *s, int path)
     /* A blocking site's counted calls count its peaks, which only the
      * general path does (call.c): its calls last far longer than that path. */
     if (path != CGI_PATH_PY && atomic_load(&s->blocking)) return CGI_MODE_NONE;
+    /* The counted mode: clockless unless exact timing is asked for; with
+     * hang reports and a runtime, noting at entry whether it is held. */
+    uint32_t counted = atomic_load(&cgi_cfg.timing) == CGI_TIMING_EXACT                 ? CGI_MODE_TIMED
+                       : atomic_load(&cgi_cfg.hang_ns) && atomic_load(&cgi_cfg.adapter) ? CGI_MODE_WATCH
+                                                                                        : CGI_MODE_COUNTED;
     switch (path) {
-    case CGI_PATH_COUNTED: return CGI_MODE_COUNTED;
+    case CGI_PATH_COUNTED: return counted;
     case CGI_PATH_TRACED: return CGI_MODE_TRACED;
-    case CGI_PATH_DETECT: return CGI_MODE_COUNTED;
-    case CGI_PATH_COUNTED_PY: return cgi_site_wants_leave(s) ? CGI_MODE_COUNTED_PY : CGI_MODE_COUNTED;
+    case CGI_PATH_DETECT: return counted;
+    case CGI_PATH_COUNTED_PY: return cgi_site_wants_leave(s) ? CGI_MODE_COUNTED_PY : counted;
     case CGI_PATH_PY: return cgi_site_wants_leave(s) ? cgi_mode_lean() : CGI_MODE_NONE;
     }
     return CGI_MODE_NONE;
@@ -80,7 +85,11 @@ static void cgi_mode_set(cg_site *s, int path)
 void cgi_path_refresh(void)
 {
     int path = cgi_path_compute();
-    if (path == atomic_load(&cgi_cfg.path)) return;
+    /* The modes depend on the path, the timing and whether entries note the runtime held. */
+    int modes_for = path | atomic_load(&cgi_cfg.timing) << 8 |
+                    (atomic_load(&cgi_cfg.hang_ns) && atomic_load(&cgi_cfg.adapter)) << 9;
+    if (modes_for == atomic_load(&cgi_cfg.modes_for)) return;
+    atomic_store(&cgi_cfg.modes_for, modes_for);
     /* A call racing this reads each site's mode before or after its store:
      * it takes a path one of the two configurations allows, as a call
      * racing a change always did (it finishes the way it started). */

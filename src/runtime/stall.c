@@ -82,6 +82,39 @@ static void cgi_python_where(cgi_stall *st)
     cgi_pyf.err_restore(type, value, tb);
 }
 
+/* For a hang report: the Python line of the call `seq` about to enter
+ * (the thread holds the GIL; hang reports are on). Only pointers and a
+ * number are stored: the file name's UTF-8 stays alive in its code object
+ * as long as the frame that makes the call, so the watchdog may copy it
+ * while that call is in flight (it checks where_seq around the copy). No
+ * new reference is kept; a pending exception is set aside and put back. */
+void cgi_where_note(cgi_slot *slot, uint64_t seq)
+{
+    pthread_once(&cgi_pyf_once, cgi_pyf_lookup);
+    if (!cgi_pyf.ok || !cgi_py.is_initialized()) return;
+    void *type, *value, *tb;
+    cgi_pyf.err_fetch(&type, &value, &tb);
+    void *frame = cgi_pyf.get_frame();
+    const char *file = NULL;
+    int line = 0;
+    if (frame) {
+        line = cgi_pyf.frame_line(frame);
+        void *code = cgi_pyf.frame_code(frame);
+        if (code) {
+            void *name = cgi_pyf.get_attr(code, "co_filename");
+            file = name ? cgi_pyf.utf8(name) : NULL;
+            if (name) cgi_pyf.decref(name); /* the code object keeps it */
+            cgi_pyf.decref(code);           /* the frame keeps it */
+        }
+    }
+    cgi_pyf.err_clear();
+    cgi_pyf.err_restore(type, value, tb);
+    atomic_store_explicit(&slot->where_seq, 0, memory_order_relaxed);
+    atomic_store_explicit(&slot->py_file, file, memory_order_relaxed);
+    atomic_store_explicit(&slot->py_line, line, memory_order_relaxed);
+    atomic_store_explicit(&slot->where_seq, frame ? seq : 0, memory_order_release);
+}
+
 void cgi_stall_record(const cg_site *s, const cg_adapter *held, uint64_t entered, uint64_t call_ns, uint64_t wait_ns)
 {
     cgi_stall st;

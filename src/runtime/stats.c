@@ -32,7 +32,10 @@ _Static_assert(sizeof(cgi_stats_record) == 1024 && offsetof(cgi_stats_record, sh
                "stats record layout is fixed, its shards on their own cache lines");
 _Static_assert(sizeof(cgi_code) == 64, "a result code's slot is fixed");
 _Static_assert(sizeof(cgi_stall) == 512, "stall layout is fixed");
-_Static_assert(sizeof(cgi_slot) == 64, "a slot is a cache line");
+_Static_assert(sizeof(cgi_slot) == 128 && offsetof(cgi_slot, mark) == 64,
+               "a slot is two cache lines: its thread's, and the watchdog's");
+_Static_assert(sizeof(cgi_shard) == 64, "a shard is a cache line");
+_Static_assert(sizeof(cgi_hang_call) == 480, "a hung call's layout is fixed");
 _Static_assert(sizeof(cgi_violation) == 512, "violation layout is fixed");
 
 cgi_stats_region *cgi_stats;
@@ -47,9 +50,7 @@ cgi_slot cgi_unclaimed_slot = {.counters = &cgi_no_counters};
 cgi_slot cgi_spare_slot = {.counters = &cgi_no_counters};
 __thread cgi_slot *cgi_my_slot __attribute__((tls_model("initial-exec"))) = &cgi_unclaimed_slot;
 static pthread_mutex_t cgi_stall_lock = PTHREAD_MUTEX_INITIALIZER;
-/* Slots ever claimed in this region are below this index (a claim takes the
- * first free one): after a fork, those are the ones to clear. */
-static _Atomic unsigned cgi_slots_used;
+_Atomic unsigned cgi_slots_used;
 static char cgi_stats_dir[512];
 static char cgi_stats_path[600];
 static char cgi_lost_path[64]; /* CALLGUARD_STATS_LOST: where a lost file is counted (stats.h) */
@@ -456,6 +457,8 @@ static void cgi_slot_fill(cgi_slot *slot)
 {
     atomic_store(&slot->counters, NULL);
     atomic_store(&slot->waiting, 0);
+    atomic_store(&slot->timed, 0);
+    atomic_store(&slot->mark, 0);
     atomic_store(&slot->tid, (int32_t)syscall(SYS_gettid));
     memset(slot->thread, 0, sizeof slot->thread);
     prctl(PR_GET_NAME, slot->thread);
@@ -474,6 +477,7 @@ cgi_slot *cgi_slot_claim(void)
             atomic_compare_exchange_strong(&slot->tid, &free_tid, -1)) {
             cgi_slot_fill(slot);
             slot->shard_off = (uint32_t)((i % CGI_SHARDS) * sizeof(cgi_shard));
+            slot->owned = i < CGI_SHARDS;
             unsigned used = atomic_load(&cgi_slots_used);
             while (used < i + 1 && !atomic_compare_exchange_weak(&cgi_slots_used, &used, i + 1)) {}
             cgi_my_slot = slot;

@@ -38,7 +38,12 @@
  *    driver call at once, and waiting for the site's lock at once.
  * 11: the header's rank, local rank and the launcher's variable that named
  *    them (launcher.h). */
-#define CGI_STATS_VERSION 11
+/* 12: slots are 128 bytes (the in-flight call's sequence number, the
+ *    watchdog's stall mark, the runtime held and the Python line); a shard
+ *    also counts errors, states and the first CGI_STATS_MAX_CODES codes,
+ *    written by one thread only; the header says how times were taken
+ *    (sampled or exact) and the region ends with the last hang report. */
+#define CGI_STATS_VERSION 12
 /* Threads on one site write their counts into this many cache lines of its
  * record, not one (bench/bench_contention.c: one shared line made a call
  * with statistics 4-11 times dearer with 2-8 threads on the H200). */
@@ -68,7 +73,7 @@
  * of a site that is blocking or serialized (call.c), where a compile or a
  * lock dwarfs two atomic adds; a peak of 0 there means not measured. */
 typedef struct cg_counters {
-    _Atomic uint64_t calls, nested, errors, total_ns, max_ns, lock_wait_ns, stalls, stall_ns, states;
+    _Atomic uint64_t calls, total_ns, errors, states, nested, max_ns, lock_wait_ns, stalls, stall_ns;
     cgi_peak inside, waiting;
 } cg_counters;
 
@@ -83,12 +88,14 @@ typedef struct cgi_code {
     char name[CGI_CODE_NAME_MAX]; /* the layer's name of it, or its value in decimal */
 } cgi_code;
 
-/* One thread's share of a site's `calls` and `total_ns` (a cache line;
- * several threads share one only past CGI_SHARDS threads). */
+/* One thread's share of a site's counts (a cache line): the thread of the
+ * slot that owns it (cgi_slot.owned) is its only writer, with a plain load
+ * and store (no locked instruction); threads past CGI_SHARDS add to the
+ * record's own counters atomically. code[k] counts the record's code[k]. */
 typedef struct cgi_shard {
     _Alignas(64) _Atomic uint64_t calls;
-    _Atomic uint64_t total_ns;
-    char pad[48];
+    _Atomic uint64_t total_ns, errors, states;
+    _Atomic uint64_t code[CGI_STATS_MAX_CODES];
 } cgi_shard;
 typedef struct cgi_stats_record {
     char api[CGI_API_NAME_MAX];
@@ -115,21 +122,41 @@ static inline const cgi_shard *cgi_shards_of(const cg_counters *c)
 {
     return (const cgi_shard *)((const char *)c + CGI_SHARD_BASE);
 }
-/* A site's calls and total time: its record's and its shards'. Relaxed:
- * a report read while calls go on is a moment's picture, as before. */
+/* A plain increment by the one thread that writes the counter. */
+static inline void cgi_bump(_Atomic uint64_t *v, uint64_t n)
+{
+    atomic_store_explicit(v, atomic_load_explicit(v, memory_order_relaxed) + n, memory_order_relaxed);
+}
+/* A site's counts: its record's and its shards'. Relaxed: a report read
+ * while calls go on is a moment's picture, as before. */
+static inline uint64_t cgi_ctr_sum(const cg_counters *c, const _Atomic uint64_t *own, size_t field)
+{
+    uint64_t n = atomic_load_explicit(own, memory_order_relaxed);
+    for (int i = 0; i < CGI_SHARDS; i++)
+        n += atomic_load_explicit((const _Atomic uint64_t *)((const char *)&cgi_shards_of(c)[i] + field),
+                                  memory_order_relaxed);
+    return n;
+}
 static inline uint64_t cgi_ctr_calls(const cg_counters *c)
 {
-    uint64_t n = atomic_load_explicit(&c->calls, memory_order_relaxed);
-    for (int i = 0; i < CGI_SHARDS; i++)
-        n += atomic_load_explicit(&cgi_shards_of(c)[i].calls, memory_order_relaxed);
-    return n;
+    return cgi_ctr_sum(c, &c->calls, offsetof(cgi_shard, calls));
 }
 static inline uint64_t cgi_ctr_total_ns(const cg_counters *c)
 {
-    uint64_t n = atomic_load_explicit(&c->total_ns, memory_order_relaxed);
-    for (int i = 0; i < CGI_SHARDS; i++)
-        n += atomic_load_explicit(&cgi_shards_of(c)[i].total_ns, memory_order_relaxed);
-    return n;
+    return cgi_ctr_sum(c, &c->total_ns, offsetof(cgi_shard, total_ns));
+}
+static inline uint64_t cgi_ctr_errors(const cg_counters *c)
+{
+    return cgi_ctr_sum(c, &c->errors, offsetof(cgi_shard, errors));
+}
+static inline uint64_t cgi_ctr_states(const cg_counters *c)
+{
+    return cgi_ctr_sum(c, &c->states, offsetof(cgi_shard, states));
+}
+/* How many calls returned a record's code[k]: the record's count and its shards'. */
+static inline uint64_t cgi_code_count(const cgi_stats_record *r, unsigned k)
+{
+    return cgi_ctr_sum(&r->c, &r->code[k].count, offsetof(cgi_shard, code) + k * sizeof(uint64_t));
 }
 /* Zeroes a record's counters, shards and result codes' counts
  * (cg_reset_stats, a forked child); the codes keep their names. The
@@ -147,6 +174,11 @@ static inline void cgi_ctr_zero(cgi_stats_record *r)
 }
 
 enum { CGI_RANK_SET = 1, CGI_LOCAL_RANK_SET = 2 };
+
+/* The header's timing: the watchdog samples the short paths' calls (the
+ * general path still times its own), or every call reads the clock. */
+enum { CGI_TIMING_SAMPLED = 0, CGI_TIMING_EXACT = 1 };
+
 enum { CGI_PROC_RUNNING = 0, CGI_PROC_EXITED = 1, CGI_PROC_SIGNALED = 2, CGI_PROC_EXECED = 3 };
 
 typedef struct cgi_stats_header {
@@ -174,8 +206,8 @@ typedef struct cgi_stats_header {
     _Atomic uint64_t handles_untracked;  /* checked calls on a handle the checker's table had no room for */
     uint64_t proc_start;                 /* /proc/PID/stat's starttime (clock ticks since boot; kept across exec) */
     uint32_t settled;                    /* 1: the process ended and the CLI made its file small (stats_settle.c) */
-    uint32_t spare;
-    _Atomic uint64_t quirks_dropped; /* quirks that matched past the CGI_STATS_MAX_QUIRKS kept */
+    _Atomic uint32_t timing;             /* how times were taken: CGI_TIMING_SAMPLED or CGI_TIMING_EXACT */
+    _Atomic uint64_t quirks_dropped;     /* quirks that matched past the CGI_STATS_MAX_QUIRKS kept */
     /* The launcher's rank of the process and its rank on its host, read at
      * start-up (launcher.h); each only when its bit of rank_set is set
      * (CGI_RANK_SET, CGI_LOCAL_RANK_SET): a zeroed header has no rank. */
@@ -206,15 +238,28 @@ typedef struct cgi_stall {
 /* A thread's slot: claimed once per thread on its first timed call, given
  * back when the thread exits. `counters` is set while the thread is inside
  * a guarded call: a slot still inside one when the process is gone is a
- * call that never returned. */
+ * call that never returned. The first cache line is written by its thread
+ * on every call; the second by the watchdog (watchdog.c) and by its thread
+ * only on rarer paths. */
 typedef struct cgi_slot {
     _Atomic int32_t tid;           /* 0: free */
     _Atomic uint32_t waiting;      /* 1: waiting for the site's domain lock */
     cg_counters *_Atomic counters; /* the site's, in this process's mapping (h.base); NULL: not in a call */
-    _Atomic uint64_t entered;      /* ticks (see the header's clock) */
+    _Atomic uint64_t seq;          /* guarded calls this thread entered: the number of the one in flight */
+    _Atomic uint64_t entered;      /* ticks (see the header's clock): exact where the call times itself
+                                    * (timed), else when the watchdog first saw it */
+    _Atomic uint64_t held_seq;     /* seq of the last call entered holding the runtime (when known) */
+    _Atomic uint32_t timed;        /* 1: the call in flight reads the clock itself (the watchdog does not sample it) */
+    uint32_t shard_off;            /* this thread's shard of every record: byte offset from shard[0] */
+    uint32_t owned;                /* 1: that shard is this thread's alone (else it counts atomically) */
+    char pad0[64 - 48 - 4];
+    /* second line */
+    _Atomic uint64_t mark;       /* seq of a call the watchdog found as long as a stall; 0: none */
+    _Atomic uint64_t where_seq;  /* seq of the call whose Python line py_file, py_line hold */
+    const char *_Atomic py_file; /* the file's name in the interpreter, alive while that call is */
+    _Atomic int32_t py_line;
     char thread[16];
-    uint32_t shard_off;         /* this thread's shard of every record: byte offset from shard[0] */
-    char pad[64 - 24 - 16 - 4]; /* a cache line: threads do not share one */
+    char pad1[64 - 28 - 16];
 } cgi_slot;
 
 /* Quirks a process can report (docs/quirks.md); more are counted, not kept. */
@@ -260,6 +305,36 @@ typedef struct cgi_violation {
 
 enum { CGI_VIOLATION_OVERLAP = 1, CGI_VIOLATION_SEQUENCE = 2 };
 
+/* The last hang report (watchdog.c, docs/report.md "Hangs"): every call in
+ * flight when a call had been in flight CALLGUARD_HANG_MS. `gen` is odd
+ * while the watchdog rewrites the page, even once it is whole. */
+#define CGI_HANG_MAX_CALLS 30
+typedef struct cgi_hang_call {
+    int32_t tid;
+    int32_t holder_tid; /* waiting: the thread in flight on a site of the same lock domain; 0: not known */
+    uint32_t waiting;   /* 1: waits for the site's lock */
+    uint32_t held;      /* 1: holds the runtime (`runtime`); 0: does not or not known */
+    uint64_t age_ns;    /* in flight for this long */
+    int32_t py_line;
+    uint32_t pad;
+    char thread[16];
+    char api[CGI_API_NAME_MAX];
+    char name[CGI_NAME_MAX];
+    char domain[CGI_DOMAIN_NAME_MAX];
+    char runtime[16];
+    char py_file[280]; /* "" when not known */
+} cgi_hang_call;
+typedef struct cgi_hang_page {
+    _Atomic uint32_t gen;
+    uint32_t ncalls;
+    _Atomic uint64_t reports; /* hang reports written by this process */
+    uint64_t at_ns;           /* the last one, since start-up */
+    uint64_t hang_ns;         /* CALLGUARD_HANG_MS then */
+    uint32_t over;            /* 1: the calls reported returned since */
+    char pad[512 - 36];
+    cgi_hang_call call[CGI_HANG_MAX_CALLS];
+} cgi_hang_page;
+
 typedef struct cgi_stats_region {
     cgi_stats_header h;
     cgi_stats_record r[CGI_STATS_MAX_RECORDS];
@@ -267,6 +342,7 @@ typedef struct cgi_stats_region {
     cgi_slot slot[CGI_STATS_MAX_SLOTS];
     cgi_violation violation[CGI_STATS_MAX_VIOLATIONS];
     cgi_quirk_rec quirk[CGI_STATS_MAX_QUIRKS];
+    cgi_hang_page hang;
 } cgi_stats_region;
 
 /* A process that could not keep its statistics file (full, read-only or
@@ -306,6 +382,10 @@ CGI_HIDDEN int cgi_stats_result(cg_counters *c, int err);
 CGI_HIDDEN extern __thread cgi_slot *cgi_my_slot __attribute__((tls_model("initial-exec")));
 CGI_HIDDEN extern cgi_slot cgi_unclaimed_slot, cgi_spare_slot;
 CGI_HIDDEN extern cg_counters cgi_no_counters;
+/* Slots ever claimed in this region are below this index (a claim takes
+ * the first free one): after a fork, those are the ones to clear; the
+ * watchdog reads those. */
+CGI_HIDDEN extern _Atomic unsigned cgi_slots_used;
 /* Claims a slot for this thread (cgi_spare_slot when none is free). */
 CGI_HIDDEN cgi_slot *cgi_slot_claim(void);
 

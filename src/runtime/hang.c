@@ -1,0 +1,161 @@
+/* Hang reports (CALLGUARD_HANG_MS, docs/report.md "Hangs"): when a guarded
+ * call has been in flight that long, the watchdog writes every call in
+ * flight in the process at once to stderr, as one block of lines, and
+ * into the statistics file's hang page, so the report shows it even when
+ * the program never ends. Again only when the hung calls change.
+ *
+ * Runs on the watchdog thread only: it reads the slots, never calls into
+ * an interpreter, and writes with one write(2) (no stdio lock that a
+ * program thread could hold). What a slot says of a call (the runtime
+ * held, the Python line) its thread noted at entry; the watchdog uses it
+ * only while the call's number (seq) stays the same. */
+#define _GNU_SOURCE
+#include "clock.h"
+#include "message.h"
+#include "site.h"
+#include "stats.h"
+#include "watchdog.h"
+
+#include <string.h>
+#include <unistd.h>
+
+static char cgi_hang_buf[CGI_HANG_MAX_CALLS * 700 + 1024];
+static size_t cgi_hang_len;
+
+/* Appends "callguard: hang: LINE\n", the line made safe to print (message.c). */
+static void cgi_hang_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void cgi_hang_line(const char *fmt, ...)
+{
+    char raw[1024], line[1200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    va_end(ap);
+    cgi_one_line(line, sizeof line, raw);
+    int n = snprintf(cgi_hang_buf + cgi_hang_len, sizeof cgi_hang_buf - cgi_hang_len, "callguard: hang: %s\n", line);
+    if (n > 0 && (size_t)n < sizeof cgi_hang_buf - cgi_hang_len) cgi_hang_len += (size_t)n;
+}
+
+static void cgi_hang_write(void)
+{
+    const char *p = cgi_hang_buf;
+    size_t left = cgi_hang_len;
+    while (left) {
+        ssize_t n = write(2, p, left);
+        if (n <= 0) break;
+        p += n, left -= (size_t)n;
+    }
+    cgi_hang_len = 0;
+}
+
+static const cgi_stats_record *cgi_hang_record(const cg_counters *c)
+{
+    const cgi_stats_record *r = (const cgi_stats_record *)((const char *)c - offsetof(cgi_stats_record, c));
+    if ((const char *)r < (const char *)cgi_stats->r ||
+        (const char *)r >= (const char *)(cgi_stats->r + CGI_STATS_MAX_RECORDS))
+        return NULL;
+    return r;
+}
+
+/* Fills e from the slot of v; 0 when the call has left meanwhile. */
+static int cgi_hang_fill(cgi_hang_call *e, const cgi_wd_call *v, const cg_adapter *ad)
+{
+    cgi_slot *slot = &cgi_stats->slot[v->slot];
+    cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_acquire);
+    const cgi_stats_record *r = c && c != &cgi_no_counters ? cgi_hang_record(c) : NULL;
+    if (!r) return 0;
+    memset(e, 0, sizeof *e);
+    e->tid = atomic_load(&slot->tid);
+    e->age_ns = v->age_ns;
+    e->waiting = atomic_load(&slot->waiting) != 0;
+    e->held = ad && atomic_load(&slot->held_seq) == v->seq;
+    memcpy(e->thread, slot->thread, sizeof e->thread - 1);
+    snprintf(e->api, sizeof e->api, "%s", r->api);
+    snprintf(e->name, sizeof e->name, "%s", r->name);
+    snprintf(e->domain, sizeof e->domain, "%s", r->domain);
+    if (e->held) snprintf(e->runtime, sizeof e->runtime, "%s", ad->name ? ad->name : "?");
+    /* The Python line, only while it is still this call's: the name lives
+     * as long as the frame that made the call. */
+    if (atomic_load_explicit(&slot->where_seq, memory_order_acquire) == v->seq) {
+        const char *file = atomic_load_explicit(&slot->py_file, memory_order_relaxed);
+        int line = atomic_load_explicit(&slot->py_line, memory_order_relaxed);
+        if (file) snprintf(e->py_file, sizeof e->py_file, "%s", file);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&slot->where_seq, memory_order_relaxed) == v->seq &&
+            atomic_load_explicit(&slot->seq, memory_order_relaxed) == v->seq)
+            e->py_line = line;
+        else
+            e->py_file[0] = '\0';
+    }
+    return 1;
+}
+
+void cgi_hang_report(const cgi_wd_call *v, unsigned n, uint64_t now_ns)
+{
+    cgi_hang_page *pg = &cgi_stats->hang;
+    const cg_adapter *ad = atomic_load(&cgi_cfg.adapter);
+    uint64_t hang = atomic_load(&cgi_cfg.hang_ns);
+    atomic_fetch_add(&pg->gen, 1); /* odd: being written */
+    unsigned k = 0;
+    for (unsigned i = 0; i < n && k < CGI_HANG_MAX_CALLS; i++)
+        if (cgi_hang_fill(&pg->call[k], &v[i], ad)) k++;
+    /* Who holds the lock a call waits for: a call in flight, not waiting,
+     * on a site of the same lock domain. */
+    for (unsigned i = 0; i < k; i++) {
+        cgi_hang_call *e = &pg->call[i];
+        if (!e->waiting || !e->domain[0]) continue;
+        for (unsigned j = 0; j < k; j++)
+            if (j != i && !pg->call[j].waiting && strcmp(pg->call[j].domain, e->domain) == 0) {
+                e->holder_tid = pg->call[j].tid;
+                break;
+            }
+    }
+    pg->ncalls = k;
+    pg->at_ns = now_ns;
+    pg->hang_ns = hang;
+    pg->over = 0;
+    atomic_fetch_add(&pg->reports, 1);
+    atomic_fetch_add(&pg->gen, 1); /* even: whole */
+
+    cgi_hang_line("pid %d: a guarded call in flight for %lu ms or more (CALLGUARD_HANG_MS=%lu); %u in flight:",
+                  (int)getpid(), (unsigned long)(hang / 1000000u), (unsigned long)(hang / 1000000u), k);
+    for (unsigned i = 0; i < k; i++) {
+        const cgi_hang_call *e = &pg->call[i];
+        char what[600];
+        size_t w = 0;
+        if (e->waiting) {
+            if (e->holder_tid)
+                w += (size_t)snprintf(what + w, sizeof what - w, ", waits for lock \"%s\" held by tid %d", e->domain,
+                                      e->holder_tid);
+            else
+                w += (size_t)snprintf(what + w, sizeof what - w, ", waits for lock \"%s\"",
+                                      e->domain[0] ? e->domain : "(a handle lock)");
+        }
+        if (e->held && w < sizeof what) {
+            if (strcmp(e->runtime, "cpython") == 0)
+                w += (size_t)snprintf(what + w, sizeof what - w, ", holds the GIL (cpython)");
+            else
+                w += (size_t)snprintf(what + w, sizeof what - w, ", holds the %s runtime", e->runtime);
+        }
+        if (e->py_file[0] && w < sizeof what)
+            snprintf(what + w, sizeof what - w, ", python %s:%d", e->py_file, e->py_line);
+        else if (w >= sizeof what)
+            what[sizeof what - 1] = '\0';
+        if (!w && !e->py_file[0]) what[0] = '\0';
+        cgi_hang_line("  tid %d \"%s\": %s %s, %lu ms%s", e->tid, e->thread, e->api, e->name,
+                      (unsigned long)(e->age_ns / 1000000u), what);
+    }
+    cgi_hang_line("end");
+    cgi_hang_write();
+}
+
+void cgi_hang_over(uint64_t now_ns)
+{
+    cgi_hang_page *pg = &cgi_stats->hang;
+    atomic_fetch_add(&pg->gen, 1);
+    pg->over = 1;
+    atomic_fetch_add(&pg->gen, 1);
+    cgi_hang_line("over: the calls reported returned (%lu ms after the report)",
+                  (unsigned long)((now_ns - pg->at_ns) / 1000000u));
+    cgi_hang_write();
+}

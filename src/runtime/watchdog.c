@@ -1,0 +1,200 @@
+/* The watchdog: a thread that reads the thread slots so that counted calls
+ * need no clock (docs/report.md, "Sampled times").
+ *
+ * A counted call only numbers itself in its thread's slot, names its site
+ * there, and clears the site as it leaves (call.c). About once a
+ * millisecond the watchdog reads every slot: each call in flight adds the
+ * time since the previous tick to its site's total (time by sampling), a
+ * call seen at two ticks with the same number has lasted at least the time
+ * between them (its age), and a call older than the stall limit is marked
+ * in its slot, so that its thread, as it leaves and still holding what it
+ * held, records the stall (call.c, cgi_leave_marked). Calls of the general
+ * path read the clock themselves (`timed`); the watchdog only ages them.
+ * With CALLGUARD_HANG_MS it also reports hangs while they last (hang.c).
+ *
+ * The watchdog never calls into an interpreter and takes no lock the
+ * program can hold: it reads and writes the statistics region with atomics
+ * and writes to stderr with write(2). It starts at the first counted call
+ * (never when statistics are off), with every signal blocked, detached;
+ * after a fork the child starts its own at its first counted call. When
+ * nothing is in flight and no call was made for a second it ticks ten
+ * times a second, and it ends when it finds itself the process's last
+ * thread (a program whose main thread called pthread_exit). */
+#define _GNU_SOURCE
+#include "watchdog.h"
+
+#include "clock.h"
+#include "site.h"
+#include "stats.h"
+#include "trace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CGI_WD_TICK_NS 1000000u   /* 1 kHz while calls are made */
+#define CGI_WD_SLOW_NS 100000000u /* 10 Hz when nothing was in flight ... */
+#define CGI_WD_IDLE_TICKS 1000u   /* ... for this many ticks (a second) */
+#define CGI_WD_ALONE_EVERY 10u    /* slow ticks between looks at the thread count */
+
+/* 0: none; 1: running (or starting); 2: could not start (not retried). */
+static _Atomic int cgi_wd_state;
+static int cgi_wd_forked; /* this process is a forked child (TSan kills one that starts a thread) */
+
+/* What the watchdog saw of each slot at its last tick (its own memory). */
+static struct cgi_wd_seen {
+    uint64_t seq;    /* the call's number */
+    uint64_t first;  /* ticks when first seen in flight */
+    uint64_t marked; /* the last call marked as a stall */
+    int inflight;
+} cgi_wd_seen[CGI_STATS_MAX_SLOTS];
+static cgi_wd_call cgi_wd_calls[CGI_STATS_MAX_SLOTS];
+static uint64_t cgi_wd_sig; /* the hung calls last reported; 0: none */
+
+/* The process's thread count (/proc/self/stat, field 20); 0 when unknown. */
+static long cgi_wd_threads(void)
+{
+    char buf[1024];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0) close(fd);
+    if (n <= 0) return 0;
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');
+    for (int field = 2; p && field < 20; field++)
+        p = strchr(p + 1, ' ');
+    return p ? strtol(p + 1, NULL, 10) : 0;
+}
+
+static void cgi_wd_max(cg_counters *c, uint64_t v)
+{
+    uint64_t cur = atomic_load_explicit(&c->max_ns, memory_order_relaxed);
+    while (v > cur &&
+           !atomic_compare_exchange_weak_explicit(&c->max_ns, &cur, v, memory_order_relaxed, memory_order_relaxed)) {}
+}
+
+/* One tick: `len` ticks since the previous one. Returns 1 when a call was
+ * in flight or made since. */
+static int cgi_wd_tick(uint64_t now, uint64_t len)
+{
+    int sampling = atomic_load_explicit(&cgi_cfg.timing, memory_order_relaxed) == CGI_TIMING_SAMPLED &&
+                   !atomic_load_explicit(&cgi_cfg.trace_on, memory_order_relaxed);
+    int marks = sampling && atomic_load_explicit(&cgi_cfg.adapter, memory_order_relaxed);
+    /* The report says how its times were taken (the timeline's calls read the clock). */
+    uint32_t timing = sampling ? CGI_TIMING_SAMPLED : CGI_TIMING_EXACT;
+    if (atomic_load_explicit(&cgi_stats->h.timing, memory_order_relaxed) != timing)
+        atomic_store_explicit(&cgi_stats->h.timing, timing, memory_order_relaxed);
+    uint64_t stall = atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed);
+    uint64_t hang = atomic_load_explicit(&cgi_cfg.hang_ns, memory_order_relaxed);
+    uint64_t len_ns = cgi_ticks_ns(len), sig = 0;
+    unsigned used = atomic_load(&cgi_slots_used), ncalls = 0;
+    int busy = 0, hung = 0;
+    if (used > CGI_STATS_MAX_SLOTS) used = CGI_STATS_MAX_SLOTS;
+    for (unsigned i = 0; i < used; i++) {
+        cgi_slot *slot = &cgi_stats->slot[i];
+        struct cgi_wd_seen *w = &cgi_wd_seen[i];
+        cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_acquire);
+        uint64_t seq = atomic_load_explicit(&slot->seq, memory_order_relaxed);
+        if (seq != w->seq) busy = 1;
+        if (atomic_load_explicit(&slot->tid, memory_order_relaxed) <= 0 || !c || c == &cgi_no_counters) {
+            w->seq = seq, w->inflight = 0;
+            continue;
+        }
+        busy = 1;
+        int timed = !sampling || atomic_load_explicit(&slot->timed, memory_order_relaxed);
+        if (seq != w->seq || !w->inflight) {
+            /* A call not seen before: it entered since the last tick. */
+            w->seq = seq, w->inflight = 1, w->first = now;
+            if (!timed) atomic_store_explicit(&slot->entered, now, memory_order_relaxed);
+        }
+        uint64_t entered = timed ? atomic_load_explicit(&slot->entered, memory_order_relaxed) : w->first;
+        uint64_t age = now > entered ? cgi_ticks_ns(now - entered) : 0;
+        if (!timed) {
+            atomic_fetch_add_explicit(&c->total_ns, len_ns, memory_order_relaxed);
+            if (age > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_wd_max(c, age);
+            if (marks && age >= stall && w->marked != seq) {
+                w->marked = seq;
+                atomic_store_explicit(&slot->mark, seq, memory_order_release);
+            }
+        }
+        cgi_wd_calls[ncalls++] = (cgi_wd_call){.slot = i, .seq = seq, .age_ns = age};
+        if (hang && age >= hang) {
+            hung = 1;
+            uint64_t h = (seq * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)i << 1 | atomic_load(&slot->waiting));
+            sig = (sig ^ h) * 0xff51afd7ed558ccdull + 1;
+        }
+    }
+    if (hang) {
+        uint64_t now_ns = cgi_ticks_ns(now - cgi_clk.tick0);
+        if (hung && sig != cgi_wd_sig) {
+            cgi_wd_sig = sig;
+            cgi_hang_report(cgi_wd_calls, ncalls, now_ns);
+        } else if (!hung && cgi_wd_sig) {
+            cgi_wd_sig = 0;
+            cgi_hang_over(now_ns);
+        }
+    }
+    return busy;
+}
+
+static void *cgi_wd_main(void *arg)
+{
+    (void)arg;
+    prctl(PR_SET_NAME, "callguard-wd");
+    uint64_t last = cgi_ticks();
+    unsigned idle = 0;
+    for (;;) {
+        uint64_t ns = idle >= CGI_WD_IDLE_TICKS ? CGI_WD_SLOW_NS : CGI_WD_TICK_NS;
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)ns};
+        while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR) {}
+        uint64_t now = cgi_ticks();
+        int busy = cgi_wd_tick(now, now - last);
+        last = now;
+        if (busy) {
+            idle = 0;
+        } else if (++idle >= CGI_WD_IDLE_TICKS && idle % CGI_WD_ALONE_EVERY == 0 && cgi_wd_threads() == 1) {
+            /* The program's threads are gone and its main thread ended
+             * with pthread_exit: the process ends with this thread. */
+            return NULL;
+        }
+    }
+}
+
+void cgi_watchdog_start(void)
+{
+    if (__builtin_expect(atomic_load_explicit(&cgi_wd_state, memory_order_relaxed) != 0, 1)) return;
+    if (!cgi_stats || !atomic_load(&cgi_cfg.stats_on) || !cgi_clk.mult) return;
+    if (atomic_load(&cgi_cfg.timing) == CGI_TIMING_EXACT && !atomic_load(&cgi_cfg.hang_ns)) return;
+#if defined(__SANITIZE_THREAD__)
+    if (cgi_wd_forked) return; /* TSan kills a forked child that starts a thread (exit 66) */
+#endif
+    int none = 0;
+    if (!atomic_compare_exchange_strong(&cgi_wd_state, &none, 1)) return;
+    int saved = errno;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 256 * 1024);
+    /* Every signal blocked: the program's handlers never run on it. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t t;
+    if (pthread_create(&t, &attr, cgi_wd_main, NULL) != 0) atomic_store(&cgi_wd_state, 2);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+    errno = saved;
+}
+
+void cgi_watchdog_after_fork_child(void)
+{
+    atomic_store(&cgi_wd_state, 0);
+    cgi_wd_forked = 1;
+    memset(cgi_wd_seen, 0, sizeof cgi_wd_seen);
+    cgi_wd_sig = 0;
+}

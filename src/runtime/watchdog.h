@@ -1,0 +1,32 @@
+/* The watchdog (watchdog.c): one thread per process that reads the thread
+ * slots about once a millisecond, so the call path needs no clock. It
+ * times the clockless calls by sampling, marks the ones as long as a
+ * stall, and reports hangs while they last (hang.c). */
+#ifndef CGI_WATCHDOG_H
+#define CGI_WATCHDOG_H
+
+#include "internal.h"
+
+/* Starts the process's watchdog if it wants one (statistics on, and
+ * sampled timing or hang reports) and none runs yet. Any thread; no lock
+ * held. Cheap after the first call. */
+CGI_HIDDEN void cgi_watchdog_start(void);
+/* In a forked child: the parent's watchdog is not there; the child's first
+ * counted call starts its own. */
+CGI_HIDDEN void cgi_watchdog_after_fork_child(void);
+
+/* One call in flight, as the watchdog saw it at a tick. */
+typedef struct cgi_wd_call {
+    unsigned slot;
+    uint64_t seq;
+    uint64_t age_ns;
+} cgi_wd_call;
+
+/* hang.c: writes a hang report of the calls in flight v[0..n) (at least
+ * one of them in flight for CALLGUARD_HANG_MS) to stderr and into the
+ * statistics file. `now_ns` is since start-up. Watchdog thread only. */
+CGI_HIDDEN void cgi_hang_report(const cgi_wd_call *v, unsigned n, uint64_t now_ns);
+/* hang.c: the calls last reported have all returned. */
+CGI_HIDDEN void cgi_hang_over(uint64_t now_ns);
+
+#endif
