@@ -21,7 +21,7 @@
 /* The options of `callguard run`. */
 typedef struct run_opts {
     char *serialize; /* every --serialize joined by commas */
-    const char *transition, *stall, *report, *trace, *trace_lines, *quirks, *signals;
+    const char *transition, *stall, *hang, *timing, *report, *trace, *trace_lines, *quirks, *signals;
     char **apis; /* --api names, in order */
     size_t napis;
     char **layer_files; /* --layer paths, in order */

@@ -237,6 +237,8 @@ void run_child_environment(env_list *env, const run_opts *o, const cli_layers *s
     if (o->release_runtime) env_set(env, "CALLGUARD_RUNTIME", "release");
     if (o->transition) env_set(env, "CALLGUARD_TRANSITION", o->transition);
     if (o->stall) env_set(env, "CALLGUARD_STALL_MS", o->stall);
+    if (o->hang) env_set(env, "CALLGUARD_HANG_MS", o->hang);
+    if (o->timing) env_set(env, "CALLGUARD_TIMING", o->timing);
     if (o->quirks) env_set(env, "CALLGUARD_QUIRKS", o->quirks);
     if (o->check_threads) env_set(env, "CALLGUARD_CHECK", "threads");
     if (o->serialize_handles) env_set(env, "CALLGUARD_SERIALIZE_HANDLES", "yes");

@@ -34,6 +34,8 @@ int run_parse_options(int argc, char **argv, run_opts *o)
                                          {"release-gil", no_argument, NULL, 'g'},
                                          {"transition", required_argument, NULL, 't'},
                                          {"stall-ms", required_argument, NULL, 'm'},
+                                         {"hang-ms", required_argument, NULL, 'k'},
+                                         {"timing", required_argument, NULL, 'i'},
                                          {"report", required_argument, NULL, 'r'},
                                          {"trace", required_argument, NULL, 'T'},
                                          {"api", required_argument, NULL, 'a'},
@@ -69,6 +71,8 @@ int run_parse_options(int argc, char **argv, run_opts *o)
         case 'H': o->serialize_handles = 1; break;
         case 't': o->transition = optarg; break;
         case 'm': o->stall = optarg; break;
+        case 'k': o->hang = optarg; break;
+        case 'i': o->timing = optarg; break;
         case 'r': o->report = optarg; break;
         case 'T': o->trace = optarg; break;
         case 'l': o->trace_lines = optarg; break;
@@ -232,6 +236,8 @@ int run_check_values(const run_opts *o, const cli_layers *set)
         {"--serialize", "CALLGUARD_SERIALIZE", o->serialize},
         {"--transition", "CALLGUARD_TRANSITION", o->transition},
         {"--stall-ms", "CALLGUARD_STALL_MS", o->stall},
+        {"--hang-ms", "CALLGUARD_HANG_MS", o->hang},
+        {"--timing", "CALLGUARD_TIMING", o->timing},
         {"--quirks", "CALLGUARD_QUIRKS", o->quirks},
         {"--signals", "CALLGUARD_SIGNALS", o->signals},
         {"CALLGUARD_SERIALIZE", "CALLGUARD_SERIALIZE", env_serialize && *env_serialize ? env_serialize : NULL}};

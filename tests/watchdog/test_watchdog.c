@@ -1,0 +1,176 @@
+/* The watchdog (src/runtime/watchdog.c): counted calls read no clock and
+ * count into shards their threads own, yet counts stay exact under many
+ * threads; their time comes from the watchdog's sampling, a long call
+ * holding the runtime is still a stall, named; CALLGUARD_TIMING=exact
+ * brings the per-call clock back; and no watchdog runs without statistics. */
+#define _GNU_SOURCE
+#include "cgtest.h"
+
+#include <callguard/callguard.h>
+#include <dirent.h>
+#include <pthread.h>
+#include <time.h>
+#include <toy.h>
+#include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define CALLS_PER_THREAD 20000L /* sanitizer builds are 5-20 times slower */
+#else
+#define CALLS_PER_THREAD 1000000L
+#endif
+#define THREADS 64
+
+static toy_device_t dev(uint32_t i)
+{
+    toy_device_t d = NULL;
+    toyGetDevice(i, &d);
+    return d;
+}
+
+static int always_holds(void) { return 1; }
+static void run_inside(void (*fn)(void *), void *arg) { fn(arg); }
+static const cg_adapter holding_adapter = {"holding", always_holds, run_inside};
+
+/* Is a thread named callguard-wd in this process? */
+static int watchdog_runs(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *e;
+    int found = 0;
+    while (d && (e = readdir(d)) && !found) {
+        char path[300], name[32] = "";
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        if (fgets(name, sizeof name, f)) found = strncmp(name, "callguard-wd", 12) == 0;
+        fclose(f);
+    }
+    if (d) closedir(d);
+    return found;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0) {}
+}
+
+static void TOY_APICALL sleep_callback(toy_device_t device, void *user)
+{
+    (void)device;
+    sleep_ms(*(const long *)user);
+}
+
+static pthread_barrier_t start;
+
+static void *caller(void *arg)
+{
+    (void)arg;
+    pthread_barrier_wait(&start);
+    for (long i = 0; i < CALLS_PER_THREAD; i++) {
+        toyNop((int32_t)i);
+        if ((i & 7) == 0) toySetErrno(0, TOY_ERROR_TIMEOUT);        /* a state, counted in the shard */
+        if ((i & 63) == 0) toySetErrno(0, TOY_ERROR_INVALID_VALUE); /* a failure */
+    }
+    return NULL;
+}
+
+static int test_counts_stay_exact_with_64_threads_on_the_clockless_path(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    CHECK(cg_configure("CALLGUARD_TIMING", "sampled") == CG_OK);
+    CHECK(cg_stats_enable(1) == CG_OK);
+    toyNop(0), toySetErrno(0, TOY_ERROR_TIMEOUT), toySetErrno(0, TOY_ERROR_INVALID_VALUE); /* resolve, name codes */
+    CHECK(cg_reset_stats() == CG_OK);
+    pthread_t t[THREADS];
+    CHECK(pthread_barrier_init(&start, NULL, THREADS) == 0);
+    for (int i = 0; i < THREADS; i++)
+        CHECK(pthread_create(&t[i], NULL, caller, NULL) == 0);
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(t[i], NULL);
+    pthread_barrier_destroy(&start);
+    cg_site_stats s;
+    CHECK(cg_get_stats("toyNop", &s) == CG_OK);
+    CHECKF(s.calls == (uint64_t)THREADS * CALLS_PER_THREAD && s.errors == 0 && s.nested == 0,
+           "toyNop: %lu calls, expected %lu", (unsigned long)s.calls, (unsigned long)THREADS * CALLS_PER_THREAD);
+    uint64_t states = (uint64_t)THREADS * ((CALLS_PER_THREAD + 7) / 8);
+    uint64_t errors = (uint64_t)THREADS * ((CALLS_PER_THREAD + 63) / 64);
+    CHECK(cg_get_stats("toySetErrno", &s) == CG_OK);
+    CHECKF(s.calls == states + errors && s.states == states && s.errors == errors,
+           "toySetErrno: %lu calls %lu states %lu errors, expected %lu %lu %lu", (unsigned long)s.calls,
+           (unsigned long)s.states, (unsigned long)s.errors, (unsigned long)(states + errors), (unsigned long)states,
+           (unsigned long)errors);
+    CHECK(watchdog_runs());
+    return 0;
+}
+
+static int test_sampled_time_and_stalls_come_from_the_watchdog(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    CHECK(cg_stats_enable(1) == CG_OK);
+    CHECK(cg_set_stall_ms(20) == CG_OK);
+    CHECK(cg_set_adapter(&holding_adapter, CG_ADAPTER_DETECT) == CG_OK);
+    toy_device_t d = dev(0);
+    long ms = 0;
+    CHECK(toyRunCallback(d, sleep_callback, &ms) == TOY_SUCCESS); /* resolves the site, starts the watchdog */
+    CHECK(watchdog_runs());
+    CHECK(cg_reset_stats() == CG_OK);
+    ms = 60;
+    for (int i = 0; i < 3; i++)
+        CHECK(toyRunCallback(d, sleep_callback, &ms) == TOY_SUCCESS);
+    cg_site_stats s;
+    CHECK(cg_get_stats("toyRunCallback", &s) == CG_OK);
+    /* 180 ms in flight, sampled about every ms (a loaded machine ticks less often: wide bounds). */
+    CHECKF(s.calls == 3 && s.total_ns >= 100000000u && s.total_ns <= 400000000u && s.max_ns >= 30000000u,
+           "calls %lu total_ns %lu max_ns %lu", (unsigned long)s.calls, (unsigned long)s.total_ns,
+           (unsigned long)s.max_ns);
+    CHECKF(s.stalls == 3 && s.stall_ns >= 3 * 40000000u, "stalls %lu stall_ns %lu", (unsigned long)s.stalls,
+           (unsigned long)s.stall_ns);
+    /* A short call is no stall, and is not timed at all by the thread. */
+    CHECK(cg_reset_stats() == CG_OK);
+    ms = 0;
+    CHECK(toyRunCallback(d, sleep_callback, &ms) == TOY_SUCCESS);
+    CHECK(cg_get_stats("toyRunCallback", &s) == CG_OK);
+    CHECKF(s.calls == 1 && s.stalls == 0, "calls %lu stalls %lu", (unsigned long)s.calls, (unsigned long)s.stalls);
+    return 0;
+}
+
+static int test_exact_timing_reads_the_clock_and_needs_no_watchdog(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    CHECK(cg_configure("CALLGUARD_TIMING", "exact") == CG_OK);
+    CHECK(cg_stats_enable(1) == CG_OK);
+    toy_device_t d = dev(0);
+    long ms = 15;
+    CHECK(toyRunCallback(d, sleep_callback, &ms) == TOY_SUCCESS);
+    CHECK(toyNop(1) == 1);
+    cg_site_stats s;
+    CHECK(cg_get_stats("toyRunCallback", &s) == CG_OK);
+    CHECKF(s.calls == 1 && s.max_ns >= 15000000u && s.total_ns == s.max_ns, "calls %lu total_ns %lu max_ns %lu",
+           (unsigned long)s.calls, (unsigned long)s.total_ns, (unsigned long)s.max_ns);
+    CHECK(!watchdog_runs());
+    CHECK(cg_configure("CALLGUARD_TIMING", "always") == CG_EINVAL);
+    return 0;
+}
+
+static int test_no_watchdog_without_statistics(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    CHECK(cg_stats_enable(0) == CG_OK);
+    for (int i = 0; i < 1000; i++)
+        toyNop(i);
+    CHECK(!watchdog_runs());
+    CHECK(cg_stats_enable(1) == CG_OK);
+    toyNop(0);
+    CHECK(watchdog_runs());
+    return 0;
+}
+
+const cgtest_case cgtest_cases[] = {
+    {"counts_stay_exact_with_64_threads_on_the_clockless_path",
+     test_counts_stay_exact_with_64_threads_on_the_clockless_path},
+    {"sampled_time_and_stalls_come_from_the_watchdog", test_sampled_time_and_stalls_come_from_the_watchdog},
+    {"exact_timing_reads_the_clock_and_needs_no_watchdog", test_exact_timing_reads_the_clock_and_needs_no_watchdog},
+    {"no_watchdog_without_statistics", test_no_watchdog_without_statistics},
+};
+const size_t cgtest_ncases = sizeof cgtest_cases / sizeof *cgtest_cases;
