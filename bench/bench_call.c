@@ -58,6 +58,10 @@
 
 typedef int32_t (*nop_fn)(int32_t);
 static nop_fn volatile direct_fn, guarded_fn;
+/* toySetErrno(0, TOY_ERROR_TIMEOUT): a call that returns a state (as
+ * zeEventQueryStatus's ZE_RESULT_NOT_READY in a polling loop). */
+typedef toy_result_t (*state_fn)(int32_t, toy_result_t);
+static state_fn volatile direct_state_fn, guarded_state_fn;
 static volatile uint32_t sink;
 
 /* ---- the loops: the same shape for every variant ------------------------------ */
@@ -75,6 +79,22 @@ __attribute__((noinline)) static uint32_t loop_guarded(long n)
     uint32_t acc = 0;
     for (long i = 0; i < n; i++)
         acc += (uint32_t)guarded_fn((int32_t)i);
+    return acc;
+}
+
+__attribute__((noinline)) static uint32_t loop_direct_state(long n)
+{
+    uint32_t acc = 0;
+    for (long i = 0; i < n; i++)
+        acc += (uint32_t)direct_state_fn(0, TOY_ERROR_TIMEOUT);
+    return acc;
+}
+
+__attribute__((noinline)) static uint32_t loop_guarded_state(long n)
+{
+    uint32_t acc = 0;
+    for (long i = 0; i < n; i++)
+        acc += (uint32_t)guarded_state_fn(0, TOY_ERROR_TIMEOUT);
     return acc;
 }
 
@@ -113,6 +133,17 @@ static void nothing(void) {}
 #ifndef CG_BENCH_PYTHON
 static void stats_on(void) { must(cg_stats_enable(1), "cg_stats_enable(1)"); }
 static void stats_off(void) { must(cg_stats_enable(0), "cg_stats_enable(0)"); }
+/* Exact timing: every counted call reads the clock (CALLGUARD_TIMING=exact). */
+static void exact_on(void)
+{
+    must(cg_configure("CALLGUARD_TIMING", "exact"), "CALLGUARD_TIMING=exact");
+    stats_on();
+}
+static void exact_off(void)
+{
+    stats_off();
+    must(cg_configure("CALLGUARD_TIMING", "sampled"), "CALLGUARD_TIMING=sampled");
+}
 static void serialize_on(void) { must(cg_serialize("toyNop", "b", CG_SCOPE_PROCESS), "cg_serialize"); }
 static void serialize_off(void) { must(cg_serialize("toyNop", NULL, CG_SCOPE_PROCESS), "cg_serialize(NULL)"); }
 /* The timeline is configured once (main); the row pauses and resumes it. */
@@ -129,6 +160,29 @@ static void trace_off(void)
 #else
 static void cpython_on(void) { must(cg_set_runtime("cpython"), "cg_set_runtime(cpython)"); }
 static void cpython_off(void) { must(cg_set_runtime("none"), "cg_set_runtime(none)"); }
+/* Statistics on, CPython watched (the default of a Python program under
+ * callguard run), without and with hang reports: with them each call made
+ * holding the GIL notes whether it holds it and its Python line. */
+static void watched_on(void)
+{
+    must(cg_set_adapter(cg_adapter_cpython(), CG_ADAPTER_DETECT), "cg_set_adapter(cpython, detect)");
+    must(cg_stats_enable(1), "cg_stats_enable(1)");
+}
+static void watched_off(void)
+{
+    must(cg_stats_enable(0), "cg_stats_enable(0)");
+    must(cg_set_runtime("none"), "cg_set_runtime(none)");
+}
+static void hang_on(void)
+{
+    must(cg_configure("CALLGUARD_HANG_MS", "3600000"), "CALLGUARD_HANG_MS");
+    watched_on();
+}
+static void hang_off(void)
+{
+    watched_off();
+    must(cg_configure("CALLGUARD_HANG_MS", "0"), "CALLGUARD_HANG_MS=0");
+}
 #endif
 
 /* One row: a candidate loop against a base loop, with the candidate's
@@ -157,17 +211,40 @@ static row rows[] = {
      .off = nothing,
      .max_added_ns = 1.0,
      .max_added_ir = 12},
-    /* Issue 10: the clock, the counters and the thread's in-flight slot. */
+    /* Issue 24: no clock, a counter of the thread's own, the thread's in-flight slot. */
     {.key = "stats",
-     .label = "2 statistics on",
+     .label = "2 statistics on (sampled)",
      .base_label = "direct",
      .base = loop_direct,
      .cand = loop_guarded,
      .on = stats_on,
      .off = stats_off,
-     .max_added_ns = 25.0,
-     .max_added_ir = 60,
-     .ir_over_idle = 1},
+     .max_added_ns = 5.0,
+     .max_added_ir = 20},
+    {.key = "state",
+     .label = "2s  a state, sampled",
+     .base_label = "direct",
+     .base = loop_direct_state,
+     .cand = loop_guarded_state,
+     .on = stats_on,
+     .off = stats_off,
+     .max_added_ns = 5.0,
+     .max_added_ir = 20},
+    /* CALLGUARD_TIMING=exact: two clock reads a call, as before issue 24. */
+    {.key = "exact",
+     .label = "2x statistics on (exact)",
+     .base_label = "direct",
+     .base = loop_direct,
+     .cand = loop_guarded,
+     .on = exact_on,
+     .off = exact_off},
+    {.key = "exactstate",
+     .label = "2xs a state, exact",
+     .base_label = "direct",
+     .base = loop_direct_state,
+     .cand = loop_guarded_state,
+     .on = exact_on,
+     .off = exact_off},
     {.key = "serialized",
      .label = "3 serialized, uncontended",
      .base_label = "direct",
@@ -193,6 +270,16 @@ static row rows[] = {
      .cand = loop_gil_released,
      .on = nothing,
      .off = nothing},
+    /* CALLGUARD_HANG_MS's cost: the Python line noted at each call holding the GIL. */
+    {.key = "hang",
+     .label = "4h hang reports on",
+     .base_label = "stats, GIL held",
+     .base = loop_guarded,
+     .cand = loop_guarded,
+     .on = hang_on,
+     .off = hang_off,
+     .base_on = watched_on,
+     .base_off = watched_off},
     {.key = "cpython",
      .label = "4 CPython adapter on",
      .base_label = "hand-written",
@@ -471,6 +558,9 @@ int main(int argc, char **argv)
     must(cg_set_runtime("none"), "cg_set_runtime(none)");
     direct_fn = lookup("libcgtoy.so", "libcgtoy.so");
     guarded_fn = lookup("libcallguard_toy.so", "libcallguard_toy.so");
+    *(void **)&direct_state_fn = cg_bench_lookup("bench_call", "libcgtoy.so", "toySetErrno", "libcgtoy.so");
+    *(void **)&guarded_state_fn =
+        cg_bench_lookup("bench_call", "libcallguard_toy.so", "toySetErrno", "libcallguard_toy.so");
     if ((void *)guarded_fn != (void *)toyNop) {
         fprintf(stderr, "bench_call: this program's toyNop is in %s, not the layer\n", object_of((void *)toyNop));
         return 1;
@@ -490,7 +580,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < NROWS; i++)
         if (rows[i].max_ratio > 0) rows[i].max_ratio = version && *version >= 0x030C0000 ? 1.2 : 1.3;
 #endif
-    sink += loop_direct(16) + loop_guarded(16); /* the first guarded call resolves the real toyNop */
+    /* The first guarded calls resolve the real functions; the state's name is kept at its first return. */
+    sink += loop_direct(16) + loop_guarded(16) + loop_direct_state(16) + loop_guarded_state(16);
 #ifndef CG_BENCH_PYTHON
     /* Row 5's timeline, its rings in a file of a statistics directory as
      * under callguard run (nothing reads it; removed at exit), paused

@@ -515,10 +515,6 @@ __attribute__((noinline)) static uintptr_t cgi_enter_other(cg_site *s, uint32_t 
     }
     cgi_slot *slot = cgi_my_slot;
     if (atomic_load_explicit(&slot->counters, memory_order_relaxed)) return 0;
-    if (mode == CGI_MODE_TIMED) {
-        cgi_enter_timed(s, slot);
-        return (uintptr_t)slot | CGI_TOK_TIMED;
-    }
     if (mode == CGI_MODE_WATCH) {
         cgi_enter_watch(slot);
         cgi_enter_counted(s, slot);
@@ -571,13 +567,13 @@ uintptr_t cg_enter(cg_site *s)
         if (__builtin_expect(cgi_py_holds_shared(), 1)) return (uintptr_t)cgi_py.save() | CGI_TOK_LEAN;
         return CGI_TOK_NOTHING;
     }
-    if (mode == CGI_MODE_TRACED) {
-        /* Here rather than in cgi_enter_other: a traced run's every call
-         * (after the lean modes, which stay first). */
+    if (mode == CGI_MODE_TIMED || mode == CGI_MODE_TRACED) {
+        /* Here rather than in cgi_enter_other: every call of a run with
+         * exact timing or a timeline (after the lean modes, which stay first). */
         cgi_slot *slot = cgi_my_slot;
         if (atomic_load_explicit(&slot->counters, memory_order_relaxed)) return 0;
         cgi_enter_timed(s, slot);
-        return (uintptr_t)slot | CGI_TOK_TRACED;
+        return (uintptr_t)slot | (mode == CGI_MODE_TIMED ? CGI_TOK_TIMED : CGI_TOK_TRACED);
     }
     return cgi_enter_other(s, mode);
 }

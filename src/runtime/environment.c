@@ -219,7 +219,7 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
         cgi_watchdog_start();
     } else if (strcmp(k, "HANG_MS") == 0) {
         uint32_t ms = 0;
-        rc = cgi_parse_ms(v, &ms);
+        rc = strcmp(v, "off") == 0 || strcmp(v, "0") == 0 ? CG_OK : cgi_parse_ms(v, &ms);
         if (rc == CG_OK) {
             atomic_store(&cgi_cfg.hang_ns, (uint64_t)ms * 1000000u);
             cgi_refresh_all();

@@ -80,9 +80,10 @@ static int cgi_hang_fill(cgi_hang_call *e, const cgi_wd_call *v, const cg_adapte
         const char *file = atomic_load_explicit(&slot->py_file, memory_order_relaxed);
         int line = atomic_load_explicit(&slot->py_line, memory_order_relaxed);
         if (file) snprintf(e->py_file, sizeof e->py_file, "%s", file);
-        atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&slot->where_seq, memory_order_relaxed) == v->seq &&
-            atomic_load_explicit(&slot->seq, memory_order_relaxed) == v->seq)
+        /* Still this call's: then what was read was its line (loads stay
+         * in order on x86; elsewhere a rare report may show a later line). */
+        if (atomic_load_explicit(&slot->where_seq, memory_order_seq_cst) == v->seq &&
+            atomic_load_explicit(&slot->seq, memory_order_seq_cst) == v->seq)
             e->py_line = line;
         else
             e->py_file[0] = '\0';

@@ -33,6 +33,7 @@ static struct {
     void (*err_fetch)(void **, void **, void **);
     void (*err_restore)(void *, void *, void *);
     void (*err_clear)(void);
+    int (*frame_lasti)(void *); /* PyFrame_GetLasti (3.11+): NULL before */
     int ok;
 } cgi_pyf;
 static pthread_once_t cgi_pyf_once = PTHREAD_ONCE_INIT;
@@ -48,6 +49,7 @@ static void cgi_pyf_lookup(void)
     *(void **)&cgi_pyf.err_fetch = dlsym(RTLD_DEFAULT, "PyErr_Fetch");
     *(void **)&cgi_pyf.err_restore = dlsym(RTLD_DEFAULT, "PyErr_Restore");
     *(void **)&cgi_pyf.err_clear = dlsym(RTLD_DEFAULT, "PyErr_Clear");
+    *(void **)&cgi_pyf.frame_lasti = dlsym(RTLD_DEFAULT, "PyFrame_GetLasti");
     cgi_pyf.ok = cgi_pyf.get_frame && cgi_pyf.frame_code && cgi_pyf.frame_line && cgi_pyf.get_attr && cgi_pyf.utf8 &&
                  cgi_pyf.decref && cgi_pyf.err_fetch && cgi_pyf.err_restore && cgi_pyf.err_clear;
 }
@@ -86,29 +88,49 @@ static void cgi_python_where(cgi_stall *st)
  * (the thread holds the GIL; hang reports are on). Only pointers and a
  * number are stored: the file name's UTF-8 stays alive in its code object
  * as long as the frame that makes the call, so the watchdog may copy it
- * while that call is in flight (it checks where_seq around the copy). No
- * new reference is kept; a pending exception is set aside and put back. */
+ * while that call is in flight (it checks where_seq around the copy). One
+ * reference is kept: to the last code object (the file name's owner); a
+ * pending exception is set aside and put back around the name's lookup. */
 void cgi_where_note(cgi_slot *slot, uint64_t seq)
 {
     pthread_once(&cgi_pyf_once, cgi_pyf_lookup);
     if (!cgi_pyf.ok || !cgi_py.is_initialized()) return;
-    void *type, *value, *tb;
-    cgi_pyf.err_fetch(&type, &value, &tb);
     void *frame = cgi_pyf.get_frame();
     const char *file = NULL;
     int line = 0;
     if (frame) {
-        line = cgi_pyf.frame_line(frame);
+        /* The line of an instruction is found by scanning the code's line
+         * table (PyCode_Addr2Line): 8,000 instructions a call from a
+         * module's top level here. A loop calls from one instruction: its
+         * line is computed once. */
+        int lasti = cgi_pyf.frame_lasti ? cgi_pyf.frame_lasti(frame) : -1;
         void *code = cgi_pyf.frame_code(frame);
-        if (code) {
-            void *name = cgi_pyf.get_attr(code, "co_filename");
-            file = name ? cgi_pyf.utf8(name) : NULL;
-            if (name) cgi_pyf.decref(name); /* the code object keeps it */
-            cgi_pyf.decref(code);           /* the frame keeps it */
+        if (code && code == slot->py_code && lasti >= 0 && lasti == slot->py_lasti) {
+            line = atomic_load_explicit(&slot->py_line, memory_order_relaxed);
+            cgi_pyf.decref(code);
+        } else if (code) {
+            line = cgi_pyf.frame_line(frame);
+            if (code != slot->py_code) {
+                /* A new code object: its file name, kept with a reference
+                 * to it (so the name stays valid) until the next one. */
+                void *type, *value, *tb;
+                cgi_pyf.err_fetch(&type, &value, &tb);
+                void *name = cgi_pyf.get_attr(code, "co_filename");
+                const char *utf8 = name ? cgi_pyf.utf8(name) : NULL;
+                if (name) cgi_pyf.decref(name); /* the code object keeps it */
+                cgi_pyf.err_clear();
+                cgi_pyf.err_restore(type, value, tb);
+                if (slot->py_code) cgi_pyf.decref(slot->py_code);
+                slot->py_code = code, slot->py_code_file = utf8;
+            } else {
+                cgi_pyf.decref(code);
+            }
+            slot->py_lasti = lasti;
         }
+        file = slot->py_code_file;
+    } else {
+        slot->py_lasti = -1;
     }
-    cgi_pyf.err_clear();
-    cgi_pyf.err_restore(type, value, tb);
     atomic_store_explicit(&slot->where_seq, 0, memory_order_relaxed);
     atomic_store_explicit(&slot->py_file, file, memory_order_relaxed);
     atomic_store_explicit(&slot->py_line, line, memory_order_relaxed);

@@ -259,7 +259,9 @@ typedef struct cgi_slot {
     const char *_Atomic py_file; /* the file's name in the interpreter, alive while that call is */
     _Atomic int32_t py_line;
     char thread[16];
-    char pad1[64 - 28 - 16];
+    int32_t py_lasti;         /* cgi_where_note's cache: the instruction py_line was computed for ... */
+    void *py_code;            /* ... in this code object, which this thread holds a reference to, */
+    const char *py_code_file; /* ... and its file name */
 } cgi_slot;
 
 /* Quirks a process can report (docs/quirks.md); more are counted, not kept. */

@@ -1,0 +1,104 @@
+"""Hang reports while the hang lasts (CALLGUARD_HANG_MS, docs/report.md
+"Hangs"), on the real OpenCL stack: a Python program waits forever in
+clWaitForEvents holding the GIL (cl_hang.py); under `callguard run
+--hang-ms 500` stderr names the call, the GIL held and the Python line
+while it hangs. The test then kills the program.
+
+Run as `test_hang.py TEST CALLGUARD` (tests/watchdog/CMakeLists.txt; a test
+is a function named for the behaviour it checks, tests/cgtest.py).
+"""
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from cgtest import check, listing, main  # noqa: E402  (tests/cgtest.py)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+HANG = os.path.join(HERE, "cl_hang.py")
+CG = None if listing() else sys.argv[2]
+
+
+def skip_unless_real_stack():
+    # An ASan-built layer cannot be preloaded into an uninstrumented python3
+    # (docs/development.md, "Sanitizers").
+    if os.environ.get("CG_SANITIZE"):
+        print("skipped: a sanitizer build")
+        sys.exit(77)
+
+
+class Hung:
+    """`callguard run OPTS -- python3 cl_hang.py` in its own process group,
+    its stderr collected by a thread; killed (the group) on exit."""
+
+    def __init__(self, *opts):
+        self.p = subprocess.Popen([CG, "run", "--api", "cl", *opts, "--", sys.executable, HANG],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  start_new_session=True)
+        self.err = []
+        self.t = threading.Thread(target=lambda: self.err.extend(self.p.stderr), daemon=True)
+        self.t.start()
+
+    def stderr_until(self, text, seconds):
+        """stderr so far, once it holds `text` or `seconds` have passed."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end and not any(text in line for line in self.err):
+            time.sleep(0.05)
+        return "".join(self.err)
+
+    def kill(self, sig=signal.SIGKILL):
+        try:
+            os.killpg(self.p.pid, sig)
+        except ProcessLookupError:
+            pass
+        self.p.wait(timeout=30)
+        self.t.join(timeout=5)
+        return "".join(self.err)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.kill()
+
+
+def hang_report_names_the_call_the_gil_and_the_python_line_while_it_hangs():
+    """While the program hangs: one block on stderr naming the entry point,
+    its thread, the GIL held and the Python line of the wait (line 23 of
+    cl_hang.py), written once (nothing changes afterwards)."""
+    skip_unless_real_stack()
+    with Hung("--hang-ms", "500") as h:
+        err = h.stderr_until("callguard: hang: end", 20)
+        check(h.p.poll() is None, "the program still runs: callguard never stops it\n" + err)
+        lines = [l for l in err.splitlines() if l.startswith("callguard: hang:")]
+        check(len(lines) == 3, "one block of three lines:\n" + err)
+        check("a guarded call in flight for 500 ms or more (CALLGUARD_HANG_MS=500); 1 in flight:" in lines[0], err)
+        call = lines[1]
+        check(" cl clWaitForEvents, " in call and "holds the GIL (cpython)" in call, err)
+        check(call.endswith("python %s:23" % HANG), "the Python line of the wait: " + call)
+        check(call.startswith('callguard: hang:   tid %d "python' % h.p.pid) or ' tid ' in call, call)
+        time.sleep(1.5)
+        err = h.kill()
+        check(err.count("callguard: hang: end") == 1, "nothing changed: no second report\n" + err)
+
+
+def hang_reports_are_off_by_default():
+    """Without --hang-ms nothing is printed however long the call hangs."""
+    skip_unless_real_stack()
+    with Hung() as h:
+        err = h.stderr_until("callguard: hang", 2.5)
+        check("hang" not in err, err)
+
+
+def hang_ms_and_timing_refuse_bad_values():
+    """A value out of range is a usage error naming the value (exit 2)."""
+    for opts, value in ((["--hang-ms", "soon"], "soon"), (["--timing", "always"], "always")):
+        r = subprocess.run([CG, "run", *opts, "--", "true"], capture_output=True, text=True, timeout=60)
+        check(r.returncode == 2 and value in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr)
+
+
+if __name__ == "__main__":
+    main()
