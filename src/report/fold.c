@@ -198,7 +198,8 @@ void cgi_fold(cgi_report_writer *w, const cgi_stats_region *r)
             row->scope != rec->scope || row->blocking != rec->blocking)
             row->mixed = 1;
         cgi_add(&row->t, &rec->c);
-        if ((cgi_ld(&rec->c.errors) || cgi_ld(&rec->c.states)) && !row->codes && w->ncodelists < CGI_ROWS_WITH_CODES) {
+        if ((cgi_ctr_errors(&rec->c) || cgi_ctr_states(&rec->c)) && !row->codes &&
+            w->ncodelists < CGI_ROWS_WITH_CODES) {
             /* Bounded: the first CGI_ROWS_WITH_CODES rows with such results name them. */
             char *mem = cgi_arena_take(w, sizeof *row->codes + 8);
             if (!mem) {

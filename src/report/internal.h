@@ -60,12 +60,12 @@ static inline void cgi_add(cgi_totals *t, const cg_counters *c)
 {
     t->calls += cgi_ctr_calls(c);
     t->nested += cgi_ld(&c->nested);
-    t->errors += cgi_ld(&c->errors);
+    t->errors += cgi_ctr_errors(c);
     t->total_ns += cgi_ctr_total_ns(c);
     t->lock_wait_ns += cgi_ld(&c->lock_wait_ns);
     t->stalls += cgi_ld(&c->stalls);
     t->stall_ns += cgi_ld(&c->stall_ns);
-    t->states += cgi_ld(&c->states);
+    t->states += cgi_ctr_states(c);
 }
 
 static inline void cgi_sum(cgi_totals *all, const cgi_totals *t)

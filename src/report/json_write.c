@@ -146,6 +146,52 @@ static void cgi_json_stalls_and_in_flight(FILE *out, const cgi_stats_region *r)
             (unsigned)atomic_load(&r->h.threads_unslotted));
 }
 
+/* ---- how times were taken; the last hang report (docs/report.md, "Hangs") ---------- */
+
+static void cgi_json_timing_and_hang(FILE *out, const cgi_stats_region *r)
+{
+    fprintf(out, ",\n     \"timing\": \"%s\",\n     \"hang\": ",
+            atomic_load(&r->h.timing) == CGI_TIMING_EXACT ? "exact" : "sampled");
+    const cgi_hang_page *pg = &r->hang;
+    uint64_t reports = atomic_load(&pg->reports);
+    uint32_t gen = atomic_load(&pg->gen);
+    if (!reports || (gen & 1)) { /* none, or a process that died writing it */
+        fputs("null", out);
+        return;
+    }
+    fprintf(out, "{\"reports\": %lu, \"at_ns\": %lu, \"hang_ms\": %lu, \"over\": %s, \"calls\": [",
+            (unsigned long)reports, (unsigned long)pg->at_ns, (unsigned long)(pg->hang_ns / 1000000u),
+            pg->over ? "true" : "false");
+    uint32_t n = pg->ncalls < CGI_HANG_MAX_CALLS ? pg->ncalls : CGI_HANG_MAX_CALLS;
+    for (uint32_t i = 0; i < n; i++) {
+        const cgi_hang_call *e = &pg->call[i];
+        fprintf(out, "%s\n       {\"api\": ", i ? "," : "");
+        cgi_json_str(out, e->api);
+        fputs(", \"name\": ", out);
+        cgi_json_str(out, e->name);
+        fprintf(out, ", \"tid\": %d, \"thread\": ", e->tid);
+        cgi_json_str(out, e->thread);
+        fprintf(out, ", \"age_ns\": %lu, \"runtime\": ", (unsigned long)e->age_ns);
+        cgi_json_str_or_null(out, e->held ? e->runtime : NULL);
+        fputs(", \"waits_for_lock\": ", out);
+        cgi_json_str_or_null(out, !e->waiting ? NULL : e->domain[0] ? e->domain : "(a handle lock)");
+        fputs(", \"lock_held_by\": ", out);
+        if (e->waiting && e->holder_tid)
+            fprintf(out, "%d", e->holder_tid);
+        else
+            fputs("null", out);
+        fputs(",\n        \"python\": ", out);
+        if (e->py_file[0]) {
+            fputs("{\"file\": ", out);
+            cgi_json_str(out, e->py_file);
+            fprintf(out, ", \"line\": %d}}", e->py_line);
+        } else {
+            fputs("null}", out);
+        }
+    }
+    fprintf(out, "%s]}", n ? "\n     " : "");
+}
+
 /* ---- quirks matched, applied or not ------------------------------------------------ */
 
 static void cgi_json_quirks(FILE *out, const cgi_stats_region *r)
@@ -300,13 +346,13 @@ void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, s
                     "\"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu,\n        \"policy\": {\"transition\": "
                     "\"%s\", \"blocking\": %s, \"serialize\": ",
                     (unsigned long)cgi_ctr_calls(c), (unsigned long)cgi_ld(&c->nested),
-                    (unsigned long)cgi_ld(&c->errors), (unsigned long)cgi_ctr_total_ns(c),
+                    (unsigned long)cgi_ctr_errors(c), (unsigned long)cgi_ctr_total_ns(c),
                     (unsigned long)cgi_ld(&c->max_ns), (unsigned long)cgi_ld(&c->lock_wait_ns),
                     (unsigned long)cgi_ld(&c->stalls), (unsigned long)cgi_ld(&c->stall_ns),
                     cgi_transition_name(rec->transition), rec->blocking ? "true" : "false");
             cgi_json_str_or_null(out, rec->domain[0] ? rec->domain : NULL);
             fprintf(out, ", \"scope\": \"%s\"}", cgi_scope_name(rec->scope));
-            fprintf(out, ",\n        \"states\": %lu", (unsigned long)cgi_ld(&c->states));
+            fprintf(out, ",\n        \"states\": %lu", (unsigned long)cgi_ctr_states(c));
             cgi_json_peaks(out, cgi_peak_of(&c->inside), cgi_peak_of(&c->waiting));
             cgi_code_list codes = {.n = 0};
             cgi_codes_add(&codes, rec, CGI_STATS_MAX_CODES);
@@ -315,6 +361,7 @@ void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, s
         }
         fprintf(out, "\n     ]");
         cgi_json_stalls_and_in_flight(out, r);
+        cgi_json_timing_and_hang(out, r);
         cgi_json_violations(out, r);
         cgi_json_quirks(out, r);
         fprintf(out,

@@ -8,12 +8,12 @@
 
 void cgi_codes_add(cgi_code_list *l, const cgi_stats_record *rec, size_t cap)
 {
-    l->errors += cgi_ld(&rec->c.errors);
-    l->states += cgi_ld(&rec->c.states);
+    l->errors += cgi_ctr_errors(&rec->c);
+    l->states += cgi_ctr_states(&rec->c);
     for (unsigned i = 0; i < CGI_STATS_MAX_CODES; i++) {
         const cgi_code *k = &rec->code[i];
         uint32_t set = atomic_load(&k->set);
-        uint64_t n = cgi_ld(&k->count);
+        uint64_t n = cgi_code_count(rec, i);
         if ((set != CGI_CODE_ERROR && set != CGI_CODE_STATE) || !n) continue;
         int state = set == CGI_CODE_STATE;
         size_t x = 0;

@@ -482,6 +482,10 @@ static void cgi_read_process_into(cgi_json *j, cgi_proc_view *v, cgi_stats_regio
             if (cgi_lex_count(j, key, &u)) atomic_store(&r->h.handles_untracked, u);
         } else if (strcmp(key, "stalls_dropped") == 0) {
             if (cgi_lex_count(j, key, &u)) atomic_store(&r->h.stalls_dropped, u);
+        } else if (strcmp(key, "timing") == 0) {
+            char how[16];
+            if (cgi_lex_str(j, how, sizeof how))
+                atomic_store(&r->h.timing, strcmp(how, "exact") == 0 ? CGI_TIMING_EXACT : CGI_TIMING_SAMPLED);
         } else if (strcmp(key, "in_flight_unknown_threads") == 0) {
             if (cgi_lex_count(j, key, &u)) atomic_store(&r->h.threads_unslotted, (uint32_t)u);
         } else

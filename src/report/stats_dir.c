@@ -96,6 +96,17 @@ static void cgi_stats_sanitize(cgi_stats_region *r)
         cgi_fix_str(v->access, sizeof v->access);
         cgi_fix_str(v->other_access, sizeof v->other_access);
     }
+    cgi_hang_page *pg = &r->hang;
+    if (pg->ncalls > CGI_HANG_MAX_CALLS) pg->ncalls = CGI_HANG_MAX_CALLS;
+    for (unsigned i = 0; i < pg->ncalls; i++) {
+        cgi_hang_call *e = &pg->call[i];
+        cgi_fix_str(e->thread, sizeof e->thread);
+        cgi_fix_str(e->api, sizeof e->api);
+        cgi_fix_str(e->name, sizeof e->name);
+        cgi_fix_str(e->domain, sizeof e->domain);
+        cgi_fix_str(e->runtime, sizeof e->runtime);
+        cgi_fix_str(e->py_file, sizeof e->py_file);
+    }
     for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS; i++) {
         cgi_slot *slot = &r->slot[i];
         if (atomic_load(&slot->tid) == 0) continue;

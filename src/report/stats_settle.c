@@ -95,6 +95,7 @@ static uint64_t cgi_settle_pages(const cgi_stats_region *r, unsigned char *keep)
     for (unsigned i = 0; i < CGI_STATS_MAX_QUIRKS; i++)
         if (atomic_load(&r->quirk[i].valid))
             cgi_keep(keep, offsetof(cgi_stats_region, quirk) + i * sizeof r->quirk[i], sizeof r->quirk[i]);
+    if (atomic_load(&r->hang.reports)) cgi_keep(keep, offsetof(cgi_stats_region, hang), sizeof r->hang);
     return calls;
 }
 

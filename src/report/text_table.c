@@ -294,6 +294,42 @@ static void cgi_text_advice(FILE *out, const cgi_stall *const *v, size_t n)
                 "extension, ctypes.CDLL rather than ctypes.PyDLL), or run it under callguard run --release-gil\n");
 }
 
+/* The last hang report the process wrote (CALLGUARD_HANG_MS), its calls as on stderr. */
+static void cgi_text_hang(FILE *out, const cgi_stats_region *r)
+{
+    const cgi_hang_page *pg = &r->hang;
+    uint64_t reports = atomic_load(&pg->reports);
+    if (!reports || (atomic_load(&pg->gen) & 1)) return;
+    fprintf(out, "  hang reported %lu time%s (CALLGUARD_HANG_MS=%lu), the last %.3f ms after start-up%s:\n",
+            (unsigned long)reports, reports == 1 ? "" : "s", (unsigned long)(pg->hang_ns / 1000000u), cgi_ms(pg->at_ns),
+            pg->over ? " (those calls returned later)" : "");
+    for (uint32_t i = 0; i < pg->ncalls && i < CGI_HANG_MAX_CALLS; i++) {
+        const cgi_hang_call *e = &pg->call[i];
+        fprintf(out, "    tid %d ", e->tid);
+        CGI_TEXT_FIELD(out, e->thread);
+        fputs(": ", out);
+        CGI_TEXT_FIELD(out, e->api);
+        fputc(' ', out);
+        CGI_TEXT_FIELD(out, e->name);
+        fprintf(out, ", %lu ms", (unsigned long)(e->age_ns / 1000000u));
+        if (e->waiting) {
+            fputs(", waits for lock ", out);
+            cgi_text_str(out, e->domain[0] ? e->domain : "(a handle lock)", sizeof e->domain);
+            if (e->holder_tid) fprintf(out, " held by tid %d", e->holder_tid);
+        }
+        if (e->held) {
+            fputs(", holding ", out);
+            CGI_TEXT_FIELD(out, e->runtime);
+        }
+        if (e->py_file[0]) {
+            fputs(", at ", out);
+            CGI_TEXT_FIELD(out, e->py_file);
+            fprintf(out, ":%d", e->py_line);
+        }
+        fputc('\n', out);
+    }
+}
+
 /* The stalls, worst first, and what to do about them. */
 static void cgi_text_stalls(FILE *out, const cgi_stats_region *r, uint64_t stalls)
 {
@@ -354,6 +390,7 @@ void cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt)
         cgi_text_violations(out, r);
         cgi_text_quirks(out, r);
         cgi_text_in_flight(out, r, state, status);
+        cgi_text_hang(out, r);
         cgi_text_stalls(out, r, t.stalls);
         /* The api column is as wide as the longest API name of this process. */
         int apiw = 4;
@@ -361,8 +398,10 @@ void cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt)
             int len = (int)strnlen(r->r[k].api, sizeof r->r[k].api);
             if (len > apiw && cgi_ctr_calls(&r->r[k].c)) apiw = len;
         }
-        fprintf(out, "  %-*s %-36s %10s %8s %8s %8s %11s %10s %12s %7s %10s  %s\n", apiw, "api", "entry point", "calls",
-                "nested", "errors", "states", "total ms", "max ms", "lock wait ms", "stalls", "peak in/wt", "policy");
+        /* How the times were taken (docs/report.md, "Sampled times"), after the last column's name. */
+        fprintf(out, "  %-*s %-36s %10s %8s %8s %8s %11s %10s %12s %7s %10s  %s (times %s)\n", apiw, "api",
+                "entry point", "calls", "nested", "errors", "states", "total ms", "max ms", "lock wait ms", "stalls",
+                "peak in/wt", "policy", atomic_load(&r->h.timing) == CGI_TIMING_EXACT ? "exact" : "sampled");
         for (uint32_t k = 0; k < cgi_nrec(r); k++) {
             const cgi_stats_record *rec = &r->r[k];
             const cg_counters *c = &rec->c;
@@ -376,7 +415,7 @@ void cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt)
             char peaks[24];
             fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %8lu %11.3f %10.3f %12.3f %7lu %10s  %s\n", apiw, rec->api,
                     rec->name, (unsigned long)cgi_ctr_calls(c), (unsigned long)cgi_ld(&c->nested),
-                    (unsigned long)cgi_ld(&c->errors), (unsigned long)cgi_ld(&c->states), cgi_ms(cgi_ctr_total_ns(c)),
+                    (unsigned long)cgi_ctr_errors(c), (unsigned long)cgi_ctr_states(c), cgi_ms(cgi_ctr_total_ns(c)),
                     cgi_ms(cgi_ld(&c->max_ns)), cgi_ms(cgi_ld(&c->lock_wait_ns)), (unsigned long)cgi_ld(&c->stalls),
                     cgi_text_peaks(peaks, sizeof peaks, cgi_peak_of(&c->inside), cgi_peak_of(&c->waiting)), policy);
             cgi_code_list codes = {.n = 0};

@@ -32,6 +32,8 @@
  *                                    per-site settings kept for later layers
  *   trace_file.h  trace              the timeline: the rings' layout, recording into
  *                                    them, CALLGUARD_TRACE_LINES
+ *   watchdog  hang.c                 the thread that times counted calls by sampling,
+ *                                    marks stalls and reports hangs
  *   call                             the guarded call
  *   signals  signals_interpose.c     the opt-in fatal-signal hook (CALLGUARD_SIGNALS)
  *   policy_file  quirks              policy files; the quirks file (known driver bugs

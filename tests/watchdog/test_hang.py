@@ -7,10 +7,12 @@ while it hangs. The test then kills the program.
 Run as `test_hang.py TEST CALLGUARD` (tests/watchdog/CMakeLists.txt; a test
 is a function named for the behaviour it checks, tests/cgtest.py).
 """
+import json
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -20,6 +22,7 @@ from cgtest import check, listing, main  # noqa: E402  (tests/cgtest.py)
 HERE = os.path.dirname(os.path.abspath(__file__))
 HANG = os.path.join(HERE, "cl_hang.py")
 CG = None if listing() else sys.argv[2]
+TMP = None if listing() else tempfile.mkdtemp(prefix="cghang-")
 
 
 def skip_unless_real_stack():
@@ -83,6 +86,25 @@ def hang_report_names_the_call_the_gil_and_the_python_line_while_it_hangs():
         time.sleep(1.5)
         err = h.kill()
         check(err.count("callguard: hang: end") == 1, "nothing changed: no second report\n" + err)
+
+
+def hang_report_is_in_the_report_of_a_run_stopped_by_a_signal():
+    """The statistics file keeps the hang: `callguard run --report` stopped
+    with SIGTERM (passed on to the program) writes a report whose process
+    shows the hung call."""
+    skip_unless_real_stack()
+    path = os.path.join(TMP, "hang.json")
+    with Hung("--hang-ms", "300", "--report", path) as h:
+        h.stderr_until("callguard: hang: end", 20)
+        os.kill(h.p.pid, signal.SIGTERM)
+        h.p.wait(timeout=30)
+    rep = json.load(open(path))
+    check([p["timing"] for p in rep["processes"]] == ["sampled"], "times sampled: %s" % rep["processes"])
+    hangs = [p["hang"] for p in rep["processes"] if p.get("hang")]
+    check(len(hangs) == 1 and hangs[0]["reports"] == 1, "one process with one hang report: %s" % hangs)
+    calls = hangs[0]["calls"]
+    check(len(calls) == 1 and calls[0]["name"] == "clWaitForEvents" and calls[0]["runtime"] == "cpython", calls)
+    check(calls[0]["python"] == {"file": HANG, "line": 23}, calls)
 
 
 def hang_reports_are_off_by_default():
