@@ -25,11 +25,11 @@ CG = None if listing() else sys.argv[2]
 TMP = None if listing() else tempfile.mkdtemp(prefix="cghang-")
 
 
-def skip_unless_real_stack():
+def skip_unless_real_stack(why="a sanitizer build"):
     # An ASan-built layer cannot be preloaded into an uninstrumented python3
     # (docs/development.md, "Sanitizers").
     if os.environ.get("CG_SANITIZE"):
-        print("skipped: a sanitizer build")
+        print("skipped: " + why)
         sys.exit(77)
 
 

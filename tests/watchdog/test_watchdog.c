@@ -9,6 +9,7 @@
 #include <callguard/callguard.h>
 #include <dirent.h>
 #include <pthread.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <toy.h>
 #include <unistd.h>
@@ -166,7 +167,35 @@ static int test_no_watchdog_without_statistics(int argc, char **argv)
     return 0;
 }
 
+/* A forked child has no watchdog (only the forking thread is copied) and
+ * starts its own at its first counted call; its counts are its own. */
+static int test_forked_child_starts_its_own_watchdog(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    CHECK(cg_stats_enable(1) == CG_OK);
+    for (int i = 0; i < 100; i++)
+        toyNop(i);
+    CHECK(watchdog_runs());
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        int bad = watchdog_runs();
+        for (int i = 0; i < 10; i++)
+            toyNop(i);
+        cg_site_stats s;
+        bad |= cg_get_stats("toyNop", &s) != CG_OK || s.calls != 10;
+        bad |= !watchdog_runs() << 1;
+        _exit(bad);
+    }
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+           "child: status %d (1: a watchdog before its first call, or wrong counts; 2: none after)", status);
+    return 0;
+}
+
 const cgtest_case cgtest_cases[] = {
+    {"forked_child_starts_its_own_watchdog", test_forked_child_starts_its_own_watchdog},
     {"counts_stay_exact_with_64_threads_on_the_clockless_path",
      test_counts_stay_exact_with_64_threads_on_the_clockless_path},
     {"sampled_time_and_stalls_come_from_the_watchdog", test_sampled_time_and_stalls_come_from_the_watchdog},
