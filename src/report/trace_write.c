@@ -85,19 +85,6 @@ static inline void cgi_tj_u(cgi_tj *j, uint64_t v)
     cgi_tj_mem(j, t + i, (size_t)(24 - i));
 }
 
-/* Nanoseconds as microseconds with three decimals. One clock
- * (CLOCK_MONOTONIC) for every process of the host, so their events line up. */
-static inline void cgi_tj_us(cgi_tj *j, uint64_t ns)
-{
-    cgi_tj_u(j, ns / 1000);
-    unsigned f = (unsigned)(ns % 1000);
-    char *p = j->b + j->n;
-    p[0] = '.';
-    p[1] = (char)('0' + f / 100);
-    memcpy(p + 2, cgi_tj_digits + 2 * (f % 100), 2);
-    j->n += 4;
-}
-
 /* The event loop writes through a local pointer: stores of chars through
  * j->b could alias j->n, and the compiler would reload both after each. */
 static inline char *cgi_o_lit_(char *o, const char *s, size_t k)
@@ -164,7 +151,8 @@ static inline char *cgi_o_u(char *o, uint64_t v)
     return o + n;
 }
 
-/* Nanoseconds as microseconds with three decimals. */
+/* Nanoseconds as microseconds with three decimals. One clock
+ * (CLOCK_MONOTONIC) for every process of the host, so their events line up. */
 static inline char *cgi_o_us(char *o, uint64_t ns)
 {
     o = cgi_o_u(o, ns / 1000);
