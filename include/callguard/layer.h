@@ -85,8 +85,10 @@ extern "C" {
  * 6: the wrapper makes the real call itself on the common paths, between
  * cg_enter and cg_leave (no frame, no thunk); cg_site gains `mode`, which
  * the runtime computes and cg_enter reads; the layer's own cgl_sl_<name>
- * (the short paths) and cgl_gp_<name> (the frame and cg_call). */
-#define CG_LAYER_ABI 6
+ * (the short paths) and cgl_gp_<name> (the frame and cg_call).
+ * 7: cg_layer gains `real_prefix` (the real function's name is another);
+ * cg_domain_id, cg_domain_hold and cg_domain_release. */
+#define CG_LAYER_ABI 7
 
 #define CG_EXPORT __attribute__((visibility("default")))
 #define CG_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -191,6 +193,10 @@ typedef struct cg_layer {
     /* dlsym(RTLD_NEXT, name) made from inside the layer's own object, so
      * "next" means next after the layer, not after libcallguard. May be NULL. */
     void *(*dlsym_next)(const char *name);
+    /* The real function of entry point NAME is named real_prefix + NAME
+     * (MPI's profiling interface: "P", so MPI_Send calls PMPI_Send); NULL:
+     * NAME itself. Pass-through names are always their own. */
+    const char *real_prefix;
     /* filled in by the runtime */
     void *priv;
     struct cg_layer *next;
@@ -279,6 +285,16 @@ void cg_layer_identify(cg_layer *layer, cg_probe probe);
 /* The real function of one of the layer's sites or pass-through names,
  * resolved now if it was not; NULL when the real library has none. */
 void *cg_real_function(cg_layer *layer, const char *name);
+
+/* A domain's lock held by hand, for a hand-written wrapper whose one guarded
+ * call makes several real calls and lets the domain's other calls run in
+ * between (MPI's blocking calls completed by tests, docs/mpi.md).
+ * cg_domain_id gives the process-scoped domain `name`, created on first use
+ * (the lock that sites serialized into `name` take), or 0 when the name is
+ * refused or the domains ran out (cg_last_error says why). */
+uint32_t cg_domain_id(const char *name);
+void cg_domain_hold(uint32_t id);
+void cg_domain_release(uint32_t id);
 
 #pragma GCC visibility pop
 

@@ -222,7 +222,9 @@ static void emit_layer_struct(FILE *out, const policy *p, const gen_api *api)
         fputs("    .passthrough = cgl_passthrough,\n    .passthrough_missing = cgl_missing,\n", out);
     else
         fputs("    .passthrough = NULL,\n    .passthrough_missing = NULL,\n", out);
-    fputs("    .dlsym_next = cgl_dlsym_next,\n};\n\n", out);
+    fputs("    .dlsym_next = cgl_dlsym_next,\n", out);
+    if (p->real_prefix) fprintf(out, "    .real_prefix = \"%s\",\n", p->real_prefix);
+    fputs("};\n\n", out);
     fputs("__attribute__((constructor)) static void cgl_register(void) { cg_layer_register(&cgl_layer); }\n", out);
     free(upper);
 }

@@ -71,6 +71,7 @@ typedef struct policy {
     strlist passthrough; /* exported by the vendor library, not declared by the header: forwarded unguarded */
     strlist variants;    /* name suffixes (_v2, _ptds): a function named base+suffix shares base's site policy */
     int variants_line;
+    char *real_prefix; /* the real function of NAME is real_prefix + NAME (MPI's PMPI_), or NULL */
     int default_transition;
     strlist states;  /* [api] states: result codes that report a state at every entry point */
     int states_line; /* 0: not set */

@@ -402,12 +402,40 @@ static int is_handle(CXType t)
     return pointee.kind == CXType_Record && clang_Type_getSizeOf(pointee) == CXTypeLayoutError_Incomplete;
 }
 
-static int returns_result(const ctx *c, CXType ret)
+/* The token written right before the function's name: its return type as
+ * the header spells it, before macros expand (MPI's `MPI_Fint` is a macro
+ * for int). NULL if the name is not found. */
+static char *written_return(const ctx *c, CXCursor fn, const char *name)
+{
+    CXToken *tok;
+    unsigned n;
+    char *written = NULL;
+    clang_tokenize(c->tu, clang_getCursorExtent(fn), &tok, &n);
+    for (unsigned i = 1; i + 1 < n && !written; i++) {
+        char *s = str(clang_getTokenSpelling(c->tu, tok[i]));
+        char *next = str(clang_getTokenSpelling(c->tu, tok[i + 1]));
+        if (strcmp(s, name) == 0 && strcmp(next, "(") == 0) written = str(clang_getTokenSpelling(c->tu, tok[i - 1]));
+        free(s);
+        free(next);
+    }
+    clang_disposeTokens(c->tu, tok, n);
+    return written;
+}
+
+static int returns_result(const ctx *c, CXCursor fn, const char *name, CXType ret)
 {
     if (!c->p->result) return 0;
     char *spelling = str(clang_getTypeSpelling(ret));
     int same = strcmp(spelling, c->p->result) == 0;
     free(spelling);
+    if (same && clang_Cursor_isNull(c->result_decl)) {
+        /* A plain int result (MPI): only where the header writes `int`, not
+         * a macro that becomes int (MPI_Fint, a Fortran handle). */
+        char *w = written_return(c, fn, name);
+        same = !w || strcmp(w, c->p->result) == 0;
+        free(w);
+        return same;
+    }
     if (same || clang_Cursor_isNull(c->result_decl)) return same;
     /* `enum toy_result` is the same type as `toy_result_t`; but for a
      * result type like cl_int (int), `int` is not a result. */
@@ -425,7 +453,7 @@ static void build_func(const ctx *c, CXCursor cur, gen_func *f)
     f->ret_member = declare(ret, "cgl_ret");
     f->ret_void = ret_can.kind == CXType_Void;
     f->ret_scalar = !f->ret_void && ret_can.kind != CXType_Record;
-    f->ret_result = returns_result(c, ret);
+    f->ret_result = returns_result(c, cur, f->name, ret);
     /* An integer, enum or pointer of at most a word: passed through cg_leave (layer.h). */
     f->ret_word = (ret_can.kind == CXType_Pointer || ret_can.kind == CXType_Enum ||
                    (ret_can.kind >= CXType_Bool && ret_can.kind <= CXType_LongLong && ret_can.kind != CXType_Char16 &&
@@ -534,13 +562,17 @@ static int collect_codes(const ctx *c, gen_api *api)
 {
     const policy *p = c->p;
     if (!p->result) return 0;
-    if (clang_Cursor_isNull(c->result_decl)) {
-        gen_error("%s:%d: result = %s: the header declares no typedef of that name", p->path, p->api_line, p->result);
+    int by_enum = !p->results || strcmp(p->results, "enum") == 0;
+    /* MPI returns plain `int`: a C integer type needs no typedef, and its
+     * codes can only be macros. */
+    if (clang_Cursor_isNull(c->result_decl) && (by_enum || strcmp(p->result, "int") != 0)) {
+        gen_error("%s:%d: result = %s: the header declares no typedef of that name%s", p->path, p->api_line, p->result,
+                  by_enum ? "" : " (nor is it int)");
         return 1;
     }
     strlist all = {0};
     int rc = 0;
-    if (!p->results || strcmp(p->results, "enum") == 0) {
+    if (by_enum) {
         CXType rt = clang_getCanonicalType(clang_getTypedefDeclUnderlyingType(c->result_decl));
         if (rt.kind != CXType_Enum) {
             gen_error("%s:%d: result = %s is not an enum type: name its codes with results = FIRST..LAST", p->path,

@@ -81,6 +81,7 @@ static int on_api(pini_file *f, policy *p, const pini_section *s)
     p->missing = xstrdup(v[PINI_MISSING]);
     p->results = xstrdup(v[PINI_RESULTS]);
     p->errcode = xstrdup(v[PINI_ERRCODE]);
+    p->real_prefix = xstrdup(v[PINI_REAL_PREFIX]);
     if (v[PINI_CFLAGS]) split(&p->cflags, v[PINI_CFLAGS], " \t");
     if (v[PINI_STATES] && strcmp(v[PINI_STATES], "none") != 0) split(&p->states, v[PINI_STATES], ",");
     p->states_line = s->key_line[PINI_STATES];
@@ -159,6 +160,7 @@ void policy_free(policy *p)
     free(p->missing);
     free(p->results);
     free(p->errcode);
+    free(p->real_prefix);
     strlist_free(&p->cflags);
     strlist_free(&p->passthrough);
     strlist_free(&p->variants);

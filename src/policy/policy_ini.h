@@ -38,6 +38,7 @@ typedef enum pini_key {
     PINI_CFLAGS,
     PINI_PASSTHROUGH,
     PINI_VARIANTS,
+    PINI_REAL_PREFIX,
     /* [defaults] and entry point sections */
     PINI_TRANSITION,
     /* entry point sections */

@@ -354,7 +354,7 @@ __attribute__((noinline)) static int cgi_call_checked(cg_site *s, cg_thunk thunk
 __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *key, cg_thunk thunk, void *args)
 {
     if (!atomic_load_explicit(&s->real, memory_order_acquire)) {
-        void *real = cgi_resolve(s->layer, s->name);
+        void *real = cgi_resolve_site(s->layer, s->name);
         if (!real) return -1;
         /* Under the configuration lock: a policy written at this moment must
          * not be overtaken by a refresh computed from the policy before it. */

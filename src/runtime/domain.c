@@ -11,6 +11,7 @@
 #include "errors.h"
 #include "hlock.h"
 #include "names.h"
+#include "site.h"
 
 #include <string.h>
 
@@ -99,3 +100,19 @@ void cgi_domains_after_fork_child(void)
     for (uint32_t i = 0; i < n; i++)
         cgi_domain_init_locks(&cgi_domains[i]);
 }
+
+/* ---- held by hand (layer.h) ------------------------------------------------
+ * A hand-written wrapper holds the domain between its own real calls, on a
+ * thread already inside the guarded call: no statistics, no runtime. */
+uint32_t cg_domain_id(const char *name)
+{
+    uint32_t id = 0;
+    pthread_mutex_lock(&cgi_cfg_lock);
+    if (!name || cgi_domain_get(name, CG_SCOPE_PROCESS, &id) != CG_OK) id = 0;
+    pthread_mutex_unlock(&cgi_cfg_lock);
+    return id;
+}
+
+void cg_domain_hold(uint32_t id) { pthread_mutex_lock(&cgi_domains[id - 1].lock); }
+
+void cg_domain_release(uint32_t id) { pthread_mutex_unlock(&cgi_domains[id - 1].lock); }

@@ -142,18 +142,20 @@ static int cgi_is_elf_object(const char *path)
     return ok;
 }
 
-/* CALLGUARD_<API>_LIBRARY, API in capitals, digits and '_': accepted for
- * every API, since the layer that reads it may be dlopened much later.
- * Only `callguard run`, which knows every layer before the program starts,
- * refuses one that no chosen layer reads. */
-static int cgi_library_var(const char *k)
+/* CALLGUARD_<API>_SUFFIX, API in capitals, digits and '_': a layer's own
+ * setting, accepted for every API, since the layer that reads it may be
+ * dlopened much later. Only `callguard run`, which knows every layer before
+ * the program starts, refuses one that no chosen layer reads. */
+static int cgi_layer_var(const char *k, const char *suffix)
 {
-    size_t n = strlen(k), suffix = strlen("_LIBRARY");
-    if (n <= suffix || strcmp(k + n - suffix, "_LIBRARY") != 0) return 0;
-    for (size_t i = 0; i < n - suffix; i++)
+    size_t n = strlen(k), len = strlen(suffix);
+    if (n <= len || strcmp(k + n - len, suffix) != 0) return 0;
+    for (size_t i = 0; i < n - len; i++)
         if (!((k[i] >= 'A' && k[i] <= 'Z') || (k[i] >= '0' && k[i] <= '9') || k[i] == '_')) return 0;
     return 1;
 }
+
+static int cgi_library_var(const char *k) { return cgi_layer_var(k, "_LIBRARY"); }
 
 /* Applies one CALLGUARD_* variable. Per-site ones are recorded and applied
  * to layers already registered and to those that register later. */
@@ -268,13 +270,19 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
                             "real library",
                             v);
         if (!from_env) cgi_library_set(var, v);
+    } else if (cgi_layer_var(k, "_THREADS")) {
+        /* The API's own thread support: used as the library gives it, or
+         * every call serialized by the layer (MPI's: docs/mpi.md). Read by
+         * the layer; a layer that has no such fix never reads it. */
+        if (strcmp(v, "library") != 0 && strcmp(v, "serialize") != 0)
+            return cgi_fail(CG_EINVAL, "'%s': expected library or serialize", v);
     } else {
         return cgi_fail(
             CG_EINVAL,
             "unknown setting; expected one of CALLGUARD_SERIALIZE, _TRANSITION, _RUNTIME, _REPORT, _TRACE, "
             "_TRACE_LINES, _STALL_MS, _TIMING, _HANG_MS, _SIGNALS, _POLICY, _QUIRKS, _CHECK, _CHECK_HOLD_US, "
-            "_SERIALIZE_HANDLES, _STATS_DIR, _STATS_LOST, _CACHE, _CACHE_DIR, _CACHE_SIZE or "
-            "_<API>_LIBRARY (API in capitals: CALLGUARD_CL_LIBRARY)");
+            "_SERIALIZE_HANDLES, _STATS_DIR, _STATS_LOST, _CACHE, _CACHE_DIR, _CACHE_SIZE, "
+            "_<API>_LIBRARY (API in capitals: CALLGUARD_CL_LIBRARY) or _<API>_THREADS");
     }
     return rc;
 }

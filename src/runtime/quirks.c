@@ -606,7 +606,7 @@ void *cg_real_function(cg_layer *layer, const char *name)
         if (strcmp(s->name, name) != 0) continue;
         void *real = atomic_load_explicit(&s->real, memory_order_acquire);
         if (real) return real;
-        real = cgi_resolve(layer, name);
+        real = cgi_resolve_site(layer, name);
         if (!real) return NULL;
         pthread_mutex_lock(&cgi_cfg_lock);
         atomic_store_explicit(&s->real, real, memory_order_release);

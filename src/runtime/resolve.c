@@ -10,7 +10,10 @@
  * A soname shim looks only in its own dependency libcallguard-real-<api>.so,
  * which `callguard run` links to the real library chosen for the run.
  * Never dlopen a bare vendor soname: with callguard's shims first on the
- * library path it would return a shim, and the shim would call itself. */
+ * library path it would return a shim, and the shim would call itself.
+ * A layer with a real_prefix (MPI) looks a site up under that other name:
+ * MPI_Send's real function is PMPI_Send, as MPI's profiling interface
+ * intends for a tool. */
 #define _GNU_SOURCE
 #include "resolve.h"
 
@@ -20,6 +23,7 @@
 #include <ctype.h>
 #include <dlfcn.h>
 #include <link.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -314,11 +318,14 @@ static void *cgi_open_library(cg_layer *l)
                  * bad setting (exit 2), not a library that is merely missing. */
                 h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
                 if (!h) cgi_die("%s=%s: cannot load it as a shared library: %s", l->library_env, path, dlerror());
-                void *first = l->nsites ? dlsym(h, l->sites[0].name) : h;
+                char real[CGI_NAME_MAX + 16];
+                snprintf(real, sizeof real, "%s%s", l->real_prefix ? l->real_prefix : "",
+                         l->nsites ? l->sites[0].name : "");
+                void *first = l->nsites ? dlsym(h, real) : h;
                 if (!first || cgi_is_callguard_object(first))
                     cgi_die("%s=%s: %s %s, the first entry point of the %s API: expected the real library",
                             l->library_env, path, first ? "is callguard's own file, which forwards" : "does not define",
-                            l->sites[0].name, l->api);
+                            real, l->api);
             } else if (l->library_path && l->library_path[0] == '/') {
                 h = dlopen(l->library_path, RTLD_LAZY | RTLD_LOCAL);
             }
@@ -365,6 +372,14 @@ missing:
                 l->library_env);
     }
     return NULL;
+}
+
+void *cgi_resolve_site(cg_layer *l, const char *name)
+{
+    if (!l->real_prefix) return cgi_resolve(l, name);
+    char real[CGI_NAME_MAX + 16];
+    int n = snprintf(real, sizeof real, "%s%s", l->real_prefix, name);
+    return n > 0 && (size_t)n < sizeof real ? cgi_resolve(l, real) : NULL;
 }
 
 /* What a pass-through name runs when the real library is missing: the
