@@ -5,7 +5,8 @@
 # libamdhip64-dev: Debian 12's HIP runtime (ROCm 5.2.3), which the HIP layer is generated from and
 # tested on (no AMD GPU needed). libclang-rt-14-dev: libFuzzer, for the fuzz build of scripts/test.sh. debootstrap, curl: the wheel's
 # Debian 11 check (tests/package/debian11_wheel.sh); scripts/build-wheel.sh takes its tools from PyPI.
-# clang-format-14: scripts/format.sh and its check in the tests.
+# clang-format-14: scripts/format.sh and its check in the tests. openmpi-bin, libopenmpi-dev, python3-mpi4py:
+# Open MPI 4.1, which the MPI layer is generated from and tested on (docs/mpi.md).
 set -eu
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -16,6 +17,7 @@ DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y \
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo python3-pyopencl python3-numpy \
   libze1 libze-dev llvm-spirv-14 spirv-tools \
   libamdhip64-dev \
+  openmpi-bin libopenmpi-dev python3-mpi4py \
   ocaml-nox ruby-dev \
   valgrind
 sh "$(dirname "$0")/setup-venv.sh"

@@ -1,0 +1,493 @@
+/* cg_mpi_hand.c: the MPI layer's hand-written wrappers (wrapper = hand in apis/mpi.ini): the thread
+ * level fix, CALLGUARD_MPI_THREADS=serialize (docs/mpi.md). cg_mpi.c #includes this file at its end,
+ * so it sees the generated cgl_sites, cgl_layer, the frames and cgl_guarded_<name>
+ * (include/callguard/layer.h, "Hand-written wrappers"). Not compiled on its own.
+ *
+ * Without the setting every wrapper here is the generated guarded call plus one load.
+ *
+ * With it, a program that needs MPI_THREAD_MULTIPLE runs on a library initialized
+ * MPI_THREAD_SERIALIZED: every MPI call of the process takes one lock, the domain "mpi". A lock
+ * held through a blocking call would deadlock as soon as the matching call is another thread's of
+ * the same rank (a receive waiting for a send that cannot take the lock), and two ranks whose
+ * lock holders wait in different collectives deadlock each other. So the blocking calls below
+ * are made as their nonblocking forms and completed by tests, the lock taken around each real
+ * call and released between tests (as LLNL's Aluminum does). The blocking call stays one guarded
+ * call (cg_call with a thunk of this file's): counted and timed once under its own name, a stall
+ * when it waits with the runtime held, and the runtime left around the whole wait under
+ * --release-gil. Between tests the thread yields, then sleeps up to 256 µs, so a waiting thread
+ * never takes a whole core from the thread that will satisfy it.
+ *
+ * Nothing here may name one of libmpi's data symbols (Open MPI's MPI_REQUEST_NULL is
+ * &ompi_request_null): the layer is loaded into processes that have no libmpi. */
+
+#include <callguard/callguard.h>
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* 1 once MPI_Init or MPI_Init_thread ran under CALLGUARD_MPI_THREADS=serialize. */
+static _Atomic int cgm_serialize;
+static uint32_t cgm_domain;
+/* The level the program was told by MPI_Init_thread (MPI_Query_thread answers it); -1: the
+ * library's own answer. */
+static _Atomic int cgm_told = -1;
+
+static int cgm_setting_serialize(void)
+{
+    const char *v = getenv("CALLGUARD_MPI_THREADS");
+    return v && strcmp(v, "serialize") == 0; /* the runtime refused any value but library and serialize */
+}
+
+/* The real function of site i (PMPI_<name>), resolved on first use. */
+static void *cgm_real(unsigned i)
+{
+    void *p = atomic_load_explicit(&cgl_sites[i].real, memory_order_acquire);
+    return p ? p : cg_real_function(&cgl_layer, cgl_sites[i].name);
+}
+
+/* INAME's real function called with the domain's lock held; MPI_ERR_INTERN without a library. */
+#define CGM_LOCKED(INAME, ...)                                                                                         \
+    __extension__({                                                                                                    \
+        __typeof__(INAME) *cgm_fn = (__typeof__(INAME) *)cgm_real(CGL_##INAME);                                        \
+        int cgm_rc = MPI_ERR_INTERN;                                                                                   \
+        if (cgm_fn) {                                                                                                  \
+            cg_domain_hold(cgm_domain);                                                                                \
+            cgm_rc = cgm_fn(__VA_ARGS__);                                                                              \
+            cg_domain_release(cgm_domain);                                                                             \
+        }                                                                                                              \
+        cgm_rc;                                                                                                        \
+    })
+
+/* Between two tests: the lock is free; yield first, then sleep longer each time, up to 256 µs. */
+static void cgm_pause(unsigned n)
+{
+    if (n < 8) {
+        sched_yield();
+        return;
+    }
+    unsigned us = n < 16 ? 1u << (n - 8) : 256;
+    struct timespec ts = {0, (long)us * 1000};
+    nanosleep(&ts, NULL);
+}
+
+/* Tests the request until it completes. */
+static int cgm_complete(MPI_Request *r, MPI_Status *status)
+{
+    for (unsigned n = 0;; n++) {
+        int done = 0, rc = CGM_LOCKED(MPI_Test, r, &done, status);
+        if (rc != MPI_SUCCESS || done) return rc;
+        cgm_pause(n);
+    }
+}
+
+/* The body of the blocking call NAME's exported wrapper: the generated guarded call, or under the
+ * setting one guarded call (its site's statistics and runtime transition; the site is in no
+ * domain) whose thunk cgm_th_NAME completes it by tests. */
+#define CGM_BY_TESTS(NAME, ...)                                                                                        \
+    if (CG_LIKELY(!atomic_load_explicit(&cgm_serialize, memory_order_relaxed)))                                        \
+        return cgl_guarded_##NAME(__VA_ARGS__);                                                                        \
+    struct cgl_fr_##NAME f = {__VA_ARGS__, MPI_ERR_INTERN};                                                            \
+    (void)cg_call(&cgl_sites[CGL_##NAME], NULL, cgm_th_##NAME, &f);                                                    \
+    return f.cgl_ret
+
+/* A thunk that starts INAME(ARGS..., &request) and tests the request; its status goes to STATUS.
+ * It ends in its own prototype, so that a use ends with a semicolon as a declaration does. */
+#define CGM_THUNK_BY_REQUEST(NAME, INAME, STATUS, ...)                                                                 \
+    static int cgm_th_##NAME(void *frame)                                                                              \
+    {                                                                                                                  \
+        struct cgl_fr_##NAME *f = frame;                                                                               \
+        MPI_Request r;                                                                                                 \
+        int rc = CGM_LOCKED(INAME, __VA_ARGS__, &r);                                                                   \
+        if (rc == MPI_SUCCESS) rc = cgm_complete(&r, STATUS);                                                          \
+        f->cgl_ret = rc;                                                                                               \
+        return cgl_thunk_code(rc);                                                                                     \
+    }                                                                                                                  \
+    static int cgm_th_##NAME(void *frame)
+
+/* ---- initialization: what the library is asked and what the program is told -------------------- */
+
+/* Every site but the ones completed by tests joins the domain "mpi". */
+static void cgm_serialize_all(void)
+{
+    static const unsigned by_tests[] = {
+        CGL_MPI_Send,      CGL_MPI_Bsend,     CGL_MPI_Ssend,          CGL_MPI_Rsend,
+        CGL_MPI_Recv,      CGL_MPI_Sendrecv,  CGL_MPI_Probe,          CGL_MPI_Mprobe,
+        CGL_MPI_Mrecv,     CGL_MPI_Wait,      CGL_MPI_Waitall,        CGL_MPI_Waitany,
+        CGL_MPI_Waitsome,  CGL_MPI_Barrier,   CGL_MPI_Bcast,          CGL_MPI_Reduce,
+        CGL_MPI_Allreduce, CGL_MPI_Gather,    CGL_MPI_Gatherv,        CGL_MPI_Scatter,
+        CGL_MPI_Scatterv,  CGL_MPI_Allgather, CGL_MPI_Allgatherv,     CGL_MPI_Alltoall,
+        CGL_MPI_Alltoallv, CGL_MPI_Alltoallw, CGL_MPI_Reduce_scatter, CGL_MPI_Reduce_scatter_block,
+        CGL_MPI_Scan,      CGL_MPI_Exscan,
+    };
+    unsigned char tested[CGL_NSITES] = {0};
+    for (size_t i = 0; i < sizeof by_tests / sizeof by_tests[0]; i++)
+        tested[by_tests[i]] = 1;
+    cgm_domain = cg_domain_id("mpi");
+    if (!cgm_domain) {
+        fprintf(stderr, "callguard: CALLGUARD_MPI_THREADS=serialize: no lock domain: %s\n", cg_last_error());
+        exit(2);
+    }
+    for (unsigned i = 0; i < CGL_NSITES; i++)
+        if (!tested[i]) cg_serialize(cgl_sites[i].name, "mpi", CG_SCOPE_PROCESS);
+    atomic_store(&cgm_serialize, 1);
+}
+
+/* The layer is built for Open MPI's ABI. Its generated wrappers forward each argument whole, so they pass
+ * MPICH's int handles through unharmed; the tests here use Open MPI's MPI_Request, MPI_Status and
+ * MPI_STATUS_IGNORE, which MPICH's differ from (MPICH aborts in MPI_Testall). So the setting is refused,
+ * before the library initializes, where the library says it is not Open MPI (MPI_Get_library_version
+ * may be called before MPI_Init; MPICH's answer can be 8192 bytes long). */
+static void cgm_check_library(void)
+{
+    static char version[8192 + 1];
+    int len = 0;
+    int (*get)(char *, int *) = cg_real_function(&cgl_layer, "MPI_Get_library_version");
+    if (get && get(version, &len) == MPI_SUCCESS && strncmp(version, "Open MPI", 8) == 0) return;
+    version[sizeof version - 1] = '\0';
+    char *nl = strchr(version, '\n');
+    if (nl) *nl = '\0';
+    fprintf(stderr,
+            "callguard: CALLGUARD_MPI_THREADS=serialize: this process's MPI library is not Open MPI (\"%.60s\"); "
+            "the MPI layer's thread fix needs Open MPI's ABI (docs/mpi.md)\n",
+            get ? version : "no MPI_Get_library_version");
+    exit(2);
+}
+
+CG_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+    int serialize = cgm_setting_serialize();
+    if (serialize) cgm_check_library();
+    int rc = cgl_guarded_MPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS && serialize) cgm_serialize_all();
+    return rc;
+}
+
+/* Under the setting the library is asked for at most MPI_THREAD_SERIALIZED, which the lock gives
+ * it; a program that asked for more is told what it asked for when the library gave
+ * SERIALIZED, since every call is then serialized for it. A library that gave less (FUNNELED:
+ * only the main thread may call) is not made safe by a lock: the program is told that. */
+CG_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    if (!cgm_setting_serialize()) return cgl_guarded_MPI_Init_thread(argc, argv, required, provided);
+    cgm_check_library();
+    int asked = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
+    int rc = cgl_guarded_MPI_Init_thread(argc, argv, asked, provided);
+    if (rc != MPI_SUCCESS) return rc;
+    if (*provided >= MPI_THREAD_SERIALIZED && required > *provided) *provided = required;
+    atomic_store(&cgm_told, *provided);
+    cgm_serialize_all();
+    return rc;
+}
+
+CG_EXPORT int MPI_Query_thread(int *provided)
+{
+    int told = atomic_load_explicit(&cgm_told, memory_order_relaxed);
+    int rc = cgl_guarded_MPI_Query_thread(provided);
+    if (rc == MPI_SUCCESS && told >= 0) *provided = told;
+    return rc;
+}
+
+/* ---- point to point ---- */
+
+CGM_THUNK_BY_REQUEST(MPI_Send, MPI_Isend, MPI_STATUS_IGNORE, f->buf, f->count, f->datatype, f->dest, f->tag, f->comm);
+CG_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    CGM_BY_TESTS(MPI_Send, buf, count, datatype, dest, tag, comm);
+}
+
+CGM_THUNK_BY_REQUEST(MPI_Bsend, MPI_Ibsend, MPI_STATUS_IGNORE, f->buf, f->count, f->datatype, f->dest, f->tag, f->comm);
+CG_EXPORT int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    CGM_BY_TESTS(MPI_Bsend, buf, count, datatype, dest, tag, comm);
+}
+
+CGM_THUNK_BY_REQUEST(MPI_Ssend, MPI_Issend, MPI_STATUS_IGNORE, f->buf, f->count, f->datatype, f->dest, f->tag, f->comm);
+CG_EXPORT int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    CGM_BY_TESTS(MPI_Ssend, buf, count, datatype, dest, tag, comm);
+}
+
+CGM_THUNK_BY_REQUEST(MPI_Rsend, MPI_Irsend, MPI_STATUS_IGNORE, f->ibuf, f->count, f->datatype, f->dest, f->tag,
+                     f->comm);
+CG_EXPORT int MPI_Rsend(const void *ibuf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    CGM_BY_TESTS(MPI_Rsend, ibuf, count, datatype, dest, tag, comm);
+}
+
+CGM_THUNK_BY_REQUEST(MPI_Recv, MPI_Irecv, f->status, f->buf, f->count, f->datatype, f->source, f->tag, f->comm);
+CG_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                       MPI_Status *status)
+{
+    CGM_BY_TESTS(MPI_Recv, buf, count, datatype, source, tag, comm, status);
+}
+
+CGM_THUNK_BY_REQUEST(MPI_Mrecv, MPI_Imrecv, f->status, f->buf, f->count, f->type, f->message);
+CG_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Status *status)
+{
+    CGM_BY_TESTS(MPI_Mrecv, buf, count, type, message, status);
+}
+
+/* The receive is posted first, so a rank whose send cannot leave yet still takes its message. */
+static int cgm_th_MPI_Sendrecv(void *frame)
+{
+    struct cgl_fr_MPI_Sendrecv *f = frame;
+    MPI_Request r[2];
+    MPI_Status st[2];
+    int rc = CGM_LOCKED(MPI_Irecv, f->recvbuf, f->recvcount, f->recvtype, f->source, f->recvtag, f->comm, &r[0]);
+    if (rc == MPI_SUCCESS)
+        rc = CGM_LOCKED(MPI_Isend, f->sendbuf, f->sendcount, f->sendtype, f->dest, f->sendtag, f->comm, &r[1]);
+    for (unsigned n = 0; rc == MPI_SUCCESS; n++) {
+        int done = 0;
+        rc = CGM_LOCKED(MPI_Testall, 2, r, &done, st);
+        if (rc == MPI_ERR_IN_STATUS) rc = st[0].MPI_ERROR != MPI_SUCCESS ? st[0].MPI_ERROR : st[1].MPI_ERROR;
+        if (rc != MPI_SUCCESS || done) break;
+        cgm_pause(n);
+    }
+    if (rc == MPI_SUCCESS && f->status != MPI_STATUS_IGNORE) *f->status = st[0];
+    f->cgl_ret = rc;
+    return cgl_thunk_code(rc);
+}
+CG_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                           MPI_Status *status)
+{
+    CGM_BY_TESTS(MPI_Sendrecv, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                 recvtag, comm, status);
+}
+
+static int cgm_th_MPI_Probe(void *frame)
+{
+    struct cgl_fr_MPI_Probe *f = frame;
+    int rc;
+    for (unsigned n = 0;; n++) {
+        int done = 0;
+        rc = CGM_LOCKED(MPI_Iprobe, f->source, f->tag, f->comm, &done, f->status);
+        if (rc != MPI_SUCCESS || done) break;
+        cgm_pause(n);
+    }
+    f->cgl_ret = rc;
+    return cgl_thunk_code(rc);
+}
+CG_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    CGM_BY_TESTS(MPI_Probe, source, tag, comm, status);
+}
+
+static int cgm_th_MPI_Mprobe(void *frame)
+{
+    struct cgl_fr_MPI_Mprobe *f = frame;
+    int rc;
+    for (unsigned n = 0;; n++) {
+        int done = 0;
+        rc = CGM_LOCKED(MPI_Improbe, f->source, f->tag, f->comm, &done, f->message, f->status);
+        if (rc != MPI_SUCCESS || done) break;
+        cgm_pause(n);
+    }
+    f->cgl_ret = rc;
+    return cgl_thunk_code(rc);
+}
+CG_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    CGM_BY_TESTS(MPI_Mprobe, source, tag, comm, message, status);
+}
+
+/* ---- waits: their test forms until they would have returned ---- */
+
+static int cgm_th_MPI_Wait(void *frame)
+{
+    struct cgl_fr_MPI_Wait *f = frame;
+    f->cgl_ret = cgm_complete(f->request, f->status);
+    return cgl_thunk_code(f->cgl_ret);
+}
+CG_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status) { CGM_BY_TESTS(MPI_Wait, request, status); }
+
+static int cgm_th_MPI_Waitall(void *frame)
+{
+    struct cgl_fr_MPI_Waitall *f = frame;
+    int rc;
+    for (unsigned n = 0;; n++) {
+        int done = 0;
+        rc = CGM_LOCKED(MPI_Testall, f->count, f->array_of_requests, &done, f->array_of_statuses);
+        if (rc != MPI_SUCCESS || done) break;
+        cgm_pause(n);
+    }
+    f->cgl_ret = rc;
+    return cgl_thunk_code(rc);
+}
+CG_EXPORT int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses)
+{
+    CGM_BY_TESTS(MPI_Waitall, count, array_of_requests, array_of_statuses);
+}
+
+static int cgm_th_MPI_Waitany(void *frame)
+{
+    struct cgl_fr_MPI_Waitany *f = frame;
+    int rc;
+    for (unsigned n = 0;; n++) {
+        int done = 0;
+        rc = CGM_LOCKED(MPI_Testany, f->count, f->array_of_requests, f->index, &done, f->status);
+        if (rc != MPI_SUCCESS || done) break;
+        cgm_pause(n);
+    }
+    f->cgl_ret = rc;
+    return cgl_thunk_code(rc);
+}
+CG_EXPORT int MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+{
+    CGM_BY_TESTS(MPI_Waitany, count, array_of_requests, index, status);
+}
+
+/* Waitsome returns once a request completed, or with MPI_UNDEFINED when none is active, as Testsome
+ * does: an outcount of 0 is the only answer to test again. */
+static int cgm_th_MPI_Waitsome(void *frame)
+{
+    struct cgl_fr_MPI_Waitsome *f = frame;
+    int rc;
+    for (unsigned n = 0;; n++) {
+        rc = CGM_LOCKED(MPI_Testsome, f->incount, f->array_of_requests, f->outcount, f->array_of_indices,
+                        f->array_of_statuses);
+        if (rc != MPI_SUCCESS || *f->outcount != 0) break;
+        cgm_pause(n);
+    }
+    f->cgl_ret = rc;
+    return cgl_thunk_code(rc);
+}
+CG_EXPORT int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                           MPI_Status array_of_statuses[])
+{
+    CGM_BY_TESTS(MPI_Waitsome, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+}
+
+/* ---- collectives: their nonblocking forms (MPI 3) ---- */
+
+CGM_THUNK_BY_REQUEST(MPI_Barrier, MPI_Ibarrier, MPI_STATUS_IGNORE, f->comm);
+CG_EXPORT int MPI_Barrier(MPI_Comm comm) { CGM_BY_TESTS(MPI_Barrier, comm); }
+
+CGM_THUNK_BY_REQUEST(MPI_Bcast, MPI_Ibcast, MPI_STATUS_IGNORE, f->buffer, f->count, f->datatype, f->root, f->comm);
+CG_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    CGM_BY_TESTS(MPI_Bcast, buffer, count, datatype, root, comm);
+}
+
+CGM_THUNK_BY_REQUEST(MPI_Reduce, MPI_Ireduce, MPI_STATUS_IGNORE, f->sendbuf, f->recvbuf, f->count, f->datatype, f->op,
+                     f->root, f->comm);
+CG_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                         MPI_Comm comm)
+{
+    CGM_BY_TESTS(MPI_Reduce, sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+CGM_THUNK_BY_REQUEST(MPI_Allreduce, MPI_Iallreduce, MPI_STATUS_IGNORE, f->sendbuf, f->recvbuf, f->count, f->datatype,
+                     f->op, f->comm);
+CG_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                            MPI_Comm comm)
+{
+    CGM_BY_TESTS(MPI_Allreduce, sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+CGM_THUNK_BY_REQUEST(MPI_Gather, MPI_Igather, MPI_STATUS_IGNORE, f->sendbuf, f->sendcount, f->sendtype, f->recvbuf,
+                     f->recvcount, f->recvtype, f->root, f->comm);
+CG_EXPORT int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    CGM_BY_TESTS(MPI_Gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+CGM_THUNK_BY_REQUEST(MPI_Gatherv, MPI_Igatherv, MPI_STATUS_IGNORE, f->sendbuf, f->sendcount, f->sendtype, f->recvbuf,
+                     f->recvcounts, f->displs, f->recvtype, f->root, f->comm);
+CG_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    CGM_BY_TESTS(MPI_Gatherv, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+}
+
+CGM_THUNK_BY_REQUEST(MPI_Scatter, MPI_Iscatter, MPI_STATUS_IGNORE, f->sendbuf, f->sendcount, f->sendtype, f->recvbuf,
+                     f->recvcount, f->recvtype, f->root, f->comm);
+CG_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    CGM_BY_TESTS(MPI_Scatter, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+CGM_THUNK_BY_REQUEST(MPI_Scatterv, MPI_Iscatterv, MPI_STATUS_IGNORE, f->sendbuf, f->sendcounts, f->displs, f->sendtype,
+                     f->recvbuf, f->recvcount, f->recvtype, f->root, f->comm);
+CG_EXPORT int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    CGM_BY_TESTS(MPI_Scatterv, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+CGM_THUNK_BY_REQUEST(MPI_Allgather, MPI_Iallgather, MPI_STATUS_IGNORE, f->sendbuf, f->sendcount, f->sendtype,
+                     f->recvbuf, f->recvcount, f->recvtype, f->comm);
+CG_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, MPI_Comm comm)
+{
+    CGM_BY_TESTS(MPI_Allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+CGM_THUNK_BY_REQUEST(MPI_Allgatherv, MPI_Iallgatherv, MPI_STATUS_IGNORE, f->sendbuf, f->sendcount, f->sendtype,
+                     f->recvbuf, f->recvcounts, f->displs, f->recvtype, f->comm);
+CG_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    CGM_BY_TESTS(MPI_Allgatherv, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+}
+
+CGM_THUNK_BY_REQUEST(MPI_Alltoall, MPI_Ialltoall, MPI_STATUS_IGNORE, f->sendbuf, f->sendcount, f->sendtype, f->recvbuf,
+                     f->recvcount, f->recvtype, f->comm);
+CG_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                           MPI_Datatype recvtype, MPI_Comm comm)
+{
+    CGM_BY_TESTS(MPI_Alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+CGM_THUNK_BY_REQUEST(MPI_Alltoallv, MPI_Ialltoallv, MPI_STATUS_IGNORE, f->sendbuf, f->sendcounts, f->sdispls,
+                     f->sendtype, f->recvbuf, f->recvcounts, f->rdispls, f->recvtype, f->comm);
+CG_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                            MPI_Comm comm)
+{
+    CGM_BY_TESTS(MPI_Alltoallv, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+}
+
+CGM_THUNK_BY_REQUEST(MPI_Alltoallw, MPI_Ialltoallw, MPI_STATUS_IGNORE, f->sendbuf, f->sendcounts, f->sdispls,
+                     f->sendtypes, f->recvbuf, f->recvcounts, f->rdispls, f->recvtypes, f->comm);
+CG_EXPORT int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                            const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    CGM_BY_TESTS(MPI_Alltoallw, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+}
+
+CGM_THUNK_BY_REQUEST(MPI_Reduce_scatter, MPI_Ireduce_scatter, MPI_STATUS_IGNORE, f->sendbuf, f->recvbuf, f->recvcounts,
+                     f->datatype, f->op, f->comm);
+CG_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                                 MPI_Op op, MPI_Comm comm)
+{
+    CGM_BY_TESTS(MPI_Reduce_scatter, sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+
+CGM_THUNK_BY_REQUEST(MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, MPI_STATUS_IGNORE, f->sendbuf, f->recvbuf,
+                     f->recvcount, f->datatype, f->op, f->comm);
+CG_EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                                       MPI_Op op, MPI_Comm comm)
+{
+    CGM_BY_TESTS(MPI_Reduce_scatter_block, sendbuf, recvbuf, recvcount, datatype, op, comm);
+}
+
+CGM_THUNK_BY_REQUEST(MPI_Scan, MPI_Iscan, MPI_STATUS_IGNORE, f->sendbuf, f->recvbuf, f->count, f->datatype, f->op,
+                     f->comm);
+CG_EXPORT int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    CGM_BY_TESTS(MPI_Scan, sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+CGM_THUNK_BY_REQUEST(MPI_Exscan, MPI_Iexscan, MPI_STATUS_IGNORE, f->sendbuf, f->recvbuf, f->count, f->datatype, f->op,
+                     f->comm);
+CG_EXPORT int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    CGM_BY_TESTS(MPI_Exscan, sendbuf, recvbuf, count, datatype, op, comm);
+}

@@ -1,0 +1,306 @@
+"""Tests of the MPI layer (libcallguard_mpi.so) on Debian's Open MPI 4.1, two ranks under mpirun.
+
+Run: test_mpi.py TEST, with the paths in the environment (tests/mpi/CMakeLists.txt sets them): CG_CLI
+(callguard), CG_THREADS (threads.c: two threads per rank), CG_MPIRUN, CG_MPI_INCLUDE and CG_CC (to read
+mpi.h as the generator does). The mpi4py tests run Debian's /usr/bin/python3 (python3-mpi4py).
+Each test is a function named for the behaviour it checks.
+
+Every mpirun runs in a session of its own. Open MPI puts each rank in a process group of its own, so a
+run still going at its deadline gets SIGTERM (mpirun then ends its ranks), and after 5 s every process
+of its session gets SIGKILL: nothing is left behind.
+"""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+E = os.environ
+TMP = tempfile.mkdtemp(prefix="cgmpi-")
+TESTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+PYTHON = "/usr/bin/python3"  # Debian's: python3-mpi4py loads only there
+MPIRUN = [E.get("CG_MPIRUN") or "mpirun", "--allow-run-as-root", "--oversubscribe", "-n", "2"]
+
+
+def check(cond, what, r=None):
+    if not cond:
+        if r is not None:
+            what += "\n-- exit %s\n-- stdout:\n%s-- stderr:\n%s" % (r[0], r[1], r[2])
+        raise AssertionError(what)
+
+
+def session_pids(sid):
+    pids = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[3]) == sid:  # after the command: state, ppid, pgrp, session
+                pids.append(int(d))
+    return pids
+
+
+def run(args, env=None, seconds=60):
+    """Runs args in a session of its own; returns (status, stdout, stderr), status None when it was still
+    running after `seconds` (then ended, with everything it started)."""
+    e = {k: v for k, v in os.environ.items() if not k.startswith("CALLGUARD_")}
+    e.update(env or {})
+    p = subprocess.Popen(args, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=seconds)
+        status = p.returncode
+    except subprocess.TimeoutExpired:
+        p.send_signal(signal.SIGTERM)
+        try:
+            out, err = p.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            out, err = "", ""
+        status = None
+    for pid in session_pids(p.pid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    if p.poll() is None:
+        p.kill()
+        p.communicate()
+    deadline = time.monotonic() + 5
+    while session_pids(p.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    check(not session_pids(p.pid), "processes left behind: %s" % session_pids(p.pid))
+    return status, out, err
+
+
+def guarded(report_prefix, *options):
+    """`callguard run` inside mpirun, one report per rank: REPORT_PREFIX.RANK.json."""
+    cmd = 'exec "$0" run --api mpi --report %s.$OMPI_COMM_WORLD_RANK.json %s -- "$@"' % (
+        report_prefix, " ".join(options))
+    return ["sh", "-c", cmd, E["CG_CLI"]]
+
+
+def report(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def rows(rep):
+    out = {}
+    for proc in rep["processes"]:
+        for s in proc["sites"]:
+            out[s["name"]] = out.get(s["name"], 0) + s["calls"]
+    return out
+
+
+def mpi_list_names_every_function_of_the_header():
+    """`callguard list mpi` has a row for every MPI_ function mpi.h declares, read from the preprocessed
+    header as the generator reads it, but MPI_Pcontrol (variadic: cannot be forwarded), and no PMPI_ one."""
+    src = os.path.join(TMP, "h.c")
+    with open(src, "w") as f:
+        f.write("#include <mpi.h>\n")
+    pp = subprocess.run([E["CG_CC"], "-E", "-I", E["CG_MPI_INCLUDE"], src], capture_output=True, text=True)
+    check(pp.returncode == 0, "mpi.h preprocesses", (pp.returncode, pp.stdout, pp.stderr))
+    # OMPI_DECLSPEC becomes __attribute__((visibility("default"))) before the return type.
+    declared = set(re.findall(r"^(?:__attribute__\(\(.*?\)\)\s*)?[A-Za-z_][\w \t*]*?\b(MPI_\w*)\s*\(", pp.stdout, re.M))
+    check("MPI_Pcontrol" in declared and len(declared) > 400, "the header's functions: %d" % len(declared))
+    declared.discard("MPI_Pcontrol")
+    r = subprocess.run([E["CG_CLI"], "list", "mpi"], capture_output=True, text=True)
+    check(r.returncode == 0, "callguard list mpi", (r.returncode, r.stdout, r.stderr))
+    listed = set(re.findall(r"^(P?MPI_\w+)", r.stdout, re.M))
+    check(listed == declared, "missing %s; extra %s" % (sorted(declared - listed), sorted(listed - declared)))
+
+
+def mpi_each_rank_counts_its_calls_and_prints_as_plain():
+    """threads.c (two threads per rank, MULTIPLE) prints the same under `callguard run` inside mpirun as
+    plainly, and each rank's report counts its calls exactly: per thread and round one MPI_Send, one
+    MPI_Recv, one MPI_Sendrecv and one MPI_Allreduce. The layer calls PMPI_Query_thread's twin
+    PMPI_* functions, so the program's own PMPI_Query_thread is not counted."""
+    rounds = 5
+    plain = run(MPIRUN + [E["CG_THREADS"], "multiple", str(rounds)])
+    check(plain[0] == 0 and "checksum" in plain[1], "plain run", plain)
+    prefix = os.path.join(TMP, "counts")
+    g = run(MPIRUN + guarded(prefix) + [E["CG_THREADS"], "multiple", str(rounds)])
+    check(g[0] == 0, "under callguard run", g)
+    check(g[1] == plain[1], "the same output:\n%s-- plain:\n%s" % (g[1], plain[1]))
+    want = {"MPI_Init_thread": 1, "MPI_Comm_rank": 1, "MPI_Comm_size": 1, "MPI_Comm_dup": 2, "MPI_Send": 2 * rounds,
+            "MPI_Recv": 2 * rounds, "MPI_Sendrecv": 2 * rounds, "MPI_Allreduce": 2 * rounds, "MPI_Reduce": 2,
+            "MPI_Comm_free": 2, "MPI_Finalize": 1}
+    for rank in (0, 1):
+        got = rows(report("%s.%d.json" % (prefix, rank)))
+        check(got == want, "rank %d counted %s, expected %s" % (rank, got, want))
+
+
+def threads_run(level, rounds, env=None, seconds=60, options=()):
+    prefix = os.path.join(TMP, "threads-%s" % level)
+    args = MPIRUN + (guarded(prefix, *options) if options or env else []) + [E["CG_THREADS"], level, str(rounds)]
+    return run(args, env, seconds)
+
+
+def mpi_threads_deadlock_under_one_lock_and_complete_with_mpi_threads_serialize():
+    """Two threads per rank, a receive waiting for a send of the other thread of its rank, collectives of
+    both threads at once: the reference is a MULTIPLE run. One lock held through each call (every call the
+    program makes serialized into one domain) deadlocks: still hung after 20 s. Plain Open MPI 4.1
+    initialized SERIALIZED happens to complete here (the program breaks the level's rule, and nothing
+    checks it). Under CALLGUARD_MPI_THREADS=serialize the program asks for MULTIPLE, the library is
+    initialized SERIALIZED (PMPI_Query_thread), the program is told MULTIPLE, and it completes with the
+    MULTIPLE run's checksum."""
+    rounds = 20
+    ref = threads_run("multiple", rounds)
+    check(ref[0] == 0 and "told multiple library multiple" in ref[1], "the MULTIPLE run", ref)
+    checksum = re.search(r"checksum \d+\n", ref[1]).group(0)
+    one_lock = ",".join("%s=mpi" % n for n in ["MPI_Send", "MPI_Recv", "MPI_Sendrecv", "MPI_Allreduce"])
+    hung = threads_run("multiple", rounds, seconds=20, options=("--serialize", one_lock))
+    check(hung[0] is None, "one lock held through blocking calls deadlocks", hung)
+    fixed = threads_run("multiple", rounds, env={"CALLGUARD_MPI_THREADS": "serialize"})
+    check(fixed[0] == 0, "completes with CALLGUARD_MPI_THREADS=serialize", fixed)
+    check("asked multiple told multiple library serialized\n" in fixed[1], "levels: %s" % fixed[1], fixed)
+    check(checksum in fixed[1], "the MULTIPLE run's %s" % checksum, fixed)
+
+
+def mpi_threads_setting_refuses_a_bad_value():
+    """CALLGUARD_MPI_THREADS=multiple is refused before the program starts, in one line, exit status 2."""
+    r = run([E["CG_CLI"], "run", "--api", "mpi", "--", "true"], {"CALLGUARD_MPI_THREADS": "multiple"})
+    check(r[0] == 2, "exit status 2", r)
+    check("CALLGUARD_MPI_THREADS" in r[2] and "expected library or serialize" in r[2], "names it", r)
+
+
+MPI4PY_CHILD = r"""
+from mpi4py import MPI
+comm = MPI.COMM_WORLD
+rank, size = comm.Get_rank(), comm.Get_size()
+other = 1 - rank
+obj = comm.sendrecv({"from": rank, "items": list(range(rank, rank + 3))}, dest=other, source=other)
+total = comm.allreduce(rank + 1, op=MPI.SUM)
+root = comm.bcast("hello from 0" if rank == 0 else None, root=0)
+gathered = comm.gather(rank * 10, root=0)
+import array
+buf = array.array("d", [rank + 0.5] * 4)
+out = array.array("d", [0.0] * 4)
+comm.Allreduce(buf, out, op=MPI.SUM)
+req = comm.isend(rank, dest=other, tag=3)
+got = comm.recv(source=other, tag=3)
+req.wait()
+comm.Barrier()
+import sys
+with open("%s.%d" % (sys.argv[1], rank), "w") as f:  # mpirun interleaves the ranks' stdout
+    print(rank, size, MPI.Query_thread(), obj, total, root, gathered, list(out), got, file=f)
+"""
+
+
+def mpi4py_results_alike_plain_and_under_callguard_run():
+    """mpi4py (Debian's python3-mpi4py): point to point, collectives on objects and buffers, a
+    nonblocking send: the same output under `callguard run` as plainly, and its MPI calls are counted;
+    and the same under CALLGUARD_MPI_THREADS=serialize (mpi4py asks for MULTIPLE and is told it)."""
+    child = os.path.join(TMP, "mpi4py_child.py")
+    with open(child, "w") as f:
+        f.write(MPI4PY_CHILD)
+    prefix = os.path.join(TMP, "mpi4py")
+    plain = run(MPIRUN + [PYTHON, child, prefix + ".plain"])
+    check(plain[0] == 0, "plain mpi4py", plain)
+    g = run(MPIRUN + guarded(prefix) + [PYTHON, child, prefix + ".guarded"])
+    check(g[0] == 0, "mpi4py under callguard run", g)
+    for rank in (0, 1):
+        with open("%s.plain.%d" % (prefix, rank)) as f, open("%s.guarded.%d" % (prefix, rank)) as h:
+            a, b = f.read(), h.read()
+        check(a == b and a.startswith("%d 2 3 " % rank), "rank %d: the same output:\n%s-- plain:\n%s" % (rank, b, a))
+        got = rows(report("%s.%d.json" % (prefix, rank)))
+        for name in ("MPI_Init_thread", "MPI_Mprobe", "MPI_Mrecv", "MPI_Allreduce", "MPI_Bcast", "MPI_Barrier",
+                     "MPI_Finalize"):
+            check(got.get(name, 0) >= 1, "rank %d: %s counted: %s" % (rank, name, got))
+    s = run(MPIRUN + guarded(prefix) + [PYTHON, child, prefix + ".serialized"], {"CALLGUARD_MPI_THREADS": "serialize"})
+    check(s[0] == 0, "mpi4py under CALLGUARD_MPI_THREADS=serialize", s)
+    for rank in (0, 1):
+        with open("%s.plain.%d" % (prefix, rank)) as f, open("%s.serialized.%d" % (prefix, rank)) as h:
+            a, b = f.read(), h.read()
+        check(a == b, "rank %d serialized: the same output:\n%s-- plain:\n%s" % (rank, b, a))
+
+
+# Rank 0: a thread waits about a second in MPI_Recv through ctypes.PyDLL (which keeps the GIL for the whole
+# call) for a message rank 1 sends after 1.2 s, while the main thread ticks every millisecond; rank 0 prints
+# the longest pause the main thread saw and the wait, in milliseconds. PyDLL(None) looks MPI_Recv up in the
+# process's global scope, as a C extension linked to libmpi binds it: the preloaded layer's when there is
+# one. libmpi is made global first, so the plain run finds it too.
+PAUSE_CHILD = r"""
+import ctypes, sys, threading, time
+sys.path.insert(0, sys.argv[1])
+from pausetimer import longest_pause  # tests/pausetimer.py
+ctypes.CDLL("libmpi.so.40", mode=ctypes.RTLD_GLOBAL)
+from mpi4py import MPI
+lib = ctypes.PyDLL(None)
+comm = MPI.COMM_WORLD
+rank = comm.Get_rank()
+def recv():
+    comm_world = ctypes.c_void_p.from_address(MPI._addressof(comm))
+    long_t = ctypes.c_void_p.from_address(MPI._addressof(MPI.LONG))
+    got = ctypes.c_long(0)
+    time.sleep(0.2)  # let the main thread start ticking first
+    t0 = time.monotonic()
+    r = lib.MPI_Recv(ctypes.byref(got), 1, long_t, 1, 5, comm_world, None)  # the blocking call
+    global waited
+    waited = time.monotonic() - t0
+    assert r == 0 and got.value == 42, (r, got.value)
+waited = 0.0
+if rank == 0:
+    t = threading.Thread(target=recv)
+    t.start()
+    longest = longest_pause(t)
+    print("%.1f %.1f" % (longest * 1000, waited * 1000), flush=True)
+else:
+    time.sleep(1.2)
+    comm.Send([__import__("array").array("l", [42]), MPI.LONG], dest=0, tag=5)
+comm.Barrier()
+"""
+# The line of the blocking call in PAUSE_CHILD, for the stall's Python line.
+PAUSE_LINE = PAUSE_CHILD.lstrip("\n").splitlines().index(
+    [x for x in PAUSE_CHILD.lstrip("\n").splitlines() if "# the blocking call" in x][0]) + 1
+
+
+def pause(*options):
+    child = os.path.join(TMP, "pause_child.py")
+    with open(child, "w") as f:
+        f.write(PAUSE_CHILD.lstrip("\n"))
+    prefix = os.path.join(TMP, "pause")
+    r = run(MPIRUN + guarded(prefix, *options) + [PYTHON, child, TESTS], seconds=60)
+    check(r[0] == 0, "the ranks ran", r)
+    longest, waited = (float(x) for x in r[1].split())
+    check(waited >= 900, "MPI_Recv waited for rank 1's message (%.1f ms)" % waited, r)
+    rep = report("%s.0.json" % prefix)
+    recv = [s for p in rep["processes"] for s in p["sites"] if s["name"] == "MPI_Recv"]
+    check(len(recv) == 1, "rank 0 counted MPI_Recv: %s" % rows(rep))
+    return longest, recv[0], rep, child
+
+
+def mpi_recv_holding_the_gil_is_a_stall_with_its_python_line():
+    """Detect only (no --release-gil): the GIL stays held through the second in MPI_Recv, the main thread's
+    longest pause is about that second, and rank 0's report has the stall with the Python line that made
+    the call."""
+    longest, recv, rep, child = pause()
+    check(longest >= 800, "detect only: the GIL stays held: %.1f ms" % longest)
+    print("longest pause %.1f ms while MPI_Recv waited" % longest)
+    check(recv["stalls"] == 1, "MPI_Recv reported as a stall: %s" % recv)
+    stalls = [s for p in rep["processes"] for s in p.get("stalls", []) if s["name"] == "MPI_Recv"]
+    check(len(stalls) == 1, "one MPI_Recv stall: %s" % stalls)
+    where = stalls[0].get("python") or {}
+    check(where.get("file") == child and where.get("line") == PAUSE_LINE and where.get("function") == "recv",
+          "the stall's Python line is %s:%d in recv(): %s" % (child, PAUSE_LINE, where))
+
+
+def mpi_recv_with_release_gil_pauses_the_other_threads_at_most_50ms():
+    """With --release-gil the GIL is left around MPI_Recv: the main thread's longest pause is at most 50 ms
+    while the other thread waits a second, and there is no stall."""
+    longest, recv, rep, child = pause("--release-gil")
+    check(longest <= 50, "the main thread paused %.1f ms (at most 50)" % longest)
+    print("longest pause %.1f ms while MPI_Recv waited" % longest)
+    check(recv["stalls"] == 0 and recv["calls"] == 1, "no stall: %s" % recv)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2 or sys.argv[1].startswith("_") or not callable(globals().get(sys.argv[1])):
+        sys.exit("usage: test_mpi.py TEST")
+    globals()[sys.argv[1]]()
