@@ -77,12 +77,13 @@ export ZIG_GLOBAL_CACHE_DIR="$work/zig-cache" ZIG_LOCAL_CACHE_DIR="$work/zig-cac
 inc=$work/include
 rm -rf "$inc"
 mkdir -p "$inc"
-header_dir() { # the folder among the usual ones that has $1
+usual_dir() { # the folder among the usual ones that has $1, or nothing (status 1)
     for d in /usr/include /usr/local/include /usr/local/cuda/include; do
         [ -e "$d/$1" ] && { echo "$d"; return 0; }
     done
-    die "no $1 on this machine ($2; scripts/setup-debian.sh installs it)"
+    return 1
 }
+header_dir() { usual_dir "$1" || die "no $1 on this machine ($2; scripts/setup-debian.sh installs it)"; }
 copy_header() { # HEADER WHAT: the top folder of HEADER's path (or HEADER, a file) into $inc
     top=${1%%/*}
     [ -e "$inc/$top" ] || cp -r "$(header_dir "$1" "$2")/$top" "$inc/"
@@ -91,7 +92,12 @@ copy_header() { # HEADER WHAT: the top folder of HEADER's path (or HEADER, a fil
 apis=$(wheel_api_names "$src") || die "the APIs of the source tree"
 for name in $apis; do
     headers=$(wheel_api_headers "$src" "$name") || die "the headers of $name"
+    own=$(wheel_api_include_dirs "$src" "$name")
     for h in $headers; do
+        # Only in a folder of the API's own (no C library headers there): its layer's build finds it there.
+        if ! usual_dir "$h" >/dev/null; then
+            for d in $own; do [ -e "$d/$h" ] && continue 2; done
+        fi
         copy_header "$h" "apis/$name.ini"
     done
 done

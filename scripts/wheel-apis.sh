@@ -35,11 +35,22 @@ wheel_api_headers() {
     done
 }
 
+# ROOT NAME: the folders of the API's own headers, apart from the shared ones: the -I folders of its
+# generator line in tests/gen/layers.txt (Open MPI's /usr/lib/<arch>/openmpi/include). The layer's build
+# finds its header there itself, and such a folder holds no C library headers.
+wheel_api_include_dirs() {
+    awk -v ini="apis/$2.ini" '$1 == ini { for (i = 2; i < NF; i++) if ($i == "-I") print $(i + 1) }' \
+        "$1/tests/gen/layers.txt"
+}
+
 # ROOT NAME: the API's files in an install tree, one a line: its layer and policy, a shim for each soname of
-# its library, and the placeholder the shims need (CMakeLists.txt, callguard_add_shim).
+# its library, and the placeholder the shims need (CMakeLists.txt, callguard_add_shim); no shim and no
+# placeholder for a layer built with NO_SHIM and no callguard_add_shim of its own (MPI's).
 wheel_api_files() {
     echo "lib/libcallguard_$2.so"
     echo "share/callguard/apis/$2.ini"
+    cm=$1/src/layers/$2/CMakeLists.txt
+    if grep -q NO_SHIM "$cm" && ! grep -q callguard_add_shim "$cm"; then return 0; fi
     echo "lib/callguard/shims/placeholder/libcallguard-real-$2.so"
     for soname in $(wheel_api_value "$1/apis/$2.ini" library | tr ',' ' '); do
         echo "lib/callguard/shims/$soname"

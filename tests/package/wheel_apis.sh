@@ -33,6 +33,16 @@ got=$(wheel_api_files "$tmp/t" acme | tr '\n' ' ')
 want="lib/libcallguard_acme.so share/callguard/apis/acme.ini lib/callguard/shims/placeholder/libcallguard-real-acme.so"
 want="$want lib/callguard/shims/libacme.so.2 lib/callguard/shims/libacme.so.3 "
 [ "$got" = "$want" ] || fail "files: $got"
+# A layer without a shim (NO_SHIM, MPI's) has neither shims nor their placeholder; its header's own folder
+# comes from its generator line.
+echo "callguard_add_layer(acme SOURCE cg_acme.c NO_SHIM)" >"$tmp/t/src/layers/acme/CMakeLists.txt"
+got=$(wheel_api_files "$tmp/t" acme | tr '\n' ' ')
+[ "$got" = "lib/libcallguard_acme.so share/callguard/apis/acme.ini " ] || fail "files without a shim: $got"
+mkdir -p "$tmp/t/tests/gen"
+printf 'apis/other.ini -o src/layers/other -I /nope\napis/acme.ini -o src/layers/acme -I /opt/acme/include -I rel\n' \
+    >"$tmp/t/tests/gen/layers.txt"
+got=$(wheel_api_include_dirs "$tmp/t" acme | tr '\n' ' ')
+[ "$got" = "/opt/acme/include rel " ] || fail "include folders: $got"
 
 mkdir -p "$tmp/t/src/layers/bad" && touch "$tmp/t/src/layers/bad/CMakeLists.txt"
 if err=$(wheel_api_names "$tmp/t" 2>&1 >/dev/null); then fail "a layer without its .ini was taken"; fi
