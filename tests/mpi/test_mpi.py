@@ -51,6 +51,10 @@ def run(args, env=None, seconds=60):
     running after `seconds` (then ended, with everything it started)."""
     e = {k: v for k, v in os.environ.items() if not k.startswith("CALLGUARD_")}
     e.update(env or {})
+    if MPIRUN[0] in args:
+        # Open MPI's own allocations outlive MPI_Finalize in components it has unloaded: not ours to report in
+        # a sanitizer build.
+        e["ASAN_OPTIONS"] = e.get("ASAN_OPTIONS", "") + (":" if e.get("ASAN_OPTIONS") else "") + "detect_leaks=0"
     p = subprocess.Popen(args, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
     try:
@@ -78,15 +82,16 @@ def run(args, env=None, seconds=60):
     return status, out, err
 
 
-def guarded(report_prefix, *options):
-    """`callguard run` inside mpirun, one report per rank: REPORT_PREFIX.RANK.json."""
-    cmd = 'exec "$0" run --api mpi --report %s.$OMPI_COMM_WORLD_RANK.json %s -- "$@"' % (
-        report_prefix, " ".join(options))
-    return ["sh", "-c", cmd, E["CG_CLI"]]
+def guarded(folder, *options):
+    """`callguard run` inside mpirun, one report per rank in FOLDER (--report DIR/)."""
+    return [E["CG_CLI"], "run", "--api", "mpi", "--report", folder + "/"] + list(options) + ["--"]
 
 
-def report(path):
-    with open(path) as f:
+def report(folder, rank):
+    """Rank RANK's report in FOLDER: the one file named for it (callguard-HOST-rankN-pidP.json)."""
+    files = [f for f in os.listdir(folder) if re.fullmatch(r"callguard-.+-rank%d-pid\d+\.json" % rank, f)]
+    check(len(files) == 1, "one report of rank %d in %s: %s" % (rank, folder, os.listdir(folder)))
+    with open(os.path.join(folder, files[0])) as f:
         return json.load(f)
 
 
@@ -132,12 +137,12 @@ def mpi_each_rank_counts_its_calls_and_prints_as_plain():
             "MPI_Recv": 2 * rounds, "MPI_Sendrecv": 2 * rounds, "MPI_Allreduce": 2 * rounds, "MPI_Reduce": 2,
             "MPI_Comm_free": 2, "MPI_Finalize": 1}
     for rank in (0, 1):
-        got = rows(report("%s.%d.json" % (prefix, rank)))
+        got = rows(report(prefix, rank))
         check(got == want, "rank %d counted %s, expected %s" % (rank, got, want))
 
 
 def threads_run(level, rounds, env=None, seconds=60, options=()):
-    prefix = os.path.join(TMP, "threads-%s" % level)
+    prefix = os.path.join(TMP, "threads-%s-%d" % (level, len(os.listdir(TMP))))
     args = MPIRUN + (guarded(prefix, *options) if options or env else []) + [E["CG_THREADS"], level, str(rounds)]
     return run(args, env, seconds)
 
@@ -200,7 +205,7 @@ def mpi4py_results_alike_plain_and_under_callguard_run():
     child = os.path.join(TMP, "mpi4py_child.py")
     with open(child, "w") as f:
         f.write(MPI4PY_CHILD)
-    prefix = os.path.join(TMP, "mpi4py")
+    prefix = os.path.join(TMP, "mpi4py")  # the ranks' output files; the report folder
     plain = run(MPIRUN + [PYTHON, child, prefix + ".plain"])
     check(plain[0] == 0, "plain mpi4py", plain)
     g = run(MPIRUN + guarded(prefix) + [PYTHON, child, prefix + ".guarded"])
@@ -209,11 +214,12 @@ def mpi4py_results_alike_plain_and_under_callguard_run():
         with open("%s.plain.%d" % (prefix, rank)) as f, open("%s.guarded.%d" % (prefix, rank)) as h:
             a, b = f.read(), h.read()
         check(a == b and a.startswith("%d 2 3 " % rank), "rank %d: the same output:\n%s-- plain:\n%s" % (rank, b, a))
-        got = rows(report("%s.%d.json" % (prefix, rank)))
+        got = rows(report(prefix, rank))
         for name in ("MPI_Init_thread", "MPI_Mprobe", "MPI_Mrecv", "MPI_Allreduce", "MPI_Bcast", "MPI_Barrier",
                      "MPI_Finalize"):
             check(got.get(name, 0) >= 1, "rank %d: %s counted: %s" % (rank, name, got))
-    s = run(MPIRUN + guarded(prefix) + [PYTHON, child, prefix + ".serialized"], {"CALLGUARD_MPI_THREADS": "serialize"})
+    s = run(MPIRUN + guarded(prefix + "-serialized") + [PYTHON, child, prefix + ".serialized"],
+            {"CALLGUARD_MPI_THREADS": "serialize"})
     check(s[0] == 0, "mpi4py under CALLGUARD_MPI_THREADS=serialize", s)
     for rank in (0, 1):
         with open("%s.plain.%d" % (prefix, rank)) as f, open("%s.serialized.%d" % (prefix, rank)) as h:
@@ -270,7 +276,7 @@ def pause(*options):
     check(r[0] == 0, "the ranks ran", r)
     longest, waited = (float(x) for x in r[1].split())
     check(waited >= 900, "MPI_Recv waited for rank 1's message (%.1f ms)" % waited, r)
-    rep = report("%s.0.json" % prefix)
+    rep = report(prefix, 0)
     recv = [s for p in rep["processes"] for s in p["sites"] if s["name"] == "MPI_Recv"]
     check(len(recv) == 1, "rank 0 counted MPI_Recv: %s" % rows(rep))
     return longest, recv[0], rep, child
@@ -278,14 +284,18 @@ def pause(*options):
 
 def mpi_recv_holding_the_gil_is_a_stall_with_its_python_line():
     """Detect only (no --release-gil): the GIL stays held through the second in MPI_Recv, the main thread's
-    longest pause is about that second, and rank 0's report has the stall with the Python line that made
-    the call."""
+    longest pause is about that second, and rank 0's report (its process: rank 0, this host) has the stall
+    with the Python line that made the call."""
     longest, recv, rep, child = pause()
     check(longest >= 800, "detect only: the GIL stays held: %.1f ms" % longest)
     print("longest pause %.1f ms while MPI_Recv waited" % longest)
     check(recv["stalls"] == 1, "MPI_Recv reported as a stall: %s" % recv)
     stalls = [s for p in rep["processes"] for s in p.get("stalls", []) if s["name"] == "MPI_Recv"]
     check(len(stalls) == 1, "one MPI_Recv stall: %s" % stalls)
+    proc = rep["processes"][0]
+    check(proc.get("rank") == 0 and proc.get("host") == os.uname().nodename,
+          "the stall's process is rank 0 on %s: rank %s, host %s" % (os.uname().nodename, proc.get("rank"),
+                                                                     proc.get("host")))
     where = stalls[0].get("python") or {}
     check(where.get("file") == child and where.get("line") == PAUSE_LINE and where.get("function") == "recv",
           "the stall's Python line is %s:%d in recv(): %s" % (child, PAUSE_LINE, where))
