@@ -347,12 +347,12 @@ static void time_rows(void)
 }
 
 #if defined(__x86_64__) && !defined(CG_BENCH_PYTHON)
-/* Row 2's clock and counter work alone, in the shape it has there: a TSC
- * read before the call and one after it, and two locked adds (the call's
- * count, its time), around the same direct call as row 1's baseline. The
- * reads overlap with the call's own work, so this, not the back-to-back
- * figures above, is what they add to a guarded call: the floor of row 2
- * on this CPU with a per-call clock. */
+/* The clock and counter work of a per-call clock (row 2x, and row 2
+ * before the watchdog), alone: a TSC read before the call and one after
+ * it, and two locked adds (the call's count, its time), around the same
+ * direct call as row 1's baseline. The reads overlap with the call's own
+ * work, so this, not the back-to-back figures above, is what they add to
+ * a guarded call: the floor of row 2x on this CPU. */
 static _Atomic uint64_t shape_calls, shape_ns;
 static volatile uint64_t shape_sink;
 __attribute__((noinline)) static uint32_t loop_direct_clocked(long n)
@@ -385,14 +385,14 @@ static void print_shape(void)
         base = ns_per_call(loop_direct);
         counted[r] = ns_per_call(loop_direct_counted) - base;
     }
-    printf("clocks: in row 2's shape around a direct call: two rdtsc +%.1f ns, with two locked adds +%.1f ns "
-           "(row 2's floor here with a per-call clock)\n",
+    printf("clocks: in row 2x's shape around a direct call: two rdtsc +%.1f ns, with two locked adds +%.1f ns "
+           "(row 2x's floor here: what row 2 no longer pays)\n",
            cg_bench_median(clocked, ROUNDS), cg_bench_median(counted, ROUNDS));
 }
 #endif
 
 /* What one read of each clock a guarded call may use costs here: the TSC
- * (rdtsc, where the CPU says it is invariant) and CLOCK_MONOTONIC. Row 2
+ * (rdtsc, where the CPU says it is invariant) and CLOCK_MONOTONIC. Row 2x
  * reads one of them twice per call; on a VM that traps rdtsc the first is
  * no cheaper than the second. */
 #ifndef CG_BENCH_PYTHON
@@ -414,8 +414,9 @@ static void print_clocks(void)
     }
     double mono = (now_ns() - t0) / N;
     sink += (uint32_t)acc;
-    /* Row 2's other fixed cost: its two locked adds (the site's call count
-     * and total time), uncontended, on one cache line of this thread's. */
+    /* A per-call clock's other fixed cost before the watchdog: two locked
+     * adds (the site's call count and total time), uncontended, on one
+     * cache line of this thread's. */
     static _Atomic uint64_t counter;
     t0 = now_ns();
     for (int i = 0; i < N; i++)
@@ -429,11 +430,11 @@ static void print_clocks(void)
         invariant = (d >> 8) & 1;
     }
     printf("clocks: rdtsc %.1f ns a read (invariant TSC: %s), clock_gettime(CLOCK_MONOTONIC) %.1f ns a read\n", tsc,
-           invariant ? "yes" : "no: row 2 uses clock_gettime", mono);
+           invariant ? "yes" : "no: rows 2x use clock_gettime", mono);
 #else
     printf("clocks: clock_gettime(CLOCK_MONOTONIC) %.1f ns a read (no TSC here)\n", mono);
 #endif
-    printf("clocks: a locked add (uncontended, row 2 makes two) %.1f ns\n", locked);
+    printf("clocks: a locked add (uncontended, what row 2's counters of the thread's own avoid) %.1f ns\n", locked);
 #if defined(__x86_64__)
     if (invariant) print_shape();
 #endif
