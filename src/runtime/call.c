@@ -32,12 +32,6 @@ void cg_adapter_ran_held(void) { cgi_ran_held = 1; }
 void cgi_call_after_fork_child(void)
 {
     cgi_depth = 0;
-    /* The forking thread's next counted call takes the general path once
-     * (its slot looks inside a call, as an unclaimed one does), which
-     * starts the child's watchdog. */
-    cgi_slot *slot = cgi_my_slot;
-    if (slot != &cgi_unclaimed_slot && slot != &cgi_spare_slot)
-        atomic_store_explicit(&slot->counters, &cgi_no_counters, memory_order_relaxed);
     cgi_watchdog_after_fork_child();
 }
 

@@ -40,6 +40,7 @@ _Static_assert(sizeof(cgi_violation) == 512, "violation layout is fixed");
 
 cgi_stats_region *cgi_stats;
 static void cgi_slot_fill(cgi_slot *slot);
+static pthread_key_t cgi_slot_key;
 /* Two slots that are no thread's, never written: a thread's before it
  * claims one, and the one shared by threads that found none free. Both look
  * inside a call (counters == &cgi_no_counters), so those threads take
@@ -283,7 +284,7 @@ void cgi_stats_after_fork_child(void)
     cgi_stats_fill_header(&cgi_stats->h);
     atomic_store(&cgi_stats->h.nrecords, n);
     /* The parent's stalls and threads are not the child's; the forking
-     * thread keeps its slot under its new thread id. */
+     * thread gives its slot up (below). */
     pthread_mutex_t unlocked = PTHREAD_MUTEX_INITIALIZER;
     cgi_stall_lock = unlocked;
     if (!fresh) {
@@ -293,7 +294,12 @@ void cgi_stats_after_fork_child(void)
             if (atomic_load(&cgi_stats->stall[i].valid)) memset(&cgi_stats->stall[i], 0, sizeof cgi_stats->stall[i]);
         memset(cgi_stats->slot, 0, atomic_load(&cgi_slots_used) * sizeof cgi_stats->slot[0]);
     }
-    if (cgi_my_slot != &cgi_unclaimed_slot && cgi_my_slot != &cgi_spare_slot) cgi_slot_fill(cgi_my_slot);
+    /* The forking thread claims a slot again at its next counted call,
+     * which goes the general path's way and starts the child's watchdog
+     * (call.c); until then it is in no call (a child that execs at once
+     * leaves no call in flight). */
+    if (cgi_my_slot != &cgi_unclaimed_slot && cgi_my_slot != &cgi_spare_slot) pthread_setspecific(cgi_slot_key, NULL);
+    cgi_my_slot = &cgi_unclaimed_slot;
 }
 
 /* Where each (api, name) has its record: record index + 1 (0: empty), open
@@ -440,7 +446,6 @@ int cgi_stats_result(cg_counters *c, int err)
  * A slot is claimed with one compare-and-swap of its tid, once per thread,
  * and given back by a thread-specific destructor when the thread exits. */
 
-static pthread_key_t cgi_slot_key;
 static pthread_once_t cgi_slot_once = PTHREAD_ONCE_INIT;
 
 static void cgi_slot_give_back(void *p)
