@@ -148,6 +148,29 @@ gen_writes_variants_and_hand_wrappers() {
     nm -D --defined-only "$WORK/libcallguard_toy.so" | grep -q " T toyGetProcAddress$" || fail "no toyGetProcAddress"
 }
 
+gen_int_results_and_real_prefix() {
+    # MPI's shape: result = int with macro codes, no typedef. Only a function the header writes as
+    # returning `int` is checked, not one returning a macro for int (MPI_Fint); real_prefix goes into the
+    # layer's descriptor (the runtime resolves irDo as PirDo), and PirDo itself is no entry point.
+    gen intres.ini -o "$WORK" -I .
+    [ "$rc" -eq 0 ] || fail "generation failed: $(cat "$WORK/stderr")"
+    local out="$WORK/cg_intres.c"
+    local want=(
+        '    .real_prefix = "P",'
+        '/* irDo: returns the result type: checked; no handle key */'
+        '/* irToF: returns no result code: never an error; no handle key */'
+        'case IR_ERR_ARG: return "IR_ERR_ARG";'
+    )
+    for w in "${want[@]}"; do
+        grep -qF -- "$w" "$out" || fail "output lacks: $w"
+    done
+    ! grep -q "CGL_PirDo" "$out" || fail "PirDo became an entry point"
+    # int needs macro codes; real_prefix must be an identifier.
+    expect_reject "int_result_enum.ini:2: result = int: the header declares no typedef of that name" \
+        int_result_enum.ini -I .
+    expect_reject "bad_real_prefix.ini:11: real_prefix = 1P: expected a C identifier" bad_real_prefix.ini -I .
+}
+
 gen_writes_states() {
     # [api] states for every entry point that returns the result type; a
     # section's own list (or none) replaces it; variants follow their base.
