@@ -6,6 +6,7 @@ interpreter) and ZE_ENABLE_ALT_DRIVERS (the simulator) in the environment (tests
 Each test is a function named for the behaviour it checks; a hung child is killed with its whole process group.
 """
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -20,8 +21,9 @@ CHILD = [E.get("CG_PYTHON", "python3"), os.path.join(HERE, "loader_lock_deadlock
 
 
 def run_group(args, seconds):
-    """Runs args in a process group of its own; None when it is still running after `seconds` (the group,
-    callguard's child included, is then killed, so nothing is left behind), else (status, stdout, stderr)."""
+    """Runs args in a process group of its own: (status, stdout, stderr), the status None when it was still
+    running after `seconds` (the group, callguard's child included, is then killed, so nothing is left behind;
+    the output is what it wrote until then)."""
     env = {k: v for k, v in E.items() if not k.startswith("CALLGUARD_")}
     p = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
@@ -30,21 +32,34 @@ def run_group(args, seconds):
         return p.returncode, out, err
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
-        p.communicate()
-        return None
+        out, err = p.communicate()
+        return None, out, err
 
 
 def ze_gil_loader_lock_deadlock_hangs_plain_and_in_detect_mode_completes_with_release_gil():
-    check(run_group(CHILD, HANG_S) is None, "plainly the child deadlocks (still running after %d s)" % HANG_S)
+    check(run_group(CHILD, HANG_S)[0] is None, "plainly the child deadlocks (still running after %d s)" % HANG_S)
     cli = [E["CG_CLI"], "run", "--api", "ze"]
-    check(run_group(cli + ["--"] + CHILD, HANG_S) is None,
+    check(run_group(cli + ["--"] + CHILD, HANG_S)[0] is None,
           "under callguard run (detect mode) the child deadlocks (still running after %d s)" % HANG_S)
     r = run_group(cli + ["--release-gil", "--"] + CHILD, 60)
-    check(r is not None, "with --release-gil the child ends (hung 60 s)")
+    check(r[0] is not None, "with --release-gil the child ends (hung 60 s)")
     check(r[0] == 0 and r[1] == "zeModuleCreate 0, compiler library loaded\n",
           "with --release-gil the module is created after the compiler library's load:\n-- exit %s\n-- stdout:\n%s"
           "-- stderr:\n%s" % r)
 
+
+def ze_gil_loader_lock_deadlock_hang_report_names_zeModuleCreate_the_gil_and_the_python_line():
+    """Under callguard run --hang-ms 1000 the hung child is reported on stderr while it hangs (docs/report.md,
+    "Hangs"): the main thread in zeModuleCreate, holding the GIL, called from the child's line that calls it."""
+    with open(CHILD[1]) as f:
+        line = next(i for i, text in enumerate(f, 1) if text.startswith("r = module_create("))
+    r = run_group([E["CG_CLI"], "run", "--api", "ze", "--hang-ms", "1000", "--"] + CHILD, HANG_S)
+    check(r[0] is None, "the child deadlocks under --hang-ms too (still running after %d s)" % HANG_S)
+    call = re.search(r'^callguard: hang:   tid \d+ "[^"]*": ze zeModuleCreate, (\d+) ms, (.*)$', r[2], re.M)
+    check(call, "a hang report names zeModuleCreate within %d s:\n%s" % (HANG_S, r[2]))
+    check(int(call.group(1)) >= 1000, "its age is at least --hang-ms: %s" % call.group(0))
+    check("holds the GIL (cpython)" in call.group(2), "it holds the GIL: %s" % call.group(0))
+    check(call.group(2).endswith("python %s:%d" % (CHILD[1], line)), "the Python line %d: %s" % (line, call.group(0)))
 
 if __name__ == "__main__":
     main()
