@@ -1,9 +1,11 @@
-"""Tests of distributed jobs. Run: test_ranks.py TEST CALLGUARD PROG MPI_PROG MPIRUN TOYLAYER.
+"""Tests of distributed jobs. Run: test_ranks.py TEST CALLGUARD PROG MPI_PROG MPIRUN TOYLAYER MPILAYER.
 
 Each test is a function of no arguments named for the behaviour it checks.
 PROG is tests/cli's program (`PROG calls N` makes N toyAdd calls); MPI_PROG
-(tests/ranks/mpi_ranks.c) makes 10 + R toyAdd calls on rank R; both are
-linked against the toy library. Jobs run under Debian's Open MPI `mpirun`
+(tests/ranks/mpi_ranks.c) makes 10 + R toyAdd calls on rank R, and one
+call each of MPI_Init, MPI_Comm_rank, MPI_Comm_size, MPI_Allreduce and
+MPI_Finalize, counted too where the MPI layer was built (MPILAYER, else
+"none"); both are linked against the toy library. Jobs run under Debian's Open MPI `mpirun`
 on this one host, each in a session of its own, killed as a group when it
 runs too long; every test checks that none of its processes is left. Many
 hosts are simulated by reports that carry different host names.
@@ -21,11 +23,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from cgtest import check, listing, main  # noqa: E402  (tests/cgtest.py)
 
 if listing():
-    CG = PROG = MPI_PROG = MPIRUN = TOYLAYER = TMP = HOST = None
+    CG = PROG = MPI_PROG = MPIRUN = TOYLAYER = MPILAYER = TMP = HOST = None
 else:
-    CG, PROG, MPI_PROG, MPIRUN, TOYLAYER = sys.argv[2:7]
+    CG, PROG, MPI_PROG, MPIRUN, TOYLAYER, MPILAYER = sys.argv[2:8]
     TMP = tempfile.mkdtemp(prefix="cgranks-")
     HOST = socket.gethostname()
+    # A job's layers: the toy layer, and the MPI layer where there is one.
+    JOB_LAYERS = ["--layer", TOYLAYER] + (["--layer", MPILAYER] if MPILAYER != "none" else [])
 
 # The launchers' variables, none of them inherited from whatever runs the tests.
 LAUNCHER_VARS = ["OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_RANK",
@@ -90,6 +94,9 @@ def mpirun(n, *cmd):
     return [MPIRUN, "--allow-run-as-root", "--oversubscribe", "-n", str(n), *cmd]
 
 
+MPI_CALLS = ["MPI_Init", "MPI_Comm_rank", "MPI_Comm_size", "MPI_Allreduce", "MPI_Finalize"]
+
+
 def calls(proc, name="toyAdd"):
     return sum(s["calls"] for s in proc["sites"] if s["name"] == name)
 
@@ -101,7 +108,8 @@ def plain_job(n):
 
 
 def check_rank_processes(procs, n, what):
-    """One process per rank 0..n-1, on this host, each with 10 + rank toyAdd calls."""
+    """One process per rank 0..n-1, on this host, each with 10 + rank toyAdd calls and one of each
+    MPI call (with the MPI layer)."""
     ranks = sorted(p["rank"] for p in procs)
     check(ranks == list(range(n)), "%s: ranks %s" % (what, ranks))
     for p in procs:
@@ -109,6 +117,9 @@ def check_rank_processes(procs, n, what):
               "%s: rank %d: host %r local %r from %r" % (what, p["rank"], p["host"], p["local_rank"],
                                                          p["rank_variable"]))
         check(calls(p) == 10 + p["rank"], "%s: rank %d made %d calls" % (what, p["rank"], calls(p)))
+        mpi = {name: calls(p, name) for name in MPI_CALLS}
+        check(MPILAYER == "none" or mpi == {name: 1 for name in MPI_CALLS},
+              "%s: rank %d's MPI calls: %s" % (what, p["rank"], mpi))
 
 
 def per_rank(n):
@@ -125,7 +136,7 @@ def run_around_mpirun_reports_every_rank_with_its_calls():
     for n in (2, 4):
         plain = plain_job(n)
         path = os.path.join(TMP, "r%d.json" % n)
-        r = run([CG, "run", "--layer", TOYLAYER, "--report", path, "--", *mpirun(n, MPI_PROG, TMP)])
+        r = run([CG, "run", *JOB_LAYERS, "--report", path, "--", *mpirun(n, MPI_PROG, TMP)])
         check(r.returncode == 0, "around mpirun -n %d" % n, r)
         check(sorted(r.stdout.splitlines()) == plain, "output changed:\n%s\nplain:\n%s" % (r.stdout, plain))
         report = json.load(open(path))
@@ -137,6 +148,11 @@ def run_around_mpirun_reports_every_rank_with_its_calls():
         check(report["across_ranks"]["ranks"] == n and toy["calls"] == sum(10 + r for r in range(n)),
               "across ranks: %s" % report["across_ranks"])
         check(toy["calls_per_rank"] == per_rank(n), "per rank: %s" % toy["calls_per_rank"])
+        if MPILAYER != "none":
+            allreduce = {s["name"]: s for s in report["across_ranks"]["sites"]}["MPI_Allreduce"]
+            check(allreduce["ranks"] == n and allreduce["calls"] == n and
+                  (allreduce["calls_per_rank"]["min"], allreduce["calls_per_rank"]["max"]) == (1, 1),
+                  "MPI_Allreduce across ranks: %s" % allreduce)
         check(not leftovers(), "left running: %s" % leftovers())
 
 
@@ -145,7 +161,7 @@ def run_inside_mpirun_writes_one_report_per_rank_named_by_host_rank_and_pid():
     need_mpi()
     plain = plain_job(4)
     out = os.path.join(TMP, "out") + "/"
-    r = run(mpirun(4, CG, "run", "--layer", TOYLAYER, "--report", out, "--", MPI_PROG, TMP))
+    r = run(mpirun(4, CG, "run", *JOB_LAYERS, "--report", out, "--", MPI_PROG, TMP))
     check(r.returncode == 0, r.stderr)
     check(sorted(r.stdout.splitlines()) == plain, "output changed:\n%s\nplain:\n%s" % (r.stdout, plain))
     files = sorted(glob.glob(out + "*.json"))
@@ -173,7 +189,7 @@ def run_into_one_report_folder_twice_keeps_every_file():
     """Two jobs of 2 ranks into one folder: four files, none of the first job's replaced."""
     need_mpi()
     out = os.path.join(TMP, "twice") + "/"
-    job = mpirun(2, CG, "run", "--layer", TOYLAYER, "--report", out, "--", MPI_PROG, TMP)
+    job = mpirun(2, CG, "run", *JOB_LAYERS, "--report", out, "--", MPI_PROG, TMP)
     check(run(job).returncode == 0, "first job")
     first = {f: open(f).read() for f in glob.glob(out + "*")}
     check(len(first) == 2, "first job's files: %s" % sorted(first))
