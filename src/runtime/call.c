@@ -300,25 +300,30 @@ static inline __attribute__((always_inline)) void cgi_leave_counted(cgi_slot *sl
 
 /* A clockless call the watchdog marked as long as a stall (it found it in
  * flight for stall_ns or more, and set `entered` when it first saw it):
- * as cgi_leave_counted's test, with the time measured from there. A mark
- * of an earlier call (set as that one left) is dropped: whether that call
- * held the runtime is no longer known. Before the slot is left. */
+ * as cgi_leave_counted's test, with the time measured from there, then
+ * the slot is left. A mark of an earlier call (set as that one left) is
+ * dropped: whether that call held the runtime is no longer known. */
 __attribute__((noinline)) static void cgi_leave_marked(cgi_slot *slot)
 {
     uint64_t mark = atomic_load_explicit(&slot->mark, memory_order_acquire);
     atomic_store_explicit(&slot->mark, 0, memory_order_relaxed);
-    if (mark != atomic_load_explicit(&slot->seq, memory_order_relaxed)) return;
-    cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
-    uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
-    uint64_t now = cgi_ticks();
-    cgi_counted_held(NULL, c, t0, now > t0 ? cgi_ticks_ns(now - t0) : 0);
+    if (mark == atomic_load_explicit(&slot->seq, memory_order_relaxed)) {
+        cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
+        uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
+        uint64_t now = cgi_ticks();
+        cgi_counted_held(NULL, c, t0, now > t0 ? cgi_ticks_ns(now - t0) : 0);
+    }
+    atomic_store_explicit(&slot->counters, NULL, memory_order_release);
 }
 
 /* The end of a clockless counted call: one load (the watchdog's mark),
- * then the slot is left. */
+ * then the slot is left (a tail call when marked: no frame otherwise). */
 static inline __attribute__((always_inline)) void cgi_leave_clockless(cgi_slot *slot)
 {
-    if (__builtin_expect(atomic_load_explicit(&slot->mark, memory_order_relaxed) != 0, 0)) cgi_leave_marked(slot);
+    if (__builtin_expect(atomic_load_explicit(&slot->mark, memory_order_relaxed) != 0, 0)) {
+        cgi_leave_marked(slot);
+        return;
+    }
     atomic_store_explicit(&slot->counters, NULL, memory_order_release);
 }
 
