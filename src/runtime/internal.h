@@ -19,6 +19,8 @@
  *   clock                            the clock of timed calls
  *   hlock                            one lock per handle value (thread rules, holds,
  *                                    handle-scoped domains)
+ *   launcher                         the rank a job's launcher gave this process (kept
+ *                                    in the statistics header)
  *   domain  stats                    lock domains; the counters (a statistics region)
  *   python.h adapter_cpython.c       the built-in host-runtime adapters: CPython's
  *   julia.h adapter_julia.c          GIL, Julia's GC-safe state
