@@ -131,8 +131,12 @@ static int device_identity(ze_device_handle_t dev, lb_str *out, cg_load_result *
                 break;
             }
     }
-    static const char *const drivers[] = {"libze_intel_gpu", "libze_cgsim", NULL};
-    static const char *const compilers[] = {"libigc.so.1", "libigc.so.2", "libigdfcl.so.1", "libigdfcl.so.2", NULL};
+    /* The drivers' own files by their names up to ".so": the simulator's
+     * compiler (libze_cgsim_compiler.so), which it opens at its first
+     * compile as NEO opens IGC, is a compiler looked for beside it. */
+    static const char *const drivers[] = {"libze_intel_gpu.so", "libze_cgsim.so", NULL};
+    static const char *const compilers[] = {
+        "libigc.so.1", "libigc.so.2", "libigdfcl.so.1", "libigdfcl.so.2", "libze_cgsim_compiler.so", NULL};
     lb_str_add(out, "compiler=");
     lb_objects_identity(out, drivers, compilers);
     lb_str_add(out, "\n");

@@ -286,6 +286,30 @@ static int ze_processes_share_the_cache_directory(int argc, char **argv)
     return 0;
 }
 
+/* The disk cache's key is the same before and after the driver opens its
+ * compiler at its first compile (the simulator's libze_cgsim_compiler.so,
+ * as NEO's libigc): a process that compiled a module of its own before its
+ * first load finds the entries one that did not wrote, and the other way
+ * round. */
+static int ze_cache_key_is_the_same_before_and_after_the_first_compile(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const char *orders[][2] = {{"distinct", "compiled"}, {"compiled", "distinct"}};
+    for (int o = 0; o < 2; o++) {
+        char name[16];
+        snprintf(name, sizeof name, "order%d", o);
+        const char *env[] = {"CGSIM_COMPILE_MS=0", fresh_cache(name), NULL};
+        cgtest_result r;
+        run_ze(&r, env, orders[o][0], "1", "4");
+        CHECK(exited_ok(&r) && figure(r.out, "loaded") == 4 && figure(r.out, "disk_writes") == 4);
+        run_ze(&r, env, orders[o][1], "1", "4");
+        CHECK(exited_ok(&r) && figure(r.out, "loaded") == 4);
+        CHECKF(figure(r.out, "disk_hits") == 4 && figure(r.out, "builds") == 0, "%s after %s: %lld disk hits of 4",
+               orders[o][1], orders[o][0], figure(r.out, "disk_hits"));
+    }
+    return 0;
+}
+
 /* A bad cache setting is refused by name. */
 static int ze_bad_cache_setting_is_named(int argc, char **argv)
 {
@@ -314,6 +338,8 @@ const cgtest_case cgtest_cases[] = {
     {"ze_out_of_registers_in_every_grf_mode_is_eresources", ze_out_of_registers_in_every_grf_mode_is_eresources},
     {"ze_kernel_create_out_of_shared_memory_is_eresources", ze_kernel_create_out_of_shared_memory_is_eresources},
     {"ze_bad_cache_setting_is_named", ze_bad_cache_setting_is_named},
+    {"ze_cache_key_is_the_same_before_and_after_the_first_compile",
+     ze_cache_key_is_the_same_before_and_after_the_first_compile},
     {"ze_processes_share_the_cache_directory", ze_processes_share_the_cache_directory},
 };
 const size_t cgtest_ncases = sizeof cgtest_cases / sizeof *cgtest_cases;

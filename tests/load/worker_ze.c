@@ -18,6 +18,9 @@
  *   bigslm    one needing 128 KiB of shared local memory (the device has 64):
  *             zeKernelCreate runs out of resources
  *   slm       one needing 32 KiB of it: loads, local_bytes says so
+ *   compiled  as distinct, after the program compiled a module of its own
+ *             (zeModuleCreate): the simulator has opened its compiler
+ *             library by then, as NEO has opened IGC after a first build
  *
  * Linked with absolute run paths and every library named, so that a setuid
  * copy of it runs (tests/privilege/test_cache_trust.py). */
@@ -142,6 +145,11 @@ int main(int argc, char **argv)
     if (nthreads < 1 || nthreads > 256 || nkernels < 1 || nkernels > 256) return 2;
     setvbuf(stdout, NULL, _IOLBF, 0);
     sim = ze_sim_open();
+    if (strcmp(mode, "compiled") == 0) {
+        ze_module_handle_t own;
+        ZE_OK(ze_sim_compile(&sim, &own));
+        ZE_OK(zeModuleDestroy(own));
+    }
     pthread_t t[256];
     pthread_barrier_init(&start, NULL, (unsigned)nthreads);
     for (int i = 0; i < nthreads; i++)
