@@ -154,7 +154,7 @@ def mpi_threads_deadlock_under_one_lock_and_complete_with_mpi_threads_serialize(
     initialized SERIALIZED happens to complete here (the program breaks the level's rule, and nothing
     checks it). Under CALLGUARD_MPI_THREADS=serialize the program asks for MULTIPLE, the library is
     initialized SERIALIZED (PMPI_Query_thread), the program is told MULTIPLE, and it completes with the
-    MULTIPLE run's checksum."""
+    MULTIPLE run's checksum, MPI_Recv serialized into the same domain by hand or not."""
     rounds = 20
     ref = threads_run("multiple", rounds)
     check(ref[0] == 0 and "told multiple library multiple" in ref[1], "the MULTIPLE run", ref)
@@ -162,7 +162,9 @@ def mpi_threads_deadlock_under_one_lock_and_complete_with_mpi_threads_serialize(
     one_lock = ",".join("%s=mpi" % n for n in ["MPI_Send", "MPI_Recv", "MPI_Sendrecv", "MPI_Allreduce"])
     hung = threads_run("multiple", rounds, seconds=20, options=("--serialize", one_lock))
     check(hung[0] is None, "one lock held through blocking calls deadlocks", hung)
-    fixed = threads_run("multiple", rounds, env={"CALLGUARD_MPI_THREADS": "serialize"})
+    # A --serialize of a converted call into "mpi" too: it must not take the lock twice.
+    fixed = threads_run("multiple", rounds, env={"CALLGUARD_MPI_THREADS": "serialize"},
+                        options=("--serialize", "MPI_Recv=mpi"))
     check(fixed[0] == 0, "completes with CALLGUARD_MPI_THREADS=serialize", fixed)
     check("asked multiple told multiple library serialized\n" in fixed[1], "levels: %s" % fixed[1], fixed)
     check(checksum in fixed[1], "the MULTIPLE run's %s" % checksum, fixed)

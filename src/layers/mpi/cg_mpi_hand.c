@@ -109,7 +109,7 @@ static int cgm_complete(MPI_Request *r, MPI_Status *status)
 
 /* ---- initialization: what the library is asked and what the program is told -------------------- */
 
-/* Every site but the ones completed by tests joins the domain "mpi". */
+/* Every site but the ones completed by tests joins the domain "mpi"; those leave any domain. */
 static void cgm_serialize_all(void)
 {
     static const unsigned by_tests[] = {
@@ -130,8 +130,11 @@ static void cgm_serialize_all(void)
         fprintf(stderr, "callguard: CALLGUARD_MPI_THREADS=serialize: no lock domain: %s\n", cg_last_error());
         exit(2);
     }
+    /* A site completed by tests takes the lock itself, around each real call: in a domain too (a
+     * --serialize of the user's), its guarded call would hold that lock through the whole wait, and
+     * in "mpi" it would take the lock twice. */
     for (unsigned i = 0; i < CGL_NSITES; i++)
-        if (!tested[i]) cg_serialize(cgl_sites[i].name, "mpi", CG_SCOPE_PROCESS);
+        cg_serialize(cgl_sites[i].name, tested[i] ? NULL : "mpi", CG_SCOPE_PROCESS);
     atomic_store(&cgm_serialize, 1);
 }
 
