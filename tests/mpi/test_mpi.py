@@ -1,6 +1,6 @@
 """Tests of the MPI layer (libcallguard_mpi.so) on Debian's Open MPI 4.1, two ranks under mpirun.
 
-Run: test_mpi.py TEST, with the paths in the environment (tests/mpi/CMakeLists.txt sets them): CG_CLI
+Run: test_mpi.py TEST (or --list), with the paths in the environment (tests/mpi/CMakeLists.txt sets them): CG_CLI
 (callguard), CG_THREADS (threads.c: two threads per rank), CG_MPIRUN, CG_MPI_INCLUDE and CG_CC (to read
 mpi.h as the generator does). The mpi4py tests run Debian's /usr/bin/python3 (python3-mpi4py).
 Each test is a function named for the behaviour it checks.
@@ -17,6 +17,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from cgtest import main  # noqa: E402  (tests/cgtest.py)
 
 E = os.environ
 TMP = tempfile.mkdtemp(prefix="cgmpi-")
@@ -313,6 +316,4 @@ def mpi_recv_with_release_gil_pauses_the_other_threads_at_most_50ms():
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or sys.argv[1].startswith("_") or not callable(globals().get(sys.argv[1])):
-        sys.exit("usage: test_mpi.py TEST")
-    globals()[sys.argv[1]]()
+    main()
