@@ -1,7 +1,7 @@
 /* Settings, quirks files and names the runtime refuses, each with a message
  * naming the value and what is accepted, before the program's first call
  * reaches the driver; and what the loaded layers say about themselves.
- * Through the generated toy layer, as tests/test_core.c. */
+ * Through the generated toy layer, as tests/test_serialize.c. */
 #define _GNU_SOURCE
 #include "cgtest.h"
 

@@ -11,7 +11,8 @@
  *   run_folder.c   `--report DIR/`: one report per run, named by host, rank
  *                  and pid, created exclusively
  *
- * Calls go from run.c to the three others; none call back. */
+ * Calls go from run.c to the others, and from run_options.c to run_folder.c
+ * (checking the folder); none call back. */
 #ifndef CLI_RUN_H
 #define CLI_RUN_H
 
