@@ -29,10 +29,13 @@
 #include "trace.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,19 +58,31 @@ static struct cgi_wd_seen {
 static cgi_wd_call cgi_wd_calls[CGI_STATS_MAX_SLOTS];
 static uint64_t cgi_wd_sig; /* the hung calls last reported; 0: none */
 
-/* The process's thread count (/proc/self/stat, field 20); 0 when unknown. */
-static long cgi_wd_threads(void)
+/* Is this the process's only live thread? A main thread that ended with
+ * pthread_exit stays a zombie in the count (/proc/self/stat's field 20)
+ * until every thread has: each task's own state says. 0 when unknown. */
+static int cgi_wd_alone(void)
 {
-    char buf[1024];
-    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-    if (fd >= 0) close(fd);
-    if (n <= 0) return 0;
-    buf[n] = '\0';
-    char *p = strrchr(buf, ')');
-    for (int field = 2; p && field < 20; field++)
-        p = strchr(p + 1, ' ');
-    return p ? strtol(p + 1, NULL, 10) : 0;
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return 0;
+    long me = syscall(SYS_gettid);
+    int alone = 1;
+    struct dirent *e;
+    while (alone && (e = readdir(d))) {
+        long tid = strtol(e->d_name, NULL, 10);
+        if (tid <= 0 || tid == me) continue;
+        char path[64], buf[512];
+        snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+        if (fd >= 0) close(fd);
+        if (n <= 0) continue; /* gone meanwhile */
+        buf[n] = '\0';
+        const char *p = strrchr(buf, ')');
+        alone = p && (p[2] == 'Z' || p[2] == 'X'); /* ") S ...": the state follows */
+    }
+    closedir(d);
+    return alone;
 }
 
 static void cgi_wd_max(cg_counters *c, uint64_t v)
@@ -155,7 +170,7 @@ static void *cgi_wd_main(void *arg)
         last = now;
         if (busy) {
             idle = 0;
-        } else if (++idle >= CGI_WD_IDLE_TICKS && idle % CGI_WD_ALONE_EVERY == 0 && cgi_wd_threads() == 1) {
+        } else if (++idle >= CGI_WD_IDLE_TICKS && idle % CGI_WD_ALONE_EVERY == 0 && cgi_wd_alone()) {
             /* The program's threads are gone and its main thread ended
              * with pthread_exit: the process ends with this thread. */
             return NULL;

@@ -9,6 +9,7 @@
 #include <callguard/callguard.h>
 #include <dirent.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <toy.h>
@@ -196,7 +197,37 @@ static int test_forked_child_starts_its_own_watchdog(int argc, char **argv)
     return 0;
 }
 
+/* A program whose main thread ends with pthread_exit ends when its last
+ * thread does: the watchdog, alone, ends too (about a second after the
+ * last call), and keeps no process alive. */
+static int test_watchdog_keeps_no_process_alive(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        cg_stats_enable(1);
+        for (int i = 0; i < 100; i++)
+            toyNop(i);
+        pthread_exit(NULL);
+    }
+    int status = 0;
+    pid_t got = 0;
+    for (int i = 0; i < 100 && got == 0; i++) { /* 10 s at most */
+        sleep_ms(100);
+        got = waitpid(pid, &status, WNOHANG);
+    }
+    if (got == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+    }
+    CHECKF(got == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+           "the process still ran 10 s after its main thread ended (killed)");
+    return 0;
+}
+
 const cgtest_case cgtest_cases[] = {
+    {"watchdog_keeps_no_process_alive", test_watchdog_keeps_no_process_alive},
     {"forked_child_starts_its_own_watchdog", test_forked_child_starts_its_own_watchdog},
     {"counts_stay_exact_with_64_threads_on_the_clockless_path",
      test_counts_stay_exact_with_64_threads_on_the_clockless_path},
