@@ -11,7 +11,8 @@
 #      the threads inside: several unserialized, one with --serialize cuModuleLoadData; every module
 #      loads; the report counts 16.
 #   b. A Python thread waits ~1 s in cuStreamSynchronize through ctypes.PyDLL: a stall in the report; with
-#      --release-gil the main thread's longest pause (at most 50 ms; docs/design.md's goal 10 ms).
+#      --release-gil the main thread's longest pause (at most 50 ms; docs/design.md's goal 10 ms); with
+#      --hang-ms 300 a hang report on stderr while it waits.
 #   c. PyTorch, a Triton kernel and cuda-python, plain and under `callguard run --report`: the same
 #      checksums, and the calls the CUDA runtime made through cuGetProcAddress in the report.
 #   d. Overhead: two PyTorch loops (20 products of 4096^2 matrices; 10,000 small elementwise kernels), plain
@@ -166,6 +167,15 @@ if "$PY" -c "import sys; sys.exit(not (float(sys.argv[1]) <= 50 and float(sys.ar
     ok "b. --release-gil: the main thread's longest pause ${longest} ms during a ${waited} ms cuStreamSynchronize (tests allow 50 ms, docs/design.md's goal 10 ms); stalls $st"
 else
     bad "b. --release-gil: longest pause '${longest:-?}' ms, waited '${waited:-?}' ms, stalls '$st'"
+fi
+read -r longest waited <<<"$(pause hang --hang-ms 300)"
+# The hang report is written while the call waits: the 1 s wait in cuStreamSynchronize, GIL held (PyDLL),
+# with pause.py's line.
+if grep -q 'callguard: hang:   tid .*cuda cuStreamSynchronize, .*holds the GIL (cpython), python .*pause.py:[0-9]' \
+    "$OUT/b-hang.out" && grep -q 'callguard: hang: over' "$OUT/b-hang.out"; then
+    ok "b. --hang-ms 300: the hang report named cuStreamSynchronize, the GIL and pause.py's line while it waited (${waited} ms)"
+else
+    bad "b. --hang-ms 300: no hang report naming cuStreamSynchronize, the GIL and the line (b-hang.out)"
 fi
 
 # ---- c. real clients: PyTorch, Triton, cuda-python -----------------------------------------------------------
