@@ -106,21 +106,36 @@ int run_start_and_wait(char **prog, env_list *env, const char *dir, run_result *
     run_settler settler;
     settler_open(&settler, dir); /* before the program starts: no file is missed */
     /* SIGCHLD is blocked except inside ppoll, so none is missed between a
-     * waitpid and the wait; the program starts with our mask as it was. */
-    sigset_t chld, old, waiting;
+     * waitpid and the wait; the program starts with our mask as it was.
+     * SIGTERM and SIGHUP are forwarded from before the fork, and held
+     * blocked until the program has a pid: one that comes while it starts
+     * reaches it, rather than killing callguard and leaving the program
+     * running without it, or being swallowed by the child before exec. */
+    sigset_t chld, blocked, old, waiting;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &chld, &old);
+    blocked = chld;
+    sigaddset(&blocked, SIGTERM);
+    sigaddset(&blocked, SIGHUP);
+    sigprocmask(SIG_BLOCK, &blocked, &old);
     waiting = old;
     sigdelset(&waiting, SIGCHLD);
+    struct sigaction sa = {0}, dfl = {0};
+    sa.sa_handler = forward_signal;
+    dfl.sa_handler = SIG_DFL;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
         cgi_say("fork: %s", strerror(errno));
+        sigprocmask(SIG_SETMASK, &old, NULL);
         return 1;
     }
     if (pid == 0) {
         close(errpipe[0]);
+        sigaction(SIGTERM, &dfl, NULL);
+        sigaction(SIGHUP, &dfl, NULL);
         sigprocmask(SIG_SETMASK, &old, NULL);
         environ = env->v;
         execvp(prog[0], prog);
@@ -130,11 +145,10 @@ int run_start_and_wait(char **prog, env_list *env, const char *dir, run_result *
     }
     close(errpipe[1]);
     child_pid = pid;
+    sigset_t held = old; /* SIGCHLD stays blocked; a held SIGTERM is forwarded now */
+    sigaddset(&held, SIGCHLD);
+    sigprocmask(SIG_SETMASK, &held, NULL);
     r->pid = pid;
-    struct sigaction sa = {0};
-    sa.sa_handler = forward_signal;
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
     sa.sa_handler = on_sigchld;
     sigaction(SIGCHLD, &sa, NULL);
     sa.sa_handler = on_sigio;

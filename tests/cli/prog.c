@@ -177,6 +177,13 @@ int main(int argc, char **argv)
         printf("%s\n", v ? v : "(unset)");
         return 0;
     }
+    if (!strcmp(mode, "wait-signal")) { /* N calls, "ready" on stdout, then waits until a signal ends it */
+        calls(n);
+        printf("ready\n");
+        fflush(stdout);
+        for (;;)
+            pause();
+    }
     if (!strcmp(mode, "touch")) { /* proves the program started */
         FILE *f = fopen(argv[2], "w");
         if (f) fclose(f);
