@@ -1,0 +1,58 @@
+"""The launch-bound loop of part d (tests/gpu/overhead.py: 10,000 small PyTorch kernels), statistics on
+against statistics off inside ONE process under `callguard run --report`, alternating loop by loop, so
+that the machine's drift between processes (plain runs alone vary by +-15 % on the H200 VM) does not
+enter the ratio. Off is callguard's idle path (bench/run.sh row 1: under 1 ns a call), so on/off is what
+counting costs the loop. Also exact timing (CALLGUARD_TIMING=exact set with cg_configure) against off, and sampled with
+cuLaunchKernel not marked blocking (cg_set_blocking), which takes it off the general path.
+
+    callguard run --api cuda --report R.json -- python overhead_ab.py [ROUNDS]
+
+Prints one line per mode: the median of the per-round ratios (on/off), and the rounds' medians in ms."""
+import ctypes
+import statistics
+import sys
+import time
+
+import torch
+
+rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 30
+path = next(l.split()[-1] for l in open("/proc/self/maps") if "libcallguard.so" in l)
+cg = ctypes.CDLL(path)
+cg.cg_configure.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+v = torch.zeros(1024, device="cuda")
+
+
+def loop():
+    t0 = time.perf_counter()
+    for _ in range(10000):
+        v.add_(1.0)
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) * 1e3
+
+
+loop()
+cg.cg_set_blocking.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p]
+for mode in ("sampled", "exact", "sampled, cuLaunchKernel not blocking"):
+    if mode.endswith("not blocking"):
+        # The launch off the general path that blocking sites take (exact clock, peaks): what it costs.
+        mode_timing = "sampled"
+        assert cg.cg_set_blocking(b"cuLaunchKernel", 0, b"overhead_ab") in (0, 1)
+    else:
+        mode_timing = mode
+    if cg.cg_configure(b"CALLGUARD_TIMING", mode_timing.encode()) != 0:
+        print("%s: CALLGUARD_TIMING=%s refused by this libcallguard" % (mode, mode))
+        continue
+    ratios, on_ms, off_ms = [], [], []
+    for r in range(rounds):
+        order = (1, 0) if r % 2 else (0, 1)
+        t = {}
+        for on in order:
+            cg.cg_stats_enable(on)
+            t[on] = loop()
+        ratios.append(t[1] / t[0])
+        on_ms.append(t[1])
+        off_ms.append(t[0])
+    cg.cg_stats_enable(1)
+    print("%s: on/off median %.4f (%+.2f %%) over %d rounds; on %.3f ms, off %.3f ms (medians)" %
+          (mode, statistics.median(ratios), (statistics.median(ratios) - 1) * 100, rounds,
+           statistics.median(on_ms), statistics.median(off_ms)))
