@@ -1,5 +1,6 @@
 /* The short paths of a guarded call (layer ABI 6: the wrapper calls the real
- * function itself between cg_enter and cg_leave) against the general path
+ * function itself between cg_enter and cg_leave; ABI 8: it makes a plain
+ * counted call itself, cg_site_counted) against the general path
  * (the frame and cg_call), through the toy layer: each configuration counts
  * the same calls, failures and states, returns the real function's result
  * and leaves its errno for the caller; a call a driver callback makes
@@ -8,6 +9,7 @@
 #include "cgtest.h"
 
 #include <callguard/callguard.h>
+#include <callguard/layer.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -252,7 +254,31 @@ static int test_policy_changes_under_counted_calls_keep_counts_exact(int argc, c
     return 0;
 }
 
+/* A layer generated for the ABI before this one (whose wrappers know no
+ * cg_site_counted: they would never count a plain counted call) is refused
+ * with a message, as any other ABI: none of its sites exists. */
+static int test_a_layer_of_the_previous_abi_is_refused(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    static const cg_site_default defaults[] = {{.name = "oldabiNop"}};
+    static cg_site sites[1];
+    static cg_layer old = {.abi = CG_LAYER_ABI - 1,
+                           .api = "oldabi",
+                           .prefixes = "oldabi",
+                           .library_env = "CALLGUARD_OLDABI_LIBRARY",
+                           .nsites = 1,
+                           .sites = sites,
+                           .defaults = defaults};
+    cg_layer_register(&old);
+    cg_site_stats s;
+    CHECK(cg_get_stats("toyNop", &s) == CG_OK);
+    CHECK(cg_get_stats("oldabiNop", &s) != CG_OK);
+    CHECK(sites[0].layer == NULL);
+    return 0;
+}
+
 const cgtest_case cgtest_cases[] = {
+    {"a_layer_of_the_previous_abi_is_refused", test_a_layer_of_the_previous_abi_is_refused},
     {"every_path_counts_results_and_keeps_errno", test_every_path_counts_results_and_keeps_errno},
     {"call_from_a_callback_inside_a_counted_call_is_nested", test_call_from_a_callback_inside_a_counted_call_is_nested},
     {"policy_changes_under_counted_calls_keep_counts_exact", test_policy_changes_under_counted_calls_keep_counts_exact},

@@ -64,6 +64,7 @@
 #define CALLGUARD_LAYER_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -87,8 +88,11 @@ extern "C" {
  * the runtime computes and cg_enter reads; the layer's own cgl_sl_<name>
  * (the short paths) and cgl_gp_<name> (the frame and cg_call).
  * 7: cg_layer gains `real_prefix` (the real function's name is another);
- * cg_domain_id, cg_domain_hold and cg_domain_release. */
-#define CG_LAYER_ABI 7
+ * cg_domain_id, cg_domain_hold and cg_domain_release.
+ * 8: the wrapper makes a plain counted call itself (cg_my_slot, cg_slot,
+ * CG_MODE_COUNTED: cg_slot_inline, cg_slot_enter, cg_slot_leave); the
+ * mode's values below are ABI. */
+#define CG_LAYER_ABI 8
 
 #define CG_EXPORT __attribute__((visibility("default")))
 #define CG_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -145,6 +149,10 @@ typedef struct cg_site {
     const cg_rule *rules; /* this entry point's thread rules (its own frame's offsets), or NULL */
     uint32_t nrules;
     uint32_t gid; /* filled in by the runtime: the site's process-wide number */
+    /* filled in by the runtime with `mode`: the site's statistics record
+     * (ctr) when its mode is CG_MODE_COUNTED, else NULL. Read by the
+     * wrapper's plain counted call (cg_site_counted). */
+    struct cg_counters *_Atomic counted;
 } cg_site;
 
 /* Default policy of one site, as the generator wrote it. */
@@ -240,6 +248,94 @@ int cg_call(cg_site *site, const void *key, cg_thunk thunk, void *frame);
 CG_NOPLT uintptr_t cg_enter(cg_site *site);
 CG_NOPLT void cg_leave(uintptr_t token);
 CG_NOPLT void cg_leave_code(uintptr_t token, int code);
+
+/* The plain counted call, made by the wrapper itself (ABI 8): what
+ * cg_enter and cg_leave do for a site whose mode is CG_MODE_COUNTED, with
+ * no call into libcallguard. The wrapper calls
+ *
+ *     struct cg_counters *c = cg_site_counted(site);
+ *     cg_slot *s = cg_my_slot;
+ *     if (c && cg_slot_free(s)) {
+ *         cg_slot_enter(s, c);
+ *         r = real(args...);
+ *         if (r is success && cg_slot_leave(s)) return r;
+ *         if (r is success) cg_leave((uintptr_t)s); else cg_leave_code((uintptr_t)s, code of r);
+ *         return r;
+ *     }
+ *     ... cg_enter, cg_leave as above ...
+ *
+ * cg_my_slot is the thread's in-flight slot (src/runtime/stats.h checks
+ * this view of it) when the thread has one whose counts are its own, else a
+ * slot that always looks inside a call. Initial-exec and one pointer:
+ * libraries dlopen'd by Python get initial-exec TLS from a small static
+ * pool. The slot's first line and its counts are written by its thread
+ * alone: a plain add, no locked instruction. */
+#define CG_MODE_COUNTED 1u /* a site's mode (filled in by the runtime): the plain counted call */
+typedef struct cg_slot {
+    uint32_t cg_tid, cg_waiting;
+    /* The site's record while inside a guarded call, else NULL. Written by
+     * this thread alone (with release: the watchdog reads it), so read plainly. */
+    struct cg_counters *counters;
+    _Atomic uint64_t seq; /* the thread's guarded calls: the number of the one in flight */
+    uint64_t cg_entered, cg_held_seq;
+    uint32_t cg_timed, cg_shard_off, cg_owned;
+    uint32_t calls_off; /* from a site's counters to this thread's count of its calls, in bytes */
+    char cg_pad[8];
+    _Atomic uint64_t mark; /* the watchdog's stall mark (second cache line); 0: none */
+} cg_slot;
+extern __thread cg_slot *cg_my_slot __attribute__((tls_model("initial-exec")));
+
+/* x86-64 (but under ThreadSanitizer, which must see the accesses): one
+ * instruction each where C's atomics take two or three. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_THREAD__)
+#define CG_X86_ASM 1
+#endif
+
+/* +1 to a counter only this thread writes: seen whole by a reader on another
+ * thread and by a signal handler on this one. */
+static inline void cg_own_inc(_Atomic uint64_t *v)
+{
+#ifdef CG_X86_ASM
+    __asm__ volatile("incq %0" : "+m"(*(uint64_t *)v));
+#else
+    atomic_store_explicit(v, atomic_load_explicit(v, memory_order_relaxed) + 1, memory_order_relaxed);
+#endif
+}
+
+/* The site's record when its call is a plain counted one, else NULL.
+ * Acquire: the site is resolved (`real`) for its mode. */
+static inline struct cg_counters *cg_site_counted(cg_site *site)
+{
+    return atomic_load_explicit(&site->counted, memory_order_acquire);
+}
+
+/* Is the thread in no guarded call, with a slot and counts of its own? */
+static inline int cg_slot_free(const cg_slot *s) { return s->counters == NULL; }
+
+/* Numbers the call, names its site in the slot (the in-flight record, and
+ * what makes a signal handler's guarded call on this thread nested), then
+ * counts it in the thread's own count. */
+static inline void cg_slot_enter(cg_slot *s, struct cg_counters *c)
+{
+    cg_own_inc(&s->seq);
+    __atomic_store_n(&s->counters, c, __ATOMIC_RELEASE);
+    cg_own_inc((_Atomic uint64_t *)((char *)c + s->calls_off));
+}
+
+/* After a call that succeeded: leaves the slot and returns 1, unless the
+ * watchdog marked the call as long as a stall (0: cg_leave then records it). */
+static inline int cg_slot_leave(cg_slot *s)
+{
+#ifdef CG_X86_ASM
+    _Bool marked;
+    __asm__ volatile("cmpq $0, %1" : "=@ccne"(marked) : "m"(*(const uint64_t *)&s->mark));
+#else
+    _Bool marked = atomic_load_explicit(&s->mark, memory_order_relaxed) != 0;
+#endif
+    if (__builtin_expect(marked, 0)) return 0;
+    __atomic_store_n(&s->counters, NULL, __ATOMIC_RELEASE);
+    return 1;
+}
 
 /* Resolves the real function of a pass-through name (never NULL: the
  * layer's passthrough_missing is returned instead). */

@@ -293,6 +293,28 @@ static void emit_tail_call(FILE *out, const gen_func *f, const char *prefix)
     fputs(");\n}\n", out);
 }
 
+/* The real call between a short path's entry and its leaving: `leave` for
+ * success (or no result code), else cg_leave_code(tok, code) with the code
+ * the thunk would return; then the result. */
+static void emit_real_call(FILE *out, const gen_func *f, const char *real, const char *leave, const char *tok)
+{
+    if (f->ret_void)
+        fprintf(out, "        %s(", real);
+    else
+        fprintf(out, "        %s = %s(", f->ret_member, real);
+    emit_args(out, f, "");
+    fputs(");\n", out);
+    if (f->ret_result)
+        fprintf(out,
+                "        int cgl_code = cgl_thunk_code(cgl_ret);\n"
+                "        if (CG_LIKELY(cgl_code == 0))\n            %s;\n        else\n"
+                "            cg_leave_code(%s, cgl_code);\n",
+                leave, tok);
+    else
+        fprintf(out, "        %s;\n", leave);
+    fputs(f->ret_void ? "        return;\n    }\n" : "        return cgl_ret;\n    }\n", out);
+}
+
 /* The entry point's thread rules: where each handle sits in its frame. */
 static void emit_rules(FILE *out, const gen_func *f)
 {
@@ -387,29 +409,60 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
      * is what the thunk returns. Else the general path, a tail call. */
     fprintf(out, "static __attribute__((noinline)) %s\n{\n", f->slow_head);
     fprintf(out, "    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_%s]);\n    if (CG_LIKELY(cgl_tok != 0)) {\n", n);
-    if (f->ret_void)
-        fprintf(out, "        %s(", real);
-    else
-        fprintf(out, "        %s = %s(", f->ret_member, real);
-    emit_args(out, f, "");
-    fputs(");\n", out);
-    /* Success (or no result code): cg_leave; another code: cg_leave_code with what the thunk returns. */
-    if (f->ret_result)
-        fputs("        int cgl_code = cgl_thunk_code(cgl_ret);\n"
-              "        if (CG_LIKELY(cgl_code == 0))\n            cg_leave(cgl_tok);\n        else\n"
-              "            cg_leave_code(cgl_tok, cgl_code);\n",
-              out);
-    else
-        fputs("        cg_leave(cgl_tok);\n", out);
-    fputs(f->ret_void ? "        return;\n    }\n" : "        return cgl_ret;\n    }\n", out);
+    emit_real_call(out, f, real, "cg_leave(cgl_tok)", "cgl_tok");
     emit_tail_call(out, f, "cgl_gp_");
 
-    /* The wrapper: the fast path, else the rest (cgl_sl_NAME, a tail call). A
+    /* After the plain counted call, out of line: a call the watchdog marked
+     * (cg_leave) or one that returned another code than success
+     * (cg_leave_code). A tail call, so that the wrapper keeps no result
+     * across a call of its own. */
+    if (!f->ret_void) {
+        /* The result's type by a name (a function pointer's is no prefix). */
+        const char *at = strstr(f->ret_member, "cgl_ret");
+        fprintf(out, "typedef %.*scgl_rt_%s%s;\n", (int)(at - f->ret_member), f->ret_member, n, at + strlen("cgl_ret"));
+        fprintf(out,
+                "static __attribute__((noinline, cold)) cgl_rt_%s cgl_left_%s(cg_slot *cgl_s, int cgl_code, cgl_rt_%s "
+                "cgl_ret)\n{\n",
+                n, n, n);
+        fputs("    if (cgl_code == 0)\n        cg_leave((uintptr_t)cgl_s);\n    else\n"
+              "        cg_leave_code((uintptr_t)cgl_s, cgl_code);\n    return cgl_ret;\n}\n",
+              out);
+    }
+
+    /* The wrapper: the plain counted call (layer.h, cg_site_counted) made
+     * here, with no call into libcallguard on its way (issue 24); else the
+     * fast path; else the rest (cgl_sl_NAME, a tail call). The counted call
+     * first: a site with a record to count into has no fast path. A
      * hand-written wrapper calls this body as cgl_guarded_NAME. */
     if (f->hand)
         fprintf(out, "static __attribute__((unused)) %s\n{\n", f->guarded_head);
     else
         fprintf(out, "CG_EXPORT %s\n{\n", f->decl_head);
+    fprintf(out,
+            "    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_%s]);\n"
+            "    if (CG_LIKELY(cgl_c != NULL)) {\n"
+            "        cg_slot *cgl_s = cg_my_slot;\n"
+            "        if (CG_LIKELY(cg_slot_free(cgl_s))) {\n"
+            "            cg_slot_enter(cgl_s, cgl_c);\n",
+            n);
+    if (f->ret_void) {
+        fprintf(out, "            %s(", real);
+        emit_args(out, f, "");
+        fputs(");\n            if (!cg_slot_leave(cgl_s)) cg_leave((uintptr_t)cgl_s);\n            return;\n", out);
+    } else {
+        fprintf(out, "            %s = %s(", f->ret_member, real);
+        emit_args(out, f, "");
+        fputs(");\n", out);
+        if (f->ret_result)
+            fputs("            int cgl_code = cgl_thunk_code(cgl_ret);\n"
+                  "            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;\n",
+                  out);
+        else
+            fputs("            int cgl_code = 0;\n            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;\n",
+                  out);
+        fprintf(out, "            return cgl_left_%s(cgl_s, cgl_code, cgl_ret);\n", n);
+    }
+    fputs("        }\n    }\n", out);
     fprintf(out,
             "    __typeof__(%s) *cgl_fn = (__typeof__(%s) *)atomic_load_explicit(&cgl_sites[CGL_%s].direct, "
             "memory_order_relaxed);\n",

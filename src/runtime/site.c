@@ -76,10 +76,13 @@ static uint32_t cgi_site_mode(const cg_site *s, int path)
 }
 
 /* Release: a thread that reads the mode sees the site resolved (cg_enter
- * reads it with acquire, the wrapper then reads `real`). */
+ * reads it with acquire, the wrapper then reads `real`); `counted` as well
+ * (the wrapper's plain counted call, layer.h). */
 static void cgi_mode_set(cg_site *s, int path)
 {
-    atomic_store_explicit(&s->mode, cgi_site_mode(s, path), memory_order_release);
+    uint32_t mode = cgi_site_mode(s, path);
+    atomic_store_explicit(&s->mode, mode, memory_order_release);
+    atomic_store_explicit(&s->counted, mode == CGI_MODE_COUNTED ? s->ctr : NULL, memory_order_release);
 }
 
 void cgi_path_refresh(void)

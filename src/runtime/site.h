@@ -44,19 +44,20 @@ enum {
  * serialized, no thread rules; the thread is still checked (not inside a
  * guarded call). */
 enum {
-    CGI_MODE_NONE = 0,       /* cg_call */
-    CGI_MODE_COUNTED = 1,    /* CGI_PATH_COUNTED, CGI_PATH_DETECT, or CGI_PATH_COUNTED_PY where the
-                              * site stays in CPython: counted, timed by the watchdog; a call it
-                              * marks as long as a stall asks the adapter, if any, whether the
-                              * runtime was held */
-    CGI_MODE_TIMED = 2,      /* CGI_MODE_COUNTED under CALLGUARD_TIMING=exact: the call reads the clock */
-    CGI_MODE_TRACED = 3,     /* CGI_PATH_TRACED */
-    CGI_MODE_LEAN = 4,       /* CGI_PATH_PY, the site leaves CPython (the interpreter not looked up yet) */
-    CGI_MODE_COUNTED_PY = 5, /* CGI_PATH_COUNTED_PY, the site leaves CPython */
-    CGI_MODE_LEAN_PT = 6,    /* CGI_MODE_LEAN, the interpreter known to keep its thread state per thread */
-    CGI_MODE_LEAN_SH = 7,    /* CGI_MODE_LEAN, the interpreter known to keep one for the process (<= 3.11) */
-    CGI_MODE_WATCH = 8       /* CGI_MODE_COUNTED with hang reports on and an adapter: the entry notes
-                              * whether the runtime is held, and the Python line */
+    CGI_MODE_NONE = 0,                  /* cg_call */
+    CGI_MODE_COUNTED = CG_MODE_COUNTED, /* CGI_PATH_COUNTED, CGI_PATH_DETECT, or CGI_PATH_COUNTED_PY
+                                         * where the site stays in CPython: counted, timed by the
+                                         * watchdog; a call it marks as long as a stall asks the
+                                         * adapter, if any, whether the runtime was held. The
+                                         * wrapper makes it itself (layer.h, cg_site_counted) */
+    CGI_MODE_TIMED = 2,                 /* CGI_MODE_COUNTED under CALLGUARD_TIMING=exact: the call reads the clock */
+    CGI_MODE_TRACED = 3,                /* CGI_PATH_TRACED */
+    CGI_MODE_LEAN = 4,                  /* CGI_PATH_PY, the site leaves CPython (the interpreter not looked up yet) */
+    CGI_MODE_COUNTED_PY = 5,            /* CGI_PATH_COUNTED_PY, the site leaves CPython */
+    CGI_MODE_LEAN_PT = 6,               /* CGI_MODE_LEAN, the interpreter known to keep its thread state per thread */
+    CGI_MODE_LEAN_SH = 7,               /* CGI_MODE_LEAN, the interpreter known to keep one for the process (<= 3.11) */
+    CGI_MODE_WATCH = 8                  /* CGI_MODE_COUNTED with hang reports on and an adapter: the entry notes
+                                         * whether the runtime is held, and the Python line */
 };
 /* The lean mode for the interpreter as far as it is known (python.h): a
  * looked-up interpreter never changes, so LEAN_PT and LEAN_SH mean LEAN and

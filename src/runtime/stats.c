@@ -50,6 +50,7 @@ cg_counters cgi_no_counters;
 cgi_slot cgi_unclaimed_slot = {.counters = &cgi_no_counters};
 cgi_slot cgi_spare_slot = {.counters = &cgi_no_counters};
 __thread cgi_slot *cgi_my_slot __attribute__((tls_model("initial-exec"))) = &cgi_unclaimed_slot;
+__thread cg_slot *cg_my_slot __attribute__((tls_model("initial-exec"))) = (cg_slot *)&cgi_unclaimed_slot;
 static pthread_mutex_t cgi_stall_lock = PTHREAD_MUTEX_INITIALIZER;
 _Atomic unsigned cgi_slots_used;
 static char cgi_stats_dir[512];
@@ -299,7 +300,7 @@ void cgi_stats_after_fork_child(void)
      * (call.c); until then it is in no call (a child that execs at once
      * leaves no call in flight). */
     if (cgi_my_slot != &cgi_unclaimed_slot && cgi_my_slot != &cgi_spare_slot) pthread_setspecific(cgi_slot_key, NULL);
-    cgi_my_slot = &cgi_unclaimed_slot;
+    cgi_slot_set(&cgi_unclaimed_slot);
 }
 
 /* Where each (api, name) has its record: record index + 1 (0: empty), open
@@ -451,7 +452,7 @@ static pthread_once_t cgi_slot_once = PTHREAD_ONCE_INIT;
 static void cgi_slot_give_back(void *p)
 {
     cgi_slot *slot = p;
-    if (cgi_my_slot == slot) cgi_my_slot = &cgi_unclaimed_slot;
+    if (cgi_my_slot == slot) cgi_slot_set(&cgi_unclaimed_slot);
     atomic_store(&slot->counters, NULL);
     atomic_store(&slot->tid, 0);
 }
@@ -474,7 +475,7 @@ cgi_slot *cgi_slot_claim(void)
     cgi_clock_calibrate();
     atomic_store(&cgi_stats->h.tick_mult, cgi_clk.mult);
     pthread_once(&cgi_slot_once, cgi_slot_key_create);
-    cgi_my_slot = &cgi_spare_slot;
+    cgi_slot_set(&cgi_spare_slot);
     for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS; i++) {
         int32_t free_tid = 0;
         cgi_slot *slot = &cgi_stats->slot[i];
@@ -483,9 +484,10 @@ cgi_slot *cgi_slot_claim(void)
             cgi_slot_fill(slot);
             slot->shard_off = (uint32_t)((i % CGI_SHARDS) * sizeof(cgi_shard));
             slot->owned = i < CGI_SHARDS;
+            slot->calls_off = (uint32_t)(CGI_SHARD_BASE + slot->shard_off + offsetof(cgi_shard, calls));
             unsigned used = atomic_load(&cgi_slots_used);
             while (used < i + 1 && !atomic_compare_exchange_weak(&cgi_slots_used, &used, i + 1)) {}
-            cgi_my_slot = slot;
+            cgi_slot_set(slot);
             pthread_setspecific(cgi_slot_key, slot);
             return slot;
         }

@@ -252,7 +252,8 @@ typedef struct cgi_slot {
     _Atomic uint32_t timed;        /* 1: the call in flight reads the clock itself (the watchdog does not sample it) */
     uint32_t shard_off;            /* this thread's shard of every record: byte offset from shard[0] */
     uint32_t owned;                /* 1: that shard is this thread's alone (else it counts atomically) */
-    char pad0[64 - 48 - 4];
+    uint32_t calls_off;            /* owned: from a record's counters to its shard's calls (the wrapper's cg_slot) */
+    char pad0[64 - 48 - 8];
     /* second line */
     _Atomic uint64_t mark;       /* seq of a call the watchdog found as long as a stall; 0: none */
     _Atomic uint64_t where_seq;  /* seq of the call whose Python line py_file, py_line hold */
@@ -263,6 +264,14 @@ typedef struct cgi_slot {
     void *py_code;            /* ... in this code object, which this thread holds a reference to, */
     const char *py_code_file; /* ... and its file name */
 } cgi_slot;
+
+/* The wrapper's view of a slot (layer.h, cg_slot): its plain counted call
+ * writes these fields itself. */
+_Static_assert(sizeof(cgi_slot) == 128, "a slot is two cache lines");
+_Static_assert(offsetof(cgi_slot, counters) == offsetof(cg_slot, counters), "cg_slot.counters");
+_Static_assert(offsetof(cgi_slot, seq) == offsetof(cg_slot, seq), "cg_slot.seq");
+_Static_assert(offsetof(cgi_slot, calls_off) == offsetof(cg_slot, calls_off), "cg_slot.calls_off");
+_Static_assert(offsetof(cgi_slot, mark) == offsetof(cg_slot, mark), "cg_slot.mark");
 
 /* Quirks a process can report (docs/quirks.md); more are counted, not kept. */
 #define CGI_STATS_MAX_QUIRKS 16
@@ -383,6 +392,14 @@ CGI_HIDDEN int cgi_stats_result(cg_counters *c, int err);
  * their `counters` is &cgi_no_counters: they look inside a call. */
 CGI_HIDDEN extern __thread cgi_slot *cgi_my_slot __attribute__((tls_model("initial-exec")));
 CGI_HIDDEN extern cgi_slot cgi_unclaimed_slot, cgi_spare_slot;
+/* Makes `slot` this thread's (cgi_my_slot), and the wrapper's (cg_my_slot)
+ * when its counts are its own: else the wrapper's is cgi_unclaimed_slot,
+ * which looks inside a call, and its calls go to cg_enter. */
+static inline void cgi_slot_set(cgi_slot *slot)
+{
+    cgi_my_slot = slot;
+    cg_my_slot = (cg_slot *)(slot->owned ? slot : &cgi_unclaimed_slot);
+}
 CGI_HIDDEN extern cg_counters cgi_no_counters;
 /* Slots ever claimed in this region are below this index (a claim takes
  * the first free one): after a fork, those are the ones to clear; the

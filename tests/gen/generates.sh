@@ -82,7 +82,8 @@ gen_forwards_passthrough_names() {
         'int cg_call(cg_site *s, const void *k, cg_thunk t, void *f) { (void)s, (void)k, (void)t, (void)f; return -1; }' \
         'uintptr_t cg_enter(cg_site *s) { (void)s; return 0; }' \
         'void cg_leave(uintptr_t t) { (void)t; }' 'void cg_leave_code(uintptr_t t, int c) { (void)t, (void)c; }' \
-        'void *cg_resolve_passthrough(cg_layer *l, const char *n) { (void)l, (void)n; return 0; }' >"$WORK/stubs.c"
+        'void *cg_resolve_passthrough(cg_layer *l, const char *n) { (void)l, (void)n; return 0; }' \
+        '__thread cg_slot *cg_my_slot;' >"$WORK/stubs.c"
     "$CC" -std=gnu11 -Wall -Wextra -Werror -Wno-deprecated-declarations -fPIC -fvisibility=hidden -shared \
         -Wl,-z,defs -I "$INCLUDE" -I . "$out" "$WORK/stubs.c" -ldl -o "$WORK/libcg_plain.so" \
         || fail "the layer without passthrough.S does not link"

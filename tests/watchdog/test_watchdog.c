@@ -106,6 +106,53 @@ static int test_counts_stay_exact_with_64_threads_on_the_clockless_path(int argc
     return 0;
 }
 
+/* A callback run inside toyRunCallback: its guarded calls are nested. */
+static void TOY_APICALL nested_calls(toy_device_t device, void *user)
+{
+    (void)device;
+    for (long i = 0; i < *(const long *)user; i++)
+        toyNop((int32_t)i), toySetErrno(0, TOY_ERROR_TIMEOUT);
+}
+
+/* The wrapper makes a plain counted call itself (layer.h, cg_site_counted):
+ * a success, a state and a failure are each counted as such, and a call
+ * made inside one (a driver callback) as nested, on the general path. */
+static int test_the_wrappers_own_counted_calls_count_results_and_nesting(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const long n = 1000, inner = 10, outer = 100;
+    long none = 0;
+    toy_device_t d = dev(0);
+    CHECK(cg_configure("CALLGUARD_TIMING", "sampled") == CG_OK);
+    CHECK(cg_stats_enable(1) == CG_OK);
+    /* Resolve the sites, name the codes, claim this thread's slot. */
+    toyNop(0), toySetErrno(0, TOY_ERROR_TIMEOUT), toySetErrno(0, TOY_ERROR_INVALID_VALUE);
+    CHECK(toyRunCallback(d, nested_calls, &none) == TOY_SUCCESS);
+    CHECK(cg_reset_stats() == CG_OK);
+    for (long i = 0; i < n; i++) {
+        CHECK(toyNop((int32_t)i) == (int32_t)i);
+        CHECK(toySetErrno(0, TOY_SUCCESS) == TOY_SUCCESS);
+        CHECK(toySetErrno(0, TOY_ERROR_TIMEOUT) == TOY_ERROR_TIMEOUT);
+        CHECK(toySetErrno(0, TOY_ERROR_INVALID_VALUE) == TOY_ERROR_INVALID_VALUE);
+    }
+    for (long i = 0; i < outer; i++)
+        CHECK(toyRunCallback(d, nested_calls, (void *)&inner) == TOY_SUCCESS);
+    cg_site_stats s;
+    CHECK(cg_get_stats("toyNop", &s) == CG_OK);
+    CHECKF(s.calls == n + outer * inner && s.nested == outer * inner && s.errors == 0 && s.states == 0,
+           "toyNop: %lu calls %lu nested %lu errors", (unsigned long)s.calls, (unsigned long)s.nested,
+           (unsigned long)s.errors);
+    CHECK(cg_get_stats("toySetErrno", &s) == CG_OK);
+    CHECKF(s.calls == 3 * n + outer * inner && s.states == n + outer * inner && s.errors == n &&
+               s.nested == outer * inner,
+           "toySetErrno: %lu calls %lu states %lu errors %lu nested", (unsigned long)s.calls, (unsigned long)s.states,
+           (unsigned long)s.errors, (unsigned long)s.nested);
+    CHECK(cg_get_stats("toyRunCallback", &s) == CG_OK);
+    CHECKF(s.calls == outer && s.nested == 0 && s.errors == 0, "toyRunCallback: %lu calls %lu nested",
+           (unsigned long)s.calls, (unsigned long)s.nested);
+    return 0;
+}
+
 static int test_sampled_time_and_stalls_come_from_the_watchdog(int argc, char **argv)
 {
     (void)argc, (void)argv;
@@ -231,6 +278,8 @@ const cgtest_case cgtest_cases[] = {
     {"forked_child_starts_its_own_watchdog", test_forked_child_starts_its_own_watchdog},
     {"counts_stay_exact_with_64_threads_on_the_clockless_path",
      test_counts_stay_exact_with_64_threads_on_the_clockless_path},
+    {"the_wrappers_own_counted_calls_count_results_and_nesting",
+     test_the_wrappers_own_counted_calls_count_results_and_nesting},
     {"sampled_time_and_stalls_come_from_the_watchdog", test_sampled_time_and_stalls_come_from_the_watchdog},
     {"exact_timing_reads_the_clock_and_needs_no_watchdog", test_exact_timing_reads_the_clock_and_needs_no_watchdog},
     {"no_watchdog_without_statistics", test_no_watchdog_without_statistics},

@@ -633,8 +633,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetPlatformIDs(cl_uint num_entr
     }
     return cgl_gp_clGetPlatformIDs(num_entries, platforms, num_platforms);
 }
+typedef cl_int cgl_rt_clGetPlatformIDs;
+static __attribute__((noinline, cold)) cgl_rt_clGetPlatformIDs cgl_left_clGetPlatformIDs(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetPlatformIDs cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) cl_int cgl_guarded_clGetPlatformIDs(cl_uint num_entries, cl_platform_id *platforms, cl_uint *num_platforms)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetPlatformIDs]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clGetPlatformIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformIDs].real, memory_order_relaxed))(num_entries, platforms, num_platforms);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clGetPlatformIDs(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clGetPlatformIDs) *cgl_fn = (__typeof__(clGetPlatformIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformIDs].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(num_entries, platforms, num_platforms);
     return cgl_sl_clGetPlatformIDs(num_entries, platforms, num_platforms);
@@ -675,8 +695,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetPlatformInfo(cl_platform_id 
     }
     return cgl_gp_clGetPlatformInfo(platform, param_name, param_value_size, param_value, param_value_size_ret);
 }
+typedef cl_int cgl_rt_clGetPlatformInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetPlatformInfo cgl_left_clGetPlatformInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetPlatformInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform, cl_platform_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetPlatformInfo]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clGetPlatformInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformInfo].real, memory_order_relaxed))(platform, param_name, param_value_size, param_value, param_value_size_ret);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clGetPlatformInfo(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clGetPlatformInfo) *cgl_fn = (__typeof__(clGetPlatformInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(platform, param_name, param_value_size, param_value, param_value_size_ret);
     return cgl_sl_clGetPlatformInfo(platform, param_name, param_value_size, param_value, param_value_size_ret);
@@ -717,8 +757,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetDeviceIDs(cl_platform_id pla
     }
     return cgl_gp_clGetDeviceIDs(platform, device_type, num_entries, devices, num_devices);
 }
+typedef cl_int cgl_rt_clGetDeviceIDs;
+static __attribute__((noinline, cold)) cgl_rt_clGetDeviceIDs cgl_left_clGetDeviceIDs(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetDeviceIDs cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type, cl_uint num_entries, cl_device_id *devices, cl_uint *num_devices)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetDeviceIDs]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clGetDeviceIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceIDs].real, memory_order_relaxed))(platform, device_type, num_entries, devices, num_devices);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clGetDeviceIDs(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clGetDeviceIDs) *cgl_fn = (__typeof__(clGetDeviceIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceIDs].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(platform, device_type, num_entries, devices, num_devices);
     return cgl_sl_clGetDeviceIDs(platform, device_type, num_entries, devices, num_devices);
@@ -759,8 +819,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetDeviceInfo(cl_device_id devi
     }
     return cgl_gp_clGetDeviceInfo(device, param_name, param_value_size, param_value, param_value_size_ret);
 }
+typedef cl_int cgl_rt_clGetDeviceInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetDeviceInfo cgl_left_clGetDeviceInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetDeviceInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetDeviceInfo]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clGetDeviceInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceInfo].real, memory_order_relaxed))(device, param_name, param_value_size, param_value, param_value_size_ret);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clGetDeviceInfo(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clGetDeviceInfo) *cgl_fn = (__typeof__(clGetDeviceInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, param_name, param_value_size, param_value, param_value_size_ret);
     return cgl_sl_clGetDeviceInfo(device, param_name, param_value_size, param_value, param_value_size_ret);
@@ -801,8 +881,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clCreateSubDevices(cl_device_id i
     }
     return cgl_gp_clCreateSubDevices(in_device, properties, num_devices, out_devices, num_devices_ret);
 }
+typedef cl_int cgl_rt_clCreateSubDevices;
+static __attribute__((noinline, cold)) cgl_rt_clCreateSubDevices cgl_left_clCreateSubDevices(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateSubDevices cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clCreateSubDevices(cl_device_id in_device, const cl_device_partition_property *properties, cl_uint num_devices, cl_device_id *out_devices, cl_uint *num_devices_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateSubDevices]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clCreateSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubDevices].real, memory_order_relaxed))(in_device, properties, num_devices, out_devices, num_devices_ret);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCreateSubDevices(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clCreateSubDevices) *cgl_fn = (__typeof__(clCreateSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubDevices].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(in_device, properties, num_devices, out_devices, num_devices_ret);
     return cgl_sl_clCreateSubDevices(in_device, properties, num_devices, out_devices, num_devices_ret);
@@ -839,8 +939,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainDevice(cl_device_id devic
     }
     return cgl_gp_clRetainDevice(device);
 }
+typedef cl_int cgl_rt_clRetainDevice;
+static __attribute__((noinline, cold)) cgl_rt_clRetainDevice cgl_left_clRetainDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainDevice cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clRetainDevice(cl_device_id device)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clRetainDevice]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clRetainDevice) *)atomic_load_explicit(&cgl_sites[CGL_clRetainDevice].real, memory_order_relaxed))(device);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clRetainDevice(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clRetainDevice) *cgl_fn = (__typeof__(clRetainDevice) *)atomic_load_explicit(&cgl_sites[CGL_clRetainDevice].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device);
     return cgl_sl_clRetainDevice(device);
@@ -877,8 +997,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseDevice(cl_device_id devi
     }
     return cgl_gp_clReleaseDevice(device);
 }
+typedef cl_int cgl_rt_clReleaseDevice;
+static __attribute__((noinline, cold)) cgl_rt_clReleaseDevice cgl_left_clReleaseDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseDevice cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clReleaseDevice(cl_device_id device)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clReleaseDevice]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clReleaseDevice) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseDevice].real, memory_order_relaxed))(device);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clReleaseDevice(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clReleaseDevice) *cgl_fn = (__typeof__(clReleaseDevice) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseDevice].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device);
     return cgl_sl_clReleaseDevice(device);
@@ -917,8 +1057,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetDefaultDeviceCommandQueue(cl
     }
     return cgl_gp_clSetDefaultDeviceCommandQueue(context, device, command_queue);
 }
+typedef cl_int cgl_rt_clSetDefaultDeviceCommandQueue;
+static __attribute__((noinline, cold)) cgl_rt_clSetDefaultDeviceCommandQueue cgl_left_clSetDefaultDeviceCommandQueue(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetDefaultDeviceCommandQueue cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device, cl_command_queue command_queue)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clSetDefaultDeviceCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue].real, memory_order_relaxed))(context, device, command_queue);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clSetDefaultDeviceCommandQueue(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clSetDefaultDeviceCommandQueue) *cgl_fn = (__typeof__(clSetDefaultDeviceCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, device, command_queue);
     return cgl_sl_clSetDefaultDeviceCommandQueue(context, device, command_queue);
@@ -957,8 +1117,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetDeviceAndHostTimer(cl_device
     }
     return cgl_gp_clGetDeviceAndHostTimer(device, device_timestamp, host_timestamp);
 }
+typedef cl_int cgl_rt_clGetDeviceAndHostTimer;
+static __attribute__((noinline, cold)) cgl_rt_clGetDeviceAndHostTimer cgl_left_clGetDeviceAndHostTimer(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetDeviceAndHostTimer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clGetDeviceAndHostTimer(cl_device_id device, cl_ulong *device_timestamp, cl_ulong *host_timestamp)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetDeviceAndHostTimer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clGetDeviceAndHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceAndHostTimer].real, memory_order_relaxed))(device, device_timestamp, host_timestamp);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clGetDeviceAndHostTimer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clGetDeviceAndHostTimer) *cgl_fn = (__typeof__(clGetDeviceAndHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceAndHostTimer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, device_timestamp, host_timestamp);
     return cgl_sl_clGetDeviceAndHostTimer(device, device_timestamp, host_timestamp);
@@ -996,8 +1176,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetHostTimer(cl_device_id devic
     }
     return cgl_gp_clGetHostTimer(device, host_timestamp);
 }
+typedef cl_int cgl_rt_clGetHostTimer;
+static __attribute__((noinline, cold)) cgl_rt_clGetHostTimer cgl_left_clGetHostTimer(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetHostTimer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clGetHostTimer(cl_device_id device, cl_ulong *host_timestamp)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetHostTimer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clGetHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetHostTimer].real, memory_order_relaxed))(device, host_timestamp);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clGetHostTimer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clGetHostTimer) *cgl_fn = (__typeof__(clGetHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetHostTimer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, host_timestamp);
     return cgl_sl_clGetHostTimer(device, host_timestamp);
@@ -1038,8 +1238,28 @@ static __attribute__((noinline)) cl_context cgl_sl_clCreateContext(const cl_cont
     }
     return cgl_gp_clCreateContext(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
 }
+typedef cl_context cgl_rt_clCreateContext;
+static __attribute__((noinline, cold)) cgl_rt_clCreateContext cgl_left_clCreateContext(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateContext cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_context CL_API_CALL clCreateContext(const cl_context_properties *properties, cl_uint num_devices, const cl_device_id *devices, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateContext]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_context cgl_ret = ((__typeof__(clCreateContext) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContext].real, memory_order_relaxed))(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCreateContext(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clCreateContext) *cgl_fn = (__typeof__(clCreateContext) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContext].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
     return cgl_sl_clCreateContext(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
@@ -1079,8 +1299,28 @@ static __attribute__((noinline)) cl_context cgl_sl_clCreateContextFromType(const
     }
     return cgl_gp_clCreateContextFromType(properties, device_type, pfn_notify, user_data, errcode_ret);
 }
+typedef cl_context cgl_rt_clCreateContextFromType;
+static __attribute__((noinline, cold)) cgl_rt_clCreateContextFromType cgl_left_clCreateContextFromType(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateContextFromType cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_context CL_API_CALL clCreateContextFromType(const cl_context_properties *properties, cl_device_type device_type, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateContextFromType]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_context cgl_ret = ((__typeof__(clCreateContextFromType) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContextFromType].real, memory_order_relaxed))(properties, device_type, pfn_notify, user_data, errcode_ret);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCreateContextFromType(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clCreateContextFromType) *cgl_fn = (__typeof__(clCreateContextFromType) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContextFromType].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(properties, device_type, pfn_notify, user_data, errcode_ret);
     return cgl_sl_clCreateContextFromType(properties, device_type, pfn_notify, user_data, errcode_ret);
@@ -1117,8 +1357,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainContext(cl_context contex
     }
     return cgl_gp_clRetainContext(context);
 }
+typedef cl_int cgl_rt_clRetainContext;
+static __attribute__((noinline, cold)) cgl_rt_clRetainContext cgl_left_clRetainContext(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainContext cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clRetainContext(cl_context context)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clRetainContext]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clRetainContext) *)atomic_load_explicit(&cgl_sites[CGL_clRetainContext].real, memory_order_relaxed))(context);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clRetainContext(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clRetainContext) *cgl_fn = (__typeof__(clRetainContext) *)atomic_load_explicit(&cgl_sites[CGL_clRetainContext].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context);
     return cgl_sl_clRetainContext(context);
@@ -1155,8 +1415,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseContext(cl_context conte
     }
     return cgl_gp_clReleaseContext(context);
 }
+typedef cl_int cgl_rt_clReleaseContext;
+static __attribute__((noinline, cold)) cgl_rt_clReleaseContext cgl_left_clReleaseContext(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseContext cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clReleaseContext(cl_context context)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clReleaseContext]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clReleaseContext) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseContext].real, memory_order_relaxed))(context);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clReleaseContext(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clReleaseContext) *cgl_fn = (__typeof__(clReleaseContext) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseContext].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context);
     return cgl_sl_clReleaseContext(context);
@@ -1197,8 +1477,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetContextInfo(cl_context conte
     }
     return cgl_gp_clGetContextInfo(context, param_name, param_value_size, param_value, param_value_size_ret);
 }
+typedef cl_int cgl_rt_clGetContextInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetContextInfo cgl_left_clGetContextInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetContextInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetContextInfo]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clGetContextInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetContextInfo].real, memory_order_relaxed))(context, param_name, param_value_size, param_value, param_value_size_ret);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clGetContextInfo(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clGetContextInfo) *cgl_fn = (__typeof__(clGetContextInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetContextInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, param_name, param_value_size, param_value, param_value_size_ret);
     return cgl_sl_clGetContextInfo(context, param_name, param_value_size, param_value, param_value_size_ret);
@@ -1237,8 +1537,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetContextDestructorCallback(cl
     }
     return cgl_gp_clSetContextDestructorCallback(context, pfn_notify, user_data);
 }
+typedef cl_int cgl_rt_clSetContextDestructorCallback;
+static __attribute__((noinline, cold)) cgl_rt_clSetContextDestructorCallback cgl_left_clSetContextDestructorCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetContextDestructorCallback cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clSetContextDestructorCallback(cl_context context, void (*pfn_notify)(cl_context, void *), void *user_data)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSetContextDestructorCallback]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clSetContextDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetContextDestructorCallback].real, memory_order_relaxed))(context, pfn_notify, user_data);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clSetContextDestructorCallback(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clSetContextDestructorCallback) *cgl_fn = (__typeof__(clSetContextDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetContextDestructorCallback].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, pfn_notify, user_data);
     return cgl_sl_clSetContextDestructorCallback(context, pfn_notify, user_data);
@@ -1277,8 +1597,28 @@ static __attribute__((noinline)) cl_command_queue cgl_sl_clCreateCommandQueueWit
     }
     return cgl_gp_clCreateCommandQueueWithProperties(context, device, properties, errcode_ret);
 }
+typedef cl_command_queue cgl_rt_clCreateCommandQueueWithProperties;
+static __attribute__((noinline, cold)) cgl_rt_clCreateCommandQueueWithProperties cgl_left_clCreateCommandQueueWithProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateCommandQueueWithProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(cl_context context, cl_device_id device, const cl_queue_properties *properties, cl_int *errcode_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateCommandQueueWithProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_command_queue cgl_ret = ((__typeof__(clCreateCommandQueueWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueueWithProperties].real, memory_order_relaxed))(context, device, properties, errcode_ret);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCreateCommandQueueWithProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clCreateCommandQueueWithProperties) *cgl_fn = (__typeof__(clCreateCommandQueueWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueueWithProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, device, properties, errcode_ret);
     return cgl_sl_clCreateCommandQueueWithProperties(context, device, properties, errcode_ret);
@@ -1315,8 +1655,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainCommandQueue(cl_command_q
     }
     return cgl_gp_clRetainCommandQueue(command_queue);
 }
+typedef cl_int cgl_rt_clRetainCommandQueue;
+static __attribute__((noinline, cold)) cgl_rt_clRetainCommandQueue cgl_left_clRetainCommandQueue(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainCommandQueue cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue command_queue)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clRetainCommandQueue]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clRetainCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clRetainCommandQueue].real, memory_order_relaxed))(command_queue);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clRetainCommandQueue(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clRetainCommandQueue) *cgl_fn = (__typeof__(clRetainCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clRetainCommandQueue].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
     return cgl_sl_clRetainCommandQueue(command_queue);
@@ -1353,8 +1713,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseCommandQueue(cl_command_
     }
     return cgl_gp_clReleaseCommandQueue(command_queue);
 }
+typedef cl_int cgl_rt_clReleaseCommandQueue;
+static __attribute__((noinline, cold)) cgl_rt_clReleaseCommandQueue cgl_left_clReleaseCommandQueue(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseCommandQueue cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue command_queue)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clReleaseCommandQueue]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clReleaseCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseCommandQueue].real, memory_order_relaxed))(command_queue);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clReleaseCommandQueue(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clReleaseCommandQueue) *cgl_fn = (__typeof__(clReleaseCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseCommandQueue].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
     return cgl_sl_clReleaseCommandQueue(command_queue);
@@ -1395,8 +1775,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetCommandQueueInfo(cl_command_
     }
     return cgl_gp_clGetCommandQueueInfo(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
 }
+typedef cl_int cgl_rt_clGetCommandQueueInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetCommandQueueInfo cgl_left_clGetCommandQueueInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetCommandQueueInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue command_queue, cl_command_queue_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetCommandQueueInfo]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clGetCommandQueueInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetCommandQueueInfo].real, memory_order_relaxed))(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clGetCommandQueueInfo(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clGetCommandQueueInfo) *cgl_fn = (__typeof__(clGetCommandQueueInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetCommandQueueInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
     return cgl_sl_clGetCommandQueueInfo(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
@@ -1436,8 +1836,28 @@ static __attribute__((noinline)) cl_mem cgl_sl_clCreateBuffer(cl_context context
     }
     return cgl_gp_clCreateBuffer(context, flags, size, host_ptr, errcode_ret);
 }
+typedef cl_mem cgl_rt_clCreateBuffer;
+static __attribute__((noinline, cold)) cgl_rt_clCreateBuffer cgl_left_clCreateBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateBuffer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_mem CL_API_CALL clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateBuffer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_mem cgl_ret = ((__typeof__(clCreateBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBuffer].real, memory_order_relaxed))(context, flags, size, host_ptr, errcode_ret);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCreateBuffer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clCreateBuffer) *cgl_fn = (__typeof__(clCreateBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBuffer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, size, host_ptr, errcode_ret);
     return cgl_sl_clCreateBuffer(context, flags, size, host_ptr, errcode_ret);
@@ -1477,8 +1897,28 @@ static __attribute__((noinline)) cl_mem cgl_sl_clCreateSubBuffer(cl_mem buffer, 
     }
     return cgl_gp_clCreateSubBuffer(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
 }
+typedef cl_mem cgl_rt_clCreateSubBuffer;
+static __attribute__((noinline, cold)) cgl_rt_clCreateSubBuffer cgl_left_clCreateSubBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateSubBuffer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_mem CL_API_CALL clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type buffer_create_type, const void *buffer_create_info, cl_int *errcode_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateSubBuffer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_mem cgl_ret = ((__typeof__(clCreateSubBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubBuffer].real, memory_order_relaxed))(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCreateSubBuffer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clCreateSubBuffer) *cgl_fn = (__typeof__(clCreateSubBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubBuffer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
     return cgl_sl_clCreateSubBuffer(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
@@ -1519,8 +1959,28 @@ static __attribute__((noinline)) cl_mem cgl_sl_clCreateImage(cl_context context,
     }
     return cgl_gp_clCreateImage(context, flags, image_format, image_desc, host_ptr, errcode_ret);
 }
+typedef cl_mem cgl_rt_clCreateImage;
+static __attribute__((noinline, cold)) cgl_rt_clCreateImage cgl_left_clCreateImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateImage cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_mem CL_API_CALL clCreateImage(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateImage]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_mem cgl_ret = ((__typeof__(clCreateImage) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage].real, memory_order_relaxed))(context, flags, image_format, image_desc, host_ptr, errcode_ret);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCreateImage(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clCreateImage) *cgl_fn = (__typeof__(clCreateImage) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, image_format, image_desc, host_ptr, errcode_ret);
     return cgl_sl_clCreateImage(context, flags, image_format, image_desc, host_ptr, errcode_ret);
@@ -1561,8 +2021,28 @@ static __attribute__((noinline)) cl_mem cgl_sl_clCreatePipe(cl_context context, 
     }
     return cgl_gp_clCreatePipe(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
 }
+typedef cl_mem cgl_rt_clCreatePipe;
+static __attribute__((noinline, cold)) cgl_rt_clCreatePipe cgl_left_clCreatePipe(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreatePipe cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_mem CL_API_CALL clCreatePipe(cl_context context, cl_mem_flags flags, cl_uint pipe_packet_size, cl_uint pipe_max_packets, const cl_pipe_properties *properties, cl_int *errcode_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreatePipe]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_mem cgl_ret = ((__typeof__(clCreatePipe) *)atomic_load_explicit(&cgl_sites[CGL_clCreatePipe].real, memory_order_relaxed))(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCreatePipe(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clCreatePipe) *cgl_fn = (__typeof__(clCreatePipe) *)atomic_load_explicit(&cgl_sites[CGL_clCreatePipe].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
     return cgl_sl_clCreatePipe(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
@@ -1603,8 +2083,28 @@ static __attribute__((noinline)) cl_mem cgl_sl_clCreateBufferWithProperties(cl_c
     }
     return cgl_gp_clCreateBufferWithProperties(context, properties, flags, size, host_ptr, errcode_ret);
 }
+typedef cl_mem cgl_rt_clCreateBufferWithProperties;
+static __attribute__((noinline, cold)) cgl_rt_clCreateBufferWithProperties cgl_left_clCreateBufferWithProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateBufferWithProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_mem CL_API_CALL clCreateBufferWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateBufferWithProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_mem cgl_ret = ((__typeof__(clCreateBufferWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBufferWithProperties].real, memory_order_relaxed))(context, properties, flags, size, host_ptr, errcode_ret);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCreateBufferWithProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clCreateBufferWithProperties) *cgl_fn = (__typeof__(clCreateBufferWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBufferWithProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, properties, flags, size, host_ptr, errcode_ret);
     return cgl_sl_clCreateBufferWithProperties(context, properties, flags, size, host_ptr, errcode_ret);
@@ -1646,8 +2146,28 @@ static __attribute__((noinline)) cl_mem cgl_sl_clCreateImageWithProperties(cl_co
     }
     return cgl_gp_clCreateImageWithProperties(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
 }
+typedef cl_mem cgl_rt_clCreateImageWithProperties;
+static __attribute__((noinline, cold)) cgl_rt_clCreateImageWithProperties cgl_left_clCreateImageWithProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateImageWithProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_mem CL_API_CALL clCreateImageWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateImageWithProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_mem cgl_ret = ((__typeof__(clCreateImageWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImageWithProperties].real, memory_order_relaxed))(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCreateImageWithProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clCreateImageWithProperties) *cgl_fn = (__typeof__(clCreateImageWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImageWithProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
     return cgl_sl_clCreateImageWithProperties(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
@@ -1684,8 +2204,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainMemObject(cl_mem memobj)
     }
     return cgl_gp_clRetainMemObject(memobj);
 }
+typedef cl_int cgl_rt_clRetainMemObject;
+static __attribute__((noinline, cold)) cgl_rt_clRetainMemObject cgl_left_clRetainMemObject(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainMemObject cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clRetainMemObject(cl_mem memobj)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clRetainMemObject]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clRetainMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clRetainMemObject].real, memory_order_relaxed))(memobj);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clRetainMemObject(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clRetainMemObject) *cgl_fn = (__typeof__(clRetainMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clRetainMemObject].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(memobj);
     return cgl_sl_clRetainMemObject(memobj);
@@ -1722,8 +2262,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseMemObject(cl_mem memobj)
     }
     return cgl_gp_clReleaseMemObject(memobj);
 }
+typedef cl_int cgl_rt_clReleaseMemObject;
+static __attribute__((noinline, cold)) cgl_rt_clReleaseMemObject cgl_left_clReleaseMemObject(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseMemObject cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clReleaseMemObject(cl_mem memobj)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clReleaseMemObject]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clReleaseMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseMemObject].real, memory_order_relaxed))(memobj);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clReleaseMemObject(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clReleaseMemObject) *cgl_fn = (__typeof__(clReleaseMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseMemObject].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(memobj);
     return cgl_sl_clReleaseMemObject(memobj);
@@ -1765,8 +2325,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetSupportedImageFormats(cl_con
     }
     return cgl_gp_clGetSupportedImageFormats(context, flags, image_type, num_entries, image_formats, num_image_formats);
 }
+typedef cl_int cgl_rt_clGetSupportedImageFormats;
+static __attribute__((noinline, cold)) cgl_rt_clGetSupportedImageFormats cgl_left_clGetSupportedImageFormats(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetSupportedImageFormats cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clGetSupportedImageFormats(cl_context context, cl_mem_flags flags, cl_mem_object_type image_type, cl_uint num_entries, cl_image_format *image_formats, cl_uint *num_image_formats)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetSupportedImageFormats]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clGetSupportedImageFormats) *)atomic_load_explicit(&cgl_sites[CGL_clGetSupportedImageFormats].real, memory_order_relaxed))(context, flags, image_type, num_entries, image_formats, num_image_formats);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clGetSupportedImageFormats(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clGetSupportedImageFormats) *cgl_fn = (__typeof__(clGetSupportedImageFormats) *)atomic_load_explicit(&cgl_sites[CGL_clGetSupportedImageFormats].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, image_type, num_entries, image_formats, num_image_formats);
     return cgl_sl_clGetSupportedImageFormats(context, flags, image_type, num_entries, image_formats, num_image_formats);
@@ -1807,8 +2387,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetMemObjectInfo(cl_mem memobj,
     }
     return cgl_gp_clGetMemObjectInfo(memobj, param_name, param_value_size, param_value, param_value_size_ret);
 }
+typedef cl_int cgl_rt_clGetMemObjectInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetMemObjectInfo cgl_left_clGetMemObjectInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetMemObjectInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetMemObjectInfo]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clGetMemObjectInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetMemObjectInfo].real, memory_order_relaxed))(memobj, param_name, param_value_size, param_value, param_value_size_ret);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clGetMemObjectInfo(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clGetMemObjectInfo) *cgl_fn = (__typeof__(clGetMemObjectInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetMemObjectInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(memobj, param_name, param_value_size, param_value, param_value_size_ret);
     return cgl_sl_clGetMemObjectInfo(memobj, param_name, param_value_size, param_value, param_value_size_ret);
@@ -1849,8 +2449,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetImageInfo(cl_mem image, cl_i
     }
     return cgl_gp_clGetImageInfo(image, param_name, param_value_size, param_value, param_value_size_ret);
 }
+typedef cl_int cgl_rt_clGetImageInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetImageInfo cgl_left_clGetImageInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetImageInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clGetImageInfo(cl_mem image, cl_image_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetImageInfo]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clGetImageInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetImageInfo].real, memory_order_relaxed))(image, param_name, param_value_size, param_value, param_value_size_ret);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clGetImageInfo(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clGetImageInfo) *cgl_fn = (__typeof__(clGetImageInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetImageInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(image, param_name, param_value_size, param_value, param_value_size_ret);
     return cgl_sl_clGetImageInfo(image, param_name, param_value_size, param_value, param_value_size_ret);
@@ -1891,8 +2511,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetPipeInfo(cl_mem pipe, cl_pip
     }
     return cgl_gp_clGetPipeInfo(pipe, param_name, param_value_size, param_value, param_value_size_ret);
 }
+typedef cl_int cgl_rt_clGetPipeInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetPipeInfo cgl_left_clGetPipeInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetPipeInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clGetPipeInfo(cl_mem pipe, cl_pipe_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetPipeInfo]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clGetPipeInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPipeInfo].real, memory_order_relaxed))(pipe, param_name, param_value_size, param_value, param_value_size_ret);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clGetPipeInfo(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clGetPipeInfo) *cgl_fn = (__typeof__(clGetPipeInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPipeInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pipe, param_name, param_value_size, param_value, param_value_size_ret);
     return cgl_sl_clGetPipeInfo(pipe, param_name, param_value_size, param_value, param_value_size_ret);
@@ -1931,8 +2571,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetMemObjectDestructorCallback(
     }
     return cgl_gp_clSetMemObjectDestructorCallback(memobj, pfn_notify, user_data);
 }
+typedef cl_int cgl_rt_clSetMemObjectDestructorCallback;
+static __attribute__((noinline, cold)) cgl_rt_clSetMemObjectDestructorCallback cgl_left_clSetMemObjectDestructorCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetMemObjectDestructorCallback cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem memobj, void (*pfn_notify)(cl_mem, void *), void *user_data)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSetMemObjectDestructorCallback]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clSetMemObjectDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetMemObjectDestructorCallback].real, memory_order_relaxed))(memobj, pfn_notify, user_data);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clSetMemObjectDestructorCallback(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clSetMemObjectDestructorCallback) *cgl_fn = (__typeof__(clSetMemObjectDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetMemObjectDestructorCallback].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(memobj, pfn_notify, user_data);
     return cgl_sl_clSetMemObjectDestructorCallback(memobj, pfn_notify, user_data);
@@ -1968,8 +2628,28 @@ static __attribute__((noinline)) void *cgl_sl_clSVMAlloc(cl_context context, cl_
     }
     return cgl_gp_clSVMAlloc(context, flags, size, alignment);
 }
+typedef void *cgl_rt_clSVMAlloc;
+static __attribute__((noinline, cold)) cgl_rt_clSVMAlloc cgl_left_clSVMAlloc(cg_slot *cgl_s, int cgl_code, cgl_rt_clSVMAlloc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT void *CL_API_CALL clSVMAlloc(cl_context context, cl_svm_mem_flags flags, size_t size, cl_uint alignment)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSVMAlloc]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            void *cgl_ret = ((__typeof__(clSVMAlloc) *)atomic_load_explicit(&cgl_sites[CGL_clSVMAlloc].real, memory_order_relaxed))(context, flags, size, alignment);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clSVMAlloc(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clSVMAlloc) *cgl_fn = (__typeof__(clSVMAlloc) *)atomic_load_explicit(&cgl_sites[CGL_clSVMAlloc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, size, alignment);
     return cgl_sl_clSVMAlloc(context, flags, size, alignment);
@@ -2003,6 +2683,16 @@ static __attribute__((noinline)) void cgl_sl_clSVMFree(cl_context context, void 
 }
 CG_EXPORT void CL_API_CALL clSVMFree(cl_context context, void *svm_pointer)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSVMFree]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ((__typeof__(clSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clSVMFree].real, memory_order_relaxed))(context, svm_pointer);
+            if (!cg_slot_leave(cgl_s)) cg_leave((uintptr_t)cgl_s);
+            return;
+        }
+    }
     __typeof__(clSVMFree) *cgl_fn = (__typeof__(clSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clSVMFree].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) { cgl_fn(context, svm_pointer); return; }
     cgl_sl_clSVMFree(context, svm_pointer);
@@ -2040,8 +2730,28 @@ static __attribute__((noinline)) cl_sampler cgl_sl_clCreateSamplerWithProperties
     }
     return cgl_gp_clCreateSamplerWithProperties(context, sampler_properties, errcode_ret);
 }
+typedef cl_sampler cgl_rt_clCreateSamplerWithProperties;
+static __attribute__((noinline, cold)) cgl_rt_clCreateSamplerWithProperties cgl_left_clCreateSamplerWithProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateSamplerWithProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_sampler CL_API_CALL clCreateSamplerWithProperties(cl_context context, const cl_sampler_properties *sampler_properties, cl_int *errcode_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateSamplerWithProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_sampler cgl_ret = ((__typeof__(clCreateSamplerWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSamplerWithProperties].real, memory_order_relaxed))(context, sampler_properties, errcode_ret);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCreateSamplerWithProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clCreateSamplerWithProperties) *cgl_fn = (__typeof__(clCreateSamplerWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSamplerWithProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, sampler_properties, errcode_ret);
     return cgl_sl_clCreateSamplerWithProperties(context, sampler_properties, errcode_ret);
@@ -2078,8 +2788,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainSampler(cl_sampler sample
     }
     return cgl_gp_clRetainSampler(sampler);
 }
+typedef cl_int cgl_rt_clRetainSampler;
+static __attribute__((noinline, cold)) cgl_rt_clRetainSampler cgl_left_clRetainSampler(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainSampler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clRetainSampler(cl_sampler sampler)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clRetainSampler]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clRetainSampler) *)atomic_load_explicit(&cgl_sites[CGL_clRetainSampler].real, memory_order_relaxed))(sampler);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clRetainSampler(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clRetainSampler) *cgl_fn = (__typeof__(clRetainSampler) *)atomic_load_explicit(&cgl_sites[CGL_clRetainSampler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sampler);
     return cgl_sl_clRetainSampler(sampler);
@@ -2116,8 +2846,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseSampler(cl_sampler sampl
     }
     return cgl_gp_clReleaseSampler(sampler);
 }
+typedef cl_int cgl_rt_clReleaseSampler;
+static __attribute__((noinline, cold)) cgl_rt_clReleaseSampler cgl_left_clReleaseSampler(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseSampler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clReleaseSampler(cl_sampler sampler)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clReleaseSampler]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clReleaseSampler) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseSampler].real, memory_order_relaxed))(sampler);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clReleaseSampler(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clReleaseSampler) *cgl_fn = (__typeof__(clReleaseSampler) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseSampler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sampler);
     return cgl_sl_clReleaseSampler(sampler);
@@ -2158,8 +2908,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetSamplerInfo(cl_sampler sampl
     }
     return cgl_gp_clGetSamplerInfo(sampler, param_name, param_value_size, param_value, param_value_size_ret);
 }
+typedef cl_int cgl_rt_clGetSamplerInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetSamplerInfo cgl_left_clGetSamplerInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetSamplerInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clGetSamplerInfo(cl_sampler sampler, cl_sampler_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetSamplerInfo]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clGetSamplerInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetSamplerInfo].real, memory_order_relaxed))(sampler, param_name, param_value_size, param_value, param_value_size_ret);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clGetSamplerInfo(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clGetSamplerInfo) *cgl_fn = (__typeof__(clGetSamplerInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetSamplerInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sampler, param_name, param_value_size, param_value, param_value_size_ret);
     return cgl_sl_clGetSamplerInfo(sampler, param_name, param_value_size, param_value, param_value_size_ret);
@@ -2199,8 +2969,28 @@ static __attribute__((noinline)) cl_program cgl_sl_clCreateProgramWithSource(cl_
     }
     return cgl_gp_clCreateProgramWithSource(context, count, strings, lengths, errcode_ret);
 }
+typedef cl_program cgl_rt_clCreateProgramWithSource;
+static __attribute__((noinline, cold)) cgl_rt_clCreateProgramWithSource cgl_left_clCreateProgramWithSource(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateProgramWithSource cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_program CL_API_CALL clCreateProgramWithSource(cl_context context, cl_uint count, const char **strings, const size_t *lengths, cl_int *errcode_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateProgramWithSource]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_program cgl_ret = ((__typeof__(clCreateProgramWithSource) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithSource].real, memory_order_relaxed))(context, count, strings, lengths, errcode_ret);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCreateProgramWithSource(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clCreateProgramWithSource) *cgl_fn = (__typeof__(clCreateProgramWithSource) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithSource].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, count, strings, lengths, errcode_ret);
     return cgl_sl_clCreateProgramWithSource(context, count, strings, lengths, errcode_ret);
@@ -2242,8 +3032,28 @@ static __attribute__((noinline)) cl_program cgl_sl_clCreateProgramWithBinary(cl_
     }
     return cgl_gp_clCreateProgramWithBinary(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
 }
+typedef cl_program cgl_rt_clCreateProgramWithBinary;
+static __attribute__((noinline, cold)) cgl_rt_clCreateProgramWithBinary cgl_left_clCreateProgramWithBinary(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateProgramWithBinary cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_program CL_API_CALL clCreateProgramWithBinary(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const size_t *lengths, const unsigned char **binaries, cl_int *binary_status, cl_int *errcode_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateProgramWithBinary]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_program cgl_ret = ((__typeof__(clCreateProgramWithBinary) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBinary].real, memory_order_relaxed))(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCreateProgramWithBinary(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clCreateProgramWithBinary) *cgl_fn = (__typeof__(clCreateProgramWithBinary) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBinary].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
     return cgl_sl_clCreateProgramWithBinary(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
@@ -2283,8 +3093,28 @@ static __attribute__((noinline)) cl_program cgl_sl_clCreateProgramWithBuiltInKer
     }
     return cgl_gp_clCreateProgramWithBuiltInKernels(context, num_devices, device_list, kernel_names, errcode_ret);
 }
+typedef cl_program cgl_rt_clCreateProgramWithBuiltInKernels;
+static __attribute__((noinline, cold)) cgl_rt_clCreateProgramWithBuiltInKernels cgl_left_clCreateProgramWithBuiltInKernels(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateProgramWithBuiltInKernels cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *kernel_names, cl_int *errcode_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateProgramWithBuiltInKernels]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_program cgl_ret = ((__typeof__(clCreateProgramWithBuiltInKernels) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBuiltInKernels].real, memory_order_relaxed))(context, num_devices, device_list, kernel_names, errcode_ret);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCreateProgramWithBuiltInKernels(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clCreateProgramWithBuiltInKernels) *cgl_fn = (__typeof__(clCreateProgramWithBuiltInKernels) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBuiltInKernels].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, num_devices, device_list, kernel_names, errcode_ret);
     return cgl_sl_clCreateProgramWithBuiltInKernels(context, num_devices, device_list, kernel_names, errcode_ret);
@@ -2323,8 +3153,28 @@ static __attribute__((noinline)) cl_program cgl_sl_clCreateProgramWithIL(cl_cont
     }
     return cgl_gp_clCreateProgramWithIL(context, il, length, errcode_ret);
 }
+typedef cl_program cgl_rt_clCreateProgramWithIL;
+static __attribute__((noinline, cold)) cgl_rt_clCreateProgramWithIL cgl_left_clCreateProgramWithIL(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateProgramWithIL cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_program CL_API_CALL clCreateProgramWithIL(cl_context context, const void *il, size_t length, cl_int *errcode_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateProgramWithIL]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_program cgl_ret = ((__typeof__(clCreateProgramWithIL) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithIL].real, memory_order_relaxed))(context, il, length, errcode_ret);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCreateProgramWithIL(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clCreateProgramWithIL) *cgl_fn = (__typeof__(clCreateProgramWithIL) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithIL].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, il, length, errcode_ret);
     return cgl_sl_clCreateProgramWithIL(context, il, length, errcode_ret);
@@ -2361,8 +3211,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainProgram(cl_program progra
     }
     return cgl_gp_clRetainProgram(program);
 }
+typedef cl_int cgl_rt_clRetainProgram;
+static __attribute__((noinline, cold)) cgl_rt_clRetainProgram cgl_left_clRetainProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainProgram cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clRetainProgram(cl_program program)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clRetainProgram]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clRetainProgram) *)atomic_load_explicit(&cgl_sites[CGL_clRetainProgram].real, memory_order_relaxed))(program);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clRetainProgram(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clRetainProgram) *cgl_fn = (__typeof__(clRetainProgram) *)atomic_load_explicit(&cgl_sites[CGL_clRetainProgram].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program);
     return cgl_sl_clRetainProgram(program);
@@ -2399,8 +3269,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseProgram(cl_program progr
     }
     return cgl_gp_clReleaseProgram(program);
 }
+typedef cl_int cgl_rt_clReleaseProgram;
+static __attribute__((noinline, cold)) cgl_rt_clReleaseProgram cgl_left_clReleaseProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseProgram cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clReleaseProgram(cl_program program)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clReleaseProgram]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clReleaseProgram) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseProgram].real, memory_order_relaxed))(program);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clReleaseProgram(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clReleaseProgram) *cgl_fn = (__typeof__(clReleaseProgram) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseProgram].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program);
     return cgl_sl_clReleaseProgram(program);
@@ -2442,8 +3332,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clBuildProgram(cl_program program
     }
     return cgl_gp_clBuildProgram(program, num_devices, device_list, options, pfn_notify, user_data);
 }
+typedef cl_int cgl_rt_clBuildProgram;
+static __attribute__((noinline, cold)) cgl_rt_clBuildProgram cgl_left_clBuildProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_clBuildProgram cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clBuildProgram]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clBuildProgram) *)atomic_load_explicit(&cgl_sites[CGL_clBuildProgram].real, memory_order_relaxed))(program, num_devices, device_list, options, pfn_notify, user_data);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clBuildProgram(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clBuildProgram) *cgl_fn = (__typeof__(clBuildProgram) *)atomic_load_explicit(&cgl_sites[CGL_clBuildProgram].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, num_devices, device_list, options, pfn_notify, user_data);
     return cgl_sl_clBuildProgram(program, num_devices, device_list, options, pfn_notify, user_data);
@@ -2488,8 +3398,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clCompileProgram(cl_program progr
     }
     return cgl_gp_clCompileProgram(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
 }
+typedef cl_int cgl_rt_clCompileProgram;
+static __attribute__((noinline, cold)) cgl_rt_clCompileProgram cgl_left_clCompileProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_clCompileProgram cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_headers, const cl_program *input_headers, const char **header_include_names, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCompileProgram]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clCompileProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCompileProgram].real, memory_order_relaxed))(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCompileProgram(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clCompileProgram) *cgl_fn = (__typeof__(clCompileProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCompileProgram].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
     return cgl_sl_clCompileProgram(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
@@ -2533,8 +3463,28 @@ static __attribute__((noinline)) cl_program cgl_sl_clLinkProgram(cl_context cont
     }
     return cgl_gp_clLinkProgram(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
 }
+typedef cl_program cgl_rt_clLinkProgram;
+static __attribute__((noinline, cold)) cgl_rt_clLinkProgram cgl_left_clLinkProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_clLinkProgram cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_program CL_API_CALL clLinkProgram(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_programs, const cl_program *input_programs, void (*pfn_notify)(cl_program, void *), void *user_data, cl_int *errcode_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clLinkProgram]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_program cgl_ret = ((__typeof__(clLinkProgram) *)atomic_load_explicit(&cgl_sites[CGL_clLinkProgram].real, memory_order_relaxed))(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clLinkProgram(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clLinkProgram) *cgl_fn = (__typeof__(clLinkProgram) *)atomic_load_explicit(&cgl_sites[CGL_clLinkProgram].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
     return cgl_sl_clLinkProgram(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
@@ -2573,8 +3523,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetProgramReleaseCallback(cl_pr
     }
     return cgl_gp_clSetProgramReleaseCallback(program, pfn_notify, user_data);
 }
+typedef cl_int cgl_rt_clSetProgramReleaseCallback;
+static __attribute__((noinline, cold)) cgl_rt_clSetProgramReleaseCallback cgl_left_clSetProgramReleaseCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetProgramReleaseCallback cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clSetProgramReleaseCallback(cl_program program, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSetProgramReleaseCallback]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clSetProgramReleaseCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramReleaseCallback].real, memory_order_relaxed))(program, pfn_notify, user_data);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clSetProgramReleaseCallback(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clSetProgramReleaseCallback) *cgl_fn = (__typeof__(clSetProgramReleaseCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramReleaseCallback].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, pfn_notify, user_data);
     return cgl_sl_clSetProgramReleaseCallback(program, pfn_notify, user_data);
@@ -2614,8 +3584,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetProgramSpecializationConstan
     }
     return cgl_gp_clSetProgramSpecializationConstant(program, spec_id, spec_size, spec_value);
 }
+typedef cl_int cgl_rt_clSetProgramSpecializationConstant;
+static __attribute__((noinline, cold)) cgl_rt_clSetProgramSpecializationConstant cgl_left_clSetProgramSpecializationConstant(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetProgramSpecializationConstant cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id, size_t spec_size, const void *spec_value)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSetProgramSpecializationConstant]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clSetProgramSpecializationConstant) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramSpecializationConstant].real, memory_order_relaxed))(program, spec_id, spec_size, spec_value);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clSetProgramSpecializationConstant(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clSetProgramSpecializationConstant) *cgl_fn = (__typeof__(clSetProgramSpecializationConstant) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramSpecializationConstant].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, spec_id, spec_size, spec_value);
     return cgl_sl_clSetProgramSpecializationConstant(program, spec_id, spec_size, spec_value);
@@ -2652,8 +3642,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clUnloadPlatformCompiler(cl_platf
     }
     return cgl_gp_clUnloadPlatformCompiler(platform);
 }
+typedef cl_int cgl_rt_clUnloadPlatformCompiler;
+static __attribute__((noinline, cold)) cgl_rt_clUnloadPlatformCompiler cgl_left_clUnloadPlatformCompiler(cg_slot *cgl_s, int cgl_code, cgl_rt_clUnloadPlatformCompiler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clUnloadPlatformCompiler(cl_platform_id platform)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clUnloadPlatformCompiler]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clUnloadPlatformCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadPlatformCompiler].real, memory_order_relaxed))(platform);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clUnloadPlatformCompiler(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clUnloadPlatformCompiler) *cgl_fn = (__typeof__(clUnloadPlatformCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadPlatformCompiler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(platform);
     return cgl_sl_clUnloadPlatformCompiler(platform);
@@ -2694,8 +3704,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetProgramInfo(cl_program progr
     }
     return cgl_gp_clGetProgramInfo(program, param_name, param_value_size, param_value, param_value_size_ret);
 }
+typedef cl_int cgl_rt_clGetProgramInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetProgramInfo cgl_left_clGetProgramInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetProgramInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clGetProgramInfo(cl_program program, cl_program_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetProgramInfo]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clGetProgramInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramInfo].real, memory_order_relaxed))(program, param_name, param_value_size, param_value, param_value_size_ret);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clGetProgramInfo(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clGetProgramInfo) *cgl_fn = (__typeof__(clGetProgramInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, param_name, param_value_size, param_value, param_value_size_ret);
     return cgl_sl_clGetProgramInfo(program, param_name, param_value_size, param_value, param_value_size_ret);
@@ -2737,8 +3767,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetProgramBuildInfo(cl_program 
     }
     return cgl_gp_clGetProgramBuildInfo(program, device, param_name, param_value_size, param_value, param_value_size_ret);
 }
+typedef cl_int cgl_rt_clGetProgramBuildInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetProgramBuildInfo cgl_left_clGetProgramBuildInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetProgramBuildInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clGetProgramBuildInfo(cl_program program, cl_device_id device, cl_program_build_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetProgramBuildInfo]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clGetProgramBuildInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramBuildInfo].real, memory_order_relaxed))(program, device, param_name, param_value_size, param_value, param_value_size_ret);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clGetProgramBuildInfo(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clGetProgramBuildInfo) *cgl_fn = (__typeof__(clGetProgramBuildInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramBuildInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, device, param_name, param_value_size, param_value, param_value_size_ret);
     return cgl_sl_clGetProgramBuildInfo(program, device, param_name, param_value_size, param_value, param_value_size_ret);
@@ -2776,8 +3826,28 @@ static __attribute__((noinline)) cl_kernel cgl_sl_clCreateKernel(cl_program prog
     }
     return cgl_gp_clCreateKernel(program, kernel_name, errcode_ret);
 }
+typedef cl_kernel cgl_rt_clCreateKernel;
+static __attribute__((noinline, cold)) cgl_rt_clCreateKernel cgl_left_clCreateKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateKernel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_kernel CL_API_CALL clCreateKernel(cl_program program, const char *kernel_name, cl_int *errcode_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateKernel]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_kernel cgl_ret = ((__typeof__(clCreateKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernel].real, memory_order_relaxed))(program, kernel_name, errcode_ret);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCreateKernel(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clCreateKernel) *cgl_fn = (__typeof__(clCreateKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, kernel_name, errcode_ret);
     return cgl_sl_clCreateKernel(program, kernel_name, errcode_ret);
@@ -2817,8 +3887,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clCreateKernelsInProgram(cl_progr
     }
     return cgl_gp_clCreateKernelsInProgram(program, num_kernels, kernels, num_kernels_ret);
 }
+typedef cl_int cgl_rt_clCreateKernelsInProgram;
+static __attribute__((noinline, cold)) cgl_rt_clCreateKernelsInProgram cgl_left_clCreateKernelsInProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateKernelsInProgram cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, cl_kernel *kernels, cl_uint *num_kernels_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateKernelsInProgram]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clCreateKernelsInProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernelsInProgram].real, memory_order_relaxed))(program, num_kernels, kernels, num_kernels_ret);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCreateKernelsInProgram(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clCreateKernelsInProgram) *cgl_fn = (__typeof__(clCreateKernelsInProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernelsInProgram].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, num_kernels, kernels, num_kernels_ret);
     return cgl_sl_clCreateKernelsInProgram(program, num_kernels, kernels, num_kernels_ret);
@@ -2858,8 +3948,28 @@ static __attribute__((noinline)) cl_kernel cgl_sl_clCloneKernel(cl_kernel source
     }
     return cgl_gp_clCloneKernel(source_kernel, errcode_ret);
 }
+typedef cl_kernel cgl_rt_clCloneKernel;
+static __attribute__((noinline, cold)) cgl_rt_clCloneKernel cgl_left_clCloneKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_clCloneKernel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_kernel CL_API_CALL clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCloneKernel]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_kernel cgl_ret = ((__typeof__(clCloneKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCloneKernel].real, memory_order_relaxed))(source_kernel, errcode_ret);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCloneKernel(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clCloneKernel) *cgl_fn = (__typeof__(clCloneKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCloneKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(source_kernel, errcode_ret);
     return cgl_sl_clCloneKernel(source_kernel, errcode_ret);
@@ -2896,8 +4006,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainKernel(cl_kernel kernel)
     }
     return cgl_gp_clRetainKernel(kernel);
 }
+typedef cl_int cgl_rt_clRetainKernel;
+static __attribute__((noinline, cold)) cgl_rt_clRetainKernel cgl_left_clRetainKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainKernel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clRetainKernel(cl_kernel kernel)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clRetainKernel]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clRetainKernel) *)atomic_load_explicit(&cgl_sites[CGL_clRetainKernel].real, memory_order_relaxed))(kernel);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clRetainKernel(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clRetainKernel) *cgl_fn = (__typeof__(clRetainKernel) *)atomic_load_explicit(&cgl_sites[CGL_clRetainKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel);
     return cgl_sl_clRetainKernel(kernel);
@@ -2934,8 +4064,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseKernel(cl_kernel kernel)
     }
     return cgl_gp_clReleaseKernel(kernel);
 }
+typedef cl_int cgl_rt_clReleaseKernel;
+static __attribute__((noinline, cold)) cgl_rt_clReleaseKernel cgl_left_clReleaseKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseKernel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clReleaseKernel(cl_kernel kernel)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clReleaseKernel]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clReleaseKernel) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseKernel].real, memory_order_relaxed))(kernel);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clReleaseKernel(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clReleaseKernel) *cgl_fn = (__typeof__(clReleaseKernel) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel);
     return cgl_sl_clReleaseKernel(kernel);
@@ -2978,8 +4128,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetKernelArg(cl_kernel kernel, 
     }
     return cgl_gp_clSetKernelArg(kernel, arg_index, arg_size, arg_value);
 }
+typedef cl_int cgl_rt_clSetKernelArg;
+static __attribute__((noinline, cold)) cgl_rt_clSetKernelArg cgl_left_clSetKernelArg(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetKernelArg cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size, const void *arg_value)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSetKernelArg]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clSetKernelArg) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArg].real, memory_order_relaxed))(kernel, arg_index, arg_size, arg_value);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clSetKernelArg(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clSetKernelArg) *cgl_fn = (__typeof__(clSetKernelArg) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArg].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, arg_index, arg_size, arg_value);
     return cgl_sl_clSetKernelArg(kernel, arg_index, arg_size, arg_value);
@@ -3021,8 +4191,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetKernelArgSVMPointer(cl_kerne
     }
     return cgl_gp_clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
 }
+typedef cl_int cgl_rt_clSetKernelArgSVMPointer;
+static __attribute__((noinline, cold)) cgl_rt_clSetKernelArgSVMPointer cgl_left_clSetKernelArgSVMPointer(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetKernelArgSVMPointer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const void *arg_value)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSetKernelArgSVMPointer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clSetKernelArgSVMPointer) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArgSVMPointer].real, memory_order_relaxed))(kernel, arg_index, arg_value);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clSetKernelArgSVMPointer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clSetKernelArgSVMPointer) *cgl_fn = (__typeof__(clSetKernelArgSVMPointer) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArgSVMPointer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, arg_index, arg_value);
     return cgl_sl_clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
@@ -3065,8 +4255,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetKernelExecInfo(cl_kernel ker
     }
     return cgl_gp_clSetKernelExecInfo(kernel, param_name, param_value_size, param_value);
 }
+typedef cl_int cgl_rt_clSetKernelExecInfo;
+static __attribute__((noinline, cold)) cgl_rt_clSetKernelExecInfo cgl_left_clSetKernelExecInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetKernelExecInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name, size_t param_value_size, const void *param_value)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSetKernelExecInfo]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clSetKernelExecInfo) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelExecInfo].real, memory_order_relaxed))(kernel, param_name, param_value_size, param_value);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clSetKernelExecInfo(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clSetKernelExecInfo) *cgl_fn = (__typeof__(clSetKernelExecInfo) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelExecInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, param_name, param_value_size, param_value);
     return cgl_sl_clSetKernelExecInfo(kernel, param_name, param_value_size, param_value);
@@ -3107,8 +4317,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetKernelInfo(cl_kernel kernel,
     }
     return cgl_gp_clGetKernelInfo(kernel, param_name, param_value_size, param_value, param_value_size_ret);
 }
+typedef cl_int cgl_rt_clGetKernelInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetKernelInfo cgl_left_clGetKernelInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetKernelInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetKernelInfo]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clGetKernelInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelInfo].real, memory_order_relaxed))(kernel, param_name, param_value_size, param_value, param_value_size_ret);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clGetKernelInfo(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clGetKernelInfo) *cgl_fn = (__typeof__(clGetKernelInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, param_name, param_value_size, param_value, param_value_size_ret);
     return cgl_sl_clGetKernelInfo(kernel, param_name, param_value_size, param_value, param_value_size_ret);
@@ -3150,8 +4380,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetKernelArgInfo(cl_kernel kern
     }
     return cgl_gp_clGetKernelArgInfo(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
 }
+typedef cl_int cgl_rt_clGetKernelArgInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetKernelArgInfo cgl_left_clGetKernelArgInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetKernelArgInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_indx, cl_kernel_arg_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetKernelArgInfo]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clGetKernelArgInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelArgInfo].real, memory_order_relaxed))(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clGetKernelArgInfo(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clGetKernelArgInfo) *cgl_fn = (__typeof__(clGetKernelArgInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelArgInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
     return cgl_sl_clGetKernelArgInfo(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
@@ -3193,8 +4443,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetKernelWorkGroupInfo(cl_kerne
     }
     return cgl_gp_clGetKernelWorkGroupInfo(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
 }
+typedef cl_int cgl_rt_clGetKernelWorkGroupInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetKernelWorkGroupInfo cgl_left_clGetKernelWorkGroupInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetKernelWorkGroupInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetKernelWorkGroupInfo]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clGetKernelWorkGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelWorkGroupInfo].real, memory_order_relaxed))(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clGetKernelWorkGroupInfo(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clGetKernelWorkGroupInfo) *cgl_fn = (__typeof__(clGetKernelWorkGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelWorkGroupInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
     return cgl_sl_clGetKernelWorkGroupInfo(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
@@ -3238,8 +4508,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetKernelSubGroupInfo(cl_kernel
     }
     return cgl_gp_clGetKernelSubGroupInfo(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
 }
+typedef cl_int cgl_rt_clGetKernelSubGroupInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetKernelSubGroupInfo cgl_left_clGetKernelSubGroupInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetKernelSubGroupInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_sub_group_info param_name, size_t input_value_size, const void *input_value, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetKernelSubGroupInfo]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clGetKernelSubGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelSubGroupInfo].real, memory_order_relaxed))(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clGetKernelSubGroupInfo(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clGetKernelSubGroupInfo) *cgl_fn = (__typeof__(clGetKernelSubGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelSubGroupInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
     return cgl_sl_clGetKernelSubGroupInfo(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
@@ -3277,8 +4567,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clWaitForEvents(cl_uint num_event
     }
     return cgl_gp_clWaitForEvents(num_events, event_list);
 }
+typedef cl_int cgl_rt_clWaitForEvents;
+static __attribute__((noinline, cold)) cgl_rt_clWaitForEvents cgl_left_clWaitForEvents(cg_slot *cgl_s, int cgl_code, cgl_rt_clWaitForEvents cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_event *event_list)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clWaitForEvents]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clWaitForEvents].real, memory_order_relaxed))(num_events, event_list);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clWaitForEvents(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clWaitForEvents) *cgl_fn = (__typeof__(clWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clWaitForEvents].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(num_events, event_list);
     return cgl_sl_clWaitForEvents(num_events, event_list);
@@ -3319,8 +4629,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetEventInfo(cl_event event, cl
     }
     return cgl_gp_clGetEventInfo(event, param_name, param_value_size, param_value, param_value_size_ret);
 }
+typedef cl_int cgl_rt_clGetEventInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetEventInfo cgl_left_clGetEventInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetEventInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetEventInfo]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clGetEventInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventInfo].real, memory_order_relaxed))(event, param_name, param_value_size, param_value, param_value_size_ret);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clGetEventInfo(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clGetEventInfo) *cgl_fn = (__typeof__(clGetEventInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event, param_name, param_value_size, param_value, param_value_size_ret);
     return cgl_sl_clGetEventInfo(event, param_name, param_value_size, param_value, param_value_size_ret);
@@ -3357,8 +4687,28 @@ static __attribute__((noinline)) cl_event cgl_sl_clCreateUserEvent(cl_context co
     }
     return cgl_gp_clCreateUserEvent(context, errcode_ret);
 }
+typedef cl_event cgl_rt_clCreateUserEvent;
+static __attribute__((noinline, cold)) cgl_rt_clCreateUserEvent cgl_left_clCreateUserEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateUserEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_event CL_API_CALL clCreateUserEvent(cl_context context, cl_int *errcode_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateUserEvent]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_event cgl_ret = ((__typeof__(clCreateUserEvent) *)atomic_load_explicit(&cgl_sites[CGL_clCreateUserEvent].real, memory_order_relaxed))(context, errcode_ret);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCreateUserEvent(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clCreateUserEvent) *cgl_fn = (__typeof__(clCreateUserEvent) *)atomic_load_explicit(&cgl_sites[CGL_clCreateUserEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, errcode_ret);
     return cgl_sl_clCreateUserEvent(context, errcode_ret);
@@ -3395,8 +4745,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainEvent(cl_event event)
     }
     return cgl_gp_clRetainEvent(event);
 }
+typedef cl_int cgl_rt_clRetainEvent;
+static __attribute__((noinline, cold)) cgl_rt_clRetainEvent cgl_left_clRetainEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clRetainEvent(cl_event event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clRetainEvent]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clRetainEvent) *)atomic_load_explicit(&cgl_sites[CGL_clRetainEvent].real, memory_order_relaxed))(event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clRetainEvent(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clRetainEvent) *cgl_fn = (__typeof__(clRetainEvent) *)atomic_load_explicit(&cgl_sites[CGL_clRetainEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event);
     return cgl_sl_clRetainEvent(event);
@@ -3433,8 +4803,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseEvent(cl_event event)
     }
     return cgl_gp_clReleaseEvent(event);
 }
+typedef cl_int cgl_rt_clReleaseEvent;
+static __attribute__((noinline, cold)) cgl_rt_clReleaseEvent cgl_left_clReleaseEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clReleaseEvent(cl_event event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clReleaseEvent]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clReleaseEvent) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseEvent].real, memory_order_relaxed))(event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clReleaseEvent(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clReleaseEvent) *cgl_fn = (__typeof__(clReleaseEvent) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event);
     return cgl_sl_clReleaseEvent(event);
@@ -3472,8 +4862,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetUserEventStatus(cl_event eve
     }
     return cgl_gp_clSetUserEventStatus(event, execution_status);
 }
+typedef cl_int cgl_rt_clSetUserEventStatus;
+static __attribute__((noinline, cold)) cgl_rt_clSetUserEventStatus cgl_left_clSetUserEventStatus(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetUserEventStatus cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clSetUserEventStatus(cl_event event, cl_int execution_status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSetUserEventStatus]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clSetUserEventStatus) *)atomic_load_explicit(&cgl_sites[CGL_clSetUserEventStatus].real, memory_order_relaxed))(event, execution_status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clSetUserEventStatus(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clSetUserEventStatus) *cgl_fn = (__typeof__(clSetUserEventStatus) *)atomic_load_explicit(&cgl_sites[CGL_clSetUserEventStatus].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event, execution_status);
     return cgl_sl_clSetUserEventStatus(event, execution_status);
@@ -3513,8 +4923,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetEventCallback(cl_event event
     }
     return cgl_gp_clSetEventCallback(event, command_exec_callback_type, pfn_notify, user_data);
 }
+typedef cl_int cgl_rt_clSetEventCallback;
+static __attribute__((noinline, cold)) cgl_rt_clSetEventCallback cgl_left_clSetEventCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetEventCallback cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clSetEventCallback(cl_event event, cl_int command_exec_callback_type, void (*pfn_notify)(cl_event, cl_int, void *), void *user_data)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSetEventCallback]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clSetEventCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetEventCallback].real, memory_order_relaxed))(event, command_exec_callback_type, pfn_notify, user_data);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clSetEventCallback(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clSetEventCallback) *cgl_fn = (__typeof__(clSetEventCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetEventCallback].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event, command_exec_callback_type, pfn_notify, user_data);
     return cgl_sl_clSetEventCallback(event, command_exec_callback_type, pfn_notify, user_data);
@@ -3555,8 +4985,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetEventProfilingInfo(cl_event 
     }
     return cgl_gp_clGetEventProfilingInfo(event, param_name, param_value_size, param_value, param_value_size_ret);
 }
+typedef cl_int cgl_rt_clGetEventProfilingInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetEventProfilingInfo cgl_left_clGetEventProfilingInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetEventProfilingInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_profiling_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetEventProfilingInfo]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clGetEventProfilingInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventProfilingInfo].real, memory_order_relaxed))(event, param_name, param_value_size, param_value, param_value_size_ret);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clGetEventProfilingInfo(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clGetEventProfilingInfo) *cgl_fn = (__typeof__(clGetEventProfilingInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventProfilingInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event, param_name, param_value_size, param_value, param_value_size_ret);
     return cgl_sl_clGetEventProfilingInfo(event, param_name, param_value_size, param_value, param_value_size_ret);
@@ -3593,8 +5043,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clFlush(cl_command_queue command_
     }
     return cgl_gp_clFlush(command_queue);
 }
+typedef cl_int cgl_rt_clFlush;
+static __attribute__((noinline, cold)) cgl_rt_clFlush cgl_left_clFlush(cg_slot *cgl_s, int cgl_code, cgl_rt_clFlush cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clFlush(cl_command_queue command_queue)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clFlush]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clFlush) *)atomic_load_explicit(&cgl_sites[CGL_clFlush].real, memory_order_relaxed))(command_queue);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clFlush(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clFlush) *cgl_fn = (__typeof__(clFlush) *)atomic_load_explicit(&cgl_sites[CGL_clFlush].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
     return cgl_sl_clFlush(command_queue);
@@ -3631,8 +5101,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clFinish(cl_command_queue command
     }
     return cgl_gp_clFinish(command_queue);
 }
+typedef cl_int cgl_rt_clFinish;
+static __attribute__((noinline, cold)) cgl_rt_clFinish cgl_left_clFinish(cg_slot *cgl_s, int cgl_code, cgl_rt_clFinish cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clFinish(cl_command_queue command_queue)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clFinish]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clFinish) *)atomic_load_explicit(&cgl_sites[CGL_clFinish].real, memory_order_relaxed))(command_queue);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clFinish(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clFinish) *cgl_fn = (__typeof__(clFinish) *)atomic_load_explicit(&cgl_sites[CGL_clFinish].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
     return cgl_sl_clFinish(command_queue);
@@ -3677,8 +5167,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueReadBuffer(cl_command_qu
     }
     return cgl_gp_clEnqueueReadBuffer(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueReadBuffer;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueReadBuffer cgl_left_clEnqueueReadBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueReadBuffer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, size_t offset, size_t size, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueReadBuffer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueReadBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueReadBuffer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueReadBuffer) *cgl_fn = (__typeof__(clEnqueueReadBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBuffer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueReadBuffer(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -3728,8 +5238,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueReadBufferRect(cl_comman
     }
     return cgl_gp_clEnqueueReadBufferRect(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueReadBufferRect;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueReadBufferRect cgl_left_clEnqueueReadBufferRect(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueReadBufferRect cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueReadBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueReadBufferRect]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueReadBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBufferRect].real, memory_order_relaxed))(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueReadBufferRect(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueReadBufferRect) *cgl_fn = (__typeof__(clEnqueueReadBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBufferRect].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueReadBufferRect(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -3774,8 +5304,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWriteBuffer(cl_command_q
     }
     return cgl_gp_clEnqueueWriteBuffer(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueWriteBuffer;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueWriteBuffer cgl_left_clEnqueueWriteBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueWriteBuffer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, size_t offset, size_t size, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueWriteBuffer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueWriteBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueWriteBuffer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueWriteBuffer) *cgl_fn = (__typeof__(clEnqueueWriteBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBuffer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueWriteBuffer(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -3825,8 +5375,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWriteBufferRect(cl_comma
     }
     return cgl_gp_clEnqueueWriteBufferRect(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueWriteBufferRect;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueWriteBufferRect cgl_left_clEnqueueWriteBufferRect(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueWriteBufferRect cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueWriteBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueWriteBufferRect]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueWriteBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBufferRect].real, memory_order_relaxed))(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueWriteBufferRect(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueWriteBufferRect) *cgl_fn = (__typeof__(clEnqueueWriteBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBufferRect].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueWriteBufferRect(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -3871,8 +5441,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueFillBuffer(cl_command_qu
     }
     return cgl_gp_clEnqueueFillBuffer(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueFillBuffer;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueFillBuffer cgl_left_clEnqueueFillBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueFillBuffer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer, const void *pattern, size_t pattern_size, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueFillBuffer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueFillBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillBuffer].real, memory_order_relaxed))(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueFillBuffer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueFillBuffer) *cgl_fn = (__typeof__(clEnqueueFillBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillBuffer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueFillBuffer(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
@@ -3917,8 +5507,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyBuffer(cl_command_qu
     }
     return cgl_gp_clEnqueueCopyBuffer(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueCopyBuffer;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueCopyBuffer cgl_left_clEnqueueCopyBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueCopyBuffer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, size_t src_offset, size_t dst_offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueCopyBuffer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueCopyBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBuffer].real, memory_order_relaxed))(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueCopyBuffer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueCopyBuffer) *cgl_fn = (__typeof__(clEnqueueCopyBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBuffer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueCopyBuffer(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
@@ -3967,8 +5577,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyBufferRect(cl_comman
     }
     return cgl_gp_clEnqueueCopyBufferRect(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueCopyBufferRect;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueCopyBufferRect cgl_left_clEnqueueCopyBufferRect(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueCopyBufferRect cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, const size_t *src_origin, const size_t *dst_origin, const size_t *region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueCopyBufferRect]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueCopyBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferRect].real, memory_order_relaxed))(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueCopyBufferRect(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueCopyBufferRect) *cgl_fn = (__typeof__(clEnqueueCopyBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferRect].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueCopyBufferRect(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
@@ -4015,8 +5645,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueReadImage(cl_command_que
     }
     return cgl_gp_clEnqueueReadImage(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueReadImage;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueReadImage cgl_left_clEnqueueReadImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueReadImage cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueReadImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_read, const size_t *origin, const size_t *region, size_t row_pitch, size_t slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueReadImage]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueReadImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadImage].real, memory_order_relaxed))(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueReadImage(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueReadImage) *cgl_fn = (__typeof__(clEnqueueReadImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadImage].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueReadImage(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -4063,8 +5713,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWriteImage(cl_command_qu
     }
     return cgl_gp_clEnqueueWriteImage(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueWriteImage;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueWriteImage cgl_left_clEnqueueWriteImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueWriteImage cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueWriteImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_write, const size_t *origin, const size_t *region, size_t input_row_pitch, size_t input_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueWriteImage]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueWriteImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteImage].real, memory_order_relaxed))(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueWriteImage(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueWriteImage) *cgl_fn = (__typeof__(clEnqueueWriteImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteImage].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueWriteImage(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -4108,8 +5778,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueFillImage(cl_command_que
     }
     return cgl_gp_clEnqueueFillImage(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueFillImage;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueFillImage cgl_left_clEnqueueFillImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueFillImage cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueFillImage(cl_command_queue command_queue, cl_mem image, const void *fill_color, const size_t *origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueFillImage]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueFillImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillImage].real, memory_order_relaxed))(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueFillImage(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueFillImage) *cgl_fn = (__typeof__(clEnqueueFillImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillImage].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueFillImage(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
@@ -4154,8 +5844,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyImage(cl_command_que
     }
     return cgl_gp_clEnqueueCopyImage(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueCopyImage;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueCopyImage cgl_left_clEnqueueCopyImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueCopyImage cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyImage(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_image, const size_t *src_origin, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueCopyImage]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueCopyImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImage].real, memory_order_relaxed))(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueCopyImage(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueCopyImage) *cgl_fn = (__typeof__(clEnqueueCopyImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImage].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueCopyImage(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
@@ -4200,8 +5910,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyImageToBuffer(cl_com
     }
     return cgl_gp_clEnqueueCopyImageToBuffer(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueCopyImageToBuffer;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueCopyImageToBuffer cgl_left_clEnqueueCopyImageToBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueCopyImageToBuffer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyImageToBuffer(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_buffer, const size_t *src_origin, const size_t *region, size_t dst_offset, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueCopyImageToBuffer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueCopyImageToBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImageToBuffer].real, memory_order_relaxed))(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueCopyImageToBuffer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueCopyImageToBuffer) *cgl_fn = (__typeof__(clEnqueueCopyImageToBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImageToBuffer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueCopyImageToBuffer(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
@@ -4246,8 +5976,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyBufferToImage(cl_com
     }
     return cgl_gp_clEnqueueCopyBufferToImage(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueCopyBufferToImage;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueCopyBufferToImage cgl_left_clEnqueueCopyBufferToImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueCopyBufferToImage cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferToImage(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_image, size_t src_offset, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueCopyBufferToImage]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueCopyBufferToImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferToImage].real, memory_order_relaxed))(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueCopyBufferToImage(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueCopyBufferToImage) *cgl_fn = (__typeof__(clEnqueueCopyBufferToImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferToImage].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueCopyBufferToImage(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
@@ -4292,8 +6042,28 @@ static __attribute__((noinline)) void *cgl_sl_clEnqueueMapBuffer(cl_command_queu
     }
     return cgl_gp_clEnqueueMapBuffer(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
 }
+typedef void *cgl_rt_clEnqueueMapBuffer;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueMapBuffer cgl_left_clEnqueueMapBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueMapBuffer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT void *CL_API_CALL clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_map, cl_map_flags map_flags, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueMapBuffer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            void *cgl_ret = ((__typeof__(clEnqueueMapBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueMapBuffer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueMapBuffer) *cgl_fn = (__typeof__(clEnqueueMapBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapBuffer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
     return cgl_sl_clEnqueueMapBuffer(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
@@ -4340,8 +6110,28 @@ static __attribute__((noinline)) void *cgl_sl_clEnqueueMapImage(cl_command_queue
     }
     return cgl_gp_clEnqueueMapImage(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
 }
+typedef void *cgl_rt_clEnqueueMapImage;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueMapImage cgl_left_clEnqueueMapImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueMapImage cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT void *CL_API_CALL clEnqueueMapImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_map, cl_map_flags map_flags, const size_t *origin, const size_t *region, size_t *image_row_pitch, size_t *image_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueMapImage]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            void *cgl_ret = ((__typeof__(clEnqueueMapImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapImage].real, memory_order_relaxed))(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueMapImage(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueMapImage) *cgl_fn = (__typeof__(clEnqueueMapImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapImage].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
     return cgl_sl_clEnqueueMapImage(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
@@ -4383,8 +6173,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueUnmapMemObject(cl_comman
     }
     return cgl_gp_clEnqueueUnmapMemObject(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueUnmapMemObject;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueUnmapMemObject cgl_left_clEnqueueUnmapMemObject(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueUnmapMemObject cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memobj, void *mapped_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueUnmapMemObject]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueUnmapMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueUnmapMemObject].real, memory_order_relaxed))(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueUnmapMemObject(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueUnmapMemObject) *cgl_fn = (__typeof__(clEnqueueUnmapMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueUnmapMemObject].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueUnmapMemObject(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
@@ -4427,8 +6237,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueMigrateMemObjects(cl_com
     }
     return cgl_gp_clEnqueueMigrateMemObjects(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueMigrateMemObjects;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueMigrateMemObjects cgl_left_clEnqueueMigrateMemObjects(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueMigrateMemObjects cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue command_queue, cl_uint num_mem_objects, const cl_mem *mem_objects, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueMigrateMemObjects]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueMigrateMemObjects) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMigrateMemObjects].real, memory_order_relaxed))(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueMigrateMemObjects(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueMigrateMemObjects) *cgl_fn = (__typeof__(clEnqueueMigrateMemObjects) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMigrateMemObjects].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueMigrateMemObjects(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
@@ -4476,8 +6306,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueNDRangeKernel(cl_command
     }
     return cgl_gp_clEnqueueNDRangeKernel(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueNDRangeKernel;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueNDRangeKernel cgl_left_clEnqueueNDRangeKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueNDRangeKernel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset, const size_t *global_work_size, const size_t *local_work_size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueNDRangeKernel]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueNDRangeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNDRangeKernel].real, memory_order_relaxed))(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueNDRangeKernel(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueNDRangeKernel) *cgl_fn = (__typeof__(clEnqueueNDRangeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNDRangeKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueNDRangeKernel(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
@@ -4523,8 +6373,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueNativeKernel(cl_command_
     }
     return cgl_gp_clEnqueueNativeKernel(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueNativeKernel;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueNativeKernel cgl_left_clEnqueueNativeKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueNativeKernel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue command_queue, void (*user_func)(void *), void *args, size_t cb_args, cl_uint num_mem_objects, const cl_mem *mem_list, const void **args_mem_loc, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueNativeKernel]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueNativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNativeKernel].real, memory_order_relaxed))(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueNativeKernel(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueNativeKernel) *cgl_fn = (__typeof__(clEnqueueNativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNativeKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueNativeKernel(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
@@ -4564,8 +6434,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueMarkerWithWaitList(cl_co
     }
     return cgl_gp_clEnqueueMarkerWithWaitList(command_queue, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueMarkerWithWaitList;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueMarkerWithWaitList cgl_left_clEnqueueMarkerWithWaitList(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueMarkerWithWaitList cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueMarkerWithWaitList]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueMarkerWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarkerWithWaitList].real, memory_order_relaxed))(command_queue, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueMarkerWithWaitList(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueMarkerWithWaitList) *cgl_fn = (__typeof__(clEnqueueMarkerWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarkerWithWaitList].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueMarkerWithWaitList(command_queue, num_events_in_wait_list, event_wait_list, event);
@@ -4605,8 +6495,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueBarrierWithWaitList(cl_c
     }
     return cgl_gp_clEnqueueBarrierWithWaitList(command_queue, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueBarrierWithWaitList;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueBarrierWithWaitList cgl_left_clEnqueueBarrierWithWaitList(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueBarrierWithWaitList cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueBarrierWithWaitList]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueBarrierWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrierWithWaitList].real, memory_order_relaxed))(command_queue, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueBarrierWithWaitList(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueBarrierWithWaitList) *cgl_fn = (__typeof__(clEnqueueBarrierWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrierWithWaitList].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueBarrierWithWaitList(command_queue, num_events_in_wait_list, event_wait_list, event);
@@ -4650,8 +6560,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMFree(cl_command_queue
     }
     return cgl_gp_clEnqueueSVMFree(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueSVMFree;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueSVMFree cgl_left_clEnqueueSVMFree(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueSVMFree cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMFree(cl_command_queue command_queue, cl_uint num_svm_pointers, void *svm_pointers[], void (*pfn_free_func)(cl_command_queue, cl_uint, void *[], void *), void *user_data, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueSVMFree]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMFree].real, memory_order_relaxed))(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueSVMFree(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueSVMFree) *cgl_fn = (__typeof__(clEnqueueSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMFree].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueSVMFree(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
@@ -4695,8 +6625,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMemcpy(cl_command_que
     }
     return cgl_gp_clEnqueueSVMMemcpy(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueSVMMemcpy;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueSVMMemcpy cgl_left_clEnqueueSVMMemcpy(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueSVMMemcpy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue command_queue, cl_bool blocking_copy, void *dst_ptr, const void *src_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueSVMMemcpy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueSVMMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemcpy].real, memory_order_relaxed))(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueSVMMemcpy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueSVMMemcpy) *cgl_fn = (__typeof__(clEnqueueSVMMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemcpy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueSVMMemcpy(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
@@ -4740,8 +6690,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMemFill(cl_command_qu
     }
     return cgl_gp_clEnqueueSVMMemFill(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueSVMMemFill;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueSVMMemFill cgl_left_clEnqueueSVMMemFill(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueSVMMemFill cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMemFill(cl_command_queue command_queue, void *svm_ptr, const void *pattern, size_t pattern_size, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueSVMMemFill]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueSVMMemFill) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemFill].real, memory_order_relaxed))(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueSVMMemFill(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueSVMMemFill) *cgl_fn = (__typeof__(clEnqueueSVMMemFill) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemFill].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueSVMMemFill(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
@@ -4785,8 +6755,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMap(cl_command_queue 
     }
     return cgl_gp_clEnqueueSVMMap(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueSVMMap;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueSVMMap cgl_left_clEnqueueSVMMap(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueSVMMap cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue command_queue, cl_bool blocking_map, cl_map_flags flags, void *svm_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueSVMMap]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueSVMMap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMap].real, memory_order_relaxed))(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueSVMMap(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueSVMMap) *cgl_fn = (__typeof__(clEnqueueSVMMap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMap].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueSVMMap(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
@@ -4827,8 +6817,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMUnmap(cl_command_queu
     }
     return cgl_gp_clEnqueueSVMUnmap(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueSVMUnmap;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueSVMUnmap cgl_left_clEnqueueSVMUnmap(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueSVMUnmap cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMUnmap(cl_command_queue command_queue, void *svm_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueSVMUnmap]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueSVMUnmap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMUnmap].real, memory_order_relaxed))(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueSVMUnmap(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueSVMUnmap) *cgl_fn = (__typeof__(clEnqueueSVMUnmap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMUnmap].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueSVMUnmap(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
@@ -4872,8 +6882,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMigrateMem(cl_command
     }
     return cgl_gp_clEnqueueSVMMigrateMem(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueSVMMigrateMem;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueSVMMigrateMem cgl_left_clEnqueueSVMMigrateMem(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueSVMMigrateMem cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMigrateMem(cl_command_queue command_queue, cl_uint num_svm_pointers, const void **svm_pointers, const size_t *sizes, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueSVMMigrateMem]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueSVMMigrateMem) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMigrateMem].real, memory_order_relaxed))(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueSVMMigrateMem(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueSVMMigrateMem) *cgl_fn = (__typeof__(clEnqueueSVMMigrateMem) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMigrateMem].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueSVMMigrateMem(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
@@ -4907,8 +6937,28 @@ static __attribute__((noinline)) void *cgl_sl_clGetExtensionFunctionAddressForPl
     }
     return cgl_gp_clGetExtensionFunctionAddressForPlatform(platform, func_name);
 }
+typedef void *cgl_rt_clGetExtensionFunctionAddressForPlatform;
+static __attribute__((noinline, cold)) cgl_rt_clGetExtensionFunctionAddressForPlatform cgl_left_clGetExtensionFunctionAddressForPlatform(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetExtensionFunctionAddressForPlatform cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT void *CL_API_CALL clGetExtensionFunctionAddressForPlatform(cl_platform_id platform, const char *func_name)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            void *cgl_ret = ((__typeof__(clGetExtensionFunctionAddressForPlatform) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform].real, memory_order_relaxed))(platform, func_name);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clGetExtensionFunctionAddressForPlatform(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clGetExtensionFunctionAddressForPlatform) *cgl_fn = (__typeof__(clGetExtensionFunctionAddressForPlatform) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(platform, func_name);
     return cgl_sl_clGetExtensionFunctionAddressForPlatform(platform, func_name);
@@ -4948,8 +6998,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetCommandQueueProperty(cl_comm
     }
     return cgl_gp_clSetCommandQueueProperty(command_queue, properties, enable, old_properties);
 }
+typedef cl_int cgl_rt_clSetCommandQueueProperty;
+static __attribute__((noinline, cold)) cgl_rt_clSetCommandQueueProperty cgl_left_clSetCommandQueueProperty(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetCommandQueueProperty cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clSetCommandQueueProperty(cl_command_queue command_queue, cl_command_queue_properties properties, cl_bool enable, cl_command_queue_properties *old_properties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSetCommandQueueProperty]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clSetCommandQueueProperty) *)atomic_load_explicit(&cgl_sites[CGL_clSetCommandQueueProperty].real, memory_order_relaxed))(command_queue, properties, enable, old_properties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clSetCommandQueueProperty(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clSetCommandQueueProperty) *cgl_fn = (__typeof__(clSetCommandQueueProperty) *)atomic_load_explicit(&cgl_sites[CGL_clSetCommandQueueProperty].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, properties, enable, old_properties);
     return cgl_sl_clSetCommandQueueProperty(command_queue, properties, enable, old_properties);
@@ -4992,8 +7062,28 @@ static __attribute__((noinline)) cl_mem cgl_sl_clCreateImage2D(cl_context contex
     }
     return cgl_gp_clCreateImage2D(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
 }
+typedef cl_mem cgl_rt_clCreateImage2D;
+static __attribute__((noinline, cold)) cgl_rt_clCreateImage2D cgl_left_clCreateImage2D(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateImage2D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_mem CL_API_CALL clCreateImage2D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_row_pitch, void *host_ptr, cl_int *errcode_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateImage2D]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_mem cgl_ret = ((__typeof__(clCreateImage2D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage2D].real, memory_order_relaxed))(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCreateImage2D(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clCreateImage2D) *cgl_fn = (__typeof__(clCreateImage2D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage2D].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
     return cgl_sl_clCreateImage2D(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
@@ -5038,8 +7128,28 @@ static __attribute__((noinline)) cl_mem cgl_sl_clCreateImage3D(cl_context contex
     }
     return cgl_gp_clCreateImage3D(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
 }
+typedef cl_mem cgl_rt_clCreateImage3D;
+static __attribute__((noinline, cold)) cgl_rt_clCreateImage3D cgl_left_clCreateImage3D(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateImage3D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_mem CL_API_CALL clCreateImage3D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_depth, size_t image_row_pitch, size_t image_slice_pitch, void *host_ptr, cl_int *errcode_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateImage3D]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_mem cgl_ret = ((__typeof__(clCreateImage3D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage3D].real, memory_order_relaxed))(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCreateImage3D(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clCreateImage3D) *cgl_fn = (__typeof__(clCreateImage3D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage3D].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
     return cgl_sl_clCreateImage3D(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
@@ -5077,8 +7187,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueMarker(cl_command_queue 
     }
     return cgl_gp_clEnqueueMarker(command_queue, event);
 }
+typedef cl_int cgl_rt_clEnqueueMarker;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueMarker cgl_left_clEnqueueMarker(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueMarker cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueMarker(cl_command_queue command_queue, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueMarker]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueMarker) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarker].real, memory_order_relaxed))(command_queue, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueMarker(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueMarker) *cgl_fn = (__typeof__(clEnqueueMarker) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarker].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, event);
     return cgl_sl_clEnqueueMarker(command_queue, event);
@@ -5117,8 +7247,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWaitForEvents(cl_command
     }
     return cgl_gp_clEnqueueWaitForEvents(command_queue, num_events, event_list);
 }
+typedef cl_int cgl_rt_clEnqueueWaitForEvents;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueWaitForEvents cgl_left_clEnqueueWaitForEvents(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueWaitForEvents cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue command_queue, cl_uint num_events, const cl_event *event_list)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueWaitForEvents]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWaitForEvents].real, memory_order_relaxed))(command_queue, num_events, event_list);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueWaitForEvents(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueWaitForEvents) *cgl_fn = (__typeof__(clEnqueueWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWaitForEvents].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_events, event_list);
     return cgl_sl_clEnqueueWaitForEvents(command_queue, num_events, event_list);
@@ -5155,8 +7305,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueBarrier(cl_command_queue
     }
     return cgl_gp_clEnqueueBarrier(command_queue);
 }
+typedef cl_int cgl_rt_clEnqueueBarrier;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueBarrier cgl_left_clEnqueueBarrier(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueBarrier cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue command_queue)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueBarrier]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueBarrier) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrier].real, memory_order_relaxed))(command_queue);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueBarrier(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueBarrier) *cgl_fn = (__typeof__(clEnqueueBarrier) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrier].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
     return cgl_sl_clEnqueueBarrier(command_queue);
@@ -5192,8 +7362,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clUnloadCompiler(void)
     }
     return cgl_gp_clUnloadCompiler();
 }
+typedef cl_int cgl_rt_clUnloadCompiler;
+static __attribute__((noinline, cold)) cgl_rt_clUnloadCompiler cgl_left_clUnloadCompiler(cg_slot *cgl_s, int cgl_code, cgl_rt_clUnloadCompiler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clUnloadCompiler(void)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clUnloadCompiler]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clUnloadCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadCompiler].real, memory_order_relaxed))();
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clUnloadCompiler(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clUnloadCompiler) *cgl_fn = (__typeof__(clUnloadCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadCompiler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn();
     return cgl_sl_clUnloadCompiler();
@@ -5226,8 +7416,28 @@ static __attribute__((noinline)) void *cgl_sl_clGetExtensionFunctionAddress(cons
     }
     return cgl_gp_clGetExtensionFunctionAddress(func_name);
 }
+typedef void *cgl_rt_clGetExtensionFunctionAddress;
+static __attribute__((noinline, cold)) cgl_rt_clGetExtensionFunctionAddress cgl_left_clGetExtensionFunctionAddress(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetExtensionFunctionAddress cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT void *CL_API_CALL clGetExtensionFunctionAddress(const char *func_name)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetExtensionFunctionAddress]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            void *cgl_ret = ((__typeof__(clGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddress].real, memory_order_relaxed))(func_name);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clGetExtensionFunctionAddress(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clGetExtensionFunctionAddress) *cgl_fn = (__typeof__(clGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddress].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(func_name);
     return cgl_sl_clGetExtensionFunctionAddress(func_name);
@@ -5266,8 +7476,28 @@ static __attribute__((noinline)) cl_command_queue cgl_sl_clCreateCommandQueue(cl
     }
     return cgl_gp_clCreateCommandQueue(context, device, properties, errcode_ret);
 }
+typedef cl_command_queue cgl_rt_clCreateCommandQueue;
+static __attribute__((noinline, cold)) cgl_rt_clCreateCommandQueue cgl_left_clCreateCommandQueue(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateCommandQueue cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context context, cl_device_id device, cl_command_queue_properties properties, cl_int *errcode_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateCommandQueue]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_command_queue cgl_ret = ((__typeof__(clCreateCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueue].real, memory_order_relaxed))(context, device, properties, errcode_ret);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCreateCommandQueue(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clCreateCommandQueue) *cgl_fn = (__typeof__(clCreateCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueue].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, device, properties, errcode_ret);
     return cgl_sl_clCreateCommandQueue(context, device, properties, errcode_ret);
@@ -5307,8 +7537,28 @@ static __attribute__((noinline)) cl_sampler cgl_sl_clCreateSampler(cl_context co
     }
     return cgl_gp_clCreateSampler(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
 }
+typedef cl_sampler cgl_rt_clCreateSampler;
+static __attribute__((noinline, cold)) cgl_rt_clCreateSampler cgl_left_clCreateSampler(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateSampler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_sampler CL_API_CALL clCreateSampler(cl_context context, cl_bool normalized_coords, cl_addressing_mode addressing_mode, cl_filter_mode filter_mode, cl_int *errcode_ret)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateSampler]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_sampler cgl_ret = ((__typeof__(clCreateSampler) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSampler].real, memory_order_relaxed))(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCreateSampler(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clCreateSampler) *cgl_fn = (__typeof__(clCreateSampler) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSampler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
     return cgl_sl_clCreateSampler(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
@@ -5352,8 +7602,28 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueTask(cl_command_queue co
     }
     return cgl_gp_clEnqueueTask(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
 }
+typedef cl_int cgl_rt_clEnqueueTask;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueTask cgl_left_clEnqueueTask(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueTask cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT cl_int CL_API_CALL clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueTask]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueTask) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueTask].real, memory_order_relaxed))(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueTask(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(clEnqueueTask) *cgl_fn = (__typeof__(clEnqueueTask) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueTask].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
     return cgl_sl_clEnqueueTask(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);

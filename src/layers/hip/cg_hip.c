@@ -1474,8 +1474,28 @@ static __attribute__((noinline)) struct hipChannelFormatDesc cgl_sl_hipCreateCha
     }
     return cgl_gp_hipCreateChannelDesc(x, y, z, w, f);
 }
+typedef struct hipChannelFormatDesc cgl_rt_hipCreateChannelDesc;
+static __attribute__((noinline, cold)) cgl_rt_hipCreateChannelDesc cgl_left_hipCreateChannelDesc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCreateChannelDesc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT struct hipChannelFormatDesc hipCreateChannelDesc(int x, int y, int z, int w, enum hipChannelFormatKind f)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipCreateChannelDesc]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            struct hipChannelFormatDesc cgl_ret = ((__typeof__(hipCreateChannelDesc) *)atomic_load_explicit(&cgl_sites[CGL_hipCreateChannelDesc].real, memory_order_relaxed))(x, y, z, w, f);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipCreateChannelDesc(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipCreateChannelDesc) *cgl_fn = (__typeof__(hipCreateChannelDesc) *)atomic_load_explicit(&cgl_sites[CGL_hipCreateChannelDesc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(x, y, z, w, f);
     return cgl_sl_hipCreateChannelDesc(x, y, z, w, f);
@@ -1515,8 +1535,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy_spt(void *dst, cons
     }
     return cgl_gp_hipMemcpy_spt(dst, src, sizeBytes, kind);
 }
+typedef hipError_t cgl_rt_hipMemcpy_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy_spt cgl_left_hipMemcpy_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpy_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpy_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy_spt].real, memory_order_relaxed))(dst, src, sizeBytes, kind);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpy_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpy_spt) *cgl_fn = (__typeof__(hipMemcpy_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy_spt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, src, sizeBytes, kind);
     return cgl_sl_hipMemcpy_spt(dst, src, sizeBytes, kind);
@@ -1557,8 +1597,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyToSymbol_spt(const v
     }
     return cgl_gp_hipMemcpyToSymbol_spt(symbol, src, sizeBytes, offset, kind);
 }
+typedef hipError_t cgl_rt_hipMemcpyToSymbol_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyToSymbol_spt cgl_left_hipMemcpyToSymbol_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyToSymbol_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpyToSymbol_spt(const void *symbol, const void *src, size_t sizeBytes, size_t offset, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpyToSymbol_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyToSymbol_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyToSymbol_spt].real, memory_order_relaxed))(symbol, src, sizeBytes, offset, kind);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpyToSymbol_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpyToSymbol_spt) *cgl_fn = (__typeof__(hipMemcpyToSymbol_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyToSymbol_spt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(symbol, src, sizeBytes, offset, kind);
     return cgl_sl_hipMemcpyToSymbol_spt(symbol, src, sizeBytes, offset, kind);
@@ -1599,8 +1659,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyFromSymbol_spt(void 
     }
     return cgl_gp_hipMemcpyFromSymbol_spt(dst, symbol, sizeBytes, offset, kind);
 }
+typedef hipError_t cgl_rt_hipMemcpyFromSymbol_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyFromSymbol_spt cgl_left_hipMemcpyFromSymbol_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyFromSymbol_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpyFromSymbol_spt(void *dst, const void *symbol, size_t sizeBytes, size_t offset, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpyFromSymbol_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyFromSymbol_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyFromSymbol_spt].real, memory_order_relaxed))(dst, symbol, sizeBytes, offset, kind);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpyFromSymbol_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpyFromSymbol_spt) *cgl_fn = (__typeof__(hipMemcpyFromSymbol_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyFromSymbol_spt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, symbol, sizeBytes, offset, kind);
     return cgl_sl_hipMemcpyFromSymbol_spt(dst, symbol, sizeBytes, offset, kind);
@@ -1643,8 +1723,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2D_spt(void *dst, si
     }
     return cgl_gp_hipMemcpy2D_spt(dst, dpitch, src, spitch, width, height, kind);
 }
+typedef hipError_t cgl_rt_hipMemcpy2D_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2D_spt cgl_left_hipMemcpy2D_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2D_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpy2D_spt(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpy2D_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy2D_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2D_spt].real, memory_order_relaxed))(dst, dpitch, src, spitch, width, height, kind);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpy2D_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpy2D_spt) *cgl_fn = (__typeof__(hipMemcpy2D_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2D_spt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, dpitch, src, spitch, width, height, kind);
     return cgl_sl_hipMemcpy2D_spt(dst, dpitch, src, spitch, width, height, kind);
@@ -1688,8 +1788,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DToArray_spt(hipArr
     }
     return cgl_gp_hipMemcpy2DToArray_spt(dst, wOffset, hOffset, src, spitch, width, height, kind);
 }
+typedef hipError_t cgl_rt_hipMemcpy2DToArray_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2DToArray_spt cgl_left_hipMemcpy2DToArray_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2DToArray_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpy2DToArray_spt(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpy2DToArray_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy2DToArray_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DToArray_spt].real, memory_order_relaxed))(dst, wOffset, hOffset, src, spitch, width, height, kind);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpy2DToArray_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpy2DToArray_spt) *cgl_fn = (__typeof__(hipMemcpy2DToArray_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DToArray_spt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, wOffset, hOffset, src, spitch, width, height, kind);
     return cgl_sl_hipMemcpy2DToArray_spt(dst, wOffset, hOffset, src, spitch, width, height, kind);
@@ -1733,8 +1853,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DFromArray_spt(void
     }
     return cgl_gp_hipMemcpy2DFromArray_spt(dst, dpitch, src, wOffset, hOffset, width, height, kind);
 }
+typedef hipError_t cgl_rt_hipMemcpy2DFromArray_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2DFromArray_spt cgl_left_hipMemcpy2DFromArray_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2DFromArray_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpy2DFromArray_spt(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpy2DFromArray_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy2DFromArray_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DFromArray_spt].real, memory_order_relaxed))(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpy2DFromArray_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpy2DFromArray_spt) *cgl_fn = (__typeof__(hipMemcpy2DFromArray_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DFromArray_spt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, dpitch, src, wOffset, hOffset, width, height, kind);
     return cgl_sl_hipMemcpy2DFromArray_spt(dst, dpitch, src, wOffset, hOffset, width, height, kind);
@@ -1771,8 +1911,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy3D_spt(const struct 
     }
     return cgl_gp_hipMemcpy3D_spt(p);
 }
+typedef hipError_t cgl_rt_hipMemcpy3D_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy3D_spt cgl_left_hipMemcpy3D_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy3D_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpy3D_spt(const struct hipMemcpy3DParms *p)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpy3D_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy3D_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy3D_spt].real, memory_order_relaxed))(p);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpy3D_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpy3D_spt) *cgl_fn = (__typeof__(hipMemcpy3D_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy3D_spt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(p);
     return cgl_sl_hipMemcpy3D_spt(p);
@@ -1811,8 +1971,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemset_spt(void *dst, int 
     }
     return cgl_gp_hipMemset_spt(dst, value, sizeBytes);
 }
+typedef hipError_t cgl_rt_hipMemset_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipMemset_spt cgl_left_hipMemset_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemset_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemset_spt(void *dst, int value, size_t sizeBytes)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemset_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemset_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset_spt].real, memory_order_relaxed))(dst, value, sizeBytes);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemset_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemset_spt) *cgl_fn = (__typeof__(hipMemset_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset_spt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, value, sizeBytes);
     return cgl_sl_hipMemset_spt(dst, value, sizeBytes);
@@ -1853,8 +2033,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemset2D_spt(void *dst, si
     }
     return cgl_gp_hipMemset2D_spt(dst, pitch, value, width, height);
 }
+typedef hipError_t cgl_rt_hipMemset2D_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipMemset2D_spt cgl_left_hipMemset2D_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemset2D_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemset2D_spt(void *dst, size_t pitch, int value, size_t width, size_t height)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemset2D_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemset2D_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset2D_spt].real, memory_order_relaxed))(dst, pitch, value, width, height);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemset2D_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemset2D_spt) *cgl_fn = (__typeof__(hipMemset2D_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset2D_spt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, pitch, value, width, height);
     return cgl_sl_hipMemset2D_spt(dst, pitch, value, width, height);
@@ -1893,8 +2093,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemset3D_spt(hipPitchedPtr
     }
     return cgl_gp_hipMemset3D_spt(pitchedDevPtr, value, extent);
 }
+typedef hipError_t cgl_rt_hipMemset3D_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipMemset3D_spt cgl_left_hipMemset3D_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemset3D_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemset3D_spt(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemset3D_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemset3D_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset3D_spt].real, memory_order_relaxed))(pitchedDevPtr, value, extent);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemset3D_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemset3D_spt) *cgl_fn = (__typeof__(hipMemset3D_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset3D_spt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pitchedDevPtr, value, extent);
     return cgl_sl_hipMemset3D_spt(pitchedDevPtr, value, extent);
@@ -1935,8 +2155,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyAsync_spt(void *dst,
     }
     return cgl_gp_hipMemcpyAsync_spt(dst, src, sizeBytes, kind, stream);
 }
+typedef hipError_t cgl_rt_hipMemcpyAsync_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyAsync_spt cgl_left_hipMemcpyAsync_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyAsync_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpyAsync_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpyAsync_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyAsync_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyAsync_spt].real, memory_order_relaxed))(dst, src, sizeBytes, kind, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpyAsync_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpyAsync_spt) *cgl_fn = (__typeof__(hipMemcpyAsync_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyAsync_spt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, src, sizeBytes, kind, stream);
     return cgl_sl_hipMemcpyAsync_spt(dst, src, sizeBytes, kind, stream);
@@ -1973,8 +2213,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamQuery_spt(hipStream_
     }
     return cgl_gp_hipStreamQuery_spt(stream);
 }
+typedef hipError_t cgl_rt_hipStreamQuery_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamQuery_spt cgl_left_hipStreamQuery_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamQuery_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamQuery_spt(hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamQuery_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamQuery_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamQuery_spt].real, memory_order_relaxed))(stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamQuery_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamQuery_spt) *cgl_fn = (__typeof__(hipStreamQuery_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamQuery_spt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream);
     return cgl_sl_hipStreamQuery_spt(stream);
@@ -2011,8 +2271,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamSynchronize_spt(hipS
     }
     return cgl_gp_hipStreamSynchronize_spt(stream);
 }
+typedef hipError_t cgl_rt_hipStreamSynchronize_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamSynchronize_spt cgl_left_hipStreamSynchronize_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamSynchronize_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamSynchronize_spt(hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamSynchronize_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamSynchronize_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamSynchronize_spt].real, memory_order_relaxed))(stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamSynchronize_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamSynchronize_spt) *cgl_fn = (__typeof__(hipStreamSynchronize_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamSynchronize_spt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream);
     return cgl_sl_hipStreamSynchronize_spt(stream);
@@ -2050,8 +2330,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamGetPriority_spt(hipS
     }
     return cgl_gp_hipStreamGetPriority_spt(stream, priority);
 }
+typedef hipError_t cgl_rt_hipStreamGetPriority_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamGetPriority_spt cgl_left_hipStreamGetPriority_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamGetPriority_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamGetPriority_spt(hipStream_t stream, int *priority)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamGetPriority_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamGetPriority_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamGetPriority_spt].real, memory_order_relaxed))(stream, priority);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamGetPriority_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamGetPriority_spt) *cgl_fn = (__typeof__(hipStreamGetPriority_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamGetPriority_spt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, priority);
     return cgl_sl_hipStreamGetPriority_spt(stream, priority);
@@ -2090,8 +2390,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamWaitEvent_spt(hipStr
     }
     return cgl_gp_hipStreamWaitEvent_spt(stream, event, flags);
 }
+typedef hipError_t cgl_rt_hipStreamWaitEvent_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamWaitEvent_spt cgl_left_hipStreamWaitEvent_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamWaitEvent_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamWaitEvent_spt(hipStream_t stream, hipEvent_t event, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamWaitEvent_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamWaitEvent_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamWaitEvent_spt].real, memory_order_relaxed))(stream, event, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamWaitEvent_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamWaitEvent_spt) *cgl_fn = (__typeof__(hipStreamWaitEvent_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamWaitEvent_spt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, event, flags);
     return cgl_sl_hipStreamWaitEvent_spt(stream, event, flags);
@@ -2129,8 +2449,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamGetFlags_spt(hipStre
     }
     return cgl_gp_hipStreamGetFlags_spt(stream, flags);
 }
+typedef hipError_t cgl_rt_hipStreamGetFlags_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamGetFlags_spt cgl_left_hipStreamGetFlags_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamGetFlags_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamGetFlags_spt(hipStream_t stream, unsigned int *flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamGetFlags_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamGetFlags_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamGetFlags_spt].real, memory_order_relaxed))(stream, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamGetFlags_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamGetFlags_spt) *cgl_fn = (__typeof__(hipStreamGetFlags_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamGetFlags_spt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, flags);
     return cgl_sl_hipStreamGetFlags_spt(stream, flags);
@@ -2172,8 +2512,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchCooperativeKernel_sp
     }
     return cgl_gp_hipLaunchCooperativeKernel_spt(f, gridDim, blockDim, kernelParams, sharedMemBytes, hStream);
 }
+typedef hipError_t cgl_rt_hipLaunchCooperativeKernel_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipLaunchCooperativeKernel_spt cgl_left_hipLaunchCooperativeKernel_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipLaunchCooperativeKernel_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipLaunchCooperativeKernel_spt(const void *f, dim3 gridDim, dim3 blockDim, void **kernelParams, uint32_t sharedMemBytes, hipStream_t hStream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipLaunchCooperativeKernel_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipLaunchCooperativeKernel_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipLaunchCooperativeKernel_spt].real, memory_order_relaxed))(f, gridDim, blockDim, kernelParams, sharedMemBytes, hStream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipLaunchCooperativeKernel_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipLaunchCooperativeKernel_spt) *cgl_fn = (__typeof__(hipLaunchCooperativeKernel_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipLaunchCooperativeKernel_spt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(f, gridDim, blockDim, kernelParams, sharedMemBytes, hStream);
     return cgl_sl_hipLaunchCooperativeKernel_spt(f, gridDim, blockDim, kernelParams, sharedMemBytes, hStream);
@@ -2215,8 +2575,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchKernel_spt(const voi
     }
     return cgl_gp_hipLaunchKernel_spt(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream);
 }
+typedef hipError_t cgl_rt_hipLaunchKernel_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipLaunchKernel_spt cgl_left_hipLaunchKernel_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipLaunchKernel_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numBlocks, dim3 dimBlocks, void **args, size_t sharedMemBytes, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipLaunchKernel_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipLaunchKernel_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipLaunchKernel_spt].real, memory_order_relaxed))(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipLaunchKernel_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipLaunchKernel_spt) *cgl_fn = (__typeof__(hipLaunchKernel_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipLaunchKernel_spt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream);
     return cgl_sl_hipLaunchKernel_spt(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream);
@@ -2253,8 +2633,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipInit(unsigned int flags)
     }
     return cgl_gp_hipInit(flags);
 }
+typedef hipError_t cgl_rt_hipInit;
+static __attribute__((noinline, cold)) cgl_rt_hipInit cgl_left_hipInit(cg_slot *cgl_s, int cgl_code, cgl_rt_hipInit cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) hipError_t cgl_guarded_hipInit(unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipInit]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipInit) *)atomic_load_explicit(&cgl_sites[CGL_hipInit].real, memory_order_relaxed))(flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipInit(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipInit) *cgl_fn = (__typeof__(hipInit) *)atomic_load_explicit(&cgl_sites[CGL_hipInit].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(flags);
     return cgl_sl_hipInit(flags);
@@ -2291,8 +2691,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDriverGetVersion(int *driv
     }
     return cgl_gp_hipDriverGetVersion(driverVersion);
 }
+typedef hipError_t cgl_rt_hipDriverGetVersion;
+static __attribute__((noinline, cold)) cgl_rt_hipDriverGetVersion cgl_left_hipDriverGetVersion(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDriverGetVersion cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDriverGetVersion(int *driverVersion)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDriverGetVersion]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDriverGetVersion) *)atomic_load_explicit(&cgl_sites[CGL_hipDriverGetVersion].real, memory_order_relaxed))(driverVersion);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDriverGetVersion(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDriverGetVersion) *cgl_fn = (__typeof__(hipDriverGetVersion) *)atomic_load_explicit(&cgl_sites[CGL_hipDriverGetVersion].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(driverVersion);
     return cgl_sl_hipDriverGetVersion(driverVersion);
@@ -2329,8 +2749,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipRuntimeGetVersion(int *run
     }
     return cgl_gp_hipRuntimeGetVersion(runtimeVersion);
 }
+typedef hipError_t cgl_rt_hipRuntimeGetVersion;
+static __attribute__((noinline, cold)) cgl_rt_hipRuntimeGetVersion cgl_left_hipRuntimeGetVersion(cg_slot *cgl_s, int cgl_code, cgl_rt_hipRuntimeGetVersion cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipRuntimeGetVersion(int *runtimeVersion)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipRuntimeGetVersion]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipRuntimeGetVersion) *)atomic_load_explicit(&cgl_sites[CGL_hipRuntimeGetVersion].real, memory_order_relaxed))(runtimeVersion);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipRuntimeGetVersion(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipRuntimeGetVersion) *cgl_fn = (__typeof__(hipRuntimeGetVersion) *)atomic_load_explicit(&cgl_sites[CGL_hipRuntimeGetVersion].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(runtimeVersion);
     return cgl_sl_hipRuntimeGetVersion(runtimeVersion);
@@ -2368,8 +2808,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGet(hipDevice_t *dev
     }
     return cgl_gp_hipDeviceGet(device, ordinal);
 }
+typedef hipError_t cgl_rt_hipDeviceGet;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGet cgl_left_hipDeviceGet(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGet cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDeviceGet(hipDevice_t *device, int ordinal)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDeviceGet]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceGet) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGet].real, memory_order_relaxed))(device, ordinal);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDeviceGet(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDeviceGet) *cgl_fn = (__typeof__(hipDeviceGet) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGet].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, ordinal);
     return cgl_sl_hipDeviceGet(device, ordinal);
@@ -2408,8 +2868,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceComputeCapability(in
     }
     return cgl_gp_hipDeviceComputeCapability(major, minor, device);
 }
+typedef hipError_t cgl_rt_hipDeviceComputeCapability;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceComputeCapability cgl_left_hipDeviceComputeCapability(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceComputeCapability cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDeviceComputeCapability(int *major, int *minor, hipDevice_t device)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDeviceComputeCapability]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceComputeCapability) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceComputeCapability].real, memory_order_relaxed))(major, minor, device);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDeviceComputeCapability(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDeviceComputeCapability) *cgl_fn = (__typeof__(hipDeviceComputeCapability) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceComputeCapability].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(major, minor, device);
     return cgl_sl_hipDeviceComputeCapability(major, minor, device);
@@ -2448,8 +2928,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetName(char *name, 
     }
     return cgl_gp_hipDeviceGetName(name, len, device);
 }
+typedef hipError_t cgl_rt_hipDeviceGetName;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetName cgl_left_hipDeviceGetName(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetName cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDeviceGetName(char *name, int len, hipDevice_t device)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDeviceGetName]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceGetName) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetName].real, memory_order_relaxed))(name, len, device);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDeviceGetName(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDeviceGetName) *cgl_fn = (__typeof__(hipDeviceGetName) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetName].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(name, len, device);
     return cgl_sl_hipDeviceGetName(name, len, device);
@@ -2487,8 +2987,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetUuid(hipUUID *uui
     }
     return cgl_gp_hipDeviceGetUuid(uuid, device);
 }
+typedef hipError_t cgl_rt_hipDeviceGetUuid;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetUuid cgl_left_hipDeviceGetUuid(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetUuid cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDeviceGetUuid(hipUUID *uuid, hipDevice_t device)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDeviceGetUuid]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceGetUuid) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetUuid].real, memory_order_relaxed))(uuid, device);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDeviceGetUuid(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDeviceGetUuid) *cgl_fn = (__typeof__(hipDeviceGetUuid) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetUuid].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(uuid, device);
     return cgl_sl_hipDeviceGetUuid(uuid, device);
@@ -2528,8 +3048,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetP2PAttribute(int 
     }
     return cgl_gp_hipDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice);
 }
+typedef hipError_t cgl_rt_hipDeviceGetP2PAttribute;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetP2PAttribute cgl_left_hipDeviceGetP2PAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetP2PAttribute cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDeviceGetP2PAttribute(int *value, hipDeviceP2PAttr attr, int srcDevice, int dstDevice)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDeviceGetP2PAttribute]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceGetP2PAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetP2PAttribute].real, memory_order_relaxed))(value, attr, srcDevice, dstDevice);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDeviceGetP2PAttribute(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDeviceGetP2PAttribute) *cgl_fn = (__typeof__(hipDeviceGetP2PAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetP2PAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(value, attr, srcDevice, dstDevice);
     return cgl_sl_hipDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice);
@@ -2568,8 +3108,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetPCIBusId(char *pc
     }
     return cgl_gp_hipDeviceGetPCIBusId(pciBusId, len, device);
 }
+typedef hipError_t cgl_rt_hipDeviceGetPCIBusId;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetPCIBusId cgl_left_hipDeviceGetPCIBusId(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetPCIBusId cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDeviceGetPCIBusId(char *pciBusId, int len, int device)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDeviceGetPCIBusId]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceGetPCIBusId) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetPCIBusId].real, memory_order_relaxed))(pciBusId, len, device);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDeviceGetPCIBusId(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDeviceGetPCIBusId) *cgl_fn = (__typeof__(hipDeviceGetPCIBusId) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetPCIBusId].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pciBusId, len, device);
     return cgl_sl_hipDeviceGetPCIBusId(pciBusId, len, device);
@@ -2607,8 +3167,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetByPCIBusId(int *d
     }
     return cgl_gp_hipDeviceGetByPCIBusId(device, pciBusId);
 }
+typedef hipError_t cgl_rt_hipDeviceGetByPCIBusId;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetByPCIBusId cgl_left_hipDeviceGetByPCIBusId(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetByPCIBusId cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDeviceGetByPCIBusId(int *device, const char *pciBusId)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDeviceGetByPCIBusId]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceGetByPCIBusId) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetByPCIBusId].real, memory_order_relaxed))(device, pciBusId);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDeviceGetByPCIBusId(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDeviceGetByPCIBusId) *cgl_fn = (__typeof__(hipDeviceGetByPCIBusId) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetByPCIBusId].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, pciBusId);
     return cgl_sl_hipDeviceGetByPCIBusId(device, pciBusId);
@@ -2646,8 +3226,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceTotalMem(size_t *byt
     }
     return cgl_gp_hipDeviceTotalMem(bytes, device);
 }
+typedef hipError_t cgl_rt_hipDeviceTotalMem;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceTotalMem cgl_left_hipDeviceTotalMem(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceTotalMem cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDeviceTotalMem(size_t *bytes, hipDevice_t device)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDeviceTotalMem]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceTotalMem) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceTotalMem].real, memory_order_relaxed))(bytes, device);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDeviceTotalMem(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDeviceTotalMem) *cgl_fn = (__typeof__(hipDeviceTotalMem) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceTotalMem].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(bytes, device);
     return cgl_sl_hipDeviceTotalMem(bytes, device);
@@ -2683,8 +3283,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceSynchronize(void)
     }
     return cgl_gp_hipDeviceSynchronize();
 }
+typedef hipError_t cgl_rt_hipDeviceSynchronize;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceSynchronize cgl_left_hipDeviceSynchronize(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceSynchronize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDeviceSynchronize(void)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDeviceSynchronize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceSynchronize].real, memory_order_relaxed))();
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDeviceSynchronize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDeviceSynchronize) *cgl_fn = (__typeof__(hipDeviceSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceSynchronize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn();
     return cgl_sl_hipDeviceSynchronize();
@@ -2720,8 +3340,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceReset(void)
     }
     return cgl_gp_hipDeviceReset();
 }
+typedef hipError_t cgl_rt_hipDeviceReset;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceReset cgl_left_hipDeviceReset(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceReset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDeviceReset(void)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDeviceReset]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceReset) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceReset].real, memory_order_relaxed))();
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDeviceReset(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDeviceReset) *cgl_fn = (__typeof__(hipDeviceReset) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceReset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn();
     return cgl_sl_hipDeviceReset();
@@ -2758,8 +3398,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipSetDevice(int deviceId)
     }
     return cgl_gp_hipSetDevice(deviceId);
 }
+typedef hipError_t cgl_rt_hipSetDevice;
+static __attribute__((noinline, cold)) cgl_rt_hipSetDevice cgl_left_hipSetDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_hipSetDevice cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipSetDevice(int deviceId)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipSetDevice]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipSetDevice) *)atomic_load_explicit(&cgl_sites[CGL_hipSetDevice].real, memory_order_relaxed))(deviceId);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipSetDevice(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipSetDevice) *cgl_fn = (__typeof__(hipSetDevice) *)atomic_load_explicit(&cgl_sites[CGL_hipSetDevice].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(deviceId);
     return cgl_sl_hipSetDevice(deviceId);
@@ -2796,8 +3456,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetDevice(int *deviceId)
     }
     return cgl_gp_hipGetDevice(deviceId);
 }
+typedef hipError_t cgl_rt_hipGetDevice;
+static __attribute__((noinline, cold)) cgl_rt_hipGetDevice cgl_left_hipGetDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetDevice cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGetDevice(int *deviceId)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGetDevice]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_hipGetDevice].real, memory_order_relaxed))(deviceId);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGetDevice(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGetDevice) *cgl_fn = (__typeof__(hipGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_hipGetDevice].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(deviceId);
     return cgl_sl_hipGetDevice(deviceId);
@@ -2834,8 +3514,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetDeviceCount(int *count)
     }
     return cgl_gp_hipGetDeviceCount(count);
 }
+typedef hipError_t cgl_rt_hipGetDeviceCount;
+static __attribute__((noinline, cold)) cgl_rt_hipGetDeviceCount cgl_left_hipGetDeviceCount(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetDeviceCount cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) hipError_t cgl_guarded_hipGetDeviceCount(int *count)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGetDeviceCount]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGetDeviceCount) *)atomic_load_explicit(&cgl_sites[CGL_hipGetDeviceCount].real, memory_order_relaxed))(count);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGetDeviceCount(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGetDeviceCount) *cgl_fn = (__typeof__(hipGetDeviceCount) *)atomic_load_explicit(&cgl_sites[CGL_hipGetDeviceCount].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count);
     return cgl_sl_hipGetDeviceCount(count);
@@ -2874,8 +3574,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetAttribute(int *pi
     }
     return cgl_gp_hipDeviceGetAttribute(pi, attr, deviceId);
 }
+typedef hipError_t cgl_rt_hipDeviceGetAttribute;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetAttribute cgl_left_hipDeviceGetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetAttribute cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, int deviceId)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDeviceGetAttribute]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetAttribute].real, memory_order_relaxed))(pi, attr, deviceId);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDeviceGetAttribute(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDeviceGetAttribute) *cgl_fn = (__typeof__(hipDeviceGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pi, attr, deviceId);
     return cgl_sl_hipDeviceGetAttribute(pi, attr, deviceId);
@@ -2913,8 +3633,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetDefaultMemPool(hi
     }
     return cgl_gp_hipDeviceGetDefaultMemPool(mem_pool, device);
 }
+typedef hipError_t cgl_rt_hipDeviceGetDefaultMemPool;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetDefaultMemPool cgl_left_hipDeviceGetDefaultMemPool(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetDefaultMemPool cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t *mem_pool, int device)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDeviceGetDefaultMemPool]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceGetDefaultMemPool) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetDefaultMemPool].real, memory_order_relaxed))(mem_pool, device);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDeviceGetDefaultMemPool(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDeviceGetDefaultMemPool) *cgl_fn = (__typeof__(hipDeviceGetDefaultMemPool) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetDefaultMemPool].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(mem_pool, device);
     return cgl_sl_hipDeviceGetDefaultMemPool(mem_pool, device);
@@ -2952,8 +3692,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceSetMemPool(int devic
     }
     return cgl_gp_hipDeviceSetMemPool(device, mem_pool);
 }
+typedef hipError_t cgl_rt_hipDeviceSetMemPool;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceSetMemPool cgl_left_hipDeviceSetMemPool(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceSetMemPool cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDeviceSetMemPool(int device, hipMemPool_t mem_pool)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDeviceSetMemPool]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceSetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceSetMemPool].real, memory_order_relaxed))(device, mem_pool);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDeviceSetMemPool(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDeviceSetMemPool) *cgl_fn = (__typeof__(hipDeviceSetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceSetMemPool].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, mem_pool);
     return cgl_sl_hipDeviceSetMemPool(device, mem_pool);
@@ -2991,8 +3751,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetMemPool(hipMemPoo
     }
     return cgl_gp_hipDeviceGetMemPool(mem_pool, device);
 }
+typedef hipError_t cgl_rt_hipDeviceGetMemPool;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetMemPool cgl_left_hipDeviceGetMemPool(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetMemPool cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDeviceGetMemPool(hipMemPool_t *mem_pool, int device)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDeviceGetMemPool]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceGetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetMemPool].real, memory_order_relaxed))(mem_pool, device);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDeviceGetMemPool(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDeviceGetMemPool) *cgl_fn = (__typeof__(hipDeviceGetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetMemPool].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(mem_pool, device);
     return cgl_sl_hipDeviceGetMemPool(mem_pool, device);
@@ -3030,8 +3810,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetDeviceProperties(hipDev
     }
     return cgl_gp_hipGetDeviceProperties(prop, deviceId);
 }
+typedef hipError_t cgl_rt_hipGetDeviceProperties;
+static __attribute__((noinline, cold)) cgl_rt_hipGetDeviceProperties cgl_left_hipGetDeviceProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetDeviceProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGetDeviceProperties(hipDeviceProp_t *prop, int deviceId)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGetDeviceProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGetDeviceProperties) *)atomic_load_explicit(&cgl_sites[CGL_hipGetDeviceProperties].real, memory_order_relaxed))(prop, deviceId);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGetDeviceProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGetDeviceProperties) *cgl_fn = (__typeof__(hipGetDeviceProperties) *)atomic_load_explicit(&cgl_sites[CGL_hipGetDeviceProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(prop, deviceId);
     return cgl_sl_hipGetDeviceProperties(prop, deviceId);
@@ -3068,8 +3868,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceSetCacheConfig(hipFu
     }
     return cgl_gp_hipDeviceSetCacheConfig(cacheConfig);
 }
+typedef hipError_t cgl_rt_hipDeviceSetCacheConfig;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceSetCacheConfig cgl_left_hipDeviceSetCacheConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceSetCacheConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDeviceSetCacheConfig(hipFuncCache_t cacheConfig)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDeviceSetCacheConfig]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceSetCacheConfig].real, memory_order_relaxed))(cacheConfig);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDeviceSetCacheConfig(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDeviceSetCacheConfig) *cgl_fn = (__typeof__(hipDeviceSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceSetCacheConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(cacheConfig);
     return cgl_sl_hipDeviceSetCacheConfig(cacheConfig);
@@ -3106,8 +3926,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetCacheConfig(hipFu
     }
     return cgl_gp_hipDeviceGetCacheConfig(cacheConfig);
 }
+typedef hipError_t cgl_rt_hipDeviceGetCacheConfig;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetCacheConfig cgl_left_hipDeviceGetCacheConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetCacheConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDeviceGetCacheConfig(hipFuncCache_t *cacheConfig)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDeviceGetCacheConfig]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceGetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetCacheConfig].real, memory_order_relaxed))(cacheConfig);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDeviceGetCacheConfig(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDeviceGetCacheConfig) *cgl_fn = (__typeof__(hipDeviceGetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetCacheConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(cacheConfig);
     return cgl_sl_hipDeviceGetCacheConfig(cacheConfig);
@@ -3145,8 +3985,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetLimit(size_t *pVa
     }
     return cgl_gp_hipDeviceGetLimit(pValue, limit);
 }
+typedef hipError_t cgl_rt_hipDeviceGetLimit;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetLimit cgl_left_hipDeviceGetLimit(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetLimit cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDeviceGetLimit(size_t *pValue, enum hipLimit_t limit)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDeviceGetLimit]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceGetLimit) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetLimit].real, memory_order_relaxed))(pValue, limit);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDeviceGetLimit(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDeviceGetLimit) *cgl_fn = (__typeof__(hipDeviceGetLimit) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetLimit].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pValue, limit);
     return cgl_sl_hipDeviceGetLimit(pValue, limit);
@@ -3183,8 +4043,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetSharedMemConfig(h
     }
     return cgl_gp_hipDeviceGetSharedMemConfig(pConfig);
 }
+typedef hipError_t cgl_rt_hipDeviceGetSharedMemConfig;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetSharedMemConfig cgl_left_hipDeviceGetSharedMemConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetSharedMemConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig *pConfig)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDeviceGetSharedMemConfig]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceGetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetSharedMemConfig].real, memory_order_relaxed))(pConfig);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDeviceGetSharedMemConfig(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDeviceGetSharedMemConfig) *cgl_fn = (__typeof__(hipDeviceGetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetSharedMemConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pConfig);
     return cgl_sl_hipDeviceGetSharedMemConfig(pConfig);
@@ -3221,8 +4101,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetDeviceFlags(unsigned in
     }
     return cgl_gp_hipGetDeviceFlags(flags);
 }
+typedef hipError_t cgl_rt_hipGetDeviceFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipGetDeviceFlags cgl_left_hipGetDeviceFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetDeviceFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGetDeviceFlags(unsigned int *flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGetDeviceFlags]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGetDeviceFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipGetDeviceFlags].real, memory_order_relaxed))(flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGetDeviceFlags(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGetDeviceFlags) *cgl_fn = (__typeof__(hipGetDeviceFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipGetDeviceFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(flags);
     return cgl_sl_hipGetDeviceFlags(flags);
@@ -3259,8 +4159,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceSetSharedMemConfig(h
     }
     return cgl_gp_hipDeviceSetSharedMemConfig(config);
 }
+typedef hipError_t cgl_rt_hipDeviceSetSharedMemConfig;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceSetSharedMemConfig cgl_left_hipDeviceSetSharedMemConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceSetSharedMemConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig config)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDeviceSetSharedMemConfig]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceSetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceSetSharedMemConfig].real, memory_order_relaxed))(config);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDeviceSetSharedMemConfig(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDeviceSetSharedMemConfig) *cgl_fn = (__typeof__(hipDeviceSetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceSetSharedMemConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(config);
     return cgl_sl_hipDeviceSetSharedMemConfig(config);
@@ -3297,8 +4217,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipSetDeviceFlags(unsigned in
     }
     return cgl_gp_hipSetDeviceFlags(flags);
 }
+typedef hipError_t cgl_rt_hipSetDeviceFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipSetDeviceFlags cgl_left_hipSetDeviceFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipSetDeviceFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipSetDeviceFlags(unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipSetDeviceFlags]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipSetDeviceFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipSetDeviceFlags].real, memory_order_relaxed))(flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipSetDeviceFlags(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipSetDeviceFlags) *cgl_fn = (__typeof__(hipSetDeviceFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipSetDeviceFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(flags);
     return cgl_sl_hipSetDeviceFlags(flags);
@@ -3336,8 +4276,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipChooseDevice(int *device, 
     }
     return cgl_gp_hipChooseDevice(device, prop);
 }
+typedef hipError_t cgl_rt_hipChooseDevice;
+static __attribute__((noinline, cold)) cgl_rt_hipChooseDevice cgl_left_hipChooseDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_hipChooseDevice cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipChooseDevice(int *device, const hipDeviceProp_t *prop)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipChooseDevice]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipChooseDevice) *)atomic_load_explicit(&cgl_sites[CGL_hipChooseDevice].real, memory_order_relaxed))(device, prop);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipChooseDevice(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipChooseDevice) *cgl_fn = (__typeof__(hipChooseDevice) *)atomic_load_explicit(&cgl_sites[CGL_hipChooseDevice].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, prop);
     return cgl_sl_hipChooseDevice(device, prop);
@@ -3377,8 +4337,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipExtGetLinkTypeAndHopCount(
     }
     return cgl_gp_hipExtGetLinkTypeAndHopCount(device1, device2, linktype, hopcount);
 }
+typedef hipError_t cgl_rt_hipExtGetLinkTypeAndHopCount;
+static __attribute__((noinline, cold)) cgl_rt_hipExtGetLinkTypeAndHopCount cgl_left_hipExtGetLinkTypeAndHopCount(cg_slot *cgl_s, int cgl_code, cgl_rt_hipExtGetLinkTypeAndHopCount cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipExtGetLinkTypeAndHopCount(int device1, int device2, uint32_t *linktype, uint32_t *hopcount)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipExtGetLinkTypeAndHopCount]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipExtGetLinkTypeAndHopCount) *)atomic_load_explicit(&cgl_sites[CGL_hipExtGetLinkTypeAndHopCount].real, memory_order_relaxed))(device1, device2, linktype, hopcount);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipExtGetLinkTypeAndHopCount(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipExtGetLinkTypeAndHopCount) *cgl_fn = (__typeof__(hipExtGetLinkTypeAndHopCount) *)atomic_load_explicit(&cgl_sites[CGL_hipExtGetLinkTypeAndHopCount].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device1, device2, linktype, hopcount);
     return cgl_sl_hipExtGetLinkTypeAndHopCount(device1, device2, linktype, hopcount);
@@ -3416,8 +4396,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipIpcGetMemHandle(hipIpcMemH
     }
     return cgl_gp_hipIpcGetMemHandle(handle, devPtr);
 }
+typedef hipError_t cgl_rt_hipIpcGetMemHandle;
+static __attribute__((noinline, cold)) cgl_rt_hipIpcGetMemHandle cgl_left_hipIpcGetMemHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipIpcGetMemHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t *handle, void *devPtr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipIpcGetMemHandle]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipIpcGetMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipIpcGetMemHandle].real, memory_order_relaxed))(handle, devPtr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipIpcGetMemHandle(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipIpcGetMemHandle) *cgl_fn = (__typeof__(hipIpcGetMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipIpcGetMemHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(handle, devPtr);
     return cgl_sl_hipIpcGetMemHandle(handle, devPtr);
@@ -3456,8 +4456,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipIpcOpenMemHandle(void **de
     }
     return cgl_gp_hipIpcOpenMemHandle(devPtr, handle, flags);
 }
+typedef hipError_t cgl_rt_hipIpcOpenMemHandle;
+static __attribute__((noinline, cold)) cgl_rt_hipIpcOpenMemHandle cgl_left_hipIpcOpenMemHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipIpcOpenMemHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipIpcOpenMemHandle(void **devPtr, hipIpcMemHandle_t handle, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipIpcOpenMemHandle]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipIpcOpenMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipIpcOpenMemHandle].real, memory_order_relaxed))(devPtr, handle, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipIpcOpenMemHandle(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipIpcOpenMemHandle) *cgl_fn = (__typeof__(hipIpcOpenMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipIpcOpenMemHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(devPtr, handle, flags);
     return cgl_sl_hipIpcOpenMemHandle(devPtr, handle, flags);
@@ -3494,8 +4514,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipIpcCloseMemHandle(void *de
     }
     return cgl_gp_hipIpcCloseMemHandle(devPtr);
 }
+typedef hipError_t cgl_rt_hipIpcCloseMemHandle;
+static __attribute__((noinline, cold)) cgl_rt_hipIpcCloseMemHandle cgl_left_hipIpcCloseMemHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipIpcCloseMemHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipIpcCloseMemHandle(void *devPtr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipIpcCloseMemHandle]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipIpcCloseMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipIpcCloseMemHandle].real, memory_order_relaxed))(devPtr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipIpcCloseMemHandle(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipIpcCloseMemHandle) *cgl_fn = (__typeof__(hipIpcCloseMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipIpcCloseMemHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(devPtr);
     return cgl_sl_hipIpcCloseMemHandle(devPtr);
@@ -3533,8 +4573,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipIpcGetEventHandle(hipIpcEv
     }
     return cgl_gp_hipIpcGetEventHandle(handle, event);
 }
+typedef hipError_t cgl_rt_hipIpcGetEventHandle;
+static __attribute__((noinline, cold)) cgl_rt_hipIpcGetEventHandle cgl_left_hipIpcGetEventHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipIpcGetEventHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipIpcGetEventHandle(hipIpcEventHandle_t *handle, hipEvent_t event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipIpcGetEventHandle]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipIpcGetEventHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipIpcGetEventHandle].real, memory_order_relaxed))(handle, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipIpcGetEventHandle(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipIpcGetEventHandle) *cgl_fn = (__typeof__(hipIpcGetEventHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipIpcGetEventHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(handle, event);
     return cgl_sl_hipIpcGetEventHandle(handle, event);
@@ -3572,8 +4632,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipIpcOpenEventHandle(hipEven
     }
     return cgl_gp_hipIpcOpenEventHandle(event, handle);
 }
+typedef hipError_t cgl_rt_hipIpcOpenEventHandle;
+static __attribute__((noinline, cold)) cgl_rt_hipIpcOpenEventHandle cgl_left_hipIpcOpenEventHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipIpcOpenEventHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipIpcOpenEventHandle(hipEvent_t *event, hipIpcEventHandle_t handle)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipIpcOpenEventHandle]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipIpcOpenEventHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipIpcOpenEventHandle].real, memory_order_relaxed))(event, handle);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipIpcOpenEventHandle(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipIpcOpenEventHandle) *cgl_fn = (__typeof__(hipIpcOpenEventHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipIpcOpenEventHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event, handle);
     return cgl_sl_hipIpcOpenEventHandle(event, handle);
@@ -3612,8 +4692,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipFuncSetAttribute(const voi
     }
     return cgl_gp_hipFuncSetAttribute(func, attr, value);
 }
+typedef hipError_t cgl_rt_hipFuncSetAttribute;
+static __attribute__((noinline, cold)) cgl_rt_hipFuncSetAttribute cgl_left_hipFuncSetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFuncSetAttribute cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipFuncSetAttribute(const void *func, hipFuncAttribute attr, int value)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipFuncSetAttribute]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipFuncSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipFuncSetAttribute].real, memory_order_relaxed))(func, attr, value);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipFuncSetAttribute(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipFuncSetAttribute) *cgl_fn = (__typeof__(hipFuncSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipFuncSetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(func, attr, value);
     return cgl_sl_hipFuncSetAttribute(func, attr, value);
@@ -3651,8 +4751,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipFuncSetCacheConfig(const v
     }
     return cgl_gp_hipFuncSetCacheConfig(func, config);
 }
+typedef hipError_t cgl_rt_hipFuncSetCacheConfig;
+static __attribute__((noinline, cold)) cgl_rt_hipFuncSetCacheConfig cgl_left_hipFuncSetCacheConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFuncSetCacheConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipFuncSetCacheConfig(const void *func, hipFuncCache_t config)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipFuncSetCacheConfig]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipFuncSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipFuncSetCacheConfig].real, memory_order_relaxed))(func, config);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipFuncSetCacheConfig(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipFuncSetCacheConfig) *cgl_fn = (__typeof__(hipFuncSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipFuncSetCacheConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(func, config);
     return cgl_sl_hipFuncSetCacheConfig(func, config);
@@ -3690,8 +4810,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipFuncSetSharedMemConfig(con
     }
     return cgl_gp_hipFuncSetSharedMemConfig(func, config);
 }
+typedef hipError_t cgl_rt_hipFuncSetSharedMemConfig;
+static __attribute__((noinline, cold)) cgl_rt_hipFuncSetSharedMemConfig cgl_left_hipFuncSetSharedMemConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFuncSetSharedMemConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipFuncSetSharedMemConfig(const void *func, hipSharedMemConfig config)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipFuncSetSharedMemConfig]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipFuncSetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipFuncSetSharedMemConfig].real, memory_order_relaxed))(func, config);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipFuncSetSharedMemConfig(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipFuncSetSharedMemConfig) *cgl_fn = (__typeof__(hipFuncSetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipFuncSetSharedMemConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(func, config);
     return cgl_sl_hipFuncSetSharedMemConfig(func, config);
@@ -3727,8 +4867,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetLastError(void)
     }
     return cgl_gp_hipGetLastError();
 }
+typedef hipError_t cgl_rt_hipGetLastError;
+static __attribute__((noinline, cold)) cgl_rt_hipGetLastError cgl_left_hipGetLastError(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetLastError cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGetLastError(void)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGetLastError]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGetLastError) *)atomic_load_explicit(&cgl_sites[CGL_hipGetLastError].real, memory_order_relaxed))();
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGetLastError(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGetLastError) *cgl_fn = (__typeof__(hipGetLastError) *)atomic_load_explicit(&cgl_sites[CGL_hipGetLastError].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn();
     return cgl_sl_hipGetLastError();
@@ -3764,8 +4924,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipPeekAtLastError(void)
     }
     return cgl_gp_hipPeekAtLastError();
 }
+typedef hipError_t cgl_rt_hipPeekAtLastError;
+static __attribute__((noinline, cold)) cgl_rt_hipPeekAtLastError cgl_left_hipPeekAtLastError(cg_slot *cgl_s, int cgl_code, cgl_rt_hipPeekAtLastError cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipPeekAtLastError(void)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipPeekAtLastError]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipPeekAtLastError) *)atomic_load_explicit(&cgl_sites[CGL_hipPeekAtLastError].real, memory_order_relaxed))();
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipPeekAtLastError(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipPeekAtLastError) *cgl_fn = (__typeof__(hipPeekAtLastError) *)atomic_load_explicit(&cgl_sites[CGL_hipPeekAtLastError].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn();
     return cgl_sl_hipPeekAtLastError();
@@ -3798,8 +4978,28 @@ static __attribute__((noinline)) const char *cgl_sl_hipGetErrorName(hipError_t h
     }
     return cgl_gp_hipGetErrorName(hip_error);
 }
+typedef const char *cgl_rt_hipGetErrorName;
+static __attribute__((noinline, cold)) cgl_rt_hipGetErrorName cgl_left_hipGetErrorName(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetErrorName cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT const char *hipGetErrorName(hipError_t hip_error)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGetErrorName]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            const char *cgl_ret = ((__typeof__(hipGetErrorName) *)atomic_load_explicit(&cgl_sites[CGL_hipGetErrorName].real, memory_order_relaxed))(hip_error);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGetErrorName(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGetErrorName) *cgl_fn = (__typeof__(hipGetErrorName) *)atomic_load_explicit(&cgl_sites[CGL_hipGetErrorName].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hip_error);
     return cgl_sl_hipGetErrorName(hip_error);
@@ -3832,8 +5032,28 @@ static __attribute__((noinline)) const char *cgl_sl_hipGetErrorString(hipError_t
     }
     return cgl_gp_hipGetErrorString(hipError);
 }
+typedef const char *cgl_rt_hipGetErrorString;
+static __attribute__((noinline, cold)) cgl_rt_hipGetErrorString cgl_left_hipGetErrorString(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetErrorString cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT const char *hipGetErrorString(hipError_t hipError)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGetErrorString]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            const char *cgl_ret = ((__typeof__(hipGetErrorString) *)atomic_load_explicit(&cgl_sites[CGL_hipGetErrorString].real, memory_order_relaxed))(hipError);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGetErrorString(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGetErrorString) *cgl_fn = (__typeof__(hipGetErrorString) *)atomic_load_explicit(&cgl_sites[CGL_hipGetErrorString].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hipError);
     return cgl_sl_hipGetErrorString(hipError);
@@ -3870,8 +5090,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamCreate(hipStream_t *
     }
     return cgl_gp_hipStreamCreate(stream);
 }
+typedef hipError_t cgl_rt_hipStreamCreate;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamCreate cgl_left_hipStreamCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamCreate(hipStream_t *stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamCreate].real, memory_order_relaxed))(stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamCreate) *cgl_fn = (__typeof__(hipStreamCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream);
     return cgl_sl_hipStreamCreate(stream);
@@ -3909,8 +5149,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamCreateWithFlags(hipS
     }
     return cgl_gp_hipStreamCreateWithFlags(stream, flags);
 }
+typedef hipError_t cgl_rt_hipStreamCreateWithFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamCreateWithFlags cgl_left_hipStreamCreateWithFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamCreateWithFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t *stream, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamCreateWithFlags]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamCreateWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamCreateWithFlags].real, memory_order_relaxed))(stream, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamCreateWithFlags(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamCreateWithFlags) *cgl_fn = (__typeof__(hipStreamCreateWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamCreateWithFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, flags);
     return cgl_sl_hipStreamCreateWithFlags(stream, flags);
@@ -3949,8 +5209,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamCreateWithPriority(h
     }
     return cgl_gp_hipStreamCreateWithPriority(stream, flags, priority);
 }
+typedef hipError_t cgl_rt_hipStreamCreateWithPriority;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamCreateWithPriority cgl_left_hipStreamCreateWithPriority(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamCreateWithPriority cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamCreateWithPriority(hipStream_t *stream, unsigned int flags, int priority)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamCreateWithPriority]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamCreateWithPriority) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamCreateWithPriority].real, memory_order_relaxed))(stream, flags, priority);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamCreateWithPriority(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamCreateWithPriority) *cgl_fn = (__typeof__(hipStreamCreateWithPriority) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamCreateWithPriority].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, flags, priority);
     return cgl_sl_hipStreamCreateWithPriority(stream, flags, priority);
@@ -3988,8 +5268,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetStreamPriorityRan
     }
     return cgl_gp_hipDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
 }
+typedef hipError_t cgl_rt_hipDeviceGetStreamPriorityRange;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetStreamPriorityRange cgl_left_hipDeviceGetStreamPriorityRange(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetStreamPriorityRange cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDeviceGetStreamPriorityRange]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceGetStreamPriorityRange) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetStreamPriorityRange].real, memory_order_relaxed))(leastPriority, greatestPriority);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDeviceGetStreamPriorityRange(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDeviceGetStreamPriorityRange) *cgl_fn = (__typeof__(hipDeviceGetStreamPriorityRange) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetStreamPriorityRange].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(leastPriority, greatestPriority);
     return cgl_sl_hipDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
@@ -4026,8 +5326,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamDestroy(hipStream_t 
     }
     return cgl_gp_hipStreamDestroy(stream);
 }
+typedef hipError_t cgl_rt_hipStreamDestroy;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamDestroy cgl_left_hipStreamDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamDestroy(hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamDestroy].real, memory_order_relaxed))(stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamDestroy) *cgl_fn = (__typeof__(hipStreamDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream);
     return cgl_sl_hipStreamDestroy(stream);
@@ -4064,8 +5384,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamQuery(hipStream_t st
     }
     return cgl_gp_hipStreamQuery(stream);
 }
+typedef hipError_t cgl_rt_hipStreamQuery;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamQuery cgl_left_hipStreamQuery(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamQuery cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamQuery(hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamQuery]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamQuery) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamQuery].real, memory_order_relaxed))(stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamQuery(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamQuery) *cgl_fn = (__typeof__(hipStreamQuery) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamQuery].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream);
     return cgl_sl_hipStreamQuery(stream);
@@ -4102,8 +5442,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamSynchronize(hipStrea
     }
     return cgl_gp_hipStreamSynchronize(stream);
 }
+typedef hipError_t cgl_rt_hipStreamSynchronize;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamSynchronize cgl_left_hipStreamSynchronize(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamSynchronize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamSynchronize(hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamSynchronize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamSynchronize].real, memory_order_relaxed))(stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamSynchronize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamSynchronize) *cgl_fn = (__typeof__(hipStreamSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamSynchronize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream);
     return cgl_sl_hipStreamSynchronize(stream);
@@ -4142,8 +5502,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamWaitEvent(hipStream_
     }
     return cgl_gp_hipStreamWaitEvent(stream, event, flags);
 }
+typedef hipError_t cgl_rt_hipStreamWaitEvent;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamWaitEvent cgl_left_hipStreamWaitEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamWaitEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamWaitEvent]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamWaitEvent) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamWaitEvent].real, memory_order_relaxed))(stream, event, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamWaitEvent(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamWaitEvent) *cgl_fn = (__typeof__(hipStreamWaitEvent) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamWaitEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, event, flags);
     return cgl_sl_hipStreamWaitEvent(stream, event, flags);
@@ -4181,8 +5561,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamGetFlags(hipStream_t
     }
     return cgl_gp_hipStreamGetFlags(stream, flags);
 }
+typedef hipError_t cgl_rt_hipStreamGetFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamGetFlags cgl_left_hipStreamGetFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamGetFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int *flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamGetFlags]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamGetFlags].real, memory_order_relaxed))(stream, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamGetFlags(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamGetFlags) *cgl_fn = (__typeof__(hipStreamGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamGetFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, flags);
     return cgl_sl_hipStreamGetFlags(stream, flags);
@@ -4220,8 +5620,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamGetPriority(hipStrea
     }
     return cgl_gp_hipStreamGetPriority(stream, priority);
 }
+typedef hipError_t cgl_rt_hipStreamGetPriority;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamGetPriority cgl_left_hipStreamGetPriority(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamGetPriority cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamGetPriority(hipStream_t stream, int *priority)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamGetPriority]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamGetPriority) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamGetPriority].real, memory_order_relaxed))(stream, priority);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamGetPriority(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamGetPriority) *cgl_fn = (__typeof__(hipStreamGetPriority) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamGetPriority].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, priority);
     return cgl_sl_hipStreamGetPriority(stream, priority);
@@ -4260,8 +5680,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipExtStreamCreateWithCUMask(
     }
     return cgl_gp_hipExtStreamCreateWithCUMask(stream, cuMaskSize, cuMask);
 }
+typedef hipError_t cgl_rt_hipExtStreamCreateWithCUMask;
+static __attribute__((noinline, cold)) cgl_rt_hipExtStreamCreateWithCUMask cgl_left_hipExtStreamCreateWithCUMask(cg_slot *cgl_s, int cgl_code, cgl_rt_hipExtStreamCreateWithCUMask cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipExtStreamCreateWithCUMask(hipStream_t *stream, uint32_t cuMaskSize, const uint32_t *cuMask)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipExtStreamCreateWithCUMask]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipExtStreamCreateWithCUMask) *)atomic_load_explicit(&cgl_sites[CGL_hipExtStreamCreateWithCUMask].real, memory_order_relaxed))(stream, cuMaskSize, cuMask);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipExtStreamCreateWithCUMask(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipExtStreamCreateWithCUMask) *cgl_fn = (__typeof__(hipExtStreamCreateWithCUMask) *)atomic_load_explicit(&cgl_sites[CGL_hipExtStreamCreateWithCUMask].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, cuMaskSize, cuMask);
     return cgl_sl_hipExtStreamCreateWithCUMask(stream, cuMaskSize, cuMask);
@@ -4300,8 +5740,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipExtStreamGetCUMask(hipStre
     }
     return cgl_gp_hipExtStreamGetCUMask(stream, cuMaskSize, cuMask);
 }
+typedef hipError_t cgl_rt_hipExtStreamGetCUMask;
+static __attribute__((noinline, cold)) cgl_rt_hipExtStreamGetCUMask cgl_left_hipExtStreamGetCUMask(cg_slot *cgl_s, int cgl_code, cgl_rt_hipExtStreamGetCUMask cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipExtStreamGetCUMask(hipStream_t stream, uint32_t cuMaskSize, uint32_t *cuMask)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipExtStreamGetCUMask]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipExtStreamGetCUMask) *)atomic_load_explicit(&cgl_sites[CGL_hipExtStreamGetCUMask].real, memory_order_relaxed))(stream, cuMaskSize, cuMask);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipExtStreamGetCUMask(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipExtStreamGetCUMask) *cgl_fn = (__typeof__(hipExtStreamGetCUMask) *)atomic_load_explicit(&cgl_sites[CGL_hipExtStreamGetCUMask].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, cuMaskSize, cuMask);
     return cgl_sl_hipExtStreamGetCUMask(stream, cuMaskSize, cuMask);
@@ -4341,8 +5801,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamAddCallback(hipStrea
     }
     return cgl_gp_hipStreamAddCallback(stream, callback, userData, flags);
 }
+typedef hipError_t cgl_rt_hipStreamAddCallback;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamAddCallback cgl_left_hipStreamAddCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamAddCallback cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback, void *userData, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamAddCallback]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamAddCallback) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamAddCallback].real, memory_order_relaxed))(stream, callback, userData, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamAddCallback(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamAddCallback) *cgl_fn = (__typeof__(hipStreamAddCallback) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamAddCallback].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, callback, userData, flags);
     return cgl_sl_hipStreamAddCallback(stream, callback, userData, flags);
@@ -4383,8 +5863,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamWaitValue32(hipStrea
     }
     return cgl_gp_hipStreamWaitValue32(stream, ptr, value, flags, mask);
 }
+typedef hipError_t cgl_rt_hipStreamWaitValue32;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamWaitValue32 cgl_left_hipStreamWaitValue32(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamWaitValue32 cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamWaitValue32(hipStream_t stream, void *ptr, uint32_t value, unsigned int flags, uint32_t mask)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamWaitValue32]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamWaitValue32) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamWaitValue32].real, memory_order_relaxed))(stream, ptr, value, flags, mask);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamWaitValue32(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamWaitValue32) *cgl_fn = (__typeof__(hipStreamWaitValue32) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamWaitValue32].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, ptr, value, flags, mask);
     return cgl_sl_hipStreamWaitValue32(stream, ptr, value, flags, mask);
@@ -4425,8 +5925,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamWaitValue64(hipStrea
     }
     return cgl_gp_hipStreamWaitValue64(stream, ptr, value, flags, mask);
 }
+typedef hipError_t cgl_rt_hipStreamWaitValue64;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamWaitValue64 cgl_left_hipStreamWaitValue64(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamWaitValue64 cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamWaitValue64(hipStream_t stream, void *ptr, uint64_t value, unsigned int flags, uint64_t mask)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamWaitValue64]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamWaitValue64) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamWaitValue64].real, memory_order_relaxed))(stream, ptr, value, flags, mask);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamWaitValue64(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamWaitValue64) *cgl_fn = (__typeof__(hipStreamWaitValue64) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamWaitValue64].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, ptr, value, flags, mask);
     return cgl_sl_hipStreamWaitValue64(stream, ptr, value, flags, mask);
@@ -4466,8 +5986,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamWriteValue32(hipStre
     }
     return cgl_gp_hipStreamWriteValue32(stream, ptr, value, flags);
 }
+typedef hipError_t cgl_rt_hipStreamWriteValue32;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamWriteValue32 cgl_left_hipStreamWriteValue32(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamWriteValue32 cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamWriteValue32(hipStream_t stream, void *ptr, uint32_t value, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamWriteValue32]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamWriteValue32) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamWriteValue32].real, memory_order_relaxed))(stream, ptr, value, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamWriteValue32(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamWriteValue32) *cgl_fn = (__typeof__(hipStreamWriteValue32) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamWriteValue32].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, ptr, value, flags);
     return cgl_sl_hipStreamWriteValue32(stream, ptr, value, flags);
@@ -4507,8 +6047,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamWriteValue64(hipStre
     }
     return cgl_gp_hipStreamWriteValue64(stream, ptr, value, flags);
 }
+typedef hipError_t cgl_rt_hipStreamWriteValue64;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamWriteValue64 cgl_left_hipStreamWriteValue64(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamWriteValue64 cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamWriteValue64(hipStream_t stream, void *ptr, uint64_t value, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamWriteValue64]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamWriteValue64) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamWriteValue64].real, memory_order_relaxed))(stream, ptr, value, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamWriteValue64(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamWriteValue64) *cgl_fn = (__typeof__(hipStreamWriteValue64) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamWriteValue64].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, ptr, value, flags);
     return cgl_sl_hipStreamWriteValue64(stream, ptr, value, flags);
@@ -4546,8 +6106,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipEventCreateWithFlags(hipEv
     }
     return cgl_gp_hipEventCreateWithFlags(event, flags);
 }
+typedef hipError_t cgl_rt_hipEventCreateWithFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipEventCreateWithFlags cgl_left_hipEventCreateWithFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipEventCreateWithFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipEventCreateWithFlags]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipEventCreateWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipEventCreateWithFlags].real, memory_order_relaxed))(event, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipEventCreateWithFlags(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipEventCreateWithFlags) *cgl_fn = (__typeof__(hipEventCreateWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipEventCreateWithFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event, flags);
     return cgl_sl_hipEventCreateWithFlags(event, flags);
@@ -4584,8 +6164,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipEventCreate(hipEvent_t *ev
     }
     return cgl_gp_hipEventCreate(event);
 }
+typedef hipError_t cgl_rt_hipEventCreate;
+static __attribute__((noinline, cold)) cgl_rt_hipEventCreate cgl_left_hipEventCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipEventCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipEventCreate(hipEvent_t *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipEventCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipEventCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipEventCreate].real, memory_order_relaxed))(event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipEventCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipEventCreate) *cgl_fn = (__typeof__(hipEventCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipEventCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event);
     return cgl_sl_hipEventCreate(event);
@@ -4623,8 +6223,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipEventRecord(hipEvent_t eve
     }
     return cgl_gp_hipEventRecord(event, stream);
 }
+typedef hipError_t cgl_rt_hipEventRecord;
+static __attribute__((noinline, cold)) cgl_rt_hipEventRecord cgl_left_hipEventRecord(cg_slot *cgl_s, int cgl_code, cgl_rt_hipEventRecord cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipEventRecord]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipEventRecord) *)atomic_load_explicit(&cgl_sites[CGL_hipEventRecord].real, memory_order_relaxed))(event, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipEventRecord(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipEventRecord) *cgl_fn = (__typeof__(hipEventRecord) *)atomic_load_explicit(&cgl_sites[CGL_hipEventRecord].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event, stream);
     return cgl_sl_hipEventRecord(event, stream);
@@ -4661,8 +6281,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipEventDestroy(hipEvent_t ev
     }
     return cgl_gp_hipEventDestroy(event);
 }
+typedef hipError_t cgl_rt_hipEventDestroy;
+static __attribute__((noinline, cold)) cgl_rt_hipEventDestroy cgl_left_hipEventDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipEventDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipEventDestroy(hipEvent_t event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipEventDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipEventDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipEventDestroy].real, memory_order_relaxed))(event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipEventDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipEventDestroy) *cgl_fn = (__typeof__(hipEventDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipEventDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event);
     return cgl_sl_hipEventDestroy(event);
@@ -4699,8 +6339,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipEventSynchronize(hipEvent_
     }
     return cgl_gp_hipEventSynchronize(event);
 }
+typedef hipError_t cgl_rt_hipEventSynchronize;
+static __attribute__((noinline, cold)) cgl_rt_hipEventSynchronize cgl_left_hipEventSynchronize(cg_slot *cgl_s, int cgl_code, cgl_rt_hipEventSynchronize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipEventSynchronize(hipEvent_t event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipEventSynchronize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipEventSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_hipEventSynchronize].real, memory_order_relaxed))(event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipEventSynchronize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipEventSynchronize) *cgl_fn = (__typeof__(hipEventSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_hipEventSynchronize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event);
     return cgl_sl_hipEventSynchronize(event);
@@ -4739,8 +6399,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipEventElapsedTime(float *ms
     }
     return cgl_gp_hipEventElapsedTime(ms, start, stop);
 }
+typedef hipError_t cgl_rt_hipEventElapsedTime;
+static __attribute__((noinline, cold)) cgl_rt_hipEventElapsedTime cgl_left_hipEventElapsedTime(cg_slot *cgl_s, int cgl_code, cgl_rt_hipEventElapsedTime cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t stop)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipEventElapsedTime]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipEventElapsedTime) *)atomic_load_explicit(&cgl_sites[CGL_hipEventElapsedTime].real, memory_order_relaxed))(ms, start, stop);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipEventElapsedTime(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipEventElapsedTime) *cgl_fn = (__typeof__(hipEventElapsedTime) *)atomic_load_explicit(&cgl_sites[CGL_hipEventElapsedTime].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ms, start, stop);
     return cgl_sl_hipEventElapsedTime(ms, start, stop);
@@ -4777,8 +6457,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipEventQuery(hipEvent_t even
     }
     return cgl_gp_hipEventQuery(event);
 }
+typedef hipError_t cgl_rt_hipEventQuery;
+static __attribute__((noinline, cold)) cgl_rt_hipEventQuery cgl_left_hipEventQuery(cg_slot *cgl_s, int cgl_code, cgl_rt_hipEventQuery cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipEventQuery(hipEvent_t event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipEventQuery]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipEventQuery) *)atomic_load_explicit(&cgl_sites[CGL_hipEventQuery].real, memory_order_relaxed))(event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipEventQuery(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipEventQuery) *cgl_fn = (__typeof__(hipEventQuery) *)atomic_load_explicit(&cgl_sites[CGL_hipEventQuery].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event);
     return cgl_sl_hipEventQuery(event);
@@ -4816,8 +6516,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipPointerGetAttributes(hipPo
     }
     return cgl_gp_hipPointerGetAttributes(attributes, ptr);
 }
+typedef hipError_t cgl_rt_hipPointerGetAttributes;
+static __attribute__((noinline, cold)) cgl_rt_hipPointerGetAttributes cgl_left_hipPointerGetAttributes(cg_slot *cgl_s, int cgl_code, cgl_rt_hipPointerGetAttributes cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *ptr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipPointerGetAttributes]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipPointerGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_hipPointerGetAttributes].real, memory_order_relaxed))(attributes, ptr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipPointerGetAttributes(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipPointerGetAttributes) *cgl_fn = (__typeof__(hipPointerGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_hipPointerGetAttributes].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(attributes, ptr);
     return cgl_sl_hipPointerGetAttributes(attributes, ptr);
@@ -4856,8 +6576,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipPointerGetAttribute(void *
     }
     return cgl_gp_hipPointerGetAttribute(data, attribute, ptr);
 }
+typedef hipError_t cgl_rt_hipPointerGetAttribute;
+static __attribute__((noinline, cold)) cgl_rt_hipPointerGetAttribute cgl_left_hipPointerGetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipPointerGetAttribute cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute attribute, hipDeviceptr_t ptr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipPointerGetAttribute]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipPointerGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipPointerGetAttribute].real, memory_order_relaxed))(data, attribute, ptr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipPointerGetAttribute(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipPointerGetAttribute) *cgl_fn = (__typeof__(hipPointerGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipPointerGetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(data, attribute, ptr);
     return cgl_sl_hipPointerGetAttribute(data, attribute, ptr);
@@ -4897,8 +6637,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDrvPointerGetAttributes(un
     }
     return cgl_gp_hipDrvPointerGetAttributes(numAttributes, attributes, data, ptr);
 }
+typedef hipError_t cgl_rt_hipDrvPointerGetAttributes;
+static __attribute__((noinline, cold)) cgl_rt_hipDrvPointerGetAttributes cgl_left_hipDrvPointerGetAttributes(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDrvPointerGetAttributes cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDrvPointerGetAttributes(unsigned int numAttributes, hipPointer_attribute *attributes, void **data, hipDeviceptr_t ptr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDrvPointerGetAttributes]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDrvPointerGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_hipDrvPointerGetAttributes].real, memory_order_relaxed))(numAttributes, attributes, data, ptr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDrvPointerGetAttributes(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDrvPointerGetAttributes) *cgl_fn = (__typeof__(hipDrvPointerGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_hipDrvPointerGetAttributes].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(numAttributes, attributes, data, ptr);
     return cgl_sl_hipDrvPointerGetAttributes(numAttributes, attributes, data, ptr);
@@ -4936,8 +6696,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipImportExternalSemaphore(hi
     }
     return cgl_gp_hipImportExternalSemaphore(extSem_out, semHandleDesc);
 }
+typedef hipError_t cgl_rt_hipImportExternalSemaphore;
+static __attribute__((noinline, cold)) cgl_rt_hipImportExternalSemaphore cgl_left_hipImportExternalSemaphore(cg_slot *cgl_s, int cgl_code, cgl_rt_hipImportExternalSemaphore cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipImportExternalSemaphore(hipExternalSemaphore_t *extSem_out, const hipExternalSemaphoreHandleDesc *semHandleDesc)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipImportExternalSemaphore]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipImportExternalSemaphore) *)atomic_load_explicit(&cgl_sites[CGL_hipImportExternalSemaphore].real, memory_order_relaxed))(extSem_out, semHandleDesc);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipImportExternalSemaphore(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipImportExternalSemaphore) *cgl_fn = (__typeof__(hipImportExternalSemaphore) *)atomic_load_explicit(&cgl_sites[CGL_hipImportExternalSemaphore].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(extSem_out, semHandleDesc);
     return cgl_sl_hipImportExternalSemaphore(extSem_out, semHandleDesc);
@@ -4977,8 +6757,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipSignalExternalSemaphoresAs
     }
     return cgl_gp_hipSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
 }
+typedef hipError_t cgl_rt_hipSignalExternalSemaphoresAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipSignalExternalSemaphoresAsync cgl_left_hipSignalExternalSemaphoresAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipSignalExternalSemaphoresAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipSignalExternalSemaphoresAsync(const hipExternalSemaphore_t *extSemArray, const hipExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipSignalExternalSemaphoresAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipSignalExternalSemaphoresAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipSignalExternalSemaphoresAsync].real, memory_order_relaxed))(extSemArray, paramsArray, numExtSems, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipSignalExternalSemaphoresAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipSignalExternalSemaphoresAsync) *cgl_fn = (__typeof__(hipSignalExternalSemaphoresAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipSignalExternalSemaphoresAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(extSemArray, paramsArray, numExtSems, stream);
     return cgl_sl_hipSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
@@ -5018,8 +6818,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipWaitExternalSemaphoresAsyn
     }
     return cgl_gp_hipWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
 }
+typedef hipError_t cgl_rt_hipWaitExternalSemaphoresAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipWaitExternalSemaphoresAsync cgl_left_hipWaitExternalSemaphoresAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipWaitExternalSemaphoresAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipWaitExternalSemaphoresAsync(const hipExternalSemaphore_t *extSemArray, const hipExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipWaitExternalSemaphoresAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipWaitExternalSemaphoresAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipWaitExternalSemaphoresAsync].real, memory_order_relaxed))(extSemArray, paramsArray, numExtSems, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipWaitExternalSemaphoresAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipWaitExternalSemaphoresAsync) *cgl_fn = (__typeof__(hipWaitExternalSemaphoresAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipWaitExternalSemaphoresAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(extSemArray, paramsArray, numExtSems, stream);
     return cgl_sl_hipWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
@@ -5056,8 +6876,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDestroyExternalSemaphore(h
     }
     return cgl_gp_hipDestroyExternalSemaphore(extSem);
 }
+typedef hipError_t cgl_rt_hipDestroyExternalSemaphore;
+static __attribute__((noinline, cold)) cgl_rt_hipDestroyExternalSemaphore cgl_left_hipDestroyExternalSemaphore(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDestroyExternalSemaphore cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDestroyExternalSemaphore(hipExternalSemaphore_t extSem)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDestroyExternalSemaphore]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDestroyExternalSemaphore) *)atomic_load_explicit(&cgl_sites[CGL_hipDestroyExternalSemaphore].real, memory_order_relaxed))(extSem);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDestroyExternalSemaphore(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDestroyExternalSemaphore) *cgl_fn = (__typeof__(hipDestroyExternalSemaphore) *)atomic_load_explicit(&cgl_sites[CGL_hipDestroyExternalSemaphore].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(extSem);
     return cgl_sl_hipDestroyExternalSemaphore(extSem);
@@ -5095,8 +6935,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipImportExternalMemory(hipEx
     }
     return cgl_gp_hipImportExternalMemory(extMem_out, memHandleDesc);
 }
+typedef hipError_t cgl_rt_hipImportExternalMemory;
+static __attribute__((noinline, cold)) cgl_rt_hipImportExternalMemory cgl_left_hipImportExternalMemory(cg_slot *cgl_s, int cgl_code, cgl_rt_hipImportExternalMemory cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipImportExternalMemory(hipExternalMemory_t *extMem_out, const hipExternalMemoryHandleDesc *memHandleDesc)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipImportExternalMemory]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipImportExternalMemory) *)atomic_load_explicit(&cgl_sites[CGL_hipImportExternalMemory].real, memory_order_relaxed))(extMem_out, memHandleDesc);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipImportExternalMemory(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipImportExternalMemory) *cgl_fn = (__typeof__(hipImportExternalMemory) *)atomic_load_explicit(&cgl_sites[CGL_hipImportExternalMemory].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(extMem_out, memHandleDesc);
     return cgl_sl_hipImportExternalMemory(extMem_out, memHandleDesc);
@@ -5135,8 +6995,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipExternalMemoryGetMappedBuf
     }
     return cgl_gp_hipExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
 }
+typedef hipError_t cgl_rt_hipExternalMemoryGetMappedBuffer;
+static __attribute__((noinline, cold)) cgl_rt_hipExternalMemoryGetMappedBuffer cgl_left_hipExternalMemoryGetMappedBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_hipExternalMemoryGetMappedBuffer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipExternalMemoryGetMappedBuffer(void **devPtr, hipExternalMemory_t extMem, const hipExternalMemoryBufferDesc *bufferDesc)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipExternalMemoryGetMappedBuffer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipExternalMemoryGetMappedBuffer) *)atomic_load_explicit(&cgl_sites[CGL_hipExternalMemoryGetMappedBuffer].real, memory_order_relaxed))(devPtr, extMem, bufferDesc);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipExternalMemoryGetMappedBuffer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipExternalMemoryGetMappedBuffer) *cgl_fn = (__typeof__(hipExternalMemoryGetMappedBuffer) *)atomic_load_explicit(&cgl_sites[CGL_hipExternalMemoryGetMappedBuffer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(devPtr, extMem, bufferDesc);
     return cgl_sl_hipExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
@@ -5173,8 +7053,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDestroyExternalMemory(hipE
     }
     return cgl_gp_hipDestroyExternalMemory(extMem);
 }
+typedef hipError_t cgl_rt_hipDestroyExternalMemory;
+static __attribute__((noinline, cold)) cgl_rt_hipDestroyExternalMemory cgl_left_hipDestroyExternalMemory(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDestroyExternalMemory cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDestroyExternalMemory(hipExternalMemory_t extMem)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDestroyExternalMemory]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDestroyExternalMemory) *)atomic_load_explicit(&cgl_sites[CGL_hipDestroyExternalMemory].real, memory_order_relaxed))(extMem);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDestroyExternalMemory(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDestroyExternalMemory) *cgl_fn = (__typeof__(hipDestroyExternalMemory) *)atomic_load_explicit(&cgl_sites[CGL_hipDestroyExternalMemory].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(extMem);
     return cgl_sl_hipDestroyExternalMemory(extMem);
@@ -5212,8 +7112,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMalloc(void **ptr, size_t 
     }
     return cgl_gp_hipMalloc(ptr, size);
 }
+typedef hipError_t cgl_rt_hipMalloc;
+static __attribute__((noinline, cold)) cgl_rt_hipMalloc cgl_left_hipMalloc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMalloc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMalloc(void **ptr, size_t size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMalloc]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMalloc) *)atomic_load_explicit(&cgl_sites[CGL_hipMalloc].real, memory_order_relaxed))(ptr, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMalloc(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMalloc) *cgl_fn = (__typeof__(hipMalloc) *)atomic_load_explicit(&cgl_sites[CGL_hipMalloc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ptr, size);
     return cgl_sl_hipMalloc(ptr, size);
@@ -5252,8 +7172,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipExtMallocWithFlags(void **
     }
     return cgl_gp_hipExtMallocWithFlags(ptr, sizeBytes, flags);
 }
+typedef hipError_t cgl_rt_hipExtMallocWithFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipExtMallocWithFlags cgl_left_hipExtMallocWithFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipExtMallocWithFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipExtMallocWithFlags]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipExtMallocWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipExtMallocWithFlags].real, memory_order_relaxed))(ptr, sizeBytes, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipExtMallocWithFlags(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipExtMallocWithFlags) *cgl_fn = (__typeof__(hipExtMallocWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipExtMallocWithFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ptr, sizeBytes, flags);
     return cgl_sl_hipExtMallocWithFlags(ptr, sizeBytes, flags);
@@ -5291,8 +7231,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMallocHost(void **ptr, siz
     }
     return cgl_gp_hipMallocHost(ptr, size);
 }
+typedef hipError_t cgl_rt_hipMallocHost;
+static __attribute__((noinline, cold)) cgl_rt_hipMallocHost cgl_left_hipMallocHost(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMallocHost cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMallocHost(void **ptr, size_t size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMallocHost]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMallocHost) *)atomic_load_explicit(&cgl_sites[CGL_hipMallocHost].real, memory_order_relaxed))(ptr, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMallocHost(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMallocHost) *cgl_fn = (__typeof__(hipMallocHost) *)atomic_load_explicit(&cgl_sites[CGL_hipMallocHost].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ptr, size);
     return cgl_sl_hipMallocHost(ptr, size);
@@ -5330,8 +7290,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemAllocHost(void **ptr, s
     }
     return cgl_gp_hipMemAllocHost(ptr, size);
 }
+typedef hipError_t cgl_rt_hipMemAllocHost;
+static __attribute__((noinline, cold)) cgl_rt_hipMemAllocHost cgl_left_hipMemAllocHost(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemAllocHost cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemAllocHost(void **ptr, size_t size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemAllocHost]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemAllocHost) *)atomic_load_explicit(&cgl_sites[CGL_hipMemAllocHost].real, memory_order_relaxed))(ptr, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemAllocHost(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemAllocHost) *cgl_fn = (__typeof__(hipMemAllocHost) *)atomic_load_explicit(&cgl_sites[CGL_hipMemAllocHost].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ptr, size);
     return cgl_sl_hipMemAllocHost(ptr, size);
@@ -5370,8 +7350,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipHostMalloc(void **ptr, siz
     }
     return cgl_gp_hipHostMalloc(ptr, size, flags);
 }
+typedef hipError_t cgl_rt_hipHostMalloc;
+static __attribute__((noinline, cold)) cgl_rt_hipHostMalloc cgl_left_hipHostMalloc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipHostMalloc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipHostMalloc]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipHostMalloc) *)atomic_load_explicit(&cgl_sites[CGL_hipHostMalloc].real, memory_order_relaxed))(ptr, size, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipHostMalloc(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipHostMalloc) *cgl_fn = (__typeof__(hipHostMalloc) *)atomic_load_explicit(&cgl_sites[CGL_hipHostMalloc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ptr, size, flags);
     return cgl_sl_hipHostMalloc(ptr, size, flags);
@@ -5410,8 +7410,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMallocManaged(void **dev_p
     }
     return cgl_gp_hipMallocManaged(dev_ptr, size, flags);
 }
+typedef hipError_t cgl_rt_hipMallocManaged;
+static __attribute__((noinline, cold)) cgl_rt_hipMallocManaged cgl_left_hipMallocManaged(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMallocManaged cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMallocManaged]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMallocManaged) *)atomic_load_explicit(&cgl_sites[CGL_hipMallocManaged].real, memory_order_relaxed))(dev_ptr, size, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMallocManaged(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMallocManaged) *cgl_fn = (__typeof__(hipMallocManaged) *)atomic_load_explicit(&cgl_sites[CGL_hipMallocManaged].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dev_ptr, size, flags);
     return cgl_sl_hipMallocManaged(dev_ptr, size, flags);
@@ -5451,8 +7471,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPrefetchAsync(const voi
     }
     return cgl_gp_hipMemPrefetchAsync(dev_ptr, count, device, stream);
 }
+typedef hipError_t cgl_rt_hipMemPrefetchAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPrefetchAsync cgl_left_hipMemPrefetchAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPrefetchAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemPrefetchAsync(const void *dev_ptr, size_t count, int device, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemPrefetchAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemPrefetchAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPrefetchAsync].real, memory_order_relaxed))(dev_ptr, count, device, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemPrefetchAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemPrefetchAsync) *cgl_fn = (__typeof__(hipMemPrefetchAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPrefetchAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dev_ptr, count, device, stream);
     return cgl_sl_hipMemPrefetchAsync(dev_ptr, count, device, stream);
@@ -5492,8 +7532,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemAdvise(const void *dev_
     }
     return cgl_gp_hipMemAdvise(dev_ptr, count, advice, device);
 }
+typedef hipError_t cgl_rt_hipMemAdvise;
+static __attribute__((noinline, cold)) cgl_rt_hipMemAdvise cgl_left_hipMemAdvise(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemAdvise cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemAdvise(const void *dev_ptr, size_t count, hipMemoryAdvise advice, int device)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemAdvise]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemAdvise) *)atomic_load_explicit(&cgl_sites[CGL_hipMemAdvise].real, memory_order_relaxed))(dev_ptr, count, advice, device);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemAdvise(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemAdvise) *cgl_fn = (__typeof__(hipMemAdvise) *)atomic_load_explicit(&cgl_sites[CGL_hipMemAdvise].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dev_ptr, count, advice, device);
     return cgl_sl_hipMemAdvise(dev_ptr, count, advice, device);
@@ -5534,8 +7594,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemRangeGetAttribute(void 
     }
     return cgl_gp_hipMemRangeGetAttribute(data, data_size, attribute, dev_ptr, count);
 }
+typedef hipError_t cgl_rt_hipMemRangeGetAttribute;
+static __attribute__((noinline, cold)) cgl_rt_hipMemRangeGetAttribute cgl_left_hipMemRangeGetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemRangeGetAttribute cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemRangeGetAttribute(void *data, size_t data_size, hipMemRangeAttribute attribute, const void *dev_ptr, size_t count)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemRangeGetAttribute]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemRangeGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipMemRangeGetAttribute].real, memory_order_relaxed))(data, data_size, attribute, dev_ptr, count);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemRangeGetAttribute(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemRangeGetAttribute) *cgl_fn = (__typeof__(hipMemRangeGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipMemRangeGetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(data, data_size, attribute, dev_ptr, count);
     return cgl_sl_hipMemRangeGetAttribute(data, data_size, attribute, dev_ptr, count);
@@ -5577,8 +7657,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemRangeGetAttributes(void
     }
     return cgl_gp_hipMemRangeGetAttributes(data, data_sizes, attributes, num_attributes, dev_ptr, count);
 }
+typedef hipError_t cgl_rt_hipMemRangeGetAttributes;
+static __attribute__((noinline, cold)) cgl_rt_hipMemRangeGetAttributes cgl_left_hipMemRangeGetAttributes(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemRangeGetAttributes cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemRangeGetAttributes(void **data, size_t *data_sizes, hipMemRangeAttribute *attributes, size_t num_attributes, const void *dev_ptr, size_t count)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemRangeGetAttributes]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemRangeGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_hipMemRangeGetAttributes].real, memory_order_relaxed))(data, data_sizes, attributes, num_attributes, dev_ptr, count);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemRangeGetAttributes(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemRangeGetAttributes) *cgl_fn = (__typeof__(hipMemRangeGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_hipMemRangeGetAttributes].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(data, data_sizes, attributes, num_attributes, dev_ptr, count);
     return cgl_sl_hipMemRangeGetAttributes(data, data_sizes, attributes, num_attributes, dev_ptr, count);
@@ -5618,8 +7718,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamAttachMemAsync(hipSt
     }
     return cgl_gp_hipStreamAttachMemAsync(stream, dev_ptr, length, flags);
 }
+typedef hipError_t cgl_rt_hipStreamAttachMemAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamAttachMemAsync cgl_left_hipStreamAttachMemAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamAttachMemAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamAttachMemAsync(hipStream_t stream, void *dev_ptr, size_t length, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamAttachMemAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamAttachMemAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamAttachMemAsync].real, memory_order_relaxed))(stream, dev_ptr, length, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamAttachMemAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamAttachMemAsync) *cgl_fn = (__typeof__(hipStreamAttachMemAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamAttachMemAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, dev_ptr, length, flags);
     return cgl_sl_hipStreamAttachMemAsync(stream, dev_ptr, length, flags);
@@ -5658,8 +7778,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMallocAsync(void **dev_ptr
     }
     return cgl_gp_hipMallocAsync(dev_ptr, size, stream);
 }
+typedef hipError_t cgl_rt_hipMallocAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMallocAsync cgl_left_hipMallocAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMallocAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMallocAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMallocAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMallocAsync].real, memory_order_relaxed))(dev_ptr, size, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMallocAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMallocAsync) *cgl_fn = (__typeof__(hipMallocAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMallocAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dev_ptr, size, stream);
     return cgl_sl_hipMallocAsync(dev_ptr, size, stream);
@@ -5697,8 +7837,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipFreeAsync(void *dev_ptr, h
     }
     return cgl_gp_hipFreeAsync(dev_ptr, stream);
 }
+typedef hipError_t cgl_rt_hipFreeAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipFreeAsync cgl_left_hipFreeAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFreeAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipFreeAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipFreeAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipFreeAsync].real, memory_order_relaxed))(dev_ptr, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipFreeAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipFreeAsync) *cgl_fn = (__typeof__(hipFreeAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipFreeAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dev_ptr, stream);
     return cgl_sl_hipFreeAsync(dev_ptr, stream);
@@ -5736,8 +7896,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolTrimTo(hipMemPool_t
     }
     return cgl_gp_hipMemPoolTrimTo(mem_pool, min_bytes_to_hold);
 }
+typedef hipError_t cgl_rt_hipMemPoolTrimTo;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPoolTrimTo cgl_left_hipMemPoolTrimTo(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolTrimTo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to_hold)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemPoolTrimTo]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemPoolTrimTo) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolTrimTo].real, memory_order_relaxed))(mem_pool, min_bytes_to_hold);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemPoolTrimTo(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemPoolTrimTo) *cgl_fn = (__typeof__(hipMemPoolTrimTo) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolTrimTo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(mem_pool, min_bytes_to_hold);
     return cgl_sl_hipMemPoolTrimTo(mem_pool, min_bytes_to_hold);
@@ -5776,8 +7956,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolSetAttribute(hipMem
     }
     return cgl_gp_hipMemPoolSetAttribute(mem_pool, attr, value);
 }
+typedef hipError_t cgl_rt_hipMemPoolSetAttribute;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPoolSetAttribute cgl_left_hipMemPoolSetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolSetAttribute cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemPoolSetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemPoolSetAttribute]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemPoolSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolSetAttribute].real, memory_order_relaxed))(mem_pool, attr, value);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemPoolSetAttribute(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemPoolSetAttribute) *cgl_fn = (__typeof__(hipMemPoolSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolSetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(mem_pool, attr, value);
     return cgl_sl_hipMemPoolSetAttribute(mem_pool, attr, value);
@@ -5816,8 +8016,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolGetAttribute(hipMem
     }
     return cgl_gp_hipMemPoolGetAttribute(mem_pool, attr, value);
 }
+typedef hipError_t cgl_rt_hipMemPoolGetAttribute;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPoolGetAttribute cgl_left_hipMemPoolGetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolGetAttribute cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemPoolGetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemPoolGetAttribute]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemPoolGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolGetAttribute].real, memory_order_relaxed))(mem_pool, attr, value);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemPoolGetAttribute(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemPoolGetAttribute) *cgl_fn = (__typeof__(hipMemPoolGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolGetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(mem_pool, attr, value);
     return cgl_sl_hipMemPoolGetAttribute(mem_pool, attr, value);
@@ -5856,8 +8076,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolSetAccess(hipMemPoo
     }
     return cgl_gp_hipMemPoolSetAccess(mem_pool, desc_list, count);
 }
+typedef hipError_t cgl_rt_hipMemPoolSetAccess;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPoolSetAccess cgl_left_hipMemPoolSetAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolSetAccess cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemPoolSetAccess(hipMemPool_t mem_pool, const hipMemAccessDesc *desc_list, size_t count)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemPoolSetAccess]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemPoolSetAccess) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolSetAccess].real, memory_order_relaxed))(mem_pool, desc_list, count);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemPoolSetAccess(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemPoolSetAccess) *cgl_fn = (__typeof__(hipMemPoolSetAccess) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolSetAccess].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(mem_pool, desc_list, count);
     return cgl_sl_hipMemPoolSetAccess(mem_pool, desc_list, count);
@@ -5896,8 +8136,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolGetAccess(hipMemAcc
     }
     return cgl_gp_hipMemPoolGetAccess(flags, mem_pool, location);
 }
+typedef hipError_t cgl_rt_hipMemPoolGetAccess;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPoolGetAccess cgl_left_hipMemPoolGetAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolGetAccess cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemPoolGetAccess(hipMemAccessFlags *flags, hipMemPool_t mem_pool, hipMemLocation *location)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemPoolGetAccess]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemPoolGetAccess) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolGetAccess].real, memory_order_relaxed))(flags, mem_pool, location);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemPoolGetAccess(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemPoolGetAccess) *cgl_fn = (__typeof__(hipMemPoolGetAccess) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolGetAccess].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(flags, mem_pool, location);
     return cgl_sl_hipMemPoolGetAccess(flags, mem_pool, location);
@@ -5935,8 +8195,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolCreate(hipMemPool_t
     }
     return cgl_gp_hipMemPoolCreate(mem_pool, pool_props);
 }
+typedef hipError_t cgl_rt_hipMemPoolCreate;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPoolCreate cgl_left_hipMemPoolCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *pool_props)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemPoolCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolCreate].real, memory_order_relaxed))(mem_pool, pool_props);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemPoolCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemPoolCreate) *cgl_fn = (__typeof__(hipMemPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(mem_pool, pool_props);
     return cgl_sl_hipMemPoolCreate(mem_pool, pool_props);
@@ -5973,8 +8253,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolDestroy(hipMemPool_
     }
     return cgl_gp_hipMemPoolDestroy(mem_pool);
 }
+typedef hipError_t cgl_rt_hipMemPoolDestroy;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPoolDestroy cgl_left_hipMemPoolDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemPoolDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolDestroy].real, memory_order_relaxed))(mem_pool);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemPoolDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemPoolDestroy) *cgl_fn = (__typeof__(hipMemPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(mem_pool);
     return cgl_sl_hipMemPoolDestroy(mem_pool);
@@ -6014,8 +8314,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMallocFromPoolAsync(void *
     }
     return cgl_gp_hipMallocFromPoolAsync(dev_ptr, size, mem_pool, stream);
 }
+typedef hipError_t cgl_rt_hipMallocFromPoolAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMallocFromPoolAsync cgl_left_hipMallocFromPoolAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMallocFromPoolAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_pool, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMallocFromPoolAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMallocFromPoolAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMallocFromPoolAsync].real, memory_order_relaxed))(dev_ptr, size, mem_pool, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMallocFromPoolAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMallocFromPoolAsync) *cgl_fn = (__typeof__(hipMallocFromPoolAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMallocFromPoolAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dev_ptr, size, mem_pool, stream);
     return cgl_sl_hipMallocFromPoolAsync(dev_ptr, size, mem_pool, stream);
@@ -6055,8 +8375,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolExportToShareableHa
     }
     return cgl_gp_hipMemPoolExportToShareableHandle(shared_handle, mem_pool, handle_type, flags);
 }
+typedef hipError_t cgl_rt_hipMemPoolExportToShareableHandle;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPoolExportToShareableHandle cgl_left_hipMemPoolExportToShareableHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolExportToShareableHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemPoolExportToShareableHandle(void *shared_handle, hipMemPool_t mem_pool, hipMemAllocationHandleType handle_type, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemPoolExportToShareableHandle]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemPoolExportToShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolExportToShareableHandle].real, memory_order_relaxed))(shared_handle, mem_pool, handle_type, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemPoolExportToShareableHandle(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemPoolExportToShareableHandle) *cgl_fn = (__typeof__(hipMemPoolExportToShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolExportToShareableHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(shared_handle, mem_pool, handle_type, flags);
     return cgl_sl_hipMemPoolExportToShareableHandle(shared_handle, mem_pool, handle_type, flags);
@@ -6096,8 +8436,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolImportFromShareable
     }
     return cgl_gp_hipMemPoolImportFromShareableHandle(mem_pool, shared_handle, handle_type, flags);
 }
+typedef hipError_t cgl_rt_hipMemPoolImportFromShareableHandle;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPoolImportFromShareableHandle cgl_left_hipMemPoolImportFromShareableHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolImportFromShareableHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemPoolImportFromShareableHandle(hipMemPool_t *mem_pool, void *shared_handle, hipMemAllocationHandleType handle_type, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemPoolImportFromShareableHandle]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemPoolImportFromShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolImportFromShareableHandle].real, memory_order_relaxed))(mem_pool, shared_handle, handle_type, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemPoolImportFromShareableHandle(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemPoolImportFromShareableHandle) *cgl_fn = (__typeof__(hipMemPoolImportFromShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolImportFromShareableHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(mem_pool, shared_handle, handle_type, flags);
     return cgl_sl_hipMemPoolImportFromShareableHandle(mem_pool, shared_handle, handle_type, flags);
@@ -6135,8 +8495,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolExportPointer(hipMe
     }
     return cgl_gp_hipMemPoolExportPointer(export_data, dev_ptr);
 }
+typedef hipError_t cgl_rt_hipMemPoolExportPointer;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPoolExportPointer cgl_left_hipMemPoolExportPointer(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolExportPointer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemPoolExportPointer(hipMemPoolPtrExportData *export_data, void *dev_ptr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemPoolExportPointer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemPoolExportPointer) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolExportPointer].real, memory_order_relaxed))(export_data, dev_ptr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemPoolExportPointer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemPoolExportPointer) *cgl_fn = (__typeof__(hipMemPoolExportPointer) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolExportPointer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(export_data, dev_ptr);
     return cgl_sl_hipMemPoolExportPointer(export_data, dev_ptr);
@@ -6175,8 +8555,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolImportPointer(void 
     }
     return cgl_gp_hipMemPoolImportPointer(dev_ptr, mem_pool, export_data);
 }
+typedef hipError_t cgl_rt_hipMemPoolImportPointer;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPoolImportPointer cgl_left_hipMemPoolImportPointer(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolImportPointer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemPoolImportPointer(void **dev_ptr, hipMemPool_t mem_pool, hipMemPoolPtrExportData *export_data)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemPoolImportPointer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemPoolImportPointer) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolImportPointer].real, memory_order_relaxed))(dev_ptr, mem_pool, export_data);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemPoolImportPointer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemPoolImportPointer) *cgl_fn = (__typeof__(hipMemPoolImportPointer) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolImportPointer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dev_ptr, mem_pool, export_data);
     return cgl_sl_hipMemPoolImportPointer(dev_ptr, mem_pool, export_data);
@@ -6215,8 +8615,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipHostAlloc(void **ptr, size
     }
     return cgl_gp_hipHostAlloc(ptr, size, flags);
 }
+typedef hipError_t cgl_rt_hipHostAlloc;
+static __attribute__((noinline, cold)) cgl_rt_hipHostAlloc cgl_left_hipHostAlloc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipHostAlloc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipHostAlloc(void **ptr, size_t size, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipHostAlloc]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipHostAlloc) *)atomic_load_explicit(&cgl_sites[CGL_hipHostAlloc].real, memory_order_relaxed))(ptr, size, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipHostAlloc(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipHostAlloc) *cgl_fn = (__typeof__(hipHostAlloc) *)atomic_load_explicit(&cgl_sites[CGL_hipHostAlloc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ptr, size, flags);
     return cgl_sl_hipHostAlloc(ptr, size, flags);
@@ -6255,8 +8675,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipHostGetDevicePointer(void 
     }
     return cgl_gp_hipHostGetDevicePointer(devPtr, hstPtr, flags);
 }
+typedef hipError_t cgl_rt_hipHostGetDevicePointer;
+static __attribute__((noinline, cold)) cgl_rt_hipHostGetDevicePointer cgl_left_hipHostGetDevicePointer(cg_slot *cgl_s, int cgl_code, cgl_rt_hipHostGetDevicePointer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipHostGetDevicePointer(void **devPtr, void *hstPtr, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipHostGetDevicePointer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipHostGetDevicePointer) *)atomic_load_explicit(&cgl_sites[CGL_hipHostGetDevicePointer].real, memory_order_relaxed))(devPtr, hstPtr, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipHostGetDevicePointer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipHostGetDevicePointer) *cgl_fn = (__typeof__(hipHostGetDevicePointer) *)atomic_load_explicit(&cgl_sites[CGL_hipHostGetDevicePointer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(devPtr, hstPtr, flags);
     return cgl_sl_hipHostGetDevicePointer(devPtr, hstPtr, flags);
@@ -6294,8 +8734,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipHostGetFlags(unsigned int 
     }
     return cgl_gp_hipHostGetFlags(flagsPtr, hostPtr);
 }
+typedef hipError_t cgl_rt_hipHostGetFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipHostGetFlags cgl_left_hipHostGetFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipHostGetFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipHostGetFlags(unsigned int *flagsPtr, void *hostPtr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipHostGetFlags]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipHostGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipHostGetFlags].real, memory_order_relaxed))(flagsPtr, hostPtr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipHostGetFlags(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipHostGetFlags) *cgl_fn = (__typeof__(hipHostGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipHostGetFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(flagsPtr, hostPtr);
     return cgl_sl_hipHostGetFlags(flagsPtr, hostPtr);
@@ -6334,8 +8794,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipHostRegister(void *hostPtr
     }
     return cgl_gp_hipHostRegister(hostPtr, sizeBytes, flags);
 }
+typedef hipError_t cgl_rt_hipHostRegister;
+static __attribute__((noinline, cold)) cgl_rt_hipHostRegister cgl_left_hipHostRegister(cg_slot *cgl_s, int cgl_code, cgl_rt_hipHostRegister cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipHostRegister]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipHostRegister) *)atomic_load_explicit(&cgl_sites[CGL_hipHostRegister].real, memory_order_relaxed))(hostPtr, sizeBytes, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipHostRegister(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipHostRegister) *cgl_fn = (__typeof__(hipHostRegister) *)atomic_load_explicit(&cgl_sites[CGL_hipHostRegister].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hostPtr, sizeBytes, flags);
     return cgl_sl_hipHostRegister(hostPtr, sizeBytes, flags);
@@ -6372,8 +8852,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipHostUnregister(void *hostP
     }
     return cgl_gp_hipHostUnregister(hostPtr);
 }
+typedef hipError_t cgl_rt_hipHostUnregister;
+static __attribute__((noinline, cold)) cgl_rt_hipHostUnregister cgl_left_hipHostUnregister(cg_slot *cgl_s, int cgl_code, cgl_rt_hipHostUnregister cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipHostUnregister(void *hostPtr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipHostUnregister]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipHostUnregister) *)atomic_load_explicit(&cgl_sites[CGL_hipHostUnregister].real, memory_order_relaxed))(hostPtr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipHostUnregister(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipHostUnregister) *cgl_fn = (__typeof__(hipHostUnregister) *)atomic_load_explicit(&cgl_sites[CGL_hipHostUnregister].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hostPtr);
     return cgl_sl_hipHostUnregister(hostPtr);
@@ -6413,8 +8913,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMallocPitch(void **ptr, si
     }
     return cgl_gp_hipMallocPitch(ptr, pitch, width, height);
 }
+typedef hipError_t cgl_rt_hipMallocPitch;
+static __attribute__((noinline, cold)) cgl_rt_hipMallocPitch cgl_left_hipMallocPitch(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMallocPitch cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMallocPitch]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMallocPitch) *)atomic_load_explicit(&cgl_sites[CGL_hipMallocPitch].real, memory_order_relaxed))(ptr, pitch, width, height);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMallocPitch(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMallocPitch) *cgl_fn = (__typeof__(hipMallocPitch) *)atomic_load_explicit(&cgl_sites[CGL_hipMallocPitch].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ptr, pitch, width, height);
     return cgl_sl_hipMallocPitch(ptr, pitch, width, height);
@@ -6455,8 +8975,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemAllocPitch(hipDeviceptr
     }
     return cgl_gp_hipMemAllocPitch(dptr, pitch, widthInBytes, height, elementSizeBytes);
 }
+typedef hipError_t cgl_rt_hipMemAllocPitch;
+static __attribute__((noinline, cold)) cgl_rt_hipMemAllocPitch cgl_left_hipMemAllocPitch(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemAllocPitch cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemAllocPitch(hipDeviceptr_t *dptr, size_t *pitch, size_t widthInBytes, size_t height, unsigned int elementSizeBytes)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemAllocPitch]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemAllocPitch) *)atomic_load_explicit(&cgl_sites[CGL_hipMemAllocPitch].real, memory_order_relaxed))(dptr, pitch, widthInBytes, height, elementSizeBytes);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemAllocPitch(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemAllocPitch) *cgl_fn = (__typeof__(hipMemAllocPitch) *)atomic_load_explicit(&cgl_sites[CGL_hipMemAllocPitch].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptr, pitch, widthInBytes, height, elementSizeBytes);
     return cgl_sl_hipMemAllocPitch(dptr, pitch, widthInBytes, height, elementSizeBytes);
@@ -6493,8 +9033,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipFree(void *ptr)
     }
     return cgl_gp_hipFree(ptr);
 }
+typedef hipError_t cgl_rt_hipFree;
+static __attribute__((noinline, cold)) cgl_rt_hipFree cgl_left_hipFree(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFree cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipFree(void *ptr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipFree]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipFree) *)atomic_load_explicit(&cgl_sites[CGL_hipFree].real, memory_order_relaxed))(ptr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipFree(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipFree) *cgl_fn = (__typeof__(hipFree) *)atomic_load_explicit(&cgl_sites[CGL_hipFree].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ptr);
     return cgl_sl_hipFree(ptr);
@@ -6531,8 +9091,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipFreeHost(void *ptr)
     }
     return cgl_gp_hipFreeHost(ptr);
 }
+typedef hipError_t cgl_rt_hipFreeHost;
+static __attribute__((noinline, cold)) cgl_rt_hipFreeHost cgl_left_hipFreeHost(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFreeHost cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipFreeHost(void *ptr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipFreeHost]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipFreeHost) *)atomic_load_explicit(&cgl_sites[CGL_hipFreeHost].real, memory_order_relaxed))(ptr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipFreeHost(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipFreeHost) *cgl_fn = (__typeof__(hipFreeHost) *)atomic_load_explicit(&cgl_sites[CGL_hipFreeHost].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ptr);
     return cgl_sl_hipFreeHost(ptr);
@@ -6569,8 +9149,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipHostFree(void *ptr)
     }
     return cgl_gp_hipHostFree(ptr);
 }
+typedef hipError_t cgl_rt_hipHostFree;
+static __attribute__((noinline, cold)) cgl_rt_hipHostFree cgl_left_hipHostFree(cg_slot *cgl_s, int cgl_code, cgl_rt_hipHostFree cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipHostFree(void *ptr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipHostFree]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipHostFree) *)atomic_load_explicit(&cgl_sites[CGL_hipHostFree].real, memory_order_relaxed))(ptr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipHostFree(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipHostFree) *cgl_fn = (__typeof__(hipHostFree) *)atomic_load_explicit(&cgl_sites[CGL_hipHostFree].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ptr);
     return cgl_sl_hipHostFree(ptr);
@@ -6610,8 +9210,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy(void *dst, const vo
     }
     return cgl_gp_hipMemcpy(dst, src, sizeBytes, kind);
 }
+typedef hipError_t cgl_rt_hipMemcpy;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy cgl_left_hipMemcpy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy].real, memory_order_relaxed))(dst, src, sizeBytes, kind);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpy) *cgl_fn = (__typeof__(hipMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, src, sizeBytes, kind);
     return cgl_sl_hipMemcpy(dst, src, sizeBytes, kind);
@@ -6652,8 +9272,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyWithStream(void *dst
     }
     return cgl_gp_hipMemcpyWithStream(dst, src, sizeBytes, kind, stream);
 }
+typedef hipError_t cgl_rt_hipMemcpyWithStream;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyWithStream cgl_left_hipMemcpyWithStream(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyWithStream cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpyWithStream(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpyWithStream]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyWithStream) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyWithStream].real, memory_order_relaxed))(dst, src, sizeBytes, kind, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpyWithStream(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpyWithStream) *cgl_fn = (__typeof__(hipMemcpyWithStream) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyWithStream].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, src, sizeBytes, kind, stream);
     return cgl_sl_hipMemcpyWithStream(dst, src, sizeBytes, kind, stream);
@@ -6692,8 +9332,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyHtoD(hipDeviceptr_t 
     }
     return cgl_gp_hipMemcpyHtoD(dst, src, sizeBytes);
 }
+typedef hipError_t cgl_rt_hipMemcpyHtoD;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyHtoD cgl_left_hipMemcpyHtoD(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyHtoD cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t sizeBytes)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpyHtoD]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyHtoD) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyHtoD].real, memory_order_relaxed))(dst, src, sizeBytes);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpyHtoD(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpyHtoD) *cgl_fn = (__typeof__(hipMemcpyHtoD) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyHtoD].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, src, sizeBytes);
     return cgl_sl_hipMemcpyHtoD(dst, src, sizeBytes);
@@ -6732,8 +9392,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyDtoH(void *dst, hipD
     }
     return cgl_gp_hipMemcpyDtoH(dst, src, sizeBytes);
 }
+typedef hipError_t cgl_rt_hipMemcpyDtoH;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyDtoH cgl_left_hipMemcpyDtoH(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyDtoH cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpyDtoH(void *dst, hipDeviceptr_t src, size_t sizeBytes)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpyDtoH]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyDtoH) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyDtoH].real, memory_order_relaxed))(dst, src, sizeBytes);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpyDtoH(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpyDtoH) *cgl_fn = (__typeof__(hipMemcpyDtoH) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyDtoH].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, src, sizeBytes);
     return cgl_sl_hipMemcpyDtoH(dst, src, sizeBytes);
@@ -6772,8 +9452,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyDtoD(hipDeviceptr_t 
     }
     return cgl_gp_hipMemcpyDtoD(dst, src, sizeBytes);
 }
+typedef hipError_t cgl_rt_hipMemcpyDtoD;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyDtoD cgl_left_hipMemcpyDtoD(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyDtoD cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpyDtoD]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyDtoD) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyDtoD].real, memory_order_relaxed))(dst, src, sizeBytes);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpyDtoD(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpyDtoD) *cgl_fn = (__typeof__(hipMemcpyDtoD) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyDtoD].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, src, sizeBytes);
     return cgl_sl_hipMemcpyDtoD(dst, src, sizeBytes);
@@ -6813,8 +9513,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyHtoDAsync(hipDevicep
     }
     return cgl_gp_hipMemcpyHtoDAsync(dst, src, sizeBytes, stream);
 }
+typedef hipError_t cgl_rt_hipMemcpyHtoDAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyHtoDAsync cgl_left_hipMemcpyHtoDAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyHtoDAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t sizeBytes, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpyHtoDAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyHtoDAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyHtoDAsync].real, memory_order_relaxed))(dst, src, sizeBytes, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpyHtoDAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpyHtoDAsync) *cgl_fn = (__typeof__(hipMemcpyHtoDAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyHtoDAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, src, sizeBytes, stream);
     return cgl_sl_hipMemcpyHtoDAsync(dst, src, sizeBytes, stream);
@@ -6854,8 +9574,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyDtoHAsync(void *dst,
     }
     return cgl_gp_hipMemcpyDtoHAsync(dst, src, sizeBytes, stream);
 }
+typedef hipError_t cgl_rt_hipMemcpyDtoHAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyDtoHAsync cgl_left_hipMemcpyDtoHAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyDtoHAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpyDtoHAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyDtoHAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyDtoHAsync].real, memory_order_relaxed))(dst, src, sizeBytes, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpyDtoHAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpyDtoHAsync) *cgl_fn = (__typeof__(hipMemcpyDtoHAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyDtoHAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, src, sizeBytes, stream);
     return cgl_sl_hipMemcpyDtoHAsync(dst, src, sizeBytes, stream);
@@ -6895,8 +9635,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyDtoDAsync(hipDevicep
     }
     return cgl_gp_hipMemcpyDtoDAsync(dst, src, sizeBytes, stream);
 }
+typedef hipError_t cgl_rt_hipMemcpyDtoDAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyDtoDAsync cgl_left_hipMemcpyDtoDAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyDtoDAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpyDtoDAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyDtoDAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyDtoDAsync].real, memory_order_relaxed))(dst, src, sizeBytes, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpyDtoDAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpyDtoDAsync) *cgl_fn = (__typeof__(hipMemcpyDtoDAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyDtoDAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, src, sizeBytes, stream);
     return cgl_sl_hipMemcpyDtoDAsync(dst, src, sizeBytes, stream);
@@ -6936,8 +9696,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleGetGlobal(hipDevicep
     }
     return cgl_gp_hipModuleGetGlobal(dptr, bytes, hmod, name);
 }
+typedef hipError_t cgl_rt_hipModuleGetGlobal;
+static __attribute__((noinline, cold)) cgl_rt_hipModuleGetGlobal cgl_left_hipModuleGetGlobal(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleGetGlobal cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hipModule_t hmod, const char *name)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipModuleGetGlobal]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipModuleGetGlobal) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleGetGlobal].real, memory_order_relaxed))(dptr, bytes, hmod, name);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipModuleGetGlobal(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipModuleGetGlobal) *cgl_fn = (__typeof__(hipModuleGetGlobal) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleGetGlobal].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dptr, bytes, hmod, name);
     return cgl_sl_hipModuleGetGlobal(dptr, bytes, hmod, name);
@@ -6975,8 +9755,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetSymbolAddress(void **de
     }
     return cgl_gp_hipGetSymbolAddress(devPtr, symbol);
 }
+typedef hipError_t cgl_rt_hipGetSymbolAddress;
+static __attribute__((noinline, cold)) cgl_rt_hipGetSymbolAddress cgl_left_hipGetSymbolAddress(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetSymbolAddress cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGetSymbolAddress(void **devPtr, const void *symbol)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGetSymbolAddress]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGetSymbolAddress) *)atomic_load_explicit(&cgl_sites[CGL_hipGetSymbolAddress].real, memory_order_relaxed))(devPtr, symbol);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGetSymbolAddress(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGetSymbolAddress) *cgl_fn = (__typeof__(hipGetSymbolAddress) *)atomic_load_explicit(&cgl_sites[CGL_hipGetSymbolAddress].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(devPtr, symbol);
     return cgl_sl_hipGetSymbolAddress(devPtr, symbol);
@@ -7014,8 +9814,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetSymbolSize(size_t *size
     }
     return cgl_gp_hipGetSymbolSize(size, symbol);
 }
+typedef hipError_t cgl_rt_hipGetSymbolSize;
+static __attribute__((noinline, cold)) cgl_rt_hipGetSymbolSize cgl_left_hipGetSymbolSize(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetSymbolSize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGetSymbolSize(size_t *size, const void *symbol)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGetSymbolSize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGetSymbolSize) *)atomic_load_explicit(&cgl_sites[CGL_hipGetSymbolSize].real, memory_order_relaxed))(size, symbol);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGetSymbolSize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGetSymbolSize) *cgl_fn = (__typeof__(hipGetSymbolSize) *)atomic_load_explicit(&cgl_sites[CGL_hipGetSymbolSize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(size, symbol);
     return cgl_sl_hipGetSymbolSize(size, symbol);
@@ -7056,8 +9876,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyToSymbol(const void 
     }
     return cgl_gp_hipMemcpyToSymbol(symbol, src, sizeBytes, offset, kind);
 }
+typedef hipError_t cgl_rt_hipMemcpyToSymbol;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyToSymbol cgl_left_hipMemcpyToSymbol(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyToSymbol cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpyToSymbol(const void *symbol, const void *src, size_t sizeBytes, size_t offset, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpyToSymbol]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyToSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyToSymbol].real, memory_order_relaxed))(symbol, src, sizeBytes, offset, kind);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpyToSymbol(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpyToSymbol) *cgl_fn = (__typeof__(hipMemcpyToSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyToSymbol].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(symbol, src, sizeBytes, offset, kind);
     return cgl_sl_hipMemcpyToSymbol(symbol, src, sizeBytes, offset, kind);
@@ -7099,8 +9939,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyToSymbolAsync(const 
     }
     return cgl_gp_hipMemcpyToSymbolAsync(symbol, src, sizeBytes, offset, kind, stream);
 }
+typedef hipError_t cgl_rt_hipMemcpyToSymbolAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyToSymbolAsync cgl_left_hipMemcpyToSymbolAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyToSymbolAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpyToSymbolAsync(const void *symbol, const void *src, size_t sizeBytes, size_t offset, hipMemcpyKind kind, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpyToSymbolAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyToSymbolAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyToSymbolAsync].real, memory_order_relaxed))(symbol, src, sizeBytes, offset, kind, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpyToSymbolAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpyToSymbolAsync) *cgl_fn = (__typeof__(hipMemcpyToSymbolAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyToSymbolAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(symbol, src, sizeBytes, offset, kind, stream);
     return cgl_sl_hipMemcpyToSymbolAsync(symbol, src, sizeBytes, offset, kind, stream);
@@ -7141,8 +10001,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyFromSymbol(void *dst
     }
     return cgl_gp_hipMemcpyFromSymbol(dst, symbol, sizeBytes, offset, kind);
 }
+typedef hipError_t cgl_rt_hipMemcpyFromSymbol;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyFromSymbol cgl_left_hipMemcpyFromSymbol(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyFromSymbol cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpyFromSymbol(void *dst, const void *symbol, size_t sizeBytes, size_t offset, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpyFromSymbol]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyFromSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyFromSymbol].real, memory_order_relaxed))(dst, symbol, sizeBytes, offset, kind);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpyFromSymbol(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpyFromSymbol) *cgl_fn = (__typeof__(hipMemcpyFromSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyFromSymbol].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, symbol, sizeBytes, offset, kind);
     return cgl_sl_hipMemcpyFromSymbol(dst, symbol, sizeBytes, offset, kind);
@@ -7184,8 +10064,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyFromSymbolAsync(void
     }
     return cgl_gp_hipMemcpyFromSymbolAsync(dst, symbol, sizeBytes, offset, kind, stream);
 }
+typedef hipError_t cgl_rt_hipMemcpyFromSymbolAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyFromSymbolAsync cgl_left_hipMemcpyFromSymbolAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyFromSymbolAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t sizeBytes, size_t offset, hipMemcpyKind kind, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpyFromSymbolAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyFromSymbolAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyFromSymbolAsync].real, memory_order_relaxed))(dst, symbol, sizeBytes, offset, kind, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpyFromSymbolAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpyFromSymbolAsync) *cgl_fn = (__typeof__(hipMemcpyFromSymbolAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyFromSymbolAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, symbol, sizeBytes, offset, kind, stream);
     return cgl_sl_hipMemcpyFromSymbolAsync(dst, symbol, sizeBytes, offset, kind, stream);
@@ -7226,8 +10126,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyAsync(void *dst, con
     }
     return cgl_gp_hipMemcpyAsync(dst, src, sizeBytes, kind, stream);
 }
+typedef hipError_t cgl_rt_hipMemcpyAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyAsync cgl_left_hipMemcpyAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpyAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyAsync].real, memory_order_relaxed))(dst, src, sizeBytes, kind, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpyAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpyAsync) *cgl_fn = (__typeof__(hipMemcpyAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, src, sizeBytes, kind, stream);
     return cgl_sl_hipMemcpyAsync(dst, src, sizeBytes, kind, stream);
@@ -7266,8 +10186,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemset(void *dst, int valu
     }
     return cgl_gp_hipMemset(dst, value, sizeBytes);
 }
+typedef hipError_t cgl_rt_hipMemset;
+static __attribute__((noinline, cold)) cgl_rt_hipMemset cgl_left_hipMemset(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemset(void *dst, int value, size_t sizeBytes)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemset]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemset) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset].real, memory_order_relaxed))(dst, value, sizeBytes);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemset(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemset) *cgl_fn = (__typeof__(hipMemset) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, value, sizeBytes);
     return cgl_sl_hipMemset(dst, value, sizeBytes);
@@ -7306,8 +10246,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetD8(hipDeviceptr_t de
     }
     return cgl_gp_hipMemsetD8(dest, value, count);
 }
+typedef hipError_t cgl_rt_hipMemsetD8;
+static __attribute__((noinline, cold)) cgl_rt_hipMemsetD8 cgl_left_hipMemsetD8(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemsetD8 cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemsetD8(hipDeviceptr_t dest, unsigned char value, size_t count)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemsetD8]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemsetD8) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetD8].real, memory_order_relaxed))(dest, value, count);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemsetD8(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemsetD8) *cgl_fn = (__typeof__(hipMemsetD8) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetD8].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dest, value, count);
     return cgl_sl_hipMemsetD8(dest, value, count);
@@ -7347,8 +10307,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetD8Async(hipDeviceptr
     }
     return cgl_gp_hipMemsetD8Async(dest, value, count, stream);
 }
+typedef hipError_t cgl_rt_hipMemsetD8Async;
+static __attribute__((noinline, cold)) cgl_rt_hipMemsetD8Async cgl_left_hipMemsetD8Async(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemsetD8Async cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemsetD8Async(hipDeviceptr_t dest, unsigned char value, size_t count, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemsetD8Async]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemsetD8Async) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetD8Async].real, memory_order_relaxed))(dest, value, count, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemsetD8Async(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemsetD8Async) *cgl_fn = (__typeof__(hipMemsetD8Async) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetD8Async].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dest, value, count, stream);
     return cgl_sl_hipMemsetD8Async(dest, value, count, stream);
@@ -7387,8 +10367,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetD16(hipDeviceptr_t d
     }
     return cgl_gp_hipMemsetD16(dest, value, count);
 }
+typedef hipError_t cgl_rt_hipMemsetD16;
+static __attribute__((noinline, cold)) cgl_rt_hipMemsetD16 cgl_left_hipMemsetD16(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemsetD16 cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemsetD16(hipDeviceptr_t dest, unsigned short value, size_t count)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemsetD16]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemsetD16) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetD16].real, memory_order_relaxed))(dest, value, count);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemsetD16(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemsetD16) *cgl_fn = (__typeof__(hipMemsetD16) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetD16].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dest, value, count);
     return cgl_sl_hipMemsetD16(dest, value, count);
@@ -7428,8 +10428,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetD16Async(hipDevicept
     }
     return cgl_gp_hipMemsetD16Async(dest, value, count, stream);
 }
+typedef hipError_t cgl_rt_hipMemsetD16Async;
+static __attribute__((noinline, cold)) cgl_rt_hipMemsetD16Async cgl_left_hipMemsetD16Async(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemsetD16Async cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemsetD16Async(hipDeviceptr_t dest, unsigned short value, size_t count, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemsetD16Async]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemsetD16Async) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetD16Async].real, memory_order_relaxed))(dest, value, count, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemsetD16Async(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemsetD16Async) *cgl_fn = (__typeof__(hipMemsetD16Async) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetD16Async].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dest, value, count, stream);
     return cgl_sl_hipMemsetD16Async(dest, value, count, stream);
@@ -7468,8 +10488,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetD32(hipDeviceptr_t d
     }
     return cgl_gp_hipMemsetD32(dest, value, count);
 }
+typedef hipError_t cgl_rt_hipMemsetD32;
+static __attribute__((noinline, cold)) cgl_rt_hipMemsetD32 cgl_left_hipMemsetD32(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemsetD32 cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemsetD32(hipDeviceptr_t dest, int value, size_t count)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemsetD32]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemsetD32) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetD32].real, memory_order_relaxed))(dest, value, count);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemsetD32(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemsetD32) *cgl_fn = (__typeof__(hipMemsetD32) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetD32].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dest, value, count);
     return cgl_sl_hipMemsetD32(dest, value, count);
@@ -7509,8 +10549,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetAsync(void *dst, int
     }
     return cgl_gp_hipMemsetAsync(dst, value, sizeBytes, stream);
 }
+typedef hipError_t cgl_rt_hipMemsetAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemsetAsync cgl_left_hipMemsetAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemsetAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemsetAsync(void *dst, int value, size_t sizeBytes, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemsetAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemsetAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetAsync].real, memory_order_relaxed))(dst, value, sizeBytes, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemsetAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemsetAsync) *cgl_fn = (__typeof__(hipMemsetAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, value, sizeBytes, stream);
     return cgl_sl_hipMemsetAsync(dst, value, sizeBytes, stream);
@@ -7550,8 +10610,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetD32Async(hipDevicept
     }
     return cgl_gp_hipMemsetD32Async(dst, value, count, stream);
 }
+typedef hipError_t cgl_rt_hipMemsetD32Async;
+static __attribute__((noinline, cold)) cgl_rt_hipMemsetD32Async cgl_left_hipMemsetD32Async(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemsetD32Async cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemsetD32Async]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemsetD32Async) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetD32Async].real, memory_order_relaxed))(dst, value, count, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemsetD32Async(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemsetD32Async) *cgl_fn = (__typeof__(hipMemsetD32Async) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetD32Async].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, value, count, stream);
     return cgl_sl_hipMemsetD32Async(dst, value, count, stream);
@@ -7592,8 +10672,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemset2D(void *dst, size_t
     }
     return cgl_gp_hipMemset2D(dst, pitch, value, width, height);
 }
+typedef hipError_t cgl_rt_hipMemset2D;
+static __attribute__((noinline, cold)) cgl_rt_hipMemset2D cgl_left_hipMemset2D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemset2D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemset2D]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemset2D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset2D].real, memory_order_relaxed))(dst, pitch, value, width, height);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemset2D(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemset2D) *cgl_fn = (__typeof__(hipMemset2D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset2D].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, pitch, value, width, height);
     return cgl_sl_hipMemset2D(dst, pitch, value, width, height);
@@ -7635,8 +10735,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemset2DAsync(void *dst, s
     }
     return cgl_gp_hipMemset2DAsync(dst, pitch, value, width, height, stream);
 }
+typedef hipError_t cgl_rt_hipMemset2DAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemset2DAsync cgl_left_hipMemset2DAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemset2DAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemset2DAsync(void *dst, size_t pitch, int value, size_t width, size_t height, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemset2DAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemset2DAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset2DAsync].real, memory_order_relaxed))(dst, pitch, value, width, height, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemset2DAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemset2DAsync) *cgl_fn = (__typeof__(hipMemset2DAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset2DAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, pitch, value, width, height, stream);
     return cgl_sl_hipMemset2DAsync(dst, pitch, value, width, height, stream);
@@ -7675,8 +10795,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemset3D(hipPitchedPtr pit
     }
     return cgl_gp_hipMemset3D(pitchedDevPtr, value, extent);
 }
+typedef hipError_t cgl_rt_hipMemset3D;
+static __attribute__((noinline, cold)) cgl_rt_hipMemset3D cgl_left_hipMemset3D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemset3D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemset3D(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemset3D]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemset3D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset3D].real, memory_order_relaxed))(pitchedDevPtr, value, extent);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemset3D(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemset3D) *cgl_fn = (__typeof__(hipMemset3D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset3D].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pitchedDevPtr, value, extent);
     return cgl_sl_hipMemset3D(pitchedDevPtr, value, extent);
@@ -7716,8 +10856,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemset3DAsync(hipPitchedPt
     }
     return cgl_gp_hipMemset3DAsync(pitchedDevPtr, value, extent, stream);
 }
+typedef hipError_t cgl_rt_hipMemset3DAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemset3DAsync cgl_left_hipMemset3DAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemset3DAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemset3DAsync(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemset3DAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemset3DAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset3DAsync].real, memory_order_relaxed))(pitchedDevPtr, value, extent, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemset3DAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemset3DAsync) *cgl_fn = (__typeof__(hipMemset3DAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset3DAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pitchedDevPtr, value, extent, stream);
     return cgl_sl_hipMemset3DAsync(pitchedDevPtr, value, extent, stream);
@@ -7755,8 +10915,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemGetInfo(size_t *free, s
     }
     return cgl_gp_hipMemGetInfo(free, total);
 }
+typedef hipError_t cgl_rt_hipMemGetInfo;
+static __attribute__((noinline, cold)) cgl_rt_hipMemGetInfo cgl_left_hipMemGetInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemGetInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemGetInfo(size_t *free, size_t *total)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemGetInfo]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemGetInfo) *)atomic_load_explicit(&cgl_sites[CGL_hipMemGetInfo].real, memory_order_relaxed))(free, total);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemGetInfo(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemGetInfo) *cgl_fn = (__typeof__(hipMemGetInfo) *)atomic_load_explicit(&cgl_sites[CGL_hipMemGetInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(free, total);
     return cgl_sl_hipMemGetInfo(free, total);
@@ -7794,8 +10974,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPtrGetInfo(void *ptr, s
     }
     return cgl_gp_hipMemPtrGetInfo(ptr, size);
 }
+typedef hipError_t cgl_rt_hipMemPtrGetInfo;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPtrGetInfo cgl_left_hipMemPtrGetInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPtrGetInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemPtrGetInfo(void *ptr, size_t *size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemPtrGetInfo]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemPtrGetInfo) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPtrGetInfo].real, memory_order_relaxed))(ptr, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemPtrGetInfo(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemPtrGetInfo) *cgl_fn = (__typeof__(hipMemPtrGetInfo) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPtrGetInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ptr, size);
     return cgl_sl_hipMemPtrGetInfo(ptr, size);
@@ -7836,8 +11036,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMallocArray(hipArray **arr
     }
     return cgl_gp_hipMallocArray(array, desc, width, height, flags);
 }
+typedef hipError_t cgl_rt_hipMallocArray;
+static __attribute__((noinline, cold)) cgl_rt_hipMallocArray cgl_left_hipMallocArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMallocArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMallocArray(hipArray **array, const hipChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMallocArray]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMallocArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMallocArray].real, memory_order_relaxed))(array, desc, width, height, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMallocArray(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMallocArray) *cgl_fn = (__typeof__(hipMallocArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMallocArray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(array, desc, width, height, flags);
     return cgl_sl_hipMallocArray(array, desc, width, height, flags);
@@ -7875,8 +11095,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipArrayCreate(hipArray **pHa
     }
     return cgl_gp_hipArrayCreate(pHandle, pAllocateArray);
 }
+typedef hipError_t cgl_rt_hipArrayCreate;
+static __attribute__((noinline, cold)) cgl_rt_hipArrayCreate cgl_left_hipArrayCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipArrayCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipArrayCreate(hipArray **pHandle, const HIP_ARRAY_DESCRIPTOR *pAllocateArray)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipArrayCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipArrayCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipArrayCreate].real, memory_order_relaxed))(pHandle, pAllocateArray);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipArrayCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipArrayCreate) *cgl_fn = (__typeof__(hipArrayCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipArrayCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pHandle, pAllocateArray);
     return cgl_sl_hipArrayCreate(pHandle, pAllocateArray);
@@ -7913,8 +11153,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipArrayDestroy(hipArray *arr
     }
     return cgl_gp_hipArrayDestroy(array);
 }
+typedef hipError_t cgl_rt_hipArrayDestroy;
+static __attribute__((noinline, cold)) cgl_rt_hipArrayDestroy cgl_left_hipArrayDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipArrayDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipArrayDestroy(hipArray *array)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipArrayDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipArrayDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipArrayDestroy].real, memory_order_relaxed))(array);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipArrayDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipArrayDestroy) *cgl_fn = (__typeof__(hipArrayDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipArrayDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(array);
     return cgl_sl_hipArrayDestroy(array);
@@ -7952,8 +11212,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipArray3DCreate(hipArray **a
     }
     return cgl_gp_hipArray3DCreate(array, pAllocateArray);
 }
+typedef hipError_t cgl_rt_hipArray3DCreate;
+static __attribute__((noinline, cold)) cgl_rt_hipArray3DCreate cgl_left_hipArray3DCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipArray3DCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipArray3DCreate(hipArray **array, const HIP_ARRAY3D_DESCRIPTOR *pAllocateArray)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipArray3DCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipArray3DCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipArray3DCreate].real, memory_order_relaxed))(array, pAllocateArray);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipArray3DCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipArray3DCreate) *cgl_fn = (__typeof__(hipArray3DCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipArray3DCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(array, pAllocateArray);
     return cgl_sl_hipArray3DCreate(array, pAllocateArray);
@@ -7991,8 +11271,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMalloc3D(hipPitchedPtr *pi
     }
     return cgl_gp_hipMalloc3D(pitchedDevPtr, extent);
 }
+typedef hipError_t cgl_rt_hipMalloc3D;
+static __attribute__((noinline, cold)) cgl_rt_hipMalloc3D cgl_left_hipMalloc3D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMalloc3D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMalloc3D(hipPitchedPtr *pitchedDevPtr, hipExtent extent)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMalloc3D]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMalloc3D) *)atomic_load_explicit(&cgl_sites[CGL_hipMalloc3D].real, memory_order_relaxed))(pitchedDevPtr, extent);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMalloc3D(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMalloc3D) *cgl_fn = (__typeof__(hipMalloc3D) *)atomic_load_explicit(&cgl_sites[CGL_hipMalloc3D].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pitchedDevPtr, extent);
     return cgl_sl_hipMalloc3D(pitchedDevPtr, extent);
@@ -8029,8 +11329,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipFreeArray(hipArray *array)
     }
     return cgl_gp_hipFreeArray(array);
 }
+typedef hipError_t cgl_rt_hipFreeArray;
+static __attribute__((noinline, cold)) cgl_rt_hipFreeArray cgl_left_hipFreeArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFreeArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipFreeArray(hipArray *array)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipFreeArray]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipFreeArray) *)atomic_load_explicit(&cgl_sites[CGL_hipFreeArray].real, memory_order_relaxed))(array);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipFreeArray(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipFreeArray) *cgl_fn = (__typeof__(hipFreeArray) *)atomic_load_explicit(&cgl_sites[CGL_hipFreeArray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(array);
     return cgl_sl_hipFreeArray(array);
@@ -8067,8 +11387,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipFreeMipmappedArray(hipMipm
     }
     return cgl_gp_hipFreeMipmappedArray(mipmappedArray);
 }
+typedef hipError_t cgl_rt_hipFreeMipmappedArray;
+static __attribute__((noinline, cold)) cgl_rt_hipFreeMipmappedArray cgl_left_hipFreeMipmappedArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFreeMipmappedArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipFreeMipmappedArray]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipFreeMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_hipFreeMipmappedArray].real, memory_order_relaxed))(mipmappedArray);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipFreeMipmappedArray(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipFreeMipmappedArray) *cgl_fn = (__typeof__(hipFreeMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_hipFreeMipmappedArray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(mipmappedArray);
     return cgl_sl_hipFreeMipmappedArray(mipmappedArray);
@@ -8108,8 +11448,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMalloc3DArray(hipArray **a
     }
     return cgl_gp_hipMalloc3DArray(array, desc, extent, flags);
 }
+typedef hipError_t cgl_rt_hipMalloc3DArray;
+static __attribute__((noinline, cold)) cgl_rt_hipMalloc3DArray cgl_left_hipMalloc3DArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMalloc3DArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMalloc3DArray(hipArray **array, const struct hipChannelFormatDesc *desc, struct hipExtent extent, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMalloc3DArray]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMalloc3DArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMalloc3DArray].real, memory_order_relaxed))(array, desc, extent, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMalloc3DArray(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMalloc3DArray) *cgl_fn = (__typeof__(hipMalloc3DArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMalloc3DArray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(array, desc, extent, flags);
     return cgl_sl_hipMalloc3DArray(array, desc, extent, flags);
@@ -8150,8 +11510,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMallocMipmappedArray(hipMi
     }
     return cgl_gp_hipMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags);
 }
+typedef hipError_t cgl_rt_hipMallocMipmappedArray;
+static __attribute__((noinline, cold)) cgl_rt_hipMallocMipmappedArray cgl_left_hipMallocMipmappedArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMallocMipmappedArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMallocMipmappedArray(hipMipmappedArray_t *mipmappedArray, const struct hipChannelFormatDesc *desc, struct hipExtent extent, unsigned int numLevels, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMallocMipmappedArray]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMallocMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMallocMipmappedArray].real, memory_order_relaxed))(mipmappedArray, desc, extent, numLevels, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMallocMipmappedArray(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMallocMipmappedArray) *cgl_fn = (__typeof__(hipMallocMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMallocMipmappedArray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(mipmappedArray, desc, extent, numLevels, flags);
     return cgl_sl_hipMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags);
@@ -8190,8 +11570,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetMipmappedArrayLevel(hip
     }
     return cgl_gp_hipGetMipmappedArrayLevel(levelArray, mipmappedArray, level);
 }
+typedef hipError_t cgl_rt_hipGetMipmappedArrayLevel;
+static __attribute__((noinline, cold)) cgl_rt_hipGetMipmappedArrayLevel cgl_left_hipGetMipmappedArrayLevel(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetMipmappedArrayLevel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGetMipmappedArrayLevel(hipArray_t *levelArray, hipMipmappedArray_const_t mipmappedArray, unsigned int level)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGetMipmappedArrayLevel]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGetMipmappedArrayLevel) *)atomic_load_explicit(&cgl_sites[CGL_hipGetMipmappedArrayLevel].real, memory_order_relaxed))(levelArray, mipmappedArray, level);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGetMipmappedArrayLevel(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGetMipmappedArrayLevel) *cgl_fn = (__typeof__(hipGetMipmappedArrayLevel) *)atomic_load_explicit(&cgl_sites[CGL_hipGetMipmappedArrayLevel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(levelArray, mipmappedArray, level);
     return cgl_sl_hipGetMipmappedArrayLevel(levelArray, mipmappedArray, level);
@@ -8234,8 +11634,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2D(void *dst, size_t
     }
     return cgl_gp_hipMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
+typedef hipError_t cgl_rt_hipMemcpy2D;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2D cgl_left_hipMemcpy2D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpy2D]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy2D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2D].real, memory_order_relaxed))(dst, dpitch, src, spitch, width, height, kind);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpy2D(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpy2D) *cgl_fn = (__typeof__(hipMemcpy2D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2D].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, dpitch, src, spitch, width, height, kind);
     return cgl_sl_hipMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
@@ -8272,8 +11692,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyParam2D(const hip_Me
     }
     return cgl_gp_hipMemcpyParam2D(pCopy);
 }
+typedef hipError_t cgl_rt_hipMemcpyParam2D;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyParam2D cgl_left_hipMemcpyParam2D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyParam2D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpyParam2D(const hip_Memcpy2D *pCopy)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpyParam2D]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyParam2D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyParam2D].real, memory_order_relaxed))(pCopy);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpyParam2D(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpyParam2D) *cgl_fn = (__typeof__(hipMemcpyParam2D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyParam2D].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCopy);
     return cgl_sl_hipMemcpyParam2D(pCopy);
@@ -8311,8 +11751,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyParam2DAsync(const h
     }
     return cgl_gp_hipMemcpyParam2DAsync(pCopy, stream);
 }
+typedef hipError_t cgl_rt_hipMemcpyParam2DAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyParam2DAsync cgl_left_hipMemcpyParam2DAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyParam2DAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpyParam2DAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyParam2DAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyParam2DAsync].real, memory_order_relaxed))(pCopy, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpyParam2DAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpyParam2DAsync) *cgl_fn = (__typeof__(hipMemcpyParam2DAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyParam2DAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCopy, stream);
     return cgl_sl_hipMemcpyParam2DAsync(pCopy, stream);
@@ -8356,8 +11816,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DAsync(void *dst, s
     }
     return cgl_gp_hipMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
 }
+typedef hipError_t cgl_rt_hipMemcpy2DAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2DAsync cgl_left_hipMemcpy2DAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2DAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpy2DAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy2DAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DAsync].real, memory_order_relaxed))(dst, dpitch, src, spitch, width, height, kind, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpy2DAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpy2DAsync) *cgl_fn = (__typeof__(hipMemcpy2DAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, dpitch, src, spitch, width, height, kind, stream);
     return cgl_sl_hipMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
@@ -8401,8 +11881,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DToArray(hipArray *
     }
     return cgl_gp_hipMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
 }
+typedef hipError_t cgl_rt_hipMemcpy2DToArray;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2DToArray cgl_left_hipMemcpy2DToArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2DToArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpy2DToArray(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpy2DToArray]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy2DToArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DToArray].real, memory_order_relaxed))(dst, wOffset, hOffset, src, spitch, width, height, kind);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpy2DToArray(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpy2DToArray) *cgl_fn = (__typeof__(hipMemcpy2DToArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DToArray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, wOffset, hOffset, src, spitch, width, height, kind);
     return cgl_sl_hipMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
@@ -8447,8 +11947,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DToArrayAsync(hipAr
     }
     return cgl_gp_hipMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
 }
+typedef hipError_t cgl_rt_hipMemcpy2DToArrayAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2DToArrayAsync cgl_left_hipMemcpy2DToArrayAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2DToArrayAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpy2DToArrayAsync(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpy2DToArrayAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy2DToArrayAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DToArrayAsync].real, memory_order_relaxed))(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpy2DToArrayAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpy2DToArrayAsync) *cgl_fn = (__typeof__(hipMemcpy2DToArrayAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DToArrayAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
     return cgl_sl_hipMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
@@ -8490,8 +12010,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyToArray(hipArray *ds
     }
     return cgl_gp_hipMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
 }
+typedef hipError_t cgl_rt_hipMemcpyToArray;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyToArray cgl_left_hipMemcpyToArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyToArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpyToArray(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t count, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpyToArray]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyToArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyToArray].real, memory_order_relaxed))(dst, wOffset, hOffset, src, count, kind);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpyToArray(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpyToArray) *cgl_fn = (__typeof__(hipMemcpyToArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyToArray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, wOffset, hOffset, src, count, kind);
     return cgl_sl_hipMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
@@ -8533,8 +12073,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyFromArray(void *dst,
     }
     return cgl_gp_hipMemcpyFromArray(dst, srcArray, wOffset, hOffset, count, kind);
 }
+typedef hipError_t cgl_rt_hipMemcpyFromArray;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyFromArray cgl_left_hipMemcpyFromArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyFromArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpyFromArray(void *dst, hipArray_const_t srcArray, size_t wOffset, size_t hOffset, size_t count, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpyFromArray]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyFromArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyFromArray].real, memory_order_relaxed))(dst, srcArray, wOffset, hOffset, count, kind);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpyFromArray(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpyFromArray) *cgl_fn = (__typeof__(hipMemcpyFromArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyFromArray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, srcArray, wOffset, hOffset, count, kind);
     return cgl_sl_hipMemcpyFromArray(dst, srcArray, wOffset, hOffset, count, kind);
@@ -8578,8 +12138,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DFromArray(void *ds
     }
     return cgl_gp_hipMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
 }
+typedef hipError_t cgl_rt_hipMemcpy2DFromArray;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2DFromArray cgl_left_hipMemcpy2DFromArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2DFromArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpy2DFromArray(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpy2DFromArray]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy2DFromArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DFromArray].real, memory_order_relaxed))(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpy2DFromArray(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpy2DFromArray) *cgl_fn = (__typeof__(hipMemcpy2DFromArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DFromArray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, dpitch, src, wOffset, hOffset, width, height, kind);
     return cgl_sl_hipMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
@@ -8624,8 +12204,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DFromArrayAsync(voi
     }
     return cgl_gp_hipMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
 }
+typedef hipError_t cgl_rt_hipMemcpy2DFromArrayAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2DFromArrayAsync cgl_left_hipMemcpy2DFromArrayAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2DFromArrayAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpy2DFromArrayAsync(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpy2DFromArrayAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy2DFromArrayAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DFromArrayAsync].real, memory_order_relaxed))(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpy2DFromArrayAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpy2DFromArrayAsync) *cgl_fn = (__typeof__(hipMemcpy2DFromArrayAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DFromArrayAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
     return cgl_sl_hipMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
@@ -8665,8 +12265,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyAtoH(void *dst, hipA
     }
     return cgl_gp_hipMemcpyAtoH(dst, srcArray, srcOffset, count);
 }
+typedef hipError_t cgl_rt_hipMemcpyAtoH;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyAtoH cgl_left_hipMemcpyAtoH(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyAtoH cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpyAtoH(void *dst, hipArray *srcArray, size_t srcOffset, size_t count)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpyAtoH]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyAtoH) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyAtoH].real, memory_order_relaxed))(dst, srcArray, srcOffset, count);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpyAtoH(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpyAtoH) *cgl_fn = (__typeof__(hipMemcpyAtoH) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyAtoH].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, srcArray, srcOffset, count);
     return cgl_sl_hipMemcpyAtoH(dst, srcArray, srcOffset, count);
@@ -8706,8 +12326,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyHtoA(hipArray *dstAr
     }
     return cgl_gp_hipMemcpyHtoA(dstArray, dstOffset, srcHost, count);
 }
+typedef hipError_t cgl_rt_hipMemcpyHtoA;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyHtoA cgl_left_hipMemcpyHtoA(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyHtoA cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpyHtoA(hipArray *dstArray, size_t dstOffset, const void *srcHost, size_t count)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpyHtoA]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyHtoA) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyHtoA].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, count);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpyHtoA(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpyHtoA) *cgl_fn = (__typeof__(hipMemcpyHtoA) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyHtoA].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dstArray, dstOffset, srcHost, count);
     return cgl_sl_hipMemcpyHtoA(dstArray, dstOffset, srcHost, count);
@@ -8744,8 +12384,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy3D(const struct hipM
     }
     return cgl_gp_hipMemcpy3D(p);
 }
+typedef hipError_t cgl_rt_hipMemcpy3D;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy3D cgl_left_hipMemcpy3D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy3D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpy3D(const struct hipMemcpy3DParms *p)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpy3D]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy3D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy3D].real, memory_order_relaxed))(p);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpy3D(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpy3D) *cgl_fn = (__typeof__(hipMemcpy3D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy3D].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(p);
     return cgl_sl_hipMemcpy3D(p);
@@ -8783,8 +12443,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy3DAsync(const struct
     }
     return cgl_gp_hipMemcpy3DAsync(p, stream);
 }
+typedef hipError_t cgl_rt_hipMemcpy3DAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy3DAsync cgl_left_hipMemcpy3DAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy3DAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpy3DAsync(const struct hipMemcpy3DParms *p, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpy3DAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy3DAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy3DAsync].real, memory_order_relaxed))(p, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpy3DAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpy3DAsync) *cgl_fn = (__typeof__(hipMemcpy3DAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy3DAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(p, stream);
     return cgl_sl_hipMemcpy3DAsync(p, stream);
@@ -8821,8 +12501,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDrvMemcpy3D(const HIP_MEMC
     }
     return cgl_gp_hipDrvMemcpy3D(pCopy);
 }
+typedef hipError_t cgl_rt_hipDrvMemcpy3D;
+static __attribute__((noinline, cold)) cgl_rt_hipDrvMemcpy3D cgl_left_hipDrvMemcpy3D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDrvMemcpy3D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDrvMemcpy3D(const HIP_MEMCPY3D *pCopy)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDrvMemcpy3D]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDrvMemcpy3D) *)atomic_load_explicit(&cgl_sites[CGL_hipDrvMemcpy3D].real, memory_order_relaxed))(pCopy);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDrvMemcpy3D(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDrvMemcpy3D) *cgl_fn = (__typeof__(hipDrvMemcpy3D) *)atomic_load_explicit(&cgl_sites[CGL_hipDrvMemcpy3D].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCopy);
     return cgl_sl_hipDrvMemcpy3D(pCopy);
@@ -8860,8 +12560,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDrvMemcpy3DAsync(const HIP
     }
     return cgl_gp_hipDrvMemcpy3DAsync(pCopy, stream);
 }
+typedef hipError_t cgl_rt_hipDrvMemcpy3DAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipDrvMemcpy3DAsync cgl_left_hipDrvMemcpy3DAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDrvMemcpy3DAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDrvMemcpy3DAsync(const HIP_MEMCPY3D *pCopy, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDrvMemcpy3DAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDrvMemcpy3DAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipDrvMemcpy3DAsync].real, memory_order_relaxed))(pCopy, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDrvMemcpy3DAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDrvMemcpy3DAsync) *cgl_fn = (__typeof__(hipDrvMemcpy3DAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipDrvMemcpy3DAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCopy, stream);
     return cgl_sl_hipDrvMemcpy3DAsync(pCopy, stream);
@@ -8900,8 +12620,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceCanAccessPeer(int *c
     }
     return cgl_gp_hipDeviceCanAccessPeer(canAccessPeer, deviceId, peerDeviceId);
 }
+typedef hipError_t cgl_rt_hipDeviceCanAccessPeer;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceCanAccessPeer cgl_left_hipDeviceCanAccessPeer(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceCanAccessPeer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDeviceCanAccessPeer(int *canAccessPeer, int deviceId, int peerDeviceId)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDeviceCanAccessPeer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceCanAccessPeer) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceCanAccessPeer].real, memory_order_relaxed))(canAccessPeer, deviceId, peerDeviceId);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDeviceCanAccessPeer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDeviceCanAccessPeer) *cgl_fn = (__typeof__(hipDeviceCanAccessPeer) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceCanAccessPeer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(canAccessPeer, deviceId, peerDeviceId);
     return cgl_sl_hipDeviceCanAccessPeer(canAccessPeer, deviceId, peerDeviceId);
@@ -8939,8 +12679,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceEnablePeerAccess(int
     }
     return cgl_gp_hipDeviceEnablePeerAccess(peerDeviceId, flags);
 }
+typedef hipError_t cgl_rt_hipDeviceEnablePeerAccess;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceEnablePeerAccess cgl_left_hipDeviceEnablePeerAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceEnablePeerAccess cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDeviceEnablePeerAccess]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceEnablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceEnablePeerAccess].real, memory_order_relaxed))(peerDeviceId, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDeviceEnablePeerAccess(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDeviceEnablePeerAccess) *cgl_fn = (__typeof__(hipDeviceEnablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceEnablePeerAccess].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(peerDeviceId, flags);
     return cgl_sl_hipDeviceEnablePeerAccess(peerDeviceId, flags);
@@ -8977,8 +12737,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceDisablePeerAccess(in
     }
     return cgl_gp_hipDeviceDisablePeerAccess(peerDeviceId);
 }
+typedef hipError_t cgl_rt_hipDeviceDisablePeerAccess;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceDisablePeerAccess cgl_left_hipDeviceDisablePeerAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceDisablePeerAccess cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDeviceDisablePeerAccess(int peerDeviceId)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDeviceDisablePeerAccess]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceDisablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceDisablePeerAccess].real, memory_order_relaxed))(peerDeviceId);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDeviceDisablePeerAccess(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDeviceDisablePeerAccess) *cgl_fn = (__typeof__(hipDeviceDisablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceDisablePeerAccess].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(peerDeviceId);
     return cgl_sl_hipDeviceDisablePeerAccess(peerDeviceId);
@@ -9017,8 +12797,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemGetAddressRange(hipDevi
     }
     return cgl_gp_hipMemGetAddressRange(pbase, psize, dptr);
 }
+typedef hipError_t cgl_rt_hipMemGetAddressRange;
+static __attribute__((noinline, cold)) cgl_rt_hipMemGetAddressRange cgl_left_hipMemGetAddressRange(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemGetAddressRange cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemGetAddressRange]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemGetAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_hipMemGetAddressRange].real, memory_order_relaxed))(pbase, psize, dptr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemGetAddressRange(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemGetAddressRange) *cgl_fn = (__typeof__(hipMemGetAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_hipMemGetAddressRange].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pbase, psize, dptr);
     return cgl_sl_hipMemGetAddressRange(pbase, psize, dptr);
@@ -9059,8 +12859,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyPeer(void *dst, int 
     }
     return cgl_gp_hipMemcpyPeer(dst, dstDeviceId, src, srcDeviceId, sizeBytes);
 }
+typedef hipError_t cgl_rt_hipMemcpyPeer;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyPeer cgl_left_hipMemcpyPeer(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyPeer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId, size_t sizeBytes)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpyPeer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyPeer) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyPeer].real, memory_order_relaxed))(dst, dstDeviceId, src, srcDeviceId, sizeBytes);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpyPeer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpyPeer) *cgl_fn = (__typeof__(hipMemcpyPeer) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyPeer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, dstDeviceId, src, srcDeviceId, sizeBytes);
     return cgl_sl_hipMemcpyPeer(dst, dstDeviceId, src, srcDeviceId, sizeBytes);
@@ -9102,8 +12922,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyPeerAsync(void *dst,
     }
     return cgl_gp_hipMemcpyPeerAsync(dst, dstDeviceId, src, srcDevice, sizeBytes, stream);
 }
+typedef hipError_t cgl_rt_hipMemcpyPeerAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyPeerAsync cgl_left_hipMemcpyPeerAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyPeerAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice, size_t sizeBytes, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemcpyPeerAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyPeerAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyPeerAsync].real, memory_order_relaxed))(dst, dstDeviceId, src, srcDevice, sizeBytes, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemcpyPeerAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemcpyPeerAsync) *cgl_fn = (__typeof__(hipMemcpyPeerAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyPeerAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dst, dstDeviceId, src, srcDevice, sizeBytes, stream);
     return cgl_sl_hipMemcpyPeerAsync(dst, dstDeviceId, src, srcDevice, sizeBytes, stream);
@@ -9142,8 +12982,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxCreate(hipCtx_t *ctx, u
     }
     return cgl_gp_hipCtxCreate(ctx, flags, device);
 }
+typedef hipError_t cgl_rt_hipCtxCreate;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxCreate cgl_left_hipCtxCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipCtxCreate(hipCtx_t *ctx, unsigned int flags, hipDevice_t device)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipCtxCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipCtxCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxCreate].real, memory_order_relaxed))(ctx, flags, device);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipCtxCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipCtxCreate) *cgl_fn = (__typeof__(hipCtxCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ctx, flags, device);
     return cgl_sl_hipCtxCreate(ctx, flags, device);
@@ -9180,8 +13040,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxDestroy(hipCtx_t ctx)
     }
     return cgl_gp_hipCtxDestroy(ctx);
 }
+typedef hipError_t cgl_rt_hipCtxDestroy;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxDestroy cgl_left_hipCtxDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipCtxDestroy(hipCtx_t ctx)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipCtxDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipCtxDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxDestroy].real, memory_order_relaxed))(ctx);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipCtxDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipCtxDestroy) *cgl_fn = (__typeof__(hipCtxDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ctx);
     return cgl_sl_hipCtxDestroy(ctx);
@@ -9218,8 +13098,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxPopCurrent(hipCtx_t *ct
     }
     return cgl_gp_hipCtxPopCurrent(ctx);
 }
+typedef hipError_t cgl_rt_hipCtxPopCurrent;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxPopCurrent cgl_left_hipCtxPopCurrent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxPopCurrent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipCtxPopCurrent(hipCtx_t *ctx)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipCtxPopCurrent]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipCtxPopCurrent) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxPopCurrent].real, memory_order_relaxed))(ctx);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipCtxPopCurrent(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipCtxPopCurrent) *cgl_fn = (__typeof__(hipCtxPopCurrent) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxPopCurrent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ctx);
     return cgl_sl_hipCtxPopCurrent(ctx);
@@ -9256,8 +13156,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxPushCurrent(hipCtx_t ct
     }
     return cgl_gp_hipCtxPushCurrent(ctx);
 }
+typedef hipError_t cgl_rt_hipCtxPushCurrent;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxPushCurrent cgl_left_hipCtxPushCurrent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxPushCurrent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipCtxPushCurrent(hipCtx_t ctx)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipCtxPushCurrent]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipCtxPushCurrent) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxPushCurrent].real, memory_order_relaxed))(ctx);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipCtxPushCurrent(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipCtxPushCurrent) *cgl_fn = (__typeof__(hipCtxPushCurrent) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxPushCurrent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ctx);
     return cgl_sl_hipCtxPushCurrent(ctx);
@@ -9294,8 +13214,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxSetCurrent(hipCtx_t ctx
     }
     return cgl_gp_hipCtxSetCurrent(ctx);
 }
+typedef hipError_t cgl_rt_hipCtxSetCurrent;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxSetCurrent cgl_left_hipCtxSetCurrent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxSetCurrent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipCtxSetCurrent(hipCtx_t ctx)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipCtxSetCurrent]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipCtxSetCurrent) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxSetCurrent].real, memory_order_relaxed))(ctx);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipCtxSetCurrent(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipCtxSetCurrent) *cgl_fn = (__typeof__(hipCtxSetCurrent) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxSetCurrent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ctx);
     return cgl_sl_hipCtxSetCurrent(ctx);
@@ -9332,8 +13272,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetCurrent(hipCtx_t *ct
     }
     return cgl_gp_hipCtxGetCurrent(ctx);
 }
+typedef hipError_t cgl_rt_hipCtxGetCurrent;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxGetCurrent cgl_left_hipCtxGetCurrent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxGetCurrent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipCtxGetCurrent(hipCtx_t *ctx)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipCtxGetCurrent]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipCtxGetCurrent) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxGetCurrent].real, memory_order_relaxed))(ctx);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipCtxGetCurrent(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipCtxGetCurrent) *cgl_fn = (__typeof__(hipCtxGetCurrent) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxGetCurrent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ctx);
     return cgl_sl_hipCtxGetCurrent(ctx);
@@ -9370,8 +13330,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetDevice(hipDevice_t *
     }
     return cgl_gp_hipCtxGetDevice(device);
 }
+typedef hipError_t cgl_rt_hipCtxGetDevice;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxGetDevice cgl_left_hipCtxGetDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxGetDevice cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipCtxGetDevice(hipDevice_t *device)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipCtxGetDevice]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipCtxGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxGetDevice].real, memory_order_relaxed))(device);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipCtxGetDevice(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipCtxGetDevice) *cgl_fn = (__typeof__(hipCtxGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxGetDevice].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device);
     return cgl_sl_hipCtxGetDevice(device);
@@ -9409,8 +13389,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetApiVersion(hipCtx_t 
     }
     return cgl_gp_hipCtxGetApiVersion(ctx, apiVersion);
 }
+typedef hipError_t cgl_rt_hipCtxGetApiVersion;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxGetApiVersion cgl_left_hipCtxGetApiVersion(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxGetApiVersion cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipCtxGetApiVersion(hipCtx_t ctx, int *apiVersion)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipCtxGetApiVersion]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipCtxGetApiVersion) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxGetApiVersion].real, memory_order_relaxed))(ctx, apiVersion);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipCtxGetApiVersion(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipCtxGetApiVersion) *cgl_fn = (__typeof__(hipCtxGetApiVersion) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxGetApiVersion].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ctx, apiVersion);
     return cgl_sl_hipCtxGetApiVersion(ctx, apiVersion);
@@ -9447,8 +13447,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetCacheConfig(hipFuncC
     }
     return cgl_gp_hipCtxGetCacheConfig(cacheConfig);
 }
+typedef hipError_t cgl_rt_hipCtxGetCacheConfig;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxGetCacheConfig cgl_left_hipCtxGetCacheConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxGetCacheConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipCtxGetCacheConfig(hipFuncCache_t *cacheConfig)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipCtxGetCacheConfig]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipCtxGetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxGetCacheConfig].real, memory_order_relaxed))(cacheConfig);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipCtxGetCacheConfig(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipCtxGetCacheConfig) *cgl_fn = (__typeof__(hipCtxGetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxGetCacheConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(cacheConfig);
     return cgl_sl_hipCtxGetCacheConfig(cacheConfig);
@@ -9485,8 +13505,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxSetCacheConfig(hipFuncC
     }
     return cgl_gp_hipCtxSetCacheConfig(cacheConfig);
 }
+typedef hipError_t cgl_rt_hipCtxSetCacheConfig;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxSetCacheConfig cgl_left_hipCtxSetCacheConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxSetCacheConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipCtxSetCacheConfig(hipFuncCache_t cacheConfig)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipCtxSetCacheConfig]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipCtxSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxSetCacheConfig].real, memory_order_relaxed))(cacheConfig);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipCtxSetCacheConfig(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipCtxSetCacheConfig) *cgl_fn = (__typeof__(hipCtxSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxSetCacheConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(cacheConfig);
     return cgl_sl_hipCtxSetCacheConfig(cacheConfig);
@@ -9523,8 +13563,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxSetSharedMemConfig(hipS
     }
     return cgl_gp_hipCtxSetSharedMemConfig(config);
 }
+typedef hipError_t cgl_rt_hipCtxSetSharedMemConfig;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxSetSharedMemConfig cgl_left_hipCtxSetSharedMemConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxSetSharedMemConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipCtxSetSharedMemConfig(hipSharedMemConfig config)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipCtxSetSharedMemConfig]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipCtxSetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxSetSharedMemConfig].real, memory_order_relaxed))(config);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipCtxSetSharedMemConfig(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipCtxSetSharedMemConfig) *cgl_fn = (__typeof__(hipCtxSetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxSetSharedMemConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(config);
     return cgl_sl_hipCtxSetSharedMemConfig(config);
@@ -9561,8 +13621,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetSharedMemConfig(hipS
     }
     return cgl_gp_hipCtxGetSharedMemConfig(pConfig);
 }
+typedef hipError_t cgl_rt_hipCtxGetSharedMemConfig;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxGetSharedMemConfig cgl_left_hipCtxGetSharedMemConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxGetSharedMemConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipCtxGetSharedMemConfig(hipSharedMemConfig *pConfig)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipCtxGetSharedMemConfig]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipCtxGetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxGetSharedMemConfig].real, memory_order_relaxed))(pConfig);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipCtxGetSharedMemConfig(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipCtxGetSharedMemConfig) *cgl_fn = (__typeof__(hipCtxGetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxGetSharedMemConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pConfig);
     return cgl_sl_hipCtxGetSharedMemConfig(pConfig);
@@ -9598,8 +13678,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxSynchronize(void)
     }
     return cgl_gp_hipCtxSynchronize();
 }
+typedef hipError_t cgl_rt_hipCtxSynchronize;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxSynchronize cgl_left_hipCtxSynchronize(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxSynchronize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipCtxSynchronize(void)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipCtxSynchronize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipCtxSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxSynchronize].real, memory_order_relaxed))();
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipCtxSynchronize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipCtxSynchronize) *cgl_fn = (__typeof__(hipCtxSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxSynchronize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn();
     return cgl_sl_hipCtxSynchronize();
@@ -9636,8 +13736,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetFlags(unsigned int *
     }
     return cgl_gp_hipCtxGetFlags(flags);
 }
+typedef hipError_t cgl_rt_hipCtxGetFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxGetFlags cgl_left_hipCtxGetFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxGetFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipCtxGetFlags(unsigned int *flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipCtxGetFlags]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipCtxGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxGetFlags].real, memory_order_relaxed))(flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipCtxGetFlags(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipCtxGetFlags) *cgl_fn = (__typeof__(hipCtxGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxGetFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(flags);
     return cgl_sl_hipCtxGetFlags(flags);
@@ -9675,8 +13795,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxEnablePeerAccess(hipCtx
     }
     return cgl_gp_hipCtxEnablePeerAccess(peerCtx, flags);
 }
+typedef hipError_t cgl_rt_hipCtxEnablePeerAccess;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxEnablePeerAccess cgl_left_hipCtxEnablePeerAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxEnablePeerAccess cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipCtxEnablePeerAccess(hipCtx_t peerCtx, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipCtxEnablePeerAccess]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipCtxEnablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxEnablePeerAccess].real, memory_order_relaxed))(peerCtx, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipCtxEnablePeerAccess(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipCtxEnablePeerAccess) *cgl_fn = (__typeof__(hipCtxEnablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxEnablePeerAccess].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(peerCtx, flags);
     return cgl_sl_hipCtxEnablePeerAccess(peerCtx, flags);
@@ -9713,8 +13853,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxDisablePeerAccess(hipCt
     }
     return cgl_gp_hipCtxDisablePeerAccess(peerCtx);
 }
+typedef hipError_t cgl_rt_hipCtxDisablePeerAccess;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxDisablePeerAccess cgl_left_hipCtxDisablePeerAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxDisablePeerAccess cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipCtxDisablePeerAccess(hipCtx_t peerCtx)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipCtxDisablePeerAccess]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipCtxDisablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxDisablePeerAccess].real, memory_order_relaxed))(peerCtx);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipCtxDisablePeerAccess(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipCtxDisablePeerAccess) *cgl_fn = (__typeof__(hipCtxDisablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxDisablePeerAccess].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(peerCtx);
     return cgl_sl_hipCtxDisablePeerAccess(peerCtx);
@@ -9753,8 +13913,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDevicePrimaryCtxGetState(h
     }
     return cgl_gp_hipDevicePrimaryCtxGetState(dev, flags, active);
 }
+typedef hipError_t cgl_rt_hipDevicePrimaryCtxGetState;
+static __attribute__((noinline, cold)) cgl_rt_hipDevicePrimaryCtxGetState cgl_left_hipDevicePrimaryCtxGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDevicePrimaryCtxGetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDevicePrimaryCtxGetState(hipDevice_t dev, unsigned int *flags, int *active)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDevicePrimaryCtxGetState]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDevicePrimaryCtxGetState) *)atomic_load_explicit(&cgl_sites[CGL_hipDevicePrimaryCtxGetState].real, memory_order_relaxed))(dev, flags, active);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDevicePrimaryCtxGetState(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDevicePrimaryCtxGetState) *cgl_fn = (__typeof__(hipDevicePrimaryCtxGetState) *)atomic_load_explicit(&cgl_sites[CGL_hipDevicePrimaryCtxGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dev, flags, active);
     return cgl_sl_hipDevicePrimaryCtxGetState(dev, flags, active);
@@ -9791,8 +13971,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDevicePrimaryCtxRelease(hi
     }
     return cgl_gp_hipDevicePrimaryCtxRelease(dev);
 }
+typedef hipError_t cgl_rt_hipDevicePrimaryCtxRelease;
+static __attribute__((noinline, cold)) cgl_rt_hipDevicePrimaryCtxRelease cgl_left_hipDevicePrimaryCtxRelease(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDevicePrimaryCtxRelease cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDevicePrimaryCtxRelease(hipDevice_t dev)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDevicePrimaryCtxRelease]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDevicePrimaryCtxRelease) *)atomic_load_explicit(&cgl_sites[CGL_hipDevicePrimaryCtxRelease].real, memory_order_relaxed))(dev);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDevicePrimaryCtxRelease(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDevicePrimaryCtxRelease) *cgl_fn = (__typeof__(hipDevicePrimaryCtxRelease) *)atomic_load_explicit(&cgl_sites[CGL_hipDevicePrimaryCtxRelease].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dev);
     return cgl_sl_hipDevicePrimaryCtxRelease(dev);
@@ -9830,8 +14030,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDevicePrimaryCtxRetain(hip
     }
     return cgl_gp_hipDevicePrimaryCtxRetain(pctx, dev);
 }
+typedef hipError_t cgl_rt_hipDevicePrimaryCtxRetain;
+static __attribute__((noinline, cold)) cgl_rt_hipDevicePrimaryCtxRetain cgl_left_hipDevicePrimaryCtxRetain(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDevicePrimaryCtxRetain cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDevicePrimaryCtxRetain(hipCtx_t *pctx, hipDevice_t dev)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDevicePrimaryCtxRetain]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDevicePrimaryCtxRetain) *)atomic_load_explicit(&cgl_sites[CGL_hipDevicePrimaryCtxRetain].real, memory_order_relaxed))(pctx, dev);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDevicePrimaryCtxRetain(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDevicePrimaryCtxRetain) *cgl_fn = (__typeof__(hipDevicePrimaryCtxRetain) *)atomic_load_explicit(&cgl_sites[CGL_hipDevicePrimaryCtxRetain].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pctx, dev);
     return cgl_sl_hipDevicePrimaryCtxRetain(pctx, dev);
@@ -9868,8 +14088,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDevicePrimaryCtxReset(hipD
     }
     return cgl_gp_hipDevicePrimaryCtxReset(dev);
 }
+typedef hipError_t cgl_rt_hipDevicePrimaryCtxReset;
+static __attribute__((noinline, cold)) cgl_rt_hipDevicePrimaryCtxReset cgl_left_hipDevicePrimaryCtxReset(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDevicePrimaryCtxReset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDevicePrimaryCtxReset(hipDevice_t dev)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDevicePrimaryCtxReset]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDevicePrimaryCtxReset) *)atomic_load_explicit(&cgl_sites[CGL_hipDevicePrimaryCtxReset].real, memory_order_relaxed))(dev);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDevicePrimaryCtxReset(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDevicePrimaryCtxReset) *cgl_fn = (__typeof__(hipDevicePrimaryCtxReset) *)atomic_load_explicit(&cgl_sites[CGL_hipDevicePrimaryCtxReset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dev);
     return cgl_sl_hipDevicePrimaryCtxReset(dev);
@@ -9907,8 +14147,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDevicePrimaryCtxSetFlags(h
     }
     return cgl_gp_hipDevicePrimaryCtxSetFlags(dev, flags);
 }
+typedef hipError_t cgl_rt_hipDevicePrimaryCtxSetFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipDevicePrimaryCtxSetFlags cgl_left_hipDevicePrimaryCtxSetFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDevicePrimaryCtxSetFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDevicePrimaryCtxSetFlags(hipDevice_t dev, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDevicePrimaryCtxSetFlags]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDevicePrimaryCtxSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipDevicePrimaryCtxSetFlags].real, memory_order_relaxed))(dev, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDevicePrimaryCtxSetFlags(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDevicePrimaryCtxSetFlags) *cgl_fn = (__typeof__(hipDevicePrimaryCtxSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipDevicePrimaryCtxSetFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dev, flags);
     return cgl_sl_hipDevicePrimaryCtxSetFlags(dev, flags);
@@ -9946,8 +14206,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleLoad(hipModule_t *mo
     }
     return cgl_gp_hipModuleLoad(module, fname);
 }
+typedef hipError_t cgl_rt_hipModuleLoad;
+static __attribute__((noinline, cold)) cgl_rt_hipModuleLoad cgl_left_hipModuleLoad(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleLoad cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) hipError_t cgl_guarded_hipModuleLoad(hipModule_t *module, const char *fname)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipModuleLoad]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipModuleLoad) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleLoad].real, memory_order_relaxed))(module, fname);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipModuleLoad(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipModuleLoad) *cgl_fn = (__typeof__(hipModuleLoad) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleLoad].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(module, fname);
     return cgl_sl_hipModuleLoad(module, fname);
@@ -9984,8 +14264,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleUnload(hipModule_t m
     }
     return cgl_gp_hipModuleUnload(module);
 }
+typedef hipError_t cgl_rt_hipModuleUnload;
+static __attribute__((noinline, cold)) cgl_rt_hipModuleUnload cgl_left_hipModuleUnload(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleUnload cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipModuleUnload(hipModule_t module)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipModuleUnload]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipModuleUnload) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleUnload].real, memory_order_relaxed))(module);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipModuleUnload(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipModuleUnload) *cgl_fn = (__typeof__(hipModuleUnload) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleUnload].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(module);
     return cgl_sl_hipModuleUnload(module);
@@ -10024,8 +14324,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleGetFunction(hipFunct
     }
     return cgl_gp_hipModuleGetFunction(function, module, kname);
 }
+typedef hipError_t cgl_rt_hipModuleGetFunction;
+static __attribute__((noinline, cold)) cgl_rt_hipModuleGetFunction cgl_left_hipModuleGetFunction(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleGetFunction cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t module, const char *kname)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipModuleGetFunction]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipModuleGetFunction) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleGetFunction].real, memory_order_relaxed))(function, module, kname);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipModuleGetFunction(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipModuleGetFunction) *cgl_fn = (__typeof__(hipModuleGetFunction) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleGetFunction].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(function, module, kname);
     return cgl_sl_hipModuleGetFunction(function, module, kname);
@@ -10063,8 +14383,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipFuncGetAttributes(struct h
     }
     return cgl_gp_hipFuncGetAttributes(attr, func);
 }
+typedef hipError_t cgl_rt_hipFuncGetAttributes;
+static __attribute__((noinline, cold)) cgl_rt_hipFuncGetAttributes cgl_left_hipFuncGetAttributes(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFuncGetAttributes cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipFuncGetAttributes(struct hipFuncAttributes *attr, const void *func)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipFuncGetAttributes]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipFuncGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_hipFuncGetAttributes].real, memory_order_relaxed))(attr, func);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipFuncGetAttributes(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipFuncGetAttributes) *cgl_fn = (__typeof__(hipFuncGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_hipFuncGetAttributes].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(attr, func);
     return cgl_sl_hipFuncGetAttributes(attr, func);
@@ -10103,8 +14443,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipFuncGetAttribute(int *valu
     }
     return cgl_gp_hipFuncGetAttribute(value, attrib, hfunc);
 }
+typedef hipError_t cgl_rt_hipFuncGetAttribute;
+static __attribute__((noinline, cold)) cgl_rt_hipFuncGetAttribute cgl_left_hipFuncGetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFuncGetAttribute cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipFuncGetAttribute(int *value, hipFunction_attribute attrib, hipFunction_t hfunc)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipFuncGetAttribute]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipFuncGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipFuncGetAttribute].real, memory_order_relaxed))(value, attrib, hfunc);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipFuncGetAttribute(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipFuncGetAttribute) *cgl_fn = (__typeof__(hipFuncGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipFuncGetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(value, attrib, hfunc);
     return cgl_sl_hipFuncGetAttribute(value, attrib, hfunc);
@@ -10143,8 +14503,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleGetTexRef(textureRef
     }
     return cgl_gp_hipModuleGetTexRef(texRef, hmod, name);
 }
+typedef hipError_t cgl_rt_hipModuleGetTexRef;
+static __attribute__((noinline, cold)) cgl_rt_hipModuleGetTexRef cgl_left_hipModuleGetTexRef(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleGetTexRef cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipModuleGetTexRef(textureReference **texRef, hipModule_t hmod, const char *name)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipModuleGetTexRef]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipModuleGetTexRef) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleGetTexRef].real, memory_order_relaxed))(texRef, hmod, name);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipModuleGetTexRef(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipModuleGetTexRef) *cgl_fn = (__typeof__(hipModuleGetTexRef) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleGetTexRef].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(texRef, hmod, name);
     return cgl_sl_hipModuleGetTexRef(texRef, hmod, name);
@@ -10182,8 +14562,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleLoadData(hipModule_t
     }
     return cgl_gp_hipModuleLoadData(module, image);
 }
+typedef hipError_t cgl_rt_hipModuleLoadData;
+static __attribute__((noinline, cold)) cgl_rt_hipModuleLoadData cgl_left_hipModuleLoadData(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleLoadData cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) hipError_t cgl_guarded_hipModuleLoadData(hipModule_t *module, const void *image)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipModuleLoadData]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipModuleLoadData) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleLoadData].real, memory_order_relaxed))(module, image);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipModuleLoadData(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipModuleLoadData) *cgl_fn = (__typeof__(hipModuleLoadData) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleLoadData].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(module, image);
     return cgl_sl_hipModuleLoadData(module, image);
@@ -10224,8 +14624,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleLoadDataEx(hipModule
     }
     return cgl_gp_hipModuleLoadDataEx(module, image, numOptions, options, optionValues);
 }
+typedef hipError_t cgl_rt_hipModuleLoadDataEx;
+static __attribute__((noinline, cold)) cgl_rt_hipModuleLoadDataEx cgl_left_hipModuleLoadDataEx(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleLoadDataEx cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) hipError_t cgl_guarded_hipModuleLoadDataEx(hipModule_t *module, const void *image, unsigned int numOptions, hipJitOption *options, void **optionValues)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipModuleLoadDataEx]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipModuleLoadDataEx) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleLoadDataEx].real, memory_order_relaxed))(module, image, numOptions, options, optionValues);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipModuleLoadDataEx(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipModuleLoadDataEx) *cgl_fn = (__typeof__(hipModuleLoadDataEx) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleLoadDataEx].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(module, image, numOptions, options, optionValues);
     return cgl_sl_hipModuleLoadDataEx(module, image, numOptions, options, optionValues);
@@ -10272,8 +14692,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleLaunchKernel(hipFunc
     }
     return cgl_gp_hipModuleLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, stream, kernelParams, extra);
 }
+typedef hipError_t cgl_rt_hipModuleLaunchKernel;
+static __attribute__((noinline, cold)) cgl_rt_hipModuleLaunchKernel cgl_left_hipModuleLaunchKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleLaunchKernel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, hipStream_t stream, void **kernelParams, void **extra)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipModuleLaunchKernel]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipModuleLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleLaunchKernel].real, memory_order_relaxed))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, stream, kernelParams, extra);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipModuleLaunchKernel(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipModuleLaunchKernel) *cgl_fn = (__typeof__(hipModuleLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleLaunchKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, stream, kernelParams, extra);
     return cgl_sl_hipModuleLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, stream, kernelParams, extra);
@@ -10315,8 +14755,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchCooperativeKernel(co
     }
     return cgl_gp_hipLaunchCooperativeKernel(f, gridDim, blockDimX, kernelParams, sharedMemBytes, stream);
 }
+typedef hipError_t cgl_rt_hipLaunchCooperativeKernel;
+static __attribute__((noinline, cold)) cgl_rt_hipLaunchCooperativeKernel cgl_left_hipLaunchCooperativeKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_hipLaunchCooperativeKernel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDimX, void **kernelParams, unsigned int sharedMemBytes, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipLaunchCooperativeKernel]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipLaunchCooperativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_hipLaunchCooperativeKernel].real, memory_order_relaxed))(f, gridDim, blockDimX, kernelParams, sharedMemBytes, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipLaunchCooperativeKernel(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipLaunchCooperativeKernel) *cgl_fn = (__typeof__(hipLaunchCooperativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_hipLaunchCooperativeKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(f, gridDim, blockDimX, kernelParams, sharedMemBytes, stream);
     return cgl_sl_hipLaunchCooperativeKernel(f, gridDim, blockDimX, kernelParams, sharedMemBytes, stream);
@@ -10355,8 +14815,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchCooperativeKernelMul
     }
     return cgl_gp_hipLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
 }
+typedef hipError_t cgl_rt_hipLaunchCooperativeKernelMultiDevice;
+static __attribute__((noinline, cold)) cgl_rt_hipLaunchCooperativeKernelMultiDevice cgl_left_hipLaunchCooperativeKernelMultiDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_hipLaunchCooperativeKernelMultiDevice cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipLaunchCooperativeKernelMultiDevice(hipLaunchParams *launchParamsList, int numDevices, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipLaunchCooperativeKernelMultiDevice]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipLaunchCooperativeKernelMultiDevice) *)atomic_load_explicit(&cgl_sites[CGL_hipLaunchCooperativeKernelMultiDevice].real, memory_order_relaxed))(launchParamsList, numDevices, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipLaunchCooperativeKernelMultiDevice(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipLaunchCooperativeKernelMultiDevice) *cgl_fn = (__typeof__(hipLaunchCooperativeKernelMultiDevice) *)atomic_load_explicit(&cgl_sites[CGL_hipLaunchCooperativeKernelMultiDevice].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(launchParamsList, numDevices, flags);
     return cgl_sl_hipLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
@@ -10395,8 +14875,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipExtLaunchMultiKernelMultiD
     }
     return cgl_gp_hipExtLaunchMultiKernelMultiDevice(launchParamsList, numDevices, flags);
 }
+typedef hipError_t cgl_rt_hipExtLaunchMultiKernelMultiDevice;
+static __attribute__((noinline, cold)) cgl_rt_hipExtLaunchMultiKernelMultiDevice cgl_left_hipExtLaunchMultiKernelMultiDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_hipExtLaunchMultiKernelMultiDevice cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipExtLaunchMultiKernelMultiDevice(hipLaunchParams *launchParamsList, int numDevices, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipExtLaunchMultiKernelMultiDevice]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipExtLaunchMultiKernelMultiDevice) *)atomic_load_explicit(&cgl_sites[CGL_hipExtLaunchMultiKernelMultiDevice].real, memory_order_relaxed))(launchParamsList, numDevices, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipExtLaunchMultiKernelMultiDevice(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipExtLaunchMultiKernelMultiDevice) *cgl_fn = (__typeof__(hipExtLaunchMultiKernelMultiDevice) *)atomic_load_explicit(&cgl_sites[CGL_hipExtLaunchMultiKernelMultiDevice].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(launchParamsList, numDevices, flags);
     return cgl_sl_hipExtLaunchMultiKernelMultiDevice(launchParamsList, numDevices, flags);
@@ -10437,8 +14937,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleOccupancyMaxPotentia
     }
     return cgl_gp_hipModuleOccupancyMaxPotentialBlockSize(gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit);
 }
+typedef hipError_t cgl_rt_hipModuleOccupancyMaxPotentialBlockSize;
+static __attribute__((noinline, cold)) cgl_rt_hipModuleOccupancyMaxPotentialBlockSize cgl_left_hipModuleOccupancyMaxPotentialBlockSize(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleOccupancyMaxPotentialBlockSize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipModuleOccupancyMaxPotentialBlockSize(int *gridSize, int *blockSize, hipFunction_t f, size_t dynSharedMemPerBlk, int blockSizeLimit)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipModuleOccupancyMaxPotentialBlockSize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipModuleOccupancyMaxPotentialBlockSize) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleOccupancyMaxPotentialBlockSize].real, memory_order_relaxed))(gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipModuleOccupancyMaxPotentialBlockSize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipModuleOccupancyMaxPotentialBlockSize) *cgl_fn = (__typeof__(hipModuleOccupancyMaxPotentialBlockSize) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleOccupancyMaxPotentialBlockSize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit);
     return cgl_sl_hipModuleOccupancyMaxPotentialBlockSize(gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit);
@@ -10480,8 +15000,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleOccupancyMaxPotentia
     }
     return cgl_gp_hipModuleOccupancyMaxPotentialBlockSizeWithFlags(gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit, flags);
 }
+typedef hipError_t cgl_rt_hipModuleOccupancyMaxPotentialBlockSizeWithFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipModuleOccupancyMaxPotentialBlockSizeWithFlags cgl_left_hipModuleOccupancyMaxPotentialBlockSizeWithFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleOccupancyMaxPotentialBlockSizeWithFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipModuleOccupancyMaxPotentialBlockSizeWithFlags(int *gridSize, int *blockSize, hipFunction_t f, size_t dynSharedMemPerBlk, int blockSizeLimit, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipModuleOccupancyMaxPotentialBlockSizeWithFlags]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipModuleOccupancyMaxPotentialBlockSizeWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleOccupancyMaxPotentialBlockSizeWithFlags].real, memory_order_relaxed))(gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipModuleOccupancyMaxPotentialBlockSizeWithFlags(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipModuleOccupancyMaxPotentialBlockSizeWithFlags) *cgl_fn = (__typeof__(hipModuleOccupancyMaxPotentialBlockSizeWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleOccupancyMaxPotentialBlockSizeWithFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit, flags);
     return cgl_sl_hipModuleOccupancyMaxPotentialBlockSizeWithFlags(gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit, flags);
@@ -10521,8 +15061,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleOccupancyMaxActiveBl
     }
     return cgl_gp_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, f, blockSize, dynSharedMemPerBlk);
 }
+typedef hipError_t cgl_rt_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor;
+static __attribute__((noinline, cold)) cgl_rt_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor cgl_left_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, hipFunction_t f, int blockSize, size_t dynSharedMemPerBlk)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor].real, memory_order_relaxed))(numBlocks, f, blockSize, dynSharedMemPerBlk);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor) *cgl_fn = (__typeof__(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(numBlocks, f, blockSize, dynSharedMemPerBlk);
     return cgl_sl_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, f, blockSize, dynSharedMemPerBlk);
@@ -10563,8 +15123,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleOccupancyMaxActiveBl
     }
     return cgl_gp_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, f, blockSize, dynSharedMemPerBlk, flags);
 }
+typedef hipError_t cgl_rt_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags cgl_left_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, hipFunction_t f, int blockSize, size_t dynSharedMemPerBlk, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags].real, memory_order_relaxed))(numBlocks, f, blockSize, dynSharedMemPerBlk, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) *cgl_fn = (__typeof__(hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(numBlocks, f, blockSize, dynSharedMemPerBlk, flags);
     return cgl_sl_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, f, blockSize, dynSharedMemPerBlk, flags);
@@ -10604,8 +15184,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipOccupancyMaxActiveBlocksPe
     }
     return cgl_gp_hipOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, f, blockSize, dynSharedMemPerBlk);
 }
+typedef hipError_t cgl_rt_hipOccupancyMaxActiveBlocksPerMultiprocessor;
+static __attribute__((noinline, cold)) cgl_rt_hipOccupancyMaxActiveBlocksPerMultiprocessor cgl_left_hipOccupancyMaxActiveBlocksPerMultiprocessor(cg_slot *cgl_s, int cgl_code, cgl_rt_hipOccupancyMaxActiveBlocksPerMultiprocessor cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *f, int blockSize, size_t dynSharedMemPerBlk)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipOccupancyMaxActiveBlocksPerMultiprocessor]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipOccupancyMaxActiveBlocksPerMultiprocessor) *)atomic_load_explicit(&cgl_sites[CGL_hipOccupancyMaxActiveBlocksPerMultiprocessor].real, memory_order_relaxed))(numBlocks, f, blockSize, dynSharedMemPerBlk);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipOccupancyMaxActiveBlocksPerMultiprocessor(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipOccupancyMaxActiveBlocksPerMultiprocessor) *cgl_fn = (__typeof__(hipOccupancyMaxActiveBlocksPerMultiprocessor) *)atomic_load_explicit(&cgl_sites[CGL_hipOccupancyMaxActiveBlocksPerMultiprocessor].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(numBlocks, f, blockSize, dynSharedMemPerBlk);
     return cgl_sl_hipOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, f, blockSize, dynSharedMemPerBlk);
@@ -10646,8 +15246,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipOccupancyMaxActiveBlocksPe
     }
     return cgl_gp_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, f, blockSize, dynSharedMemPerBlk, flags);
 }
+typedef hipError_t cgl_rt_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags cgl_left_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *f, int blockSize, size_t dynSharedMemPerBlk, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags].real, memory_order_relaxed))(numBlocks, f, blockSize, dynSharedMemPerBlk, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) *cgl_fn = (__typeof__(hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(numBlocks, f, blockSize, dynSharedMemPerBlk, flags);
     return cgl_sl_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, f, blockSize, dynSharedMemPerBlk, flags);
@@ -10688,8 +15308,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipOccupancyMaxPotentialBlock
     }
     return cgl_gp_hipOccupancyMaxPotentialBlockSize(gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit);
 }
+typedef hipError_t cgl_rt_hipOccupancyMaxPotentialBlockSize;
+static __attribute__((noinline, cold)) cgl_rt_hipOccupancyMaxPotentialBlockSize cgl_left_hipOccupancyMaxPotentialBlockSize(cg_slot *cgl_s, int cgl_code, cgl_rt_hipOccupancyMaxPotentialBlockSize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipOccupancyMaxPotentialBlockSize(int *gridSize, int *blockSize, const void *f, size_t dynSharedMemPerBlk, int blockSizeLimit)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipOccupancyMaxPotentialBlockSize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipOccupancyMaxPotentialBlockSize) *)atomic_load_explicit(&cgl_sites[CGL_hipOccupancyMaxPotentialBlockSize].real, memory_order_relaxed))(gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipOccupancyMaxPotentialBlockSize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipOccupancyMaxPotentialBlockSize) *cgl_fn = (__typeof__(hipOccupancyMaxPotentialBlockSize) *)atomic_load_explicit(&cgl_sites[CGL_hipOccupancyMaxPotentialBlockSize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit);
     return cgl_sl_hipOccupancyMaxPotentialBlockSize(gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit);
@@ -10729,8 +15369,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipConfigureCall(dim3 gridDim
     }
     return cgl_gp_hipConfigureCall(gridDim, blockDim, sharedMem, stream);
 }
+typedef hipError_t cgl_rt_hipConfigureCall;
+static __attribute__((noinline, cold)) cgl_rt_hipConfigureCall cgl_left_hipConfigureCall(cg_slot *cgl_s, int cgl_code, cgl_rt_hipConfigureCall cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipConfigureCall(dim3 gridDim, dim3 blockDim, size_t sharedMem, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipConfigureCall]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipConfigureCall) *)atomic_load_explicit(&cgl_sites[CGL_hipConfigureCall].real, memory_order_relaxed))(gridDim, blockDim, sharedMem, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipConfigureCall(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipConfigureCall) *cgl_fn = (__typeof__(hipConfigureCall) *)atomic_load_explicit(&cgl_sites[CGL_hipConfigureCall].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(gridDim, blockDim, sharedMem, stream);
     return cgl_sl_hipConfigureCall(gridDim, blockDim, sharedMem, stream);
@@ -10769,8 +15429,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipSetupArgument(const void *
     }
     return cgl_gp_hipSetupArgument(arg, size, offset);
 }
+typedef hipError_t cgl_rt_hipSetupArgument;
+static __attribute__((noinline, cold)) cgl_rt_hipSetupArgument cgl_left_hipSetupArgument(cg_slot *cgl_s, int cgl_code, cgl_rt_hipSetupArgument cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipSetupArgument(const void *arg, size_t size, size_t offset)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipSetupArgument]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipSetupArgument) *)atomic_load_explicit(&cgl_sites[CGL_hipSetupArgument].real, memory_order_relaxed))(arg, size, offset);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipSetupArgument(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipSetupArgument) *cgl_fn = (__typeof__(hipSetupArgument) *)atomic_load_explicit(&cgl_sites[CGL_hipSetupArgument].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(arg, size, offset);
     return cgl_sl_hipSetupArgument(arg, size, offset);
@@ -10807,8 +15487,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchByPtr(const void *fu
     }
     return cgl_gp_hipLaunchByPtr(func);
 }
+typedef hipError_t cgl_rt_hipLaunchByPtr;
+static __attribute__((noinline, cold)) cgl_rt_hipLaunchByPtr cgl_left_hipLaunchByPtr(cg_slot *cgl_s, int cgl_code, cgl_rt_hipLaunchByPtr cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipLaunchByPtr(const void *func)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipLaunchByPtr]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipLaunchByPtr) *)atomic_load_explicit(&cgl_sites[CGL_hipLaunchByPtr].real, memory_order_relaxed))(func);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipLaunchByPtr(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipLaunchByPtr) *cgl_fn = (__typeof__(hipLaunchByPtr) *)atomic_load_explicit(&cgl_sites[CGL_hipLaunchByPtr].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(func);
     return cgl_sl_hipLaunchByPtr(func);
@@ -10850,8 +15550,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchKernel(const void *f
     }
     return cgl_gp_hipLaunchKernel(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream);
 }
+typedef hipError_t cgl_rt_hipLaunchKernel;
+static __attribute__((noinline, cold)) cgl_rt_hipLaunchKernel cgl_left_hipLaunchKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_hipLaunchKernel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks, void **args, size_t sharedMemBytes, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipLaunchKernel]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_hipLaunchKernel].real, memory_order_relaxed))(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipLaunchKernel(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipLaunchKernel) *cgl_fn = (__typeof__(hipLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_hipLaunchKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream);
     return cgl_sl_hipLaunchKernel(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream);
@@ -10888,8 +15608,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDrvMemcpy2DUnaligned(const
     }
     return cgl_gp_hipDrvMemcpy2DUnaligned(pCopy);
 }
+typedef hipError_t cgl_rt_hipDrvMemcpy2DUnaligned;
+static __attribute__((noinline, cold)) cgl_rt_hipDrvMemcpy2DUnaligned cgl_left_hipDrvMemcpy2DUnaligned(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDrvMemcpy2DUnaligned cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDrvMemcpy2DUnaligned(const hip_Memcpy2D *pCopy)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDrvMemcpy2DUnaligned]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDrvMemcpy2DUnaligned) *)atomic_load_explicit(&cgl_sites[CGL_hipDrvMemcpy2DUnaligned].real, memory_order_relaxed))(pCopy);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDrvMemcpy2DUnaligned(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDrvMemcpy2DUnaligned) *cgl_fn = (__typeof__(hipDrvMemcpy2DUnaligned) *)atomic_load_explicit(&cgl_sites[CGL_hipDrvMemcpy2DUnaligned].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCopy);
     return cgl_sl_hipDrvMemcpy2DUnaligned(pCopy);
@@ -10934,8 +15674,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipExtLaunchKernel(const void
     }
     return cgl_gp_hipExtLaunchKernel(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream, startEvent, stopEvent, flags);
 }
+typedef hipError_t cgl_rt_hipExtLaunchKernel;
+static __attribute__((noinline, cold)) cgl_rt_hipExtLaunchKernel cgl_left_hipExtLaunchKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_hipExtLaunchKernel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipExtLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks, void **args, size_t sharedMemBytes, hipStream_t stream, hipEvent_t startEvent, hipEvent_t stopEvent, int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipExtLaunchKernel]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipExtLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_hipExtLaunchKernel].real, memory_order_relaxed))(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream, startEvent, stopEvent, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipExtLaunchKernel(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipExtLaunchKernel) *cgl_fn = (__typeof__(hipExtLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_hipExtLaunchKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream, startEvent, stopEvent, flags);
     return cgl_sl_hipExtLaunchKernel(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream, startEvent, stopEvent, flags);
@@ -10974,8 +15734,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipBindTextureToMipmappedArra
     }
     return cgl_gp_hipBindTextureToMipmappedArray(tex, mipmappedArray, desc);
 }
+typedef hipError_t cgl_rt_hipBindTextureToMipmappedArray;
+static __attribute__((noinline, cold)) cgl_rt_hipBindTextureToMipmappedArray cgl_left_hipBindTextureToMipmappedArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipBindTextureToMipmappedArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipBindTextureToMipmappedArray(const textureReference *tex, hipMipmappedArray_const_t mipmappedArray, const hipChannelFormatDesc *desc)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipBindTextureToMipmappedArray]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipBindTextureToMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_hipBindTextureToMipmappedArray].real, memory_order_relaxed))(tex, mipmappedArray, desc);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipBindTextureToMipmappedArray(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipBindTextureToMipmappedArray) *cgl_fn = (__typeof__(hipBindTextureToMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_hipBindTextureToMipmappedArray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(tex, mipmappedArray, desc);
     return cgl_sl_hipBindTextureToMipmappedArray(tex, mipmappedArray, desc);
@@ -11013,8 +15793,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetTextureReference(const 
     }
     return cgl_gp_hipGetTextureReference(texref, symbol);
 }
+typedef hipError_t cgl_rt_hipGetTextureReference;
+static __attribute__((noinline, cold)) cgl_rt_hipGetTextureReference cgl_left_hipGetTextureReference(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetTextureReference cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGetTextureReference(const textureReference **texref, const void *symbol)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGetTextureReference]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGetTextureReference) *)atomic_load_explicit(&cgl_sites[CGL_hipGetTextureReference].real, memory_order_relaxed))(texref, symbol);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGetTextureReference(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGetTextureReference) *cgl_fn = (__typeof__(hipGetTextureReference) *)atomic_load_explicit(&cgl_sites[CGL_hipGetTextureReference].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(texref, symbol);
     return cgl_sl_hipGetTextureReference(texref, symbol);
@@ -11054,8 +15854,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCreateTextureObject(hipTex
     }
     return cgl_gp_hipCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc);
 }
+typedef hipError_t cgl_rt_hipCreateTextureObject;
+static __attribute__((noinline, cold)) cgl_rt_hipCreateTextureObject cgl_left_hipCreateTextureObject(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCreateTextureObject cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipCreateTextureObject(hipTextureObject_t *pTexObject, const hipResourceDesc *pResDesc, const hipTextureDesc *pTexDesc, const struct hipResourceViewDesc *pResViewDesc)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipCreateTextureObject]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipCreateTextureObject) *)atomic_load_explicit(&cgl_sites[CGL_hipCreateTextureObject].real, memory_order_relaxed))(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipCreateTextureObject(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipCreateTextureObject) *cgl_fn = (__typeof__(hipCreateTextureObject) *)atomic_load_explicit(&cgl_sites[CGL_hipCreateTextureObject].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pTexObject, pResDesc, pTexDesc, pResViewDesc);
     return cgl_sl_hipCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc);
@@ -11092,8 +15912,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDestroyTextureObject(hipTe
     }
     return cgl_gp_hipDestroyTextureObject(textureObject);
 }
+typedef hipError_t cgl_rt_hipDestroyTextureObject;
+static __attribute__((noinline, cold)) cgl_rt_hipDestroyTextureObject cgl_left_hipDestroyTextureObject(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDestroyTextureObject cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipDestroyTextureObject(hipTextureObject_t textureObject)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipDestroyTextureObject]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDestroyTextureObject) *)atomic_load_explicit(&cgl_sites[CGL_hipDestroyTextureObject].real, memory_order_relaxed))(textureObject);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipDestroyTextureObject(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipDestroyTextureObject) *cgl_fn = (__typeof__(hipDestroyTextureObject) *)atomic_load_explicit(&cgl_sites[CGL_hipDestroyTextureObject].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(textureObject);
     return cgl_sl_hipDestroyTextureObject(textureObject);
@@ -11131,8 +15971,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetChannelDesc(hipChannelF
     }
     return cgl_gp_hipGetChannelDesc(desc, array);
 }
+typedef hipError_t cgl_rt_hipGetChannelDesc;
+static __attribute__((noinline, cold)) cgl_rt_hipGetChannelDesc cgl_left_hipGetChannelDesc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetChannelDesc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGetChannelDesc(hipChannelFormatDesc *desc, hipArray_const_t array)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGetChannelDesc]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGetChannelDesc) *)atomic_load_explicit(&cgl_sites[CGL_hipGetChannelDesc].real, memory_order_relaxed))(desc, array);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGetChannelDesc(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGetChannelDesc) *cgl_fn = (__typeof__(hipGetChannelDesc) *)atomic_load_explicit(&cgl_sites[CGL_hipGetChannelDesc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(desc, array);
     return cgl_sl_hipGetChannelDesc(desc, array);
@@ -11170,8 +16030,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetTextureObjectResourceDe
     }
     return cgl_gp_hipGetTextureObjectResourceDesc(pResDesc, textureObject);
 }
+typedef hipError_t cgl_rt_hipGetTextureObjectResourceDesc;
+static __attribute__((noinline, cold)) cgl_rt_hipGetTextureObjectResourceDesc cgl_left_hipGetTextureObjectResourceDesc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetTextureObjectResourceDesc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGetTextureObjectResourceDesc(hipResourceDesc *pResDesc, hipTextureObject_t textureObject)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGetTextureObjectResourceDesc]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGetTextureObjectResourceDesc) *)atomic_load_explicit(&cgl_sites[CGL_hipGetTextureObjectResourceDesc].real, memory_order_relaxed))(pResDesc, textureObject);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGetTextureObjectResourceDesc(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGetTextureObjectResourceDesc) *cgl_fn = (__typeof__(hipGetTextureObjectResourceDesc) *)atomic_load_explicit(&cgl_sites[CGL_hipGetTextureObjectResourceDesc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pResDesc, textureObject);
     return cgl_sl_hipGetTextureObjectResourceDesc(pResDesc, textureObject);
@@ -11209,8 +16089,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetTextureObjectResourceVi
     }
     return cgl_gp_hipGetTextureObjectResourceViewDesc(pResViewDesc, textureObject);
 }
+typedef hipError_t cgl_rt_hipGetTextureObjectResourceViewDesc;
+static __attribute__((noinline, cold)) cgl_rt_hipGetTextureObjectResourceViewDesc cgl_left_hipGetTextureObjectResourceViewDesc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetTextureObjectResourceViewDesc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGetTextureObjectResourceViewDesc(struct hipResourceViewDesc *pResViewDesc, hipTextureObject_t textureObject)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGetTextureObjectResourceViewDesc]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGetTextureObjectResourceViewDesc) *)atomic_load_explicit(&cgl_sites[CGL_hipGetTextureObjectResourceViewDesc].real, memory_order_relaxed))(pResViewDesc, textureObject);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGetTextureObjectResourceViewDesc(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGetTextureObjectResourceViewDesc) *cgl_fn = (__typeof__(hipGetTextureObjectResourceViewDesc) *)atomic_load_explicit(&cgl_sites[CGL_hipGetTextureObjectResourceViewDesc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pResViewDesc, textureObject);
     return cgl_sl_hipGetTextureObjectResourceViewDesc(pResViewDesc, textureObject);
@@ -11248,8 +16148,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetTextureObjectTextureDes
     }
     return cgl_gp_hipGetTextureObjectTextureDesc(pTexDesc, textureObject);
 }
+typedef hipError_t cgl_rt_hipGetTextureObjectTextureDesc;
+static __attribute__((noinline, cold)) cgl_rt_hipGetTextureObjectTextureDesc cgl_left_hipGetTextureObjectTextureDesc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetTextureObjectTextureDesc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGetTextureObjectTextureDesc(hipTextureDesc *pTexDesc, hipTextureObject_t textureObject)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGetTextureObjectTextureDesc]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGetTextureObjectTextureDesc) *)atomic_load_explicit(&cgl_sites[CGL_hipGetTextureObjectTextureDesc].real, memory_order_relaxed))(pTexDesc, textureObject);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGetTextureObjectTextureDesc(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGetTextureObjectTextureDesc) *cgl_fn = (__typeof__(hipGetTextureObjectTextureDesc) *)atomic_load_explicit(&cgl_sites[CGL_hipGetTextureObjectTextureDesc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pTexDesc, textureObject);
     return cgl_sl_hipGetTextureObjectTextureDesc(pTexDesc, textureObject);
@@ -11288,8 +16208,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetAddressMode(textu
     }
     return cgl_gp_hipTexRefSetAddressMode(texRef, dim, am);
 }
+typedef hipError_t cgl_rt_hipTexRefSetAddressMode;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetAddressMode cgl_left_hipTexRefSetAddressMode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetAddressMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexRefSetAddressMode(textureReference *texRef, int dim, enum hipTextureAddressMode am)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexRefSetAddressMode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexRefSetAddressMode) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetAddressMode].real, memory_order_relaxed))(texRef, dim, am);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexRefSetAddressMode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexRefSetAddressMode) *cgl_fn = (__typeof__(hipTexRefSetAddressMode) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetAddressMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(texRef, dim, am);
     return cgl_sl_hipTexRefSetAddressMode(texRef, dim, am);
@@ -11328,8 +16268,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetArray(textureRefe
     }
     return cgl_gp_hipTexRefSetArray(tex, array, flags);
 }
+typedef hipError_t cgl_rt_hipTexRefSetArray;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetArray cgl_left_hipTexRefSetArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexRefSetArray(textureReference *tex, hipArray_const_t array, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexRefSetArray]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexRefSetArray) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetArray].real, memory_order_relaxed))(tex, array, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexRefSetArray(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexRefSetArray) *cgl_fn = (__typeof__(hipTexRefSetArray) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetArray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(tex, array, flags);
     return cgl_sl_hipTexRefSetArray(tex, array, flags);
@@ -11367,8 +16327,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetFilterMode(textur
     }
     return cgl_gp_hipTexRefSetFilterMode(texRef, fm);
 }
+typedef hipError_t cgl_rt_hipTexRefSetFilterMode;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetFilterMode cgl_left_hipTexRefSetFilterMode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetFilterMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexRefSetFilterMode(textureReference *texRef, enum hipTextureFilterMode fm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexRefSetFilterMode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexRefSetFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetFilterMode].real, memory_order_relaxed))(texRef, fm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexRefSetFilterMode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexRefSetFilterMode) *cgl_fn = (__typeof__(hipTexRefSetFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetFilterMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(texRef, fm);
     return cgl_sl_hipTexRefSetFilterMode(texRef, fm);
@@ -11406,8 +16386,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetFlags(textureRefe
     }
     return cgl_gp_hipTexRefSetFlags(texRef, Flags);
 }
+typedef hipError_t cgl_rt_hipTexRefSetFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetFlags cgl_left_hipTexRefSetFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexRefSetFlags(textureReference *texRef, unsigned int Flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexRefSetFlags]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexRefSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetFlags].real, memory_order_relaxed))(texRef, Flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexRefSetFlags(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexRefSetFlags) *cgl_fn = (__typeof__(hipTexRefSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(texRef, Flags);
     return cgl_sl_hipTexRefSetFlags(texRef, Flags);
@@ -11446,8 +16446,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetFormat(textureRef
     }
     return cgl_gp_hipTexRefSetFormat(texRef, fmt, NumPackedComponents);
 }
+typedef hipError_t cgl_rt_hipTexRefSetFormat;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetFormat cgl_left_hipTexRefSetFormat(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetFormat cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexRefSetFormat(textureReference *texRef, hipArray_Format fmt, int NumPackedComponents)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexRefSetFormat]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexRefSetFormat) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetFormat].real, memory_order_relaxed))(texRef, fmt, NumPackedComponents);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexRefSetFormat(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexRefSetFormat) *cgl_fn = (__typeof__(hipTexRefSetFormat) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetFormat].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(texRef, fmt, NumPackedComponents);
     return cgl_sl_hipTexRefSetFormat(texRef, fmt, NumPackedComponents);
@@ -11487,8 +16507,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexObjectCreate(hipTexture
     }
     return cgl_gp_hipTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
 }
+typedef hipError_t cgl_rt_hipTexObjectCreate;
+static __attribute__((noinline, cold)) cgl_rt_hipTexObjectCreate cgl_left_hipTexObjectCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexObjectCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexObjectCreate(hipTextureObject_t *pTexObject, const HIP_RESOURCE_DESC *pResDesc, const HIP_TEXTURE_DESC *pTexDesc, const HIP_RESOURCE_VIEW_DESC *pResViewDesc)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexObjectCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexObjectCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipTexObjectCreate].real, memory_order_relaxed))(pTexObject, pResDesc, pTexDesc, pResViewDesc);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexObjectCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexObjectCreate) *cgl_fn = (__typeof__(hipTexObjectCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipTexObjectCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pTexObject, pResDesc, pTexDesc, pResViewDesc);
     return cgl_sl_hipTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
@@ -11525,8 +16565,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexObjectDestroy(hipTextur
     }
     return cgl_gp_hipTexObjectDestroy(texObject);
 }
+typedef hipError_t cgl_rt_hipTexObjectDestroy;
+static __attribute__((noinline, cold)) cgl_rt_hipTexObjectDestroy cgl_left_hipTexObjectDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexObjectDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexObjectDestroy(hipTextureObject_t texObject)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexObjectDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexObjectDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipTexObjectDestroy].real, memory_order_relaxed))(texObject);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexObjectDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexObjectDestroy) *cgl_fn = (__typeof__(hipTexObjectDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipTexObjectDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(texObject);
     return cgl_sl_hipTexObjectDestroy(texObject);
@@ -11564,8 +16624,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexObjectGetResourceDesc(H
     }
     return cgl_gp_hipTexObjectGetResourceDesc(pResDesc, texObject);
 }
+typedef hipError_t cgl_rt_hipTexObjectGetResourceDesc;
+static __attribute__((noinline, cold)) cgl_rt_hipTexObjectGetResourceDesc cgl_left_hipTexObjectGetResourceDesc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexObjectGetResourceDesc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexObjectGetResourceDesc(HIP_RESOURCE_DESC *pResDesc, hipTextureObject_t texObject)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexObjectGetResourceDesc]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexObjectGetResourceDesc) *)atomic_load_explicit(&cgl_sites[CGL_hipTexObjectGetResourceDesc].real, memory_order_relaxed))(pResDesc, texObject);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexObjectGetResourceDesc(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexObjectGetResourceDesc) *cgl_fn = (__typeof__(hipTexObjectGetResourceDesc) *)atomic_load_explicit(&cgl_sites[CGL_hipTexObjectGetResourceDesc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pResDesc, texObject);
     return cgl_sl_hipTexObjectGetResourceDesc(pResDesc, texObject);
@@ -11603,8 +16683,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexObjectGetResourceViewDe
     }
     return cgl_gp_hipTexObjectGetResourceViewDesc(pResViewDesc, texObject);
 }
+typedef hipError_t cgl_rt_hipTexObjectGetResourceViewDesc;
+static __attribute__((noinline, cold)) cgl_rt_hipTexObjectGetResourceViewDesc cgl_left_hipTexObjectGetResourceViewDesc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexObjectGetResourceViewDesc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexObjectGetResourceViewDesc(HIP_RESOURCE_VIEW_DESC *pResViewDesc, hipTextureObject_t texObject)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexObjectGetResourceViewDesc]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexObjectGetResourceViewDesc) *)atomic_load_explicit(&cgl_sites[CGL_hipTexObjectGetResourceViewDesc].real, memory_order_relaxed))(pResViewDesc, texObject);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexObjectGetResourceViewDesc(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexObjectGetResourceViewDesc) *cgl_fn = (__typeof__(hipTexObjectGetResourceViewDesc) *)atomic_load_explicit(&cgl_sites[CGL_hipTexObjectGetResourceViewDesc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pResViewDesc, texObject);
     return cgl_sl_hipTexObjectGetResourceViewDesc(pResViewDesc, texObject);
@@ -11642,8 +16742,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexObjectGetTextureDesc(HI
     }
     return cgl_gp_hipTexObjectGetTextureDesc(pTexDesc, texObject);
 }
+typedef hipError_t cgl_rt_hipTexObjectGetTextureDesc;
+static __attribute__((noinline, cold)) cgl_rt_hipTexObjectGetTextureDesc cgl_left_hipTexObjectGetTextureDesc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexObjectGetTextureDesc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexObjectGetTextureDesc(HIP_TEXTURE_DESC *pTexDesc, hipTextureObject_t texObject)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexObjectGetTextureDesc]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexObjectGetTextureDesc) *)atomic_load_explicit(&cgl_sites[CGL_hipTexObjectGetTextureDesc].real, memory_order_relaxed))(pTexDesc, texObject);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexObjectGetTextureDesc(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexObjectGetTextureDesc) *cgl_fn = (__typeof__(hipTexObjectGetTextureDesc) *)atomic_load_explicit(&cgl_sites[CGL_hipTexObjectGetTextureDesc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pTexDesc, texObject);
     return cgl_sl_hipTexObjectGetTextureDesc(pTexDesc, texObject);
@@ -11684,8 +16804,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipBindTexture(size_t *offset
     }
     return cgl_gp_hipBindTexture(offset, tex, devPtr, desc, size);
 }
+typedef hipError_t cgl_rt_hipBindTexture;
+static __attribute__((noinline, cold)) cgl_rt_hipBindTexture cgl_left_hipBindTexture(cg_slot *cgl_s, int cgl_code, cgl_rt_hipBindTexture cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipBindTexture(size_t *offset, const textureReference *tex, const void *devPtr, const hipChannelFormatDesc *desc, size_t size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipBindTexture]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipBindTexture) *)atomic_load_explicit(&cgl_sites[CGL_hipBindTexture].real, memory_order_relaxed))(offset, tex, devPtr, desc, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipBindTexture(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipBindTexture) *cgl_fn = (__typeof__(hipBindTexture) *)atomic_load_explicit(&cgl_sites[CGL_hipBindTexture].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(offset, tex, devPtr, desc, size);
     return cgl_sl_hipBindTexture(offset, tex, devPtr, desc, size);
@@ -11728,8 +16868,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipBindTexture2D(size_t *offs
     }
     return cgl_gp_hipBindTexture2D(offset, tex, devPtr, desc, width, height, pitch);
 }
+typedef hipError_t cgl_rt_hipBindTexture2D;
+static __attribute__((noinline, cold)) cgl_rt_hipBindTexture2D cgl_left_hipBindTexture2D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipBindTexture2D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipBindTexture2D(size_t *offset, const textureReference *tex, const void *devPtr, const hipChannelFormatDesc *desc, size_t width, size_t height, size_t pitch)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipBindTexture2D]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipBindTexture2D) *)atomic_load_explicit(&cgl_sites[CGL_hipBindTexture2D].real, memory_order_relaxed))(offset, tex, devPtr, desc, width, height, pitch);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipBindTexture2D(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipBindTexture2D) *cgl_fn = (__typeof__(hipBindTexture2D) *)atomic_load_explicit(&cgl_sites[CGL_hipBindTexture2D].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(offset, tex, devPtr, desc, width, height, pitch);
     return cgl_sl_hipBindTexture2D(offset, tex, devPtr, desc, width, height, pitch);
@@ -11768,8 +16928,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipBindTextureToArray(const t
     }
     return cgl_gp_hipBindTextureToArray(tex, array, desc);
 }
+typedef hipError_t cgl_rt_hipBindTextureToArray;
+static __attribute__((noinline, cold)) cgl_rt_hipBindTextureToArray cgl_left_hipBindTextureToArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipBindTextureToArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipBindTextureToArray(const textureReference *tex, hipArray_const_t array, const hipChannelFormatDesc *desc)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipBindTextureToArray]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipBindTextureToArray) *)atomic_load_explicit(&cgl_sites[CGL_hipBindTextureToArray].real, memory_order_relaxed))(tex, array, desc);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipBindTextureToArray(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipBindTextureToArray) *cgl_fn = (__typeof__(hipBindTextureToArray) *)atomic_load_explicit(&cgl_sites[CGL_hipBindTextureToArray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(tex, array, desc);
     return cgl_sl_hipBindTextureToArray(tex, array, desc);
@@ -11807,8 +16987,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetTextureAlignmentOffset(
     }
     return cgl_gp_hipGetTextureAlignmentOffset(offset, texref);
 }
+typedef hipError_t cgl_rt_hipGetTextureAlignmentOffset;
+static __attribute__((noinline, cold)) cgl_rt_hipGetTextureAlignmentOffset cgl_left_hipGetTextureAlignmentOffset(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetTextureAlignmentOffset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGetTextureAlignmentOffset(size_t *offset, const textureReference *texref)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGetTextureAlignmentOffset]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGetTextureAlignmentOffset) *)atomic_load_explicit(&cgl_sites[CGL_hipGetTextureAlignmentOffset].real, memory_order_relaxed))(offset, texref);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGetTextureAlignmentOffset(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGetTextureAlignmentOffset) *cgl_fn = (__typeof__(hipGetTextureAlignmentOffset) *)atomic_load_explicit(&cgl_sites[CGL_hipGetTextureAlignmentOffset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(offset, texref);
     return cgl_sl_hipGetTextureAlignmentOffset(offset, texref);
@@ -11845,8 +17045,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipUnbindTexture(const textur
     }
     return cgl_gp_hipUnbindTexture(tex);
 }
+typedef hipError_t cgl_rt_hipUnbindTexture;
+static __attribute__((noinline, cold)) cgl_rt_hipUnbindTexture cgl_left_hipUnbindTexture(cg_slot *cgl_s, int cgl_code, cgl_rt_hipUnbindTexture cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipUnbindTexture(const textureReference *tex)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipUnbindTexture]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipUnbindTexture) *)atomic_load_explicit(&cgl_sites[CGL_hipUnbindTexture].real, memory_order_relaxed))(tex);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipUnbindTexture(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipUnbindTexture) *cgl_fn = (__typeof__(hipUnbindTexture) *)atomic_load_explicit(&cgl_sites[CGL_hipUnbindTexture].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(tex);
     return cgl_sl_hipUnbindTexture(tex);
@@ -11884,8 +17104,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetAddress(hipDevice
     }
     return cgl_gp_hipTexRefGetAddress(dev_ptr, texRef);
 }
+typedef hipError_t cgl_rt_hipTexRefGetAddress;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetAddress cgl_left_hipTexRefGetAddress(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetAddress cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexRefGetAddress(hipDeviceptr_t *dev_ptr, const textureReference *texRef)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexRefGetAddress]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexRefGetAddress) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetAddress].real, memory_order_relaxed))(dev_ptr, texRef);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexRefGetAddress(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexRefGetAddress) *cgl_fn = (__typeof__(hipTexRefGetAddress) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetAddress].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(dev_ptr, texRef);
     return cgl_sl_hipTexRefGetAddress(dev_ptr, texRef);
@@ -11924,8 +17164,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetAddressMode(enum 
     }
     return cgl_gp_hipTexRefGetAddressMode(pam, texRef, dim);
 }
+typedef hipError_t cgl_rt_hipTexRefGetAddressMode;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetAddressMode cgl_left_hipTexRefGetAddressMode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetAddressMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexRefGetAddressMode(enum hipTextureAddressMode *pam, const textureReference *texRef, int dim)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexRefGetAddressMode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexRefGetAddressMode) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetAddressMode].real, memory_order_relaxed))(pam, texRef, dim);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexRefGetAddressMode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexRefGetAddressMode) *cgl_fn = (__typeof__(hipTexRefGetAddressMode) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetAddressMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pam, texRef, dim);
     return cgl_sl_hipTexRefGetAddressMode(pam, texRef, dim);
@@ -11963,8 +17223,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetFilterMode(enum h
     }
     return cgl_gp_hipTexRefGetFilterMode(pfm, texRef);
 }
+typedef hipError_t cgl_rt_hipTexRefGetFilterMode;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetFilterMode cgl_left_hipTexRefGetFilterMode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetFilterMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexRefGetFilterMode(enum hipTextureFilterMode *pfm, const textureReference *texRef)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexRefGetFilterMode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexRefGetFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetFilterMode].real, memory_order_relaxed))(pfm, texRef);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexRefGetFilterMode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexRefGetFilterMode) *cgl_fn = (__typeof__(hipTexRefGetFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetFilterMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pfm, texRef);
     return cgl_sl_hipTexRefGetFilterMode(pfm, texRef);
@@ -12002,8 +17282,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetFlags(unsigned in
     }
     return cgl_gp_hipTexRefGetFlags(pFlags, texRef);
 }
+typedef hipError_t cgl_rt_hipTexRefGetFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetFlags cgl_left_hipTexRefGetFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexRefGetFlags(unsigned int *pFlags, const textureReference *texRef)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexRefGetFlags]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexRefGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetFlags].real, memory_order_relaxed))(pFlags, texRef);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexRefGetFlags(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexRefGetFlags) *cgl_fn = (__typeof__(hipTexRefGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pFlags, texRef);
     return cgl_sl_hipTexRefGetFlags(pFlags, texRef);
@@ -12042,8 +17342,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetFormat(hipArray_F
     }
     return cgl_gp_hipTexRefGetFormat(pFormat, pNumChannels, texRef);
 }
+typedef hipError_t cgl_rt_hipTexRefGetFormat;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetFormat cgl_left_hipTexRefGetFormat(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetFormat cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexRefGetFormat(hipArray_Format *pFormat, int *pNumChannels, const textureReference *texRef)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexRefGetFormat]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexRefGetFormat) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetFormat].real, memory_order_relaxed))(pFormat, pNumChannels, texRef);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexRefGetFormat(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexRefGetFormat) *cgl_fn = (__typeof__(hipTexRefGetFormat) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetFormat].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pFormat, pNumChannels, texRef);
     return cgl_sl_hipTexRefGetFormat(pFormat, pNumChannels, texRef);
@@ -12081,8 +17401,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetMaxAnisotropy(int
     }
     return cgl_gp_hipTexRefGetMaxAnisotropy(pmaxAnsio, texRef);
 }
+typedef hipError_t cgl_rt_hipTexRefGetMaxAnisotropy;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetMaxAnisotropy cgl_left_hipTexRefGetMaxAnisotropy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetMaxAnisotropy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexRefGetMaxAnisotropy(int *pmaxAnsio, const textureReference *texRef)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexRefGetMaxAnisotropy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexRefGetMaxAnisotropy) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetMaxAnisotropy].real, memory_order_relaxed))(pmaxAnsio, texRef);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexRefGetMaxAnisotropy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexRefGetMaxAnisotropy) *cgl_fn = (__typeof__(hipTexRefGetMaxAnisotropy) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetMaxAnisotropy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pmaxAnsio, texRef);
     return cgl_sl_hipTexRefGetMaxAnisotropy(pmaxAnsio, texRef);
@@ -12120,8 +17460,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetMipmapFilterMode(
     }
     return cgl_gp_hipTexRefGetMipmapFilterMode(pfm, texRef);
 }
+typedef hipError_t cgl_rt_hipTexRefGetMipmapFilterMode;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetMipmapFilterMode cgl_left_hipTexRefGetMipmapFilterMode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetMipmapFilterMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexRefGetMipmapFilterMode(enum hipTextureFilterMode *pfm, const textureReference *texRef)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexRefGetMipmapFilterMode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexRefGetMipmapFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetMipmapFilterMode].real, memory_order_relaxed))(pfm, texRef);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexRefGetMipmapFilterMode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexRefGetMipmapFilterMode) *cgl_fn = (__typeof__(hipTexRefGetMipmapFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetMipmapFilterMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pfm, texRef);
     return cgl_sl_hipTexRefGetMipmapFilterMode(pfm, texRef);
@@ -12159,8 +17519,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetMipmapLevelBias(f
     }
     return cgl_gp_hipTexRefGetMipmapLevelBias(pbias, texRef);
 }
+typedef hipError_t cgl_rt_hipTexRefGetMipmapLevelBias;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetMipmapLevelBias cgl_left_hipTexRefGetMipmapLevelBias(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetMipmapLevelBias cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexRefGetMipmapLevelBias(float *pbias, const textureReference *texRef)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexRefGetMipmapLevelBias]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexRefGetMipmapLevelBias) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetMipmapLevelBias].real, memory_order_relaxed))(pbias, texRef);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexRefGetMipmapLevelBias(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexRefGetMipmapLevelBias) *cgl_fn = (__typeof__(hipTexRefGetMipmapLevelBias) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetMipmapLevelBias].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pbias, texRef);
     return cgl_sl_hipTexRefGetMipmapLevelBias(pbias, texRef);
@@ -12199,8 +17579,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetMipmapLevelClamp(
     }
     return cgl_gp_hipTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, texRef);
 }
+typedef hipError_t cgl_rt_hipTexRefGetMipmapLevelClamp;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetMipmapLevelClamp cgl_left_hipTexRefGetMipmapLevelClamp(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetMipmapLevelClamp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, const textureReference *texRef)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexRefGetMipmapLevelClamp]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexRefGetMipmapLevelClamp) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetMipmapLevelClamp].real, memory_order_relaxed))(pminMipmapLevelClamp, pmaxMipmapLevelClamp, texRef);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexRefGetMipmapLevelClamp(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexRefGetMipmapLevelClamp) *cgl_fn = (__typeof__(hipTexRefGetMipmapLevelClamp) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetMipmapLevelClamp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pminMipmapLevelClamp, pmaxMipmapLevelClamp, texRef);
     return cgl_sl_hipTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, texRef);
@@ -12238,8 +17638,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetMipMappedArray(hi
     }
     return cgl_gp_hipTexRefGetMipMappedArray(pArray, texRef);
 }
+typedef hipError_t cgl_rt_hipTexRefGetMipMappedArray;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetMipMappedArray cgl_left_hipTexRefGetMipMappedArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetMipMappedArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexRefGetMipMappedArray(hipMipmappedArray_t *pArray, const textureReference *texRef)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexRefGetMipMappedArray]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexRefGetMipMappedArray) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetMipMappedArray].real, memory_order_relaxed))(pArray, texRef);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexRefGetMipMappedArray(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexRefGetMipMappedArray) *cgl_fn = (__typeof__(hipTexRefGetMipMappedArray) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetMipMappedArray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pArray, texRef);
     return cgl_sl_hipTexRefGetMipMappedArray(pArray, texRef);
@@ -12279,8 +17699,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetAddress(size_t *B
     }
     return cgl_gp_hipTexRefSetAddress(ByteOffset, texRef, dptr, bytes);
 }
+typedef hipError_t cgl_rt_hipTexRefSetAddress;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetAddress cgl_left_hipTexRefSetAddress(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetAddress cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexRefSetAddress(size_t *ByteOffset, textureReference *texRef, hipDeviceptr_t dptr, size_t bytes)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexRefSetAddress]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexRefSetAddress) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetAddress].real, memory_order_relaxed))(ByteOffset, texRef, dptr, bytes);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexRefSetAddress(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexRefSetAddress) *cgl_fn = (__typeof__(hipTexRefSetAddress) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetAddress].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ByteOffset, texRef, dptr, bytes);
     return cgl_sl_hipTexRefSetAddress(ByteOffset, texRef, dptr, bytes);
@@ -12320,8 +17760,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetAddress2D(texture
     }
     return cgl_gp_hipTexRefSetAddress2D(texRef, desc, dptr, Pitch);
 }
+typedef hipError_t cgl_rt_hipTexRefSetAddress2D;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetAddress2D cgl_left_hipTexRefSetAddress2D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetAddress2D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexRefSetAddress2D(textureReference *texRef, const HIP_ARRAY_DESCRIPTOR *desc, hipDeviceptr_t dptr, size_t Pitch)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexRefSetAddress2D]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexRefSetAddress2D) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetAddress2D].real, memory_order_relaxed))(texRef, desc, dptr, Pitch);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexRefSetAddress2D(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexRefSetAddress2D) *cgl_fn = (__typeof__(hipTexRefSetAddress2D) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetAddress2D].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(texRef, desc, dptr, Pitch);
     return cgl_sl_hipTexRefSetAddress2D(texRef, desc, dptr, Pitch);
@@ -12359,8 +17819,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetMaxAnisotropy(tex
     }
     return cgl_gp_hipTexRefSetMaxAnisotropy(texRef, maxAniso);
 }
+typedef hipError_t cgl_rt_hipTexRefSetMaxAnisotropy;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetMaxAnisotropy cgl_left_hipTexRefSetMaxAnisotropy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetMaxAnisotropy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexRefSetMaxAnisotropy(textureReference *texRef, unsigned int maxAniso)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexRefSetMaxAnisotropy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexRefSetMaxAnisotropy) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetMaxAnisotropy].real, memory_order_relaxed))(texRef, maxAniso);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexRefSetMaxAnisotropy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexRefSetMaxAnisotropy) *cgl_fn = (__typeof__(hipTexRefSetMaxAnisotropy) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetMaxAnisotropy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(texRef, maxAniso);
     return cgl_sl_hipTexRefSetMaxAnisotropy(texRef, maxAniso);
@@ -12398,8 +17878,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetBorderColor(textu
     }
     return cgl_gp_hipTexRefSetBorderColor(texRef, pBorderColor);
 }
+typedef hipError_t cgl_rt_hipTexRefSetBorderColor;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetBorderColor cgl_left_hipTexRefSetBorderColor(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetBorderColor cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexRefSetBorderColor(textureReference *texRef, float *pBorderColor)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexRefSetBorderColor]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexRefSetBorderColor) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetBorderColor].real, memory_order_relaxed))(texRef, pBorderColor);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexRefSetBorderColor(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexRefSetBorderColor) *cgl_fn = (__typeof__(hipTexRefSetBorderColor) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetBorderColor].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(texRef, pBorderColor);
     return cgl_sl_hipTexRefSetBorderColor(texRef, pBorderColor);
@@ -12437,8 +17937,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetMipmapFilterMode(
     }
     return cgl_gp_hipTexRefSetMipmapFilterMode(texRef, fm);
 }
+typedef hipError_t cgl_rt_hipTexRefSetMipmapFilterMode;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetMipmapFilterMode cgl_left_hipTexRefSetMipmapFilterMode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetMipmapFilterMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexRefSetMipmapFilterMode(textureReference *texRef, enum hipTextureFilterMode fm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexRefSetMipmapFilterMode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexRefSetMipmapFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetMipmapFilterMode].real, memory_order_relaxed))(texRef, fm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexRefSetMipmapFilterMode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexRefSetMipmapFilterMode) *cgl_fn = (__typeof__(hipTexRefSetMipmapFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetMipmapFilterMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(texRef, fm);
     return cgl_sl_hipTexRefSetMipmapFilterMode(texRef, fm);
@@ -12476,8 +17996,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetMipmapLevelBias(t
     }
     return cgl_gp_hipTexRefSetMipmapLevelBias(texRef, bias);
 }
+typedef hipError_t cgl_rt_hipTexRefSetMipmapLevelBias;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetMipmapLevelBias cgl_left_hipTexRefSetMipmapLevelBias(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetMipmapLevelBias cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexRefSetMipmapLevelBias(textureReference *texRef, float bias)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexRefSetMipmapLevelBias]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexRefSetMipmapLevelBias) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetMipmapLevelBias].real, memory_order_relaxed))(texRef, bias);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexRefSetMipmapLevelBias(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexRefSetMipmapLevelBias) *cgl_fn = (__typeof__(hipTexRefSetMipmapLevelBias) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetMipmapLevelBias].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(texRef, bias);
     return cgl_sl_hipTexRefSetMipmapLevelBias(texRef, bias);
@@ -12516,8 +18056,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetMipmapLevelClamp(
     }
     return cgl_gp_hipTexRefSetMipmapLevelClamp(texRef, minMipMapLevelClamp, maxMipMapLevelClamp);
 }
+typedef hipError_t cgl_rt_hipTexRefSetMipmapLevelClamp;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetMipmapLevelClamp cgl_left_hipTexRefSetMipmapLevelClamp(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetMipmapLevelClamp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexRefSetMipmapLevelClamp(textureReference *texRef, float minMipMapLevelClamp, float maxMipMapLevelClamp)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexRefSetMipmapLevelClamp]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexRefSetMipmapLevelClamp) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetMipmapLevelClamp].real, memory_order_relaxed))(texRef, minMipMapLevelClamp, maxMipMapLevelClamp);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexRefSetMipmapLevelClamp(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexRefSetMipmapLevelClamp) *cgl_fn = (__typeof__(hipTexRefSetMipmapLevelClamp) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetMipmapLevelClamp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(texRef, minMipMapLevelClamp, maxMipMapLevelClamp);
     return cgl_sl_hipTexRefSetMipmapLevelClamp(texRef, minMipMapLevelClamp, maxMipMapLevelClamp);
@@ -12556,8 +18116,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetMipmappedArray(te
     }
     return cgl_gp_hipTexRefSetMipmappedArray(texRef, mipmappedArray, Flags);
 }
+typedef hipError_t cgl_rt_hipTexRefSetMipmappedArray;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetMipmappedArray cgl_left_hipTexRefSetMipmappedArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetMipmappedArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipTexRefSetMipmappedArray(textureReference *texRef, struct hipMipmappedArray *mipmappedArray, unsigned int Flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipTexRefSetMipmappedArray]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipTexRefSetMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetMipmappedArray].real, memory_order_relaxed))(texRef, mipmappedArray, Flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipTexRefSetMipmappedArray(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipTexRefSetMipmappedArray) *cgl_fn = (__typeof__(hipTexRefSetMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetMipmappedArray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(texRef, mipmappedArray, Flags);
     return cgl_sl_hipTexRefSetMipmappedArray(texRef, mipmappedArray, Flags);
@@ -12596,8 +18176,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMipmappedArrayCreate(hipMi
     }
     return cgl_gp_hipMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
 }
+typedef hipError_t cgl_rt_hipMipmappedArrayCreate;
+static __attribute__((noinline, cold)) cgl_rt_hipMipmappedArrayCreate cgl_left_hipMipmappedArrayCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMipmappedArrayCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMipmappedArrayCreate(hipMipmappedArray_t *pHandle, HIP_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMipmappedArrayCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMipmappedArrayCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipMipmappedArrayCreate].real, memory_order_relaxed))(pHandle, pMipmappedArrayDesc, numMipmapLevels);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMipmappedArrayCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMipmappedArrayCreate) *cgl_fn = (__typeof__(hipMipmappedArrayCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipMipmappedArrayCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pHandle, pMipmappedArrayDesc, numMipmapLevels);
     return cgl_sl_hipMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
@@ -12634,8 +18234,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMipmappedArrayDestroy(hipM
     }
     return cgl_gp_hipMipmappedArrayDestroy(hMipmappedArray);
 }
+typedef hipError_t cgl_rt_hipMipmappedArrayDestroy;
+static __attribute__((noinline, cold)) cgl_rt_hipMipmappedArrayDestroy cgl_left_hipMipmappedArrayDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMipmappedArrayDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMipmappedArrayDestroy(hipMipmappedArray_t hMipmappedArray)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMipmappedArrayDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMipmappedArrayDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipMipmappedArrayDestroy].real, memory_order_relaxed))(hMipmappedArray);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMipmappedArrayDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMipmappedArrayDestroy) *cgl_fn = (__typeof__(hipMipmappedArrayDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipMipmappedArrayDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMipmappedArray);
     return cgl_sl_hipMipmappedArrayDestroy(hMipmappedArray);
@@ -12674,8 +18294,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMipmappedArrayGetLevel(hip
     }
     return cgl_gp_hipMipmappedArrayGetLevel(pLevelArray, hMipMappedArray, level);
 }
+typedef hipError_t cgl_rt_hipMipmappedArrayGetLevel;
+static __attribute__((noinline, cold)) cgl_rt_hipMipmappedArrayGetLevel cgl_left_hipMipmappedArrayGetLevel(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMipmappedArrayGetLevel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMipmappedArrayGetLevel(hipArray_t *pLevelArray, hipMipmappedArray_t hMipMappedArray, unsigned int level)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMipmappedArrayGetLevel]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMipmappedArrayGetLevel) *)atomic_load_explicit(&cgl_sites[CGL_hipMipmappedArrayGetLevel].real, memory_order_relaxed))(pLevelArray, hMipMappedArray, level);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMipmappedArrayGetLevel(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMipmappedArrayGetLevel) *cgl_fn = (__typeof__(hipMipmappedArrayGetLevel) *)atomic_load_explicit(&cgl_sites[CGL_hipMipmappedArrayGetLevel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pLevelArray, hMipMappedArray, level);
     return cgl_sl_hipMipmappedArrayGetLevel(pLevelArray, hMipMappedArray, level);
@@ -12714,8 +18354,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipRegisterApiCallback(uint32
     }
     return cgl_gp_hipRegisterApiCallback(id, fun, arg);
 }
+typedef hipError_t cgl_rt_hipRegisterApiCallback;
+static __attribute__((noinline, cold)) cgl_rt_hipRegisterApiCallback cgl_left_hipRegisterApiCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_hipRegisterApiCallback cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipRegisterApiCallback(uint32_t id, void *fun, void *arg)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipRegisterApiCallback]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipRegisterApiCallback) *)atomic_load_explicit(&cgl_sites[CGL_hipRegisterApiCallback].real, memory_order_relaxed))(id, fun, arg);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipRegisterApiCallback(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipRegisterApiCallback) *cgl_fn = (__typeof__(hipRegisterApiCallback) *)atomic_load_explicit(&cgl_sites[CGL_hipRegisterApiCallback].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(id, fun, arg);
     return cgl_sl_hipRegisterApiCallback(id, fun, arg);
@@ -12752,8 +18412,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipRemoveApiCallback(uint32_t
     }
     return cgl_gp_hipRemoveApiCallback(id);
 }
+typedef hipError_t cgl_rt_hipRemoveApiCallback;
+static __attribute__((noinline, cold)) cgl_rt_hipRemoveApiCallback cgl_left_hipRemoveApiCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_hipRemoveApiCallback cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipRemoveApiCallback(uint32_t id)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipRemoveApiCallback]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipRemoveApiCallback) *)atomic_load_explicit(&cgl_sites[CGL_hipRemoveApiCallback].real, memory_order_relaxed))(id);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipRemoveApiCallback(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipRemoveApiCallback) *cgl_fn = (__typeof__(hipRemoveApiCallback) *)atomic_load_explicit(&cgl_sites[CGL_hipRemoveApiCallback].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(id);
     return cgl_sl_hipRemoveApiCallback(id);
@@ -12792,8 +18472,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipRegisterActivityCallback(u
     }
     return cgl_gp_hipRegisterActivityCallback(id, fun, arg);
 }
+typedef hipError_t cgl_rt_hipRegisterActivityCallback;
+static __attribute__((noinline, cold)) cgl_rt_hipRegisterActivityCallback cgl_left_hipRegisterActivityCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_hipRegisterActivityCallback cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipRegisterActivityCallback(uint32_t id, void *fun, void *arg)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipRegisterActivityCallback]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipRegisterActivityCallback) *)atomic_load_explicit(&cgl_sites[CGL_hipRegisterActivityCallback].real, memory_order_relaxed))(id, fun, arg);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipRegisterActivityCallback(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipRegisterActivityCallback) *cgl_fn = (__typeof__(hipRegisterActivityCallback) *)atomic_load_explicit(&cgl_sites[CGL_hipRegisterActivityCallback].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(id, fun, arg);
     return cgl_sl_hipRegisterActivityCallback(id, fun, arg);
@@ -12830,8 +18530,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipRemoveActivityCallback(uin
     }
     return cgl_gp_hipRemoveActivityCallback(id);
 }
+typedef hipError_t cgl_rt_hipRemoveActivityCallback;
+static __attribute__((noinline, cold)) cgl_rt_hipRemoveActivityCallback cgl_left_hipRemoveActivityCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_hipRemoveActivityCallback cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipRemoveActivityCallback(uint32_t id)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipRemoveActivityCallback]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipRemoveActivityCallback) *)atomic_load_explicit(&cgl_sites[CGL_hipRemoveActivityCallback].real, memory_order_relaxed))(id);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipRemoveActivityCallback(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipRemoveActivityCallback) *cgl_fn = (__typeof__(hipRemoveActivityCallback) *)atomic_load_explicit(&cgl_sites[CGL_hipRemoveActivityCallback].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(id);
     return cgl_sl_hipRemoveActivityCallback(id);
@@ -12864,8 +18584,28 @@ static __attribute__((noinline)) const char *cgl_sl_hipApiName(uint32_t id)
     }
     return cgl_gp_hipApiName(id);
 }
+typedef const char *cgl_rt_hipApiName;
+static __attribute__((noinline, cold)) cgl_rt_hipApiName cgl_left_hipApiName(cg_slot *cgl_s, int cgl_code, cgl_rt_hipApiName cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT const char *hipApiName(uint32_t id)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipApiName]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            const char *cgl_ret = ((__typeof__(hipApiName) *)atomic_load_explicit(&cgl_sites[CGL_hipApiName].real, memory_order_relaxed))(id);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipApiName(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipApiName) *cgl_fn = (__typeof__(hipApiName) *)atomic_load_explicit(&cgl_sites[CGL_hipApiName].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(id);
     return cgl_sl_hipApiName(id);
@@ -12898,8 +18638,28 @@ static __attribute__((noinline)) const char *cgl_sl_hipKernelNameRef(const hipFu
     }
     return cgl_gp_hipKernelNameRef(f);
 }
+typedef const char *cgl_rt_hipKernelNameRef;
+static __attribute__((noinline, cold)) cgl_rt_hipKernelNameRef cgl_left_hipKernelNameRef(cg_slot *cgl_s, int cgl_code, cgl_rt_hipKernelNameRef cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT const char *hipKernelNameRef(const hipFunction_t f)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipKernelNameRef]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            const char *cgl_ret = ((__typeof__(hipKernelNameRef) *)atomic_load_explicit(&cgl_sites[CGL_hipKernelNameRef].real, memory_order_relaxed))(f);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipKernelNameRef(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipKernelNameRef) *cgl_fn = (__typeof__(hipKernelNameRef) *)atomic_load_explicit(&cgl_sites[CGL_hipKernelNameRef].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(f);
     return cgl_sl_hipKernelNameRef(f);
@@ -12933,8 +18693,28 @@ static __attribute__((noinline)) const char *cgl_sl_hipKernelNameRefByPtr(const 
     }
     return cgl_gp_hipKernelNameRefByPtr(hostFunction, stream);
 }
+typedef const char *cgl_rt_hipKernelNameRefByPtr;
+static __attribute__((noinline, cold)) cgl_rt_hipKernelNameRefByPtr cgl_left_hipKernelNameRefByPtr(cg_slot *cgl_s, int cgl_code, cgl_rt_hipKernelNameRefByPtr cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT const char *hipKernelNameRefByPtr(const void *hostFunction, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipKernelNameRefByPtr]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            const char *cgl_ret = ((__typeof__(hipKernelNameRefByPtr) *)atomic_load_explicit(&cgl_sites[CGL_hipKernelNameRefByPtr].real, memory_order_relaxed))(hostFunction, stream);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipKernelNameRefByPtr(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipKernelNameRefByPtr) *cgl_fn = (__typeof__(hipKernelNameRefByPtr) *)atomic_load_explicit(&cgl_sites[CGL_hipKernelNameRefByPtr].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hostFunction, stream);
     return cgl_sl_hipKernelNameRefByPtr(hostFunction, stream);
@@ -12967,8 +18747,28 @@ static __attribute__((noinline)) int cgl_sl_hipGetStreamDeviceId(hipStream_t str
     }
     return cgl_gp_hipGetStreamDeviceId(stream);
 }
+typedef int cgl_rt_hipGetStreamDeviceId;
+static __attribute__((noinline, cold)) cgl_rt_hipGetStreamDeviceId cgl_left_hipGetStreamDeviceId(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetStreamDeviceId cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int hipGetStreamDeviceId(hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGetStreamDeviceId]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(hipGetStreamDeviceId) *)atomic_load_explicit(&cgl_sites[CGL_hipGetStreamDeviceId].real, memory_order_relaxed))(stream);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGetStreamDeviceId(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGetStreamDeviceId) *cgl_fn = (__typeof__(hipGetStreamDeviceId) *)atomic_load_explicit(&cgl_sites[CGL_hipGetStreamDeviceId].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream);
     return cgl_sl_hipGetStreamDeviceId(stream);
@@ -13006,8 +18806,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamBeginCapture(hipStre
     }
     return cgl_gp_hipStreamBeginCapture(stream, mode);
 }
+typedef hipError_t cgl_rt_hipStreamBeginCapture;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamBeginCapture cgl_left_hipStreamBeginCapture(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamBeginCapture cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamBeginCapture]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamBeginCapture) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamBeginCapture].real, memory_order_relaxed))(stream, mode);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamBeginCapture(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamBeginCapture) *cgl_fn = (__typeof__(hipStreamBeginCapture) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamBeginCapture].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, mode);
     return cgl_sl_hipStreamBeginCapture(stream, mode);
@@ -13045,8 +18865,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamEndCapture(hipStream
     }
     return cgl_gp_hipStreamEndCapture(stream, pGraph);
 }
+typedef hipError_t cgl_rt_hipStreamEndCapture;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamEndCapture cgl_left_hipStreamEndCapture(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamEndCapture cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamEndCapture]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamEndCapture) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamEndCapture].real, memory_order_relaxed))(stream, pGraph);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamEndCapture(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamEndCapture) *cgl_fn = (__typeof__(hipStreamEndCapture) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamEndCapture].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, pGraph);
     return cgl_sl_hipStreamEndCapture(stream, pGraph);
@@ -13085,8 +18925,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamGetCaptureInfo(hipSt
     }
     return cgl_gp_hipStreamGetCaptureInfo(stream, pCaptureStatus, pId);
 }
+typedef hipError_t cgl_rt_hipStreamGetCaptureInfo;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamGetCaptureInfo cgl_left_hipStreamGetCaptureInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamGetCaptureInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamGetCaptureInfo(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus, unsigned long long *pId)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamGetCaptureInfo]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamGetCaptureInfo) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamGetCaptureInfo].real, memory_order_relaxed))(stream, pCaptureStatus, pId);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamGetCaptureInfo(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamGetCaptureInfo) *cgl_fn = (__typeof__(hipStreamGetCaptureInfo) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamGetCaptureInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, pCaptureStatus, pId);
     return cgl_sl_hipStreamGetCaptureInfo(stream, pCaptureStatus, pId);
@@ -13128,8 +18988,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamGetCaptureInfo_v2(hi
     }
     return cgl_gp_hipStreamGetCaptureInfo_v2(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
 }
+typedef hipError_t cgl_rt_hipStreamGetCaptureInfo_v2;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamGetCaptureInfo_v2 cgl_left_hipStreamGetCaptureInfo_v2(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamGetCaptureInfo_v2 cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamGetCaptureInfo_v2(hipStream_t stream, hipStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, hipGraph_t *graph_out, const hipGraphNode_t **dependencies_out, size_t *numDependencies_out)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamGetCaptureInfo_v2]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamGetCaptureInfo_v2) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamGetCaptureInfo_v2].real, memory_order_relaxed))(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamGetCaptureInfo_v2(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamGetCaptureInfo_v2) *cgl_fn = (__typeof__(hipStreamGetCaptureInfo_v2) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamGetCaptureInfo_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
     return cgl_sl_hipStreamGetCaptureInfo_v2(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
@@ -13167,8 +19047,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamIsCapturing(hipStrea
     }
     return cgl_gp_hipStreamIsCapturing(stream, pCaptureStatus);
 }
+typedef hipError_t cgl_rt_hipStreamIsCapturing;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamIsCapturing cgl_left_hipStreamIsCapturing(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamIsCapturing cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamIsCapturing]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamIsCapturing) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamIsCapturing].real, memory_order_relaxed))(stream, pCaptureStatus);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamIsCapturing(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamIsCapturing) *cgl_fn = (__typeof__(hipStreamIsCapturing) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamIsCapturing].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, pCaptureStatus);
     return cgl_sl_hipStreamIsCapturing(stream, pCaptureStatus);
@@ -13208,8 +19108,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamUpdateCaptureDepende
     }
     return cgl_gp_hipStreamUpdateCaptureDependencies(stream, dependencies, numDependencies, flags);
 }
+typedef hipError_t cgl_rt_hipStreamUpdateCaptureDependencies;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamUpdateCaptureDependencies cgl_left_hipStreamUpdateCaptureDependencies(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamUpdateCaptureDependencies cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipStreamUpdateCaptureDependencies(hipStream_t stream, hipGraphNode_t *dependencies, size_t numDependencies, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipStreamUpdateCaptureDependencies]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamUpdateCaptureDependencies) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamUpdateCaptureDependencies].real, memory_order_relaxed))(stream, dependencies, numDependencies, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipStreamUpdateCaptureDependencies(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipStreamUpdateCaptureDependencies) *cgl_fn = (__typeof__(hipStreamUpdateCaptureDependencies) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamUpdateCaptureDependencies].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, dependencies, numDependencies, flags);
     return cgl_sl_hipStreamUpdateCaptureDependencies(stream, dependencies, numDependencies, flags);
@@ -13248,8 +19168,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchHostFunc(hipStream_t
     }
     return cgl_gp_hipLaunchHostFunc(stream, fn, userData);
 }
+typedef hipError_t cgl_rt_hipLaunchHostFunc;
+static __attribute__((noinline, cold)) cgl_rt_hipLaunchHostFunc cgl_left_hipLaunchHostFunc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipLaunchHostFunc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipLaunchHostFunc]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipLaunchHostFunc) *)atomic_load_explicit(&cgl_sites[CGL_hipLaunchHostFunc].real, memory_order_relaxed))(stream, fn, userData);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipLaunchHostFunc(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipLaunchHostFunc) *cgl_fn = (__typeof__(hipLaunchHostFunc) *)atomic_load_explicit(&cgl_sites[CGL_hipLaunchHostFunc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stream, fn, userData);
     return cgl_sl_hipLaunchHostFunc(stream, fn, userData);
@@ -13286,8 +19226,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipThreadExchangeStreamCaptur
     }
     return cgl_gp_hipThreadExchangeStreamCaptureMode(mode);
 }
+typedef hipError_t cgl_rt_hipThreadExchangeStreamCaptureMode;
+static __attribute__((noinline, cold)) cgl_rt_hipThreadExchangeStreamCaptureMode cgl_left_hipThreadExchangeStreamCaptureMode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipThreadExchangeStreamCaptureMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipThreadExchangeStreamCaptureMode(hipStreamCaptureMode *mode)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipThreadExchangeStreamCaptureMode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipThreadExchangeStreamCaptureMode) *)atomic_load_explicit(&cgl_sites[CGL_hipThreadExchangeStreamCaptureMode].real, memory_order_relaxed))(mode);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipThreadExchangeStreamCaptureMode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipThreadExchangeStreamCaptureMode) *cgl_fn = (__typeof__(hipThreadExchangeStreamCaptureMode) *)atomic_load_explicit(&cgl_sites[CGL_hipThreadExchangeStreamCaptureMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(mode);
     return cgl_sl_hipThreadExchangeStreamCaptureMode(mode);
@@ -13325,8 +19285,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphCreate(hipGraph_t *pG
     }
     return cgl_gp_hipGraphCreate(pGraph, flags);
 }
+typedef hipError_t cgl_rt_hipGraphCreate;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphCreate cgl_left_hipGraphCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphCreate].real, memory_order_relaxed))(pGraph, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphCreate) *cgl_fn = (__typeof__(hipGraphCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pGraph, flags);
     return cgl_sl_hipGraphCreate(pGraph, flags);
@@ -13363,8 +19343,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphDestroy(hipGraph_t gr
     }
     return cgl_gp_hipGraphDestroy(graph);
 }
+typedef hipError_t cgl_rt_hipGraphDestroy;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphDestroy cgl_left_hipGraphDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphDestroy(hipGraph_t graph)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphDestroy].real, memory_order_relaxed))(graph);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphDestroy) *cgl_fn = (__typeof__(hipGraphDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(graph);
     return cgl_sl_hipGraphDestroy(graph);
@@ -13404,8 +19404,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddDependencies(hipGr
     }
     return cgl_gp_hipGraphAddDependencies(graph, from, to, numDependencies);
 }
+typedef hipError_t cgl_rt_hipGraphAddDependencies;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphAddDependencies cgl_left_hipGraphAddDependencies(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddDependencies cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphAddDependencies(hipGraph_t graph, const hipGraphNode_t *from, const hipGraphNode_t *to, size_t numDependencies)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphAddDependencies]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphAddDependencies) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddDependencies].real, memory_order_relaxed))(graph, from, to, numDependencies);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphAddDependencies(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphAddDependencies) *cgl_fn = (__typeof__(hipGraphAddDependencies) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddDependencies].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(graph, from, to, numDependencies);
     return cgl_sl_hipGraphAddDependencies(graph, from, to, numDependencies);
@@ -13445,8 +19465,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphRemoveDependencies(hi
     }
     return cgl_gp_hipGraphRemoveDependencies(graph, from, to, numDependencies);
 }
+typedef hipError_t cgl_rt_hipGraphRemoveDependencies;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphRemoveDependencies cgl_left_hipGraphRemoveDependencies(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphRemoveDependencies cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphRemoveDependencies(hipGraph_t graph, const hipGraphNode_t *from, const hipGraphNode_t *to, size_t numDependencies)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphRemoveDependencies]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphRemoveDependencies) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphRemoveDependencies].real, memory_order_relaxed))(graph, from, to, numDependencies);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphRemoveDependencies(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphRemoveDependencies) *cgl_fn = (__typeof__(hipGraphRemoveDependencies) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphRemoveDependencies].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(graph, from, to, numDependencies);
     return cgl_sl_hipGraphRemoveDependencies(graph, from, to, numDependencies);
@@ -13486,8 +19526,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphGetEdges(hipGraph_t g
     }
     return cgl_gp_hipGraphGetEdges(graph, from, to, numEdges);
 }
+typedef hipError_t cgl_rt_hipGraphGetEdges;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphGetEdges cgl_left_hipGraphGetEdges(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphGetEdges cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphGetEdges(hipGraph_t graph, hipGraphNode_t *from, hipGraphNode_t *to, size_t *numEdges)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphGetEdges]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphGetEdges) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphGetEdges].real, memory_order_relaxed))(graph, from, to, numEdges);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphGetEdges(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphGetEdges) *cgl_fn = (__typeof__(hipGraphGetEdges) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphGetEdges].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(graph, from, to, numEdges);
     return cgl_sl_hipGraphGetEdges(graph, from, to, numEdges);
@@ -13526,8 +19586,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphGetNodes(hipGraph_t g
     }
     return cgl_gp_hipGraphGetNodes(graph, nodes, numNodes);
 }
+typedef hipError_t cgl_rt_hipGraphGetNodes;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphGetNodes cgl_left_hipGraphGetNodes(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphGetNodes cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphGetNodes(hipGraph_t graph, hipGraphNode_t *nodes, size_t *numNodes)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphGetNodes]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphGetNodes) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphGetNodes].real, memory_order_relaxed))(graph, nodes, numNodes);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphGetNodes(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphGetNodes) *cgl_fn = (__typeof__(hipGraphGetNodes) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphGetNodes].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(graph, nodes, numNodes);
     return cgl_sl_hipGraphGetNodes(graph, nodes, numNodes);
@@ -13566,8 +19646,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphGetRootNodes(hipGraph
     }
     return cgl_gp_hipGraphGetRootNodes(graph, pRootNodes, pNumRootNodes);
 }
+typedef hipError_t cgl_rt_hipGraphGetRootNodes;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphGetRootNodes cgl_left_hipGraphGetRootNodes(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphGetRootNodes cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphGetRootNodes(hipGraph_t graph, hipGraphNode_t *pRootNodes, size_t *pNumRootNodes)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphGetRootNodes]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphGetRootNodes) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphGetRootNodes].real, memory_order_relaxed))(graph, pRootNodes, pNumRootNodes);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphGetRootNodes(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphGetRootNodes) *cgl_fn = (__typeof__(hipGraphGetRootNodes) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphGetRootNodes].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(graph, pRootNodes, pNumRootNodes);
     return cgl_sl_hipGraphGetRootNodes(graph, pRootNodes, pNumRootNodes);
@@ -13606,8 +19706,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphNodeGetDependencies(h
     }
     return cgl_gp_hipGraphNodeGetDependencies(node, pDependencies, pNumDependencies);
 }
+typedef hipError_t cgl_rt_hipGraphNodeGetDependencies;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphNodeGetDependencies cgl_left_hipGraphNodeGetDependencies(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphNodeGetDependencies cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphNodeGetDependencies(hipGraphNode_t node, hipGraphNode_t *pDependencies, size_t *pNumDependencies)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphNodeGetDependencies]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphNodeGetDependencies) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphNodeGetDependencies].real, memory_order_relaxed))(node, pDependencies, pNumDependencies);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphNodeGetDependencies(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphNodeGetDependencies) *cgl_fn = (__typeof__(hipGraphNodeGetDependencies) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphNodeGetDependencies].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(node, pDependencies, pNumDependencies);
     return cgl_sl_hipGraphNodeGetDependencies(node, pDependencies, pNumDependencies);
@@ -13646,8 +19766,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphNodeGetDependentNodes
     }
     return cgl_gp_hipGraphNodeGetDependentNodes(node, pDependentNodes, pNumDependentNodes);
 }
+typedef hipError_t cgl_rt_hipGraphNodeGetDependentNodes;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphNodeGetDependentNodes cgl_left_hipGraphNodeGetDependentNodes(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphNodeGetDependentNodes cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphNodeGetDependentNodes(hipGraphNode_t node, hipGraphNode_t *pDependentNodes, size_t *pNumDependentNodes)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphNodeGetDependentNodes]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphNodeGetDependentNodes) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphNodeGetDependentNodes].real, memory_order_relaxed))(node, pDependentNodes, pNumDependentNodes);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphNodeGetDependentNodes(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphNodeGetDependentNodes) *cgl_fn = (__typeof__(hipGraphNodeGetDependentNodes) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphNodeGetDependentNodes].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(node, pDependentNodes, pNumDependentNodes);
     return cgl_sl_hipGraphNodeGetDependentNodes(node, pDependentNodes, pNumDependentNodes);
@@ -13685,8 +19825,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphNodeGetType(hipGraphN
     }
     return cgl_gp_hipGraphNodeGetType(node, pType);
 }
+typedef hipError_t cgl_rt_hipGraphNodeGetType;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphNodeGetType cgl_left_hipGraphNodeGetType(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphNodeGetType cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphNodeGetType(hipGraphNode_t node, hipGraphNodeType *pType)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphNodeGetType]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphNodeGetType) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphNodeGetType].real, memory_order_relaxed))(node, pType);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphNodeGetType(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphNodeGetType) *cgl_fn = (__typeof__(hipGraphNodeGetType) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphNodeGetType].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(node, pType);
     return cgl_sl_hipGraphNodeGetType(node, pType);
@@ -13723,8 +19883,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphDestroyNode(hipGraphN
     }
     return cgl_gp_hipGraphDestroyNode(node);
 }
+typedef hipError_t cgl_rt_hipGraphDestroyNode;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphDestroyNode cgl_left_hipGraphDestroyNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphDestroyNode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphDestroyNode(hipGraphNode_t node)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphDestroyNode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphDestroyNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphDestroyNode].real, memory_order_relaxed))(node);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphDestroyNode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphDestroyNode) *cgl_fn = (__typeof__(hipGraphDestroyNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphDestroyNode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(node);
     return cgl_sl_hipGraphDestroyNode(node);
@@ -13762,8 +19942,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphClone(hipGraph_t *pGr
     }
     return cgl_gp_hipGraphClone(pGraphClone, originalGraph);
 }
+typedef hipError_t cgl_rt_hipGraphClone;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphClone cgl_left_hipGraphClone(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphClone cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphClone(hipGraph_t *pGraphClone, hipGraph_t originalGraph)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphClone]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphClone) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphClone].real, memory_order_relaxed))(pGraphClone, originalGraph);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphClone(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphClone) *cgl_fn = (__typeof__(hipGraphClone) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphClone].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pGraphClone, originalGraph);
     return cgl_sl_hipGraphClone(pGraphClone, originalGraph);
@@ -13802,8 +20002,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphNodeFindInClone(hipGr
     }
     return cgl_gp_hipGraphNodeFindInClone(pNode, originalNode, clonedGraph);
 }
+typedef hipError_t cgl_rt_hipGraphNodeFindInClone;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphNodeFindInClone cgl_left_hipGraphNodeFindInClone(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphNodeFindInClone cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphNodeFindInClone(hipGraphNode_t *pNode, hipGraphNode_t originalNode, hipGraph_t clonedGraph)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphNodeFindInClone]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphNodeFindInClone) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphNodeFindInClone].real, memory_order_relaxed))(pNode, originalNode, clonedGraph);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphNodeFindInClone(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphNodeFindInClone) *cgl_fn = (__typeof__(hipGraphNodeFindInClone) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphNodeFindInClone].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pNode, originalNode, clonedGraph);
     return cgl_sl_hipGraphNodeFindInClone(pNode, originalNode, clonedGraph);
@@ -13844,8 +20064,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphInstantiate(hipGraphE
     }
     return cgl_gp_hipGraphInstantiate(pGraphExec, graph, pErrorNode, pLogBuffer, bufferSize);
 }
+typedef hipError_t cgl_rt_hipGraphInstantiate;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphInstantiate cgl_left_hipGraphInstantiate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphInstantiate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphInstantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph, hipGraphNode_t *pErrorNode, char *pLogBuffer, size_t bufferSize)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphInstantiate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphInstantiate) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphInstantiate].real, memory_order_relaxed))(pGraphExec, graph, pErrorNode, pLogBuffer, bufferSize);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphInstantiate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphInstantiate) *cgl_fn = (__typeof__(hipGraphInstantiate) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphInstantiate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pGraphExec, graph, pErrorNode, pLogBuffer, bufferSize);
     return cgl_sl_hipGraphInstantiate(pGraphExec, graph, pErrorNode, pLogBuffer, bufferSize);
@@ -13884,8 +20124,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphInstantiateWithFlags(
     }
     return cgl_gp_hipGraphInstantiateWithFlags(pGraphExec, graph, flags);
 }
+typedef hipError_t cgl_rt_hipGraphInstantiateWithFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphInstantiateWithFlags cgl_left_hipGraphInstantiateWithFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphInstantiateWithFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hipGraph_t graph, unsigned long long flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphInstantiateWithFlags]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphInstantiateWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphInstantiateWithFlags].real, memory_order_relaxed))(pGraphExec, graph, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphInstantiateWithFlags(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphInstantiateWithFlags) *cgl_fn = (__typeof__(hipGraphInstantiateWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphInstantiateWithFlags].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pGraphExec, graph, flags);
     return cgl_sl_hipGraphInstantiateWithFlags(pGraphExec, graph, flags);
@@ -13923,8 +20183,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphLaunch(hipGraphExec_t
     }
     return cgl_gp_hipGraphLaunch(graphExec, stream);
 }
+typedef hipError_t cgl_rt_hipGraphLaunch;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphLaunch cgl_left_hipGraphLaunch(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphLaunch cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphLaunch]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphLaunch) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphLaunch].real, memory_order_relaxed))(graphExec, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphLaunch(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphLaunch) *cgl_fn = (__typeof__(hipGraphLaunch) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphLaunch].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(graphExec, stream);
     return cgl_sl_hipGraphLaunch(graphExec, stream);
@@ -13961,8 +20241,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecDestroy(hipGraphE
     }
     return cgl_gp_hipGraphExecDestroy(graphExec);
 }
+typedef hipError_t cgl_rt_hipGraphExecDestroy;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphExecDestroy cgl_left_hipGraphExecDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphExecDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphExecDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecDestroy].real, memory_order_relaxed))(graphExec);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphExecDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphExecDestroy) *cgl_fn = (__typeof__(hipGraphExecDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(graphExec);
     return cgl_sl_hipGraphExecDestroy(graphExec);
@@ -14002,8 +20302,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecUpdate(hipGraphEx
     }
     return cgl_gp_hipGraphExecUpdate(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
 }
+typedef hipError_t cgl_rt_hipGraphExecUpdate;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphExecUpdate cgl_left_hipGraphExecUpdate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecUpdate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t hGraph, hipGraphNode_t *hErrorNode_out, hipGraphExecUpdateResult *updateResult_out)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphExecUpdate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphExecUpdate) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecUpdate].real, memory_order_relaxed))(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphExecUpdate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphExecUpdate) *cgl_fn = (__typeof__(hipGraphExecUpdate) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecUpdate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
     return cgl_sl_hipGraphExecUpdate(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
@@ -14044,8 +20364,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddKernelNode(hipGrap
     }
     return cgl_gp_hipGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
+typedef hipError_t cgl_rt_hipGraphAddKernelNode;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphAddKernelNode cgl_left_hipGraphAddKernelNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddKernelNode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphAddKernelNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipKernelNodeParams *pNodeParams)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphAddKernelNode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphAddKernelNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddKernelNode].real, memory_order_relaxed))(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphAddKernelNode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphAddKernelNode) *cgl_fn = (__typeof__(hipGraphAddKernelNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddKernelNode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
     return cgl_sl_hipGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
@@ -14083,8 +20423,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphKernelNodeGetParams(h
     }
     return cgl_gp_hipGraphKernelNodeGetParams(node, pNodeParams);
 }
+typedef hipError_t cgl_rt_hipGraphKernelNodeGetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphKernelNodeGetParams cgl_left_hipGraphKernelNodeGetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphKernelNodeGetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphKernelNodeGetParams(hipGraphNode_t node, hipKernelNodeParams *pNodeParams)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphKernelNodeGetParams]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphKernelNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphKernelNodeGetParams].real, memory_order_relaxed))(node, pNodeParams);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphKernelNodeGetParams(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphKernelNodeGetParams) *cgl_fn = (__typeof__(hipGraphKernelNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphKernelNodeGetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(node, pNodeParams);
     return cgl_sl_hipGraphKernelNodeGetParams(node, pNodeParams);
@@ -14122,8 +20482,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphKernelNodeSetParams(h
     }
     return cgl_gp_hipGraphKernelNodeSetParams(node, pNodeParams);
 }
+typedef hipError_t cgl_rt_hipGraphKernelNodeSetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphKernelNodeSetParams cgl_left_hipGraphKernelNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphKernelNodeSetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphKernelNodeSetParams(hipGraphNode_t node, const hipKernelNodeParams *pNodeParams)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphKernelNodeSetParams]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphKernelNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphKernelNodeSetParams].real, memory_order_relaxed))(node, pNodeParams);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphKernelNodeSetParams(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphKernelNodeSetParams) *cgl_fn = (__typeof__(hipGraphKernelNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphKernelNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(node, pNodeParams);
     return cgl_sl_hipGraphKernelNodeSetParams(node, pNodeParams);
@@ -14162,8 +20542,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecKernelNodeSetPara
     }
     return cgl_gp_hipGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams);
 }
+typedef hipError_t cgl_rt_hipGraphExecKernelNodeSetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphExecKernelNodeSetParams cgl_left_hipGraphExecKernelNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecKernelNodeSetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphExecKernelNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipKernelNodeParams *pNodeParams)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphExecKernelNodeSetParams]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphExecKernelNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecKernelNodeSetParams].real, memory_order_relaxed))(hGraphExec, node, pNodeParams);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphExecKernelNodeSetParams(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphExecKernelNodeSetParams) *cgl_fn = (__typeof__(hipGraphExecKernelNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecKernelNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, node, pNodeParams);
     return cgl_sl_hipGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams);
@@ -14204,8 +20604,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemcpyNode(hipGrap
     }
     return cgl_gp_hipGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
 }
+typedef hipError_t cgl_rt_hipGraphAddMemcpyNode;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphAddMemcpyNode cgl_left_hipGraphAddMemcpyNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddMemcpyNode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphAddMemcpyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipMemcpy3DParms *pCopyParams)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphAddMemcpyNode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphAddMemcpyNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddMemcpyNode].real, memory_order_relaxed))(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphAddMemcpyNode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphAddMemcpyNode) *cgl_fn = (__typeof__(hipGraphAddMemcpyNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddMemcpyNode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
     return cgl_sl_hipGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
@@ -14243,8 +20663,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemcpyNodeGetParams(h
     }
     return cgl_gp_hipGraphMemcpyNodeGetParams(node, pNodeParams);
 }
+typedef hipError_t cgl_rt_hipGraphMemcpyNodeGetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphMemcpyNodeGetParams cgl_left_hipGraphMemcpyNodeGetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphMemcpyNodeGetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphMemcpyNodeGetParams(hipGraphNode_t node, hipMemcpy3DParms *pNodeParams)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphMemcpyNodeGetParams]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphMemcpyNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphMemcpyNodeGetParams].real, memory_order_relaxed))(node, pNodeParams);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphMemcpyNodeGetParams(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphMemcpyNodeGetParams) *cgl_fn = (__typeof__(hipGraphMemcpyNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphMemcpyNodeGetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(node, pNodeParams);
     return cgl_sl_hipGraphMemcpyNodeGetParams(node, pNodeParams);
@@ -14282,8 +20722,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemcpyNodeSetParams(h
     }
     return cgl_gp_hipGraphMemcpyNodeSetParams(node, pNodeParams);
 }
+typedef hipError_t cgl_rt_hipGraphMemcpyNodeSetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphMemcpyNodeSetParams cgl_left_hipGraphMemcpyNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphMemcpyNodeSetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphMemcpyNodeSetParams(hipGraphNode_t node, const hipMemcpy3DParms *pNodeParams)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphMemcpyNodeSetParams]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphMemcpyNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphMemcpyNodeSetParams].real, memory_order_relaxed))(node, pNodeParams);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphMemcpyNodeSetParams(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphMemcpyNodeSetParams) *cgl_fn = (__typeof__(hipGraphMemcpyNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphMemcpyNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(node, pNodeParams);
     return cgl_sl_hipGraphMemcpyNodeSetParams(node, pNodeParams);
@@ -14322,8 +20782,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphKernelNodeSetAttribut
     }
     return cgl_gp_hipGraphKernelNodeSetAttribute(hNode, attr, value);
 }
+typedef hipError_t cgl_rt_hipGraphKernelNodeSetAttribute;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphKernelNodeSetAttribute cgl_left_hipGraphKernelNodeSetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphKernelNodeSetAttribute cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphKernelNodeSetAttribute(hipGraphNode_t hNode, hipKernelNodeAttrID attr, const hipKernelNodeAttrValue *value)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphKernelNodeSetAttribute]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphKernelNodeSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphKernelNodeSetAttribute].real, memory_order_relaxed))(hNode, attr, value);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphKernelNodeSetAttribute(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphKernelNodeSetAttribute) *cgl_fn = (__typeof__(hipGraphKernelNodeSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphKernelNodeSetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, attr, value);
     return cgl_sl_hipGraphKernelNodeSetAttribute(hNode, attr, value);
@@ -14362,8 +20842,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphKernelNodeGetAttribut
     }
     return cgl_gp_hipGraphKernelNodeGetAttribute(hNode, attr, value);
 }
+typedef hipError_t cgl_rt_hipGraphKernelNodeGetAttribute;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphKernelNodeGetAttribute cgl_left_hipGraphKernelNodeGetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphKernelNodeGetAttribute cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphKernelNodeGetAttribute(hipGraphNode_t hNode, hipKernelNodeAttrID attr, hipKernelNodeAttrValue *value)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphKernelNodeGetAttribute]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphKernelNodeGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphKernelNodeGetAttribute].real, memory_order_relaxed))(hNode, attr, value);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphKernelNodeGetAttribute(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphKernelNodeGetAttribute) *cgl_fn = (__typeof__(hipGraphKernelNodeGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphKernelNodeGetAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hNode, attr, value);
     return cgl_sl_hipGraphKernelNodeGetAttribute(hNode, attr, value);
@@ -14402,8 +20902,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecMemcpyNodeSetPara
     }
     return cgl_gp_hipGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
 }
+typedef hipError_t cgl_rt_hipGraphExecMemcpyNodeSetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphExecMemcpyNodeSetParams cgl_left_hipGraphExecMemcpyNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecMemcpyNodeSetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphExecMemcpyNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, hipMemcpy3DParms *pNodeParams)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphExecMemcpyNodeSetParams]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphExecMemcpyNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecMemcpyNodeSetParams].real, memory_order_relaxed))(hGraphExec, node, pNodeParams);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphExecMemcpyNodeSetParams(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphExecMemcpyNodeSetParams) *cgl_fn = (__typeof__(hipGraphExecMemcpyNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecMemcpyNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, node, pNodeParams);
     return cgl_sl_hipGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
@@ -14447,8 +20967,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemcpyNode1D(hipGr
     }
     return cgl_gp_hipGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
 }
+typedef hipError_t cgl_rt_hipGraphAddMemcpyNode1D;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphAddMemcpyNode1D cgl_left_hipGraphAddMemcpyNode1D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddMemcpyNode1D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphAddMemcpyNode1D(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphAddMemcpyNode1D]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphAddMemcpyNode1D) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddMemcpyNode1D].real, memory_order_relaxed))(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphAddMemcpyNode1D(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphAddMemcpyNode1D) *cgl_fn = (__typeof__(hipGraphAddMemcpyNode1D) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddMemcpyNode1D].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
     return cgl_sl_hipGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
@@ -14489,8 +21029,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemcpyNodeSetParams1D
     }
     return cgl_gp_hipGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
 }
+typedef hipError_t cgl_rt_hipGraphMemcpyNodeSetParams1D;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphMemcpyNodeSetParams1D cgl_left_hipGraphMemcpyNodeSetParams1D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphMemcpyNodeSetParams1D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphMemcpyNodeSetParams1D(hipGraphNode_t node, void *dst, const void *src, size_t count, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphMemcpyNodeSetParams1D]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphMemcpyNodeSetParams1D) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphMemcpyNodeSetParams1D].real, memory_order_relaxed))(node, dst, src, count, kind);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphMemcpyNodeSetParams1D(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphMemcpyNodeSetParams1D) *cgl_fn = (__typeof__(hipGraphMemcpyNodeSetParams1D) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphMemcpyNodeSetParams1D].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(node, dst, src, count, kind);
     return cgl_sl_hipGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
@@ -14532,8 +21092,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecMemcpyNodeSetPara
     }
     return cgl_gp_hipGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
 }
+typedef hipError_t cgl_rt_hipGraphExecMemcpyNodeSetParams1D;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphExecMemcpyNodeSetParams1D cgl_left_hipGraphExecMemcpyNodeSetParams1D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecMemcpyNodeSetParams1D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphExecMemcpyNodeSetParams1D(hipGraphExec_t hGraphExec, hipGraphNode_t node, void *dst, const void *src, size_t count, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphExecMemcpyNodeSetParams1D]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphExecMemcpyNodeSetParams1D) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecMemcpyNodeSetParams1D].real, memory_order_relaxed))(hGraphExec, node, dst, src, count, kind);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphExecMemcpyNodeSetParams1D(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphExecMemcpyNodeSetParams1D) *cgl_fn = (__typeof__(hipGraphExecMemcpyNodeSetParams1D) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecMemcpyNodeSetParams1D].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, node, dst, src, count, kind);
     return cgl_sl_hipGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
@@ -14578,8 +21158,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemcpyNodeFromSymb
     }
     return cgl_gp_hipGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
 }
+typedef hipError_t cgl_rt_hipGraphAddMemcpyNodeFromSymbol;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphAddMemcpyNodeFromSymbol cgl_left_hipGraphAddMemcpyNodeFromSymbol(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddMemcpyNodeFromSymbol cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphAddMemcpyNodeFromSymbol(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphAddMemcpyNodeFromSymbol]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphAddMemcpyNodeFromSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddMemcpyNodeFromSymbol].real, memory_order_relaxed))(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphAddMemcpyNodeFromSymbol(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphAddMemcpyNodeFromSymbol) *cgl_fn = (__typeof__(hipGraphAddMemcpyNodeFromSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddMemcpyNodeFromSymbol].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
     return cgl_sl_hipGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
@@ -14621,8 +21221,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemcpyNodeSetParamsFr
     }
     return cgl_gp_hipGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind);
 }
+typedef hipError_t cgl_rt_hipGraphMemcpyNodeSetParamsFromSymbol;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphMemcpyNodeSetParamsFromSymbol cgl_left_hipGraphMemcpyNodeSetParamsFromSymbol(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphMemcpyNodeSetParamsFromSymbol cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphMemcpyNodeSetParamsFromSymbol(hipGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphMemcpyNodeSetParamsFromSymbol]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphMemcpyNodeSetParamsFromSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphMemcpyNodeSetParamsFromSymbol].real, memory_order_relaxed))(node, dst, symbol, count, offset, kind);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphMemcpyNodeSetParamsFromSymbol(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphMemcpyNodeSetParamsFromSymbol) *cgl_fn = (__typeof__(hipGraphMemcpyNodeSetParamsFromSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphMemcpyNodeSetParamsFromSymbol].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(node, dst, symbol, count, offset, kind);
     return cgl_sl_hipGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind);
@@ -14665,8 +21285,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecMemcpyNodeSetPara
     }
     return cgl_gp_hipGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind);
 }
+typedef hipError_t cgl_rt_hipGraphExecMemcpyNodeSetParamsFromSymbol;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphExecMemcpyNodeSetParamsFromSymbol cgl_left_hipGraphExecMemcpyNodeSetParamsFromSymbol(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecMemcpyNodeSetParamsFromSymbol cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphExecMemcpyNodeSetParamsFromSymbol(hipGraphExec_t hGraphExec, hipGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphExecMemcpyNodeSetParamsFromSymbol]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphExecMemcpyNodeSetParamsFromSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecMemcpyNodeSetParamsFromSymbol].real, memory_order_relaxed))(hGraphExec, node, dst, symbol, count, offset, kind);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphExecMemcpyNodeSetParamsFromSymbol(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphExecMemcpyNodeSetParamsFromSymbol) *cgl_fn = (__typeof__(hipGraphExecMemcpyNodeSetParamsFromSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecMemcpyNodeSetParamsFromSymbol].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, node, dst, symbol, count, offset, kind);
     return cgl_sl_hipGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind);
@@ -14711,8 +21351,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemcpyNodeToSymbol
     }
     return cgl_gp_hipGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
 }
+typedef hipError_t cgl_rt_hipGraphAddMemcpyNodeToSymbol;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphAddMemcpyNodeToSymbol cgl_left_hipGraphAddMemcpyNodeToSymbol(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddMemcpyNodeToSymbol cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphAddMemcpyNodeToSymbol(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphAddMemcpyNodeToSymbol]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphAddMemcpyNodeToSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddMemcpyNodeToSymbol].real, memory_order_relaxed))(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphAddMemcpyNodeToSymbol(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphAddMemcpyNodeToSymbol) *cgl_fn = (__typeof__(hipGraphAddMemcpyNodeToSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddMemcpyNodeToSymbol].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
     return cgl_sl_hipGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
@@ -14754,8 +21414,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemcpyNodeSetParamsTo
     }
     return cgl_gp_hipGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind);
 }
+typedef hipError_t cgl_rt_hipGraphMemcpyNodeSetParamsToSymbol;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphMemcpyNodeSetParamsToSymbol cgl_left_hipGraphMemcpyNodeSetParamsToSymbol(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphMemcpyNodeSetParamsToSymbol cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphMemcpyNodeSetParamsToSymbol(hipGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphMemcpyNodeSetParamsToSymbol]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphMemcpyNodeSetParamsToSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphMemcpyNodeSetParamsToSymbol].real, memory_order_relaxed))(node, symbol, src, count, offset, kind);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphMemcpyNodeSetParamsToSymbol(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphMemcpyNodeSetParamsToSymbol) *cgl_fn = (__typeof__(hipGraphMemcpyNodeSetParamsToSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphMemcpyNodeSetParamsToSymbol].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(node, symbol, src, count, offset, kind);
     return cgl_sl_hipGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind);
@@ -14798,8 +21478,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecMemcpyNodeSetPara
     }
     return cgl_gp_hipGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind);
 }
+typedef hipError_t cgl_rt_hipGraphExecMemcpyNodeSetParamsToSymbol;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphExecMemcpyNodeSetParamsToSymbol cgl_left_hipGraphExecMemcpyNodeSetParamsToSymbol(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecMemcpyNodeSetParamsToSymbol cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphExecMemcpyNodeSetParamsToSymbol(hipGraphExec_t hGraphExec, hipGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphExecMemcpyNodeSetParamsToSymbol]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphExecMemcpyNodeSetParamsToSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecMemcpyNodeSetParamsToSymbol].real, memory_order_relaxed))(hGraphExec, node, symbol, src, count, offset, kind);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphExecMemcpyNodeSetParamsToSymbol(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphExecMemcpyNodeSetParamsToSymbol) *cgl_fn = (__typeof__(hipGraphExecMemcpyNodeSetParamsToSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecMemcpyNodeSetParamsToSymbol].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, node, symbol, src, count, offset, kind);
     return cgl_sl_hipGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind);
@@ -14840,8 +21540,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemsetNode(hipGrap
     }
     return cgl_gp_hipGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
 }
+typedef hipError_t cgl_rt_hipGraphAddMemsetNode;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphAddMemsetNode cgl_left_hipGraphAddMemsetNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddMemsetNode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphAddMemsetNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipMemsetParams *pMemsetParams)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphAddMemsetNode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphAddMemsetNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddMemsetNode].real, memory_order_relaxed))(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphAddMemsetNode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphAddMemsetNode) *cgl_fn = (__typeof__(hipGraphAddMemsetNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddMemsetNode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
     return cgl_sl_hipGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
@@ -14879,8 +21599,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemsetNodeGetParams(h
     }
     return cgl_gp_hipGraphMemsetNodeGetParams(node, pNodeParams);
 }
+typedef hipError_t cgl_rt_hipGraphMemsetNodeGetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphMemsetNodeGetParams cgl_left_hipGraphMemsetNodeGetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphMemsetNodeGetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphMemsetNodeGetParams(hipGraphNode_t node, hipMemsetParams *pNodeParams)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphMemsetNodeGetParams]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphMemsetNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphMemsetNodeGetParams].real, memory_order_relaxed))(node, pNodeParams);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphMemsetNodeGetParams(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphMemsetNodeGetParams) *cgl_fn = (__typeof__(hipGraphMemsetNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphMemsetNodeGetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(node, pNodeParams);
     return cgl_sl_hipGraphMemsetNodeGetParams(node, pNodeParams);
@@ -14918,8 +21658,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemsetNodeSetParams(h
     }
     return cgl_gp_hipGraphMemsetNodeSetParams(node, pNodeParams);
 }
+typedef hipError_t cgl_rt_hipGraphMemsetNodeSetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphMemsetNodeSetParams cgl_left_hipGraphMemsetNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphMemsetNodeSetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphMemsetNodeSetParams(hipGraphNode_t node, const hipMemsetParams *pNodeParams)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphMemsetNodeSetParams]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphMemsetNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphMemsetNodeSetParams].real, memory_order_relaxed))(node, pNodeParams);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphMemsetNodeSetParams(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphMemsetNodeSetParams) *cgl_fn = (__typeof__(hipGraphMemsetNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphMemsetNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(node, pNodeParams);
     return cgl_sl_hipGraphMemsetNodeSetParams(node, pNodeParams);
@@ -14958,8 +21718,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecMemsetNodeSetPara
     }
     return cgl_gp_hipGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams);
 }
+typedef hipError_t cgl_rt_hipGraphExecMemsetNodeSetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphExecMemsetNodeSetParams cgl_left_hipGraphExecMemsetNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecMemsetNodeSetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphExecMemsetNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipMemsetParams *pNodeParams)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphExecMemsetNodeSetParams]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphExecMemsetNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecMemsetNodeSetParams].real, memory_order_relaxed))(hGraphExec, node, pNodeParams);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphExecMemsetNodeSetParams(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphExecMemsetNodeSetParams) *cgl_fn = (__typeof__(hipGraphExecMemsetNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecMemsetNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, node, pNodeParams);
     return cgl_sl_hipGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams);
@@ -15000,8 +21780,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddHostNode(hipGraphN
     }
     return cgl_gp_hipGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
+typedef hipError_t cgl_rt_hipGraphAddHostNode;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphAddHostNode cgl_left_hipGraphAddHostNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddHostNode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphAddHostNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipHostNodeParams *pNodeParams)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphAddHostNode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphAddHostNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddHostNode].real, memory_order_relaxed))(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphAddHostNode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphAddHostNode) *cgl_fn = (__typeof__(hipGraphAddHostNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddHostNode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
     return cgl_sl_hipGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
@@ -15039,8 +21839,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphHostNodeGetParams(hip
     }
     return cgl_gp_hipGraphHostNodeGetParams(node, pNodeParams);
 }
+typedef hipError_t cgl_rt_hipGraphHostNodeGetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphHostNodeGetParams cgl_left_hipGraphHostNodeGetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphHostNodeGetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphHostNodeGetParams(hipGraphNode_t node, hipHostNodeParams *pNodeParams)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphHostNodeGetParams]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphHostNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphHostNodeGetParams].real, memory_order_relaxed))(node, pNodeParams);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphHostNodeGetParams(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphHostNodeGetParams) *cgl_fn = (__typeof__(hipGraphHostNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphHostNodeGetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(node, pNodeParams);
     return cgl_sl_hipGraphHostNodeGetParams(node, pNodeParams);
@@ -15078,8 +21898,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphHostNodeSetParams(hip
     }
     return cgl_gp_hipGraphHostNodeSetParams(node, pNodeParams);
 }
+typedef hipError_t cgl_rt_hipGraphHostNodeSetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphHostNodeSetParams cgl_left_hipGraphHostNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphHostNodeSetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphHostNodeSetParams(hipGraphNode_t node, const hipHostNodeParams *pNodeParams)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphHostNodeSetParams]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphHostNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphHostNodeSetParams].real, memory_order_relaxed))(node, pNodeParams);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphHostNodeSetParams(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphHostNodeSetParams) *cgl_fn = (__typeof__(hipGraphHostNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphHostNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(node, pNodeParams);
     return cgl_sl_hipGraphHostNodeSetParams(node, pNodeParams);
@@ -15118,8 +21958,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecHostNodeSetParams
     }
     return cgl_gp_hipGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams);
 }
+typedef hipError_t cgl_rt_hipGraphExecHostNodeSetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphExecHostNodeSetParams cgl_left_hipGraphExecHostNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecHostNodeSetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphExecHostNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipHostNodeParams *pNodeParams)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphExecHostNodeSetParams]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphExecHostNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecHostNodeSetParams].real, memory_order_relaxed))(hGraphExec, node, pNodeParams);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphExecHostNodeSetParams(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphExecHostNodeSetParams) *cgl_fn = (__typeof__(hipGraphExecHostNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecHostNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, node, pNodeParams);
     return cgl_sl_hipGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams);
@@ -15160,8 +22020,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddChildGraphNode(hip
     }
     return cgl_gp_hipGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
 }
+typedef hipError_t cgl_rt_hipGraphAddChildGraphNode;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphAddChildGraphNode cgl_left_hipGraphAddChildGraphNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddChildGraphNode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphAddChildGraphNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipGraph_t childGraph)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphAddChildGraphNode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphAddChildGraphNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddChildGraphNode].real, memory_order_relaxed))(pGraphNode, graph, pDependencies, numDependencies, childGraph);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphAddChildGraphNode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphAddChildGraphNode) *cgl_fn = (__typeof__(hipGraphAddChildGraphNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddChildGraphNode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pGraphNode, graph, pDependencies, numDependencies, childGraph);
     return cgl_sl_hipGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
@@ -15199,8 +22079,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphChildGraphNodeGetGrap
     }
     return cgl_gp_hipGraphChildGraphNodeGetGraph(node, pGraph);
 }
+typedef hipError_t cgl_rt_hipGraphChildGraphNodeGetGraph;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphChildGraphNodeGetGraph cgl_left_hipGraphChildGraphNodeGetGraph(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphChildGraphNodeGetGraph cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphChildGraphNodeGetGraph(hipGraphNode_t node, hipGraph_t *pGraph)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphChildGraphNodeGetGraph]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphChildGraphNodeGetGraph) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphChildGraphNodeGetGraph].real, memory_order_relaxed))(node, pGraph);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphChildGraphNodeGetGraph(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphChildGraphNodeGetGraph) *cgl_fn = (__typeof__(hipGraphChildGraphNodeGetGraph) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphChildGraphNodeGetGraph].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(node, pGraph);
     return cgl_sl_hipGraphChildGraphNodeGetGraph(node, pGraph);
@@ -15239,8 +22139,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecChildGraphNodeSet
     }
     return cgl_gp_hipGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
 }
+typedef hipError_t cgl_rt_hipGraphExecChildGraphNodeSetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphExecChildGraphNodeSetParams cgl_left_hipGraphExecChildGraphNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecChildGraphNodeSetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphExecChildGraphNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, hipGraph_t childGraph)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphExecChildGraphNodeSetParams]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphExecChildGraphNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecChildGraphNodeSetParams].real, memory_order_relaxed))(hGraphExec, node, childGraph);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphExecChildGraphNodeSetParams(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphExecChildGraphNodeSetParams) *cgl_fn = (__typeof__(hipGraphExecChildGraphNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecChildGraphNodeSetParams].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, node, childGraph);
     return cgl_sl_hipGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
@@ -15280,8 +22200,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddEmptyNode(hipGraph
     }
     return cgl_gp_hipGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
 }
+typedef hipError_t cgl_rt_hipGraphAddEmptyNode;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphAddEmptyNode cgl_left_hipGraphAddEmptyNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddEmptyNode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphAddEmptyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphAddEmptyNode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphAddEmptyNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddEmptyNode].real, memory_order_relaxed))(pGraphNode, graph, pDependencies, numDependencies);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphAddEmptyNode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphAddEmptyNode) *cgl_fn = (__typeof__(hipGraphAddEmptyNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddEmptyNode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pGraphNode, graph, pDependencies, numDependencies);
     return cgl_sl_hipGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
@@ -15322,8 +22262,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddEventRecordNode(hi
     }
     return cgl_gp_hipGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
 }
+typedef hipError_t cgl_rt_hipGraphAddEventRecordNode;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphAddEventRecordNode cgl_left_hipGraphAddEventRecordNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddEventRecordNode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphAddEventRecordNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphAddEventRecordNode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphAddEventRecordNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddEventRecordNode].real, memory_order_relaxed))(pGraphNode, graph, pDependencies, numDependencies, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphAddEventRecordNode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphAddEventRecordNode) *cgl_fn = (__typeof__(hipGraphAddEventRecordNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddEventRecordNode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pGraphNode, graph, pDependencies, numDependencies, event);
     return cgl_sl_hipGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
@@ -15361,8 +22321,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphEventRecordNodeGetEve
     }
     return cgl_gp_hipGraphEventRecordNodeGetEvent(node, event_out);
 }
+typedef hipError_t cgl_rt_hipGraphEventRecordNodeGetEvent;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphEventRecordNodeGetEvent cgl_left_hipGraphEventRecordNodeGetEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphEventRecordNodeGetEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphEventRecordNodeGetEvent(hipGraphNode_t node, hipEvent_t *event_out)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphEventRecordNodeGetEvent]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphEventRecordNodeGetEvent) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphEventRecordNodeGetEvent].real, memory_order_relaxed))(node, event_out);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphEventRecordNodeGetEvent(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphEventRecordNodeGetEvent) *cgl_fn = (__typeof__(hipGraphEventRecordNodeGetEvent) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphEventRecordNodeGetEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(node, event_out);
     return cgl_sl_hipGraphEventRecordNodeGetEvent(node, event_out);
@@ -15400,8 +22380,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphEventRecordNodeSetEve
     }
     return cgl_gp_hipGraphEventRecordNodeSetEvent(node, event);
 }
+typedef hipError_t cgl_rt_hipGraphEventRecordNodeSetEvent;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphEventRecordNodeSetEvent cgl_left_hipGraphEventRecordNodeSetEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphEventRecordNodeSetEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphEventRecordNodeSetEvent(hipGraphNode_t node, hipEvent_t event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphEventRecordNodeSetEvent]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphEventRecordNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphEventRecordNodeSetEvent].real, memory_order_relaxed))(node, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphEventRecordNodeSetEvent(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphEventRecordNodeSetEvent) *cgl_fn = (__typeof__(hipGraphEventRecordNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphEventRecordNodeSetEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(node, event);
     return cgl_sl_hipGraphEventRecordNodeSetEvent(node, event);
@@ -15440,8 +22440,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecEventRecordNodeSe
     }
     return cgl_gp_hipGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
 }
+typedef hipError_t cgl_rt_hipGraphExecEventRecordNodeSetEvent;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphExecEventRecordNodeSetEvent cgl_left_hipGraphExecEventRecordNodeSetEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecEventRecordNodeSetEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphExecEventRecordNodeSetEvent(hipGraphExec_t hGraphExec, hipGraphNode_t hNode, hipEvent_t event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphExecEventRecordNodeSetEvent]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphExecEventRecordNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecEventRecordNodeSetEvent].real, memory_order_relaxed))(hGraphExec, hNode, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphExecEventRecordNodeSetEvent(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphExecEventRecordNodeSetEvent) *cgl_fn = (__typeof__(hipGraphExecEventRecordNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecEventRecordNodeSetEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, hNode, event);
     return cgl_sl_hipGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
@@ -15482,8 +22502,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddEventWaitNode(hipG
     }
     return cgl_gp_hipGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
 }
+typedef hipError_t cgl_rt_hipGraphAddEventWaitNode;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphAddEventWaitNode cgl_left_hipGraphAddEventWaitNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddEventWaitNode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphAddEventWaitNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphAddEventWaitNode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphAddEventWaitNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddEventWaitNode].real, memory_order_relaxed))(pGraphNode, graph, pDependencies, numDependencies, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphAddEventWaitNode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphAddEventWaitNode) *cgl_fn = (__typeof__(hipGraphAddEventWaitNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddEventWaitNode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pGraphNode, graph, pDependencies, numDependencies, event);
     return cgl_sl_hipGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
@@ -15521,8 +22561,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphEventWaitNodeGetEvent
     }
     return cgl_gp_hipGraphEventWaitNodeGetEvent(node, event_out);
 }
+typedef hipError_t cgl_rt_hipGraphEventWaitNodeGetEvent;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphEventWaitNodeGetEvent cgl_left_hipGraphEventWaitNodeGetEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphEventWaitNodeGetEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphEventWaitNodeGetEvent(hipGraphNode_t node, hipEvent_t *event_out)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphEventWaitNodeGetEvent]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphEventWaitNodeGetEvent) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphEventWaitNodeGetEvent].real, memory_order_relaxed))(node, event_out);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphEventWaitNodeGetEvent(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphEventWaitNodeGetEvent) *cgl_fn = (__typeof__(hipGraphEventWaitNodeGetEvent) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphEventWaitNodeGetEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(node, event_out);
     return cgl_sl_hipGraphEventWaitNodeGetEvent(node, event_out);
@@ -15560,8 +22620,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphEventWaitNodeSetEvent
     }
     return cgl_gp_hipGraphEventWaitNodeSetEvent(node, event);
 }
+typedef hipError_t cgl_rt_hipGraphEventWaitNodeSetEvent;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphEventWaitNodeSetEvent cgl_left_hipGraphEventWaitNodeSetEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphEventWaitNodeSetEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphEventWaitNodeSetEvent(hipGraphNode_t node, hipEvent_t event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphEventWaitNodeSetEvent]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphEventWaitNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphEventWaitNodeSetEvent].real, memory_order_relaxed))(node, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphEventWaitNodeSetEvent(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphEventWaitNodeSetEvent) *cgl_fn = (__typeof__(hipGraphEventWaitNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphEventWaitNodeSetEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(node, event);
     return cgl_sl_hipGraphEventWaitNodeSetEvent(node, event);
@@ -15600,8 +22680,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecEventWaitNodeSetE
     }
     return cgl_gp_hipGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
 }
+typedef hipError_t cgl_rt_hipGraphExecEventWaitNodeSetEvent;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphExecEventWaitNodeSetEvent cgl_left_hipGraphExecEventWaitNodeSetEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecEventWaitNodeSetEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphExecEventWaitNodeSetEvent(hipGraphExec_t hGraphExec, hipGraphNode_t hNode, hipEvent_t event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphExecEventWaitNodeSetEvent]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphExecEventWaitNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecEventWaitNodeSetEvent].real, memory_order_relaxed))(hGraphExec, hNode, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphExecEventWaitNodeSetEvent(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphExecEventWaitNodeSetEvent) *cgl_fn = (__typeof__(hipGraphExecEventWaitNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecEventWaitNodeSetEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hGraphExec, hNode, event);
     return cgl_sl_hipGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
@@ -15639,8 +22739,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemAddressFree(void *devPt
     }
     return cgl_gp_hipMemAddressFree(devPtr, size);
 }
+typedef hipError_t cgl_rt_hipMemAddressFree;
+static __attribute__((noinline, cold)) cgl_rt_hipMemAddressFree cgl_left_hipMemAddressFree(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemAddressFree cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemAddressFree(void *devPtr, size_t size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemAddressFree]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemAddressFree) *)atomic_load_explicit(&cgl_sites[CGL_hipMemAddressFree].real, memory_order_relaxed))(devPtr, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemAddressFree(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemAddressFree) *cgl_fn = (__typeof__(hipMemAddressFree) *)atomic_load_explicit(&cgl_sites[CGL_hipMemAddressFree].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(devPtr, size);
     return cgl_sl_hipMemAddressFree(devPtr, size);
@@ -15681,8 +22801,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemAddressReserve(void **p
     }
     return cgl_gp_hipMemAddressReserve(ptr, size, alignment, addr, flags);
 }
+typedef hipError_t cgl_rt_hipMemAddressReserve;
+static __attribute__((noinline, cold)) cgl_rt_hipMemAddressReserve cgl_left_hipMemAddressReserve(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemAddressReserve cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t alignment, void *addr, unsigned long long flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemAddressReserve]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemAddressReserve) *)atomic_load_explicit(&cgl_sites[CGL_hipMemAddressReserve].real, memory_order_relaxed))(ptr, size, alignment, addr, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemAddressReserve(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemAddressReserve) *cgl_fn = (__typeof__(hipMemAddressReserve) *)atomic_load_explicit(&cgl_sites[CGL_hipMemAddressReserve].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ptr, size, alignment, addr, flags);
     return cgl_sl_hipMemAddressReserve(ptr, size, alignment, addr, flags);
@@ -15722,8 +22862,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemCreate(hipMemGenericAll
     }
     return cgl_gp_hipMemCreate(handle, size, prop, flags);
 }
+typedef hipError_t cgl_rt_hipMemCreate;
+static __attribute__((noinline, cold)) cgl_rt_hipMemCreate cgl_left_hipMemCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t size, const hipMemAllocationProp *prop, unsigned long long flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipMemCreate].real, memory_order_relaxed))(handle, size, prop, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemCreate) *cgl_fn = (__typeof__(hipMemCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipMemCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(handle, size, prop, flags);
     return cgl_sl_hipMemCreate(handle, size, prop, flags);
@@ -15763,8 +22923,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemExportToShareableHandle
     }
     return cgl_gp_hipMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
 }
+typedef hipError_t cgl_rt_hipMemExportToShareableHandle;
+static __attribute__((noinline, cold)) cgl_rt_hipMemExportToShareableHandle cgl_left_hipMemExportToShareableHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemExportToShareableHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemExportToShareableHandle(void *shareableHandle, hipMemGenericAllocationHandle_t handle, hipMemAllocationHandleType handleType, unsigned long long flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemExportToShareableHandle]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemExportToShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipMemExportToShareableHandle].real, memory_order_relaxed))(shareableHandle, handle, handleType, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemExportToShareableHandle(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemExportToShareableHandle) *cgl_fn = (__typeof__(hipMemExportToShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipMemExportToShareableHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(shareableHandle, handle, handleType, flags);
     return cgl_sl_hipMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
@@ -15803,8 +22983,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemGetAccess(unsigned long
     }
     return cgl_gp_hipMemGetAccess(flags, location, ptr);
 }
+typedef hipError_t cgl_rt_hipMemGetAccess;
+static __attribute__((noinline, cold)) cgl_rt_hipMemGetAccess cgl_left_hipMemGetAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemGetAccess cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemGetAccess(unsigned long long *flags, const hipMemLocation *location, void *ptr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemGetAccess]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemGetAccess) *)atomic_load_explicit(&cgl_sites[CGL_hipMemGetAccess].real, memory_order_relaxed))(flags, location, ptr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemGetAccess(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemGetAccess) *cgl_fn = (__typeof__(hipMemGetAccess) *)atomic_load_explicit(&cgl_sites[CGL_hipMemGetAccess].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(flags, location, ptr);
     return cgl_sl_hipMemGetAccess(flags, location, ptr);
@@ -15843,8 +23043,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemGetAllocationGranularit
     }
     return cgl_gp_hipMemGetAllocationGranularity(granularity, prop, option);
 }
+typedef hipError_t cgl_rt_hipMemGetAllocationGranularity;
+static __attribute__((noinline, cold)) cgl_rt_hipMemGetAllocationGranularity cgl_left_hipMemGetAllocationGranularity(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemGetAllocationGranularity cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemGetAllocationGranularity(size_t *granularity, const hipMemAllocationProp *prop, hipMemAllocationGranularity_flags option)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemGetAllocationGranularity]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemGetAllocationGranularity) *)atomic_load_explicit(&cgl_sites[CGL_hipMemGetAllocationGranularity].real, memory_order_relaxed))(granularity, prop, option);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemGetAllocationGranularity(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemGetAllocationGranularity) *cgl_fn = (__typeof__(hipMemGetAllocationGranularity) *)atomic_load_explicit(&cgl_sites[CGL_hipMemGetAllocationGranularity].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(granularity, prop, option);
     return cgl_sl_hipMemGetAllocationGranularity(granularity, prop, option);
@@ -15882,8 +23102,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemGetAllocationProperties
     }
     return cgl_gp_hipMemGetAllocationPropertiesFromHandle(prop, handle);
 }
+typedef hipError_t cgl_rt_hipMemGetAllocationPropertiesFromHandle;
+static __attribute__((noinline, cold)) cgl_rt_hipMemGetAllocationPropertiesFromHandle cgl_left_hipMemGetAllocationPropertiesFromHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemGetAllocationPropertiesFromHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemGetAllocationPropertiesFromHandle(hipMemAllocationProp *prop, hipMemGenericAllocationHandle_t handle)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemGetAllocationPropertiesFromHandle]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemGetAllocationPropertiesFromHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipMemGetAllocationPropertiesFromHandle].real, memory_order_relaxed))(prop, handle);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemGetAllocationPropertiesFromHandle(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemGetAllocationPropertiesFromHandle) *cgl_fn = (__typeof__(hipMemGetAllocationPropertiesFromHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipMemGetAllocationPropertiesFromHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(prop, handle);
     return cgl_sl_hipMemGetAllocationPropertiesFromHandle(prop, handle);
@@ -15922,8 +23162,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemImportFromShareableHand
     }
     return cgl_gp_hipMemImportFromShareableHandle(handle, osHandle, shHandleType);
 }
+typedef hipError_t cgl_rt_hipMemImportFromShareableHandle;
+static __attribute__((noinline, cold)) cgl_rt_hipMemImportFromShareableHandle cgl_left_hipMemImportFromShareableHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemImportFromShareableHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemImportFromShareableHandle(hipMemGenericAllocationHandle_t *handle, void *osHandle, hipMemAllocationHandleType shHandleType)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemImportFromShareableHandle]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemImportFromShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipMemImportFromShareableHandle].real, memory_order_relaxed))(handle, osHandle, shHandleType);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemImportFromShareableHandle(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemImportFromShareableHandle) *cgl_fn = (__typeof__(hipMemImportFromShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipMemImportFromShareableHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(handle, osHandle, shHandleType);
     return cgl_sl_hipMemImportFromShareableHandle(handle, osHandle, shHandleType);
@@ -15964,8 +23224,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemMap(void *ptr, size_t s
     }
     return cgl_gp_hipMemMap(ptr, size, offset, handle, flags);
 }
+typedef hipError_t cgl_rt_hipMemMap;
+static __attribute__((noinline, cold)) cgl_rt_hipMemMap cgl_left_hipMemMap(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemMap cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemMap(void *ptr, size_t size, size_t offset, hipMemGenericAllocationHandle_t handle, unsigned long long flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemMap]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemMap) *)atomic_load_explicit(&cgl_sites[CGL_hipMemMap].real, memory_order_relaxed))(ptr, size, offset, handle, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemMap(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemMap) *cgl_fn = (__typeof__(hipMemMap) *)atomic_load_explicit(&cgl_sites[CGL_hipMemMap].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ptr, size, offset, handle, flags);
     return cgl_sl_hipMemMap(ptr, size, offset, handle, flags);
@@ -16004,8 +23284,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemMapArrayAsync(hipArrayM
     }
     return cgl_gp_hipMemMapArrayAsync(mapInfoList, count, stream);
 }
+typedef hipError_t cgl_rt_hipMemMapArrayAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemMapArrayAsync cgl_left_hipMemMapArrayAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemMapArrayAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemMapArrayAsync(hipArrayMapInfo *mapInfoList, unsigned int count, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemMapArrayAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemMapArrayAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemMapArrayAsync].real, memory_order_relaxed))(mapInfoList, count, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemMapArrayAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemMapArrayAsync) *cgl_fn = (__typeof__(hipMemMapArrayAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemMapArrayAsync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(mapInfoList, count, stream);
     return cgl_sl_hipMemMapArrayAsync(mapInfoList, count, stream);
@@ -16042,8 +23342,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemRelease(hipMemGenericAl
     }
     return cgl_gp_hipMemRelease(handle);
 }
+typedef hipError_t cgl_rt_hipMemRelease;
+static __attribute__((noinline, cold)) cgl_rt_hipMemRelease cgl_left_hipMemRelease(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemRelease cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemRelease(hipMemGenericAllocationHandle_t handle)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemRelease]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemRelease) *)atomic_load_explicit(&cgl_sites[CGL_hipMemRelease].real, memory_order_relaxed))(handle);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemRelease(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemRelease) *cgl_fn = (__typeof__(hipMemRelease) *)atomic_load_explicit(&cgl_sites[CGL_hipMemRelease].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(handle);
     return cgl_sl_hipMemRelease(handle);
@@ -16081,8 +23401,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemRetainAllocationHandle(
     }
     return cgl_gp_hipMemRetainAllocationHandle(handle, addr);
 }
+typedef hipError_t cgl_rt_hipMemRetainAllocationHandle;
+static __attribute__((noinline, cold)) cgl_rt_hipMemRetainAllocationHandle cgl_left_hipMemRetainAllocationHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemRetainAllocationHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemRetainAllocationHandle(hipMemGenericAllocationHandle_t *handle, void *addr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemRetainAllocationHandle]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemRetainAllocationHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipMemRetainAllocationHandle].real, memory_order_relaxed))(handle, addr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemRetainAllocationHandle(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemRetainAllocationHandle) *cgl_fn = (__typeof__(hipMemRetainAllocationHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipMemRetainAllocationHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(handle, addr);
     return cgl_sl_hipMemRetainAllocationHandle(handle, addr);
@@ -16122,8 +23462,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemSetAccess(void *ptr, si
     }
     return cgl_gp_hipMemSetAccess(ptr, size, desc, count);
 }
+typedef hipError_t cgl_rt_hipMemSetAccess;
+static __attribute__((noinline, cold)) cgl_rt_hipMemSetAccess cgl_left_hipMemSetAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemSetAccess cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemSetAccess(void *ptr, size_t size, const hipMemAccessDesc *desc, size_t count)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemSetAccess]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemSetAccess) *)atomic_load_explicit(&cgl_sites[CGL_hipMemSetAccess].real, memory_order_relaxed))(ptr, size, desc, count);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemSetAccess(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemSetAccess) *cgl_fn = (__typeof__(hipMemSetAccess) *)atomic_load_explicit(&cgl_sites[CGL_hipMemSetAccess].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ptr, size, desc, count);
     return cgl_sl_hipMemSetAccess(ptr, size, desc, count);
@@ -16161,8 +23521,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemUnmap(void *ptr, size_t
     }
     return cgl_gp_hipMemUnmap(ptr, size);
 }
+typedef hipError_t cgl_rt_hipMemUnmap;
+static __attribute__((noinline, cold)) cgl_rt_hipMemUnmap cgl_left_hipMemUnmap(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemUnmap cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipMemUnmap(void *ptr, size_t size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipMemUnmap]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemUnmap) *)atomic_load_explicit(&cgl_sites[CGL_hipMemUnmap].real, memory_order_relaxed))(ptr, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipMemUnmap(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipMemUnmap) *cgl_fn = (__typeof__(hipMemUnmap) *)atomic_load_explicit(&cgl_sites[CGL_hipMemUnmap].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ptr, size);
     return cgl_sl_hipMemUnmap(ptr, size);
@@ -16202,8 +23582,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGLGetDevices(unsigned int 
     }
     return cgl_gp_hipGLGetDevices(pHipDeviceCount, pHipDevices, hipDeviceCount, deviceList);
 }
+typedef hipError_t cgl_rt_hipGLGetDevices;
+static __attribute__((noinline, cold)) cgl_rt_hipGLGetDevices cgl_left_hipGLGetDevices(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGLGetDevices cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGLGetDevices(unsigned int *pHipDeviceCount, int *pHipDevices, unsigned int hipDeviceCount, hipGLDeviceList deviceList)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGLGetDevices]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGLGetDevices) *)atomic_load_explicit(&cgl_sites[CGL_hipGLGetDevices].real, memory_order_relaxed))(pHipDeviceCount, pHipDevices, hipDeviceCount, deviceList);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGLGetDevices(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGLGetDevices) *cgl_fn = (__typeof__(hipGLGetDevices) *)atomic_load_explicit(&cgl_sites[CGL_hipGLGetDevices].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pHipDeviceCount, pHipDevices, hipDeviceCount, deviceList);
     return cgl_sl_hipGLGetDevices(pHipDeviceCount, pHipDevices, hipDeviceCount, deviceList);
@@ -16242,8 +23642,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsGLRegisterBuffer(h
     }
     return cgl_gp_hipGraphicsGLRegisterBuffer(resource, buffer, flags);
 }
+typedef hipError_t cgl_rt_hipGraphicsGLRegisterBuffer;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphicsGLRegisterBuffer cgl_left_hipGraphicsGLRegisterBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphicsGLRegisterBuffer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphicsGLRegisterBuffer(hipGraphicsResource **resource, GLuint buffer, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphicsGLRegisterBuffer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphicsGLRegisterBuffer) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphicsGLRegisterBuffer].real, memory_order_relaxed))(resource, buffer, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphicsGLRegisterBuffer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphicsGLRegisterBuffer) *cgl_fn = (__typeof__(hipGraphicsGLRegisterBuffer) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphicsGLRegisterBuffer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(resource, buffer, flags);
     return cgl_sl_hipGraphicsGLRegisterBuffer(resource, buffer, flags);
@@ -16283,8 +23703,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsGLRegisterImage(hi
     }
     return cgl_gp_hipGraphicsGLRegisterImage(resource, image, target, flags);
 }
+typedef hipError_t cgl_rt_hipGraphicsGLRegisterImage;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphicsGLRegisterImage cgl_left_hipGraphicsGLRegisterImage(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphicsGLRegisterImage cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphicsGLRegisterImage(hipGraphicsResource **resource, GLuint image, GLenum target, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphicsGLRegisterImage]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphicsGLRegisterImage) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphicsGLRegisterImage].real, memory_order_relaxed))(resource, image, target, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphicsGLRegisterImage(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphicsGLRegisterImage) *cgl_fn = (__typeof__(hipGraphicsGLRegisterImage) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphicsGLRegisterImage].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(resource, image, target, flags);
     return cgl_sl_hipGraphicsGLRegisterImage(resource, image, target, flags);
@@ -16323,8 +23763,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsMapResources(int c
     }
     return cgl_gp_hipGraphicsMapResources(count, resources, stream);
 }
+typedef hipError_t cgl_rt_hipGraphicsMapResources;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphicsMapResources cgl_left_hipGraphicsMapResources(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphicsMapResources cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphicsMapResources(int count, hipGraphicsResource_t *resources, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphicsMapResources]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphicsMapResources) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphicsMapResources].real, memory_order_relaxed))(count, resources, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphicsMapResources(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphicsMapResources) *cgl_fn = (__typeof__(hipGraphicsMapResources) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphicsMapResources].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count, resources, stream);
     return cgl_sl_hipGraphicsMapResources(count, resources, stream);
@@ -16364,8 +23824,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsSubResourceGetMapp
     }
     return cgl_gp_hipGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel);
 }
+typedef hipError_t cgl_rt_hipGraphicsSubResourceGetMappedArray;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphicsSubResourceGetMappedArray cgl_left_hipGraphicsSubResourceGetMappedArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphicsSubResourceGetMappedArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphicsSubResourceGetMappedArray(hipArray_t *array, hipGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphicsSubResourceGetMappedArray]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphicsSubResourceGetMappedArray) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphicsSubResourceGetMappedArray].real, memory_order_relaxed))(array, resource, arrayIndex, mipLevel);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphicsSubResourceGetMappedArray(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphicsSubResourceGetMappedArray) *cgl_fn = (__typeof__(hipGraphicsSubResourceGetMappedArray) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphicsSubResourceGetMappedArray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(array, resource, arrayIndex, mipLevel);
     return cgl_sl_hipGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel);
@@ -16404,8 +23884,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsResourceGetMappedP
     }
     return cgl_gp_hipGraphicsResourceGetMappedPointer(devPtr, size, resource);
 }
+typedef hipError_t cgl_rt_hipGraphicsResourceGetMappedPointer;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphicsResourceGetMappedPointer cgl_left_hipGraphicsResourceGetMappedPointer(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphicsResourceGetMappedPointer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, hipGraphicsResource_t resource)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphicsResourceGetMappedPointer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphicsResourceGetMappedPointer) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphicsResourceGetMappedPointer].real, memory_order_relaxed))(devPtr, size, resource);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphicsResourceGetMappedPointer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphicsResourceGetMappedPointer) *cgl_fn = (__typeof__(hipGraphicsResourceGetMappedPointer) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphicsResourceGetMappedPointer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(devPtr, size, resource);
     return cgl_sl_hipGraphicsResourceGetMappedPointer(devPtr, size, resource);
@@ -16444,8 +23944,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsUnmapResources(int
     }
     return cgl_gp_hipGraphicsUnmapResources(count, resources, stream);
 }
+typedef hipError_t cgl_rt_hipGraphicsUnmapResources;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphicsUnmapResources cgl_left_hipGraphicsUnmapResources(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphicsUnmapResources cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphicsUnmapResources(int count, hipGraphicsResource_t *resources, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphicsUnmapResources]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphicsUnmapResources) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphicsUnmapResources].real, memory_order_relaxed))(count, resources, stream);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphicsUnmapResources(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphicsUnmapResources) *cgl_fn = (__typeof__(hipGraphicsUnmapResources) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphicsUnmapResources].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count, resources, stream);
     return cgl_sl_hipGraphicsUnmapResources(count, resources, stream);
@@ -16482,8 +24002,28 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsUnregisterResource
     }
     return cgl_gp_hipGraphicsUnregisterResource(resource);
 }
+typedef hipError_t cgl_rt_hipGraphicsUnregisterResource;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphicsUnregisterResource cgl_left_hipGraphicsUnregisterResource(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphicsUnregisterResource cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hipError_t hipGraphicsUnregisterResource(hipGraphicsResource_t resource)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hipGraphicsUnregisterResource]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipGraphicsUnregisterResource) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphicsUnregisterResource].real, memory_order_relaxed))(resource);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hipGraphicsUnregisterResource(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hipGraphicsUnregisterResource) *cgl_fn = (__typeof__(hipGraphicsUnregisterResource) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphicsUnregisterResource].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(resource);
     return cgl_sl_hipGraphicsUnregisterResource(resource);
@@ -16516,8 +24056,28 @@ static __attribute__((noinline)) const char *cgl_sl_hiprtcGetErrorString(hiprtcR
     }
     return cgl_gp_hiprtcGetErrorString(result);
 }
+typedef const char *cgl_rt_hiprtcGetErrorString;
+static __attribute__((noinline, cold)) cgl_rt_hiprtcGetErrorString cgl_left_hiprtcGetErrorString(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcGetErrorString cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT const char *hiprtcGetErrorString(hiprtcResult result)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hiprtcGetErrorString]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            const char *cgl_ret = ((__typeof__(hiprtcGetErrorString) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcGetErrorString].real, memory_order_relaxed))(result);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hiprtcGetErrorString(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hiprtcGetErrorString) *cgl_fn = (__typeof__(hiprtcGetErrorString) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcGetErrorString].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(result);
     return cgl_sl_hiprtcGetErrorString(result);
@@ -16551,8 +24111,28 @@ static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcVersion(int *major, i
     }
     return cgl_gp_hiprtcVersion(major, minor);
 }
+typedef hiprtcResult cgl_rt_hiprtcVersion;
+static __attribute__((noinline, cold)) cgl_rt_hiprtcVersion cgl_left_hiprtcVersion(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcVersion cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hiprtcResult hiprtcVersion(int *major, int *minor)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hiprtcVersion]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hiprtcResult cgl_ret = ((__typeof__(hiprtcVersion) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcVersion].real, memory_order_relaxed))(major, minor);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hiprtcVersion(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hiprtcVersion) *cgl_fn = (__typeof__(hiprtcVersion) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcVersion].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(major, minor);
     return cgl_sl_hiprtcVersion(major, minor);
@@ -16586,8 +24166,28 @@ static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcAddNameExpression(hip
     }
     return cgl_gp_hiprtcAddNameExpression(prog, name_expression);
 }
+typedef hiprtcResult cgl_rt_hiprtcAddNameExpression;
+static __attribute__((noinline, cold)) cgl_rt_hiprtcAddNameExpression cgl_left_hiprtcAddNameExpression(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcAddNameExpression cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hiprtcResult hiprtcAddNameExpression(hiprtcProgram prog, const char *name_expression)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hiprtcAddNameExpression]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hiprtcResult cgl_ret = ((__typeof__(hiprtcAddNameExpression) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcAddNameExpression].real, memory_order_relaxed))(prog, name_expression);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hiprtcAddNameExpression(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hiprtcAddNameExpression) *cgl_fn = (__typeof__(hiprtcAddNameExpression) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcAddNameExpression].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(prog, name_expression);
     return cgl_sl_hiprtcAddNameExpression(prog, name_expression);
@@ -16622,8 +24222,28 @@ static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcCompileProgram(hiprtc
     }
     return cgl_gp_hiprtcCompileProgram(prog, numOptions, options);
 }
+typedef hiprtcResult cgl_rt_hiprtcCompileProgram;
+static __attribute__((noinline, cold)) cgl_rt_hiprtcCompileProgram cgl_left_hiprtcCompileProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcCompileProgram cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int numOptions, const char **options)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hiprtcCompileProgram]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hiprtcResult cgl_ret = ((__typeof__(hiprtcCompileProgram) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcCompileProgram].real, memory_order_relaxed))(prog, numOptions, options);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hiprtcCompileProgram(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hiprtcCompileProgram) *cgl_fn = (__typeof__(hiprtcCompileProgram) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcCompileProgram].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(prog, numOptions, options);
     return cgl_sl_hiprtcCompileProgram(prog, numOptions, options);
@@ -16661,8 +24281,28 @@ static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcCreateProgram(hiprtcP
     }
     return cgl_gp_hiprtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
 }
+typedef hiprtcResult cgl_rt_hiprtcCreateProgram;
+static __attribute__((noinline, cold)) cgl_rt_hiprtcCreateProgram cgl_left_hiprtcCreateProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcCreateProgram cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hiprtcResult hiprtcCreateProgram(hiprtcProgram *prog, const char *src, const char *name, int numHeaders, const char **headers, const char **includeNames)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hiprtcCreateProgram]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hiprtcResult cgl_ret = ((__typeof__(hiprtcCreateProgram) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcCreateProgram].real, memory_order_relaxed))(prog, src, name, numHeaders, headers, includeNames);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hiprtcCreateProgram(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hiprtcCreateProgram) *cgl_fn = (__typeof__(hiprtcCreateProgram) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcCreateProgram].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(prog, src, name, numHeaders, headers, includeNames);
     return cgl_sl_hiprtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
@@ -16695,8 +24335,28 @@ static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcDestroyProgram(hiprtc
     }
     return cgl_gp_hiprtcDestroyProgram(prog);
 }
+typedef hiprtcResult cgl_rt_hiprtcDestroyProgram;
+static __attribute__((noinline, cold)) cgl_rt_hiprtcDestroyProgram cgl_left_hiprtcDestroyProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcDestroyProgram cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hiprtcResult hiprtcDestroyProgram(hiprtcProgram *prog)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hiprtcDestroyProgram]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hiprtcResult cgl_ret = ((__typeof__(hiprtcDestroyProgram) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcDestroyProgram].real, memory_order_relaxed))(prog);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hiprtcDestroyProgram(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hiprtcDestroyProgram) *cgl_fn = (__typeof__(hiprtcDestroyProgram) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcDestroyProgram].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(prog);
     return cgl_sl_hiprtcDestroyProgram(prog);
@@ -16731,8 +24391,28 @@ static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcGetLoweredName(hiprtc
     }
     return cgl_gp_hiprtcGetLoweredName(prog, name_expression, lowered_name);
 }
+typedef hiprtcResult cgl_rt_hiprtcGetLoweredName;
+static __attribute__((noinline, cold)) cgl_rt_hiprtcGetLoweredName cgl_left_hiprtcGetLoweredName(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcGetLoweredName cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hiprtcResult hiprtcGetLoweredName(hiprtcProgram prog, const char *name_expression, const char **lowered_name)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hiprtcGetLoweredName]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hiprtcResult cgl_ret = ((__typeof__(hiprtcGetLoweredName) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcGetLoweredName].real, memory_order_relaxed))(prog, name_expression, lowered_name);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hiprtcGetLoweredName(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hiprtcGetLoweredName) *cgl_fn = (__typeof__(hiprtcGetLoweredName) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcGetLoweredName].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(prog, name_expression, lowered_name);
     return cgl_sl_hiprtcGetLoweredName(prog, name_expression, lowered_name);
@@ -16766,8 +24446,28 @@ static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcGetProgramLog(hiprtcP
     }
     return cgl_gp_hiprtcGetProgramLog(prog, log);
 }
+typedef hiprtcResult cgl_rt_hiprtcGetProgramLog;
+static __attribute__((noinline, cold)) cgl_rt_hiprtcGetProgramLog cgl_left_hiprtcGetProgramLog(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcGetProgramLog cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hiprtcResult hiprtcGetProgramLog(hiprtcProgram prog, char *log)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hiprtcGetProgramLog]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hiprtcResult cgl_ret = ((__typeof__(hiprtcGetProgramLog) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcGetProgramLog].real, memory_order_relaxed))(prog, log);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hiprtcGetProgramLog(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hiprtcGetProgramLog) *cgl_fn = (__typeof__(hiprtcGetProgramLog) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcGetProgramLog].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(prog, log);
     return cgl_sl_hiprtcGetProgramLog(prog, log);
@@ -16801,8 +24501,28 @@ static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcGetProgramLogSize(hip
     }
     return cgl_gp_hiprtcGetProgramLogSize(prog, logSizeRet);
 }
+typedef hiprtcResult cgl_rt_hiprtcGetProgramLogSize;
+static __attribute__((noinline, cold)) cgl_rt_hiprtcGetProgramLogSize cgl_left_hiprtcGetProgramLogSize(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcGetProgramLogSize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hiprtcResult hiprtcGetProgramLogSize(hiprtcProgram prog, size_t *logSizeRet)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hiprtcGetProgramLogSize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hiprtcResult cgl_ret = ((__typeof__(hiprtcGetProgramLogSize) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcGetProgramLogSize].real, memory_order_relaxed))(prog, logSizeRet);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hiprtcGetProgramLogSize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hiprtcGetProgramLogSize) *cgl_fn = (__typeof__(hiprtcGetProgramLogSize) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcGetProgramLogSize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(prog, logSizeRet);
     return cgl_sl_hiprtcGetProgramLogSize(prog, logSizeRet);
@@ -16836,8 +24556,28 @@ static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcGetCode(hiprtcProgram
     }
     return cgl_gp_hiprtcGetCode(prog, code);
 }
+typedef hiprtcResult cgl_rt_hiprtcGetCode;
+static __attribute__((noinline, cold)) cgl_rt_hiprtcGetCode cgl_left_hiprtcGetCode(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcGetCode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hiprtcResult hiprtcGetCode(hiprtcProgram prog, char *code)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hiprtcGetCode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hiprtcResult cgl_ret = ((__typeof__(hiprtcGetCode) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcGetCode].real, memory_order_relaxed))(prog, code);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hiprtcGetCode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hiprtcGetCode) *cgl_fn = (__typeof__(hiprtcGetCode) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcGetCode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(prog, code);
     return cgl_sl_hiprtcGetCode(prog, code);
@@ -16871,8 +24611,28 @@ static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcGetCodeSize(hiprtcPro
     }
     return cgl_gp_hiprtcGetCodeSize(prog, codeSizeRet);
 }
+typedef hiprtcResult cgl_rt_hiprtcGetCodeSize;
+static __attribute__((noinline, cold)) cgl_rt_hiprtcGetCodeSize cgl_left_hiprtcGetCodeSize(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcGetCodeSize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT hiprtcResult hiprtcGetCodeSize(hiprtcProgram prog, size_t *codeSizeRet)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_hiprtcGetCodeSize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            hiprtcResult cgl_ret = ((__typeof__(hiprtcGetCodeSize) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcGetCodeSize].real, memory_order_relaxed))(prog, codeSizeRet);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hiprtcGetCodeSize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(hiprtcGetCodeSize) *cgl_fn = (__typeof__(hiprtcGetCodeSize) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcGetCodeSize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(prog, codeSizeRet);
     return cgl_sl_hiprtcGetCodeSize(prog, codeSizeRet);

@@ -1491,8 +1491,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Abort(MPI_Comm comm, int errorco
     }
     return cgl_gp_MPI_Abort(comm, errorcode);
 }
+typedef int cgl_rt_MPI_Abort;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Abort cgl_left_MPI_Abort(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Abort cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Abort]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Abort) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Abort].real, memory_order_relaxed))(comm, errorcode);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Abort(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Abort) *cgl_fn = (__typeof__(MPI_Abort) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Abort].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, errorcode);
     return cgl_sl_MPI_Abort(comm, errorcode);
@@ -1537,8 +1557,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Accumulate(const void *origin_ad
     }
     return cgl_gp_MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
+typedef int cgl_rt_MPI_Accumulate;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Accumulate cgl_left_MPI_Accumulate(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Accumulate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Accumulate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Accumulate) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Accumulate].real, memory_order_relaxed))(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Accumulate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Accumulate) *cgl_fn = (__typeof__(MPI_Accumulate) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Accumulate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     return cgl_sl_MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
@@ -1575,8 +1615,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Add_error_class(int *errorclass)
     }
     return cgl_gp_MPI_Add_error_class(errorclass);
 }
+typedef int cgl_rt_MPI_Add_error_class;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Add_error_class cgl_left_MPI_Add_error_class(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Add_error_class cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Add_error_class(int *errorclass)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Add_error_class]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Add_error_class) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Add_error_class].real, memory_order_relaxed))(errorclass);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Add_error_class(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Add_error_class) *cgl_fn = (__typeof__(MPI_Add_error_class) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Add_error_class].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(errorclass);
     return cgl_sl_MPI_Add_error_class(errorclass);
@@ -1614,8 +1674,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Add_error_code(int errorclass, i
     }
     return cgl_gp_MPI_Add_error_code(errorclass, errorcode);
 }
+typedef int cgl_rt_MPI_Add_error_code;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Add_error_code cgl_left_MPI_Add_error_code(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Add_error_code cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Add_error_code(int errorclass, int *errorcode)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Add_error_code]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Add_error_code) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Add_error_code].real, memory_order_relaxed))(errorclass, errorcode);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Add_error_code(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Add_error_code) *cgl_fn = (__typeof__(MPI_Add_error_code) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Add_error_code].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(errorclass, errorcode);
     return cgl_sl_MPI_Add_error_code(errorclass, errorcode);
@@ -1653,8 +1733,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Add_error_string(int errorcode, 
     }
     return cgl_gp_MPI_Add_error_string(errorcode, string);
 }
+typedef int cgl_rt_MPI_Add_error_string;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Add_error_string cgl_left_MPI_Add_error_string(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Add_error_string cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Add_error_string(int errorcode, const char *string)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Add_error_string]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Add_error_string) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Add_error_string].real, memory_order_relaxed))(errorcode, string);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Add_error_string(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Add_error_string) *cgl_fn = (__typeof__(MPI_Add_error_string) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Add_error_string].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(errorcode, string);
     return cgl_sl_MPI_Add_error_string(errorcode, string);
@@ -1697,8 +1797,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Allgather(const void *sendbuf, i
     }
     return cgl_gp_MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
+typedef int cgl_rt_MPI_Allgather;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Allgather cgl_left_MPI_Allgather(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Allgather cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Allgather]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Allgather) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Allgather].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Allgather(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Allgather) *cgl_fn = (__typeof__(MPI_Allgather) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Allgather].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     return cgl_sl_MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -1742,8 +1862,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Iallgather(const void *sendbuf, 
     }
     return cgl_gp_MPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
+typedef int cgl_rt_MPI_Iallgather;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Iallgather cgl_left_MPI_Iallgather(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Iallgather cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Iallgather]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Iallgather) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Iallgather].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Iallgather(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Iallgather) *cgl_fn = (__typeof__(MPI_Iallgather) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Iallgather].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     return cgl_sl_MPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -1787,8 +1927,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Allgatherv(const void *sendbuf, 
     }
     return cgl_gp_MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
+typedef int cgl_rt_MPI_Allgatherv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Allgatherv cgl_left_MPI_Allgatherv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Allgatherv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Allgatherv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Allgatherv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Allgatherv].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Allgatherv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Allgatherv) *cgl_fn = (__typeof__(MPI_Allgatherv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Allgatherv].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     return cgl_sl_MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
@@ -1833,8 +1993,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Iallgatherv(const void *sendbuf,
     }
     return cgl_gp_MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 }
+typedef int cgl_rt_MPI_Iallgatherv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Iallgatherv cgl_left_MPI_Iallgatherv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Iallgatherv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Iallgatherv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Iallgatherv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Iallgatherv].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Iallgatherv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Iallgatherv) *cgl_fn = (__typeof__(MPI_Iallgatherv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Iallgatherv].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     return cgl_sl_MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
@@ -1873,8 +2053,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Alloc_mem(MPI_Aint size, MPI_Inf
     }
     return cgl_gp_MPI_Alloc_mem(size, info, baseptr);
 }
+typedef int cgl_rt_MPI_Alloc_mem;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Alloc_mem cgl_left_MPI_Alloc_mem(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Alloc_mem cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Alloc_mem]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Alloc_mem) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Alloc_mem].real, memory_order_relaxed))(size, info, baseptr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Alloc_mem(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Alloc_mem) *cgl_fn = (__typeof__(MPI_Alloc_mem) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Alloc_mem].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(size, info, baseptr);
     return cgl_sl_MPI_Alloc_mem(size, info, baseptr);
@@ -1916,8 +2116,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Allreduce(const void *sendbuf, v
     }
     return cgl_gp_MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
+typedef int cgl_rt_MPI_Allreduce;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Allreduce cgl_left_MPI_Allreduce(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Allreduce cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Allreduce]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Allreduce) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Allreduce].real, memory_order_relaxed))(sendbuf, recvbuf, count, datatype, op, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Allreduce(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Allreduce) *cgl_fn = (__typeof__(MPI_Allreduce) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Allreduce].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, recvbuf, count, datatype, op, comm);
     return cgl_sl_MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
@@ -1960,8 +2180,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Iallreduce(const void *sendbuf, 
     }
     return cgl_gp_MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
+typedef int cgl_rt_MPI_Iallreduce;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Iallreduce cgl_left_MPI_Iallreduce(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Iallreduce cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Iallreduce]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Iallreduce) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Iallreduce].real, memory_order_relaxed))(sendbuf, recvbuf, count, datatype, op, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Iallreduce(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Iallreduce) *cgl_fn = (__typeof__(MPI_Iallreduce) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Iallreduce].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, recvbuf, count, datatype, op, comm, request);
     return cgl_sl_MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
@@ -2004,8 +2244,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Alltoall(const void *sendbuf, in
     }
     return cgl_gp_MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
+typedef int cgl_rt_MPI_Alltoall;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Alltoall cgl_left_MPI_Alltoall(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Alltoall cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Alltoall]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Alltoall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Alltoall].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Alltoall(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Alltoall) *cgl_fn = (__typeof__(MPI_Alltoall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Alltoall].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     return cgl_sl_MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -2049,8 +2309,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ialltoall(const void *sendbuf, i
     }
     return cgl_gp_MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
+typedef int cgl_rt_MPI_Ialltoall;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ialltoall cgl_left_MPI_Ialltoall(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ialltoall cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Ialltoall]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Ialltoall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ialltoall].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Ialltoall(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Ialltoall) *cgl_fn = (__typeof__(MPI_Ialltoall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ialltoall].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     return cgl_sl_MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -2095,8 +2375,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Alltoallv(const void *sendbuf, c
     }
     return cgl_gp_MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
+typedef int cgl_rt_MPI_Alltoallv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Alltoallv cgl_left_MPI_Alltoallv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Alltoallv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Alltoallv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Alltoallv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Alltoallv].real, memory_order_relaxed))(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Alltoallv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Alltoallv) *cgl_fn = (__typeof__(MPI_Alltoallv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Alltoallv].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     return cgl_sl_MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
@@ -2142,8 +2442,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ialltoallv(const void *sendbuf, 
     }
     return cgl_gp_MPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
 }
+typedef int cgl_rt_MPI_Ialltoallv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ialltoallv cgl_left_MPI_Ialltoallv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ialltoallv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Ialltoallv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Ialltoallv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ialltoallv].real, memory_order_relaxed))(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Ialltoallv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Ialltoallv) *cgl_fn = (__typeof__(MPI_Ialltoallv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ialltoallv].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     return cgl_sl_MPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
@@ -2188,8 +2508,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Alltoallw(const void *sendbuf, c
     }
     return cgl_gp_MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
+typedef int cgl_rt_MPI_Alltoallw;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Alltoallw cgl_left_MPI_Alltoallw(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Alltoallw cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Alltoallw]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Alltoallw) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Alltoallw].real, memory_order_relaxed))(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Alltoallw(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Alltoallw) *cgl_fn = (__typeof__(MPI_Alltoallw) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Alltoallw].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     return cgl_sl_MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
@@ -2235,8 +2575,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ialltoallw(const void *sendbuf, 
     }
     return cgl_gp_MPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
 }
+typedef int cgl_rt_MPI_Ialltoallw;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ialltoallw cgl_left_MPI_Ialltoallw(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ialltoallw cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Ialltoallw]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Ialltoallw) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ialltoallw].real, memory_order_relaxed))(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Ialltoallw(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Ialltoallw) *cgl_fn = (__typeof__(MPI_Ialltoallw) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ialltoallw].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     return cgl_sl_MPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
@@ -2273,8 +2633,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Barrier(MPI_Comm comm)
     }
     return cgl_gp_MPI_Barrier(comm);
 }
+typedef int cgl_rt_MPI_Barrier;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Barrier cgl_left_MPI_Barrier(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Barrier cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Barrier(MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Barrier]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Barrier) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Barrier].real, memory_order_relaxed))(comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Barrier(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Barrier) *cgl_fn = (__typeof__(MPI_Barrier) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Barrier].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm);
     return cgl_sl_MPI_Barrier(comm);
@@ -2312,8 +2692,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ibarrier(MPI_Comm comm, MPI_Requ
     }
     return cgl_gp_MPI_Ibarrier(comm, request);
 }
+typedef int cgl_rt_MPI_Ibarrier;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ibarrier cgl_left_MPI_Ibarrier(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ibarrier cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Ibarrier]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Ibarrier) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ibarrier].real, memory_order_relaxed))(comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Ibarrier(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Ibarrier) *cgl_fn = (__typeof__(MPI_Ibarrier) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ibarrier].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, request);
     return cgl_sl_MPI_Ibarrier(comm, request);
@@ -2354,8 +2754,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Bcast(void *buffer, int count, M
     }
     return cgl_gp_MPI_Bcast(buffer, count, datatype, root, comm);
 }
+typedef int cgl_rt_MPI_Bcast;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Bcast cgl_left_MPI_Bcast(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Bcast cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Bcast]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Bcast) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Bcast].real, memory_order_relaxed))(buffer, count, datatype, root, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Bcast(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Bcast) *cgl_fn = (__typeof__(MPI_Bcast) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Bcast].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buffer, count, datatype, root, comm);
     return cgl_sl_MPI_Bcast(buffer, count, datatype, root, comm);
@@ -2397,8 +2817,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Bsend(const void *buf, int count
     }
     return cgl_gp_MPI_Bsend(buf, count, datatype, dest, tag, comm);
 }
+typedef int cgl_rt_MPI_Bsend;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Bsend cgl_left_MPI_Bsend(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Bsend cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Bsend]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Bsend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Bsend].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Bsend(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Bsend) *cgl_fn = (__typeof__(MPI_Bsend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Bsend].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buf, count, datatype, dest, tag, comm);
     return cgl_sl_MPI_Bsend(buf, count, datatype, dest, tag, comm);
@@ -2440,8 +2880,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ibcast(void *buffer, int count, 
     }
     return cgl_gp_MPI_Ibcast(buffer, count, datatype, root, comm, request);
 }
+typedef int cgl_rt_MPI_Ibcast;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ibcast cgl_left_MPI_Ibcast(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ibcast cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Ibcast]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Ibcast) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ibcast].real, memory_order_relaxed))(buffer, count, datatype, root, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Ibcast(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Ibcast) *cgl_fn = (__typeof__(MPI_Ibcast) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ibcast].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buffer, count, datatype, root, comm, request);
     return cgl_sl_MPI_Ibcast(buffer, count, datatype, root, comm, request);
@@ -2484,8 +2944,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Bsend_init(const void *buf, int 
     }
     return cgl_gp_MPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
 }
+typedef int cgl_rt_MPI_Bsend_init;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Bsend_init cgl_left_MPI_Bsend_init(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Bsend_init cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Bsend_init]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Bsend_init) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Bsend_init].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Bsend_init(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Bsend_init) *cgl_fn = (__typeof__(MPI_Bsend_init) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Bsend_init].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buf, count, datatype, dest, tag, comm, request);
     return cgl_sl_MPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
@@ -2523,8 +3003,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Buffer_attach(void *buffer, int 
     }
     return cgl_gp_MPI_Buffer_attach(buffer, size);
 }
+typedef int cgl_rt_MPI_Buffer_attach;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Buffer_attach cgl_left_MPI_Buffer_attach(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Buffer_attach cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Buffer_attach(void *buffer, int size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Buffer_attach]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Buffer_attach) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Buffer_attach].real, memory_order_relaxed))(buffer, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Buffer_attach(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Buffer_attach) *cgl_fn = (__typeof__(MPI_Buffer_attach) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Buffer_attach].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buffer, size);
     return cgl_sl_MPI_Buffer_attach(buffer, size);
@@ -2562,8 +3062,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Buffer_detach(void *buffer, int 
     }
     return cgl_gp_MPI_Buffer_detach(buffer, size);
 }
+typedef int cgl_rt_MPI_Buffer_detach;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Buffer_detach cgl_left_MPI_Buffer_detach(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Buffer_detach cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Buffer_detach(void *buffer, int *size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Buffer_detach]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Buffer_detach) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Buffer_detach].real, memory_order_relaxed))(buffer, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Buffer_detach(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Buffer_detach) *cgl_fn = (__typeof__(MPI_Buffer_detach) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Buffer_detach].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buffer, size);
     return cgl_sl_MPI_Buffer_detach(buffer, size);
@@ -2600,8 +3120,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Cancel(MPI_Request *request)
     }
     return cgl_gp_MPI_Cancel(request);
 }
+typedef int cgl_rt_MPI_Cancel;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Cancel cgl_left_MPI_Cancel(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cancel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Cancel(MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Cancel]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Cancel) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cancel].real, memory_order_relaxed))(request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Cancel(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Cancel) *cgl_fn = (__typeof__(MPI_Cancel) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cancel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(request);
     return cgl_sl_MPI_Cancel(request);
@@ -2641,8 +3181,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Cart_coords(MPI_Comm comm, int r
     }
     return cgl_gp_MPI_Cart_coords(comm, rank, maxdims, coords);
 }
+typedef int cgl_rt_MPI_Cart_coords;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Cart_coords cgl_left_MPI_Cart_coords(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cart_coords cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Cart_coords]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Cart_coords) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_coords].real, memory_order_relaxed))(comm, rank, maxdims, coords);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Cart_coords(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Cart_coords) *cgl_fn = (__typeof__(MPI_Cart_coords) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_coords].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, rank, maxdims, coords);
     return cgl_sl_MPI_Cart_coords(comm, rank, maxdims, coords);
@@ -2684,8 +3244,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Cart_create(MPI_Comm old_comm, i
     }
     return cgl_gp_MPI_Cart_create(old_comm, ndims, dims, periods, reorder, comm_cart);
 }
+typedef int cgl_rt_MPI_Cart_create;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Cart_create cgl_left_MPI_Cart_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cart_create cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Cart_create(MPI_Comm old_comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Cart_create]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Cart_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_create].real, memory_order_relaxed))(old_comm, ndims, dims, periods, reorder, comm_cart);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Cart_create(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Cart_create) *cgl_fn = (__typeof__(MPI_Cart_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_create].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(old_comm, ndims, dims, periods, reorder, comm_cart);
     return cgl_sl_MPI_Cart_create(old_comm, ndims, dims, periods, reorder, comm_cart);
@@ -2726,8 +3306,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Cart_get(MPI_Comm comm, int maxd
     }
     return cgl_gp_MPI_Cart_get(comm, maxdims, dims, periods, coords);
 }
+typedef int cgl_rt_MPI_Cart_get;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Cart_get cgl_left_MPI_Cart_get(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cart_get cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Cart_get]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Cart_get) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_get].real, memory_order_relaxed))(comm, maxdims, dims, periods, coords);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Cart_get(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Cart_get) *cgl_fn = (__typeof__(MPI_Cart_get) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_get].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, maxdims, dims, periods, coords);
     return cgl_sl_MPI_Cart_get(comm, maxdims, dims, periods, coords);
@@ -2768,8 +3368,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Cart_map(MPI_Comm comm, int ndim
     }
     return cgl_gp_MPI_Cart_map(comm, ndims, dims, periods, newrank);
 }
+typedef int cgl_rt_MPI_Cart_map;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Cart_map cgl_left_MPI_Cart_map(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cart_map cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Cart_map]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Cart_map) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_map].real, memory_order_relaxed))(comm, ndims, dims, periods, newrank);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Cart_map(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Cart_map) *cgl_fn = (__typeof__(MPI_Cart_map) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_map].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, ndims, dims, periods, newrank);
     return cgl_sl_MPI_Cart_map(comm, ndims, dims, periods, newrank);
@@ -2808,8 +3428,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Cart_rank(MPI_Comm comm, const i
     }
     return cgl_gp_MPI_Cart_rank(comm, coords, rank);
 }
+typedef int cgl_rt_MPI_Cart_rank;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Cart_rank cgl_left_MPI_Cart_rank(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cart_rank cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Cart_rank]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Cart_rank) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_rank].real, memory_order_relaxed))(comm, coords, rank);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Cart_rank(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Cart_rank) *cgl_fn = (__typeof__(MPI_Cart_rank) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_rank].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, coords, rank);
     return cgl_sl_MPI_Cart_rank(comm, coords, rank);
@@ -2850,8 +3490,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Cart_shift(MPI_Comm comm, int di
     }
     return cgl_gp_MPI_Cart_shift(comm, direction, disp, rank_source, rank_dest);
 }
+typedef int cgl_rt_MPI_Cart_shift;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Cart_shift cgl_left_MPI_Cart_shift(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cart_shift cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Cart_shift]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Cart_shift) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_shift].real, memory_order_relaxed))(comm, direction, disp, rank_source, rank_dest);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Cart_shift(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Cart_shift) *cgl_fn = (__typeof__(MPI_Cart_shift) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_shift].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, direction, disp, rank_source, rank_dest);
     return cgl_sl_MPI_Cart_shift(comm, direction, disp, rank_source, rank_dest);
@@ -2890,8 +3550,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Cart_sub(MPI_Comm comm, const in
     }
     return cgl_gp_MPI_Cart_sub(comm, remain_dims, new_comm);
 }
+typedef int cgl_rt_MPI_Cart_sub;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Cart_sub cgl_left_MPI_Cart_sub(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cart_sub cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *new_comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Cart_sub]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Cart_sub) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_sub].real, memory_order_relaxed))(comm, remain_dims, new_comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Cart_sub(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Cart_sub) *cgl_fn = (__typeof__(MPI_Cart_sub) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_sub].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, remain_dims, new_comm);
     return cgl_sl_MPI_Cart_sub(comm, remain_dims, new_comm);
@@ -2929,8 +3609,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Cartdim_get(MPI_Comm comm, int *
     }
     return cgl_gp_MPI_Cartdim_get(comm, ndims);
 }
+typedef int cgl_rt_MPI_Cartdim_get;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Cartdim_get cgl_left_MPI_Cartdim_get(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cartdim_get cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Cartdim_get]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Cartdim_get) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cartdim_get].real, memory_order_relaxed))(comm, ndims);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Cartdim_get(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Cartdim_get) *cgl_fn = (__typeof__(MPI_Cartdim_get) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cartdim_get].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, ndims);
     return cgl_sl_MPI_Cartdim_get(comm, ndims);
@@ -2967,8 +3667,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Close_port(const char *port_name
     }
     return cgl_gp_MPI_Close_port(port_name);
 }
+typedef int cgl_rt_MPI_Close_port;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Close_port cgl_left_MPI_Close_port(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Close_port cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Close_port(const char *port_name)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Close_port]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Close_port) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Close_port].real, memory_order_relaxed))(port_name);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Close_port(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Close_port) *cgl_fn = (__typeof__(MPI_Close_port) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Close_port].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(port_name);
     return cgl_sl_MPI_Close_port(port_name);
@@ -3009,8 +3729,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_accept(const char *port_nam
     }
     return cgl_gp_MPI_Comm_accept(port_name, info, root, comm, newcomm);
 }
+typedef int cgl_rt_MPI_Comm_accept;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_accept cgl_left_MPI_Comm_accept(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_accept cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_accept]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_accept) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_accept].real, memory_order_relaxed))(port_name, info, root, comm, newcomm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_accept(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_accept) *cgl_fn = (__typeof__(MPI_Comm_accept) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_accept].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(port_name, info, root, comm, newcomm);
     return cgl_sl_MPI_Comm_accept(port_name, info, root, comm, newcomm);
@@ -3043,8 +3783,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_c2f(MPI_Comm comm)
     }
     return cgl_gp_MPI_Comm_c2f(comm);
 }
+typedef int cgl_rt_MPI_Comm_c2f;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_c2f cgl_left_MPI_Comm_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_c2f cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_c2f(MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_c2f]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_c2f) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_c2f].real, memory_order_relaxed))(comm);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_c2f(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_c2f) *cgl_fn = (__typeof__(MPI_Comm_c2f) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_c2f].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm);
     return cgl_sl_MPI_Comm_c2f(comm);
@@ -3082,8 +3842,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_call_errhandler(MPI_Comm co
     }
     return cgl_gp_MPI_Comm_call_errhandler(comm, errorcode);
 }
+typedef int cgl_rt_MPI_Comm_call_errhandler;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_call_errhandler cgl_left_MPI_Comm_call_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_call_errhandler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_call_errhandler]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_call_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_call_errhandler].real, memory_order_relaxed))(comm, errorcode);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_call_errhandler(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_call_errhandler) *cgl_fn = (__typeof__(MPI_Comm_call_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_call_errhandler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, errorcode);
     return cgl_sl_MPI_Comm_call_errhandler(comm, errorcode);
@@ -3122,8 +3902,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_compare(MPI_Comm comm1, MPI
     }
     return cgl_gp_MPI_Comm_compare(comm1, comm2, result);
 }
+typedef int cgl_rt_MPI_Comm_compare;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_compare cgl_left_MPI_Comm_compare(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_compare cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_compare]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_compare) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_compare].real, memory_order_relaxed))(comm1, comm2, result);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_compare(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_compare) *cgl_fn = (__typeof__(MPI_Comm_compare) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_compare].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm1, comm2, result);
     return cgl_sl_MPI_Comm_compare(comm1, comm2, result);
@@ -3164,8 +3964,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_connect(const char *port_na
     }
     return cgl_gp_MPI_Comm_connect(port_name, info, root, comm, newcomm);
 }
+typedef int cgl_rt_MPI_Comm_connect;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_connect cgl_left_MPI_Comm_connect(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_connect cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_connect]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_connect) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_connect].real, memory_order_relaxed))(port_name, info, root, comm, newcomm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_connect(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_connect) *cgl_fn = (__typeof__(MPI_Comm_connect) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_connect].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(port_name, info, root, comm, newcomm);
     return cgl_sl_MPI_Comm_connect(port_name, info, root, comm, newcomm);
@@ -3203,8 +4023,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_create_errhandler(MPI_Comm_
     }
     return cgl_gp_MPI_Comm_create_errhandler(function, errhandler);
 }
+typedef int cgl_rt_MPI_Comm_create_errhandler;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_create_errhandler cgl_left_MPI_Comm_create_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_create_errhandler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_create_errhandler]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_create_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_create_errhandler].real, memory_order_relaxed))(function, errhandler);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_create_errhandler(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_create_errhandler) *cgl_fn = (__typeof__(MPI_Comm_create_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_create_errhandler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(function, errhandler);
     return cgl_sl_MPI_Comm_create_errhandler(function, errhandler);
@@ -3244,8 +4084,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_create_keyval(MPI_Comm_copy
     }
     return cgl_gp_MPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
 }
+typedef int cgl_rt_MPI_Comm_create_keyval;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_create_keyval cgl_left_MPI_Comm_create_keyval(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_create_keyval cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_create_keyval]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_create_keyval) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_create_keyval].real, memory_order_relaxed))(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_create_keyval(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_create_keyval) *cgl_fn = (__typeof__(MPI_Comm_create_keyval) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_create_keyval].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
     return cgl_sl_MPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
@@ -3285,8 +4145,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_create_group(MPI_Comm comm,
     }
     return cgl_gp_MPI_Comm_create_group(comm, group, tag, newcomm);
 }
+typedef int cgl_rt_MPI_Comm_create_group;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_create_group cgl_left_MPI_Comm_create_group(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_create_group cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_create_group]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_create_group) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_create_group].real, memory_order_relaxed))(comm, group, tag, newcomm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_create_group(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_create_group) *cgl_fn = (__typeof__(MPI_Comm_create_group) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_create_group].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, group, tag, newcomm);
     return cgl_sl_MPI_Comm_create_group(comm, group, tag, newcomm);
@@ -3325,8 +4205,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_create(MPI_Comm comm, MPI_G
     }
     return cgl_gp_MPI_Comm_create(comm, group, newcomm);
 }
+typedef int cgl_rt_MPI_Comm_create;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_create cgl_left_MPI_Comm_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_create cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_create]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_create].real, memory_order_relaxed))(comm, group, newcomm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_create(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_create) *cgl_fn = (__typeof__(MPI_Comm_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_create].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, group, newcomm);
     return cgl_sl_MPI_Comm_create(comm, group, newcomm);
@@ -3364,8 +4264,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_delete_attr(MPI_Comm comm, 
     }
     return cgl_gp_MPI_Comm_delete_attr(comm, comm_keyval);
 }
+typedef int cgl_rt_MPI_Comm_delete_attr;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_delete_attr cgl_left_MPI_Comm_delete_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_delete_attr cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_delete_attr]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_delete_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_delete_attr].real, memory_order_relaxed))(comm, comm_keyval);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_delete_attr(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_delete_attr) *cgl_fn = (__typeof__(MPI_Comm_delete_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_delete_attr].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, comm_keyval);
     return cgl_sl_MPI_Comm_delete_attr(comm, comm_keyval);
@@ -3402,8 +4322,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_disconnect(MPI_Comm *comm)
     }
     return cgl_gp_MPI_Comm_disconnect(comm);
 }
+typedef int cgl_rt_MPI_Comm_disconnect;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_disconnect cgl_left_MPI_Comm_disconnect(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_disconnect cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_disconnect(MPI_Comm *comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_disconnect]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_disconnect) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_disconnect].real, memory_order_relaxed))(comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_disconnect(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_disconnect) *cgl_fn = (__typeof__(MPI_Comm_disconnect) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_disconnect].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm);
     return cgl_sl_MPI_Comm_disconnect(comm);
@@ -3441,8 +4381,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_dup(MPI_Comm comm, MPI_Comm
     }
     return cgl_gp_MPI_Comm_dup(comm, newcomm);
 }
+typedef int cgl_rt_MPI_Comm_dup;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_dup cgl_left_MPI_Comm_dup(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_dup cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_dup]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_dup) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_dup].real, memory_order_relaxed))(comm, newcomm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_dup(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_dup) *cgl_fn = (__typeof__(MPI_Comm_dup) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_dup].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, newcomm);
     return cgl_sl_MPI_Comm_dup(comm, newcomm);
@@ -3481,8 +4441,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_idup(MPI_Comm comm, MPI_Com
     }
     return cgl_gp_MPI_Comm_idup(comm, newcomm, request);
 }
+typedef int cgl_rt_MPI_Comm_idup;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_idup cgl_left_MPI_Comm_idup(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_idup cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_idup]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_idup) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_idup].real, memory_order_relaxed))(comm, newcomm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_idup(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_idup) *cgl_fn = (__typeof__(MPI_Comm_idup) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_idup].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, newcomm, request);
     return cgl_sl_MPI_Comm_idup(comm, newcomm, request);
@@ -3521,8 +4501,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_dup_with_info(MPI_Comm comm
     }
     return cgl_gp_MPI_Comm_dup_with_info(comm, info, newcomm);
 }
+typedef int cgl_rt_MPI_Comm_dup_with_info;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_dup_with_info cgl_left_MPI_Comm_dup_with_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_dup_with_info cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_dup_with_info]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_dup_with_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_dup_with_info].real, memory_order_relaxed))(comm, info, newcomm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_dup_with_info(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_dup_with_info) *cgl_fn = (__typeof__(MPI_Comm_dup_with_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_dup_with_info].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, info, newcomm);
     return cgl_sl_MPI_Comm_dup_with_info(comm, info, newcomm);
@@ -3555,8 +4555,28 @@ static __attribute__((noinline)) MPI_Comm cgl_sl_MPI_Comm_f2c(int comm)
     }
     return cgl_gp_MPI_Comm_f2c(comm);
 }
+typedef MPI_Comm cgl_rt_MPI_Comm_f2c;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_f2c cgl_left_MPI_Comm_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_f2c cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT MPI_Comm MPI_Comm_f2c(int comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_f2c]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            MPI_Comm cgl_ret = ((__typeof__(MPI_Comm_f2c) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_f2c].real, memory_order_relaxed))(comm);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_f2c(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_f2c) *cgl_fn = (__typeof__(MPI_Comm_f2c) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_f2c].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm);
     return cgl_sl_MPI_Comm_f2c(comm);
@@ -3593,8 +4613,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_free_keyval(int *comm_keyva
     }
     return cgl_gp_MPI_Comm_free_keyval(comm_keyval);
 }
+typedef int cgl_rt_MPI_Comm_free_keyval;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_free_keyval cgl_left_MPI_Comm_free_keyval(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_free_keyval cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_free_keyval(int *comm_keyval)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_free_keyval]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_free_keyval) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_free_keyval].real, memory_order_relaxed))(comm_keyval);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_free_keyval(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_free_keyval) *cgl_fn = (__typeof__(MPI_Comm_free_keyval) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_free_keyval].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm_keyval);
     return cgl_sl_MPI_Comm_free_keyval(comm_keyval);
@@ -3631,8 +4671,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_free(MPI_Comm *comm)
     }
     return cgl_gp_MPI_Comm_free(comm);
 }
+typedef int cgl_rt_MPI_Comm_free;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_free cgl_left_MPI_Comm_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_free cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_free(MPI_Comm *comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_free]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_free].real, memory_order_relaxed))(comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_free(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_free) *cgl_fn = (__typeof__(MPI_Comm_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_free].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm);
     return cgl_sl_MPI_Comm_free(comm);
@@ -3672,8 +4732,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_get_attr(MPI_Comm comm, int
     }
     return cgl_gp_MPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag);
 }
+typedef int cgl_rt_MPI_Comm_get_attr;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_get_attr cgl_left_MPI_Comm_get_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_get_attr cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_get_attr]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_get_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_get_attr].real, memory_order_relaxed))(comm, comm_keyval, attribute_val, flag);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_get_attr(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_get_attr) *cgl_fn = (__typeof__(MPI_Comm_get_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_get_attr].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, comm_keyval, attribute_val, flag);
     return cgl_sl_MPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag);
@@ -3718,8 +4798,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Dist_graph_create(MPI_Comm comm_
     }
     return cgl_gp_MPI_Dist_graph_create(comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm);
 }
+typedef int cgl_rt_MPI_Dist_graph_create;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Dist_graph_create cgl_left_MPI_Dist_graph_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Dist_graph_create cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int nodes[], const int degrees[], const int targets[], const int weights[], MPI_Info info, int reorder, MPI_Comm *newcomm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Dist_graph_create]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Dist_graph_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Dist_graph_create].real, memory_order_relaxed))(comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Dist_graph_create(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Dist_graph_create) *cgl_fn = (__typeof__(MPI_Dist_graph_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Dist_graph_create].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm);
     return cgl_sl_MPI_Dist_graph_create(comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm);
@@ -3765,8 +4865,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Dist_graph_create_adjacent(MPI_C
     }
     return cgl_gp_MPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
 }
+typedef int cgl_rt_MPI_Dist_graph_create_adjacent;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Dist_graph_create_adjacent cgl_left_MPI_Dist_graph_create_adjacent(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Dist_graph_create_adjacent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Dist_graph_create_adjacent]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Dist_graph_create_adjacent) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Dist_graph_create_adjacent].real, memory_order_relaxed))(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Dist_graph_create_adjacent(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Dist_graph_create_adjacent) *cgl_fn = (__typeof__(MPI_Dist_graph_create_adjacent) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Dist_graph_create_adjacent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
     return cgl_sl_MPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
@@ -3809,8 +4929,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Dist_graph_neighbors(MPI_Comm co
     }
     return cgl_gp_MPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
 }
+typedef int cgl_rt_MPI_Dist_graph_neighbors;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Dist_graph_neighbors cgl_left_MPI_Dist_graph_neighbors(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Dist_graph_neighbors cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Dist_graph_neighbors]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Dist_graph_neighbors) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Dist_graph_neighbors].real, memory_order_relaxed))(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Dist_graph_neighbors(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Dist_graph_neighbors) *cgl_fn = (__typeof__(MPI_Dist_graph_neighbors) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Dist_graph_neighbors].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
     return cgl_sl_MPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
@@ -3850,8 +4990,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Dist_graph_neighbors_count(MPI_C
     }
     return cgl_gp_MPI_Dist_graph_neighbors_count(comm, inneighbors, outneighbors, weighted);
 }
+typedef int cgl_rt_MPI_Dist_graph_neighbors_count;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Dist_graph_neighbors_count cgl_left_MPI_Dist_graph_neighbors_count(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Dist_graph_neighbors_count cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *inneighbors, int *outneighbors, int *weighted)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Dist_graph_neighbors_count]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Dist_graph_neighbors_count) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Dist_graph_neighbors_count].real, memory_order_relaxed))(comm, inneighbors, outneighbors, weighted);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Dist_graph_neighbors_count(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Dist_graph_neighbors_count) *cgl_fn = (__typeof__(MPI_Dist_graph_neighbors_count) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Dist_graph_neighbors_count].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, inneighbors, outneighbors, weighted);
     return cgl_sl_MPI_Dist_graph_neighbors_count(comm, inneighbors, outneighbors, weighted);
@@ -3889,8 +5049,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_get_errhandler(MPI_Comm com
     }
     return cgl_gp_MPI_Comm_get_errhandler(comm, erhandler);
 }
+typedef int cgl_rt_MPI_Comm_get_errhandler;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_get_errhandler cgl_left_MPI_Comm_get_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_get_errhandler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *erhandler)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_get_errhandler]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_get_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_get_errhandler].real, memory_order_relaxed))(comm, erhandler);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_get_errhandler(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_get_errhandler) *cgl_fn = (__typeof__(MPI_Comm_get_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_get_errhandler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, erhandler);
     return cgl_sl_MPI_Comm_get_errhandler(comm, erhandler);
@@ -3928,8 +5108,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_get_info(MPI_Comm comm, MPI
     }
     return cgl_gp_MPI_Comm_get_info(comm, info_used);
 }
+typedef int cgl_rt_MPI_Comm_get_info;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_get_info cgl_left_MPI_Comm_get_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_get_info cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_get_info]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_get_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_get_info].real, memory_order_relaxed))(comm, info_used);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_get_info(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_get_info) *cgl_fn = (__typeof__(MPI_Comm_get_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_get_info].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, info_used);
     return cgl_sl_MPI_Comm_get_info(comm, info_used);
@@ -3968,8 +5168,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_get_name(MPI_Comm comm, cha
     }
     return cgl_gp_MPI_Comm_get_name(comm, comm_name, resultlen);
 }
+typedef int cgl_rt_MPI_Comm_get_name;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_get_name cgl_left_MPI_Comm_get_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_get_name cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_get_name]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_get_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_get_name].real, memory_order_relaxed))(comm, comm_name, resultlen);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_get_name(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_get_name) *cgl_fn = (__typeof__(MPI_Comm_get_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_get_name].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, comm_name, resultlen);
     return cgl_sl_MPI_Comm_get_name(comm, comm_name, resultlen);
@@ -4006,8 +5226,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_get_parent(MPI_Comm *parent
     }
     return cgl_gp_MPI_Comm_get_parent(parent);
 }
+typedef int cgl_rt_MPI_Comm_get_parent;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_get_parent cgl_left_MPI_Comm_get_parent(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_get_parent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_get_parent(MPI_Comm *parent)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_get_parent]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_get_parent) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_get_parent].real, memory_order_relaxed))(parent);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_get_parent(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_get_parent) *cgl_fn = (__typeof__(MPI_Comm_get_parent) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_get_parent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(parent);
     return cgl_sl_MPI_Comm_get_parent(parent);
@@ -4045,8 +5285,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_group(MPI_Comm comm, MPI_Gr
     }
     return cgl_gp_MPI_Comm_group(comm, group);
 }
+typedef int cgl_rt_MPI_Comm_group;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_group cgl_left_MPI_Comm_group(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_group cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_group]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_group) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_group].real, memory_order_relaxed))(comm, group);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_group(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_group) *cgl_fn = (__typeof__(MPI_Comm_group) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_group].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, group);
     return cgl_sl_MPI_Comm_group(comm, group);
@@ -4084,8 +5344,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_join(int fd, MPI_Comm *inte
     }
     return cgl_gp_MPI_Comm_join(fd, intercomm);
 }
+typedef int cgl_rt_MPI_Comm_join;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_join cgl_left_MPI_Comm_join(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_join cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_join]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_join) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_join].real, memory_order_relaxed))(fd, intercomm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_join(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_join) *cgl_fn = (__typeof__(MPI_Comm_join) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_join].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fd, intercomm);
     return cgl_sl_MPI_Comm_join(fd, intercomm);
@@ -4123,8 +5403,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_rank(MPI_Comm comm, int *ra
     }
     return cgl_gp_MPI_Comm_rank(comm, rank);
 }
+typedef int cgl_rt_MPI_Comm_rank;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_rank cgl_left_MPI_Comm_rank(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_rank cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_rank(MPI_Comm comm, int *rank)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_rank]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_rank) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_rank].real, memory_order_relaxed))(comm, rank);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_rank(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_rank) *cgl_fn = (__typeof__(MPI_Comm_rank) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_rank].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, rank);
     return cgl_sl_MPI_Comm_rank(comm, rank);
@@ -4162,8 +5462,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_remote_group(MPI_Comm comm,
     }
     return cgl_gp_MPI_Comm_remote_group(comm, group);
 }
+typedef int cgl_rt_MPI_Comm_remote_group;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_remote_group cgl_left_MPI_Comm_remote_group(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_remote_group cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_remote_group]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_remote_group) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_remote_group].real, memory_order_relaxed))(comm, group);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_remote_group(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_remote_group) *cgl_fn = (__typeof__(MPI_Comm_remote_group) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_remote_group].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, group);
     return cgl_sl_MPI_Comm_remote_group(comm, group);
@@ -4201,8 +5521,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_remote_size(MPI_Comm comm, 
     }
     return cgl_gp_MPI_Comm_remote_size(comm, size);
 }
+typedef int cgl_rt_MPI_Comm_remote_size;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_remote_size cgl_left_MPI_Comm_remote_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_remote_size cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_remote_size]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_remote_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_remote_size].real, memory_order_relaxed))(comm, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_remote_size(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_remote_size) *cgl_fn = (__typeof__(MPI_Comm_remote_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_remote_size].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, size);
     return cgl_sl_MPI_Comm_remote_size(comm, size);
@@ -4241,8 +5581,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_set_attr(MPI_Comm comm, int
     }
     return cgl_gp_MPI_Comm_set_attr(comm, comm_keyval, attribute_val);
 }
+typedef int cgl_rt_MPI_Comm_set_attr;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_set_attr cgl_left_MPI_Comm_set_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_set_attr cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_set_attr]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_set_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_set_attr].real, memory_order_relaxed))(comm, comm_keyval, attribute_val);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_set_attr(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_set_attr) *cgl_fn = (__typeof__(MPI_Comm_set_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_set_attr].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, comm_keyval, attribute_val);
     return cgl_sl_MPI_Comm_set_attr(comm, comm_keyval, attribute_val);
@@ -4280,8 +5640,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_set_errhandler(MPI_Comm com
     }
     return cgl_gp_MPI_Comm_set_errhandler(comm, errhandler);
 }
+typedef int cgl_rt_MPI_Comm_set_errhandler;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_set_errhandler cgl_left_MPI_Comm_set_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_set_errhandler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_set_errhandler]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_set_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_set_errhandler].real, memory_order_relaxed))(comm, errhandler);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_set_errhandler(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_set_errhandler) *cgl_fn = (__typeof__(MPI_Comm_set_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_set_errhandler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, errhandler);
     return cgl_sl_MPI_Comm_set_errhandler(comm, errhandler);
@@ -4319,8 +5699,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_set_info(MPI_Comm comm, MPI
     }
     return cgl_gp_MPI_Comm_set_info(comm, info);
 }
+typedef int cgl_rt_MPI_Comm_set_info;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_set_info cgl_left_MPI_Comm_set_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_set_info cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_set_info]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_set_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_set_info].real, memory_order_relaxed))(comm, info);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_set_info(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_set_info) *cgl_fn = (__typeof__(MPI_Comm_set_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_set_info].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, info);
     return cgl_sl_MPI_Comm_set_info(comm, info);
@@ -4358,8 +5758,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_set_name(MPI_Comm comm, con
     }
     return cgl_gp_MPI_Comm_set_name(comm, comm_name);
 }
+typedef int cgl_rt_MPI_Comm_set_name;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_set_name cgl_left_MPI_Comm_set_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_set_name cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_set_name]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_set_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_set_name].real, memory_order_relaxed))(comm, comm_name);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_set_name(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_set_name) *cgl_fn = (__typeof__(MPI_Comm_set_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_set_name].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, comm_name);
     return cgl_sl_MPI_Comm_set_name(comm, comm_name);
@@ -4397,8 +5817,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_size(MPI_Comm comm, int *si
     }
     return cgl_gp_MPI_Comm_size(comm, size);
 }
+typedef int cgl_rt_MPI_Comm_size;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_size cgl_left_MPI_Comm_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_size cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_size(MPI_Comm comm, int *size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_size]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_size].real, memory_order_relaxed))(comm, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_size(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_size) *cgl_fn = (__typeof__(MPI_Comm_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_size].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, size);
     return cgl_sl_MPI_Comm_size(comm, size);
@@ -4442,8 +5882,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_spawn(const char *command, 
     }
     return cgl_gp_MPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
 }
+typedef int cgl_rt_MPI_Comm_spawn;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_spawn cgl_left_MPI_Comm_spawn(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_spawn cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_spawn]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_spawn) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_spawn].real, memory_order_relaxed))(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_spawn(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_spawn) *cgl_fn = (__typeof__(MPI_Comm_spawn) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_spawn].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
     return cgl_sl_MPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
@@ -4488,8 +5948,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_spawn_multiple(int count, c
     }
     return cgl_gp_MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
 }
+typedef int cgl_rt_MPI_Comm_spawn_multiple;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_spawn_multiple cgl_left_MPI_Comm_spawn_multiple(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_spawn_multiple cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_spawn_multiple]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_spawn_multiple) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_spawn_multiple].real, memory_order_relaxed))(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_spawn_multiple(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_spawn_multiple) *cgl_fn = (__typeof__(MPI_Comm_spawn_multiple) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_spawn_multiple].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
     return cgl_sl_MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
@@ -4529,8 +6009,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_split(MPI_Comm comm, int co
     }
     return cgl_gp_MPI_Comm_split(comm, color, key, newcomm);
 }
+typedef int cgl_rt_MPI_Comm_split;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_split cgl_left_MPI_Comm_split(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_split cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_split]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_split) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_split].real, memory_order_relaxed))(comm, color, key, newcomm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_split(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_split) *cgl_fn = (__typeof__(MPI_Comm_split) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_split].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, color, key, newcomm);
     return cgl_sl_MPI_Comm_split(comm, color, key, newcomm);
@@ -4571,8 +6071,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_split_type(MPI_Comm comm, i
     }
     return cgl_gp_MPI_Comm_split_type(comm, split_type, key, info, newcomm);
 }
+typedef int cgl_rt_MPI_Comm_split_type;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_split_type cgl_left_MPI_Comm_split_type(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_split_type cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_split_type]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_split_type) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_split_type].real, memory_order_relaxed))(comm, split_type, key, info, newcomm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_split_type(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_split_type) *cgl_fn = (__typeof__(MPI_Comm_split_type) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_split_type].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, split_type, key, info, newcomm);
     return cgl_sl_MPI_Comm_split_type(comm, split_type, key, info, newcomm);
@@ -4610,8 +6130,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_test_inter(MPI_Comm comm, i
     }
     return cgl_gp_MPI_Comm_test_inter(comm, flag);
 }
+typedef int cgl_rt_MPI_Comm_test_inter;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_test_inter cgl_left_MPI_Comm_test_inter(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_test_inter cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Comm_test_inter]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_test_inter) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_test_inter].real, memory_order_relaxed))(comm, flag);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Comm_test_inter(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Comm_test_inter) *cgl_fn = (__typeof__(MPI_Comm_test_inter) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_test_inter].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, flag);
     return cgl_sl_MPI_Comm_test_inter(comm, flag);
@@ -4654,8 +6194,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Compare_and_swap(const void *ori
     }
     return cgl_gp_MPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
 }
+typedef int cgl_rt_MPI_Compare_and_swap;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Compare_and_swap cgl_left_MPI_Compare_and_swap(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Compare_and_swap cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Compare_and_swap]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Compare_and_swap) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Compare_and_swap].real, memory_order_relaxed))(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Compare_and_swap(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Compare_and_swap) *cgl_fn = (__typeof__(MPI_Compare_and_swap) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Compare_and_swap].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
     return cgl_sl_MPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
@@ -4694,8 +6254,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Dims_create(int nnodes, int ndim
     }
     return cgl_gp_MPI_Dims_create(nnodes, ndims, dims);
 }
+typedef int cgl_rt_MPI_Dims_create;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Dims_create cgl_left_MPI_Dims_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Dims_create cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Dims_create(int nnodes, int ndims, int dims[])
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Dims_create]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Dims_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Dims_create].real, memory_order_relaxed))(nnodes, ndims, dims);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Dims_create(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Dims_create) *cgl_fn = (__typeof__(MPI_Dims_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Dims_create].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(nnodes, ndims, dims);
     return cgl_sl_MPI_Dims_create(nnodes, ndims, dims);
@@ -4728,8 +6308,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Errhandler_c2f(MPI_Errhandler er
     }
     return cgl_gp_MPI_Errhandler_c2f(errhandler);
 }
+typedef int cgl_rt_MPI_Errhandler_c2f;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Errhandler_c2f cgl_left_MPI_Errhandler_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Errhandler_c2f cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Errhandler_c2f(MPI_Errhandler errhandler)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Errhandler_c2f]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Errhandler_c2f) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Errhandler_c2f].real, memory_order_relaxed))(errhandler);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Errhandler_c2f(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Errhandler_c2f) *cgl_fn = (__typeof__(MPI_Errhandler_c2f) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Errhandler_c2f].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(errhandler);
     return cgl_sl_MPI_Errhandler_c2f(errhandler);
@@ -4762,8 +6362,28 @@ static __attribute__((noinline)) MPI_Errhandler cgl_sl_MPI_Errhandler_f2c(int er
     }
     return cgl_gp_MPI_Errhandler_f2c(errhandler);
 }
+typedef MPI_Errhandler cgl_rt_MPI_Errhandler_f2c;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Errhandler_f2c cgl_left_MPI_Errhandler_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Errhandler_f2c cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT MPI_Errhandler MPI_Errhandler_f2c(int errhandler)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Errhandler_f2c]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            MPI_Errhandler cgl_ret = ((__typeof__(MPI_Errhandler_f2c) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Errhandler_f2c].real, memory_order_relaxed))(errhandler);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Errhandler_f2c(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Errhandler_f2c) *cgl_fn = (__typeof__(MPI_Errhandler_f2c) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Errhandler_f2c].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(errhandler);
     return cgl_sl_MPI_Errhandler_f2c(errhandler);
@@ -4800,8 +6420,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Errhandler_free(MPI_Errhandler *
     }
     return cgl_gp_MPI_Errhandler_free(errhandler);
 }
+typedef int cgl_rt_MPI_Errhandler_free;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Errhandler_free cgl_left_MPI_Errhandler_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Errhandler_free cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Errhandler_free]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Errhandler_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Errhandler_free].real, memory_order_relaxed))(errhandler);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Errhandler_free(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Errhandler_free) *cgl_fn = (__typeof__(MPI_Errhandler_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Errhandler_free].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(errhandler);
     return cgl_sl_MPI_Errhandler_free(errhandler);
@@ -4839,8 +6479,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Error_class(int errorcode, int *
     }
     return cgl_gp_MPI_Error_class(errorcode, errorclass);
 }
+typedef int cgl_rt_MPI_Error_class;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Error_class cgl_left_MPI_Error_class(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Error_class cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Error_class(int errorcode, int *errorclass)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Error_class]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Error_class) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Error_class].real, memory_order_relaxed))(errorcode, errorclass);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Error_class(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Error_class) *cgl_fn = (__typeof__(MPI_Error_class) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Error_class].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(errorcode, errorclass);
     return cgl_sl_MPI_Error_class(errorcode, errorclass);
@@ -4879,8 +6539,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Error_string(int errorcode, char
     }
     return cgl_gp_MPI_Error_string(errorcode, string, resultlen);
 }
+typedef int cgl_rt_MPI_Error_string;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Error_string cgl_left_MPI_Error_string(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Error_string cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Error_string(int errorcode, char *string, int *resultlen)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Error_string]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Error_string) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Error_string].real, memory_order_relaxed))(errorcode, string, resultlen);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Error_string(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Error_string) *cgl_fn = (__typeof__(MPI_Error_string) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Error_string].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(errorcode, string, resultlen);
     return cgl_sl_MPI_Error_string(errorcode, string, resultlen);
@@ -4922,8 +6602,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Exscan(const void *sendbuf, void
     }
     return cgl_gp_MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
 }
+typedef int cgl_rt_MPI_Exscan;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Exscan cgl_left_MPI_Exscan(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Exscan cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Exscan]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Exscan) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Exscan].real, memory_order_relaxed))(sendbuf, recvbuf, count, datatype, op, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Exscan(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Exscan) *cgl_fn = (__typeof__(MPI_Exscan) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Exscan].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, recvbuf, count, datatype, op, comm);
     return cgl_sl_MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
@@ -4966,8 +6666,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Fetch_and_op(const void *origin_
     }
     return cgl_gp_MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
 }
+typedef int cgl_rt_MPI_Fetch_and_op;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Fetch_and_op cgl_left_MPI_Fetch_and_op(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Fetch_and_op cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Fetch_and_op]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Fetch_and_op) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Fetch_and_op].real, memory_order_relaxed))(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Fetch_and_op(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Fetch_and_op) *cgl_fn = (__typeof__(MPI_Fetch_and_op) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Fetch_and_op].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
     return cgl_sl_MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
@@ -5010,8 +6730,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Iexscan(const void *sendbuf, voi
     }
     return cgl_gp_MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
+typedef int cgl_rt_MPI_Iexscan;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Iexscan cgl_left_MPI_Iexscan(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Iexscan cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Iexscan]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Iexscan) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Iexscan].real, memory_order_relaxed))(sendbuf, recvbuf, count, datatype, op, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Iexscan(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Iexscan) *cgl_fn = (__typeof__(MPI_Iexscan) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Iexscan].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, recvbuf, count, datatype, op, comm, request);
     return cgl_sl_MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
@@ -5044,8 +6784,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_c2f(MPI_File file)
     }
     return cgl_gp_MPI_File_c2f(file);
 }
+typedef int cgl_rt_MPI_File_c2f;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_c2f cgl_left_MPI_File_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_c2f cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_c2f(MPI_File file)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_c2f]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_c2f) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_c2f].real, memory_order_relaxed))(file);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_c2f(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_c2f) *cgl_fn = (__typeof__(MPI_File_c2f) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_c2f].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(file);
     return cgl_sl_MPI_File_c2f(file);
@@ -5078,8 +6838,28 @@ static __attribute__((noinline)) MPI_File cgl_sl_MPI_File_f2c(int file)
     }
     return cgl_gp_MPI_File_f2c(file);
 }
+typedef MPI_File cgl_rt_MPI_File_f2c;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_f2c cgl_left_MPI_File_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_f2c cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT MPI_File MPI_File_f2c(int file)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_f2c]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            MPI_File cgl_ret = ((__typeof__(MPI_File_f2c) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_f2c].real, memory_order_relaxed))(file);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_f2c(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_f2c) *cgl_fn = (__typeof__(MPI_File_f2c) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_f2c].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(file);
     return cgl_sl_MPI_File_f2c(file);
@@ -5117,8 +6897,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_call_errhandler(MPI_File fh
     }
     return cgl_gp_MPI_File_call_errhandler(fh, errorcode);
 }
+typedef int cgl_rt_MPI_File_call_errhandler;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_call_errhandler cgl_left_MPI_File_call_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_call_errhandler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_call_errhandler]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_call_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_call_errhandler].real, memory_order_relaxed))(fh, errorcode);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_call_errhandler(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_call_errhandler) *cgl_fn = (__typeof__(MPI_File_call_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_call_errhandler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, errorcode);
     return cgl_sl_MPI_File_call_errhandler(fh, errorcode);
@@ -5156,8 +6956,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_create_errhandler(MPI_File_
     }
     return cgl_gp_MPI_File_create_errhandler(function, errhandler);
 }
+typedef int cgl_rt_MPI_File_create_errhandler;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_create_errhandler cgl_left_MPI_File_create_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_create_errhandler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_create_errhandler(MPI_File_errhandler_function *function, MPI_Errhandler *errhandler)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_create_errhandler]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_create_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_create_errhandler].real, memory_order_relaxed))(function, errhandler);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_create_errhandler(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_create_errhandler) *cgl_fn = (__typeof__(MPI_File_create_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_create_errhandler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(function, errhandler);
     return cgl_sl_MPI_File_create_errhandler(function, errhandler);
@@ -5195,8 +7015,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_set_errhandler(MPI_File fil
     }
     return cgl_gp_MPI_File_set_errhandler(file, errhandler);
 }
+typedef int cgl_rt_MPI_File_set_errhandler;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_set_errhandler cgl_left_MPI_File_set_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_set_errhandler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_set_errhandler]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_set_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_set_errhandler].real, memory_order_relaxed))(file, errhandler);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_set_errhandler(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_set_errhandler) *cgl_fn = (__typeof__(MPI_File_set_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_set_errhandler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(file, errhandler);
     return cgl_sl_MPI_File_set_errhandler(file, errhandler);
@@ -5234,8 +7074,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_get_errhandler(MPI_File fil
     }
     return cgl_gp_MPI_File_get_errhandler(file, errhandler);
 }
+typedef int cgl_rt_MPI_File_get_errhandler;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_errhandler cgl_left_MPI_File_get_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_errhandler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_get_errhandler]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_get_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_errhandler].real, memory_order_relaxed))(file, errhandler);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_get_errhandler(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_get_errhandler) *cgl_fn = (__typeof__(MPI_File_get_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_errhandler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(file, errhandler);
     return cgl_sl_MPI_File_get_errhandler(file, errhandler);
@@ -5276,8 +7136,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_open(MPI_Comm comm, const c
     }
     return cgl_gp_MPI_File_open(comm, filename, amode, info, fh);
 }
+typedef int cgl_rt_MPI_File_open;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_open cgl_left_MPI_File_open(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_open cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_open]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_open) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_open].real, memory_order_relaxed))(comm, filename, amode, info, fh);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_open(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_open) *cgl_fn = (__typeof__(MPI_File_open) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_open].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, filename, amode, info, fh);
     return cgl_sl_MPI_File_open(comm, filename, amode, info, fh);
@@ -5314,8 +7194,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_close(MPI_File *fh)
     }
     return cgl_gp_MPI_File_close(fh);
 }
+typedef int cgl_rt_MPI_File_close;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_close cgl_left_MPI_File_close(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_close cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_close(MPI_File *fh)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_close]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_close) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_close].real, memory_order_relaxed))(fh);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_close(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_close) *cgl_fn = (__typeof__(MPI_File_close) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_close].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh);
     return cgl_sl_MPI_File_close(fh);
@@ -5353,8 +7253,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_delete(const char *filename
     }
     return cgl_gp_MPI_File_delete(filename, info);
 }
+typedef int cgl_rt_MPI_File_delete;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_delete cgl_left_MPI_File_delete(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_delete cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_delete(const char *filename, MPI_Info info)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_delete]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_delete) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_delete].real, memory_order_relaxed))(filename, info);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_delete(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_delete) *cgl_fn = (__typeof__(MPI_File_delete) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_delete].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(filename, info);
     return cgl_sl_MPI_File_delete(filename, info);
@@ -5392,8 +7312,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_set_size(MPI_File fh, MPI_O
     }
     return cgl_gp_MPI_File_set_size(fh, size);
 }
+typedef int cgl_rt_MPI_File_set_size;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_set_size cgl_left_MPI_File_set_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_set_size cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_set_size]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_set_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_set_size].real, memory_order_relaxed))(fh, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_set_size(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_set_size) *cgl_fn = (__typeof__(MPI_File_set_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_set_size].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, size);
     return cgl_sl_MPI_File_set_size(fh, size);
@@ -5431,8 +7371,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_preallocate(MPI_File fh, MP
     }
     return cgl_gp_MPI_File_preallocate(fh, size);
 }
+typedef int cgl_rt_MPI_File_preallocate;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_preallocate cgl_left_MPI_File_preallocate(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_preallocate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_preallocate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_preallocate) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_preallocate].real, memory_order_relaxed))(fh, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_preallocate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_preallocate) *cgl_fn = (__typeof__(MPI_File_preallocate) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_preallocate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, size);
     return cgl_sl_MPI_File_preallocate(fh, size);
@@ -5470,8 +7430,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_get_size(MPI_File fh, MPI_O
     }
     return cgl_gp_MPI_File_get_size(fh, size);
 }
+typedef int cgl_rt_MPI_File_get_size;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_size cgl_left_MPI_File_get_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_size cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_get_size(MPI_File fh, MPI_Offset *size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_get_size]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_get_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_size].real, memory_order_relaxed))(fh, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_get_size(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_get_size) *cgl_fn = (__typeof__(MPI_File_get_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_size].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, size);
     return cgl_sl_MPI_File_get_size(fh, size);
@@ -5509,8 +7489,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_get_group(MPI_File fh, MPI_
     }
     return cgl_gp_MPI_File_get_group(fh, group);
 }
+typedef int cgl_rt_MPI_File_get_group;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_group cgl_left_MPI_File_get_group(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_group cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_get_group(MPI_File fh, MPI_Group *group)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_get_group]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_get_group) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_group].real, memory_order_relaxed))(fh, group);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_get_group(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_get_group) *cgl_fn = (__typeof__(MPI_File_get_group) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_group].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, group);
     return cgl_sl_MPI_File_get_group(fh, group);
@@ -5548,8 +7548,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_get_amode(MPI_File fh, int 
     }
     return cgl_gp_MPI_File_get_amode(fh, amode);
 }
+typedef int cgl_rt_MPI_File_get_amode;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_amode cgl_left_MPI_File_get_amode(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_amode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_get_amode(MPI_File fh, int *amode)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_get_amode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_get_amode) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_amode].real, memory_order_relaxed))(fh, amode);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_get_amode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_get_amode) *cgl_fn = (__typeof__(MPI_File_get_amode) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_amode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, amode);
     return cgl_sl_MPI_File_get_amode(fh, amode);
@@ -5587,8 +7607,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_set_info(MPI_File fh, MPI_I
     }
     return cgl_gp_MPI_File_set_info(fh, info);
 }
+typedef int cgl_rt_MPI_File_set_info;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_set_info cgl_left_MPI_File_set_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_set_info cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_set_info(MPI_File fh, MPI_Info info)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_set_info]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_set_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_set_info].real, memory_order_relaxed))(fh, info);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_set_info(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_set_info) *cgl_fn = (__typeof__(MPI_File_set_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_set_info].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, info);
     return cgl_sl_MPI_File_set_info(fh, info);
@@ -5626,8 +7666,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_get_info(MPI_File fh, MPI_I
     }
     return cgl_gp_MPI_File_get_info(fh, info_used);
 }
+typedef int cgl_rt_MPI_File_get_info;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_info cgl_left_MPI_File_get_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_info cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_get_info]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_get_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_info].real, memory_order_relaxed))(fh, info_used);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_get_info(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_get_info) *cgl_fn = (__typeof__(MPI_File_get_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_info].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, info_used);
     return cgl_sl_MPI_File_get_info(fh, info_used);
@@ -5669,8 +7729,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_set_view(MPI_File fh, MPI_O
     }
     return cgl_gp_MPI_File_set_view(fh, disp, etype, filetype, datarep, info);
 }
+typedef int cgl_rt_MPI_File_set_view;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_set_view cgl_left_MPI_File_set_view(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_set_view cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_set_view]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_set_view) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_set_view].real, memory_order_relaxed))(fh, disp, etype, filetype, datarep, info);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_set_view(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_set_view) *cgl_fn = (__typeof__(MPI_File_set_view) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_set_view].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, disp, etype, filetype, datarep, info);
     return cgl_sl_MPI_File_set_view(fh, disp, etype, filetype, datarep, info);
@@ -5711,8 +7791,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_get_view(MPI_File fh, MPI_O
     }
     return cgl_gp_MPI_File_get_view(fh, disp, etype, filetype, datarep);
 }
+typedef int cgl_rt_MPI_File_get_view;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_view cgl_left_MPI_File_get_view(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_view cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_get_view]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_get_view) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_view].real, memory_order_relaxed))(fh, disp, etype, filetype, datarep);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_get_view(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_get_view) *cgl_fn = (__typeof__(MPI_File_get_view) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_view].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, disp, etype, filetype, datarep);
     return cgl_sl_MPI_File_get_view(fh, disp, etype, filetype, datarep);
@@ -5754,8 +7854,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_read_at(MPI_File fh, MPI_Of
     }
     return cgl_gp_MPI_File_read_at(fh, offset, buf, count, datatype, status);
 }
+typedef int cgl_rt_MPI_File_read_at;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_at cgl_left_MPI_File_read_at(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_at cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_read_at]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_read_at) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_at].real, memory_order_relaxed))(fh, offset, buf, count, datatype, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_read_at(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_read_at) *cgl_fn = (__typeof__(MPI_File_read_at) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_at].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, offset, buf, count, datatype, status);
     return cgl_sl_MPI_File_read_at(fh, offset, buf, count, datatype, status);
@@ -5797,8 +7917,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_read_at_all(MPI_File fh, MP
     }
     return cgl_gp_MPI_File_read_at_all(fh, offset, buf, count, datatype, status);
 }
+typedef int cgl_rt_MPI_File_read_at_all;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_at_all cgl_left_MPI_File_read_at_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_at_all cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_read_at_all]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_read_at_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_at_all].real, memory_order_relaxed))(fh, offset, buf, count, datatype, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_read_at_all(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_read_at_all) *cgl_fn = (__typeof__(MPI_File_read_at_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_at_all].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, offset, buf, count, datatype, status);
     return cgl_sl_MPI_File_read_at_all(fh, offset, buf, count, datatype, status);
@@ -5840,8 +7980,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_write_at(MPI_File fh, MPI_O
     }
     return cgl_gp_MPI_File_write_at(fh, offset, buf, count, datatype, status);
 }
+typedef int cgl_rt_MPI_File_write_at;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_at cgl_left_MPI_File_write_at(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_at cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_write_at]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_write_at) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_at].real, memory_order_relaxed))(fh, offset, buf, count, datatype, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_write_at(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_write_at) *cgl_fn = (__typeof__(MPI_File_write_at) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_at].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, offset, buf, count, datatype, status);
     return cgl_sl_MPI_File_write_at(fh, offset, buf, count, datatype, status);
@@ -5883,8 +8043,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_write_at_all(MPI_File fh, M
     }
     return cgl_gp_MPI_File_write_at_all(fh, offset, buf, count, datatype, status);
 }
+typedef int cgl_rt_MPI_File_write_at_all;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_at_all cgl_left_MPI_File_write_at_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_at_all cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_write_at_all]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_write_at_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_at_all].real, memory_order_relaxed))(fh, offset, buf, count, datatype, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_write_at_all(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_write_at_all) *cgl_fn = (__typeof__(MPI_File_write_at_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_at_all].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, offset, buf, count, datatype, status);
     return cgl_sl_MPI_File_write_at_all(fh, offset, buf, count, datatype, status);
@@ -5926,8 +8106,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_iread_at(MPI_File fh, MPI_O
     }
     return cgl_gp_MPI_File_iread_at(fh, offset, buf, count, datatype, request);
 }
+typedef int cgl_rt_MPI_File_iread_at;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_iread_at cgl_left_MPI_File_iread_at(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iread_at cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_iread_at]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_iread_at) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iread_at].real, memory_order_relaxed))(fh, offset, buf, count, datatype, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_iread_at(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_iread_at) *cgl_fn = (__typeof__(MPI_File_iread_at) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iread_at].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, offset, buf, count, datatype, request);
     return cgl_sl_MPI_File_iread_at(fh, offset, buf, count, datatype, request);
@@ -5969,8 +8169,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite_at(MPI_File fh, MPI_
     }
     return cgl_gp_MPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
 }
+typedef int cgl_rt_MPI_File_iwrite_at;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_iwrite_at cgl_left_MPI_File_iwrite_at(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iwrite_at cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_iwrite_at]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_iwrite_at) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iwrite_at].real, memory_order_relaxed))(fh, offset, buf, count, datatype, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_iwrite_at(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_iwrite_at) *cgl_fn = (__typeof__(MPI_File_iwrite_at) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iwrite_at].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, offset, buf, count, datatype, request);
     return cgl_sl_MPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
@@ -6012,8 +8232,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_iread_at_all(MPI_File fh, M
     }
     return cgl_gp_MPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
 }
+typedef int cgl_rt_MPI_File_iread_at_all;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_iread_at_all cgl_left_MPI_File_iread_at_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iread_at_all cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_iread_at_all]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_iread_at_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iread_at_all].real, memory_order_relaxed))(fh, offset, buf, count, datatype, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_iread_at_all(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_iread_at_all) *cgl_fn = (__typeof__(MPI_File_iread_at_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iread_at_all].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, offset, buf, count, datatype, request);
     return cgl_sl_MPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
@@ -6055,8 +8295,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite_at_all(MPI_File fh, 
     }
     return cgl_gp_MPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
 }
+typedef int cgl_rt_MPI_File_iwrite_at_all;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_iwrite_at_all cgl_left_MPI_File_iwrite_at_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iwrite_at_all cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_iwrite_at_all]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_iwrite_at_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iwrite_at_all].real, memory_order_relaxed))(fh, offset, buf, count, datatype, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_iwrite_at_all(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_iwrite_at_all) *cgl_fn = (__typeof__(MPI_File_iwrite_at_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iwrite_at_all].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, offset, buf, count, datatype, request);
     return cgl_sl_MPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
@@ -6097,8 +8357,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_read(MPI_File fh, void *buf
     }
     return cgl_gp_MPI_File_read(fh, buf, count, datatype, status);
 }
+typedef int cgl_rt_MPI_File_read;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_read cgl_left_MPI_File_read(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_read]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_read) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read].real, memory_order_relaxed))(fh, buf, count, datatype, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_read(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_read) *cgl_fn = (__typeof__(MPI_File_read) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, buf, count, datatype, status);
     return cgl_sl_MPI_File_read(fh, buf, count, datatype, status);
@@ -6139,8 +8419,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_read_all(MPI_File fh, void 
     }
     return cgl_gp_MPI_File_read_all(fh, buf, count, datatype, status);
 }
+typedef int cgl_rt_MPI_File_read_all;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_all cgl_left_MPI_File_read_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_all cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_read_all]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_read_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_all].real, memory_order_relaxed))(fh, buf, count, datatype, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_read_all(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_read_all) *cgl_fn = (__typeof__(MPI_File_read_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_all].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, buf, count, datatype, status);
     return cgl_sl_MPI_File_read_all(fh, buf, count, datatype, status);
@@ -6181,8 +8481,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_write(MPI_File fh, const vo
     }
     return cgl_gp_MPI_File_write(fh, buf, count, datatype, status);
 }
+typedef int cgl_rt_MPI_File_write;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_write cgl_left_MPI_File_write(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_write]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_write) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write].real, memory_order_relaxed))(fh, buf, count, datatype, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_write(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_write) *cgl_fn = (__typeof__(MPI_File_write) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, buf, count, datatype, status);
     return cgl_sl_MPI_File_write(fh, buf, count, datatype, status);
@@ -6223,8 +8543,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_write_all(MPI_File fh, cons
     }
     return cgl_gp_MPI_File_write_all(fh, buf, count, datatype, status);
 }
+typedef int cgl_rt_MPI_File_write_all;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_all cgl_left_MPI_File_write_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_all cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_write_all]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_write_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_all].real, memory_order_relaxed))(fh, buf, count, datatype, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_write_all(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_write_all) *cgl_fn = (__typeof__(MPI_File_write_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_all].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, buf, count, datatype, status);
     return cgl_sl_MPI_File_write_all(fh, buf, count, datatype, status);
@@ -6265,8 +8605,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_iread(MPI_File fh, void *bu
     }
     return cgl_gp_MPI_File_iread(fh, buf, count, datatype, request);
 }
+typedef int cgl_rt_MPI_File_iread;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_iread cgl_left_MPI_File_iread(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iread cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_iread]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_iread) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iread].real, memory_order_relaxed))(fh, buf, count, datatype, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_iread(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_iread) *cgl_fn = (__typeof__(MPI_File_iread) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iread].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, buf, count, datatype, request);
     return cgl_sl_MPI_File_iread(fh, buf, count, datatype, request);
@@ -6307,8 +8667,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite(MPI_File fh, const v
     }
     return cgl_gp_MPI_File_iwrite(fh, buf, count, datatype, request);
 }
+typedef int cgl_rt_MPI_File_iwrite;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_iwrite cgl_left_MPI_File_iwrite(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iwrite cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_iwrite]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_iwrite) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iwrite].real, memory_order_relaxed))(fh, buf, count, datatype, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_iwrite(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_iwrite) *cgl_fn = (__typeof__(MPI_File_iwrite) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iwrite].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, buf, count, datatype, request);
     return cgl_sl_MPI_File_iwrite(fh, buf, count, datatype, request);
@@ -6349,8 +8729,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_iread_all(MPI_File fh, void
     }
     return cgl_gp_MPI_File_iread_all(fh, buf, count, datatype, request);
 }
+typedef int cgl_rt_MPI_File_iread_all;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_iread_all cgl_left_MPI_File_iread_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iread_all cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_iread_all]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_iread_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iread_all].real, memory_order_relaxed))(fh, buf, count, datatype, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_iread_all(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_iread_all) *cgl_fn = (__typeof__(MPI_File_iread_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iread_all].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, buf, count, datatype, request);
     return cgl_sl_MPI_File_iread_all(fh, buf, count, datatype, request);
@@ -6391,8 +8791,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite_all(MPI_File fh, con
     }
     return cgl_gp_MPI_File_iwrite_all(fh, buf, count, datatype, request);
 }
+typedef int cgl_rt_MPI_File_iwrite_all;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_iwrite_all cgl_left_MPI_File_iwrite_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iwrite_all cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_iwrite_all]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_iwrite_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iwrite_all].real, memory_order_relaxed))(fh, buf, count, datatype, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_iwrite_all(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_iwrite_all) *cgl_fn = (__typeof__(MPI_File_iwrite_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iwrite_all].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, buf, count, datatype, request);
     return cgl_sl_MPI_File_iwrite_all(fh, buf, count, datatype, request);
@@ -6431,8 +8851,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_seek(MPI_File fh, MPI_Offse
     }
     return cgl_gp_MPI_File_seek(fh, offset, whence);
 }
+typedef int cgl_rt_MPI_File_seek;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_seek cgl_left_MPI_File_seek(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_seek cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_seek]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_seek) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_seek].real, memory_order_relaxed))(fh, offset, whence);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_seek(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_seek) *cgl_fn = (__typeof__(MPI_File_seek) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_seek].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, offset, whence);
     return cgl_sl_MPI_File_seek(fh, offset, whence);
@@ -6470,8 +8910,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_get_position(MPI_File fh, M
     }
     return cgl_gp_MPI_File_get_position(fh, offset);
 }
+typedef int cgl_rt_MPI_File_get_position;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_position cgl_left_MPI_File_get_position(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_position cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_get_position]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_get_position) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_position].real, memory_order_relaxed))(fh, offset);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_get_position(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_get_position) *cgl_fn = (__typeof__(MPI_File_get_position) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_position].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, offset);
     return cgl_sl_MPI_File_get_position(fh, offset);
@@ -6510,8 +8970,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_get_byte_offset(MPI_File fh
     }
     return cgl_gp_MPI_File_get_byte_offset(fh, offset, disp);
 }
+typedef int cgl_rt_MPI_File_get_byte_offset;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_byte_offset cgl_left_MPI_File_get_byte_offset(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_byte_offset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_get_byte_offset]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_get_byte_offset) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_byte_offset].real, memory_order_relaxed))(fh, offset, disp);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_get_byte_offset(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_get_byte_offset) *cgl_fn = (__typeof__(MPI_File_get_byte_offset) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_byte_offset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, offset, disp);
     return cgl_sl_MPI_File_get_byte_offset(fh, offset, disp);
@@ -6552,8 +9032,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_read_shared(MPI_File fh, vo
     }
     return cgl_gp_MPI_File_read_shared(fh, buf, count, datatype, status);
 }
+typedef int cgl_rt_MPI_File_read_shared;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_shared cgl_left_MPI_File_read_shared(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_shared cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_read_shared]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_read_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_shared].real, memory_order_relaxed))(fh, buf, count, datatype, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_read_shared(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_read_shared) *cgl_fn = (__typeof__(MPI_File_read_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_shared].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, buf, count, datatype, status);
     return cgl_sl_MPI_File_read_shared(fh, buf, count, datatype, status);
@@ -6594,8 +9094,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_write_shared(MPI_File fh, c
     }
     return cgl_gp_MPI_File_write_shared(fh, buf, count, datatype, status);
 }
+typedef int cgl_rt_MPI_File_write_shared;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_shared cgl_left_MPI_File_write_shared(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_shared cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_write_shared]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_write_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_shared].real, memory_order_relaxed))(fh, buf, count, datatype, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_write_shared(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_write_shared) *cgl_fn = (__typeof__(MPI_File_write_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_shared].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, buf, count, datatype, status);
     return cgl_sl_MPI_File_write_shared(fh, buf, count, datatype, status);
@@ -6636,8 +9156,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_iread_shared(MPI_File fh, v
     }
     return cgl_gp_MPI_File_iread_shared(fh, buf, count, datatype, request);
 }
+typedef int cgl_rt_MPI_File_iread_shared;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_iread_shared cgl_left_MPI_File_iread_shared(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iread_shared cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_iread_shared]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_iread_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iread_shared].real, memory_order_relaxed))(fh, buf, count, datatype, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_iread_shared(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_iread_shared) *cgl_fn = (__typeof__(MPI_File_iread_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iread_shared].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, buf, count, datatype, request);
     return cgl_sl_MPI_File_iread_shared(fh, buf, count, datatype, request);
@@ -6678,8 +9218,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite_shared(MPI_File fh, 
     }
     return cgl_gp_MPI_File_iwrite_shared(fh, buf, count, datatype, request);
 }
+typedef int cgl_rt_MPI_File_iwrite_shared;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_iwrite_shared cgl_left_MPI_File_iwrite_shared(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iwrite_shared cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_iwrite_shared]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_iwrite_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iwrite_shared].real, memory_order_relaxed))(fh, buf, count, datatype, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_iwrite_shared(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_iwrite_shared) *cgl_fn = (__typeof__(MPI_File_iwrite_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iwrite_shared].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, buf, count, datatype, request);
     return cgl_sl_MPI_File_iwrite_shared(fh, buf, count, datatype, request);
@@ -6720,8 +9280,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_read_ordered(MPI_File fh, v
     }
     return cgl_gp_MPI_File_read_ordered(fh, buf, count, datatype, status);
 }
+typedef int cgl_rt_MPI_File_read_ordered;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_ordered cgl_left_MPI_File_read_ordered(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_ordered cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_read_ordered]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_read_ordered) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_ordered].real, memory_order_relaxed))(fh, buf, count, datatype, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_read_ordered(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_read_ordered) *cgl_fn = (__typeof__(MPI_File_read_ordered) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_ordered].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, buf, count, datatype, status);
     return cgl_sl_MPI_File_read_ordered(fh, buf, count, datatype, status);
@@ -6762,8 +9342,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_write_ordered(MPI_File fh, 
     }
     return cgl_gp_MPI_File_write_ordered(fh, buf, count, datatype, status);
 }
+typedef int cgl_rt_MPI_File_write_ordered;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_ordered cgl_left_MPI_File_write_ordered(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_ordered cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_write_ordered]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_write_ordered) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_ordered].real, memory_order_relaxed))(fh, buf, count, datatype, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_write_ordered(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_write_ordered) *cgl_fn = (__typeof__(MPI_File_write_ordered) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_ordered].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, buf, count, datatype, status);
     return cgl_sl_MPI_File_write_ordered(fh, buf, count, datatype, status);
@@ -6802,8 +9402,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_seek_shared(MPI_File fh, MP
     }
     return cgl_gp_MPI_File_seek_shared(fh, offset, whence);
 }
+typedef int cgl_rt_MPI_File_seek_shared;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_seek_shared cgl_left_MPI_File_seek_shared(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_seek_shared cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_seek_shared]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_seek_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_seek_shared].real, memory_order_relaxed))(fh, offset, whence);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_seek_shared(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_seek_shared) *cgl_fn = (__typeof__(MPI_File_seek_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_seek_shared].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, offset, whence);
     return cgl_sl_MPI_File_seek_shared(fh, offset, whence);
@@ -6841,8 +9461,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_get_position_shared(MPI_Fil
     }
     return cgl_gp_MPI_File_get_position_shared(fh, offset);
 }
+typedef int cgl_rt_MPI_File_get_position_shared;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_position_shared cgl_left_MPI_File_get_position_shared(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_position_shared cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_get_position_shared]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_get_position_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_position_shared].real, memory_order_relaxed))(fh, offset);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_get_position_shared(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_get_position_shared) *cgl_fn = (__typeof__(MPI_File_get_position_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_position_shared].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, offset);
     return cgl_sl_MPI_File_get_position_shared(fh, offset);
@@ -6883,8 +9523,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_read_at_all_begin(MPI_File 
     }
     return cgl_gp_MPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
 }
+typedef int cgl_rt_MPI_File_read_at_all_begin;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_at_all_begin cgl_left_MPI_File_read_at_all_begin(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_at_all_begin cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_read_at_all_begin]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_read_at_all_begin) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_at_all_begin].real, memory_order_relaxed))(fh, offset, buf, count, datatype);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_read_at_all_begin(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_read_at_all_begin) *cgl_fn = (__typeof__(MPI_File_read_at_all_begin) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_at_all_begin].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, offset, buf, count, datatype);
     return cgl_sl_MPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
@@ -6923,8 +9583,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_read_at_all_end(MPI_File fh
     }
     return cgl_gp_MPI_File_read_at_all_end(fh, buf, status);
 }
+typedef int cgl_rt_MPI_File_read_at_all_end;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_at_all_end cgl_left_MPI_File_read_at_all_end(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_at_all_end cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_read_at_all_end]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_read_at_all_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_at_all_end].real, memory_order_relaxed))(fh, buf, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_read_at_all_end(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_read_at_all_end) *cgl_fn = (__typeof__(MPI_File_read_at_all_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_at_all_end].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, buf, status);
     return cgl_sl_MPI_File_read_at_all_end(fh, buf, status);
@@ -6965,8 +9645,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_write_at_all_begin(MPI_File
     }
     return cgl_gp_MPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
 }
+typedef int cgl_rt_MPI_File_write_at_all_begin;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_at_all_begin cgl_left_MPI_File_write_at_all_begin(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_at_all_begin cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_write_at_all_begin]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_write_at_all_begin) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_at_all_begin].real, memory_order_relaxed))(fh, offset, buf, count, datatype);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_write_at_all_begin(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_write_at_all_begin) *cgl_fn = (__typeof__(MPI_File_write_at_all_begin) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_at_all_begin].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, offset, buf, count, datatype);
     return cgl_sl_MPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
@@ -7005,8 +9705,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_write_at_all_end(MPI_File f
     }
     return cgl_gp_MPI_File_write_at_all_end(fh, buf, status);
 }
+typedef int cgl_rt_MPI_File_write_at_all_end;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_at_all_end cgl_left_MPI_File_write_at_all_end(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_at_all_end cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_write_at_all_end]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_write_at_all_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_at_all_end].real, memory_order_relaxed))(fh, buf, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_write_at_all_end(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_write_at_all_end) *cgl_fn = (__typeof__(MPI_File_write_at_all_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_at_all_end].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, buf, status);
     return cgl_sl_MPI_File_write_at_all_end(fh, buf, status);
@@ -7046,8 +9766,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_read_all_begin(MPI_File fh,
     }
     return cgl_gp_MPI_File_read_all_begin(fh, buf, count, datatype);
 }
+typedef int cgl_rt_MPI_File_read_all_begin;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_all_begin cgl_left_MPI_File_read_all_begin(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_all_begin cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_read_all_begin]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_read_all_begin) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_all_begin].real, memory_order_relaxed))(fh, buf, count, datatype);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_read_all_begin(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_read_all_begin) *cgl_fn = (__typeof__(MPI_File_read_all_begin) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_all_begin].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, buf, count, datatype);
     return cgl_sl_MPI_File_read_all_begin(fh, buf, count, datatype);
@@ -7086,8 +9826,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_read_all_end(MPI_File fh, v
     }
     return cgl_gp_MPI_File_read_all_end(fh, buf, status);
 }
+typedef int cgl_rt_MPI_File_read_all_end;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_all_end cgl_left_MPI_File_read_all_end(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_all_end cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_read_all_end]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_read_all_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_all_end].real, memory_order_relaxed))(fh, buf, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_read_all_end(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_read_all_end) *cgl_fn = (__typeof__(MPI_File_read_all_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_all_end].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, buf, status);
     return cgl_sl_MPI_File_read_all_end(fh, buf, status);
@@ -7127,8 +9887,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_write_all_begin(MPI_File fh
     }
     return cgl_gp_MPI_File_write_all_begin(fh, buf, count, datatype);
 }
+typedef int cgl_rt_MPI_File_write_all_begin;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_all_begin cgl_left_MPI_File_write_all_begin(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_all_begin cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_write_all_begin]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_write_all_begin) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_all_begin].real, memory_order_relaxed))(fh, buf, count, datatype);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_write_all_begin(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_write_all_begin) *cgl_fn = (__typeof__(MPI_File_write_all_begin) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_all_begin].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, buf, count, datatype);
     return cgl_sl_MPI_File_write_all_begin(fh, buf, count, datatype);
@@ -7167,8 +9947,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_write_all_end(MPI_File fh, 
     }
     return cgl_gp_MPI_File_write_all_end(fh, buf, status);
 }
+typedef int cgl_rt_MPI_File_write_all_end;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_all_end cgl_left_MPI_File_write_all_end(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_all_end cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_write_all_end]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_write_all_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_all_end].real, memory_order_relaxed))(fh, buf, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_write_all_end(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_write_all_end) *cgl_fn = (__typeof__(MPI_File_write_all_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_all_end].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, buf, status);
     return cgl_sl_MPI_File_write_all_end(fh, buf, status);
@@ -7208,8 +10008,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_read_ordered_begin(MPI_File
     }
     return cgl_gp_MPI_File_read_ordered_begin(fh, buf, count, datatype);
 }
+typedef int cgl_rt_MPI_File_read_ordered_begin;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_ordered_begin cgl_left_MPI_File_read_ordered_begin(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_ordered_begin cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_read_ordered_begin]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_read_ordered_begin) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_ordered_begin].real, memory_order_relaxed))(fh, buf, count, datatype);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_read_ordered_begin(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_read_ordered_begin) *cgl_fn = (__typeof__(MPI_File_read_ordered_begin) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_ordered_begin].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, buf, count, datatype);
     return cgl_sl_MPI_File_read_ordered_begin(fh, buf, count, datatype);
@@ -7248,8 +10068,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_read_ordered_end(MPI_File f
     }
     return cgl_gp_MPI_File_read_ordered_end(fh, buf, status);
 }
+typedef int cgl_rt_MPI_File_read_ordered_end;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_ordered_end cgl_left_MPI_File_read_ordered_end(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_ordered_end cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_read_ordered_end]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_read_ordered_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_ordered_end].real, memory_order_relaxed))(fh, buf, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_read_ordered_end(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_read_ordered_end) *cgl_fn = (__typeof__(MPI_File_read_ordered_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_ordered_end].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, buf, status);
     return cgl_sl_MPI_File_read_ordered_end(fh, buf, status);
@@ -7289,8 +10129,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_write_ordered_begin(MPI_Fil
     }
     return cgl_gp_MPI_File_write_ordered_begin(fh, buf, count, datatype);
 }
+typedef int cgl_rt_MPI_File_write_ordered_begin;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_ordered_begin cgl_left_MPI_File_write_ordered_begin(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_ordered_begin cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_write_ordered_begin]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_write_ordered_begin) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_ordered_begin].real, memory_order_relaxed))(fh, buf, count, datatype);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_write_ordered_begin(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_write_ordered_begin) *cgl_fn = (__typeof__(MPI_File_write_ordered_begin) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_ordered_begin].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, buf, count, datatype);
     return cgl_sl_MPI_File_write_ordered_begin(fh, buf, count, datatype);
@@ -7329,8 +10189,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_write_ordered_end(MPI_File 
     }
     return cgl_gp_MPI_File_write_ordered_end(fh, buf, status);
 }
+typedef int cgl_rt_MPI_File_write_ordered_end;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_ordered_end cgl_left_MPI_File_write_ordered_end(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_ordered_end cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_write_ordered_end]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_write_ordered_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_ordered_end].real, memory_order_relaxed))(fh, buf, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_write_ordered_end(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_write_ordered_end) *cgl_fn = (__typeof__(MPI_File_write_ordered_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_ordered_end].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, buf, status);
     return cgl_sl_MPI_File_write_ordered_end(fh, buf, status);
@@ -7369,8 +10249,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_get_type_extent(MPI_File fh
     }
     return cgl_gp_MPI_File_get_type_extent(fh, datatype, extent);
 }
+typedef int cgl_rt_MPI_File_get_type_extent;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_type_extent cgl_left_MPI_File_get_type_extent(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_type_extent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_get_type_extent]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_get_type_extent) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_type_extent].real, memory_order_relaxed))(fh, datatype, extent);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_get_type_extent(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_get_type_extent) *cgl_fn = (__typeof__(MPI_File_get_type_extent) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_type_extent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, datatype, extent);
     return cgl_sl_MPI_File_get_type_extent(fh, datatype, extent);
@@ -7408,8 +10308,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_set_atomicity(MPI_File fh, 
     }
     return cgl_gp_MPI_File_set_atomicity(fh, flag);
 }
+typedef int cgl_rt_MPI_File_set_atomicity;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_set_atomicity cgl_left_MPI_File_set_atomicity(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_set_atomicity cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_set_atomicity(MPI_File fh, int flag)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_set_atomicity]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_set_atomicity) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_set_atomicity].real, memory_order_relaxed))(fh, flag);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_set_atomicity(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_set_atomicity) *cgl_fn = (__typeof__(MPI_File_set_atomicity) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_set_atomicity].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, flag);
     return cgl_sl_MPI_File_set_atomicity(fh, flag);
@@ -7447,8 +10367,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_get_atomicity(MPI_File fh, 
     }
     return cgl_gp_MPI_File_get_atomicity(fh, flag);
 }
+typedef int cgl_rt_MPI_File_get_atomicity;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_atomicity cgl_left_MPI_File_get_atomicity(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_atomicity cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_get_atomicity(MPI_File fh, int *flag)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_get_atomicity]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_get_atomicity) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_atomicity].real, memory_order_relaxed))(fh, flag);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_get_atomicity(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_get_atomicity) *cgl_fn = (__typeof__(MPI_File_get_atomicity) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_atomicity].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh, flag);
     return cgl_sl_MPI_File_get_atomicity(fh, flag);
@@ -7485,8 +10425,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_sync(MPI_File fh)
     }
     return cgl_gp_MPI_File_sync(fh);
 }
+typedef int cgl_rt_MPI_File_sync;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_sync cgl_left_MPI_File_sync(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_sync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_File_sync(MPI_File fh)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_File_sync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_sync) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_sync].real, memory_order_relaxed))(fh);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_File_sync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_File_sync) *cgl_fn = (__typeof__(MPI_File_sync) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_sync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(fh);
     return cgl_sl_MPI_File_sync(fh);
@@ -7522,8 +10482,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Finalize(void)
     }
     return cgl_gp_MPI_Finalize();
 }
+typedef int cgl_rt_MPI_Finalize;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Finalize cgl_left_MPI_Finalize(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Finalize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Finalize(void)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Finalize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Finalize) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Finalize].real, memory_order_relaxed))();
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Finalize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Finalize) *cgl_fn = (__typeof__(MPI_Finalize) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Finalize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn();
     return cgl_sl_MPI_Finalize();
@@ -7560,8 +10540,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Finalized(int *flag)
     }
     return cgl_gp_MPI_Finalized(flag);
 }
+typedef int cgl_rt_MPI_Finalized;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Finalized cgl_left_MPI_Finalized(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Finalized cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Finalized(int *flag)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Finalized]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Finalized) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Finalized].real, memory_order_relaxed))(flag);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Finalized(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Finalized) *cgl_fn = (__typeof__(MPI_Finalized) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Finalized].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(flag);
     return cgl_sl_MPI_Finalized(flag);
@@ -7598,8 +10598,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Free_mem(void *base)
     }
     return cgl_gp_MPI_Free_mem(base);
 }
+typedef int cgl_rt_MPI_Free_mem;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Free_mem cgl_left_MPI_Free_mem(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Free_mem cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Free_mem(void *base)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Free_mem]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Free_mem) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Free_mem].real, memory_order_relaxed))(base);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Free_mem(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Free_mem) *cgl_fn = (__typeof__(MPI_Free_mem) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Free_mem].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(base);
     return cgl_sl_MPI_Free_mem(base);
@@ -7643,8 +10663,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Gather(const void *sendbuf, int 
     }
     return cgl_gp_MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
+typedef int cgl_rt_MPI_Gather;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Gather cgl_left_MPI_Gather(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Gather cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Gather]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Gather) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Gather].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Gather(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Gather) *cgl_fn = (__typeof__(MPI_Gather) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Gather].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return cgl_sl_MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -7689,8 +10729,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Igather(const void *sendbuf, int
     }
     return cgl_gp_MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
+typedef int cgl_rt_MPI_Igather;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Igather cgl_left_MPI_Igather(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Igather cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Igather]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Igather) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Igather].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Igather(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Igather) *cgl_fn = (__typeof__(MPI_Igather) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Igather].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     return cgl_sl_MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -7735,8 +10795,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Gatherv(const void *sendbuf, int
     }
     return cgl_gp_MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 }
+typedef int cgl_rt_MPI_Gatherv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Gatherv cgl_left_MPI_Gatherv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Gatherv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Gatherv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Gatherv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Gatherv].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Gatherv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Gatherv) *cgl_fn = (__typeof__(MPI_Gatherv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Gatherv].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     return cgl_sl_MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
@@ -7782,8 +10862,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Igatherv(const void *sendbuf, in
     }
     return cgl_gp_MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
 }
+typedef int cgl_rt_MPI_Igatherv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Igatherv cgl_left_MPI_Igatherv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Igatherv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Igatherv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Igatherv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Igatherv].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Igatherv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Igatherv) *cgl_fn = (__typeof__(MPI_Igatherv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Igatherv].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     return cgl_sl_MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
@@ -7821,8 +10921,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Get_address(const void *location
     }
     return cgl_gp_MPI_Get_address(location, address);
 }
+typedef int cgl_rt_MPI_Get_address;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Get_address cgl_left_MPI_Get_address(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get_address cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Get_address(const void *location, MPI_Aint *address)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Get_address]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Get_address) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get_address].real, memory_order_relaxed))(location, address);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Get_address(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Get_address) *cgl_fn = (__typeof__(MPI_Get_address) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get_address].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(location, address);
     return cgl_sl_MPI_Get_address(location, address);
@@ -7861,8 +10981,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Get_count(const MPI_Status *stat
     }
     return cgl_gp_MPI_Get_count(status, datatype, count);
 }
+typedef int cgl_rt_MPI_Get_count;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Get_count cgl_left_MPI_Get_count(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get_count cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Get_count]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Get_count) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get_count].real, memory_order_relaxed))(status, datatype, count);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Get_count(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Get_count) *cgl_fn = (__typeof__(MPI_Get_count) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get_count].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(status, datatype, count);
     return cgl_sl_MPI_Get_count(status, datatype, count);
@@ -7901,8 +11041,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Get_elements(const MPI_Status *s
     }
     return cgl_gp_MPI_Get_elements(status, datatype, count);
 }
+typedef int cgl_rt_MPI_Get_elements;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Get_elements cgl_left_MPI_Get_elements(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get_elements cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Get_elements]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Get_elements) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get_elements].real, memory_order_relaxed))(status, datatype, count);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Get_elements(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Get_elements) *cgl_fn = (__typeof__(MPI_Get_elements) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get_elements].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(status, datatype, count);
     return cgl_sl_MPI_Get_elements(status, datatype, count);
@@ -7941,8 +11101,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Get_elements_x(const MPI_Status 
     }
     return cgl_gp_MPI_Get_elements_x(status, datatype, count);
 }
+typedef int cgl_rt_MPI_Get_elements_x;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Get_elements_x cgl_left_MPI_Get_elements_x(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get_elements_x cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Get_elements_x]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Get_elements_x) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get_elements_x].real, memory_order_relaxed))(status, datatype, count);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Get_elements_x(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Get_elements_x) *cgl_fn = (__typeof__(MPI_Get_elements_x) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get_elements_x].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(status, datatype, count);
     return cgl_sl_MPI_Get_elements_x(status, datatype, count);
@@ -7986,8 +11166,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Get(void *origin_addr, int origi
     }
     return cgl_gp_MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
+typedef int cgl_rt_MPI_Get;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Get cgl_left_MPI_Get(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Get]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Get) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get].real, memory_order_relaxed))(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Get(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Get) *cgl_fn = (__typeof__(MPI_Get) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     return cgl_sl_MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
@@ -8035,8 +11235,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Get_accumulate(const void *origi
     }
     return cgl_gp_MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
+typedef int cgl_rt_MPI_Get_accumulate;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Get_accumulate cgl_left_MPI_Get_accumulate(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get_accumulate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Get_accumulate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Get_accumulate) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get_accumulate].real, memory_order_relaxed))(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Get_accumulate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Get_accumulate) *cgl_fn = (__typeof__(MPI_Get_accumulate) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get_accumulate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     return cgl_sl_MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
@@ -8074,8 +11294,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Get_library_version(char *versio
     }
     return cgl_gp_MPI_Get_library_version(version, resultlen);
 }
+typedef int cgl_rt_MPI_Get_library_version;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Get_library_version cgl_left_MPI_Get_library_version(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get_library_version cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Get_library_version(char *version, int *resultlen)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Get_library_version]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Get_library_version) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get_library_version].real, memory_order_relaxed))(version, resultlen);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Get_library_version(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Get_library_version) *cgl_fn = (__typeof__(MPI_Get_library_version) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get_library_version].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(version, resultlen);
     return cgl_sl_MPI_Get_library_version(version, resultlen);
@@ -8113,8 +11353,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Get_processor_name(char *name, i
     }
     return cgl_gp_MPI_Get_processor_name(name, resultlen);
 }
+typedef int cgl_rt_MPI_Get_processor_name;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Get_processor_name cgl_left_MPI_Get_processor_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get_processor_name cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Get_processor_name(char *name, int *resultlen)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Get_processor_name]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Get_processor_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get_processor_name].real, memory_order_relaxed))(name, resultlen);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Get_processor_name(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Get_processor_name) *cgl_fn = (__typeof__(MPI_Get_processor_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get_processor_name].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(name, resultlen);
     return cgl_sl_MPI_Get_processor_name(name, resultlen);
@@ -8152,8 +11412,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Get_version(int *version, int *s
     }
     return cgl_gp_MPI_Get_version(version, subversion);
 }
+typedef int cgl_rt_MPI_Get_version;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Get_version cgl_left_MPI_Get_version(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get_version cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Get_version(int *version, int *subversion)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Get_version]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Get_version) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get_version].real, memory_order_relaxed))(version, subversion);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Get_version(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Get_version) *cgl_fn = (__typeof__(MPI_Get_version) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get_version].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(version, subversion);
     return cgl_sl_MPI_Get_version(version, subversion);
@@ -8195,8 +11475,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Graph_create(MPI_Comm comm_old, 
     }
     return cgl_gp_MPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
 }
+typedef int cgl_rt_MPI_Graph_create;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Graph_create cgl_left_MPI_Graph_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Graph_create cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Graph_create]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Graph_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Graph_create].real, memory_order_relaxed))(comm_old, nnodes, index, edges, reorder, comm_graph);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Graph_create(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Graph_create) *cgl_fn = (__typeof__(MPI_Graph_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Graph_create].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm_old, nnodes, index, edges, reorder, comm_graph);
     return cgl_sl_MPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
@@ -8237,8 +11537,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Graph_get(MPI_Comm comm, int max
     }
     return cgl_gp_MPI_Graph_get(comm, maxindex, maxedges, index, edges);
 }
+typedef int cgl_rt_MPI_Graph_get;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Graph_get cgl_left_MPI_Graph_get(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Graph_get cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Graph_get]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Graph_get) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Graph_get].real, memory_order_relaxed))(comm, maxindex, maxedges, index, edges);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Graph_get(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Graph_get) *cgl_fn = (__typeof__(MPI_Graph_get) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Graph_get].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, maxindex, maxedges, index, edges);
     return cgl_sl_MPI_Graph_get(comm, maxindex, maxedges, index, edges);
@@ -8279,8 +11599,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Graph_map(MPI_Comm comm, int nno
     }
     return cgl_gp_MPI_Graph_map(comm, nnodes, index, edges, newrank);
 }
+typedef int cgl_rt_MPI_Graph_map;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Graph_map cgl_left_MPI_Graph_map(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Graph_map cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Graph_map]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Graph_map) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Graph_map].real, memory_order_relaxed))(comm, nnodes, index, edges, newrank);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Graph_map(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Graph_map) *cgl_fn = (__typeof__(MPI_Graph_map) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Graph_map].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, nnodes, index, edges, newrank);
     return cgl_sl_MPI_Graph_map(comm, nnodes, index, edges, newrank);
@@ -8319,8 +11659,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Graph_neighbors_count(MPI_Comm c
     }
     return cgl_gp_MPI_Graph_neighbors_count(comm, rank, nneighbors);
 }
+typedef int cgl_rt_MPI_Graph_neighbors_count;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Graph_neighbors_count cgl_left_MPI_Graph_neighbors_count(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Graph_neighbors_count cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Graph_neighbors_count]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Graph_neighbors_count) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Graph_neighbors_count].real, memory_order_relaxed))(comm, rank, nneighbors);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Graph_neighbors_count(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Graph_neighbors_count) *cgl_fn = (__typeof__(MPI_Graph_neighbors_count) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Graph_neighbors_count].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, rank, nneighbors);
     return cgl_sl_MPI_Graph_neighbors_count(comm, rank, nneighbors);
@@ -8360,8 +11720,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Graph_neighbors(MPI_Comm comm, i
     }
     return cgl_gp_MPI_Graph_neighbors(comm, rank, maxneighbors, neighbors);
 }
+typedef int cgl_rt_MPI_Graph_neighbors;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Graph_neighbors cgl_left_MPI_Graph_neighbors(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Graph_neighbors cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Graph_neighbors]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Graph_neighbors) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Graph_neighbors].real, memory_order_relaxed))(comm, rank, maxneighbors, neighbors);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Graph_neighbors(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Graph_neighbors) *cgl_fn = (__typeof__(MPI_Graph_neighbors) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Graph_neighbors].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, rank, maxneighbors, neighbors);
     return cgl_sl_MPI_Graph_neighbors(comm, rank, maxneighbors, neighbors);
@@ -8400,8 +11780,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Graphdims_get(MPI_Comm comm, int
     }
     return cgl_gp_MPI_Graphdims_get(comm, nnodes, nedges);
 }
+typedef int cgl_rt_MPI_Graphdims_get;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Graphdims_get cgl_left_MPI_Graphdims_get(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Graphdims_get cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Graphdims_get]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Graphdims_get) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Graphdims_get].real, memory_order_relaxed))(comm, nnodes, nedges);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Graphdims_get(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Graphdims_get) *cgl_fn = (__typeof__(MPI_Graphdims_get) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Graphdims_get].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, nnodes, nedges);
     return cgl_sl_MPI_Graphdims_get(comm, nnodes, nedges);
@@ -8438,8 +11838,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Grequest_complete(MPI_Request re
     }
     return cgl_gp_MPI_Grequest_complete(request);
 }
+typedef int cgl_rt_MPI_Grequest_complete;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Grequest_complete cgl_left_MPI_Grequest_complete(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Grequest_complete cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Grequest_complete(MPI_Request request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Grequest_complete]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Grequest_complete) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Grequest_complete].real, memory_order_relaxed))(request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Grequest_complete(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Grequest_complete) *cgl_fn = (__typeof__(MPI_Grequest_complete) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Grequest_complete].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(request);
     return cgl_sl_MPI_Grequest_complete(request);
@@ -8480,8 +11900,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Grequest_start(MPI_Grequest_quer
     }
     return cgl_gp_MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
 }
+typedef int cgl_rt_MPI_Grequest_start;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Grequest_start cgl_left_MPI_Grequest_start(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Grequest_start cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Grequest_start]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Grequest_start) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Grequest_start].real, memory_order_relaxed))(query_fn, free_fn, cancel_fn, extra_state, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Grequest_start(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Grequest_start) *cgl_fn = (__typeof__(MPI_Grequest_start) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Grequest_start].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(query_fn, free_fn, cancel_fn, extra_state, request);
     return cgl_sl_MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
@@ -8514,8 +11954,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_c2f(MPI_Group group)
     }
     return cgl_gp_MPI_Group_c2f(group);
 }
+typedef int cgl_rt_MPI_Group_c2f;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_c2f cgl_left_MPI_Group_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_c2f cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Group_c2f(MPI_Group group)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Group_c2f]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Group_c2f) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_c2f].real, memory_order_relaxed))(group);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Group_c2f(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Group_c2f) *cgl_fn = (__typeof__(MPI_Group_c2f) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_c2f].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(group);
     return cgl_sl_MPI_Group_c2f(group);
@@ -8554,8 +12014,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_compare(MPI_Group group1, 
     }
     return cgl_gp_MPI_Group_compare(group1, group2, result);
 }
+typedef int cgl_rt_MPI_Group_compare;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_compare cgl_left_MPI_Group_compare(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_compare cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Group_compare]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Group_compare) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_compare].real, memory_order_relaxed))(group1, group2, result);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Group_compare(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Group_compare) *cgl_fn = (__typeof__(MPI_Group_compare) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_compare].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(group1, group2, result);
     return cgl_sl_MPI_Group_compare(group1, group2, result);
@@ -8594,8 +12074,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_difference(MPI_Group group
     }
     return cgl_gp_MPI_Group_difference(group1, group2, newgroup);
 }
+typedef int cgl_rt_MPI_Group_difference;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_difference cgl_left_MPI_Group_difference(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_difference cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Group_difference]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Group_difference) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_difference].real, memory_order_relaxed))(group1, group2, newgroup);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Group_difference(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Group_difference) *cgl_fn = (__typeof__(MPI_Group_difference) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_difference].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(group1, group2, newgroup);
     return cgl_sl_MPI_Group_difference(group1, group2, newgroup);
@@ -8635,8 +12135,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_excl(MPI_Group group, int 
     }
     return cgl_gp_MPI_Group_excl(group, n, ranks, newgroup);
 }
+typedef int cgl_rt_MPI_Group_excl;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_excl cgl_left_MPI_Group_excl(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_excl cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Group_excl]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Group_excl) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_excl].real, memory_order_relaxed))(group, n, ranks, newgroup);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Group_excl(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Group_excl) *cgl_fn = (__typeof__(MPI_Group_excl) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_excl].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(group, n, ranks, newgroup);
     return cgl_sl_MPI_Group_excl(group, n, ranks, newgroup);
@@ -8669,8 +12189,28 @@ static __attribute__((noinline)) MPI_Group cgl_sl_MPI_Group_f2c(int group)
     }
     return cgl_gp_MPI_Group_f2c(group);
 }
+typedef MPI_Group cgl_rt_MPI_Group_f2c;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_f2c cgl_left_MPI_Group_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_f2c cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT MPI_Group MPI_Group_f2c(int group)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Group_f2c]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            MPI_Group cgl_ret = ((__typeof__(MPI_Group_f2c) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_f2c].real, memory_order_relaxed))(group);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Group_f2c(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Group_f2c) *cgl_fn = (__typeof__(MPI_Group_f2c) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_f2c].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(group);
     return cgl_sl_MPI_Group_f2c(group);
@@ -8707,8 +12247,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_free(MPI_Group *group)
     }
     return cgl_gp_MPI_Group_free(group);
 }
+typedef int cgl_rt_MPI_Group_free;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_free cgl_left_MPI_Group_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_free cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Group_free(MPI_Group *group)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Group_free]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Group_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_free].real, memory_order_relaxed))(group);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Group_free(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Group_free) *cgl_fn = (__typeof__(MPI_Group_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_free].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(group);
     return cgl_sl_MPI_Group_free(group);
@@ -8748,8 +12308,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_incl(MPI_Group group, int 
     }
     return cgl_gp_MPI_Group_incl(group, n, ranks, newgroup);
 }
+typedef int cgl_rt_MPI_Group_incl;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_incl cgl_left_MPI_Group_incl(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_incl cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Group_incl]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Group_incl) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_incl].real, memory_order_relaxed))(group, n, ranks, newgroup);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Group_incl(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Group_incl) *cgl_fn = (__typeof__(MPI_Group_incl) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_incl].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(group, n, ranks, newgroup);
     return cgl_sl_MPI_Group_incl(group, n, ranks, newgroup);
@@ -8788,8 +12368,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_intersection(MPI_Group gro
     }
     return cgl_gp_MPI_Group_intersection(group1, group2, newgroup);
 }
+typedef int cgl_rt_MPI_Group_intersection;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_intersection cgl_left_MPI_Group_intersection(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_intersection cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Group_intersection]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Group_intersection) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_intersection].real, memory_order_relaxed))(group1, group2, newgroup);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Group_intersection(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Group_intersection) *cgl_fn = (__typeof__(MPI_Group_intersection) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_intersection].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(group1, group2, newgroup);
     return cgl_sl_MPI_Group_intersection(group1, group2, newgroup);
@@ -8829,8 +12429,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_range_excl(MPI_Group group
     }
     return cgl_gp_MPI_Group_range_excl(group, n, ranges, newgroup);
 }
+typedef int cgl_rt_MPI_Group_range_excl;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_range_excl cgl_left_MPI_Group_range_excl(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_range_excl cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Group_range_excl]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Group_range_excl) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_range_excl].real, memory_order_relaxed))(group, n, ranges, newgroup);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Group_range_excl(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Group_range_excl) *cgl_fn = (__typeof__(MPI_Group_range_excl) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_range_excl].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(group, n, ranges, newgroup);
     return cgl_sl_MPI_Group_range_excl(group, n, ranges, newgroup);
@@ -8870,8 +12490,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_range_incl(MPI_Group group
     }
     return cgl_gp_MPI_Group_range_incl(group, n, ranges, newgroup);
 }
+typedef int cgl_rt_MPI_Group_range_incl;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_range_incl cgl_left_MPI_Group_range_incl(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_range_incl cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Group_range_incl]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Group_range_incl) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_range_incl].real, memory_order_relaxed))(group, n, ranges, newgroup);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Group_range_incl(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Group_range_incl) *cgl_fn = (__typeof__(MPI_Group_range_incl) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_range_incl].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(group, n, ranges, newgroup);
     return cgl_sl_MPI_Group_range_incl(group, n, ranges, newgroup);
@@ -8909,8 +12549,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_rank(MPI_Group group, int 
     }
     return cgl_gp_MPI_Group_rank(group, rank);
 }
+typedef int cgl_rt_MPI_Group_rank;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_rank cgl_left_MPI_Group_rank(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_rank cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Group_rank(MPI_Group group, int *rank)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Group_rank]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Group_rank) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_rank].real, memory_order_relaxed))(group, rank);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Group_rank(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Group_rank) *cgl_fn = (__typeof__(MPI_Group_rank) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_rank].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(group, rank);
     return cgl_sl_MPI_Group_rank(group, rank);
@@ -8948,8 +12608,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_size(MPI_Group group, int 
     }
     return cgl_gp_MPI_Group_size(group, size);
 }
+typedef int cgl_rt_MPI_Group_size;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_size cgl_left_MPI_Group_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_size cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Group_size(MPI_Group group, int *size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Group_size]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Group_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_size].real, memory_order_relaxed))(group, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Group_size(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Group_size) *cgl_fn = (__typeof__(MPI_Group_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_size].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(group, size);
     return cgl_sl_MPI_Group_size(group, size);
@@ -8990,8 +12670,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_translate_ranks(MPI_Group 
     }
     return cgl_gp_MPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2);
 }
+typedef int cgl_rt_MPI_Group_translate_ranks;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_translate_ranks cgl_left_MPI_Group_translate_ranks(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_translate_ranks cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Group_translate_ranks]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Group_translate_ranks) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_translate_ranks].real, memory_order_relaxed))(group1, n, ranks1, group2, ranks2);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Group_translate_ranks(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Group_translate_ranks) *cgl_fn = (__typeof__(MPI_Group_translate_ranks) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_translate_ranks].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(group1, n, ranks1, group2, ranks2);
     return cgl_sl_MPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2);
@@ -9030,8 +12730,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_union(MPI_Group group1, MP
     }
     return cgl_gp_MPI_Group_union(group1, group2, newgroup);
 }
+typedef int cgl_rt_MPI_Group_union;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_union cgl_left_MPI_Group_union(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_union cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Group_union]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Group_union) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_union].real, memory_order_relaxed))(group1, group2, newgroup);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Group_union(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Group_union) *cgl_fn = (__typeof__(MPI_Group_union) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_union].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(group1, group2, newgroup);
     return cgl_sl_MPI_Group_union(group1, group2, newgroup);
@@ -9074,8 +12794,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ibsend(const void *buf, int coun
     }
     return cgl_gp_MPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
 }
+typedef int cgl_rt_MPI_Ibsend;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ibsend cgl_left_MPI_Ibsend(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ibsend cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Ibsend]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Ibsend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ibsend].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Ibsend(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Ibsend) *cgl_fn = (__typeof__(MPI_Ibsend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ibsend].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buf, count, datatype, dest, tag, comm, request);
     return cgl_sl_MPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
@@ -9117,8 +12857,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Improbe(int source, int tag, MPI
     }
     return cgl_gp_MPI_Improbe(source, tag, comm, flag, message, status);
 }
+typedef int cgl_rt_MPI_Improbe;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Improbe cgl_left_MPI_Improbe(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Improbe cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Improbe]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Improbe) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Improbe].real, memory_order_relaxed))(source, tag, comm, flag, message, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Improbe(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Improbe) *cgl_fn = (__typeof__(MPI_Improbe) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Improbe].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(source, tag, comm, flag, message, status);
     return cgl_sl_MPI_Improbe(source, tag, comm, flag, message, status);
@@ -9159,8 +12919,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Imrecv(void *buf, int count, MPI
     }
     return cgl_gp_MPI_Imrecv(buf, count, type, message, request);
 }
+typedef int cgl_rt_MPI_Imrecv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Imrecv cgl_left_MPI_Imrecv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Imrecv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Imrecv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Imrecv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Imrecv].real, memory_order_relaxed))(buf, count, type, message, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Imrecv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Imrecv) *cgl_fn = (__typeof__(MPI_Imrecv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Imrecv].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buf, count, type, message, request);
     return cgl_sl_MPI_Imrecv(buf, count, type, message, request);
@@ -9193,8 +12973,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Info_c2f(MPI_Info info)
     }
     return cgl_gp_MPI_Info_c2f(info);
 }
+typedef int cgl_rt_MPI_Info_c2f;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Info_c2f cgl_left_MPI_Info_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_c2f cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Info_c2f(MPI_Info info)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Info_c2f]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Info_c2f) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_c2f].real, memory_order_relaxed))(info);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Info_c2f(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Info_c2f) *cgl_fn = (__typeof__(MPI_Info_c2f) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_c2f].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(info);
     return cgl_sl_MPI_Info_c2f(info);
@@ -9231,8 +13031,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Info_create(MPI_Info *info)
     }
     return cgl_gp_MPI_Info_create(info);
 }
+typedef int cgl_rt_MPI_Info_create;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Info_create cgl_left_MPI_Info_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_create cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Info_create(MPI_Info *info)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Info_create]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Info_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_create].real, memory_order_relaxed))(info);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Info_create(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Info_create) *cgl_fn = (__typeof__(MPI_Info_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_create].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(info);
     return cgl_sl_MPI_Info_create(info);
@@ -9270,8 +13090,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Info_delete(MPI_Info info, const
     }
     return cgl_gp_MPI_Info_delete(info, key);
 }
+typedef int cgl_rt_MPI_Info_delete;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Info_delete cgl_left_MPI_Info_delete(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_delete cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Info_delete(MPI_Info info, const char *key)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Info_delete]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Info_delete) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_delete].real, memory_order_relaxed))(info, key);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Info_delete(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Info_delete) *cgl_fn = (__typeof__(MPI_Info_delete) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_delete].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(info, key);
     return cgl_sl_MPI_Info_delete(info, key);
@@ -9309,8 +13149,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Info_dup(MPI_Info info, MPI_Info
     }
     return cgl_gp_MPI_Info_dup(info, newinfo);
 }
+typedef int cgl_rt_MPI_Info_dup;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Info_dup cgl_left_MPI_Info_dup(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_dup cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Info_dup]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Info_dup) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_dup].real, memory_order_relaxed))(info, newinfo);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Info_dup(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Info_dup) *cgl_fn = (__typeof__(MPI_Info_dup) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_dup].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(info, newinfo);
     return cgl_sl_MPI_Info_dup(info, newinfo);
@@ -9343,8 +13203,28 @@ static __attribute__((noinline)) MPI_Info cgl_sl_MPI_Info_f2c(int info)
     }
     return cgl_gp_MPI_Info_f2c(info);
 }
+typedef MPI_Info cgl_rt_MPI_Info_f2c;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Info_f2c cgl_left_MPI_Info_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_f2c cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT MPI_Info MPI_Info_f2c(int info)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Info_f2c]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            MPI_Info cgl_ret = ((__typeof__(MPI_Info_f2c) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_f2c].real, memory_order_relaxed))(info);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Info_f2c(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Info_f2c) *cgl_fn = (__typeof__(MPI_Info_f2c) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_f2c].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(info);
     return cgl_sl_MPI_Info_f2c(info);
@@ -9381,8 +13261,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Info_free(MPI_Info *info)
     }
     return cgl_gp_MPI_Info_free(info);
 }
+typedef int cgl_rt_MPI_Info_free;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Info_free cgl_left_MPI_Info_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_free cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Info_free(MPI_Info *info)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Info_free]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Info_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_free].real, memory_order_relaxed))(info);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Info_free(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Info_free) *cgl_fn = (__typeof__(MPI_Info_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_free].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(info);
     return cgl_sl_MPI_Info_free(info);
@@ -9423,8 +13323,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Info_get(MPI_Info info, const ch
     }
     return cgl_gp_MPI_Info_get(info, key, valuelen, value, flag);
 }
+typedef int cgl_rt_MPI_Info_get;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Info_get cgl_left_MPI_Info_get(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_get cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Info_get]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Info_get) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_get].real, memory_order_relaxed))(info, key, valuelen, value, flag);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Info_get(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Info_get) *cgl_fn = (__typeof__(MPI_Info_get) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_get].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(info, key, valuelen, value, flag);
     return cgl_sl_MPI_Info_get(info, key, valuelen, value, flag);
@@ -9462,8 +13382,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Info_get_nkeys(MPI_Info info, in
     }
     return cgl_gp_MPI_Info_get_nkeys(info, nkeys);
 }
+typedef int cgl_rt_MPI_Info_get_nkeys;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Info_get_nkeys cgl_left_MPI_Info_get_nkeys(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_get_nkeys cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Info_get_nkeys]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Info_get_nkeys) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_get_nkeys].real, memory_order_relaxed))(info, nkeys);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Info_get_nkeys(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Info_get_nkeys) *cgl_fn = (__typeof__(MPI_Info_get_nkeys) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_get_nkeys].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(info, nkeys);
     return cgl_sl_MPI_Info_get_nkeys(info, nkeys);
@@ -9502,8 +13442,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Info_get_nthkey(MPI_Info info, i
     }
     return cgl_gp_MPI_Info_get_nthkey(info, n, key);
 }
+typedef int cgl_rt_MPI_Info_get_nthkey;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Info_get_nthkey cgl_left_MPI_Info_get_nthkey(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_get_nthkey cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Info_get_nthkey]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Info_get_nthkey) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_get_nthkey].real, memory_order_relaxed))(info, n, key);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Info_get_nthkey(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Info_get_nthkey) *cgl_fn = (__typeof__(MPI_Info_get_nthkey) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_get_nthkey].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(info, n, key);
     return cgl_sl_MPI_Info_get_nthkey(info, n, key);
@@ -9543,8 +13503,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Info_get_valuelen(MPI_Info info,
     }
     return cgl_gp_MPI_Info_get_valuelen(info, key, valuelen, flag);
 }
+typedef int cgl_rt_MPI_Info_get_valuelen;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Info_get_valuelen cgl_left_MPI_Info_get_valuelen(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_get_valuelen cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Info_get_valuelen]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Info_get_valuelen) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_get_valuelen].real, memory_order_relaxed))(info, key, valuelen, flag);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Info_get_valuelen(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Info_get_valuelen) *cgl_fn = (__typeof__(MPI_Info_get_valuelen) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_get_valuelen].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(info, key, valuelen, flag);
     return cgl_sl_MPI_Info_get_valuelen(info, key, valuelen, flag);
@@ -9583,8 +13563,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Info_set(MPI_Info info, const ch
     }
     return cgl_gp_MPI_Info_set(info, key, value);
 }
+typedef int cgl_rt_MPI_Info_set;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Info_set cgl_left_MPI_Info_set(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_set cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Info_set]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Info_set) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_set].real, memory_order_relaxed))(info, key, value);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Info_set(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Info_set) *cgl_fn = (__typeof__(MPI_Info_set) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_set].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(info, key, value);
     return cgl_sl_MPI_Info_set(info, key, value);
@@ -9622,8 +13622,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Init(int *argc, char ***argv)
     }
     return cgl_gp_MPI_Init(argc, argv);
 }
+typedef int cgl_rt_MPI_Init;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Init cgl_left_MPI_Init(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Init cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Init(int *argc, char ***argv)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Init]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Init) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Init].real, memory_order_relaxed))(argc, argv);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Init(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Init) *cgl_fn = (__typeof__(MPI_Init) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Init].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(argc, argv);
     return cgl_sl_MPI_Init(argc, argv);
@@ -9660,8 +13680,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Initialized(int *flag)
     }
     return cgl_gp_MPI_Initialized(flag);
 }
+typedef int cgl_rt_MPI_Initialized;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Initialized cgl_left_MPI_Initialized(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Initialized cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Initialized(int *flag)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Initialized]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Initialized) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Initialized].real, memory_order_relaxed))(flag);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Initialized(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Initialized) *cgl_fn = (__typeof__(MPI_Initialized) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Initialized].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(flag);
     return cgl_sl_MPI_Initialized(flag);
@@ -9701,8 +13741,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Init_thread(int *argc, char ***a
     }
     return cgl_gp_MPI_Init_thread(argc, argv, required, provided);
 }
+typedef int cgl_rt_MPI_Init_thread;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Init_thread cgl_left_MPI_Init_thread(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Init_thread cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Init_thread]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Init_thread) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Init_thread].real, memory_order_relaxed))(argc, argv, required, provided);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Init_thread(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Init_thread) *cgl_fn = (__typeof__(MPI_Init_thread) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Init_thread].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(argc, argv, required, provided);
     return cgl_sl_MPI_Init_thread(argc, argv, required, provided);
@@ -9744,8 +13804,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Intercomm_create(MPI_Comm local_
     }
     return cgl_gp_MPI_Intercomm_create(local_comm, local_leader, bridge_comm, remote_leader, tag, newintercomm);
 }
+typedef int cgl_rt_MPI_Intercomm_create;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Intercomm_create cgl_left_MPI_Intercomm_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Intercomm_create cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm bridge_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Intercomm_create]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Intercomm_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Intercomm_create].real, memory_order_relaxed))(local_comm, local_leader, bridge_comm, remote_leader, tag, newintercomm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Intercomm_create(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Intercomm_create) *cgl_fn = (__typeof__(MPI_Intercomm_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Intercomm_create].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(local_comm, local_leader, bridge_comm, remote_leader, tag, newintercomm);
     return cgl_sl_MPI_Intercomm_create(local_comm, local_leader, bridge_comm, remote_leader, tag, newintercomm);
@@ -9784,8 +13864,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Intercomm_merge(MPI_Comm interco
     }
     return cgl_gp_MPI_Intercomm_merge(intercomm, high, newintercomm);
 }
+typedef int cgl_rt_MPI_Intercomm_merge;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Intercomm_merge cgl_left_MPI_Intercomm_merge(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Intercomm_merge cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintercomm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Intercomm_merge]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Intercomm_merge) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Intercomm_merge].real, memory_order_relaxed))(intercomm, high, newintercomm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Intercomm_merge(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Intercomm_merge) *cgl_fn = (__typeof__(MPI_Intercomm_merge) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Intercomm_merge].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(intercomm, high, newintercomm);
     return cgl_sl_MPI_Intercomm_merge(intercomm, high, newintercomm);
@@ -9826,8 +13926,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Iprobe(int source, int tag, MPI_
     }
     return cgl_gp_MPI_Iprobe(source, tag, comm, flag, status);
 }
+typedef int cgl_rt_MPI_Iprobe;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Iprobe cgl_left_MPI_Iprobe(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Iprobe cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Iprobe]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Iprobe) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Iprobe].real, memory_order_relaxed))(source, tag, comm, flag, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Iprobe(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Iprobe) *cgl_fn = (__typeof__(MPI_Iprobe) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Iprobe].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(source, tag, comm, flag, status);
     return cgl_sl_MPI_Iprobe(source, tag, comm, flag, status);
@@ -9870,8 +13990,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Irecv(void *buf, int count, MPI_
     }
     return cgl_gp_MPI_Irecv(buf, count, datatype, source, tag, comm, request);
 }
+typedef int cgl_rt_MPI_Irecv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Irecv cgl_left_MPI_Irecv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Irecv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Irecv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Irecv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Irecv].real, memory_order_relaxed))(buf, count, datatype, source, tag, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Irecv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Irecv) *cgl_fn = (__typeof__(MPI_Irecv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Irecv].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buf, count, datatype, source, tag, comm, request);
     return cgl_sl_MPI_Irecv(buf, count, datatype, source, tag, comm, request);
@@ -9914,8 +14054,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Irsend(const void *buf, int coun
     }
     return cgl_gp_MPI_Irsend(buf, count, datatype, dest, tag, comm, request);
 }
+typedef int cgl_rt_MPI_Irsend;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Irsend cgl_left_MPI_Irsend(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Irsend cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Irsend]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Irsend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Irsend].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Irsend(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Irsend) *cgl_fn = (__typeof__(MPI_Irsend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Irsend].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buf, count, datatype, dest, tag, comm, request);
     return cgl_sl_MPI_Irsend(buf, count, datatype, dest, tag, comm, request);
@@ -9958,8 +14118,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Isend(const void *buf, int count
     }
     return cgl_gp_MPI_Isend(buf, count, datatype, dest, tag, comm, request);
 }
+typedef int cgl_rt_MPI_Isend;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Isend cgl_left_MPI_Isend(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Isend cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Isend]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Isend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Isend].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Isend(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Isend) *cgl_fn = (__typeof__(MPI_Isend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Isend].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buf, count, datatype, dest, tag, comm, request);
     return cgl_sl_MPI_Isend(buf, count, datatype, dest, tag, comm, request);
@@ -10002,8 +14182,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Issend(const void *buf, int coun
     }
     return cgl_gp_MPI_Issend(buf, count, datatype, dest, tag, comm, request);
 }
+typedef int cgl_rt_MPI_Issend;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Issend cgl_left_MPI_Issend(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Issend cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Issend]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Issend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Issend].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Issend(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Issend) *cgl_fn = (__typeof__(MPI_Issend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Issend].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buf, count, datatype, dest, tag, comm, request);
     return cgl_sl_MPI_Issend(buf, count, datatype, dest, tag, comm, request);
@@ -10040,8 +14240,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Is_thread_main(int *flag)
     }
     return cgl_gp_MPI_Is_thread_main(flag);
 }
+typedef int cgl_rt_MPI_Is_thread_main;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Is_thread_main cgl_left_MPI_Is_thread_main(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Is_thread_main cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Is_thread_main(int *flag)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Is_thread_main]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Is_thread_main) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Is_thread_main].real, memory_order_relaxed))(flag);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Is_thread_main(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Is_thread_main) *cgl_fn = (__typeof__(MPI_Is_thread_main) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Is_thread_main].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(flag);
     return cgl_sl_MPI_Is_thread_main(flag);
@@ -10080,8 +14300,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Lookup_name(const char *service_
     }
     return cgl_gp_MPI_Lookup_name(service_name, info, port_name);
 }
+typedef int cgl_rt_MPI_Lookup_name;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Lookup_name cgl_left_MPI_Lookup_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Lookup_name cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Lookup_name]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Lookup_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Lookup_name].real, memory_order_relaxed))(service_name, info, port_name);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Lookup_name(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Lookup_name) *cgl_fn = (__typeof__(MPI_Lookup_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Lookup_name].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(service_name, info, port_name);
     return cgl_sl_MPI_Lookup_name(service_name, info, port_name);
@@ -10114,8 +14354,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Message_c2f(MPI_Message message)
     }
     return cgl_gp_MPI_Message_c2f(message);
 }
+typedef int cgl_rt_MPI_Message_c2f;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Message_c2f cgl_left_MPI_Message_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Message_c2f cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Message_c2f(MPI_Message message)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Message_c2f]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Message_c2f) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Message_c2f].real, memory_order_relaxed))(message);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Message_c2f(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Message_c2f) *cgl_fn = (__typeof__(MPI_Message_c2f) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Message_c2f].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(message);
     return cgl_sl_MPI_Message_c2f(message);
@@ -10148,8 +14408,28 @@ static __attribute__((noinline)) MPI_Message cgl_sl_MPI_Message_f2c(int message)
     }
     return cgl_gp_MPI_Message_f2c(message);
 }
+typedef MPI_Message cgl_rt_MPI_Message_f2c;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Message_f2c cgl_left_MPI_Message_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Message_f2c cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT MPI_Message MPI_Message_f2c(int message)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Message_f2c]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            MPI_Message cgl_ret = ((__typeof__(MPI_Message_f2c) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Message_f2c].real, memory_order_relaxed))(message);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Message_f2c(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Message_f2c) *cgl_fn = (__typeof__(MPI_Message_f2c) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Message_f2c].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(message);
     return cgl_sl_MPI_Message_f2c(message);
@@ -10190,8 +14470,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Mprobe(int source, int tag, MPI_
     }
     return cgl_gp_MPI_Mprobe(source, tag, comm, message, status);
 }
+typedef int cgl_rt_MPI_Mprobe;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Mprobe cgl_left_MPI_Mprobe(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Mprobe cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Mprobe]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Mprobe) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Mprobe].real, memory_order_relaxed))(source, tag, comm, message, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Mprobe(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Mprobe) *cgl_fn = (__typeof__(MPI_Mprobe) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Mprobe].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(source, tag, comm, message, status);
     return cgl_sl_MPI_Mprobe(source, tag, comm, message, status);
@@ -10232,8 +14532,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Mrecv(void *buf, int count, MPI_
     }
     return cgl_gp_MPI_Mrecv(buf, count, type, message, status);
 }
+typedef int cgl_rt_MPI_Mrecv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Mrecv cgl_left_MPI_Mrecv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Mrecv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Mrecv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Mrecv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Mrecv].real, memory_order_relaxed))(buf, count, type, message, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Mrecv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Mrecv) *cgl_fn = (__typeof__(MPI_Mrecv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Mrecv].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buf, count, type, message, status);
     return cgl_sl_MPI_Mrecv(buf, count, type, message, status);
@@ -10276,8 +14596,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_allgather(const void *s
     }
     return cgl_gp_MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
+typedef int cgl_rt_MPI_Neighbor_allgather;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Neighbor_allgather cgl_left_MPI_Neighbor_allgather(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Neighbor_allgather cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Neighbor_allgather]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Neighbor_allgather) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_allgather].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Neighbor_allgather(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Neighbor_allgather) *cgl_fn = (__typeof__(MPI_Neighbor_allgather) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_allgather].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     return cgl_sl_MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -10321,8 +14661,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_allgather(const void *
     }
     return cgl_gp_MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
+typedef int cgl_rt_MPI_Ineighbor_allgather;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ineighbor_allgather cgl_left_MPI_Ineighbor_allgather(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ineighbor_allgather cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Ineighbor_allgather]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Ineighbor_allgather) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ineighbor_allgather].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Ineighbor_allgather(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Ineighbor_allgather) *cgl_fn = (__typeof__(MPI_Ineighbor_allgather) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ineighbor_allgather].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     return cgl_sl_MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -10366,8 +14726,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_allgatherv(const void *
     }
     return cgl_gp_MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
+typedef int cgl_rt_MPI_Neighbor_allgatherv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Neighbor_allgatherv cgl_left_MPI_Neighbor_allgatherv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Neighbor_allgatherv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Neighbor_allgatherv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Neighbor_allgatherv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_allgatherv].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Neighbor_allgatherv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Neighbor_allgatherv) *cgl_fn = (__typeof__(MPI_Neighbor_allgatherv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_allgatherv].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     return cgl_sl_MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
@@ -10412,8 +14792,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_allgatherv(const void 
     }
     return cgl_gp_MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 }
+typedef int cgl_rt_MPI_Ineighbor_allgatherv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ineighbor_allgatherv cgl_left_MPI_Ineighbor_allgatherv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ineighbor_allgatherv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Ineighbor_allgatherv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Ineighbor_allgatherv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ineighbor_allgatherv].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Ineighbor_allgatherv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Ineighbor_allgatherv) *cgl_fn = (__typeof__(MPI_Ineighbor_allgatherv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ineighbor_allgatherv].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     return cgl_sl_MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
@@ -10456,8 +14856,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_alltoall(const void *se
     }
     return cgl_gp_MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
+typedef int cgl_rt_MPI_Neighbor_alltoall;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Neighbor_alltoall cgl_left_MPI_Neighbor_alltoall(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Neighbor_alltoall cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Neighbor_alltoall]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Neighbor_alltoall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_alltoall].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Neighbor_alltoall(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Neighbor_alltoall) *cgl_fn = (__typeof__(MPI_Neighbor_alltoall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_alltoall].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     return cgl_sl_MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -10501,8 +14921,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_alltoall(const void *s
     }
     return cgl_gp_MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
+typedef int cgl_rt_MPI_Ineighbor_alltoall;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ineighbor_alltoall cgl_left_MPI_Ineighbor_alltoall(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ineighbor_alltoall cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Ineighbor_alltoall]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Ineighbor_alltoall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ineighbor_alltoall].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Ineighbor_alltoall(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Ineighbor_alltoall) *cgl_fn = (__typeof__(MPI_Ineighbor_alltoall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ineighbor_alltoall].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     return cgl_sl_MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
@@ -10547,8 +14987,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_alltoallv(const void *s
     }
     return cgl_gp_MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
+typedef int cgl_rt_MPI_Neighbor_alltoallv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Neighbor_alltoallv cgl_left_MPI_Neighbor_alltoallv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Neighbor_alltoallv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Neighbor_alltoallv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Neighbor_alltoallv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_alltoallv].real, memory_order_relaxed))(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Neighbor_alltoallv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Neighbor_alltoallv) *cgl_fn = (__typeof__(MPI_Neighbor_alltoallv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_alltoallv].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     return cgl_sl_MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
@@ -10594,8 +15054,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_alltoallv(const void *
     }
     return cgl_gp_MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
 }
+typedef int cgl_rt_MPI_Ineighbor_alltoallv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ineighbor_alltoallv cgl_left_MPI_Ineighbor_alltoallv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ineighbor_alltoallv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Ineighbor_alltoallv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Ineighbor_alltoallv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ineighbor_alltoallv].real, memory_order_relaxed))(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Ineighbor_alltoallv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Ineighbor_alltoallv) *cgl_fn = (__typeof__(MPI_Ineighbor_alltoallv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ineighbor_alltoallv].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     return cgl_sl_MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
@@ -10640,8 +15120,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_alltoallw(const void *s
     }
     return cgl_gp_MPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
+typedef int cgl_rt_MPI_Neighbor_alltoallw;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Neighbor_alltoallw cgl_left_MPI_Neighbor_alltoallw(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Neighbor_alltoallw cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Neighbor_alltoallw]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Neighbor_alltoallw) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_alltoallw].real, memory_order_relaxed))(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Neighbor_alltoallw(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Neighbor_alltoallw) *cgl_fn = (__typeof__(MPI_Neighbor_alltoallw) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_alltoallw].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     return cgl_sl_MPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
@@ -10687,8 +15187,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_alltoallw(const void *
     }
     return cgl_gp_MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
 }
+typedef int cgl_rt_MPI_Ineighbor_alltoallw;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ineighbor_alltoallw cgl_left_MPI_Ineighbor_alltoallw(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ineighbor_alltoallw cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Ineighbor_alltoallw]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Ineighbor_alltoallw) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ineighbor_alltoallw].real, memory_order_relaxed))(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Ineighbor_alltoallw(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Ineighbor_alltoallw) *cgl_fn = (__typeof__(MPI_Ineighbor_alltoallw) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ineighbor_alltoallw].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     return cgl_sl_MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
@@ -10721,8 +15241,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Op_c2f(MPI_Op op)
     }
     return cgl_gp_MPI_Op_c2f(op);
 }
+typedef int cgl_rt_MPI_Op_c2f;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Op_c2f cgl_left_MPI_Op_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Op_c2f cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Op_c2f(MPI_Op op)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Op_c2f]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Op_c2f) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Op_c2f].real, memory_order_relaxed))(op);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Op_c2f(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Op_c2f) *cgl_fn = (__typeof__(MPI_Op_c2f) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Op_c2f].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(op);
     return cgl_sl_MPI_Op_c2f(op);
@@ -10760,8 +15300,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Op_commutative(MPI_Op op, int *c
     }
     return cgl_gp_MPI_Op_commutative(op, commute);
 }
+typedef int cgl_rt_MPI_Op_commutative;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Op_commutative cgl_left_MPI_Op_commutative(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Op_commutative cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Op_commutative(MPI_Op op, int *commute)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Op_commutative]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Op_commutative) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Op_commutative].real, memory_order_relaxed))(op, commute);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Op_commutative(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Op_commutative) *cgl_fn = (__typeof__(MPI_Op_commutative) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Op_commutative].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(op, commute);
     return cgl_sl_MPI_Op_commutative(op, commute);
@@ -10800,8 +15360,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Op_create(MPI_User_function *fun
     }
     return cgl_gp_MPI_Op_create(function, commute, op);
 }
+typedef int cgl_rt_MPI_Op_create;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Op_create cgl_left_MPI_Op_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Op_create cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Op_create(MPI_User_function *function, int commute, MPI_Op *op)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Op_create]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Op_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Op_create].real, memory_order_relaxed))(function, commute, op);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Op_create(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Op_create) *cgl_fn = (__typeof__(MPI_Op_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Op_create].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(function, commute, op);
     return cgl_sl_MPI_Op_create(function, commute, op);
@@ -10839,8 +15419,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Open_port(MPI_Info info, char *p
     }
     return cgl_gp_MPI_Open_port(info, port_name);
 }
+typedef int cgl_rt_MPI_Open_port;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Open_port cgl_left_MPI_Open_port(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Open_port cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Open_port(MPI_Info info, char *port_name)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Open_port]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Open_port) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Open_port].real, memory_order_relaxed))(info, port_name);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Open_port(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Open_port) *cgl_fn = (__typeof__(MPI_Open_port) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Open_port].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(info, port_name);
     return cgl_sl_MPI_Open_port(info, port_name);
@@ -10873,8 +15473,28 @@ static __attribute__((noinline)) MPI_Op cgl_sl_MPI_Op_f2c(int op)
     }
     return cgl_gp_MPI_Op_f2c(op);
 }
+typedef MPI_Op cgl_rt_MPI_Op_f2c;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Op_f2c cgl_left_MPI_Op_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Op_f2c cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT MPI_Op MPI_Op_f2c(int op)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Op_f2c]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            MPI_Op cgl_ret = ((__typeof__(MPI_Op_f2c) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Op_f2c].real, memory_order_relaxed))(op);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Op_f2c(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Op_f2c) *cgl_fn = (__typeof__(MPI_Op_f2c) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Op_f2c].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(op);
     return cgl_sl_MPI_Op_f2c(op);
@@ -10911,8 +15531,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Op_free(MPI_Op *op)
     }
     return cgl_gp_MPI_Op_free(op);
 }
+typedef int cgl_rt_MPI_Op_free;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Op_free cgl_left_MPI_Op_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Op_free cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Op_free(MPI_Op *op)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Op_free]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Op_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Op_free].real, memory_order_relaxed))(op);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Op_free(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Op_free) *cgl_fn = (__typeof__(MPI_Op_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Op_free].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(op);
     return cgl_sl_MPI_Op_free(op);
@@ -10955,8 +15595,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Pack_external(const char datarep
     }
     return cgl_gp_MPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position);
 }
+typedef int cgl_rt_MPI_Pack_external;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Pack_external cgl_left_MPI_Pack_external(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Pack_external cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Pack_external]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Pack_external) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Pack_external].real, memory_order_relaxed))(datarep, inbuf, incount, datatype, outbuf, outsize, position);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Pack_external(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Pack_external) *cgl_fn = (__typeof__(MPI_Pack_external) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Pack_external].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(datarep, inbuf, incount, datatype, outbuf, outsize, position);
     return cgl_sl_MPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position);
@@ -10996,8 +15656,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Pack_external_size(const char da
     }
     return cgl_gp_MPI_Pack_external_size(datarep, incount, datatype, size);
 }
+typedef int cgl_rt_MPI_Pack_external_size;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Pack_external_size cgl_left_MPI_Pack_external_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Pack_external_size cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Pack_external_size]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Pack_external_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Pack_external_size].real, memory_order_relaxed))(datarep, incount, datatype, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Pack_external_size(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Pack_external_size) *cgl_fn = (__typeof__(MPI_Pack_external_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Pack_external_size].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(datarep, incount, datatype, size);
     return cgl_sl_MPI_Pack_external_size(datarep, incount, datatype, size);
@@ -11040,8 +15720,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Pack(const void *inbuf, int inco
     }
     return cgl_gp_MPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm);
 }
+typedef int cgl_rt_MPI_Pack;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Pack cgl_left_MPI_Pack(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Pack cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Pack]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Pack) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Pack].real, memory_order_relaxed))(inbuf, incount, datatype, outbuf, outsize, position, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Pack(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Pack) *cgl_fn = (__typeof__(MPI_Pack) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Pack].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(inbuf, incount, datatype, outbuf, outsize, position, comm);
     return cgl_sl_MPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm);
@@ -11081,8 +15781,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Pack_size(int incount, MPI_Datat
     }
     return cgl_gp_MPI_Pack_size(incount, datatype, comm, size);
 }
+typedef int cgl_rt_MPI_Pack_size;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Pack_size cgl_left_MPI_Pack_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Pack_size cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Pack_size]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Pack_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Pack_size].real, memory_order_relaxed))(incount, datatype, comm, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Pack_size(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Pack_size) *cgl_fn = (__typeof__(MPI_Pack_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Pack_size].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(incount, datatype, comm, size);
     return cgl_sl_MPI_Pack_size(incount, datatype, comm, size);
@@ -11122,8 +15842,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Probe(int source, int tag, MPI_C
     }
     return cgl_gp_MPI_Probe(source, tag, comm, status);
 }
+typedef int cgl_rt_MPI_Probe;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Probe cgl_left_MPI_Probe(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Probe cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Probe]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Probe) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Probe].real, memory_order_relaxed))(source, tag, comm, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Probe(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Probe) *cgl_fn = (__typeof__(MPI_Probe) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Probe].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(source, tag, comm, status);
     return cgl_sl_MPI_Probe(source, tag, comm, status);
@@ -11162,8 +15902,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Publish_name(const char *service
     }
     return cgl_gp_MPI_Publish_name(service_name, info, port_name);
 }
+typedef int cgl_rt_MPI_Publish_name;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Publish_name cgl_left_MPI_Publish_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Publish_name cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Publish_name]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Publish_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Publish_name].real, memory_order_relaxed))(service_name, info, port_name);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Publish_name(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Publish_name) *cgl_fn = (__typeof__(MPI_Publish_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Publish_name].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(service_name, info, port_name);
     return cgl_sl_MPI_Publish_name(service_name, info, port_name);
@@ -11207,8 +15967,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Put(const void *origin_addr, int
     }
     return cgl_gp_MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
+typedef int cgl_rt_MPI_Put;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Put cgl_left_MPI_Put(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Put cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Put]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Put) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Put].real, memory_order_relaxed))(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Put(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Put) *cgl_fn = (__typeof__(MPI_Put) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Put].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     return cgl_sl_MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
@@ -11245,8 +16025,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Query_thread(int *provided)
     }
     return cgl_gp_MPI_Query_thread(provided);
 }
+typedef int cgl_rt_MPI_Query_thread;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Query_thread cgl_left_MPI_Query_thread(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Query_thread cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Query_thread(int *provided)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Query_thread]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Query_thread) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Query_thread].real, memory_order_relaxed))(provided);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Query_thread(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Query_thread) *cgl_fn = (__typeof__(MPI_Query_thread) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Query_thread].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(provided);
     return cgl_sl_MPI_Query_thread(provided);
@@ -11292,8 +16092,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Raccumulate(const void *origin_a
     }
     return cgl_gp_MPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 }
+typedef int cgl_rt_MPI_Raccumulate;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Raccumulate cgl_left_MPI_Raccumulate(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Raccumulate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Raccumulate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Raccumulate) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Raccumulate].real, memory_order_relaxed))(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Raccumulate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Raccumulate) *cgl_fn = (__typeof__(MPI_Raccumulate) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Raccumulate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     return cgl_sl_MPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
@@ -11336,8 +16156,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Recv_init(void *buf, int count, 
     }
     return cgl_gp_MPI_Recv_init(buf, count, datatype, source, tag, comm, request);
 }
+typedef int cgl_rt_MPI_Recv_init;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Recv_init cgl_left_MPI_Recv_init(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Recv_init cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Recv_init]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Recv_init) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Recv_init].real, memory_order_relaxed))(buf, count, datatype, source, tag, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Recv_init(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Recv_init) *cgl_fn = (__typeof__(MPI_Recv_init) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Recv_init].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buf, count, datatype, source, tag, comm, request);
     return cgl_sl_MPI_Recv_init(buf, count, datatype, source, tag, comm, request);
@@ -11380,8 +16220,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Recv(void *buf, int count, MPI_D
     }
     return cgl_gp_MPI_Recv(buf, count, datatype, source, tag, comm, status);
 }
+typedef int cgl_rt_MPI_Recv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Recv cgl_left_MPI_Recv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Recv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Recv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Recv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Recv].real, memory_order_relaxed))(buf, count, datatype, source, tag, comm, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Recv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Recv) *cgl_fn = (__typeof__(MPI_Recv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Recv].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buf, count, datatype, source, tag, comm, status);
     return cgl_sl_MPI_Recv(buf, count, datatype, source, tag, comm, status);
@@ -11424,8 +16284,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Reduce(const void *sendbuf, void
     }
     return cgl_gp_MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
+typedef int cgl_rt_MPI_Reduce;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Reduce cgl_left_MPI_Reduce(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Reduce cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Reduce]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Reduce) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Reduce].real, memory_order_relaxed))(sendbuf, recvbuf, count, datatype, op, root, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Reduce(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Reduce) *cgl_fn = (__typeof__(MPI_Reduce) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Reduce].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, recvbuf, count, datatype, op, root, comm);
     return cgl_sl_MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
@@ -11469,8 +16349,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ireduce(const void *sendbuf, voi
     }
     return cgl_gp_MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
+typedef int cgl_rt_MPI_Ireduce;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ireduce cgl_left_MPI_Ireduce(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ireduce cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Ireduce]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Ireduce) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ireduce].real, memory_order_relaxed))(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Ireduce(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Ireduce) *cgl_fn = (__typeof__(MPI_Ireduce) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ireduce].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     return cgl_sl_MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
@@ -11511,8 +16411,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Reduce_local(const void *inbuf, 
     }
     return cgl_gp_MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op);
 }
+typedef int cgl_rt_MPI_Reduce_local;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Reduce_local cgl_left_MPI_Reduce_local(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Reduce_local cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Reduce_local]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Reduce_local) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Reduce_local].real, memory_order_relaxed))(inbuf, inoutbuf, count, datatype, op);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Reduce_local(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Reduce_local) *cgl_fn = (__typeof__(MPI_Reduce_local) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Reduce_local].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(inbuf, inoutbuf, count, datatype, op);
     return cgl_sl_MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op);
@@ -11554,8 +16474,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Reduce_scatter(const void *sendb
     }
     return cgl_gp_MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
+typedef int cgl_rt_MPI_Reduce_scatter;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Reduce_scatter cgl_left_MPI_Reduce_scatter(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Reduce_scatter cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Reduce_scatter]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Reduce_scatter) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Reduce_scatter].real, memory_order_relaxed))(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Reduce_scatter(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Reduce_scatter) *cgl_fn = (__typeof__(MPI_Reduce_scatter) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Reduce_scatter].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     return cgl_sl_MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
@@ -11598,8 +16538,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ireduce_scatter(const void *send
     }
     return cgl_gp_MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
 }
+typedef int cgl_rt_MPI_Ireduce_scatter;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ireduce_scatter cgl_left_MPI_Ireduce_scatter(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ireduce_scatter cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Ireduce_scatter]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Ireduce_scatter) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ireduce_scatter].real, memory_order_relaxed))(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Ireduce_scatter(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Ireduce_scatter) *cgl_fn = (__typeof__(MPI_Ireduce_scatter) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ireduce_scatter].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     return cgl_sl_MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
@@ -11641,8 +16601,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Reduce_scatter_block(const void 
     }
     return cgl_gp_MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
+typedef int cgl_rt_MPI_Reduce_scatter_block;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Reduce_scatter_block cgl_left_MPI_Reduce_scatter_block(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Reduce_scatter_block cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Reduce_scatter_block]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Reduce_scatter_block) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Reduce_scatter_block].real, memory_order_relaxed))(sendbuf, recvbuf, recvcount, datatype, op, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Reduce_scatter_block(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Reduce_scatter_block) *cgl_fn = (__typeof__(MPI_Reduce_scatter_block) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Reduce_scatter_block].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, recvbuf, recvcount, datatype, op, comm);
     return cgl_sl_MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
@@ -11685,8 +16665,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ireduce_scatter_block(const void
     }
     return cgl_gp_MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
 }
+typedef int cgl_rt_MPI_Ireduce_scatter_block;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ireduce_scatter_block cgl_left_MPI_Ireduce_scatter_block(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ireduce_scatter_block cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Ireduce_scatter_block]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Ireduce_scatter_block) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ireduce_scatter_block].real, memory_order_relaxed))(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Ireduce_scatter_block(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Ireduce_scatter_block) *cgl_fn = (__typeof__(MPI_Ireduce_scatter_block) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ireduce_scatter_block].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     return cgl_sl_MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
@@ -11727,8 +16727,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Register_datarep(const char *dat
     }
     return cgl_gp_MPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
 }
+typedef int cgl_rt_MPI_Register_datarep;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Register_datarep cgl_left_MPI_Register_datarep(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Register_datarep cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Register_datarep]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Register_datarep) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Register_datarep].real, memory_order_relaxed))(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Register_datarep(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Register_datarep) *cgl_fn = (__typeof__(MPI_Register_datarep) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Register_datarep].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
     return cgl_sl_MPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
@@ -11761,8 +16781,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Request_c2f(MPI_Request request)
     }
     return cgl_gp_MPI_Request_c2f(request);
 }
+typedef int cgl_rt_MPI_Request_c2f;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Request_c2f cgl_left_MPI_Request_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Request_c2f cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Request_c2f(MPI_Request request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Request_c2f]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Request_c2f) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Request_c2f].real, memory_order_relaxed))(request);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Request_c2f(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Request_c2f) *cgl_fn = (__typeof__(MPI_Request_c2f) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Request_c2f].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(request);
     return cgl_sl_MPI_Request_c2f(request);
@@ -11795,8 +16835,28 @@ static __attribute__((noinline)) MPI_Request cgl_sl_MPI_Request_f2c(int request)
     }
     return cgl_gp_MPI_Request_f2c(request);
 }
+typedef MPI_Request cgl_rt_MPI_Request_f2c;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Request_f2c cgl_left_MPI_Request_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Request_f2c cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT MPI_Request MPI_Request_f2c(int request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Request_f2c]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            MPI_Request cgl_ret = ((__typeof__(MPI_Request_f2c) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Request_f2c].real, memory_order_relaxed))(request);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Request_f2c(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Request_f2c) *cgl_fn = (__typeof__(MPI_Request_f2c) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Request_f2c].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(request);
     return cgl_sl_MPI_Request_f2c(request);
@@ -11833,8 +16893,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Request_free(MPI_Request *reques
     }
     return cgl_gp_MPI_Request_free(request);
 }
+typedef int cgl_rt_MPI_Request_free;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Request_free cgl_left_MPI_Request_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Request_free cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Request_free(MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Request_free]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Request_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Request_free].real, memory_order_relaxed))(request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Request_free(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Request_free) *cgl_fn = (__typeof__(MPI_Request_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Request_free].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(request);
     return cgl_sl_MPI_Request_free(request);
@@ -11873,8 +16953,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Request_get_status(MPI_Request r
     }
     return cgl_gp_MPI_Request_get_status(request, flag, status);
 }
+typedef int cgl_rt_MPI_Request_get_status;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Request_get_status cgl_left_MPI_Request_get_status(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Request_get_status cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Request_get_status]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Request_get_status) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Request_get_status].real, memory_order_relaxed))(request, flag, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Request_get_status(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Request_get_status) *cgl_fn = (__typeof__(MPI_Request_get_status) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Request_get_status].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(request, flag, status);
     return cgl_sl_MPI_Request_get_status(request, flag, status);
@@ -11919,8 +17019,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Rget(void *origin_addr, int orig
     }
     return cgl_gp_MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 }
+typedef int cgl_rt_MPI_Rget;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Rget cgl_left_MPI_Rget(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Rget cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Rget]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Rget) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Rget].real, memory_order_relaxed))(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Rget(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Rget) *cgl_fn = (__typeof__(MPI_Rget) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Rget].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     return cgl_sl_MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
@@ -11969,8 +17089,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Rget_accumulate(const void *orig
     }
     return cgl_gp_MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 }
+typedef int cgl_rt_MPI_Rget_accumulate;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Rget_accumulate cgl_left_MPI_Rget_accumulate(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Rget_accumulate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Rget_accumulate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Rget_accumulate) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Rget_accumulate].real, memory_order_relaxed))(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Rget_accumulate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Rget_accumulate) *cgl_fn = (__typeof__(MPI_Rget_accumulate) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Rget_accumulate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     return cgl_sl_MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
@@ -12015,8 +17155,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Rput(const void *origin_addr, in
     }
     return cgl_gp_MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, target_datatype, win, request);
 }
+typedef int cgl_rt_MPI_Rput;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Rput cgl_left_MPI_Rput(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Rput cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_cout, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Rput]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Rput) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Rput].real, memory_order_relaxed))(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, target_datatype, win, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Rput(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Rput) *cgl_fn = (__typeof__(MPI_Rput) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Rput].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, target_datatype, win, request);
     return cgl_sl_MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, target_datatype, win, request);
@@ -12058,8 +17218,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Rsend(const void *ibuf, int coun
     }
     return cgl_gp_MPI_Rsend(ibuf, count, datatype, dest, tag, comm);
 }
+typedef int cgl_rt_MPI_Rsend;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Rsend cgl_left_MPI_Rsend(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Rsend cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Rsend(const void *ibuf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Rsend]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Rsend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Rsend].real, memory_order_relaxed))(ibuf, count, datatype, dest, tag, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Rsend(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Rsend) *cgl_fn = (__typeof__(MPI_Rsend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Rsend].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ibuf, count, datatype, dest, tag, comm);
     return cgl_sl_MPI_Rsend(ibuf, count, datatype, dest, tag, comm);
@@ -12102,8 +17282,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Rsend_init(const void *buf, int 
     }
     return cgl_gp_MPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
 }
+typedef int cgl_rt_MPI_Rsend_init;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Rsend_init cgl_left_MPI_Rsend_init(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Rsend_init cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Rsend_init]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Rsend_init) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Rsend_init].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Rsend_init(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Rsend_init) *cgl_fn = (__typeof__(MPI_Rsend_init) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Rsend_init].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buf, count, datatype, dest, tag, comm, request);
     return cgl_sl_MPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
@@ -12145,8 +17345,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Scan(const void *sendbuf, void *
     }
     return cgl_gp_MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
 }
+typedef int cgl_rt_MPI_Scan;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Scan cgl_left_MPI_Scan(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Scan cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Scan]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Scan) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Scan].real, memory_order_relaxed))(sendbuf, recvbuf, count, datatype, op, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Scan(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Scan) *cgl_fn = (__typeof__(MPI_Scan) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Scan].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, recvbuf, count, datatype, op, comm);
     return cgl_sl_MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
@@ -12189,8 +17409,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Iscan(const void *sendbuf, void 
     }
     return cgl_gp_MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
+typedef int cgl_rt_MPI_Iscan;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Iscan cgl_left_MPI_Iscan(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Iscan cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Iscan]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Iscan) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Iscan].real, memory_order_relaxed))(sendbuf, recvbuf, count, datatype, op, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Iscan(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Iscan) *cgl_fn = (__typeof__(MPI_Iscan) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Iscan].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, recvbuf, count, datatype, op, comm, request);
     return cgl_sl_MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
@@ -12234,8 +17474,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Scatter(const void *sendbuf, int
     }
     return cgl_gp_MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
+typedef int cgl_rt_MPI_Scatter;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Scatter cgl_left_MPI_Scatter(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Scatter cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Scatter]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Scatter) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Scatter].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Scatter(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Scatter) *cgl_fn = (__typeof__(MPI_Scatter) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Scatter].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return cgl_sl_MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -12280,8 +17540,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Iscatter(const void *sendbuf, in
     }
     return cgl_gp_MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
+typedef int cgl_rt_MPI_Iscatter;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Iscatter cgl_left_MPI_Iscatter(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Iscatter cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Iscatter]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Iscatter) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Iscatter].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Iscatter(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Iscatter) *cgl_fn = (__typeof__(MPI_Iscatter) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Iscatter].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     return cgl_sl_MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -12326,8 +17606,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Scatterv(const void *sendbuf, co
     }
     return cgl_gp_MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
+typedef int cgl_rt_MPI_Scatterv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Scatterv cgl_left_MPI_Scatterv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Scatterv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Scatterv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Scatterv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Scatterv].real, memory_order_relaxed))(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Scatterv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Scatterv) *cgl_fn = (__typeof__(MPI_Scatterv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Scatterv].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     return cgl_sl_MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -12373,8 +17673,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Iscatterv(const void *sendbuf, c
     }
     return cgl_gp_MPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
+typedef int cgl_rt_MPI_Iscatterv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Iscatterv cgl_left_MPI_Iscatterv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Iscatterv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Iscatterv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Iscatterv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Iscatterv].real, memory_order_relaxed))(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Iscatterv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Iscatterv) *cgl_fn = (__typeof__(MPI_Iscatterv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Iscatterv].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     return cgl_sl_MPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
@@ -12417,8 +17737,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Send_init(const void *buf, int c
     }
     return cgl_gp_MPI_Send_init(buf, count, datatype, dest, tag, comm, request);
 }
+typedef int cgl_rt_MPI_Send_init;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Send_init cgl_left_MPI_Send_init(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Send_init cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Send_init]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Send_init) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Send_init].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Send_init(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Send_init) *cgl_fn = (__typeof__(MPI_Send_init) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Send_init].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buf, count, datatype, dest, tag, comm, request);
     return cgl_sl_MPI_Send_init(buf, count, datatype, dest, tag, comm, request);
@@ -12460,8 +17800,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Send(const void *buf, int count,
     }
     return cgl_gp_MPI_Send(buf, count, datatype, dest, tag, comm);
 }
+typedef int cgl_rt_MPI_Send;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Send cgl_left_MPI_Send(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Send cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Send]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Send) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Send].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Send(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Send) *cgl_fn = (__typeof__(MPI_Send) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Send].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buf, count, datatype, dest, tag, comm);
     return cgl_sl_MPI_Send(buf, count, datatype, dest, tag, comm);
@@ -12509,8 +17869,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Sendrecv(const void *sendbuf, in
     }
     return cgl_gp_MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
 }
+typedef int cgl_rt_MPI_Sendrecv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Sendrecv cgl_left_MPI_Sendrecv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Sendrecv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Sendrecv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Sendrecv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Sendrecv].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Sendrecv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Sendrecv) *cgl_fn = (__typeof__(MPI_Sendrecv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Sendrecv].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     return cgl_sl_MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
@@ -12555,8 +17935,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Sendrecv_replace(void *buf, int 
     }
     return cgl_gp_MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
+typedef int cgl_rt_MPI_Sendrecv_replace;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Sendrecv_replace cgl_left_MPI_Sendrecv_replace(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Sendrecv_replace cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Sendrecv_replace]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Sendrecv_replace) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Sendrecv_replace].real, memory_order_relaxed))(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Sendrecv_replace(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Sendrecv_replace) *cgl_fn = (__typeof__(MPI_Sendrecv_replace) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Sendrecv_replace].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     return cgl_sl_MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
@@ -12599,8 +17999,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ssend_init(const void *buf, int 
     }
     return cgl_gp_MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
 }
+typedef int cgl_rt_MPI_Ssend_init;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ssend_init cgl_left_MPI_Ssend_init(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ssend_init cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Ssend_init]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Ssend_init) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ssend_init].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm, request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Ssend_init(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Ssend_init) *cgl_fn = (__typeof__(MPI_Ssend_init) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ssend_init].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buf, count, datatype, dest, tag, comm, request);
     return cgl_sl_MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
@@ -12642,8 +18062,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ssend(const void *buf, int count
     }
     return cgl_gp_MPI_Ssend(buf, count, datatype, dest, tag, comm);
 }
+typedef int cgl_rt_MPI_Ssend;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ssend cgl_left_MPI_Ssend(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ssend cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Ssend]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Ssend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ssend].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Ssend(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Ssend) *cgl_fn = (__typeof__(MPI_Ssend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ssend].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buf, count, datatype, dest, tag, comm);
     return cgl_sl_MPI_Ssend(buf, count, datatype, dest, tag, comm);
@@ -12680,8 +18120,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Start(MPI_Request *request)
     }
     return cgl_gp_MPI_Start(request);
 }
+typedef int cgl_rt_MPI_Start;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Start cgl_left_MPI_Start(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Start cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Start(MPI_Request *request)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Start]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Start) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Start].real, memory_order_relaxed))(request);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Start(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Start) *cgl_fn = (__typeof__(MPI_Start) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Start].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(request);
     return cgl_sl_MPI_Start(request);
@@ -12719,8 +18179,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Startall(int count, MPI_Request 
     }
     return cgl_gp_MPI_Startall(count, array_of_requests);
 }
+typedef int cgl_rt_MPI_Startall;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Startall cgl_left_MPI_Startall(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Startall cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Startall(int count, MPI_Request array_of_requests[])
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Startall]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Startall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Startall].real, memory_order_relaxed))(count, array_of_requests);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Startall(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Startall) *cgl_fn = (__typeof__(MPI_Startall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Startall].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count, array_of_requests);
     return cgl_sl_MPI_Startall(count, array_of_requests);
@@ -12758,8 +18238,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Status_c2f(const MPI_Status *c_s
     }
     return cgl_gp_MPI_Status_c2f(c_status, f_status);
 }
+typedef int cgl_rt_MPI_Status_c2f;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Status_c2f cgl_left_MPI_Status_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Status_c2f cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Status_c2f(const MPI_Status *c_status, int *f_status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Status_c2f]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Status_c2f) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Status_c2f].real, memory_order_relaxed))(c_status, f_status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Status_c2f(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Status_c2f) *cgl_fn = (__typeof__(MPI_Status_c2f) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Status_c2f].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(c_status, f_status);
     return cgl_sl_MPI_Status_c2f(c_status, f_status);
@@ -12797,8 +18297,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Status_f2c(const int *f_status, 
     }
     return cgl_gp_MPI_Status_f2c(f_status, c_status);
 }
+typedef int cgl_rt_MPI_Status_f2c;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Status_f2c cgl_left_MPI_Status_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Status_f2c cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Status_f2c(const int *f_status, MPI_Status *c_status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Status_f2c]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Status_f2c) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Status_f2c].real, memory_order_relaxed))(f_status, c_status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Status_f2c(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Status_f2c) *cgl_fn = (__typeof__(MPI_Status_f2c) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Status_f2c].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(f_status, c_status);
     return cgl_sl_MPI_Status_f2c(f_status, c_status);
@@ -12836,8 +18356,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Status_set_cancelled(MPI_Status 
     }
     return cgl_gp_MPI_Status_set_cancelled(status, flag);
 }
+typedef int cgl_rt_MPI_Status_set_cancelled;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Status_set_cancelled cgl_left_MPI_Status_set_cancelled(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Status_set_cancelled cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Status_set_cancelled]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Status_set_cancelled) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Status_set_cancelled].real, memory_order_relaxed))(status, flag);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Status_set_cancelled(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Status_set_cancelled) *cgl_fn = (__typeof__(MPI_Status_set_cancelled) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Status_set_cancelled].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(status, flag);
     return cgl_sl_MPI_Status_set_cancelled(status, flag);
@@ -12876,8 +18416,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Status_set_elements(MPI_Status *
     }
     return cgl_gp_MPI_Status_set_elements(status, datatype, count);
 }
+typedef int cgl_rt_MPI_Status_set_elements;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Status_set_elements cgl_left_MPI_Status_set_elements(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Status_set_elements cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Status_set_elements]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Status_set_elements) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Status_set_elements].real, memory_order_relaxed))(status, datatype, count);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Status_set_elements(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Status_set_elements) *cgl_fn = (__typeof__(MPI_Status_set_elements) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Status_set_elements].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(status, datatype, count);
     return cgl_sl_MPI_Status_set_elements(status, datatype, count);
@@ -12916,8 +18476,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Status_set_elements_x(MPI_Status
     }
     return cgl_gp_MPI_Status_set_elements_x(status, datatype, count);
 }
+typedef int cgl_rt_MPI_Status_set_elements_x;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Status_set_elements_x cgl_left_MPI_Status_set_elements_x(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Status_set_elements_x cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Status_set_elements_x]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Status_set_elements_x) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Status_set_elements_x].real, memory_order_relaxed))(status, datatype, count);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Status_set_elements_x(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Status_set_elements_x) *cgl_fn = (__typeof__(MPI_Status_set_elements_x) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Status_set_elements_x].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(status, datatype, count);
     return cgl_sl_MPI_Status_set_elements_x(status, datatype, count);
@@ -12957,8 +18537,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Testall(int count, MPI_Request a
     }
     return cgl_gp_MPI_Testall(count, array_of_requests, flag, array_of_statuses);
 }
+typedef int cgl_rt_MPI_Testall;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Testall cgl_left_MPI_Testall(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Testall cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Testall]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Testall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Testall].real, memory_order_relaxed))(count, array_of_requests, flag, array_of_statuses);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Testall(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Testall) *cgl_fn = (__typeof__(MPI_Testall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Testall].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count, array_of_requests, flag, array_of_statuses);
     return cgl_sl_MPI_Testall(count, array_of_requests, flag, array_of_statuses);
@@ -12999,8 +18599,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Testany(int count, MPI_Request a
     }
     return cgl_gp_MPI_Testany(count, array_of_requests, index, flag, status);
 }
+typedef int cgl_rt_MPI_Testany;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Testany cgl_left_MPI_Testany(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Testany cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Testany]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Testany) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Testany].real, memory_order_relaxed))(count, array_of_requests, index, flag, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Testany(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Testany) *cgl_fn = (__typeof__(MPI_Testany) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Testany].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count, array_of_requests, index, flag, status);
     return cgl_sl_MPI_Testany(count, array_of_requests, index, flag, status);
@@ -13039,8 +18659,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Test(MPI_Request *request, int *
     }
     return cgl_gp_MPI_Test(request, flag, status);
 }
+typedef int cgl_rt_MPI_Test;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Test cgl_left_MPI_Test(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Test cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Test]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Test) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Test].real, memory_order_relaxed))(request, flag, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Test(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Test) *cgl_fn = (__typeof__(MPI_Test) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Test].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(request, flag, status);
     return cgl_sl_MPI_Test(request, flag, status);
@@ -13078,8 +18718,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Test_cancelled(const MPI_Status 
     }
     return cgl_gp_MPI_Test_cancelled(status, flag);
 }
+typedef int cgl_rt_MPI_Test_cancelled;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Test_cancelled cgl_left_MPI_Test_cancelled(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Test_cancelled cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Test_cancelled]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Test_cancelled) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Test_cancelled].real, memory_order_relaxed))(status, flag);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Test_cancelled(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Test_cancelled) *cgl_fn = (__typeof__(MPI_Test_cancelled) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Test_cancelled].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(status, flag);
     return cgl_sl_MPI_Test_cancelled(status, flag);
@@ -13120,8 +18780,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Testsome(int incount, MPI_Reques
     }
     return cgl_gp_MPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
+typedef int cgl_rt_MPI_Testsome;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Testsome cgl_left_MPI_Testsome(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Testsome cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Testsome]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Testsome) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Testsome].real, memory_order_relaxed))(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Testsome(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Testsome) *cgl_fn = (__typeof__(MPI_Testsome) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Testsome].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     return cgl_sl_MPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
@@ -13159,8 +18839,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Topo_test(MPI_Comm comm, int *st
     }
     return cgl_gp_MPI_Topo_test(comm, status);
 }
+typedef int cgl_rt_MPI_Topo_test;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Topo_test cgl_left_MPI_Topo_test(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Topo_test cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Topo_test(MPI_Comm comm, int *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Topo_test]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Topo_test) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Topo_test].real, memory_order_relaxed))(comm, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Topo_test(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Topo_test) *cgl_fn = (__typeof__(MPI_Topo_test) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Topo_test].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, status);
     return cgl_sl_MPI_Topo_test(comm, status);
@@ -13193,8 +18893,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_c2f(MPI_Datatype datatype)
     }
     return cgl_gp_MPI_Type_c2f(datatype);
 }
+typedef int cgl_rt_MPI_Type_c2f;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_c2f cgl_left_MPI_Type_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_c2f cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_c2f(MPI_Datatype datatype)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_c2f]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_c2f) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_c2f].real, memory_order_relaxed))(datatype);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_c2f(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_c2f) *cgl_fn = (__typeof__(MPI_Type_c2f) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_c2f].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(datatype);
     return cgl_sl_MPI_Type_c2f(datatype);
@@ -13231,8 +18951,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_commit(MPI_Datatype *type)
     }
     return cgl_gp_MPI_Type_commit(type);
 }
+typedef int cgl_rt_MPI_Type_commit;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_commit cgl_left_MPI_Type_commit(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_commit cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_commit(MPI_Datatype *type)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_commit]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_commit) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_commit].real, memory_order_relaxed))(type);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_commit(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_commit) *cgl_fn = (__typeof__(MPI_Type_commit) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_commit].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(type);
     return cgl_sl_MPI_Type_commit(type);
@@ -13271,8 +19011,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_contiguous(int count, MPI_D
     }
     return cgl_gp_MPI_Type_contiguous(count, oldtype, newtype);
 }
+typedef int cgl_rt_MPI_Type_contiguous;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_contiguous cgl_left_MPI_Type_contiguous(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_contiguous cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_contiguous]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_contiguous) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_contiguous].real, memory_order_relaxed))(count, oldtype, newtype);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_contiguous(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_contiguous) *cgl_fn = (__typeof__(MPI_Type_contiguous) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_contiguous].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count, oldtype, newtype);
     return cgl_sl_MPI_Type_contiguous(count, oldtype, newtype);
@@ -13318,8 +19078,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_create_darray(int size, int
     }
     return cgl_gp_MPI_Type_create_darray(size, rank, ndims, gsize_array, distrib_array, darg_array, psize_array, order, oldtype, newtype);
 }
+typedef int cgl_rt_MPI_Type_create_darray;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_darray cgl_left_MPI_Type_create_darray(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_darray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_create_darray(int size, int rank, int ndims, const int gsize_array[], const int distrib_array[], const int darg_array[], const int psize_array[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_create_darray]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_create_darray) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_darray].real, memory_order_relaxed))(size, rank, ndims, gsize_array, distrib_array, darg_array, psize_array, order, oldtype, newtype);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_create_darray(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_create_darray) *cgl_fn = (__typeof__(MPI_Type_create_darray) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_darray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(size, rank, ndims, gsize_array, distrib_array, darg_array, psize_array, order, oldtype, newtype);
     return cgl_sl_MPI_Type_create_darray(size, rank, ndims, gsize_array, distrib_array, darg_array, psize_array, order, oldtype, newtype);
@@ -13358,8 +19138,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_create_f90_complex(int p, i
     }
     return cgl_gp_MPI_Type_create_f90_complex(p, r, newtype);
 }
+typedef int cgl_rt_MPI_Type_create_f90_complex;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_f90_complex cgl_left_MPI_Type_create_f90_complex(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_f90_complex cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_create_f90_complex]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_create_f90_complex) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_f90_complex].real, memory_order_relaxed))(p, r, newtype);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_create_f90_complex(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_create_f90_complex) *cgl_fn = (__typeof__(MPI_Type_create_f90_complex) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_f90_complex].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(p, r, newtype);
     return cgl_sl_MPI_Type_create_f90_complex(p, r, newtype);
@@ -13397,8 +19197,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_create_f90_integer(int r, M
     }
     return cgl_gp_MPI_Type_create_f90_integer(r, newtype);
 }
+typedef int cgl_rt_MPI_Type_create_f90_integer;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_f90_integer cgl_left_MPI_Type_create_f90_integer(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_f90_integer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_create_f90_integer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_create_f90_integer) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_f90_integer].real, memory_order_relaxed))(r, newtype);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_create_f90_integer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_create_f90_integer) *cgl_fn = (__typeof__(MPI_Type_create_f90_integer) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_f90_integer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(r, newtype);
     return cgl_sl_MPI_Type_create_f90_integer(r, newtype);
@@ -13437,8 +19257,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_create_f90_real(int p, int 
     }
     return cgl_gp_MPI_Type_create_f90_real(p, r, newtype);
 }
+typedef int cgl_rt_MPI_Type_create_f90_real;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_f90_real cgl_left_MPI_Type_create_f90_real(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_f90_real cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_create_f90_real]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_create_f90_real) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_f90_real].real, memory_order_relaxed))(p, r, newtype);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_create_f90_real(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_create_f90_real) *cgl_fn = (__typeof__(MPI_Type_create_f90_real) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_f90_real].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(p, r, newtype);
     return cgl_sl_MPI_Type_create_f90_real(p, r, newtype);
@@ -13479,8 +19319,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_create_hindexed_block(int c
     }
     return cgl_gp_MPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
 }
+typedef int cgl_rt_MPI_Type_create_hindexed_block;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_hindexed_block cgl_left_MPI_Type_create_hindexed_block(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_hindexed_block cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_create_hindexed_block]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_create_hindexed_block) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_hindexed_block].real, memory_order_relaxed))(count, blocklength, array_of_displacements, oldtype, newtype);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_create_hindexed_block(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_create_hindexed_block) *cgl_fn = (__typeof__(MPI_Type_create_hindexed_block) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_hindexed_block].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count, blocklength, array_of_displacements, oldtype, newtype);
     return cgl_sl_MPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
@@ -13521,8 +19381,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_create_hindexed(int count, 
     }
     return cgl_gp_MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
 }
+typedef int cgl_rt_MPI_Type_create_hindexed;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_hindexed cgl_left_MPI_Type_create_hindexed(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_hindexed cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_create_hindexed]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_create_hindexed) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_hindexed].real, memory_order_relaxed))(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_create_hindexed(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_create_hindexed) *cgl_fn = (__typeof__(MPI_Type_create_hindexed) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_hindexed].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     return cgl_sl_MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
@@ -13563,8 +19443,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_create_hvector(int count, i
     }
     return cgl_gp_MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
 }
+typedef int cgl_rt_MPI_Type_create_hvector;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_hvector cgl_left_MPI_Type_create_hvector(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_hvector cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_create_hvector]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_create_hvector) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_hvector].real, memory_order_relaxed))(count, blocklength, stride, oldtype, newtype);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_create_hvector(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_create_hvector) *cgl_fn = (__typeof__(MPI_Type_create_hvector) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_hvector].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count, blocklength, stride, oldtype, newtype);
     return cgl_sl_MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
@@ -13604,8 +19504,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_create_keyval(MPI_Type_copy
     }
     return cgl_gp_MPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
 }
+typedef int cgl_rt_MPI_Type_create_keyval;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_keyval cgl_left_MPI_Type_create_keyval(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_keyval cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_create_keyval]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_create_keyval) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_keyval].real, memory_order_relaxed))(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_create_keyval(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_create_keyval) *cgl_fn = (__typeof__(MPI_Type_create_keyval) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_keyval].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
     return cgl_sl_MPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
@@ -13646,8 +19566,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_create_indexed_block(int co
     }
     return cgl_gp_MPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
 }
+typedef int cgl_rt_MPI_Type_create_indexed_block;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_indexed_block cgl_left_MPI_Type_create_indexed_block(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_indexed_block cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_create_indexed_block]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_create_indexed_block) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_indexed_block].real, memory_order_relaxed))(count, blocklength, array_of_displacements, oldtype, newtype);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_create_indexed_block(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_create_indexed_block) *cgl_fn = (__typeof__(MPI_Type_create_indexed_block) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_indexed_block].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count, blocklength, array_of_displacements, oldtype, newtype);
     return cgl_sl_MPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
@@ -13688,8 +19628,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_create_struct(int count, co
     }
     return cgl_gp_MPI_Type_create_struct(count, array_of_block_lengths, array_of_displacements, array_of_types, newtype);
 }
+typedef int cgl_rt_MPI_Type_create_struct;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_struct cgl_left_MPI_Type_create_struct(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_struct cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_create_struct(int count, const int array_of_block_lengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_create_struct]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_create_struct) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_struct].real, memory_order_relaxed))(count, array_of_block_lengths, array_of_displacements, array_of_types, newtype);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_create_struct(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_create_struct) *cgl_fn = (__typeof__(MPI_Type_create_struct) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_struct].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count, array_of_block_lengths, array_of_displacements, array_of_types, newtype);
     return cgl_sl_MPI_Type_create_struct(count, array_of_block_lengths, array_of_displacements, array_of_types, newtype);
@@ -13732,8 +19692,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_create_subarray(int ndims, 
     }
     return cgl_gp_MPI_Type_create_subarray(ndims, size_array, subsize_array, start_array, order, oldtype, newtype);
 }
+typedef int cgl_rt_MPI_Type_create_subarray;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_subarray cgl_left_MPI_Type_create_subarray(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_subarray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_create_subarray(int ndims, const int size_array[], const int subsize_array[], const int start_array[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_create_subarray]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_create_subarray) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_subarray].real, memory_order_relaxed))(ndims, size_array, subsize_array, start_array, order, oldtype, newtype);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_create_subarray(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_create_subarray) *cgl_fn = (__typeof__(MPI_Type_create_subarray) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_subarray].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(ndims, size_array, subsize_array, start_array, order, oldtype, newtype);
     return cgl_sl_MPI_Type_create_subarray(ndims, size_array, subsize_array, start_array, order, oldtype, newtype);
@@ -13773,8 +19753,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_create_resized(MPI_Datatype
     }
     return cgl_gp_MPI_Type_create_resized(oldtype, lb, extent, newtype);
 }
+typedef int cgl_rt_MPI_Type_create_resized;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_resized cgl_left_MPI_Type_create_resized(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_resized cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_create_resized]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_create_resized) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_resized].real, memory_order_relaxed))(oldtype, lb, extent, newtype);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_create_resized(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_create_resized) *cgl_fn = (__typeof__(MPI_Type_create_resized) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_resized].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(oldtype, lb, extent, newtype);
     return cgl_sl_MPI_Type_create_resized(oldtype, lb, extent, newtype);
@@ -13812,8 +19812,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_delete_attr(MPI_Datatype ty
     }
     return cgl_gp_MPI_Type_delete_attr(type, type_keyval);
 }
+typedef int cgl_rt_MPI_Type_delete_attr;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_delete_attr cgl_left_MPI_Type_delete_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_delete_attr cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_delete_attr(MPI_Datatype type, int type_keyval)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_delete_attr]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_delete_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_delete_attr].real, memory_order_relaxed))(type, type_keyval);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_delete_attr(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_delete_attr) *cgl_fn = (__typeof__(MPI_Type_delete_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_delete_attr].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(type, type_keyval);
     return cgl_sl_MPI_Type_delete_attr(type, type_keyval);
@@ -13851,8 +19871,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_dup(MPI_Datatype type, MPI_
     }
     return cgl_gp_MPI_Type_dup(type, newtype);
 }
+typedef int cgl_rt_MPI_Type_dup;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_dup cgl_left_MPI_Type_dup(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_dup cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_dup(MPI_Datatype type, MPI_Datatype *newtype)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_dup]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_dup) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_dup].real, memory_order_relaxed))(type, newtype);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_dup(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_dup) *cgl_fn = (__typeof__(MPI_Type_dup) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_dup].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(type, newtype);
     return cgl_sl_MPI_Type_dup(type, newtype);
@@ -13889,8 +19929,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_free(MPI_Datatype *type)
     }
     return cgl_gp_MPI_Type_free(type);
 }
+typedef int cgl_rt_MPI_Type_free;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_free cgl_left_MPI_Type_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_free cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_free(MPI_Datatype *type)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_free]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_free].real, memory_order_relaxed))(type);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_free(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_free) *cgl_fn = (__typeof__(MPI_Type_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_free].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(type);
     return cgl_sl_MPI_Type_free(type);
@@ -13927,8 +19987,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_free_keyval(int *type_keyva
     }
     return cgl_gp_MPI_Type_free_keyval(type_keyval);
 }
+typedef int cgl_rt_MPI_Type_free_keyval;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_free_keyval cgl_left_MPI_Type_free_keyval(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_free_keyval cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_free_keyval(int *type_keyval)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_free_keyval]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_free_keyval) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_free_keyval].real, memory_order_relaxed))(type_keyval);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_free_keyval(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_free_keyval) *cgl_fn = (__typeof__(MPI_Type_free_keyval) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_free_keyval].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(type_keyval);
     return cgl_sl_MPI_Type_free_keyval(type_keyval);
@@ -13961,8 +20041,28 @@ static __attribute__((noinline)) MPI_Datatype cgl_sl_MPI_Type_f2c(int datatype)
     }
     return cgl_gp_MPI_Type_f2c(datatype);
 }
+typedef MPI_Datatype cgl_rt_MPI_Type_f2c;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_f2c cgl_left_MPI_Type_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_f2c cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT MPI_Datatype MPI_Type_f2c(int datatype)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_f2c]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            MPI_Datatype cgl_ret = ((__typeof__(MPI_Type_f2c) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_f2c].real, memory_order_relaxed))(datatype);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_f2c(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_f2c) *cgl_fn = (__typeof__(MPI_Type_f2c) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_f2c].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(datatype);
     return cgl_sl_MPI_Type_f2c(datatype);
@@ -14002,8 +20102,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_get_attr(MPI_Datatype type,
     }
     return cgl_gp_MPI_Type_get_attr(type, type_keyval, attribute_val, flag);
 }
+typedef int cgl_rt_MPI_Type_get_attr;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_get_attr cgl_left_MPI_Type_get_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_get_attr cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_get_attr(MPI_Datatype type, int type_keyval, void *attribute_val, int *flag)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_get_attr]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_get_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_get_attr].real, memory_order_relaxed))(type, type_keyval, attribute_val, flag);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_get_attr(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_get_attr) *cgl_fn = (__typeof__(MPI_Type_get_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_get_attr].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(type, type_keyval, attribute_val, flag);
     return cgl_sl_MPI_Type_get_attr(type, type_keyval, attribute_val, flag);
@@ -14046,8 +20166,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_get_contents(MPI_Datatype m
     }
     return cgl_gp_MPI_Type_get_contents(mtype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
 }
+typedef int cgl_rt_MPI_Type_get_contents;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_get_contents cgl_left_MPI_Type_get_contents(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_get_contents cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_get_contents(MPI_Datatype mtype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_get_contents]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_get_contents) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_get_contents].real, memory_order_relaxed))(mtype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_get_contents(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_get_contents) *cgl_fn = (__typeof__(MPI_Type_get_contents) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_get_contents].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(mtype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
     return cgl_sl_MPI_Type_get_contents(mtype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
@@ -14088,8 +20228,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_get_envelope(MPI_Datatype t
     }
     return cgl_gp_MPI_Type_get_envelope(type, num_integers, num_addresses, num_datatypes, combiner);
 }
+typedef int cgl_rt_MPI_Type_get_envelope;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_get_envelope cgl_left_MPI_Type_get_envelope(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_get_envelope cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_get_envelope(MPI_Datatype type, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_get_envelope]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_get_envelope) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_get_envelope].real, memory_order_relaxed))(type, num_integers, num_addresses, num_datatypes, combiner);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_get_envelope(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_get_envelope) *cgl_fn = (__typeof__(MPI_Type_get_envelope) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_get_envelope].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(type, num_integers, num_addresses, num_datatypes, combiner);
     return cgl_sl_MPI_Type_get_envelope(type, num_integers, num_addresses, num_datatypes, combiner);
@@ -14128,8 +20288,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_get_extent(MPI_Datatype typ
     }
     return cgl_gp_MPI_Type_get_extent(type, lb, extent);
 }
+typedef int cgl_rt_MPI_Type_get_extent;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_get_extent cgl_left_MPI_Type_get_extent(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_get_extent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_get_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_get_extent]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_get_extent) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_get_extent].real, memory_order_relaxed))(type, lb, extent);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_get_extent(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_get_extent) *cgl_fn = (__typeof__(MPI_Type_get_extent) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_get_extent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(type, lb, extent);
     return cgl_sl_MPI_Type_get_extent(type, lb, extent);
@@ -14168,8 +20348,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_get_extent_x(MPI_Datatype t
     }
     return cgl_gp_MPI_Type_get_extent_x(type, lb, extent);
 }
+typedef int cgl_rt_MPI_Type_get_extent_x;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_get_extent_x cgl_left_MPI_Type_get_extent_x(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_get_extent_x cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_get_extent_x(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_get_extent_x]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_get_extent_x) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_get_extent_x].real, memory_order_relaxed))(type, lb, extent);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_get_extent_x(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_get_extent_x) *cgl_fn = (__typeof__(MPI_Type_get_extent_x) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_get_extent_x].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(type, lb, extent);
     return cgl_sl_MPI_Type_get_extent_x(type, lb, extent);
@@ -14208,8 +20408,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_get_name(MPI_Datatype type,
     }
     return cgl_gp_MPI_Type_get_name(type, type_name, resultlen);
 }
+typedef int cgl_rt_MPI_Type_get_name;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_get_name cgl_left_MPI_Type_get_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_get_name cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_get_name(MPI_Datatype type, char *type_name, int *resultlen)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_get_name]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_get_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_get_name].real, memory_order_relaxed))(type, type_name, resultlen);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_get_name(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_get_name) *cgl_fn = (__typeof__(MPI_Type_get_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_get_name].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(type, type_name, resultlen);
     return cgl_sl_MPI_Type_get_name(type, type_name, resultlen);
@@ -14248,8 +20468,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_get_true_extent(MPI_Datatyp
     }
     return cgl_gp_MPI_Type_get_true_extent(datatype, true_lb, true_extent);
 }
+typedef int cgl_rt_MPI_Type_get_true_extent;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_get_true_extent cgl_left_MPI_Type_get_true_extent(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_get_true_extent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_get_true_extent]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_get_true_extent) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_get_true_extent].real, memory_order_relaxed))(datatype, true_lb, true_extent);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_get_true_extent(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_get_true_extent) *cgl_fn = (__typeof__(MPI_Type_get_true_extent) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_get_true_extent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(datatype, true_lb, true_extent);
     return cgl_sl_MPI_Type_get_true_extent(datatype, true_lb, true_extent);
@@ -14288,8 +20528,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_get_true_extent_x(MPI_Datat
     }
     return cgl_gp_MPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
 }
+typedef int cgl_rt_MPI_Type_get_true_extent_x;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_get_true_extent_x cgl_left_MPI_Type_get_true_extent_x(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_get_true_extent_x cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_get_true_extent_x]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_get_true_extent_x) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_get_true_extent_x].real, memory_order_relaxed))(datatype, true_lb, true_extent);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_get_true_extent_x(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_get_true_extent_x) *cgl_fn = (__typeof__(MPI_Type_get_true_extent_x) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_get_true_extent_x].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(datatype, true_lb, true_extent);
     return cgl_sl_MPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
@@ -14330,8 +20590,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_indexed(int count, const in
     }
     return cgl_gp_MPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
 }
+typedef int cgl_rt_MPI_Type_indexed;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_indexed cgl_left_MPI_Type_indexed(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_indexed cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_indexed]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_indexed) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_indexed].real, memory_order_relaxed))(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_indexed(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_indexed) *cgl_fn = (__typeof__(MPI_Type_indexed) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_indexed].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     return cgl_sl_MPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
@@ -14370,8 +20650,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_match_size(int typeclass, i
     }
     return cgl_gp_MPI_Type_match_size(typeclass, size, type);
 }
+typedef int cgl_rt_MPI_Type_match_size;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_match_size cgl_left_MPI_Type_match_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_match_size cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *type)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_match_size]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_match_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_match_size].real, memory_order_relaxed))(typeclass, size, type);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_match_size(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_match_size) *cgl_fn = (__typeof__(MPI_Type_match_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_match_size].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(typeclass, size, type);
     return cgl_sl_MPI_Type_match_size(typeclass, size, type);
@@ -14410,8 +20710,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_set_attr(MPI_Datatype type,
     }
     return cgl_gp_MPI_Type_set_attr(type, type_keyval, attr_val);
 }
+typedef int cgl_rt_MPI_Type_set_attr;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_set_attr cgl_left_MPI_Type_set_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_set_attr cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_set_attr(MPI_Datatype type, int type_keyval, void *attr_val)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_set_attr]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_set_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_set_attr].real, memory_order_relaxed))(type, type_keyval, attr_val);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_set_attr(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_set_attr) *cgl_fn = (__typeof__(MPI_Type_set_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_set_attr].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(type, type_keyval, attr_val);
     return cgl_sl_MPI_Type_set_attr(type, type_keyval, attr_val);
@@ -14449,8 +20769,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_set_name(MPI_Datatype type,
     }
     return cgl_gp_MPI_Type_set_name(type, type_name);
 }
+typedef int cgl_rt_MPI_Type_set_name;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_set_name cgl_left_MPI_Type_set_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_set_name cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_set_name(MPI_Datatype type, const char *type_name)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_set_name]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_set_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_set_name].real, memory_order_relaxed))(type, type_name);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_set_name(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_set_name) *cgl_fn = (__typeof__(MPI_Type_set_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_set_name].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(type, type_name);
     return cgl_sl_MPI_Type_set_name(type, type_name);
@@ -14488,8 +20828,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_size(MPI_Datatype type, int
     }
     return cgl_gp_MPI_Type_size(type, size);
 }
+typedef int cgl_rt_MPI_Type_size;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_size cgl_left_MPI_Type_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_size cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_size(MPI_Datatype type, int *size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_size]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_size].real, memory_order_relaxed))(type, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_size(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_size) *cgl_fn = (__typeof__(MPI_Type_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_size].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(type, size);
     return cgl_sl_MPI_Type_size(type, size);
@@ -14527,8 +20887,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_size_x(MPI_Datatype type, M
     }
     return cgl_gp_MPI_Type_size_x(type, size);
 }
+typedef int cgl_rt_MPI_Type_size_x;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_size_x cgl_left_MPI_Type_size_x(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_size_x cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_size_x(MPI_Datatype type, MPI_Count *size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_size_x]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_size_x) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_size_x].real, memory_order_relaxed))(type, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_size_x(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_size_x) *cgl_fn = (__typeof__(MPI_Type_size_x) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_size_x].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(type, size);
     return cgl_sl_MPI_Type_size_x(type, size);
@@ -14569,8 +20949,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_vector(int count, int block
     }
     return cgl_gp_MPI_Type_vector(count, blocklength, stride, oldtype, newtype);
 }
+typedef int cgl_rt_MPI_Type_vector;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_vector cgl_left_MPI_Type_vector(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_vector cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Type_vector]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Type_vector) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_vector].real, memory_order_relaxed))(count, blocklength, stride, oldtype, newtype);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Type_vector(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Type_vector) *cgl_fn = (__typeof__(MPI_Type_vector) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_vector].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count, blocklength, stride, oldtype, newtype);
     return cgl_sl_MPI_Type_vector(count, blocklength, stride, oldtype, newtype);
@@ -14613,8 +21013,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Unpack(const void *inbuf, int in
     }
     return cgl_gp_MPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm);
 }
+typedef int cgl_rt_MPI_Unpack;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Unpack cgl_left_MPI_Unpack(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Unpack cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Unpack]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Unpack) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Unpack].real, memory_order_relaxed))(inbuf, insize, position, outbuf, outcount, datatype, comm);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Unpack(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Unpack) *cgl_fn = (__typeof__(MPI_Unpack) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Unpack].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(inbuf, insize, position, outbuf, outcount, datatype, comm);
     return cgl_sl_MPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm);
@@ -14653,8 +21073,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Unpublish_name(const char *servi
     }
     return cgl_gp_MPI_Unpublish_name(service_name, info, port_name);
 }
+typedef int cgl_rt_MPI_Unpublish_name;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Unpublish_name cgl_left_MPI_Unpublish_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Unpublish_name cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Unpublish_name]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Unpublish_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Unpublish_name].real, memory_order_relaxed))(service_name, info, port_name);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Unpublish_name(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Unpublish_name) *cgl_fn = (__typeof__(MPI_Unpublish_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Unpublish_name].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(service_name, info, port_name);
     return cgl_sl_MPI_Unpublish_name(service_name, info, port_name);
@@ -14697,8 +21137,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Unpack_external(const char datar
     }
     return cgl_gp_MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
 }
+typedef int cgl_rt_MPI_Unpack_external;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Unpack_external cgl_left_MPI_Unpack_external(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Unpack_external cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Unpack_external]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Unpack_external) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Unpack_external].real, memory_order_relaxed))(datarep, inbuf, insize, position, outbuf, outcount, datatype);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Unpack_external(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Unpack_external) *cgl_fn = (__typeof__(MPI_Unpack_external) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Unpack_external].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(datarep, inbuf, insize, position, outbuf, outcount, datatype);
     return cgl_sl_MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
@@ -14737,8 +21197,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Waitall(int count, MPI_Request a
     }
     return cgl_gp_MPI_Waitall(count, array_of_requests, array_of_statuses);
 }
+typedef int cgl_rt_MPI_Waitall;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Waitall cgl_left_MPI_Waitall(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Waitall cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Waitall]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Waitall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Waitall].real, memory_order_relaxed))(count, array_of_requests, array_of_statuses);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Waitall(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Waitall) *cgl_fn = (__typeof__(MPI_Waitall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Waitall].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count, array_of_requests, array_of_statuses);
     return cgl_sl_MPI_Waitall(count, array_of_requests, array_of_statuses);
@@ -14778,8 +21258,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Waitany(int count, MPI_Request a
     }
     return cgl_gp_MPI_Waitany(count, array_of_requests, index, status);
 }
+typedef int cgl_rt_MPI_Waitany;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Waitany cgl_left_MPI_Waitany(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Waitany cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Waitany]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Waitany) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Waitany].real, memory_order_relaxed))(count, array_of_requests, index, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Waitany(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Waitany) *cgl_fn = (__typeof__(MPI_Waitany) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Waitany].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(count, array_of_requests, index, status);
     return cgl_sl_MPI_Waitany(count, array_of_requests, index, status);
@@ -14817,8 +21317,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Wait(MPI_Request *request, MPI_S
     }
     return cgl_gp_MPI_Wait(request, status);
 }
+typedef int cgl_rt_MPI_Wait;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Wait cgl_left_MPI_Wait(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Wait cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Wait]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Wait) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Wait].real, memory_order_relaxed))(request, status);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Wait(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Wait) *cgl_fn = (__typeof__(MPI_Wait) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Wait].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(request, status);
     return cgl_sl_MPI_Wait(request, status);
@@ -14859,8 +21379,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Waitsome(int incount, MPI_Reques
     }
     return cgl_gp_MPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
+typedef int cgl_rt_MPI_Waitsome;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Waitsome cgl_left_MPI_Waitsome(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Waitsome cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) int cgl_guarded_MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Waitsome]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Waitsome) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Waitsome].real, memory_order_relaxed))(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Waitsome(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Waitsome) *cgl_fn = (__typeof__(MPI_Waitsome) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Waitsome].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     return cgl_sl_MPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
@@ -14902,8 +21442,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_allocate(MPI_Aint size, int 
     }
     return cgl_gp_MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
 }
+typedef int cgl_rt_MPI_Win_allocate;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_allocate cgl_left_MPI_Win_allocate(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_allocate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_allocate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_allocate) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_allocate].real, memory_order_relaxed))(size, disp_unit, info, comm, baseptr, win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_allocate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_allocate) *cgl_fn = (__typeof__(MPI_Win_allocate) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_allocate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(size, disp_unit, info, comm, baseptr, win);
     return cgl_sl_MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
@@ -14945,8 +21505,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_allocate_shared(MPI_Aint siz
     }
     return cgl_gp_MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
 }
+typedef int cgl_rt_MPI_Win_allocate_shared;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_allocate_shared cgl_left_MPI_Win_allocate_shared(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_allocate_shared cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_allocate_shared]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_allocate_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_allocate_shared].real, memory_order_relaxed))(size, disp_unit, info, comm, baseptr, win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_allocate_shared(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_allocate_shared) *cgl_fn = (__typeof__(MPI_Win_allocate_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_allocate_shared].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(size, disp_unit, info, comm, baseptr, win);
     return cgl_sl_MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
@@ -14985,8 +21565,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_attach(MPI_Win win, void *ba
     }
     return cgl_gp_MPI_Win_attach(win, base, size);
 }
+typedef int cgl_rt_MPI_Win_attach;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_attach cgl_left_MPI_Win_attach(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_attach cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_attach]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_attach) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_attach].real, memory_order_relaxed))(win, base, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_attach(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_attach) *cgl_fn = (__typeof__(MPI_Win_attach) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_attach].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win, base, size);
     return cgl_sl_MPI_Win_attach(win, base, size);
@@ -15019,8 +21619,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_c2f(MPI_Win win)
     }
     return cgl_gp_MPI_Win_c2f(win);
 }
+typedef int cgl_rt_MPI_Win_c2f;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_c2f cgl_left_MPI_Win_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_c2f cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_c2f(MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_c2f]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_c2f) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_c2f].real, memory_order_relaxed))(win);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_c2f(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_c2f) *cgl_fn = (__typeof__(MPI_Win_c2f) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_c2f].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win);
     return cgl_sl_MPI_Win_c2f(win);
@@ -15058,8 +21678,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_call_errhandler(MPI_Win win,
     }
     return cgl_gp_MPI_Win_call_errhandler(win, errorcode);
 }
+typedef int cgl_rt_MPI_Win_call_errhandler;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_call_errhandler cgl_left_MPI_Win_call_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_call_errhandler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_call_errhandler]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_call_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_call_errhandler].real, memory_order_relaxed))(win, errorcode);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_call_errhandler(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_call_errhandler) *cgl_fn = (__typeof__(MPI_Win_call_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_call_errhandler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win, errorcode);
     return cgl_sl_MPI_Win_call_errhandler(win, errorcode);
@@ -15096,8 +21736,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_complete(MPI_Win win)
     }
     return cgl_gp_MPI_Win_complete(win);
 }
+typedef int cgl_rt_MPI_Win_complete;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_complete cgl_left_MPI_Win_complete(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_complete cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_complete(MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_complete]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_complete) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_complete].real, memory_order_relaxed))(win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_complete(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_complete) *cgl_fn = (__typeof__(MPI_Win_complete) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_complete].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win);
     return cgl_sl_MPI_Win_complete(win);
@@ -15139,8 +21799,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_create(void *base, MPI_Aint 
     }
     return cgl_gp_MPI_Win_create(base, size, disp_unit, info, comm, win);
 }
+typedef int cgl_rt_MPI_Win_create;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_create cgl_left_MPI_Win_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_create cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_create]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_create].real, memory_order_relaxed))(base, size, disp_unit, info, comm, win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_create(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_create) *cgl_fn = (__typeof__(MPI_Win_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_create].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(base, size, disp_unit, info, comm, win);
     return cgl_sl_MPI_Win_create(base, size, disp_unit, info, comm, win);
@@ -15179,8 +21859,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_create_dynamic(MPI_Info info
     }
     return cgl_gp_MPI_Win_create_dynamic(info, comm, win);
 }
+typedef int cgl_rt_MPI_Win_create_dynamic;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_create_dynamic cgl_left_MPI_Win_create_dynamic(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_create_dynamic cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_create_dynamic]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_create_dynamic) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_create_dynamic].real, memory_order_relaxed))(info, comm, win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_create_dynamic(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_create_dynamic) *cgl_fn = (__typeof__(MPI_Win_create_dynamic) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_create_dynamic].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(info, comm, win);
     return cgl_sl_MPI_Win_create_dynamic(info, comm, win);
@@ -15218,8 +21918,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_create_errhandler(MPI_Win_er
     }
     return cgl_gp_MPI_Win_create_errhandler(function, errhandler);
 }
+typedef int cgl_rt_MPI_Win_create_errhandler;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_create_errhandler cgl_left_MPI_Win_create_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_create_errhandler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_create_errhandler(MPI_Win_errhandler_function *function, MPI_Errhandler *errhandler)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_create_errhandler]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_create_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_create_errhandler].real, memory_order_relaxed))(function, errhandler);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_create_errhandler(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_create_errhandler) *cgl_fn = (__typeof__(MPI_Win_create_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_create_errhandler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(function, errhandler);
     return cgl_sl_MPI_Win_create_errhandler(function, errhandler);
@@ -15259,8 +21979,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_create_keyval(MPI_Win_copy_a
     }
     return cgl_gp_MPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
 }
+typedef int cgl_rt_MPI_Win_create_keyval;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_create_keyval cgl_left_MPI_Win_create_keyval(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_create_keyval cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_create_keyval]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_create_keyval) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_create_keyval].real, memory_order_relaxed))(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_create_keyval(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_create_keyval) *cgl_fn = (__typeof__(MPI_Win_create_keyval) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_create_keyval].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
     return cgl_sl_MPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
@@ -15298,8 +22038,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_delete_attr(MPI_Win win, int
     }
     return cgl_gp_MPI_Win_delete_attr(win, win_keyval);
 }
+typedef int cgl_rt_MPI_Win_delete_attr;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_delete_attr cgl_left_MPI_Win_delete_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_delete_attr cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_delete_attr]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_delete_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_delete_attr].real, memory_order_relaxed))(win, win_keyval);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_delete_attr(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_delete_attr) *cgl_fn = (__typeof__(MPI_Win_delete_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_delete_attr].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win, win_keyval);
     return cgl_sl_MPI_Win_delete_attr(win, win_keyval);
@@ -15337,8 +22097,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_detach(MPI_Win win, const vo
     }
     return cgl_gp_MPI_Win_detach(win, base);
 }
+typedef int cgl_rt_MPI_Win_detach;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_detach cgl_left_MPI_Win_detach(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_detach cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_detach(MPI_Win win, const void *base)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_detach]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_detach) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_detach].real, memory_order_relaxed))(win, base);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_detach(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_detach) *cgl_fn = (__typeof__(MPI_Win_detach) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_detach].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win, base);
     return cgl_sl_MPI_Win_detach(win, base);
@@ -15371,8 +22151,28 @@ static __attribute__((noinline)) MPI_Win cgl_sl_MPI_Win_f2c(int win)
     }
     return cgl_gp_MPI_Win_f2c(win);
 }
+typedef MPI_Win cgl_rt_MPI_Win_f2c;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_f2c cgl_left_MPI_Win_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_f2c cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT MPI_Win MPI_Win_f2c(int win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_f2c]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            MPI_Win cgl_ret = ((__typeof__(MPI_Win_f2c) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_f2c].real, memory_order_relaxed))(win);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_f2c(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_f2c) *cgl_fn = (__typeof__(MPI_Win_f2c) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_f2c].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win);
     return cgl_sl_MPI_Win_f2c(win);
@@ -15410,8 +22210,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_fence(int assert, MPI_Win wi
     }
     return cgl_gp_MPI_Win_fence(assert, win);
 }
+typedef int cgl_rt_MPI_Win_fence;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_fence cgl_left_MPI_Win_fence(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_fence cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_fence(int assert, MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_fence]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_fence) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_fence].real, memory_order_relaxed))(assert, win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_fence(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_fence) *cgl_fn = (__typeof__(MPI_Win_fence) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_fence].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(assert, win);
     return cgl_sl_MPI_Win_fence(assert, win);
@@ -15449,8 +22269,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_flush(int rank, MPI_Win win)
     }
     return cgl_gp_MPI_Win_flush(rank, win);
 }
+typedef int cgl_rt_MPI_Win_flush;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_flush cgl_left_MPI_Win_flush(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_flush cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_flush(int rank, MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_flush]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_flush) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_flush].real, memory_order_relaxed))(rank, win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_flush(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_flush) *cgl_fn = (__typeof__(MPI_Win_flush) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_flush].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(rank, win);
     return cgl_sl_MPI_Win_flush(rank, win);
@@ -15487,8 +22327,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_flush_all(MPI_Win win)
     }
     return cgl_gp_MPI_Win_flush_all(win);
 }
+typedef int cgl_rt_MPI_Win_flush_all;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_flush_all cgl_left_MPI_Win_flush_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_flush_all cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_flush_all(MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_flush_all]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_flush_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_flush_all].real, memory_order_relaxed))(win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_flush_all(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_flush_all) *cgl_fn = (__typeof__(MPI_Win_flush_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_flush_all].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win);
     return cgl_sl_MPI_Win_flush_all(win);
@@ -15526,8 +22386,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_flush_local(int rank, MPI_Wi
     }
     return cgl_gp_MPI_Win_flush_local(rank, win);
 }
+typedef int cgl_rt_MPI_Win_flush_local;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_flush_local cgl_left_MPI_Win_flush_local(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_flush_local cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_flush_local(int rank, MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_flush_local]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_flush_local) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_flush_local].real, memory_order_relaxed))(rank, win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_flush_local(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_flush_local) *cgl_fn = (__typeof__(MPI_Win_flush_local) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_flush_local].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(rank, win);
     return cgl_sl_MPI_Win_flush_local(rank, win);
@@ -15564,8 +22444,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_flush_local_all(MPI_Win win)
     }
     return cgl_gp_MPI_Win_flush_local_all(win);
 }
+typedef int cgl_rt_MPI_Win_flush_local_all;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_flush_local_all cgl_left_MPI_Win_flush_local_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_flush_local_all cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_flush_local_all(MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_flush_local_all]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_flush_local_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_flush_local_all].real, memory_order_relaxed))(win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_flush_local_all(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_flush_local_all) *cgl_fn = (__typeof__(MPI_Win_flush_local_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_flush_local_all].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win);
     return cgl_sl_MPI_Win_flush_local_all(win);
@@ -15602,8 +22502,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_free(MPI_Win *win)
     }
     return cgl_gp_MPI_Win_free(win);
 }
+typedef int cgl_rt_MPI_Win_free;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_free cgl_left_MPI_Win_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_free cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_free(MPI_Win *win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_free]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_free].real, memory_order_relaxed))(win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_free(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_free) *cgl_fn = (__typeof__(MPI_Win_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_free].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win);
     return cgl_sl_MPI_Win_free(win);
@@ -15640,8 +22560,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_free_keyval(int *win_keyval)
     }
     return cgl_gp_MPI_Win_free_keyval(win_keyval);
 }
+typedef int cgl_rt_MPI_Win_free_keyval;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_free_keyval cgl_left_MPI_Win_free_keyval(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_free_keyval cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_free_keyval(int *win_keyval)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_free_keyval]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_free_keyval) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_free_keyval].real, memory_order_relaxed))(win_keyval);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_free_keyval(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_free_keyval) *cgl_fn = (__typeof__(MPI_Win_free_keyval) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_free_keyval].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win_keyval);
     return cgl_sl_MPI_Win_free_keyval(win_keyval);
@@ -15681,8 +22621,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_get_attr(MPI_Win win, int wi
     }
     return cgl_gp_MPI_Win_get_attr(win, win_keyval, attribute_val, flag);
 }
+typedef int cgl_rt_MPI_Win_get_attr;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_get_attr cgl_left_MPI_Win_get_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_get_attr cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_get_attr]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_get_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_get_attr].real, memory_order_relaxed))(win, win_keyval, attribute_val, flag);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_get_attr(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_get_attr) *cgl_fn = (__typeof__(MPI_Win_get_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_get_attr].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win, win_keyval, attribute_val, flag);
     return cgl_sl_MPI_Win_get_attr(win, win_keyval, attribute_val, flag);
@@ -15720,8 +22680,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_get_errhandler(MPI_Win win, 
     }
     return cgl_gp_MPI_Win_get_errhandler(win, errhandler);
 }
+typedef int cgl_rt_MPI_Win_get_errhandler;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_get_errhandler cgl_left_MPI_Win_get_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_get_errhandler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_get_errhandler]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_get_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_get_errhandler].real, memory_order_relaxed))(win, errhandler);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_get_errhandler(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_get_errhandler) *cgl_fn = (__typeof__(MPI_Win_get_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_get_errhandler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win, errhandler);
     return cgl_sl_MPI_Win_get_errhandler(win, errhandler);
@@ -15759,8 +22739,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_get_group(MPI_Win win, MPI_G
     }
     return cgl_gp_MPI_Win_get_group(win, group);
 }
+typedef int cgl_rt_MPI_Win_get_group;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_get_group cgl_left_MPI_Win_get_group(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_get_group cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_get_group]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_get_group) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_get_group].real, memory_order_relaxed))(win, group);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_get_group(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_get_group) *cgl_fn = (__typeof__(MPI_Win_get_group) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_get_group].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win, group);
     return cgl_sl_MPI_Win_get_group(win, group);
@@ -15798,8 +22798,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_get_info(MPI_Win win, MPI_In
     }
     return cgl_gp_MPI_Win_get_info(win, info_used);
 }
+typedef int cgl_rt_MPI_Win_get_info;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_get_info cgl_left_MPI_Win_get_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_get_info cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_get_info]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_get_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_get_info].real, memory_order_relaxed))(win, info_used);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_get_info(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_get_info) *cgl_fn = (__typeof__(MPI_Win_get_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_get_info].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win, info_used);
     return cgl_sl_MPI_Win_get_info(win, info_used);
@@ -15838,8 +22858,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_get_name(MPI_Win win, char *
     }
     return cgl_gp_MPI_Win_get_name(win, win_name, resultlen);
 }
+typedef int cgl_rt_MPI_Win_get_name;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_get_name cgl_left_MPI_Win_get_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_get_name cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_get_name]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_get_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_get_name].real, memory_order_relaxed))(win, win_name, resultlen);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_get_name(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_get_name) *cgl_fn = (__typeof__(MPI_Win_get_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_get_name].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win, win_name, resultlen);
     return cgl_sl_MPI_Win_get_name(win, win_name, resultlen);
@@ -15879,8 +22919,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_lock(int lock_type, int rank
     }
     return cgl_gp_MPI_Win_lock(lock_type, rank, assert, win);
 }
+typedef int cgl_rt_MPI_Win_lock;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_lock cgl_left_MPI_Win_lock(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_lock cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_lock]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_lock) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_lock].real, memory_order_relaxed))(lock_type, rank, assert, win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_lock(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_lock) *cgl_fn = (__typeof__(MPI_Win_lock) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_lock].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(lock_type, rank, assert, win);
     return cgl_sl_MPI_Win_lock(lock_type, rank, assert, win);
@@ -15918,8 +22978,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_lock_all(int assert, MPI_Win
     }
     return cgl_gp_MPI_Win_lock_all(assert, win);
 }
+typedef int cgl_rt_MPI_Win_lock_all;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_lock_all cgl_left_MPI_Win_lock_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_lock_all cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_lock_all(int assert, MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_lock_all]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_lock_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_lock_all].real, memory_order_relaxed))(assert, win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_lock_all(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_lock_all) *cgl_fn = (__typeof__(MPI_Win_lock_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_lock_all].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(assert, win);
     return cgl_sl_MPI_Win_lock_all(assert, win);
@@ -15958,8 +23038,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_post(MPI_Group group, int as
     }
     return cgl_gp_MPI_Win_post(group, assert, win);
 }
+typedef int cgl_rt_MPI_Win_post;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_post cgl_left_MPI_Win_post(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_post cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_post]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_post) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_post].real, memory_order_relaxed))(group, assert, win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_post(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_post) *cgl_fn = (__typeof__(MPI_Win_post) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_post].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(group, assert, win);
     return cgl_sl_MPI_Win_post(group, assert, win);
@@ -15998,8 +23098,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_set_attr(MPI_Win win, int wi
     }
     return cgl_gp_MPI_Win_set_attr(win, win_keyval, attribute_val);
 }
+typedef int cgl_rt_MPI_Win_set_attr;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_set_attr cgl_left_MPI_Win_set_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_set_attr cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_set_attr]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_set_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_set_attr].real, memory_order_relaxed))(win, win_keyval, attribute_val);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_set_attr(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_set_attr) *cgl_fn = (__typeof__(MPI_Win_set_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_set_attr].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win, win_keyval, attribute_val);
     return cgl_sl_MPI_Win_set_attr(win, win_keyval, attribute_val);
@@ -16037,8 +23157,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_set_errhandler(MPI_Win win, 
     }
     return cgl_gp_MPI_Win_set_errhandler(win, errhandler);
 }
+typedef int cgl_rt_MPI_Win_set_errhandler;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_set_errhandler cgl_left_MPI_Win_set_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_set_errhandler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_set_errhandler]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_set_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_set_errhandler].real, memory_order_relaxed))(win, errhandler);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_set_errhandler(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_set_errhandler) *cgl_fn = (__typeof__(MPI_Win_set_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_set_errhandler].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win, errhandler);
     return cgl_sl_MPI_Win_set_errhandler(win, errhandler);
@@ -16076,8 +23216,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_set_info(MPI_Win win, MPI_In
     }
     return cgl_gp_MPI_Win_set_info(win, info);
 }
+typedef int cgl_rt_MPI_Win_set_info;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_set_info cgl_left_MPI_Win_set_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_set_info cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_set_info]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_set_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_set_info].real, memory_order_relaxed))(win, info);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_set_info(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_set_info) *cgl_fn = (__typeof__(MPI_Win_set_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_set_info].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win, info);
     return cgl_sl_MPI_Win_set_info(win, info);
@@ -16115,8 +23275,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_set_name(MPI_Win win, const 
     }
     return cgl_gp_MPI_Win_set_name(win, win_name);
 }
+typedef int cgl_rt_MPI_Win_set_name;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_set_name cgl_left_MPI_Win_set_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_set_name cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_set_name(MPI_Win win, const char *win_name)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_set_name]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_set_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_set_name].real, memory_order_relaxed))(win, win_name);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_set_name(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_set_name) *cgl_fn = (__typeof__(MPI_Win_set_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_set_name].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win, win_name);
     return cgl_sl_MPI_Win_set_name(win, win_name);
@@ -16157,8 +23337,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_shared_query(MPI_Win win, in
     }
     return cgl_gp_MPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
 }
+typedef int cgl_rt_MPI_Win_shared_query;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_shared_query cgl_left_MPI_Win_shared_query(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_shared_query cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_shared_query]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_shared_query) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_shared_query].real, memory_order_relaxed))(win, rank, size, disp_unit, baseptr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_shared_query(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_shared_query) *cgl_fn = (__typeof__(MPI_Win_shared_query) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_shared_query].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win, rank, size, disp_unit, baseptr);
     return cgl_sl_MPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
@@ -16197,8 +23397,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_start(MPI_Group group, int a
     }
     return cgl_gp_MPI_Win_start(group, assert, win);
 }
+typedef int cgl_rt_MPI_Win_start;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_start cgl_left_MPI_Win_start(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_start cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_start]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_start) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_start].real, memory_order_relaxed))(group, assert, win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_start(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_start) *cgl_fn = (__typeof__(MPI_Win_start) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_start].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(group, assert, win);
     return cgl_sl_MPI_Win_start(group, assert, win);
@@ -16235,8 +23455,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_sync(MPI_Win win)
     }
     return cgl_gp_MPI_Win_sync(win);
 }
+typedef int cgl_rt_MPI_Win_sync;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_sync cgl_left_MPI_Win_sync(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_sync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_sync(MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_sync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_sync) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_sync].real, memory_order_relaxed))(win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_sync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_sync) *cgl_fn = (__typeof__(MPI_Win_sync) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_sync].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win);
     return cgl_sl_MPI_Win_sync(win);
@@ -16274,8 +23514,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_test(MPI_Win win, int *flag)
     }
     return cgl_gp_MPI_Win_test(win, flag);
 }
+typedef int cgl_rt_MPI_Win_test;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_test cgl_left_MPI_Win_test(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_test cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_test(MPI_Win win, int *flag)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_test]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_test) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_test].real, memory_order_relaxed))(win, flag);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_test(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_test) *cgl_fn = (__typeof__(MPI_Win_test) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_test].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win, flag);
     return cgl_sl_MPI_Win_test(win, flag);
@@ -16313,8 +23573,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_unlock(int rank, MPI_Win win
     }
     return cgl_gp_MPI_Win_unlock(rank, win);
 }
+typedef int cgl_rt_MPI_Win_unlock;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_unlock cgl_left_MPI_Win_unlock(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_unlock cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_unlock(int rank, MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_unlock]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_unlock) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_unlock].real, memory_order_relaxed))(rank, win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_unlock(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_unlock) *cgl_fn = (__typeof__(MPI_Win_unlock) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_unlock].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(rank, win);
     return cgl_sl_MPI_Win_unlock(rank, win);
@@ -16351,8 +23631,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_unlock_all(MPI_Win win)
     }
     return cgl_gp_MPI_Win_unlock_all(win);
 }
+typedef int cgl_rt_MPI_Win_unlock_all;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_unlock_all cgl_left_MPI_Win_unlock_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_unlock_all cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_unlock_all(MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_unlock_all]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_unlock_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_unlock_all].real, memory_order_relaxed))(win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_unlock_all(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_unlock_all) *cgl_fn = (__typeof__(MPI_Win_unlock_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_unlock_all].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win);
     return cgl_sl_MPI_Win_unlock_all(win);
@@ -16389,8 +23689,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_wait(MPI_Win win)
     }
     return cgl_gp_MPI_Win_wait(win);
 }
+typedef int cgl_rt_MPI_Win_wait;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_wait cgl_left_MPI_Win_wait(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_wait cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Win_wait(MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Win_wait]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_wait) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_wait].real, memory_order_relaxed))(win);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Win_wait(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Win_wait) *cgl_fn = (__typeof__(MPI_Win_wait) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_wait].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(win);
     return cgl_sl_MPI_Win_wait(win);
@@ -16422,8 +23742,28 @@ static __attribute__((noinline)) double cgl_sl_MPI_Wtick(void)
     }
     return cgl_gp_MPI_Wtick();
 }
+typedef double cgl_rt_MPI_Wtick;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Wtick cgl_left_MPI_Wtick(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Wtick cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT double MPI_Wtick(void)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Wtick]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            double cgl_ret = ((__typeof__(MPI_Wtick) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Wtick].real, memory_order_relaxed))();
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Wtick(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Wtick) *cgl_fn = (__typeof__(MPI_Wtick) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Wtick].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn();
     return cgl_sl_MPI_Wtick();
@@ -16455,8 +23795,28 @@ static __attribute__((noinline)) double cgl_sl_MPI_Wtime(void)
     }
     return cgl_gp_MPI_Wtime();
 }
+typedef double cgl_rt_MPI_Wtime;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Wtime cgl_left_MPI_Wtime(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Wtime cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT double MPI_Wtime(void)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Wtime]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            double cgl_ret = ((__typeof__(MPI_Wtime) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Wtime].real, memory_order_relaxed))();
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Wtime(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Wtime) *cgl_fn = (__typeof__(MPI_Wtime) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Wtime].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn();
     return cgl_sl_MPI_Wtime();
@@ -16494,8 +23854,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_init_thread(int required, int 
     }
     return cgl_gp_MPI_T_init_thread(required, provided);
 }
+typedef int cgl_rt_MPI_T_init_thread;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_init_thread cgl_left_MPI_T_init_thread(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_init_thread cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_init_thread(int required, int *provided)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_init_thread]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_init_thread) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_init_thread].real, memory_order_relaxed))(required, provided);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_init_thread(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_init_thread) *cgl_fn = (__typeof__(MPI_T_init_thread) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_init_thread].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(required, provided);
     return cgl_sl_MPI_T_init_thread(required, provided);
@@ -16531,8 +23911,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_finalize(void)
     }
     return cgl_gp_MPI_T_finalize();
 }
+typedef int cgl_rt_MPI_T_finalize;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_finalize cgl_left_MPI_T_finalize(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_finalize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_finalize(void)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_finalize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_finalize) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_finalize].real, memory_order_relaxed))();
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_finalize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_finalize) *cgl_fn = (__typeof__(MPI_T_finalize) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_finalize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn();
     return cgl_sl_MPI_T_finalize();
@@ -16569,8 +23969,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_get_num(int *num_cvar)
     }
     return cgl_gp_MPI_T_cvar_get_num(num_cvar);
 }
+typedef int cgl_rt_MPI_T_cvar_get_num;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_cvar_get_num cgl_left_MPI_T_cvar_get_num(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_cvar_get_num cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_cvar_get_num(int *num_cvar)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_cvar_get_num]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_cvar_get_num) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_cvar_get_num].real, memory_order_relaxed))(num_cvar);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_cvar_get_num(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_cvar_get_num) *cgl_fn = (__typeof__(MPI_T_cvar_get_num) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_cvar_get_num].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(num_cvar);
     return cgl_sl_MPI_T_cvar_get_num(num_cvar);
@@ -16616,8 +24036,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_get_info(int cvar_index, 
     }
     return cgl_gp_MPI_T_cvar_get_info(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope);
 }
+typedef int cgl_rt_MPI_T_cvar_get_info;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_cvar_get_info cgl_left_MPI_T_cvar_get_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_cvar_get_info cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_cvar_get_info]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_cvar_get_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_cvar_get_info].real, memory_order_relaxed))(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_cvar_get_info(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_cvar_get_info) *cgl_fn = (__typeof__(MPI_T_cvar_get_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_cvar_get_info].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope);
     return cgl_sl_MPI_T_cvar_get_info(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope);
@@ -16655,8 +24095,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_get_index(const char *nam
     }
     return cgl_gp_MPI_T_cvar_get_index(name, cvar_index);
 }
+typedef int cgl_rt_MPI_T_cvar_get_index;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_cvar_get_index cgl_left_MPI_T_cvar_get_index(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_cvar_get_index cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_cvar_get_index(const char *name, int *cvar_index)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_cvar_get_index]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_cvar_get_index) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_cvar_get_index].real, memory_order_relaxed))(name, cvar_index);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_cvar_get_index(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_cvar_get_index) *cgl_fn = (__typeof__(MPI_T_cvar_get_index) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_cvar_get_index].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(name, cvar_index);
     return cgl_sl_MPI_T_cvar_get_index(name, cvar_index);
@@ -16696,8 +24156,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_handle_alloc(int cvar_ind
     }
     return cgl_gp_MPI_T_cvar_handle_alloc(cvar_index, obj_handle, handle, count);
 }
+typedef int cgl_rt_MPI_T_cvar_handle_alloc;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_cvar_handle_alloc cgl_left_MPI_T_cvar_handle_alloc(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_cvar_handle_alloc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_cvar_handle_alloc]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_cvar_handle_alloc) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_cvar_handle_alloc].real, memory_order_relaxed))(cvar_index, obj_handle, handle, count);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_cvar_handle_alloc(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_cvar_handle_alloc) *cgl_fn = (__typeof__(MPI_T_cvar_handle_alloc) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_cvar_handle_alloc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(cvar_index, obj_handle, handle, count);
     return cgl_sl_MPI_T_cvar_handle_alloc(cvar_index, obj_handle, handle, count);
@@ -16734,8 +24214,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_handle_free(MPI_T_cvar_ha
     }
     return cgl_gp_MPI_T_cvar_handle_free(handle);
 }
+typedef int cgl_rt_MPI_T_cvar_handle_free;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_cvar_handle_free cgl_left_MPI_T_cvar_handle_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_cvar_handle_free cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_cvar_handle_free]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_cvar_handle_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_cvar_handle_free].real, memory_order_relaxed))(handle);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_cvar_handle_free(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_cvar_handle_free) *cgl_fn = (__typeof__(MPI_T_cvar_handle_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_cvar_handle_free].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(handle);
     return cgl_sl_MPI_T_cvar_handle_free(handle);
@@ -16773,8 +24273,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_read(MPI_T_cvar_handle ha
     }
     return cgl_gp_MPI_T_cvar_read(handle, buf);
 }
+typedef int cgl_rt_MPI_T_cvar_read;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_cvar_read cgl_left_MPI_T_cvar_read(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_cvar_read cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_cvar_read]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_cvar_read) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_cvar_read].real, memory_order_relaxed))(handle, buf);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_cvar_read(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_cvar_read) *cgl_fn = (__typeof__(MPI_T_cvar_read) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_cvar_read].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(handle, buf);
     return cgl_sl_MPI_T_cvar_read(handle, buf);
@@ -16812,8 +24332,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_write(MPI_T_cvar_handle h
     }
     return cgl_gp_MPI_T_cvar_write(handle, buf);
 }
+typedef int cgl_rt_MPI_T_cvar_write;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_cvar_write cgl_left_MPI_T_cvar_write(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_cvar_write cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_cvar_write]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_cvar_write) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_cvar_write].real, memory_order_relaxed))(handle, buf);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_cvar_write(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_cvar_write) *cgl_fn = (__typeof__(MPI_T_cvar_write) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_cvar_write].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(handle, buf);
     return cgl_sl_MPI_T_cvar_write(handle, buf);
@@ -16850,8 +24390,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_num(int *num_cat)
     }
     return cgl_gp_MPI_T_category_get_num(num_cat);
 }
+typedef int cgl_rt_MPI_T_category_get_num;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_category_get_num cgl_left_MPI_T_category_get_num(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_category_get_num cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_category_get_num(int *num_cat)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_category_get_num]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_category_get_num) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_category_get_num].real, memory_order_relaxed))(num_cat);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_category_get_num(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_category_get_num) *cgl_fn = (__typeof__(MPI_T_category_get_num) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_category_get_num].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(num_cat);
     return cgl_sl_MPI_T_category_get_num(num_cat);
@@ -16895,8 +24455,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_info(int cat_inde
     }
     return cgl_gp_MPI_T_category_get_info(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories);
 }
+typedef int cgl_rt_MPI_T_category_get_info;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_category_get_info cgl_left_MPI_T_category_get_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_category_get_info cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_category_get_info]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_category_get_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_category_get_info].real, memory_order_relaxed))(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_category_get_info(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_category_get_info) *cgl_fn = (__typeof__(MPI_T_category_get_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_category_get_info].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories);
     return cgl_sl_MPI_T_category_get_info(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories);
@@ -16934,8 +24514,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_index(const char 
     }
     return cgl_gp_MPI_T_category_get_index(name, category_index);
 }
+typedef int cgl_rt_MPI_T_category_get_index;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_category_get_index cgl_left_MPI_T_category_get_index(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_category_get_index cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_category_get_index(const char *name, int *category_index)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_category_get_index]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_category_get_index) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_category_get_index].real, memory_order_relaxed))(name, category_index);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_category_get_index(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_category_get_index) *cgl_fn = (__typeof__(MPI_T_category_get_index) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_category_get_index].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(name, category_index);
     return cgl_sl_MPI_T_category_get_index(name, category_index);
@@ -16974,8 +24574,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_cvars(int cat_ind
     }
     return cgl_gp_MPI_T_category_get_cvars(cat_index, len, indices);
 }
+typedef int cgl_rt_MPI_T_category_get_cvars;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_category_get_cvars cgl_left_MPI_T_category_get_cvars(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_category_get_cvars cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_category_get_cvars(int cat_index, int len, int indices[])
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_category_get_cvars]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_category_get_cvars) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_category_get_cvars].real, memory_order_relaxed))(cat_index, len, indices);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_category_get_cvars(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_category_get_cvars) *cgl_fn = (__typeof__(MPI_T_category_get_cvars) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_category_get_cvars].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(cat_index, len, indices);
     return cgl_sl_MPI_T_category_get_cvars(cat_index, len, indices);
@@ -17014,8 +24634,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_pvars(int cat_ind
     }
     return cgl_gp_MPI_T_category_get_pvars(cat_index, len, indices);
 }
+typedef int cgl_rt_MPI_T_category_get_pvars;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_category_get_pvars cgl_left_MPI_T_category_get_pvars(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_category_get_pvars cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_category_get_pvars]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_category_get_pvars) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_category_get_pvars].real, memory_order_relaxed))(cat_index, len, indices);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_category_get_pvars(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_category_get_pvars) *cgl_fn = (__typeof__(MPI_T_category_get_pvars) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_category_get_pvars].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(cat_index, len, indices);
     return cgl_sl_MPI_T_category_get_pvars(cat_index, len, indices);
@@ -17054,8 +24694,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_categories(int ca
     }
     return cgl_gp_MPI_T_category_get_categories(cat_index, len, indices);
 }
+typedef int cgl_rt_MPI_T_category_get_categories;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_category_get_categories cgl_left_MPI_T_category_get_categories(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_category_get_categories cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_category_get_categories(int cat_index, int len, int indices[])
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_category_get_categories]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_category_get_categories) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_category_get_categories].real, memory_order_relaxed))(cat_index, len, indices);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_category_get_categories(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_category_get_categories) *cgl_fn = (__typeof__(MPI_T_category_get_categories) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_category_get_categories].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(cat_index, len, indices);
     return cgl_sl_MPI_T_category_get_categories(cat_index, len, indices);
@@ -17092,8 +24752,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_category_changed(int *stamp)
     }
     return cgl_gp_MPI_T_category_changed(stamp);
 }
+typedef int cgl_rt_MPI_T_category_changed;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_category_changed cgl_left_MPI_T_category_changed(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_category_changed cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_category_changed(int *stamp)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_category_changed]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_category_changed) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_category_changed].real, memory_order_relaxed))(stamp);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_category_changed(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_category_changed) *cgl_fn = (__typeof__(MPI_T_category_changed) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_category_changed].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stamp);
     return cgl_sl_MPI_T_category_changed(stamp);
@@ -17130,8 +24810,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_get_num(int *num_pvar)
     }
     return cgl_gp_MPI_T_pvar_get_num(num_pvar);
 }
+typedef int cgl_rt_MPI_T_pvar_get_num;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_get_num cgl_left_MPI_T_pvar_get_num(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_get_num cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_pvar_get_num(int *num_pvar)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_pvar_get_num]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_pvar_get_num) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_get_num].real, memory_order_relaxed))(num_pvar);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_pvar_get_num(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_pvar_get_num) *cgl_fn = (__typeof__(MPI_T_pvar_get_num) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_get_num].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(num_pvar);
     return cgl_sl_MPI_T_pvar_get_num(num_pvar);
@@ -17180,8 +24880,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_get_info(int pvar_index, 
     }
     return cgl_gp_MPI_T_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic);
 }
+typedef int cgl_rt_MPI_T_pvar_get_info;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_get_info cgl_left_MPI_T_pvar_get_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_get_info cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_pvar_get_info]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_pvar_get_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_get_info].real, memory_order_relaxed))(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_pvar_get_info(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_pvar_get_info) *cgl_fn = (__typeof__(MPI_T_pvar_get_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_get_info].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic);
     return cgl_sl_MPI_T_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic);
@@ -17220,8 +24940,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_get_index(const char *nam
     }
     return cgl_gp_MPI_T_pvar_get_index(name, var_class, pvar_index);
 }
+typedef int cgl_rt_MPI_T_pvar_get_index;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_get_index cgl_left_MPI_T_pvar_get_index(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_get_index cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_pvar_get_index]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_pvar_get_index) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_get_index].real, memory_order_relaxed))(name, var_class, pvar_index);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_pvar_get_index(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_pvar_get_index) *cgl_fn = (__typeof__(MPI_T_pvar_get_index) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_get_index].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(name, var_class, pvar_index);
     return cgl_sl_MPI_T_pvar_get_index(name, var_class, pvar_index);
@@ -17258,8 +24998,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_session_create(MPI_T_pvar
     }
     return cgl_gp_MPI_T_pvar_session_create(session);
 }
+typedef int cgl_rt_MPI_T_pvar_session_create;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_session_create cgl_left_MPI_T_pvar_session_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_session_create cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_pvar_session_create(MPI_T_pvar_session *session)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_pvar_session_create]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_pvar_session_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_session_create].real, memory_order_relaxed))(session);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_pvar_session_create(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_pvar_session_create) *cgl_fn = (__typeof__(MPI_T_pvar_session_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_session_create].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(session);
     return cgl_sl_MPI_T_pvar_session_create(session);
@@ -17296,8 +25056,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_session_free(MPI_T_pvar_s
     }
     return cgl_gp_MPI_T_pvar_session_free(session);
 }
+typedef int cgl_rt_MPI_T_pvar_session_free;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_session_free cgl_left_MPI_T_pvar_session_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_session_free cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_pvar_session_free(MPI_T_pvar_session *session)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_pvar_session_free]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_pvar_session_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_session_free].real, memory_order_relaxed))(session);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_pvar_session_free(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_pvar_session_free) *cgl_fn = (__typeof__(MPI_T_pvar_session_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_session_free].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(session);
     return cgl_sl_MPI_T_pvar_session_free(session);
@@ -17338,8 +25118,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_handle_alloc(MPI_T_pvar_s
     }
     return cgl_gp_MPI_T_pvar_handle_alloc(session, pvar_index, obj_handle, handle, count);
 }
+typedef int cgl_rt_MPI_T_pvar_handle_alloc;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_handle_alloc cgl_left_MPI_T_pvar_handle_alloc(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_handle_alloc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_pvar_handle_alloc]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_pvar_handle_alloc) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_handle_alloc].real, memory_order_relaxed))(session, pvar_index, obj_handle, handle, count);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_pvar_handle_alloc(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_pvar_handle_alloc) *cgl_fn = (__typeof__(MPI_T_pvar_handle_alloc) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_handle_alloc].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(session, pvar_index, obj_handle, handle, count);
     return cgl_sl_MPI_T_pvar_handle_alloc(session, pvar_index, obj_handle, handle, count);
@@ -17377,8 +25177,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_handle_free(MPI_T_pvar_se
     }
     return cgl_gp_MPI_T_pvar_handle_free(session, handle);
 }
+typedef int cgl_rt_MPI_T_pvar_handle_free;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_handle_free cgl_left_MPI_T_pvar_handle_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_handle_free cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_pvar_handle_free]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_pvar_handle_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_handle_free].real, memory_order_relaxed))(session, handle);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_pvar_handle_free(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_pvar_handle_free) *cgl_fn = (__typeof__(MPI_T_pvar_handle_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_handle_free].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(session, handle);
     return cgl_sl_MPI_T_pvar_handle_free(session, handle);
@@ -17416,8 +25236,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_start(MPI_T_pvar_session 
     }
     return cgl_gp_MPI_T_pvar_start(session, handle);
 }
+typedef int cgl_rt_MPI_T_pvar_start;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_start cgl_left_MPI_T_pvar_start(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_start cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_pvar_start]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_pvar_start) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_start].real, memory_order_relaxed))(session, handle);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_pvar_start(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_pvar_start) *cgl_fn = (__typeof__(MPI_T_pvar_start) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_start].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(session, handle);
     return cgl_sl_MPI_T_pvar_start(session, handle);
@@ -17455,8 +25295,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_stop(MPI_T_pvar_session s
     }
     return cgl_gp_MPI_T_pvar_stop(session, handle);
 }
+typedef int cgl_rt_MPI_T_pvar_stop;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_stop cgl_left_MPI_T_pvar_stop(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_stop cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_pvar_stop]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_pvar_stop) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_stop].real, memory_order_relaxed))(session, handle);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_pvar_stop(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_pvar_stop) *cgl_fn = (__typeof__(MPI_T_pvar_stop) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_stop].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(session, handle);
     return cgl_sl_MPI_T_pvar_stop(session, handle);
@@ -17495,8 +25355,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_read(MPI_T_pvar_session s
     }
     return cgl_gp_MPI_T_pvar_read(session, handle, buf);
 }
+typedef int cgl_rt_MPI_T_pvar_read;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_read cgl_left_MPI_T_pvar_read(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_read cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_pvar_read]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_pvar_read) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_read].real, memory_order_relaxed))(session, handle, buf);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_pvar_read(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_pvar_read) *cgl_fn = (__typeof__(MPI_T_pvar_read) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_read].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(session, handle, buf);
     return cgl_sl_MPI_T_pvar_read(session, handle, buf);
@@ -17535,8 +25415,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_write(MPI_T_pvar_session 
     }
     return cgl_gp_MPI_T_pvar_write(session, handle, buf);
 }
+typedef int cgl_rt_MPI_T_pvar_write;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_write cgl_left_MPI_T_pvar_write(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_write cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_pvar_write]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_pvar_write) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_write].real, memory_order_relaxed))(session, handle, buf);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_pvar_write(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_pvar_write) *cgl_fn = (__typeof__(MPI_T_pvar_write) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_write].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(session, handle, buf);
     return cgl_sl_MPI_T_pvar_write(session, handle, buf);
@@ -17574,8 +25474,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_reset(MPI_T_pvar_session 
     }
     return cgl_gp_MPI_T_pvar_reset(session, handle);
 }
+typedef int cgl_rt_MPI_T_pvar_reset;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_reset cgl_left_MPI_T_pvar_reset(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_reset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_pvar_reset]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_pvar_reset) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_reset].real, memory_order_relaxed))(session, handle);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_pvar_reset(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_pvar_reset) *cgl_fn = (__typeof__(MPI_T_pvar_reset) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_reset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(session, handle);
     return cgl_sl_MPI_T_pvar_reset(session, handle);
@@ -17614,8 +25534,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_readreset(MPI_T_pvar_sess
     }
     return cgl_gp_MPI_T_pvar_readreset(session, handle, buf);
 }
+typedef int cgl_rt_MPI_T_pvar_readreset;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_readreset cgl_left_MPI_T_pvar_readreset(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_readreset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_pvar_readreset]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_pvar_readreset) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_readreset].real, memory_order_relaxed))(session, handle, buf);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_pvar_readreset(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_pvar_readreset) *cgl_fn = (__typeof__(MPI_T_pvar_readreset) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_readreset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(session, handle, buf);
     return cgl_sl_MPI_T_pvar_readreset(session, handle, buf);
@@ -17655,8 +25595,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_enum_get_info(MPI_T_enum enumt
     }
     return cgl_gp_MPI_T_enum_get_info(enumtype, num, name, name_len);
 }
+typedef int cgl_rt_MPI_T_enum_get_info;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_enum_get_info cgl_left_MPI_T_enum_get_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_enum_get_info cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_enum_get_info]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_enum_get_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_enum_get_info].real, memory_order_relaxed))(enumtype, num, name, name_len);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_enum_get_info(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_enum_get_info) *cgl_fn = (__typeof__(MPI_T_enum_get_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_enum_get_info].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(enumtype, num, name, name_len);
     return cgl_sl_MPI_T_enum_get_info(enumtype, num, name, name_len);
@@ -17697,8 +25657,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_enum_get_item(MPI_T_enum enumt
     }
     return cgl_gp_MPI_T_enum_get_item(enumtype, index, value, name, name_len);
 }
+typedef int cgl_rt_MPI_T_enum_get_item;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_enum_get_item cgl_left_MPI_T_enum_get_item(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_enum_get_item cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_T_enum_get_item]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_T_enum_get_item) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_enum_get_item].real, memory_order_relaxed))(enumtype, index, value, name, name_len);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_T_enum_get_item(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_T_enum_get_item) *cgl_fn = (__typeof__(MPI_T_enum_get_item) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_enum_get_item].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(enumtype, index, value, name, name_len);
     return cgl_sl_MPI_T_enum_get_item(enumtype, index, value, name, name_len);
@@ -17736,8 +25716,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Attr_delete(MPI_Comm comm, int k
     }
     return cgl_gp_MPI_Attr_delete(comm, keyval);
 }
+typedef int cgl_rt_MPI_Attr_delete;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Attr_delete cgl_left_MPI_Attr_delete(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Attr_delete cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Attr_delete(MPI_Comm comm, int keyval)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Attr_delete]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Attr_delete) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Attr_delete].real, memory_order_relaxed))(comm, keyval);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Attr_delete(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Attr_delete) *cgl_fn = (__typeof__(MPI_Attr_delete) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Attr_delete].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, keyval);
     return cgl_sl_MPI_Attr_delete(comm, keyval);
@@ -17777,8 +25777,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Attr_get(MPI_Comm comm, int keyv
     }
     return cgl_gp_MPI_Attr_get(comm, keyval, attribute_val, flag);
 }
+typedef int cgl_rt_MPI_Attr_get;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Attr_get cgl_left_MPI_Attr_get(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Attr_get cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Attr_get]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Attr_get) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Attr_get].real, memory_order_relaxed))(comm, keyval, attribute_val, flag);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Attr_get(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Attr_get) *cgl_fn = (__typeof__(MPI_Attr_get) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Attr_get].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, keyval, attribute_val, flag);
     return cgl_sl_MPI_Attr_get(comm, keyval, attribute_val, flag);
@@ -17817,8 +25837,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Attr_put(MPI_Comm comm, int keyv
     }
     return cgl_gp_MPI_Attr_put(comm, keyval, attribute_val);
 }
+typedef int cgl_rt_MPI_Attr_put;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Attr_put cgl_left_MPI_Attr_put(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Attr_put cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Attr_put]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Attr_put) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Attr_put].real, memory_order_relaxed))(comm, keyval, attribute_val);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Attr_put(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Attr_put) *cgl_fn = (__typeof__(MPI_Attr_put) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Attr_put].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(comm, keyval, attribute_val);
     return cgl_sl_MPI_Attr_put(comm, keyval, attribute_val);
@@ -17858,8 +25898,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Keyval_create(MPI_Copy_function 
     }
     return cgl_gp_MPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
 }
+typedef int cgl_rt_MPI_Keyval_create;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Keyval_create cgl_left_MPI_Keyval_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Keyval_create cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Keyval_create]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Keyval_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Keyval_create].real, memory_order_relaxed))(copy_fn, delete_fn, keyval, extra_state);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Keyval_create(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Keyval_create) *cgl_fn = (__typeof__(MPI_Keyval_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Keyval_create].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(copy_fn, delete_fn, keyval, extra_state);
     return cgl_sl_MPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
@@ -17896,8 +25956,28 @@ static __attribute__((noinline)) int cgl_sl_MPI_Keyval_free(int *keyval)
     }
     return cgl_gp_MPI_Keyval_free(keyval);
 }
+typedef int cgl_rt_MPI_Keyval_free;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Keyval_free cgl_left_MPI_Keyval_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Keyval_free cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int MPI_Keyval_free(int *keyval)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_MPI_Keyval_free]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Keyval_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Keyval_free].real, memory_order_relaxed))(keyval);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_MPI_Keyval_free(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(MPI_Keyval_free) *cgl_fn = (__typeof__(MPI_Keyval_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Keyval_free].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(keyval);
     return cgl_sl_MPI_Keyval_free(keyval);

@@ -192,8 +192,28 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyGetDevice(uint32_t index
     }
     return cgl_gp_toyGetDevice(index, device);
 }
+typedef toy_result_t cgl_rt_toyGetDevice;
+static __attribute__((noinline, cold)) cgl_rt_toyGetDevice cgl_left_toyGetDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_toyGetDevice cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT toy_result_t TOY_APICALL toyGetDevice(uint32_t index, toy_device_t *device)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyGetDevice]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            toy_result_t cgl_ret = ((__typeof__(toyGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_toyGetDevice].real, memory_order_relaxed))(index, device);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_toyGetDevice(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(toyGetDevice) *cgl_fn = (__typeof__(toyGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_toyGetDevice].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(index, device);
     return cgl_sl_toyGetDevice(index, device);
@@ -233,8 +253,28 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyCompile(toy_device_t dev
     }
     return cgl_gp_toyCompile(device, source, sleep_us, program);
 }
+typedef toy_result_t cgl_rt_toyCompile;
+static __attribute__((noinline, cold)) cgl_rt_toyCompile cgl_left_toyCompile(cg_slot *cgl_s, int cgl_code, cgl_rt_toyCompile cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT toy_result_t TOY_APICALL toyCompile(toy_device_t device, const char *source, uint32_t sleep_us, toy_program_t *program)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyCompile]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            toy_result_t cgl_ret = ((__typeof__(toyCompile) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile].real, memory_order_relaxed))(device, source, sleep_us, program);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_toyCompile(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(toyCompile) *cgl_fn = (__typeof__(toyCompile) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, source, sleep_us, program);
     return cgl_sl_toyCompile(device, source, sleep_us, program);
@@ -271,8 +311,28 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyProgramRelease(toy_progr
     }
     return cgl_gp_toyProgramRelease(program);
 }
+typedef toy_result_t cgl_rt_toyProgramRelease;
+static __attribute__((noinline, cold)) cgl_rt_toyProgramRelease cgl_left_toyProgramRelease(cg_slot *cgl_s, int cgl_code, cgl_rt_toyProgramRelease cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT toy_result_t TOY_APICALL toyProgramRelease(toy_program_t program)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyProgramRelease]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            toy_result_t cgl_ret = ((__typeof__(toyProgramRelease) *)atomic_load_explicit(&cgl_sites[CGL_toyProgramRelease].real, memory_order_relaxed))(program);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_toyProgramRelease(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(toyProgramRelease) *cgl_fn = (__typeof__(toyProgramRelease) *)atomic_load_explicit(&cgl_sites[CGL_toyProgramRelease].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program);
     return cgl_sl_toyProgramRelease(program);
@@ -310,8 +370,28 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyWait(toy_device_t device
     }
     return cgl_gp_toyWait(device, ms);
 }
+typedef toy_result_t cgl_rt_toyWait;
+static __attribute__((noinline, cold)) cgl_rt_toyWait cgl_left_toyWait(cg_slot *cgl_s, int cgl_code, cgl_rt_toyWait cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT toy_result_t TOY_APICALL toyWait(toy_device_t device, uint32_t ms)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyWait]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            toy_result_t cgl_ret = ((__typeof__(toyWait) *)atomic_load_explicit(&cgl_sites[CGL_toyWait].real, memory_order_relaxed))(device, ms);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_toyWait(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(toyWait) *cgl_fn = (__typeof__(toyWait) *)atomic_load_explicit(&cgl_sites[CGL_toyWait].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, ms);
     return cgl_sl_toyWait(device, ms);
@@ -350,8 +430,28 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyAdd(int32_t a, int32_t b
     }
     return cgl_gp_toyAdd(a, b, sum);
 }
+typedef toy_result_t cgl_rt_toyAdd;
+static __attribute__((noinline, cold)) cgl_rt_toyAdd cgl_left_toyAdd(cg_slot *cgl_s, int cgl_code, cgl_rt_toyAdd cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT toy_result_t TOY_APICALL toyAdd(int32_t a, int32_t b, int32_t *sum)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyAdd]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            toy_result_t cgl_ret = ((__typeof__(toyAdd) *)atomic_load_explicit(&cgl_sites[CGL_toyAdd].real, memory_order_relaxed))(a, b, sum);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_toyAdd(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(toyAdd) *cgl_fn = (__typeof__(toyAdd) *)atomic_load_explicit(&cgl_sites[CGL_toyAdd].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(a, b, sum);
     return cgl_sl_toyAdd(a, b, sum);
@@ -384,8 +484,28 @@ static __attribute__((noinline)) int32_t cgl_sl_toyNop(int32_t x)
     }
     return cgl_gp_toyNop(x);
 }
+typedef int32_t cgl_rt_toyNop;
+static __attribute__((noinline, cold)) cgl_rt_toyNop cgl_left_toyNop(cg_slot *cgl_s, int cgl_code, cgl_rt_toyNop cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT int32_t TOY_APICALL toyNop(int32_t x)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyNop]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int32_t cgl_ret = ((__typeof__(toyNop) *)atomic_load_explicit(&cgl_sites[CGL_toyNop].real, memory_order_relaxed))(x);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_toyNop(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(toyNop) *cgl_fn = (__typeof__(toyNop) *)atomic_load_explicit(&cgl_sites[CGL_toyNop].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(x);
     return cgl_sl_toyNop(x);
@@ -418,6 +538,16 @@ static __attribute__((noinline)) void cgl_sl_toyTouch(const void *p)
 }
 CG_EXPORT void TOY_APICALL toyTouch(const void *p)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyTouch]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ((__typeof__(toyTouch) *)atomic_load_explicit(&cgl_sites[CGL_toyTouch].real, memory_order_relaxed))(p);
+            if (!cg_slot_leave(cgl_s)) cg_leave((uintptr_t)cgl_s);
+            return;
+        }
+    }
     __typeof__(toyTouch) *cgl_fn = (__typeof__(toyTouch) *)atomic_load_explicit(&cgl_sites[CGL_toyTouch].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) { cgl_fn(p); return; }
     cgl_sl_toyTouch(p);
@@ -456,8 +586,28 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyRunCallback(toy_device_t
     }
     return cgl_gp_toyRunCallback(device, callback, user);
 }
+typedef toy_result_t cgl_rt_toyRunCallback;
+static __attribute__((noinline, cold)) cgl_rt_toyRunCallback cgl_left_toyRunCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_toyRunCallback cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT toy_result_t TOY_APICALL toyRunCallback(toy_device_t device, toy_callback_t callback, void *user)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyRunCallback]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            toy_result_t cgl_ret = ((__typeof__(toyRunCallback) *)atomic_load_explicit(&cgl_sites[CGL_toyRunCallback].real, memory_order_relaxed))(device, callback, user);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_toyRunCallback(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(toyRunCallback) *cgl_fn = (__typeof__(toyRunCallback) *)atomic_load_explicit(&cgl_sites[CGL_toyRunCallback].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, callback, user);
     return cgl_sl_toyRunCallback(device, callback, user);
@@ -494,8 +644,28 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyGetStats(toy_stats_t *st
     }
     return cgl_gp_toyGetStats(stats);
 }
+typedef toy_result_t cgl_rt_toyGetStats;
+static __attribute__((noinline, cold)) cgl_rt_toyGetStats cgl_left_toyGetStats(cg_slot *cgl_s, int cgl_code, cgl_rt_toyGetStats cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT toy_result_t TOY_APICALL toyGetStats(toy_stats_t *stats)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyGetStats]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            toy_result_t cgl_ret = ((__typeof__(toyGetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyGetStats].real, memory_order_relaxed))(stats);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_toyGetStats(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(toyGetStats) *cgl_fn = (__typeof__(toyGetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyGetStats].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stats);
     return cgl_sl_toyGetStats(stats);
@@ -531,8 +701,28 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyResetStats(void)
     }
     return cgl_gp_toyResetStats();
 }
+typedef toy_result_t cgl_rt_toyResetStats;
+static __attribute__((noinline, cold)) cgl_rt_toyResetStats cgl_left_toyResetStats(cg_slot *cgl_s, int cgl_code, cgl_rt_toyResetStats cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT toy_result_t TOY_APICALL toyResetStats(void)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyResetStats]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            toy_result_t cgl_ret = ((__typeof__(toyResetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyResetStats].real, memory_order_relaxed))();
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_toyResetStats(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(toyResetStats) *cgl_fn = (__typeof__(toyResetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyResetStats].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn();
     return cgl_sl_toyResetStats();
@@ -573,8 +763,28 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toySetDims(toy_device_t dev
     }
     return cgl_gp_toySetDims(device, dims);
 }
+typedef toy_result_t cgl_rt_toySetDims;
+static __attribute__((noinline, cold)) cgl_rt_toySetDims cgl_left_toySetDims(cg_slot *cgl_s, int cgl_code, cgl_rt_toySetDims cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT toy_result_t TOY_APICALL toySetDims(toy_device_t device, const uint32_t dims[3])
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toySetDims]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            toy_result_t cgl_ret = ((__typeof__(toySetDims) *)atomic_load_explicit(&cgl_sites[CGL_toySetDims].real, memory_order_relaxed))(device, dims);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_toySetDims(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(toySetDims) *cgl_fn = (__typeof__(toySetDims) *)atomic_load_explicit(&cgl_sites[CGL_toySetDims].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, dims);
     return cgl_sl_toySetDims(device, dims);
@@ -612,8 +822,28 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toySetErrno(int32_t err, to
     }
     return cgl_gp_toySetErrno(err, result);
 }
+typedef toy_result_t cgl_rt_toySetErrno;
+static __attribute__((noinline, cold)) cgl_rt_toySetErrno cgl_left_toySetErrno(cg_slot *cgl_s, int cgl_code, cgl_rt_toySetErrno cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT toy_result_t TOY_APICALL toySetErrno(int32_t err, toy_result_t result)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toySetErrno]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            toy_result_t cgl_ret = ((__typeof__(toySetErrno) *)atomic_load_explicit(&cgl_sites[CGL_toySetErrno].real, memory_order_relaxed))(err, result);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_toySetErrno(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(toySetErrno) *cgl_fn = (__typeof__(toySetErrno) *)atomic_load_explicit(&cgl_sites[CGL_toySetErrno].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(err, result);
     return cgl_sl_toySetErrno(err, result);
@@ -654,8 +884,28 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyCompile_v2(toy_device_t 
     }
     return cgl_gp_toyCompile_v2(device, source, sleep_us, flags, program);
 }
+typedef toy_result_t cgl_rt_toyCompile_v2;
+static __attribute__((noinline, cold)) cgl_rt_toyCompile_v2 cgl_left_toyCompile_v2(cg_slot *cgl_s, int cgl_code, cgl_rt_toyCompile_v2 cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT toy_result_t TOY_APICALL toyCompile_v2(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyCompile_v2]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            toy_result_t cgl_ret = ((__typeof__(toyCompile_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2].real, memory_order_relaxed))(device, source, sleep_us, flags, program);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_toyCompile_v2(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(toyCompile_v2) *cgl_fn = (__typeof__(toyCompile_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, source, sleep_us, flags, program);
     return cgl_sl_toyCompile_v2(device, source, sleep_us, flags, program);
@@ -696,8 +946,28 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyCompile_v2_ptds(toy_devi
     }
     return cgl_gp_toyCompile_v2_ptds(device, source, sleep_us, flags, program);
 }
+typedef toy_result_t cgl_rt_toyCompile_v2_ptds;
+static __attribute__((noinline, cold)) cgl_rt_toyCompile_v2_ptds cgl_left_toyCompile_v2_ptds(cg_slot *cgl_s, int cgl_code, cgl_rt_toyCompile_v2_ptds cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT toy_result_t TOY_APICALL toyCompile_v2_ptds(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyCompile_v2_ptds]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            toy_result_t cgl_ret = ((__typeof__(toyCompile_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2_ptds].real, memory_order_relaxed))(device, source, sleep_us, flags, program);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_toyCompile_v2_ptds(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(toyCompile_v2_ptds) *cgl_fn = (__typeof__(toyCompile_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2_ptds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, source, sleep_us, flags, program);
     return cgl_sl_toyCompile_v2_ptds(device, source, sleep_us, flags, program);
@@ -734,8 +1004,28 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyQuery_v2(uint32_t *value
     }
     return cgl_gp_toyQuery_v2(value);
 }
+typedef toy_result_t cgl_rt_toyQuery_v2;
+static __attribute__((noinline, cold)) cgl_rt_toyQuery_v2 cgl_left_toyQuery_v2(cg_slot *cgl_s, int cgl_code, cgl_rt_toyQuery_v2 cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT toy_result_t TOY_APICALL toyQuery_v2(uint32_t *value)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyQuery_v2]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            toy_result_t cgl_ret = ((__typeof__(toyQuery_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyQuery_v2].real, memory_order_relaxed))(value);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_toyQuery_v2(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(toyQuery_v2) *cgl_fn = (__typeof__(toyQuery_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyQuery_v2].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(value);
     return cgl_sl_toyQuery_v2(value);
@@ -774,8 +1064,28 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyGetProcAddress(const cha
     }
     return cgl_gp_toyGetProcAddress(name, version, pfn);
 }
+typedef toy_result_t cgl_rt_toyGetProcAddress;
+static __attribute__((noinline, cold)) cgl_rt_toyGetProcAddress cgl_left_toyGetProcAddress(cg_slot *cgl_s, int cgl_code, cgl_rt_toyGetProcAddress cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) toy_result_t cgl_guarded_toyGetProcAddress(const char *name, uint32_t version, void **pfn)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyGetProcAddress]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            toy_result_t cgl_ret = ((__typeof__(toyGetProcAddress) *)atomic_load_explicit(&cgl_sites[CGL_toyGetProcAddress].real, memory_order_relaxed))(name, version, pfn);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_toyGetProcAddress(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(toyGetProcAddress) *cgl_fn = (__typeof__(toyGetProcAddress) *)atomic_load_explicit(&cgl_sites[CGL_toyGetProcAddress].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(name, version, pfn);
     return cgl_sl_toyGetProcAddress(name, version, pfn);

@@ -1176,8 +1176,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeInit(ze_init_flags_t flags
     }
     return cgl_gp_zeInit(flags);
 }
+typedef ze_result_t cgl_rt_zeInit;
+static __attribute__((noinline, cold)) cgl_rt_zeInit cgl_left_zeInit(cg_slot *cgl_s, int cgl_code, cgl_rt_zeInit cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) ze_result_t cgl_guarded_zeInit(ze_init_flags_t flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeInit]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeInit) *)atomic_load_explicit(&cgl_sites[CGL_zeInit].real, memory_order_relaxed))(flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeInit(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeInit) *cgl_fn = (__typeof__(zeInit) *)atomic_load_explicit(&cgl_sites[CGL_zeInit].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(flags);
     return cgl_sl_zeInit(flags);
@@ -1215,8 +1235,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGet(uint32_t *pCount
     }
     return cgl_gp_zeDriverGet(pCount, phDrivers);
 }
+typedef ze_result_t cgl_rt_zeDriverGet;
+static __attribute__((noinline, cold)) cgl_rt_zeDriverGet cgl_left_zeDriverGet(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDriverGet cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((unused)) ze_result_t cgl_guarded_zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDriverGet]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDriverGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGet].real, memory_order_relaxed))(pCount, phDrivers);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDriverGet(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDriverGet) *cgl_fn = (__typeof__(zeDriverGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGet].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pCount, phDrivers);
     return cgl_sl_zeDriverGet(pCount, phDrivers);
@@ -1254,8 +1294,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetApiVersion(ze_dri
     }
     return cgl_gp_zeDriverGetApiVersion(hDriver, version);
 }
+typedef ze_result_t cgl_rt_zeDriverGetApiVersion;
+static __attribute__((noinline, cold)) cgl_rt_zeDriverGetApiVersion cgl_left_zeDriverGetApiVersion(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDriverGetApiVersion cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t *version)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDriverGetApiVersion]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDriverGetApiVersion) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetApiVersion].real, memory_order_relaxed))(hDriver, version);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDriverGetApiVersion(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDriverGetApiVersion) *cgl_fn = (__typeof__(zeDriverGetApiVersion) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetApiVersion].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, version);
     return cgl_sl_zeDriverGetApiVersion(hDriver, version);
@@ -1293,8 +1353,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetProperties(ze_dri
     }
     return cgl_gp_zeDriverGetProperties(hDriver, pDriverProperties);
 }
+typedef ze_result_t cgl_rt_zeDriverGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDriverGetProperties cgl_left_zeDriverGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDriverGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_properties_t *pDriverProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDriverGetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDriverGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetProperties].real, memory_order_relaxed))(hDriver, pDriverProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDriverGetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDriverGetProperties) *cgl_fn = (__typeof__(zeDriverGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, pDriverProperties);
     return cgl_sl_zeDriverGetProperties(hDriver, pDriverProperties);
@@ -1332,8 +1412,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetIpcProperties(ze_
     }
     return cgl_gp_zeDriverGetIpcProperties(hDriver, pIpcProperties);
 }
+typedef ze_result_t cgl_rt_zeDriverGetIpcProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDriverGetIpcProperties cgl_left_zeDriverGetIpcProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDriverGetIpcProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetIpcProperties(ze_driver_handle_t hDriver, ze_driver_ipc_properties_t *pIpcProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDriverGetIpcProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDriverGetIpcProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetIpcProperties].real, memory_order_relaxed))(hDriver, pIpcProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDriverGetIpcProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDriverGetIpcProperties) *cgl_fn = (__typeof__(zeDriverGetIpcProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetIpcProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, pIpcProperties);
     return cgl_sl_zeDriverGetIpcProperties(hDriver, pIpcProperties);
@@ -1372,8 +1472,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetExtensionProperti
     }
     return cgl_gp_zeDriverGetExtensionProperties(hDriver, pCount, pExtensionProperties);
 }
+typedef ze_result_t cgl_rt_zeDriverGetExtensionProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDriverGetExtensionProperties cgl_left_zeDriverGetExtensionProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDriverGetExtensionProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetExtensionProperties(ze_driver_handle_t hDriver, uint32_t *pCount, ze_driver_extension_properties_t *pExtensionProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDriverGetExtensionProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDriverGetExtensionProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionProperties].real, memory_order_relaxed))(hDriver, pCount, pExtensionProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDriverGetExtensionProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDriverGetExtensionProperties) *cgl_fn = (__typeof__(zeDriverGetExtensionProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, pCount, pExtensionProperties);
     return cgl_sl_zeDriverGetExtensionProperties(hDriver, pCount, pExtensionProperties);
@@ -1412,8 +1532,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetExtensionFunction
     }
     return cgl_gp_zeDriverGetExtensionFunctionAddress(hDriver, name, ppFunctionAddress);
 }
+typedef ze_result_t cgl_rt_zeDriverGetExtensionFunctionAddress;
+static __attribute__((noinline, cold)) cgl_rt_zeDriverGetExtensionFunctionAddress cgl_left_zeDriverGetExtensionFunctionAddress(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDriverGetExtensionFunctionAddress cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, const char *name, void **ppFunctionAddress)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDriverGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress].real, memory_order_relaxed))(hDriver, name, ppFunctionAddress);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDriverGetExtensionFunctionAddress(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDriverGetExtensionFunctionAddress) *cgl_fn = (__typeof__(zeDriverGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, name, ppFunctionAddress);
     return cgl_sl_zeDriverGetExtensionFunctionAddress(hDriver, name, ppFunctionAddress);
@@ -1452,8 +1592,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGet(ze_driver_handle
     }
     return cgl_gp_zeDeviceGet(hDriver, pCount, phDevices);
 }
+typedef ze_result_t cgl_rt_zeDeviceGet;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGet cgl_left_zeDeviceGet(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGet cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGet(ze_driver_handle_t hDriver, uint32_t *pCount, ze_device_handle_t *phDevices)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDeviceGet]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDeviceGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGet].real, memory_order_relaxed))(hDriver, pCount, phDevices);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDeviceGet(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDeviceGet) *cgl_fn = (__typeof__(zeDeviceGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGet].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, pCount, phDevices);
     return cgl_sl_zeDeviceGet(hDriver, pCount, phDevices);
@@ -1492,8 +1652,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetSubDevices(ze_dev
     }
     return cgl_gp_zeDeviceGetSubDevices(hDevice, pCount, phSubdevices);
 }
+typedef ze_result_t cgl_rt_zeDeviceGetSubDevices;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetSubDevices cgl_left_zeDeviceGetSubDevices(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetSubDevices cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetSubDevices(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_handle_t *phSubdevices)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDeviceGetSubDevices]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDeviceGetSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetSubDevices].real, memory_order_relaxed))(hDevice, pCount, phSubdevices);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDeviceGetSubDevices(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDeviceGetSubDevices) *cgl_fn = (__typeof__(zeDeviceGetSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetSubDevices].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phSubdevices);
     return cgl_sl_zeDeviceGetSubDevices(hDevice, pCount, phSubdevices);
@@ -1531,8 +1711,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetProperties(ze_dev
     }
     return cgl_gp_zeDeviceGetProperties(hDevice, pDeviceProperties);
 }
+typedef ze_result_t cgl_rt_zeDeviceGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetProperties cgl_left_zeDeviceGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties_t *pDeviceProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDeviceGetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetProperties].real, memory_order_relaxed))(hDevice, pDeviceProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDeviceGetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDeviceGetProperties) *cgl_fn = (__typeof__(zeDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pDeviceProperties);
     return cgl_sl_zeDeviceGetProperties(hDevice, pDeviceProperties);
@@ -1570,8 +1770,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetComputeProperties
     }
     return cgl_gp_zeDeviceGetComputeProperties(hDevice, pComputeProperties);
 }
+typedef ze_result_t cgl_rt_zeDeviceGetComputeProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetComputeProperties cgl_left_zeDeviceGetComputeProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetComputeProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetComputeProperties(ze_device_handle_t hDevice, ze_device_compute_properties_t *pComputeProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDeviceGetComputeProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDeviceGetComputeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetComputeProperties].real, memory_order_relaxed))(hDevice, pComputeProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDeviceGetComputeProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDeviceGetComputeProperties) *cgl_fn = (__typeof__(zeDeviceGetComputeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetComputeProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pComputeProperties);
     return cgl_sl_zeDeviceGetComputeProperties(hDevice, pComputeProperties);
@@ -1609,8 +1829,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetModuleProperties(
     }
     return cgl_gp_zeDeviceGetModuleProperties(hDevice, pModuleProperties);
 }
+typedef ze_result_t cgl_rt_zeDeviceGetModuleProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetModuleProperties cgl_left_zeDeviceGetModuleProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetModuleProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetModuleProperties(ze_device_handle_t hDevice, ze_device_module_properties_t *pModuleProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDeviceGetModuleProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDeviceGetModuleProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetModuleProperties].real, memory_order_relaxed))(hDevice, pModuleProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDeviceGetModuleProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDeviceGetModuleProperties) *cgl_fn = (__typeof__(zeDeviceGetModuleProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetModuleProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pModuleProperties);
     return cgl_sl_zeDeviceGetModuleProperties(hDevice, pModuleProperties);
@@ -1649,8 +1889,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetCommandQueueGroup
     }
     return cgl_gp_zeDeviceGetCommandQueueGroupProperties(hDevice, pCount, pCommandQueueGroupProperties);
 }
+typedef ze_result_t cgl_rt_zeDeviceGetCommandQueueGroupProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetCommandQueueGroupProperties cgl_left_zeDeviceGetCommandQueueGroupProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetCommandQueueGroupProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetCommandQueueGroupProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_command_queue_group_properties_t *pCommandQueueGroupProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDeviceGetCommandQueueGroupProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties].real, memory_order_relaxed))(hDevice, pCount, pCommandQueueGroupProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDeviceGetCommandQueueGroupProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDeviceGetCommandQueueGroupProperties) *cgl_fn = (__typeof__(zeDeviceGetCommandQueueGroupProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, pCommandQueueGroupProperties);
     return cgl_sl_zeDeviceGetCommandQueueGroupProperties(hDevice, pCount, pCommandQueueGroupProperties);
@@ -1689,8 +1949,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetMemoryProperties(
     }
     return cgl_gp_zeDeviceGetMemoryProperties(hDevice, pCount, pMemProperties);
 }
+typedef ze_result_t cgl_rt_zeDeviceGetMemoryProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetMemoryProperties cgl_left_zeDeviceGetMemoryProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetMemoryProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetMemoryProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_memory_properties_t *pMemProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDeviceGetMemoryProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDeviceGetMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryProperties].real, memory_order_relaxed))(hDevice, pCount, pMemProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDeviceGetMemoryProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDeviceGetMemoryProperties) *cgl_fn = (__typeof__(zeDeviceGetMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, pMemProperties);
     return cgl_sl_zeDeviceGetMemoryProperties(hDevice, pCount, pMemProperties);
@@ -1728,8 +2008,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetMemoryAccessPrope
     }
     return cgl_gp_zeDeviceGetMemoryAccessProperties(hDevice, pMemAccessProperties);
 }
+typedef ze_result_t cgl_rt_zeDeviceGetMemoryAccessProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetMemoryAccessProperties cgl_left_zeDeviceGetMemoryAccessProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetMemoryAccessProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetMemoryAccessProperties(ze_device_handle_t hDevice, ze_device_memory_access_properties_t *pMemAccessProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDeviceGetMemoryAccessProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties].real, memory_order_relaxed))(hDevice, pMemAccessProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDeviceGetMemoryAccessProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDeviceGetMemoryAccessProperties) *cgl_fn = (__typeof__(zeDeviceGetMemoryAccessProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pMemAccessProperties);
     return cgl_sl_zeDeviceGetMemoryAccessProperties(hDevice, pMemAccessProperties);
@@ -1768,8 +2068,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetCacheProperties(z
     }
     return cgl_gp_zeDeviceGetCacheProperties(hDevice, pCount, pCacheProperties);
 }
+typedef ze_result_t cgl_rt_zeDeviceGetCacheProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetCacheProperties cgl_left_zeDeviceGetCacheProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetCacheProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetCacheProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_cache_properties_t *pCacheProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDeviceGetCacheProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDeviceGetCacheProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCacheProperties].real, memory_order_relaxed))(hDevice, pCount, pCacheProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDeviceGetCacheProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDeviceGetCacheProperties) *cgl_fn = (__typeof__(zeDeviceGetCacheProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCacheProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, pCacheProperties);
     return cgl_sl_zeDeviceGetCacheProperties(hDevice, pCount, pCacheProperties);
@@ -1807,8 +2127,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetImageProperties(z
     }
     return cgl_gp_zeDeviceGetImageProperties(hDevice, pImageProperties);
 }
+typedef ze_result_t cgl_rt_zeDeviceGetImageProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetImageProperties cgl_left_zeDeviceGetImageProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetImageProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetImageProperties(ze_device_handle_t hDevice, ze_device_image_properties_t *pImageProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDeviceGetImageProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDeviceGetImageProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetImageProperties].real, memory_order_relaxed))(hDevice, pImageProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDeviceGetImageProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDeviceGetImageProperties) *cgl_fn = (__typeof__(zeDeviceGetImageProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetImageProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pImageProperties);
     return cgl_sl_zeDeviceGetImageProperties(hDevice, pImageProperties);
@@ -1846,8 +2186,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetExternalMemoryPro
     }
     return cgl_gp_zeDeviceGetExternalMemoryProperties(hDevice, pExternalMemoryProperties);
 }
+typedef ze_result_t cgl_rt_zeDeviceGetExternalMemoryProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetExternalMemoryProperties cgl_left_zeDeviceGetExternalMemoryProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetExternalMemoryProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetExternalMemoryProperties(ze_device_handle_t hDevice, ze_device_external_memory_properties_t *pExternalMemoryProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDeviceGetExternalMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties].real, memory_order_relaxed))(hDevice, pExternalMemoryProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDeviceGetExternalMemoryProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDeviceGetExternalMemoryProperties) *cgl_fn = (__typeof__(zeDeviceGetExternalMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pExternalMemoryProperties);
     return cgl_sl_zeDeviceGetExternalMemoryProperties(hDevice, pExternalMemoryProperties);
@@ -1886,8 +2246,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetP2PProperties(ze_
     }
     return cgl_gp_zeDeviceGetP2PProperties(hDevice, hPeerDevice, pP2PProperties);
 }
+typedef ze_result_t cgl_rt_zeDeviceGetP2PProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetP2PProperties cgl_left_zeDeviceGetP2PProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetP2PProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetP2PProperties(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice, ze_device_p2p_properties_t *pP2PProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDeviceGetP2PProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDeviceGetP2PProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetP2PProperties].real, memory_order_relaxed))(hDevice, hPeerDevice, pP2PProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDeviceGetP2PProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDeviceGetP2PProperties) *cgl_fn = (__typeof__(zeDeviceGetP2PProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetP2PProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, hPeerDevice, pP2PProperties);
     return cgl_sl_zeDeviceGetP2PProperties(hDevice, hPeerDevice, pP2PProperties);
@@ -1926,8 +2306,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceCanAccessPeer(ze_dev
     }
     return cgl_gp_zeDeviceCanAccessPeer(hDevice, hPeerDevice, value);
 }
+typedef ze_result_t cgl_rt_zeDeviceCanAccessPeer;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceCanAccessPeer cgl_left_zeDeviceCanAccessPeer(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceCanAccessPeer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceCanAccessPeer(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice, ze_bool_t *value)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDeviceCanAccessPeer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDeviceCanAccessPeer) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceCanAccessPeer].real, memory_order_relaxed))(hDevice, hPeerDevice, value);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDeviceCanAccessPeer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDeviceCanAccessPeer) *cgl_fn = (__typeof__(zeDeviceCanAccessPeer) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceCanAccessPeer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, hPeerDevice, value);
     return cgl_sl_zeDeviceCanAccessPeer(hDevice, hPeerDevice, value);
@@ -1967,8 +2367,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetStatus(ze_device_
     }
     return cgl_gp_zeDeviceGetStatus(hDevice);
 }
+typedef ze_result_t cgl_rt_zeDeviceGetStatus;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetStatus cgl_left_zeDeviceGetStatus(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetStatus cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetStatus(ze_device_handle_t hDevice)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDeviceGetStatus]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDeviceGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetStatus].real, memory_order_relaxed))(hDevice);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDeviceGetStatus(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDeviceGetStatus) *cgl_fn = (__typeof__(zeDeviceGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetStatus].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice);
     return cgl_sl_zeDeviceGetStatus(hDevice);
@@ -2010,8 +2430,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetGlobalTimestamps(
     }
     return cgl_gp_zeDeviceGetGlobalTimestamps(hDevice, hostTimestamp, deviceTimestamp);
 }
+typedef ze_result_t cgl_rt_zeDeviceGetGlobalTimestamps;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetGlobalTimestamps cgl_left_zeDeviceGetGlobalTimestamps(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetGlobalTimestamps cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetGlobalTimestamps(ze_device_handle_t hDevice, uint64_t *hostTimestamp, uint64_t *deviceTimestamp)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDeviceGetGlobalTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps].real, memory_order_relaxed))(hDevice, hostTimestamp, deviceTimestamp);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDeviceGetGlobalTimestamps(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDeviceGetGlobalTimestamps) *cgl_fn = (__typeof__(zeDeviceGetGlobalTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, hostTimestamp, deviceTimestamp);
     return cgl_sl_zeDeviceGetGlobalTimestamps(hDevice, hostTimestamp, deviceTimestamp);
@@ -2050,8 +2490,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextCreate(ze_driver_ha
     }
     return cgl_gp_zeContextCreate(hDriver, desc, phContext);
 }
+typedef ze_result_t cgl_rt_zeContextCreate;
+static __attribute__((noinline, cold)) cgl_rt_zeContextCreate cgl_left_zeContextCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeContextCreate(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, ze_context_handle_t *phContext)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeContextCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeContextCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreate].real, memory_order_relaxed))(hDriver, desc, phContext);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeContextCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeContextCreate) *cgl_fn = (__typeof__(zeContextCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, desc, phContext);
     return cgl_sl_zeContextCreate(hDriver, desc, phContext);
@@ -2092,8 +2552,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextCreateEx(ze_driver_
     }
     return cgl_gp_zeContextCreateEx(hDriver, desc, numDevices, phDevices, phContext);
 }
+typedef ze_result_t cgl_rt_zeContextCreateEx;
+static __attribute__((noinline, cold)) cgl_rt_zeContextCreateEx cgl_left_zeContextCreateEx(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextCreateEx cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeContextCreateEx(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_context_handle_t *phContext)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeContextCreateEx]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeContextCreateEx) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreateEx].real, memory_order_relaxed))(hDriver, desc, numDevices, phDevices, phContext);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeContextCreateEx(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeContextCreateEx) *cgl_fn = (__typeof__(zeContextCreateEx) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreateEx].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, desc, numDevices, phDevices, phContext);
     return cgl_sl_zeContextCreateEx(hDriver, desc, numDevices, phDevices, phContext);
@@ -2133,8 +2613,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextDestroy(ze_context_
     }
     return cgl_gp_zeContextDestroy(hContext);
 }
+typedef ze_result_t cgl_rt_zeContextDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zeContextDestroy cgl_left_zeContextDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeContextDestroy(ze_context_handle_t hContext)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeContextDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeContextDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeContextDestroy].real, memory_order_relaxed))(hContext);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeContextDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeContextDestroy) *cgl_fn = (__typeof__(zeContextDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeContextDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext);
     return cgl_sl_zeContextDestroy(hContext);
@@ -2174,8 +2674,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextGetStatus(ze_contex
     }
     return cgl_gp_zeContextGetStatus(hContext);
 }
+typedef ze_result_t cgl_rt_zeContextGetStatus;
+static __attribute__((noinline, cold)) cgl_rt_zeContextGetStatus cgl_left_zeContextGetStatus(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextGetStatus cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeContextGetStatus(ze_context_handle_t hContext)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeContextGetStatus]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeContextGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeContextGetStatus].real, memory_order_relaxed))(hContext);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeContextGetStatus(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeContextGetStatus) *cgl_fn = (__typeof__(zeContextGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeContextGetStatus].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext);
     return cgl_sl_zeContextGetStatus(hContext);
@@ -2215,8 +2735,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueCreate(ze_cont
     }
     return cgl_gp_zeCommandQueueCreate(hContext, hDevice, desc, phCommandQueue);
 }
+typedef ze_result_t cgl_rt_zeCommandQueueCreate;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandQueueCreate cgl_left_zeCommandQueueCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandQueueCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *desc, ze_command_queue_handle_t *phCommandQueue)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandQueueCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandQueueCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phCommandQueue);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandQueueCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandQueueCreate) *cgl_fn = (__typeof__(zeCommandQueueCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, phCommandQueue);
     return cgl_sl_zeCommandQueueCreate(hContext, hDevice, desc, phCommandQueue);
@@ -2256,8 +2796,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueDestroy(ze_com
     }
     return cgl_gp_zeCommandQueueDestroy(hCommandQueue);
 }
+typedef ze_result_t cgl_rt_zeCommandQueueDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandQueueDestroy cgl_left_zeCommandQueueDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandQueueDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueDestroy(ze_command_queue_handle_t hCommandQueue)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandQueueDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandQueueDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueDestroy].real, memory_order_relaxed))(hCommandQueue);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandQueueDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandQueueDestroy) *cgl_fn = (__typeof__(zeCommandQueueDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandQueue);
     return cgl_sl_zeCommandQueueDestroy(hCommandQueue);
@@ -2297,8 +2857,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueExecuteCommand
     }
     return cgl_gp_zeCommandQueueExecuteCommandLists(hCommandQueue, numCommandLists, phCommandLists, hFence);
 }
+typedef ze_result_t cgl_rt_zeCommandQueueExecuteCommandLists;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandQueueExecuteCommandLists cgl_left_zeCommandQueueExecuteCommandLists(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandQueueExecuteCommandLists cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hCommandQueue, uint32_t numCommandLists, ze_command_list_handle_t *phCommandLists, ze_fence_handle_t hFence)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandQueueExecuteCommandLists) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists].real, memory_order_relaxed))(hCommandQueue, numCommandLists, phCommandLists, hFence);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandQueueExecuteCommandLists(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandQueueExecuteCommandLists) *cgl_fn = (__typeof__(zeCommandQueueExecuteCommandLists) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandQueue, numCommandLists, phCommandLists, hFence);
     return cgl_sl_zeCommandQueueExecuteCommandLists(hCommandQueue, numCommandLists, phCommandLists, hFence);
@@ -2336,8 +2916,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueSynchronize(ze
     }
     return cgl_gp_zeCommandQueueSynchronize(hCommandQueue, timeout);
 }
+typedef ze_result_t cgl_rt_zeCommandQueueSynchronize;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandQueueSynchronize cgl_left_zeCommandQueueSynchronize(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandQueueSynchronize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueSynchronize(ze_command_queue_handle_t hCommandQueue, uint64_t timeout)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandQueueSynchronize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandQueueSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueSynchronize].real, memory_order_relaxed))(hCommandQueue, timeout);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandQueueSynchronize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandQueueSynchronize) *cgl_fn = (__typeof__(zeCommandQueueSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueSynchronize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandQueue, timeout);
     return cgl_sl_zeCommandQueueSynchronize(hCommandQueue, timeout);
@@ -2377,8 +2977,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListCreate(ze_conte
     }
     return cgl_gp_zeCommandListCreate(hContext, hDevice, desc, phCommandList);
 }
+typedef ze_result_t cgl_rt_zeCommandListCreate;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListCreate cgl_left_zeCommandListCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_list_desc_t *desc, ze_command_list_handle_t *phCommandList)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phCommandList);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListCreate) *cgl_fn = (__typeof__(zeCommandListCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, phCommandList);
     return cgl_sl_zeCommandListCreate(hContext, hDevice, desc, phCommandList);
@@ -2418,8 +3038,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListCreateImmediate
     }
     return cgl_gp_zeCommandListCreateImmediate(hContext, hDevice, altdesc, phCommandList);
 }
+typedef ze_result_t cgl_rt_zeCommandListCreateImmediate;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListCreateImmediate cgl_left_zeCommandListCreateImmediate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListCreateImmediate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *altdesc, ze_command_list_handle_t *phCommandList)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListCreateImmediate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListCreateImmediate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreateImmediate].real, memory_order_relaxed))(hContext, hDevice, altdesc, phCommandList);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListCreateImmediate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListCreateImmediate) *cgl_fn = (__typeof__(zeCommandListCreateImmediate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreateImmediate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, altdesc, phCommandList);
     return cgl_sl_zeCommandListCreateImmediate(hContext, hDevice, altdesc, phCommandList);
@@ -2459,8 +3099,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListDestroy(ze_comm
     }
     return cgl_gp_zeCommandListDestroy(hCommandList);
 }
+typedef ze_result_t cgl_rt_zeCommandListDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListDestroy cgl_left_zeCommandListDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListDestroy(ze_command_list_handle_t hCommandList)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListDestroy].real, memory_order_relaxed))(hCommandList);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListDestroy) *cgl_fn = (__typeof__(zeCommandListDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList);
     return cgl_sl_zeCommandListDestroy(hCommandList);
@@ -2500,8 +3160,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListClose(ze_comman
     }
     return cgl_gp_zeCommandListClose(hCommandList);
 }
+typedef ze_result_t cgl_rt_zeCommandListClose;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListClose cgl_left_zeCommandListClose(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListClose cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListClose(ze_command_list_handle_t hCommandList)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListClose]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListClose) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListClose].real, memory_order_relaxed))(hCommandList);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListClose(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListClose) *cgl_fn = (__typeof__(zeCommandListClose) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListClose].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList);
     return cgl_sl_zeCommandListClose(hCommandList);
@@ -2541,8 +3221,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListReset(ze_comman
     }
     return cgl_gp_zeCommandListReset(hCommandList);
 }
+typedef ze_result_t cgl_rt_zeCommandListReset;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListReset cgl_left_zeCommandListReset(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListReset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListReset(ze_command_list_handle_t hCommandList)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListReset]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListReset].real, memory_order_relaxed))(hCommandList);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListReset(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListReset) *cgl_fn = (__typeof__(zeCommandListReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListReset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList);
     return cgl_sl_zeCommandListReset(hCommandList);
@@ -2586,8 +3286,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendWriteGlob
     }
     return cgl_gp_zeCommandListAppendWriteGlobalTimestamp(hCommandList, dstptr, hSignalEvent, numWaitEvents, phWaitEvents);
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendWriteGlobalTimestamp;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendWriteGlobalTimestamp cgl_left_zeCommandListAppendWriteGlobalTimestamp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendWriteGlobalTimestamp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendWriteGlobalTimestamp(ze_command_list_handle_t hCommandList, uint64_t *dstptr, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendWriteGlobalTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp].real, memory_order_relaxed))(hCommandList, dstptr, hSignalEvent, numWaitEvents, phWaitEvents);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListAppendWriteGlobalTimestamp(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListAppendWriteGlobalTimestamp) *cgl_fn = (__typeof__(zeCommandListAppendWriteGlobalTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, dstptr, hSignalEvent, numWaitEvents, phWaitEvents);
     return cgl_sl_zeCommandListAppendWriteGlobalTimestamp(hCommandList, dstptr, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2630,8 +3350,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendBarrier(z
     }
     return cgl_gp_zeCommandListAppendBarrier(hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendBarrier;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendBarrier cgl_left_zeCommandListAppendBarrier(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendBarrier cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListAppendBarrier]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendBarrier].real, memory_order_relaxed))(hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListAppendBarrier(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListAppendBarrier) *cgl_fn = (__typeof__(zeCommandListAppendBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendBarrier].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
     return cgl_sl_zeCommandListAppendBarrier(hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2677,8 +3417,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryRan
     }
     return cgl_gp_zeCommandListAppendMemoryRangesBarrier(hCommandList, numRanges, pRangeSizes, pRanges, hSignalEvent, numWaitEvents, phWaitEvents);
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendMemoryRangesBarrier;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendMemoryRangesBarrier cgl_left_zeCommandListAppendMemoryRangesBarrier(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendMemoryRangesBarrier cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryRangesBarrier(ze_command_list_handle_t hCommandList, uint32_t numRanges, const size_t *pRangeSizes, const void **pRanges, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryRangesBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier].real, memory_order_relaxed))(hCommandList, numRanges, pRangeSizes, pRanges, hSignalEvent, numWaitEvents, phWaitEvents);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListAppendMemoryRangesBarrier(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListAppendMemoryRangesBarrier) *cgl_fn = (__typeof__(zeCommandListAppendMemoryRangesBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, numRanges, pRangeSizes, pRanges, hSignalEvent, numWaitEvents, phWaitEvents);
     return cgl_sl_zeCommandListAppendMemoryRangesBarrier(hCommandList, numRanges, pRangeSizes, pRanges, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2716,8 +3476,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextSystemBarrier(ze_co
     }
     return cgl_gp_zeContextSystemBarrier(hContext, hDevice);
 }
+typedef ze_result_t cgl_rt_zeContextSystemBarrier;
+static __attribute__((noinline, cold)) cgl_rt_zeContextSystemBarrier cgl_left_zeContextSystemBarrier(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextSystemBarrier cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeContextSystemBarrier(ze_context_handle_t hContext, ze_device_handle_t hDevice)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeContextSystemBarrier]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeContextSystemBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeContextSystemBarrier].real, memory_order_relaxed))(hContext, hDevice);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeContextSystemBarrier(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeContextSystemBarrier) *cgl_fn = (__typeof__(zeContextSystemBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeContextSystemBarrier].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice);
     return cgl_sl_zeContextSystemBarrier(hContext, hDevice);
@@ -2763,8 +3543,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryCop
     }
     return cgl_gp_zeCommandListAppendMemoryCopy(hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendMemoryCopy;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendMemoryCopy cgl_left_zeCommandListAppendMemoryCopy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendMemoryCopy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryCopy(ze_command_list_handle_t hCommandList, void *dstptr, const void *srcptr, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListAppendMemoryCopy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopy].real, memory_order_relaxed))(hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListAppendMemoryCopy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListAppendMemoryCopy) *cgl_fn = (__typeof__(zeCommandListAppendMemoryCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
     return cgl_sl_zeCommandListAppendMemoryCopy(hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2811,8 +3611,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryFil
     }
     return cgl_gp_zeCommandListAppendMemoryFill(hCommandList, ptr, pattern, pattern_size, size, hSignalEvent, numWaitEvents, phWaitEvents);
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendMemoryFill;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendMemoryFill cgl_left_zeCommandListAppendMemoryFill(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendMemoryFill cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryFill(ze_command_list_handle_t hCommandList, void *ptr, const void *pattern, size_t pattern_size, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListAppendMemoryFill]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryFill) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryFill].real, memory_order_relaxed))(hCommandList, ptr, pattern, pattern_size, size, hSignalEvent, numWaitEvents, phWaitEvents);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListAppendMemoryFill(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListAppendMemoryFill) *cgl_fn = (__typeof__(zeCommandListAppendMemoryFill) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryFill].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, ptr, pattern, pattern_size, size, hSignalEvent, numWaitEvents, phWaitEvents);
     return cgl_sl_zeCommandListAppendMemoryFill(hCommandList, ptr, pattern, pattern_size, size, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2863,8 +3683,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryCop
     }
     return cgl_gp_zeCommandListAppendMemoryCopyRegion(hCommandList, dstptr, dstRegion, dstPitch, dstSlicePitch, srcptr, srcRegion, srcPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendMemoryCopyRegion;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendMemoryCopyRegion cgl_left_zeCommandListAppendMemoryCopyRegion(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendMemoryCopyRegion cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryCopyRegion(ze_command_list_handle_t hCommandList, void *dstptr, const ze_copy_region_t *dstRegion, uint32_t dstPitch, uint32_t dstSlicePitch, const void *srcptr, const ze_copy_region_t *srcRegion, uint32_t srcPitch, uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion].real, memory_order_relaxed))(hCommandList, dstptr, dstRegion, dstPitch, dstSlicePitch, srcptr, srcRegion, srcPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListAppendMemoryCopyRegion(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListAppendMemoryCopyRegion) *cgl_fn = (__typeof__(zeCommandListAppendMemoryCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, dstptr, dstRegion, dstPitch, dstSlicePitch, srcptr, srcRegion, srcPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
     return cgl_sl_zeCommandListAppendMemoryCopyRegion(hCommandList, dstptr, dstRegion, dstPitch, dstSlicePitch, srcptr, srcRegion, srcPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2911,8 +3751,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryCop
     }
     return cgl_gp_zeCommandListAppendMemoryCopyFromContext(hCommandList, dstptr, hContextSrc, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendMemoryCopyFromContext;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendMemoryCopyFromContext cgl_left_zeCommandListAppendMemoryCopyFromContext(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendMemoryCopyFromContext cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryCopyFromContext(ze_command_list_handle_t hCommandList, void *dstptr, ze_context_handle_t hContextSrc, const void *srcptr, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopyFromContext) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext].real, memory_order_relaxed))(hCommandList, dstptr, hContextSrc, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListAppendMemoryCopyFromContext(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListAppendMemoryCopyFromContext) *cgl_fn = (__typeof__(zeCommandListAppendMemoryCopyFromContext) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, dstptr, hContextSrc, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
     return cgl_sl_zeCommandListAppendMemoryCopyFromContext(hCommandList, dstptr, hContextSrc, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -2957,8 +3817,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
     }
     return cgl_gp_zeCommandListAppendImageCopy(hCommandList, hDstImage, hSrcImage, hSignalEvent, numWaitEvents, phWaitEvents);
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendImageCopy;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendImageCopy cgl_left_zeCommandListAppendImageCopy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendImageCopy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopy(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, ze_image_handle_t hSrcImage, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListAppendImageCopy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopy].real, memory_order_relaxed))(hCommandList, hDstImage, hSrcImage, hSignalEvent, numWaitEvents, phWaitEvents);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListAppendImageCopy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListAppendImageCopy) *cgl_fn = (__typeof__(zeCommandListAppendImageCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hDstImage, hSrcImage, hSignalEvent, numWaitEvents, phWaitEvents);
     return cgl_sl_zeCommandListAppendImageCopy(hCommandList, hDstImage, hSrcImage, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -3005,8 +3885,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
     }
     return cgl_gp_zeCommandListAppendImageCopyRegion(hCommandList, hDstImage, hSrcImage, pDstRegion, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendImageCopyRegion;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendImageCopyRegion cgl_left_zeCommandListAppendImageCopyRegion(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendImageCopyRegion cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyRegion(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, ze_image_handle_t hSrcImage, const ze_image_region_t *pDstRegion, const ze_image_region_t *pSrcRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion].real, memory_order_relaxed))(hCommandList, hDstImage, hSrcImage, pDstRegion, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListAppendImageCopyRegion(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListAppendImageCopyRegion) *cgl_fn = (__typeof__(zeCommandListAppendImageCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hDstImage, hSrcImage, pDstRegion, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
     return cgl_sl_zeCommandListAppendImageCopyRegion(hCommandList, hDstImage, hSrcImage, pDstRegion, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -3052,8 +3952,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
     }
     return cgl_gp_zeCommandListAppendImageCopyToMemory(hCommandList, dstptr, hSrcImage, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendImageCopyToMemory;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendImageCopyToMemory cgl_left_zeCommandListAppendImageCopyToMemory(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendImageCopyToMemory cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyToMemory(ze_command_list_handle_t hCommandList, void *dstptr, ze_image_handle_t hSrcImage, const ze_image_region_t *pSrcRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyToMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory].real, memory_order_relaxed))(hCommandList, dstptr, hSrcImage, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListAppendImageCopyToMemory(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListAppendImageCopyToMemory) *cgl_fn = (__typeof__(zeCommandListAppendImageCopyToMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, dstptr, hSrcImage, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
     return cgl_sl_zeCommandListAppendImageCopyToMemory(hCommandList, dstptr, hSrcImage, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -3099,8 +4019,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
     }
     return cgl_gp_zeCommandListAppendImageCopyFromMemory(hCommandList, hDstImage, srcptr, pDstRegion, hSignalEvent, numWaitEvents, phWaitEvents);
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendImageCopyFromMemory;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendImageCopyFromMemory cgl_left_zeCommandListAppendImageCopyFromMemory(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendImageCopyFromMemory cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyFromMemory(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, const void *srcptr, const ze_image_region_t *pDstRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyFromMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory].real, memory_order_relaxed))(hCommandList, hDstImage, srcptr, pDstRegion, hSignalEvent, numWaitEvents, phWaitEvents);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListAppendImageCopyFromMemory(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListAppendImageCopyFromMemory) *cgl_fn = (__typeof__(zeCommandListAppendImageCopyFromMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hDstImage, srcptr, pDstRegion, hSignalEvent, numWaitEvents, phWaitEvents);
     return cgl_sl_zeCommandListAppendImageCopyFromMemory(hCommandList, hDstImage, srcptr, pDstRegion, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -3142,8 +4082,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryPre
     }
     return cgl_gp_zeCommandListAppendMemoryPrefetch(hCommandList, ptr, size);
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendMemoryPrefetch;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendMemoryPrefetch cgl_left_zeCommandListAppendMemoryPrefetch(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendMemoryPrefetch cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryPrefetch(ze_command_list_handle_t hCommandList, const void *ptr, size_t size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryPrefetch) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch].real, memory_order_relaxed))(hCommandList, ptr, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListAppendMemoryPrefetch(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListAppendMemoryPrefetch) *cgl_fn = (__typeof__(zeCommandListAppendMemoryPrefetch) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, ptr, size);
     return cgl_sl_zeCommandListAppendMemoryPrefetch(hCommandList, ptr, size);
@@ -3187,8 +4147,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemAdvise
     }
     return cgl_gp_zeCommandListAppendMemAdvise(hCommandList, hDevice, ptr, size, advice);
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendMemAdvise;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendMemAdvise cgl_left_zeCommandListAppendMemAdvise(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendMemAdvise cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemAdvise(ze_command_list_handle_t hCommandList, ze_device_handle_t hDevice, const void *ptr, size_t size, ze_memory_advice_t advice)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListAppendMemAdvise]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemAdvise) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemAdvise].real, memory_order_relaxed))(hCommandList, hDevice, ptr, size, advice);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListAppendMemAdvise(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListAppendMemAdvise) *cgl_fn = (__typeof__(zeCommandListAppendMemAdvise) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemAdvise].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hDevice, ptr, size, advice);
     return cgl_sl_zeCommandListAppendMemAdvise(hCommandList, hDevice, ptr, size, advice);
@@ -3229,8 +4209,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolCreate(ze_context
     }
     return cgl_gp_zeEventPoolCreate(hContext, desc, numDevices, phDevices, phEventPool);
 }
+typedef ze_result_t cgl_rt_zeEventPoolCreate;
+static __attribute__((noinline, cold)) cgl_rt_zeEventPoolCreate cgl_left_zeEventPoolCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventPoolCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_pool_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_event_pool_handle_t *phEventPool)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeEventPoolCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeEventPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCreate].real, memory_order_relaxed))(hContext, desc, numDevices, phDevices, phEventPool);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeEventPoolCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeEventPoolCreate) *cgl_fn = (__typeof__(zeEventPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, desc, numDevices, phDevices, phEventPool);
     return cgl_sl_zeEventPoolCreate(hContext, desc, numDevices, phDevices, phEventPool);
@@ -3270,8 +4270,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolDestroy(ze_event_
     }
     return cgl_gp_zeEventPoolDestroy(hEventPool);
 }
+typedef ze_result_t cgl_rt_zeEventPoolDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zeEventPoolDestroy cgl_left_zeEventPoolDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventPoolDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolDestroy(ze_event_pool_handle_t hEventPool)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeEventPoolDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeEventPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolDestroy].real, memory_order_relaxed))(hEventPool);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeEventPoolDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeEventPoolDestroy) *cgl_fn = (__typeof__(zeEventPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEventPool);
     return cgl_sl_zeEventPoolDestroy(hEventPool);
@@ -3313,8 +4333,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventCreate(ze_event_pool_
     }
     return cgl_gp_zeEventCreate(hEventPool, desc, phEvent);
 }
+typedef ze_result_t cgl_rt_zeEventCreate;
+static __attribute__((noinline, cold)) cgl_rt_zeEventCreate cgl_left_zeEventCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_desc_t *desc, ze_event_handle_t *phEvent)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeEventCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeEventCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventCreate].real, memory_order_relaxed))(hEventPool, desc, phEvent);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeEventCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeEventCreate) *cgl_fn = (__typeof__(zeEventCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEventPool, desc, phEvent);
     return cgl_sl_zeEventCreate(hEventPool, desc, phEvent);
@@ -3354,8 +4394,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventDestroy(ze_event_hand
     }
     return cgl_gp_zeEventDestroy(hEvent);
 }
+typedef ze_result_t cgl_rt_zeEventDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zeEventDestroy cgl_left_zeEventDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventDestroy(ze_event_handle_t hEvent)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeEventDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeEventDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventDestroy].real, memory_order_relaxed))(hEvent);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeEventDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeEventDestroy) *cgl_fn = (__typeof__(zeEventDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent);
     return cgl_sl_zeEventDestroy(hEvent);
@@ -3393,8 +4453,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolGetIpcHandle(ze_e
     }
     return cgl_gp_zeEventPoolGetIpcHandle(hEventPool, phIpc);
 }
+typedef ze_result_t cgl_rt_zeEventPoolGetIpcHandle;
+static __attribute__((noinline, cold)) cgl_rt_zeEventPoolGetIpcHandle cgl_left_zeEventPoolGetIpcHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventPoolGetIpcHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolGetIpcHandle(ze_event_pool_handle_t hEventPool, ze_ipc_event_pool_handle_t *phIpc)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeEventPoolGetIpcHandle]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeEventPoolGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolGetIpcHandle].real, memory_order_relaxed))(hEventPool, phIpc);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeEventPoolGetIpcHandle(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeEventPoolGetIpcHandle) *cgl_fn = (__typeof__(zeEventPoolGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolGetIpcHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEventPool, phIpc);
     return cgl_sl_zeEventPoolGetIpcHandle(hEventPool, phIpc);
@@ -3433,8 +4513,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolOpenIpcHandle(ze_
     }
     return cgl_gp_zeEventPoolOpenIpcHandle(hContext, hIpc, phEventPool);
 }
+typedef ze_result_t cgl_rt_zeEventPoolOpenIpcHandle;
+static __attribute__((noinline, cold)) cgl_rt_zeEventPoolOpenIpcHandle cgl_left_zeEventPoolOpenIpcHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventPoolOpenIpcHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolOpenIpcHandle(ze_context_handle_t hContext, ze_ipc_event_pool_handle_t hIpc, ze_event_pool_handle_t *phEventPool)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeEventPoolOpenIpcHandle]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeEventPoolOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolOpenIpcHandle].real, memory_order_relaxed))(hContext, hIpc, phEventPool);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeEventPoolOpenIpcHandle(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeEventPoolOpenIpcHandle) *cgl_fn = (__typeof__(zeEventPoolOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolOpenIpcHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hIpc, phEventPool);
     return cgl_sl_zeEventPoolOpenIpcHandle(hContext, hIpc, phEventPool);
@@ -3474,8 +4574,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolCloseIpcHandle(ze
     }
     return cgl_gp_zeEventPoolCloseIpcHandle(hEventPool);
 }
+typedef ze_result_t cgl_rt_zeEventPoolCloseIpcHandle;
+static __attribute__((noinline, cold)) cgl_rt_zeEventPoolCloseIpcHandle cgl_left_zeEventPoolCloseIpcHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventPoolCloseIpcHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolCloseIpcHandle(ze_event_pool_handle_t hEventPool)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeEventPoolCloseIpcHandle]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeEventPoolCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCloseIpcHandle].real, memory_order_relaxed))(hEventPool);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeEventPoolCloseIpcHandle(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeEventPoolCloseIpcHandle) *cgl_fn = (__typeof__(zeEventPoolCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCloseIpcHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEventPool);
     return cgl_sl_zeEventPoolCloseIpcHandle(hEventPool);
@@ -3516,8 +4636,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendSignalEve
     }
     return cgl_gp_zeCommandListAppendSignalEvent(hCommandList, hEvent);
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendSignalEvent;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendSignalEvent cgl_left_zeCommandListAppendSignalEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendSignalEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendSignalEvent(ze_command_list_handle_t hCommandList, ze_event_handle_t hEvent)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListAppendSignalEvent]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendSignalEvent) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendSignalEvent].real, memory_order_relaxed))(hCommandList, hEvent);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListAppendSignalEvent(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListAppendSignalEvent) *cgl_fn = (__typeof__(zeCommandListAppendSignalEvent) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendSignalEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hEvent);
     return cgl_sl_zeCommandListAppendSignalEvent(hCommandList, hEvent);
@@ -3559,8 +4699,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendWaitOnEve
     }
     return cgl_gp_zeCommandListAppendWaitOnEvents(hCommandList, numEvents, phEvents);
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendWaitOnEvents;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendWaitOnEvents cgl_left_zeCommandListAppendWaitOnEvents(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendWaitOnEvents cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendWaitOnEvents(ze_command_list_handle_t hCommandList, uint32_t numEvents, ze_event_handle_t *phEvents)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendWaitOnEvents) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents].real, memory_order_relaxed))(hCommandList, numEvents, phEvents);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListAppendWaitOnEvents(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListAppendWaitOnEvents) *cgl_fn = (__typeof__(zeCommandListAppendWaitOnEvents) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, numEvents, phEvents);
     return cgl_sl_zeCommandListAppendWaitOnEvents(hCommandList, numEvents, phEvents);
@@ -3597,8 +4757,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostSignal(ze_event_h
     }
     return cgl_gp_zeEventHostSignal(hEvent);
 }
+typedef ze_result_t cgl_rt_zeEventHostSignal;
+static __attribute__((noinline, cold)) cgl_rt_zeEventHostSignal cgl_left_zeEventHostSignal(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventHostSignal cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventHostSignal(ze_event_handle_t hEvent)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeEventHostSignal]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeEventHostSignal) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSignal].real, memory_order_relaxed))(hEvent);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeEventHostSignal(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeEventHostSignal) *cgl_fn = (__typeof__(zeEventHostSignal) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSignal].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent);
     return cgl_sl_zeEventHostSignal(hEvent);
@@ -3636,8 +4816,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostSynchronize(ze_ev
     }
     return cgl_gp_zeEventHostSynchronize(hEvent, timeout);
 }
+typedef ze_result_t cgl_rt_zeEventHostSynchronize;
+static __attribute__((noinline, cold)) cgl_rt_zeEventHostSynchronize cgl_left_zeEventHostSynchronize(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventHostSynchronize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeout)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeEventHostSynchronize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeEventHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSynchronize].real, memory_order_relaxed))(hEvent, timeout);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeEventHostSynchronize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeEventHostSynchronize) *cgl_fn = (__typeof__(zeEventHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSynchronize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent, timeout);
     return cgl_sl_zeEventHostSynchronize(hEvent, timeout);
@@ -3674,8 +4874,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryStatus(ze_event_
     }
     return cgl_gp_zeEventQueryStatus(hEvent);
 }
+typedef ze_result_t cgl_rt_zeEventQueryStatus;
+static __attribute__((noinline, cold)) cgl_rt_zeEventQueryStatus cgl_left_zeEventQueryStatus(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventQueryStatus cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventQueryStatus(ze_event_handle_t hEvent)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeEventQueryStatus]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeEventQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryStatus].real, memory_order_relaxed))(hEvent);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeEventQueryStatus(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeEventQueryStatus) *cgl_fn = (__typeof__(zeEventQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryStatus].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent);
     return cgl_sl_zeEventQueryStatus(hEvent);
@@ -3716,8 +4936,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendEventRese
     }
     return cgl_gp_zeCommandListAppendEventReset(hCommandList, hEvent);
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendEventReset;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendEventReset cgl_left_zeCommandListAppendEventReset(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendEventReset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendEventReset(ze_command_list_handle_t hCommandList, ze_event_handle_t hEvent)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListAppendEventReset]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendEventReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendEventReset].real, memory_order_relaxed))(hCommandList, hEvent);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListAppendEventReset(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListAppendEventReset) *cgl_fn = (__typeof__(zeCommandListAppendEventReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendEventReset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hEvent);
     return cgl_sl_zeCommandListAppendEventReset(hCommandList, hEvent);
@@ -3754,8 +4994,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostReset(ze_event_ha
     }
     return cgl_gp_zeEventHostReset(hEvent);
 }
+typedef ze_result_t cgl_rt_zeEventHostReset;
+static __attribute__((noinline, cold)) cgl_rt_zeEventHostReset cgl_left_zeEventHostReset(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventHostReset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventHostReset(ze_event_handle_t hEvent)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeEventHostReset]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeEventHostReset) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostReset].real, memory_order_relaxed))(hEvent);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeEventHostReset(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeEventHostReset) *cgl_fn = (__typeof__(zeEventHostReset) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostReset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent);
     return cgl_sl_zeEventHostReset(hEvent);
@@ -3793,8 +5053,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryKernelTimestamp(
     }
     return cgl_gp_zeEventQueryKernelTimestamp(hEvent, dstptr);
 }
+typedef ze_result_t cgl_rt_zeEventQueryKernelTimestamp;
+static __attribute__((noinline, cold)) cgl_rt_zeEventQueryKernelTimestamp cgl_left_zeEventQueryKernelTimestamp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventQueryKernelTimestamp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventQueryKernelTimestamp(ze_event_handle_t hEvent, ze_kernel_timestamp_result_t *dstptr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeEventQueryKernelTimestamp]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeEventQueryKernelTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryKernelTimestamp].real, memory_order_relaxed))(hEvent, dstptr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeEventQueryKernelTimestamp(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeEventQueryKernelTimestamp) *cgl_fn = (__typeof__(zeEventQueryKernelTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryKernelTimestamp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent, dstptr);
     return cgl_sl_zeEventQueryKernelTimestamp(hEvent, dstptr);
@@ -3841,8 +5121,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendQueryKern
     }
     return cgl_gp_zeCommandListAppendQueryKernelTimestamps(hCommandList, numEvents, phEvents, dstptr, pOffsets, hSignalEvent, numWaitEvents, phWaitEvents);
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendQueryKernelTimestamps;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendQueryKernelTimestamps cgl_left_zeCommandListAppendQueryKernelTimestamps(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendQueryKernelTimestamps cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendQueryKernelTimestamps(ze_command_list_handle_t hCommandList, uint32_t numEvents, ze_event_handle_t *phEvents, void *dstptr, const size_t *pOffsets, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendQueryKernelTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps].real, memory_order_relaxed))(hCommandList, numEvents, phEvents, dstptr, pOffsets, hSignalEvent, numWaitEvents, phWaitEvents);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListAppendQueryKernelTimestamps(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListAppendQueryKernelTimestamps) *cgl_fn = (__typeof__(zeCommandListAppendQueryKernelTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, numEvents, phEvents, dstptr, pOffsets, hSignalEvent, numWaitEvents, phWaitEvents);
     return cgl_sl_zeCommandListAppendQueryKernelTimestamps(hCommandList, numEvents, phEvents, dstptr, pOffsets, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -3881,8 +5181,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceCreate(ze_command_que
     }
     return cgl_gp_zeFenceCreate(hCommandQueue, desc, phFence);
 }
+typedef ze_result_t cgl_rt_zeFenceCreate;
+static __attribute__((noinline, cold)) cgl_rt_zeFenceCreate cgl_left_zeFenceCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFenceCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeFenceCreate(ze_command_queue_handle_t hCommandQueue, const ze_fence_desc_t *desc, ze_fence_handle_t *phFence)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeFenceCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeFenceCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceCreate].real, memory_order_relaxed))(hCommandQueue, desc, phFence);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeFenceCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeFenceCreate) *cgl_fn = (__typeof__(zeFenceCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandQueue, desc, phFence);
     return cgl_sl_zeFenceCreate(hCommandQueue, desc, phFence);
@@ -3922,8 +5242,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceDestroy(ze_fence_hand
     }
     return cgl_gp_zeFenceDestroy(hFence);
 }
+typedef ze_result_t cgl_rt_zeFenceDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zeFenceDestroy cgl_left_zeFenceDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFenceDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeFenceDestroy(ze_fence_handle_t hFence)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeFenceDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeFenceDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceDestroy].real, memory_order_relaxed))(hFence);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeFenceDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeFenceDestroy) *cgl_fn = (__typeof__(zeFenceDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFence);
     return cgl_sl_zeFenceDestroy(hFence);
@@ -3961,8 +5301,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceHostSynchronize(ze_fe
     }
     return cgl_gp_zeFenceHostSynchronize(hFence, timeout);
 }
+typedef ze_result_t cgl_rt_zeFenceHostSynchronize;
+static __attribute__((noinline, cold)) cgl_rt_zeFenceHostSynchronize cgl_left_zeFenceHostSynchronize(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFenceHostSynchronize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeFenceHostSynchronize(ze_fence_handle_t hFence, uint64_t timeout)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeFenceHostSynchronize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeFenceHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceHostSynchronize].real, memory_order_relaxed))(hFence, timeout);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeFenceHostSynchronize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeFenceHostSynchronize) *cgl_fn = (__typeof__(zeFenceHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceHostSynchronize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFence, timeout);
     return cgl_sl_zeFenceHostSynchronize(hFence, timeout);
@@ -3999,8 +5359,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceQueryStatus(ze_fence_
     }
     return cgl_gp_zeFenceQueryStatus(hFence);
 }
+typedef ze_result_t cgl_rt_zeFenceQueryStatus;
+static __attribute__((noinline, cold)) cgl_rt_zeFenceQueryStatus cgl_left_zeFenceQueryStatus(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFenceQueryStatus cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeFenceQueryStatus(ze_fence_handle_t hFence)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeFenceQueryStatus]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeFenceQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceQueryStatus].real, memory_order_relaxed))(hFence);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeFenceQueryStatus(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeFenceQueryStatus) *cgl_fn = (__typeof__(zeFenceQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceQueryStatus].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFence);
     return cgl_sl_zeFenceQueryStatus(hFence);
@@ -4037,8 +5417,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceReset(ze_fence_handle
     }
     return cgl_gp_zeFenceReset(hFence);
 }
+typedef ze_result_t cgl_rt_zeFenceReset;
+static __attribute__((noinline, cold)) cgl_rt_zeFenceReset cgl_left_zeFenceReset(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFenceReset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeFenceReset(ze_fence_handle_t hFence)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeFenceReset]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeFenceReset) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceReset].real, memory_order_relaxed))(hFence);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeFenceReset(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeFenceReset) *cgl_fn = (__typeof__(zeFenceReset) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceReset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFence);
     return cgl_sl_zeFenceReset(hFence);
@@ -4077,8 +5477,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageGetProperties(ze_devi
     }
     return cgl_gp_zeImageGetProperties(hDevice, desc, pImageProperties);
 }
+typedef ze_result_t cgl_rt_zeImageGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeImageGetProperties cgl_left_zeImageGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeImageGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeImageGetProperties(ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_properties_t *pImageProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeImageGetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeImageGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetProperties].real, memory_order_relaxed))(hDevice, desc, pImageProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeImageGetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeImageGetProperties) *cgl_fn = (__typeof__(zeImageGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, desc, pImageProperties);
     return cgl_sl_zeImageGetProperties(hDevice, desc, pImageProperties);
@@ -4118,8 +5538,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageCreate(ze_context_han
     }
     return cgl_gp_zeImageCreate(hContext, hDevice, desc, phImage);
 }
+typedef ze_result_t cgl_rt_zeImageCreate;
+static __attribute__((noinline, cold)) cgl_rt_zeImageCreate cgl_left_zeImageCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeImageCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeImageCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_handle_t *phImage)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeImageCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeImageCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeImageCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phImage);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeImageCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeImageCreate) *cgl_fn = (__typeof__(zeImageCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeImageCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, phImage);
     return cgl_sl_zeImageCreate(hContext, hDevice, desc, phImage);
@@ -4159,8 +5599,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageDestroy(ze_image_hand
     }
     return cgl_gp_zeImageDestroy(hImage);
 }
+typedef ze_result_t cgl_rt_zeImageDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zeImageDestroy cgl_left_zeImageDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeImageDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeImageDestroy(ze_image_handle_t hImage)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeImageDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeImageDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeImageDestroy].real, memory_order_relaxed))(hImage);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeImageDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeImageDestroy) *cgl_fn = (__typeof__(zeImageDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeImageDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hImage);
     return cgl_sl_zeImageDestroy(hImage);
@@ -4203,8 +5663,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocShared(ze_context_
     }
     return cgl_gp_zeMemAllocShared(hContext, device_desc, host_desc, size, alignment, hDevice, pptr);
 }
+typedef ze_result_t cgl_rt_zeMemAllocShared;
+static __attribute__((noinline, cold)) cgl_rt_zeMemAllocShared cgl_left_zeMemAllocShared(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemAllocShared cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeMemAllocShared(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeMemAllocShared]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeMemAllocShared) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocShared].real, memory_order_relaxed))(hContext, device_desc, host_desc, size, alignment, hDevice, pptr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeMemAllocShared(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeMemAllocShared) *cgl_fn = (__typeof__(zeMemAllocShared) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocShared].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, device_desc, host_desc, size, alignment, hDevice, pptr);
     return cgl_sl_zeMemAllocShared(hContext, device_desc, host_desc, size, alignment, hDevice, pptr);
@@ -4246,8 +5726,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocDevice(ze_context_
     }
     return cgl_gp_zeMemAllocDevice(hContext, device_desc, size, alignment, hDevice, pptr);
 }
+typedef ze_result_t cgl_rt_zeMemAllocDevice;
+static __attribute__((noinline, cold)) cgl_rt_zeMemAllocDevice cgl_left_zeMemAllocDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemAllocDevice cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeMemAllocDevice(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeMemAllocDevice]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeMemAllocDevice) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocDevice].real, memory_order_relaxed))(hContext, device_desc, size, alignment, hDevice, pptr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeMemAllocDevice(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeMemAllocDevice) *cgl_fn = (__typeof__(zeMemAllocDevice) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocDevice].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, device_desc, size, alignment, hDevice, pptr);
     return cgl_sl_zeMemAllocDevice(hContext, device_desc, size, alignment, hDevice, pptr);
@@ -4288,8 +5788,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocHost(ze_context_ha
     }
     return cgl_gp_zeMemAllocHost(hContext, host_desc, size, alignment, pptr);
 }
+typedef ze_result_t cgl_rt_zeMemAllocHost;
+static __attribute__((noinline, cold)) cgl_rt_zeMemAllocHost cgl_left_zeMemAllocHost(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemAllocHost cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeMemAllocHost(ze_context_handle_t hContext, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, void **pptr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeMemAllocHost]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeMemAllocHost) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocHost].real, memory_order_relaxed))(hContext, host_desc, size, alignment, pptr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeMemAllocHost(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeMemAllocHost) *cgl_fn = (__typeof__(zeMemAllocHost) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocHost].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, host_desc, size, alignment, pptr);
     return cgl_sl_zeMemAllocHost(hContext, host_desc, size, alignment, pptr);
@@ -4327,8 +5847,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemFree(ze_context_handle_
     }
     return cgl_gp_zeMemFree(hContext, ptr);
 }
+typedef ze_result_t cgl_rt_zeMemFree;
+static __attribute__((noinline, cold)) cgl_rt_zeMemFree cgl_left_zeMemFree(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemFree cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeMemFree(ze_context_handle_t hContext, void *ptr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeMemFree]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFree].real, memory_order_relaxed))(hContext, ptr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeMemFree(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeMemFree) *cgl_fn = (__typeof__(zeMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFree].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr);
     return cgl_sl_zeMemFree(hContext, ptr);
@@ -4368,8 +5908,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetAllocProperties(ze_c
     }
     return cgl_gp_zeMemGetAllocProperties(hContext, ptr, pMemAllocProperties, phDevice);
 }
+typedef ze_result_t cgl_rt_zeMemGetAllocProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeMemGetAllocProperties cgl_left_zeMemGetAllocProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemGetAllocProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeMemGetAllocProperties(ze_context_handle_t hContext, const void *ptr, ze_memory_allocation_properties_t *pMemAllocProperties, ze_device_handle_t *phDevice)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeMemGetAllocProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeMemGetAllocProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAllocProperties].real, memory_order_relaxed))(hContext, ptr, pMemAllocProperties, phDevice);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeMemGetAllocProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeMemGetAllocProperties) *cgl_fn = (__typeof__(zeMemGetAllocProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAllocProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, pMemAllocProperties, phDevice);
     return cgl_sl_zeMemGetAllocProperties(hContext, ptr, pMemAllocProperties, phDevice);
@@ -4409,8 +5969,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetAddressRange(ze_cont
     }
     return cgl_gp_zeMemGetAddressRange(hContext, ptr, pBase, pSize);
 }
+typedef ze_result_t cgl_rt_zeMemGetAddressRange;
+static __attribute__((noinline, cold)) cgl_rt_zeMemGetAddressRange cgl_left_zeMemGetAddressRange(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemGetAddressRange cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeMemGetAddressRange(ze_context_handle_t hContext, const void *ptr, void **pBase, size_t *pSize)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeMemGetAddressRange]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeMemGetAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAddressRange].real, memory_order_relaxed))(hContext, ptr, pBase, pSize);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeMemGetAddressRange(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeMemGetAddressRange) *cgl_fn = (__typeof__(zeMemGetAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAddressRange].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, pBase, pSize);
     return cgl_sl_zeMemGetAddressRange(hContext, ptr, pBase, pSize);
@@ -4449,8 +6029,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetIpcHandle(ze_context
     }
     return cgl_gp_zeMemGetIpcHandle(hContext, ptr, pIpcHandle);
 }
+typedef ze_result_t cgl_rt_zeMemGetIpcHandle;
+static __attribute__((noinline, cold)) cgl_rt_zeMemGetIpcHandle cgl_left_zeMemGetIpcHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemGetIpcHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeMemGetIpcHandle(ze_context_handle_t hContext, const void *ptr, ze_ipc_mem_handle_t *pIpcHandle)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeMemGetIpcHandle]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeMemGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetIpcHandle].real, memory_order_relaxed))(hContext, ptr, pIpcHandle);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeMemGetIpcHandle(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeMemGetIpcHandle) *cgl_fn = (__typeof__(zeMemGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetIpcHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, pIpcHandle);
     return cgl_sl_zeMemGetIpcHandle(hContext, ptr, pIpcHandle);
@@ -4491,8 +6091,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemOpenIpcHandle(ze_contex
     }
     return cgl_gp_zeMemOpenIpcHandle(hContext, hDevice, handle, flags, pptr);
 }
+typedef ze_result_t cgl_rt_zeMemOpenIpcHandle;
+static __attribute__((noinline, cold)) cgl_rt_zeMemOpenIpcHandle cgl_left_zeMemOpenIpcHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemOpenIpcHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeMemOpenIpcHandle(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_ipc_mem_handle_t handle, ze_ipc_memory_flags_t flags, void **pptr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeMemOpenIpcHandle]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeMemOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemOpenIpcHandle].real, memory_order_relaxed))(hContext, hDevice, handle, flags, pptr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeMemOpenIpcHandle(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeMemOpenIpcHandle) *cgl_fn = (__typeof__(zeMemOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemOpenIpcHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, handle, flags, pptr);
     return cgl_sl_zeMemOpenIpcHandle(hContext, hDevice, handle, flags, pptr);
@@ -4530,8 +6150,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemCloseIpcHandle(ze_conte
     }
     return cgl_gp_zeMemCloseIpcHandle(hContext, ptr);
 }
+typedef ze_result_t cgl_rt_zeMemCloseIpcHandle;
+static __attribute__((noinline, cold)) cgl_rt_zeMemCloseIpcHandle cgl_left_zeMemCloseIpcHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemCloseIpcHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeMemCloseIpcHandle(ze_context_handle_t hContext, const void *ptr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeMemCloseIpcHandle]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeMemCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemCloseIpcHandle].real, memory_order_relaxed))(hContext, ptr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeMemCloseIpcHandle(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeMemCloseIpcHandle) *cgl_fn = (__typeof__(zeMemCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemCloseIpcHandle].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr);
     return cgl_sl_zeMemCloseIpcHandle(hContext, ptr);
@@ -4572,8 +6212,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleCreate(ze_context_ha
     }
     return cgl_gp_zeModuleCreate(hContext, hDevice, desc, phModule, phBuildLog);
 }
+typedef ze_result_t cgl_rt_zeModuleCreate;
+static __attribute__((noinline, cold)) cgl_rt_zeModuleCreate cgl_left_zeModuleCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_module_desc_t *desc, ze_module_handle_t *phModule, ze_module_build_log_handle_t *phBuildLog)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeModuleCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeModuleCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phModule, phBuildLog);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeModuleCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeModuleCreate) *cgl_fn = (__typeof__(zeModuleCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, phModule, phBuildLog);
     return cgl_sl_zeModuleCreate(hContext, hDevice, desc, phModule, phBuildLog);
@@ -4613,8 +6273,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleDestroy(ze_module_ha
     }
     return cgl_gp_zeModuleDestroy(hModule);
 }
+typedef ze_result_t cgl_rt_zeModuleDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zeModuleDestroy cgl_left_zeModuleDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeModuleDestroy(ze_module_handle_t hModule)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeModuleDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeModuleDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDestroy].real, memory_order_relaxed))(hModule);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeModuleDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeModuleDestroy) *cgl_fn = (__typeof__(zeModuleDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule);
     return cgl_sl_zeModuleDestroy(hModule);
@@ -4653,8 +6333,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleDynamicLink(uint32_t
     }
     return cgl_gp_zeModuleDynamicLink(numModules, phModules, phLinkLog);
 }
+typedef ze_result_t cgl_rt_zeModuleDynamicLink;
+static __attribute__((noinline, cold)) cgl_rt_zeModuleDynamicLink cgl_left_zeModuleDynamicLink(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleDynamicLink cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeModuleDynamicLink(uint32_t numModules, ze_module_handle_t *phModules, ze_module_build_log_handle_t *phLinkLog)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeModuleDynamicLink]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeModuleDynamicLink) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDynamicLink].real, memory_order_relaxed))(numModules, phModules, phLinkLog);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeModuleDynamicLink(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeModuleDynamicLink) *cgl_fn = (__typeof__(zeModuleDynamicLink) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDynamicLink].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(numModules, phModules, phLinkLog);
     return cgl_sl_zeModuleDynamicLink(numModules, phModules, phLinkLog);
@@ -4694,8 +6394,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleBuildLogDestroy(ze_m
     }
     return cgl_gp_zeModuleBuildLogDestroy(hModuleBuildLog);
 }
+typedef ze_result_t cgl_rt_zeModuleBuildLogDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zeModuleBuildLogDestroy cgl_left_zeModuleBuildLogDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleBuildLogDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeModuleBuildLogDestroy(ze_module_build_log_handle_t hModuleBuildLog)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeModuleBuildLogDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeModuleBuildLogDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogDestroy].real, memory_order_relaxed))(hModuleBuildLog);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeModuleBuildLogDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeModuleBuildLogDestroy) *cgl_fn = (__typeof__(zeModuleBuildLogDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModuleBuildLog);
     return cgl_sl_zeModuleBuildLogDestroy(hModuleBuildLog);
@@ -4734,8 +6454,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleBuildLogGetString(ze
     }
     return cgl_gp_zeModuleBuildLogGetString(hModuleBuildLog, pSize, pBuildLog);
 }
+typedef ze_result_t cgl_rt_zeModuleBuildLogGetString;
+static __attribute__((noinline, cold)) cgl_rt_zeModuleBuildLogGetString cgl_left_zeModuleBuildLogGetString(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleBuildLogGetString cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeModuleBuildLogGetString(ze_module_build_log_handle_t hModuleBuildLog, size_t *pSize, char *pBuildLog)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeModuleBuildLogGetString]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeModuleBuildLogGetString) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogGetString].real, memory_order_relaxed))(hModuleBuildLog, pSize, pBuildLog);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeModuleBuildLogGetString(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeModuleBuildLogGetString) *cgl_fn = (__typeof__(zeModuleBuildLogGetString) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogGetString].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModuleBuildLog, pSize, pBuildLog);
     return cgl_sl_zeModuleBuildLogGetString(hModuleBuildLog, pSize, pBuildLog);
@@ -4774,8 +6514,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetNativeBinary(ze_m
     }
     return cgl_gp_zeModuleGetNativeBinary(hModule, pSize, pModuleNativeBinary);
 }
+typedef ze_result_t cgl_rt_zeModuleGetNativeBinary;
+static __attribute__((noinline, cold)) cgl_rt_zeModuleGetNativeBinary cgl_left_zeModuleGetNativeBinary(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleGetNativeBinary cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetNativeBinary(ze_module_handle_t hModule, size_t *pSize, uint8_t *pModuleNativeBinary)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeModuleGetNativeBinary]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeModuleGetNativeBinary) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetNativeBinary].real, memory_order_relaxed))(hModule, pSize, pModuleNativeBinary);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeModuleGetNativeBinary(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeModuleGetNativeBinary) *cgl_fn = (__typeof__(zeModuleGetNativeBinary) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetNativeBinary].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, pSize, pModuleNativeBinary);
     return cgl_sl_zeModuleGetNativeBinary(hModule, pSize, pModuleNativeBinary);
@@ -4815,8 +6575,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetGlobalPointer(ze_
     }
     return cgl_gp_zeModuleGetGlobalPointer(hModule, pGlobalName, pSize, pptr);
 }
+typedef ze_result_t cgl_rt_zeModuleGetGlobalPointer;
+static __attribute__((noinline, cold)) cgl_rt_zeModuleGetGlobalPointer cgl_left_zeModuleGetGlobalPointer(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleGetGlobalPointer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetGlobalPointer(ze_module_handle_t hModule, const char *pGlobalName, size_t *pSize, void **pptr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeModuleGetGlobalPointer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeModuleGetGlobalPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetGlobalPointer].real, memory_order_relaxed))(hModule, pGlobalName, pSize, pptr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeModuleGetGlobalPointer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeModuleGetGlobalPointer) *cgl_fn = (__typeof__(zeModuleGetGlobalPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetGlobalPointer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, pGlobalName, pSize, pptr);
     return cgl_sl_zeModuleGetGlobalPointer(hModule, pGlobalName, pSize, pptr);
@@ -4855,8 +6635,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetKernelNames(ze_mo
     }
     return cgl_gp_zeModuleGetKernelNames(hModule, pCount, pNames);
 }
+typedef ze_result_t cgl_rt_zeModuleGetKernelNames;
+static __attribute__((noinline, cold)) cgl_rt_zeModuleGetKernelNames cgl_left_zeModuleGetKernelNames(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleGetKernelNames cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetKernelNames(ze_module_handle_t hModule, uint32_t *pCount, const char **pNames)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeModuleGetKernelNames]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeModuleGetKernelNames) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetKernelNames].real, memory_order_relaxed))(hModule, pCount, pNames);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeModuleGetKernelNames(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeModuleGetKernelNames) *cgl_fn = (__typeof__(zeModuleGetKernelNames) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetKernelNames].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, pCount, pNames);
     return cgl_sl_zeModuleGetKernelNames(hModule, pCount, pNames);
@@ -4894,8 +6694,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetProperties(ze_mod
     }
     return cgl_gp_zeModuleGetProperties(hModule, pModuleProperties);
 }
+typedef ze_result_t cgl_rt_zeModuleGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeModuleGetProperties cgl_left_zeModuleGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetProperties(ze_module_handle_t hModule, ze_module_properties_t *pModuleProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeModuleGetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeModuleGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetProperties].real, memory_order_relaxed))(hModule, pModuleProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeModuleGetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeModuleGetProperties) *cgl_fn = (__typeof__(zeModuleGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, pModuleProperties);
     return cgl_sl_zeModuleGetProperties(hModule, pModuleProperties);
@@ -4934,8 +6754,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelCreate(ze_module_han
     }
     return cgl_gp_zeKernelCreate(hModule, desc, phKernel);
 }
+typedef ze_result_t cgl_rt_zeKernelCreate;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelCreate cgl_left_zeKernelCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t *desc, ze_kernel_handle_t *phKernel)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeKernelCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeKernelCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelCreate].real, memory_order_relaxed))(hModule, desc, phKernel);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeKernelCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeKernelCreate) *cgl_fn = (__typeof__(zeKernelCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, desc, phKernel);
     return cgl_sl_zeKernelCreate(hModule, desc, phKernel);
@@ -4975,8 +6815,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelDestroy(ze_kernel_ha
     }
     return cgl_gp_zeKernelDestroy(hKernel);
 }
+typedef ze_result_t cgl_rt_zeKernelDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelDestroy cgl_left_zeKernelDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelDestroy(ze_kernel_handle_t hKernel)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeKernelDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeKernelDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelDestroy].real, memory_order_relaxed))(hKernel);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeKernelDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeKernelDestroy) *cgl_fn = (__typeof__(zeKernelDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel);
     return cgl_sl_zeKernelDestroy(hKernel);
@@ -5015,8 +6875,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetFunctionPointer(z
     }
     return cgl_gp_zeModuleGetFunctionPointer(hModule, pFunctionName, pfnFunction);
 }
+typedef ze_result_t cgl_rt_zeModuleGetFunctionPointer;
+static __attribute__((noinline, cold)) cgl_rt_zeModuleGetFunctionPointer cgl_left_zeModuleGetFunctionPointer(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleGetFunctionPointer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetFunctionPointer(ze_module_handle_t hModule, const char *pFunctionName, void **pfnFunction)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeModuleGetFunctionPointer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeModuleGetFunctionPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetFunctionPointer].real, memory_order_relaxed))(hModule, pFunctionName, pfnFunction);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeModuleGetFunctionPointer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeModuleGetFunctionPointer) *cgl_fn = (__typeof__(zeModuleGetFunctionPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetFunctionPointer].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, pFunctionName, pfnFunction);
     return cgl_sl_zeModuleGetFunctionPointer(hModule, pFunctionName, pfnFunction);
@@ -5059,8 +6939,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetGroupSize(ze_kern
     }
     return cgl_gp_zeKernelSetGroupSize(hKernel, groupSizeX, groupSizeY, groupSizeZ);
 }
+typedef ze_result_t cgl_rt_zeKernelSetGroupSize;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelSetGroupSize cgl_left_zeKernelSetGroupSize(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelSetGroupSize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetGroupSize(ze_kernel_handle_t hKernel, uint32_t groupSizeX, uint32_t groupSizeY, uint32_t groupSizeZ)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeKernelSetGroupSize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeKernelSetGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGroupSize].real, memory_order_relaxed))(hKernel, groupSizeX, groupSizeY, groupSizeZ);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeKernelSetGroupSize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeKernelSetGroupSize) *cgl_fn = (__typeof__(zeKernelSetGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGroupSize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, groupSizeX, groupSizeY, groupSizeZ);
     return cgl_sl_zeKernelSetGroupSize(hKernel, groupSizeX, groupSizeY, groupSizeZ);
@@ -5103,8 +7003,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSuggestGroupSize(ze_
     }
     return cgl_gp_zeKernelSuggestGroupSize(hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ);
 }
+typedef ze_result_t cgl_rt_zeKernelSuggestGroupSize;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelSuggestGroupSize cgl_left_zeKernelSuggestGroupSize(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelSuggestGroupSize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSuggestGroupSize(ze_kernel_handle_t hKernel, uint32_t globalSizeX, uint32_t globalSizeY, uint32_t globalSizeZ, uint32_t *groupSizeX, uint32_t *groupSizeY, uint32_t *groupSizeZ)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeKernelSuggestGroupSize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeKernelSuggestGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestGroupSize].real, memory_order_relaxed))(hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeKernelSuggestGroupSize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeKernelSuggestGroupSize) *cgl_fn = (__typeof__(zeKernelSuggestGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestGroupSize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ);
     return cgl_sl_zeKernelSuggestGroupSize(hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ);
@@ -5142,8 +7062,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSuggestMaxCooperativ
     }
     return cgl_gp_zeKernelSuggestMaxCooperativeGroupCount(hKernel, totalGroupCount);
 }
+typedef ze_result_t cgl_rt_zeKernelSuggestMaxCooperativeGroupCount;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelSuggestMaxCooperativeGroupCount cgl_left_zeKernelSuggestMaxCooperativeGroupCount(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelSuggestMaxCooperativeGroupCount cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSuggestMaxCooperativeGroupCount(ze_kernel_handle_t hKernel, uint32_t *totalGroupCount)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeKernelSuggestMaxCooperativeGroupCount) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount].real, memory_order_relaxed))(hKernel, totalGroupCount);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeKernelSuggestMaxCooperativeGroupCount(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeKernelSuggestMaxCooperativeGroupCount) *cgl_fn = (__typeof__(zeKernelSuggestMaxCooperativeGroupCount) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, totalGroupCount);
     return cgl_sl_zeKernelSuggestMaxCooperativeGroupCount(hKernel, totalGroupCount);
@@ -5186,8 +7126,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetArgumentValue(ze_
     }
     return cgl_gp_zeKernelSetArgumentValue(hKernel, argIndex, argSize, pArgValue);
 }
+typedef ze_result_t cgl_rt_zeKernelSetArgumentValue;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelSetArgumentValue cgl_left_zeKernelSetArgumentValue(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelSetArgumentValue cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argIndex, size_t argSize, const void *pArgValue)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeKernelSetArgumentValue]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeKernelSetArgumentValue) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetArgumentValue].real, memory_order_relaxed))(hKernel, argIndex, argSize, pArgValue);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeKernelSetArgumentValue(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeKernelSetArgumentValue) *cgl_fn = (__typeof__(zeKernelSetArgumentValue) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetArgumentValue].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, argIndex, argSize, pArgValue);
     return cgl_sl_zeKernelSetArgumentValue(hKernel, argIndex, argSize, pArgValue);
@@ -5228,8 +7188,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetIndirectAccess(ze
     }
     return cgl_gp_zeKernelSetIndirectAccess(hKernel, flags);
 }
+typedef ze_result_t cgl_rt_zeKernelSetIndirectAccess;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelSetIndirectAccess cgl_left_zeKernelSetIndirectAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelSetIndirectAccess cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeKernelSetIndirectAccess]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeKernelSetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetIndirectAccess].real, memory_order_relaxed))(hKernel, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeKernelSetIndirectAccess(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeKernelSetIndirectAccess) *cgl_fn = (__typeof__(zeKernelSetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetIndirectAccess].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, flags);
     return cgl_sl_zeKernelSetIndirectAccess(hKernel, flags);
@@ -5270,8 +7250,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetIndirectAccess(ze
     }
     return cgl_gp_zeKernelGetIndirectAccess(hKernel, pFlags);
 }
+typedef ze_result_t cgl_rt_zeKernelGetIndirectAccess;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelGetIndirectAccess cgl_left_zeKernelGetIndirectAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelGetIndirectAccess cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelGetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t *pFlags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeKernelGetIndirectAccess]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeKernelGetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetIndirectAccess].real, memory_order_relaxed))(hKernel, pFlags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeKernelGetIndirectAccess(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeKernelGetIndirectAccess) *cgl_fn = (__typeof__(zeKernelGetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetIndirectAccess].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, pFlags);
     return cgl_sl_zeKernelGetIndirectAccess(hKernel, pFlags);
@@ -5313,8 +7313,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetSourceAttributes(
     }
     return cgl_gp_zeKernelGetSourceAttributes(hKernel, pSize, pString);
 }
+typedef ze_result_t cgl_rt_zeKernelGetSourceAttributes;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelGetSourceAttributes cgl_left_zeKernelGetSourceAttributes(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelGetSourceAttributes cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelGetSourceAttributes(ze_kernel_handle_t hKernel, uint32_t *pSize, char **pString)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeKernelGetSourceAttributes]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeKernelGetSourceAttributes) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetSourceAttributes].real, memory_order_relaxed))(hKernel, pSize, pString);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeKernelGetSourceAttributes(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeKernelGetSourceAttributes) *cgl_fn = (__typeof__(zeKernelGetSourceAttributes) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetSourceAttributes].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, pSize, pString);
     return cgl_sl_zeKernelGetSourceAttributes(hKernel, pSize, pString);
@@ -5355,8 +7375,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetCacheConfig(ze_ke
     }
     return cgl_gp_zeKernelSetCacheConfig(hKernel, flags);
 }
+typedef ze_result_t cgl_rt_zeKernelSetCacheConfig;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelSetCacheConfig cgl_left_zeKernelSetCacheConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelSetCacheConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetCacheConfig(ze_kernel_handle_t hKernel, ze_cache_config_flags_t flags)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeKernelSetCacheConfig]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeKernelSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetCacheConfig].real, memory_order_relaxed))(hKernel, flags);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeKernelSetCacheConfig(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeKernelSetCacheConfig) *cgl_fn = (__typeof__(zeKernelSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetCacheConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, flags);
     return cgl_sl_zeKernelSetCacheConfig(hKernel, flags);
@@ -5394,8 +7434,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetProperties(ze_ker
     }
     return cgl_gp_zeKernelGetProperties(hKernel, pKernelProperties);
 }
+typedef ze_result_t cgl_rt_zeKernelGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelGetProperties cgl_left_zeKernelGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_properties_t *pKernelProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeKernelGetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeKernelGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetProperties].real, memory_order_relaxed))(hKernel, pKernelProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeKernelGetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeKernelGetProperties) *cgl_fn = (__typeof__(zeKernelGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, pKernelProperties);
     return cgl_sl_zeKernelGetProperties(hKernel, pKernelProperties);
@@ -5434,8 +7494,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetName(ze_kernel_ha
     }
     return cgl_gp_zeKernelGetName(hKernel, pSize, pName);
 }
+typedef ze_result_t cgl_rt_zeKernelGetName;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelGetName cgl_left_zeKernelGetName(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelGetName cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelGetName(ze_kernel_handle_t hKernel, size_t *pSize, char *pName)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeKernelGetName]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeKernelGetName) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetName].real, memory_order_relaxed))(hKernel, pSize, pName);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeKernelGetName(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeKernelGetName) *cgl_fn = (__typeof__(zeKernelGetName) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetName].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, pSize, pName);
     return cgl_sl_zeKernelGetName(hKernel, pSize, pName);
@@ -5481,8 +7561,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchKer
     }
     return cgl_gp_zeCommandListAppendLaunchKernel(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendLaunchKernel;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendLaunchKernel cgl_left_zeCommandListAppendLaunchKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendLaunchKernel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchFuncArgs, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListAppendLaunchKernel]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernel].real, memory_order_relaxed))(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListAppendLaunchKernel(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListAppendLaunchKernel) *cgl_fn = (__typeof__(zeCommandListAppendLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
     return cgl_sl_zeCommandListAppendLaunchKernel(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -5528,8 +7628,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchCoo
     }
     return cgl_gp_zeCommandListAppendLaunchCooperativeKernel(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendLaunchCooperativeKernel;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendLaunchCooperativeKernel cgl_left_zeCommandListAppendLaunchCooperativeKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendLaunchCooperativeKernel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchCooperativeKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchFuncArgs, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendLaunchCooperativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel].real, memory_order_relaxed))(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListAppendLaunchCooperativeKernel(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListAppendLaunchCooperativeKernel) *cgl_fn = (__typeof__(zeCommandListAppendLaunchCooperativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
     return cgl_sl_zeCommandListAppendLaunchCooperativeKernel(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -5575,8 +7695,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchKer
     }
     return cgl_gp_zeCommandListAppendLaunchKernelIndirect(hCommandList, hKernel, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendLaunchKernelIndirect;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendLaunchKernelIndirect cgl_left_zeCommandListAppendLaunchKernelIndirect(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendLaunchKernelIndirect cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchKernelIndirect(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendLaunchKernelIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect].real, memory_order_relaxed))(hCommandList, hKernel, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListAppendLaunchKernelIndirect(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListAppendLaunchKernelIndirect) *cgl_fn = (__typeof__(zeCommandListAppendLaunchKernelIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hKernel, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
     return cgl_sl_zeCommandListAppendLaunchKernelIndirect(hCommandList, hKernel, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -5623,8 +7763,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchMul
     }
     return cgl_gp_zeCommandListAppendLaunchMultipleKernelsIndirect(hCommandList, numKernels, phKernels, pCountBuffer, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendLaunchMultipleKernelsIndirect;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendLaunchMultipleKernelsIndirect cgl_left_zeCommandListAppendLaunchMultipleKernelsIndirect(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendLaunchMultipleKernelsIndirect cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchMultipleKernelsIndirect(ze_command_list_handle_t hCommandList, uint32_t numKernels, ze_kernel_handle_t *phKernels, const uint32_t *pCountBuffer, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendLaunchMultipleKernelsIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect].real, memory_order_relaxed))(hCommandList, numKernels, phKernels, pCountBuffer, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListAppendLaunchMultipleKernelsIndirect(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListAppendLaunchMultipleKernelsIndirect) *cgl_fn = (__typeof__(zeCommandListAppendLaunchMultipleKernelsIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, numKernels, phKernels, pCountBuffer, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
     return cgl_sl_zeCommandListAppendLaunchMultipleKernelsIndirect(hCommandList, numKernels, phKernels, pCountBuffer, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -5664,8 +7824,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextMakeMemoryResident(
     }
     return cgl_gp_zeContextMakeMemoryResident(hContext, hDevice, ptr, size);
 }
+typedef ze_result_t cgl_rt_zeContextMakeMemoryResident;
+static __attribute__((noinline, cold)) cgl_rt_zeContextMakeMemoryResident cgl_left_zeContextMakeMemoryResident(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextMakeMemoryResident cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeContextMakeMemoryResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeContextMakeMemoryResident]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeContextMakeMemoryResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeMemoryResident].real, memory_order_relaxed))(hContext, hDevice, ptr, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeContextMakeMemoryResident(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeContextMakeMemoryResident) *cgl_fn = (__typeof__(zeContextMakeMemoryResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeMemoryResident].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, ptr, size);
     return cgl_sl_zeContextMakeMemoryResident(hContext, hDevice, ptr, size);
@@ -5705,8 +7885,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextEvictMemory(ze_cont
     }
     return cgl_gp_zeContextEvictMemory(hContext, hDevice, ptr, size);
 }
+typedef ze_result_t cgl_rt_zeContextEvictMemory;
+static __attribute__((noinline, cold)) cgl_rt_zeContextEvictMemory cgl_left_zeContextEvictMemory(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextEvictMemory cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeContextEvictMemory(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeContextEvictMemory]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeContextEvictMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictMemory].real, memory_order_relaxed))(hContext, hDevice, ptr, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeContextEvictMemory(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeContextEvictMemory) *cgl_fn = (__typeof__(zeContextEvictMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictMemory].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, ptr, size);
     return cgl_sl_zeContextEvictMemory(hContext, hDevice, ptr, size);
@@ -5745,8 +7945,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextMakeImageResident(z
     }
     return cgl_gp_zeContextMakeImageResident(hContext, hDevice, hImage);
 }
+typedef ze_result_t cgl_rt_zeContextMakeImageResident;
+static __attribute__((noinline, cold)) cgl_rt_zeContextMakeImageResident cgl_left_zeContextMakeImageResident(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextMakeImageResident cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeContextMakeImageResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_image_handle_t hImage)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeContextMakeImageResident]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeContextMakeImageResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeImageResident].real, memory_order_relaxed))(hContext, hDevice, hImage);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeContextMakeImageResident(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeContextMakeImageResident) *cgl_fn = (__typeof__(zeContextMakeImageResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeImageResident].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, hImage);
     return cgl_sl_zeContextMakeImageResident(hContext, hDevice, hImage);
@@ -5785,8 +8005,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextEvictImage(ze_conte
     }
     return cgl_gp_zeContextEvictImage(hContext, hDevice, hImage);
 }
+typedef ze_result_t cgl_rt_zeContextEvictImage;
+static __attribute__((noinline, cold)) cgl_rt_zeContextEvictImage cgl_left_zeContextEvictImage(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextEvictImage cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeContextEvictImage(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_image_handle_t hImage)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeContextEvictImage]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeContextEvictImage) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictImage].real, memory_order_relaxed))(hContext, hDevice, hImage);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeContextEvictImage(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeContextEvictImage) *cgl_fn = (__typeof__(zeContextEvictImage) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictImage].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, hImage);
     return cgl_sl_zeContextEvictImage(hContext, hDevice, hImage);
@@ -5826,8 +8066,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeSamplerCreate(ze_context_h
     }
     return cgl_gp_zeSamplerCreate(hContext, hDevice, desc, phSampler);
 }
+typedef ze_result_t cgl_rt_zeSamplerCreate;
+static __attribute__((noinline, cold)) cgl_rt_zeSamplerCreate cgl_left_zeSamplerCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeSamplerCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeSamplerCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_sampler_desc_t *desc, ze_sampler_handle_t *phSampler)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeSamplerCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeSamplerCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phSampler);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeSamplerCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeSamplerCreate) *cgl_fn = (__typeof__(zeSamplerCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, phSampler);
     return cgl_sl_zeSamplerCreate(hContext, hDevice, desc, phSampler);
@@ -5867,8 +8127,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeSamplerDestroy(ze_sampler_
     }
     return cgl_gp_zeSamplerDestroy(hSampler);
 }
+typedef ze_result_t cgl_rt_zeSamplerDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zeSamplerDestroy cgl_left_zeSamplerDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeSamplerDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeSamplerDestroy(ze_sampler_handle_t hSampler)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeSamplerDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeSamplerDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerDestroy].real, memory_order_relaxed))(hSampler);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeSamplerDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeSamplerDestroy) *cgl_fn = (__typeof__(zeSamplerDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hSampler);
     return cgl_sl_zeSamplerDestroy(hSampler);
@@ -5908,8 +8188,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemReserve(ze_conte
     }
     return cgl_gp_zeVirtualMemReserve(hContext, pStart, size, pptr);
 }
+typedef ze_result_t cgl_rt_zeVirtualMemReserve;
+static __attribute__((noinline, cold)) cgl_rt_zeVirtualMemReserve cgl_left_zeVirtualMemReserve(cg_slot *cgl_s, int cgl_code, cgl_rt_zeVirtualMemReserve cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemReserve(ze_context_handle_t hContext, const void *pStart, size_t size, void **pptr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeVirtualMemReserve]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeVirtualMemReserve) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemReserve].real, memory_order_relaxed))(hContext, pStart, size, pptr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeVirtualMemReserve(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeVirtualMemReserve) *cgl_fn = (__typeof__(zeVirtualMemReserve) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemReserve].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, pStart, size, pptr);
     return cgl_sl_zeVirtualMemReserve(hContext, pStart, size, pptr);
@@ -5948,8 +8248,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemFree(ze_context_
     }
     return cgl_gp_zeVirtualMemFree(hContext, ptr, size);
 }
+typedef ze_result_t cgl_rt_zeVirtualMemFree;
+static __attribute__((noinline, cold)) cgl_rt_zeVirtualMemFree cgl_left_zeVirtualMemFree(cg_slot *cgl_s, int cgl_code, cgl_rt_zeVirtualMemFree cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemFree(ze_context_handle_t hContext, const void *ptr, size_t size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeVirtualMemFree]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeVirtualMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemFree].real, memory_order_relaxed))(hContext, ptr, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeVirtualMemFree(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeVirtualMemFree) *cgl_fn = (__typeof__(zeVirtualMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemFree].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, size);
     return cgl_sl_zeVirtualMemFree(hContext, ptr, size);
@@ -5989,8 +8309,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemQueryPageSize(ze
     }
     return cgl_gp_zeVirtualMemQueryPageSize(hContext, hDevice, size, pagesize);
 }
+typedef ze_result_t cgl_rt_zeVirtualMemQueryPageSize;
+static __attribute__((noinline, cold)) cgl_rt_zeVirtualMemQueryPageSize cgl_left_zeVirtualMemQueryPageSize(cg_slot *cgl_s, int cgl_code, cgl_rt_zeVirtualMemQueryPageSize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemQueryPageSize(ze_context_handle_t hContext, ze_device_handle_t hDevice, size_t size, size_t *pagesize)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeVirtualMemQueryPageSize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeVirtualMemQueryPageSize) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemQueryPageSize].real, memory_order_relaxed))(hContext, hDevice, size, pagesize);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeVirtualMemQueryPageSize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeVirtualMemQueryPageSize) *cgl_fn = (__typeof__(zeVirtualMemQueryPageSize) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemQueryPageSize].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, size, pagesize);
     return cgl_sl_zeVirtualMemQueryPageSize(hContext, hDevice, size, pagesize);
@@ -6030,8 +8370,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zePhysicalMemCreate(ze_conte
     }
     return cgl_gp_zePhysicalMemCreate(hContext, hDevice, desc, phPhysicalMemory);
 }
+typedef ze_result_t cgl_rt_zePhysicalMemCreate;
+static __attribute__((noinline, cold)) cgl_rt_zePhysicalMemCreate cgl_left_zePhysicalMemCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zePhysicalMemCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zePhysicalMemCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_physical_mem_desc_t *desc, ze_physical_mem_handle_t *phPhysicalMemory)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zePhysicalMemCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zePhysicalMemCreate) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phPhysicalMemory);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zePhysicalMemCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zePhysicalMemCreate) *cgl_fn = (__typeof__(zePhysicalMemCreate) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, phPhysicalMemory);
     return cgl_sl_zePhysicalMemCreate(hContext, hDevice, desc, phPhysicalMemory);
@@ -6072,8 +8432,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zePhysicalMemDestroy(ze_cont
     }
     return cgl_gp_zePhysicalMemDestroy(hContext, hPhysicalMemory);
 }
+typedef ze_result_t cgl_rt_zePhysicalMemDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zePhysicalMemDestroy cgl_left_zePhysicalMemDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zePhysicalMemDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zePhysicalMemDestroy(ze_context_handle_t hContext, ze_physical_mem_handle_t hPhysicalMemory)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zePhysicalMemDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zePhysicalMemDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemDestroy].real, memory_order_relaxed))(hContext, hPhysicalMemory);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zePhysicalMemDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zePhysicalMemDestroy) *cgl_fn = (__typeof__(zePhysicalMemDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hPhysicalMemory);
     return cgl_sl_zePhysicalMemDestroy(hContext, hPhysicalMemory);
@@ -6115,8 +8495,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemMap(ze_context_h
     }
     return cgl_gp_zeVirtualMemMap(hContext, ptr, size, hPhysicalMemory, offset, access);
 }
+typedef ze_result_t cgl_rt_zeVirtualMemMap;
+static __attribute__((noinline, cold)) cgl_rt_zeVirtualMemMap cgl_left_zeVirtualMemMap(cg_slot *cgl_s, int cgl_code, cgl_rt_zeVirtualMemMap cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemMap(ze_context_handle_t hContext, const void *ptr, size_t size, ze_physical_mem_handle_t hPhysicalMemory, size_t offset, ze_memory_access_attribute_t access)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeVirtualMemMap]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeVirtualMemMap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemMap].real, memory_order_relaxed))(hContext, ptr, size, hPhysicalMemory, offset, access);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeVirtualMemMap(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeVirtualMemMap) *cgl_fn = (__typeof__(zeVirtualMemMap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemMap].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, size, hPhysicalMemory, offset, access);
     return cgl_sl_zeVirtualMemMap(hContext, ptr, size, hPhysicalMemory, offset, access);
@@ -6155,8 +8555,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemUnmap(ze_context
     }
     return cgl_gp_zeVirtualMemUnmap(hContext, ptr, size);
 }
+typedef ze_result_t cgl_rt_zeVirtualMemUnmap;
+static __attribute__((noinline, cold)) cgl_rt_zeVirtualMemUnmap cgl_left_zeVirtualMemUnmap(cg_slot *cgl_s, int cgl_code, cgl_rt_zeVirtualMemUnmap cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemUnmap(ze_context_handle_t hContext, const void *ptr, size_t size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeVirtualMemUnmap]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeVirtualMemUnmap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemUnmap].real, memory_order_relaxed))(hContext, ptr, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeVirtualMemUnmap(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeVirtualMemUnmap) *cgl_fn = (__typeof__(zeVirtualMemUnmap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemUnmap].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, size);
     return cgl_sl_zeVirtualMemUnmap(hContext, ptr, size);
@@ -6196,8 +8616,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemSetAccessAttribu
     }
     return cgl_gp_zeVirtualMemSetAccessAttribute(hContext, ptr, size, access);
 }
+typedef ze_result_t cgl_rt_zeVirtualMemSetAccessAttribute;
+static __attribute__((noinline, cold)) cgl_rt_zeVirtualMemSetAccessAttribute cgl_left_zeVirtualMemSetAccessAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_zeVirtualMemSetAccessAttribute cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemSetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t access)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeVirtualMemSetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute].real, memory_order_relaxed))(hContext, ptr, size, access);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeVirtualMemSetAccessAttribute(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeVirtualMemSetAccessAttribute) *cgl_fn = (__typeof__(zeVirtualMemSetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, size, access);
     return cgl_sl_zeVirtualMemSetAccessAttribute(hContext, ptr, size, access);
@@ -6238,8 +8678,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemGetAccessAttribu
     }
     return cgl_gp_zeVirtualMemGetAccessAttribute(hContext, ptr, size, access, outSize);
 }
+typedef ze_result_t cgl_rt_zeVirtualMemGetAccessAttribute;
+static __attribute__((noinline, cold)) cgl_rt_zeVirtualMemGetAccessAttribute cgl_left_zeVirtualMemGetAccessAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_zeVirtualMemGetAccessAttribute cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemGetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t *access, size_t *outSize)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeVirtualMemGetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute].real, memory_order_relaxed))(hContext, ptr, size, access, outSize);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeVirtualMemGetAccessAttribute(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeVirtualMemGetAccessAttribute) *cgl_fn = (__typeof__(zeVirtualMemGetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, ptr, size, access, outSize);
     return cgl_sl_zeVirtualMemGetAccessAttribute(hContext, ptr, size, access, outSize);
@@ -6282,8 +8742,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetGlobalOffsetExp(z
     }
     return cgl_gp_zeKernelSetGlobalOffsetExp(hKernel, offsetX, offsetY, offsetZ);
 }
+typedef ze_result_t cgl_rt_zeKernelSetGlobalOffsetExp;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelSetGlobalOffsetExp cgl_left_zeKernelSetGlobalOffsetExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelSetGlobalOffsetExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetGlobalOffsetExp(ze_kernel_handle_t hKernel, uint32_t offsetX, uint32_t offsetY, uint32_t offsetZ)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeKernelSetGlobalOffsetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp].real, memory_order_relaxed))(hKernel, offsetX, offsetY, offsetZ);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeKernelSetGlobalOffsetExp(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeKernelSetGlobalOffsetExp) *cgl_fn = (__typeof__(zeKernelSetGlobalOffsetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, offsetX, offsetY, offsetZ);
     return cgl_sl_zeKernelSetGlobalOffsetExp(hKernel, offsetX, offsetY, offsetZ);
@@ -6322,8 +8802,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceReserveCacheExt(ze_d
     }
     return cgl_gp_zeDeviceReserveCacheExt(hDevice, cacheLevel, cacheReservationSize);
 }
+typedef ze_result_t cgl_rt_zeDeviceReserveCacheExt;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceReserveCacheExt cgl_left_zeDeviceReserveCacheExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceReserveCacheExt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceReserveCacheExt(ze_device_handle_t hDevice, size_t cacheLevel, size_t cacheReservationSize)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDeviceReserveCacheExt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDeviceReserveCacheExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceReserveCacheExt].real, memory_order_relaxed))(hDevice, cacheLevel, cacheReservationSize);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDeviceReserveCacheExt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDeviceReserveCacheExt) *cgl_fn = (__typeof__(zeDeviceReserveCacheExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceReserveCacheExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, cacheLevel, cacheReservationSize);
     return cgl_sl_zeDeviceReserveCacheExt(hDevice, cacheLevel, cacheReservationSize);
@@ -6363,8 +8863,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceSetCacheAdviceExt(ze
     }
     return cgl_gp_zeDeviceSetCacheAdviceExt(hDevice, ptr, regionSize, cacheRegion);
 }
+typedef ze_result_t cgl_rt_zeDeviceSetCacheAdviceExt;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceSetCacheAdviceExt cgl_left_zeDeviceSetCacheAdviceExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceSetCacheAdviceExt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceSetCacheAdviceExt(ze_device_handle_t hDevice, void *ptr, size_t regionSize, ze_cache_ext_region_t cacheRegion)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDeviceSetCacheAdviceExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt].real, memory_order_relaxed))(hDevice, ptr, regionSize, cacheRegion);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDeviceSetCacheAdviceExt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDeviceSetCacheAdviceExt) *cgl_fn = (__typeof__(zeDeviceSetCacheAdviceExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, ptr, regionSize, cacheRegion);
     return cgl_sl_zeDeviceSetCacheAdviceExt(hDevice, ptr, regionSize, cacheRegion);
@@ -6404,8 +8924,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryTimestampsExp(ze
     }
     return cgl_gp_zeEventQueryTimestampsExp(hEvent, hDevice, pCount, pTimestamps);
 }
+typedef ze_result_t cgl_rt_zeEventQueryTimestampsExp;
+static __attribute__((noinline, cold)) cgl_rt_zeEventQueryTimestampsExp cgl_left_zeEventQueryTimestampsExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventQueryTimestampsExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeEventQueryTimestampsExp(ze_event_handle_t hEvent, ze_device_handle_t hDevice, uint32_t *pCount, ze_kernel_timestamp_result_t *pTimestamps)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeEventQueryTimestampsExp]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeEventQueryTimestampsExp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryTimestampsExp].real, memory_order_relaxed))(hEvent, hDevice, pCount, pTimestamps);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeEventQueryTimestampsExp(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeEventQueryTimestampsExp) *cgl_fn = (__typeof__(zeEventQueryTimestampsExp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryTimestampsExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEvent, hDevice, pCount, pTimestamps);
     return cgl_sl_zeEventQueryTimestampsExp(hEvent, hDevice, pCount, pTimestamps);
@@ -6443,8 +8983,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageGetMemoryPropertiesEx
     }
     return cgl_gp_zeImageGetMemoryPropertiesExp(hImage, pMemoryProperties);
 }
+typedef ze_result_t cgl_rt_zeImageGetMemoryPropertiesExp;
+static __attribute__((noinline, cold)) cgl_rt_zeImageGetMemoryPropertiesExp cgl_left_zeImageGetMemoryPropertiesExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeImageGetMemoryPropertiesExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeImageGetMemoryPropertiesExp(ze_image_handle_t hImage, ze_image_memory_properties_exp_t *pMemoryProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeImageGetMemoryPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp].real, memory_order_relaxed))(hImage, pMemoryProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeImageGetMemoryPropertiesExp(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeImageGetMemoryPropertiesExp) *cgl_fn = (__typeof__(zeImageGetMemoryPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hImage, pMemoryProperties);
     return cgl_sl_zeImageGetMemoryPropertiesExp(hImage, pMemoryProperties);
@@ -6485,8 +9045,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageViewCreateExp(ze_cont
     }
     return cgl_gp_zeImageViewCreateExp(hContext, hDevice, desc, hImage, phImageView);
 }
+typedef ze_result_t cgl_rt_zeImageViewCreateExp;
+static __attribute__((noinline, cold)) cgl_rt_zeImageViewCreateExp cgl_left_zeImageViewCreateExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeImageViewCreateExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeImageViewCreateExp(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_handle_t hImage, ze_image_handle_t *phImageView)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeImageViewCreateExp]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeImageViewCreateExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageViewCreateExp].real, memory_order_relaxed))(hContext, hDevice, desc, hImage, phImageView);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeImageViewCreateExp(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeImageViewCreateExp) *cgl_fn = (__typeof__(zeImageViewCreateExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageViewCreateExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, desc, hImage, phImageView);
     return cgl_sl_zeImageViewCreateExp(hContext, hDevice, desc, hImage, phImageView);
@@ -6527,8 +9107,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSchedulingHintExp(ze
     }
     return cgl_gp_zeKernelSchedulingHintExp(hKernel, pHint);
 }
+typedef ze_result_t cgl_rt_zeKernelSchedulingHintExp;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelSchedulingHintExp cgl_left_zeKernelSchedulingHintExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelSchedulingHintExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSchedulingHintExp(ze_kernel_handle_t hKernel, ze_scheduling_hint_exp_desc_t *pHint)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeKernelSchedulingHintExp]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeKernelSchedulingHintExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSchedulingHintExp].real, memory_order_relaxed))(hKernel, pHint);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeKernelSchedulingHintExp(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeKernelSchedulingHintExp) *cgl_fn = (__typeof__(zeKernelSchedulingHintExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSchedulingHintExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, pHint);
     return cgl_sl_zeKernelSchedulingHintExp(hKernel, pHint);
@@ -6566,8 +9166,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDevicePciGetPropertiesExt(
     }
     return cgl_gp_zeDevicePciGetPropertiesExt(hDevice, pPciProperties);
 }
+typedef ze_result_t cgl_rt_zeDevicePciGetPropertiesExt;
+static __attribute__((noinline, cold)) cgl_rt_zeDevicePciGetPropertiesExt cgl_left_zeDevicePciGetPropertiesExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDevicePciGetPropertiesExt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDevicePciGetPropertiesExt(ze_device_handle_t hDevice, ze_pci_ext_properties_t *pPciProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDevicePciGetPropertiesExt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDevicePciGetPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDevicePciGetPropertiesExt].real, memory_order_relaxed))(hDevice, pPciProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDevicePciGetPropertiesExt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDevicePciGetPropertiesExt) *cgl_fn = (__typeof__(zeDevicePciGetPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDevicePciGetPropertiesExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pPciProperties);
     return cgl_sl_zeDevicePciGetPropertiesExt(hDevice, pPciProperties);
@@ -6615,8 +9235,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
     }
     return cgl_gp_zeCommandListAppendImageCopyToMemoryExt(hCommandList, dstptr, hSrcImage, pSrcRegion, destRowPitch, destSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendImageCopyToMemoryExt;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendImageCopyToMemoryExt cgl_left_zeCommandListAppendImageCopyToMemoryExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendImageCopyToMemoryExt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyToMemoryExt(ze_command_list_handle_t hCommandList, void *dstptr, ze_image_handle_t hSrcImage, const ze_image_region_t *pSrcRegion, uint32_t destRowPitch, uint32_t destSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyToMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt].real, memory_order_relaxed))(hCommandList, dstptr, hSrcImage, pSrcRegion, destRowPitch, destSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListAppendImageCopyToMemoryExt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListAppendImageCopyToMemoryExt) *cgl_fn = (__typeof__(zeCommandListAppendImageCopyToMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, dstptr, hSrcImage, pSrcRegion, destRowPitch, destSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
     return cgl_sl_zeCommandListAppendImageCopyToMemoryExt(hCommandList, dstptr, hSrcImage, pSrcRegion, destRowPitch, destSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -6664,8 +9304,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
     }
     return cgl_gp_zeCommandListAppendImageCopyFromMemoryExt(hCommandList, hDstImage, srcptr, pDstRegion, srcRowPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendImageCopyFromMemoryExt;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendImageCopyFromMemoryExt cgl_left_zeCommandListAppendImageCopyFromMemoryExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendImageCopyFromMemoryExt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyFromMemoryExt(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, const void *srcptr, const ze_image_region_t *pDstRegion, uint32_t srcRowPitch, uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyFromMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt].real, memory_order_relaxed))(hCommandList, hDstImage, srcptr, pDstRegion, srcRowPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeCommandListAppendImageCopyFromMemoryExt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeCommandListAppendImageCopyFromMemoryExt) *cgl_fn = (__typeof__(zeCommandListAppendImageCopyFromMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hDstImage, srcptr, pDstRegion, srcRowPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
     return cgl_sl_zeCommandListAppendImageCopyFromMemoryExt(hCommandList, hDstImage, srcptr, pDstRegion, srcRowPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -6704,8 +9364,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageGetAllocPropertiesExt
     }
     return cgl_gp_zeImageGetAllocPropertiesExt(hContext, hImage, pImageAllocProperties);
 }
+typedef ze_result_t cgl_rt_zeImageGetAllocPropertiesExt;
+static __attribute__((noinline, cold)) cgl_rt_zeImageGetAllocPropertiesExt cgl_left_zeImageGetAllocPropertiesExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zeImageGetAllocPropertiesExt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeImageGetAllocPropertiesExt(ze_context_handle_t hContext, ze_image_handle_t hImage, ze_image_allocation_ext_properties_t *pImageAllocProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeImageGetAllocPropertiesExt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeImageGetAllocPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetAllocPropertiesExt].real, memory_order_relaxed))(hContext, hImage, pImageAllocProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeImageGetAllocPropertiesExt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeImageGetAllocPropertiesExt) *cgl_fn = (__typeof__(zeImageGetAllocPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetAllocPropertiesExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hImage, pImageAllocProperties);
     return cgl_sl_zeImageGetAllocPropertiesExt(hContext, hImage, pImageAllocProperties);
@@ -6745,8 +9425,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleInspectLinkageExt(ze
     }
     return cgl_gp_zeModuleInspectLinkageExt(pInspectDesc, numModules, phModules, phLog);
 }
+typedef ze_result_t cgl_rt_zeModuleInspectLinkageExt;
+static __attribute__((noinline, cold)) cgl_rt_zeModuleInspectLinkageExt cgl_left_zeModuleInspectLinkageExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleInspectLinkageExt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeModuleInspectLinkageExt(ze_linkage_inspection_ext_desc_t *pInspectDesc, uint32_t numModules, ze_module_handle_t *phModules, ze_module_build_log_handle_t *phLog)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeModuleInspectLinkageExt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeModuleInspectLinkageExt) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleInspectLinkageExt].real, memory_order_relaxed))(pInspectDesc, numModules, phModules, phLog);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeModuleInspectLinkageExt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeModuleInspectLinkageExt) *cgl_fn = (__typeof__(zeModuleInspectLinkageExt) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleInspectLinkageExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pInspectDesc, numModules, phModules, phLog);
     return cgl_sl_zeModuleInspectLinkageExt(pInspectDesc, numModules, phModules, phLog);
@@ -6785,8 +9485,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemFreeExt(ze_context_hand
     }
     return cgl_gp_zeMemFreeExt(hContext, pMemFreeDesc, ptr);
 }
+typedef ze_result_t cgl_rt_zeMemFreeExt;
+static __attribute__((noinline, cold)) cgl_rt_zeMemFreeExt cgl_left_zeMemFreeExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemFreeExt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeMemFreeExt(ze_context_handle_t hContext, const ze_memory_free_ext_desc_t *pMemFreeDesc, void *ptr)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeMemFreeExt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeMemFreeExt) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFreeExt].real, memory_order_relaxed))(hContext, pMemFreeDesc, ptr);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeMemFreeExt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeMemFreeExt) *cgl_fn = (__typeof__(zeMemFreeExt) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFreeExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, pMemFreeDesc, ptr);
     return cgl_sl_zeMemFreeExt(hContext, pMemFreeDesc, ptr);
@@ -6825,8 +9545,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetExp(ze_driv
     }
     return cgl_gp_zeFabricVertexGetExp(hDriver, pCount, phVertices);
 }
+typedef ze_result_t cgl_rt_zeFabricVertexGetExp;
+static __attribute__((noinline, cold)) cgl_rt_zeFabricVertexGetExp cgl_left_zeFabricVertexGetExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFabricVertexGetExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetExp(ze_driver_handle_t hDriver, uint32_t *pCount, ze_fabric_vertex_handle_t *phVertices)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeFabricVertexGetExp]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeFabricVertexGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetExp].real, memory_order_relaxed))(hDriver, pCount, phVertices);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeFabricVertexGetExp(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeFabricVertexGetExp) *cgl_fn = (__typeof__(zeFabricVertexGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, pCount, phVertices);
     return cgl_sl_zeFabricVertexGetExp(hDriver, pCount, phVertices);
@@ -6865,8 +9605,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetSubVertices
     }
     return cgl_gp_zeFabricVertexGetSubVerticesExp(hVertex, pCount, phSubvertices);
 }
+typedef ze_result_t cgl_rt_zeFabricVertexGetSubVerticesExp;
+static __attribute__((noinline, cold)) cgl_rt_zeFabricVertexGetSubVerticesExp cgl_left_zeFabricVertexGetSubVerticesExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFabricVertexGetSubVerticesExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetSubVerticesExp(ze_fabric_vertex_handle_t hVertex, uint32_t *pCount, ze_fabric_vertex_handle_t *phSubvertices)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeFabricVertexGetSubVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp].real, memory_order_relaxed))(hVertex, pCount, phSubvertices);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeFabricVertexGetSubVerticesExp(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeFabricVertexGetSubVerticesExp) *cgl_fn = (__typeof__(zeFabricVertexGetSubVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hVertex, pCount, phSubvertices);
     return cgl_sl_zeFabricVertexGetSubVerticesExp(hVertex, pCount, phSubvertices);
@@ -6904,8 +9664,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetPropertiesE
     }
     return cgl_gp_zeFabricVertexGetPropertiesExp(hVertex, pVertexProperties);
 }
+typedef ze_result_t cgl_rt_zeFabricVertexGetPropertiesExp;
+static __attribute__((noinline, cold)) cgl_rt_zeFabricVertexGetPropertiesExp cgl_left_zeFabricVertexGetPropertiesExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFabricVertexGetPropertiesExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetPropertiesExp(ze_fabric_vertex_handle_t hVertex, ze_fabric_vertex_exp_properties_t *pVertexProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeFabricVertexGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp].real, memory_order_relaxed))(hVertex, pVertexProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeFabricVertexGetPropertiesExp(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeFabricVertexGetPropertiesExp) *cgl_fn = (__typeof__(zeFabricVertexGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hVertex, pVertexProperties);
     return cgl_sl_zeFabricVertexGetPropertiesExp(hVertex, pVertexProperties);
@@ -6943,8 +9723,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetDeviceExp(z
     }
     return cgl_gp_zeFabricVertexGetDeviceExp(hVertex, phDevice);
 }
+typedef ze_result_t cgl_rt_zeFabricVertexGetDeviceExp;
+static __attribute__((noinline, cold)) cgl_rt_zeFabricVertexGetDeviceExp cgl_left_zeFabricVertexGetDeviceExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFabricVertexGetDeviceExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetDeviceExp(ze_fabric_vertex_handle_t hVertex, ze_device_handle_t *phDevice)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeFabricVertexGetDeviceExp]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeFabricVertexGetDeviceExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetDeviceExp].real, memory_order_relaxed))(hVertex, phDevice);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeFabricVertexGetDeviceExp(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeFabricVertexGetDeviceExp) *cgl_fn = (__typeof__(zeFabricVertexGetDeviceExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetDeviceExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hVertex, phDevice);
     return cgl_sl_zeFabricVertexGetDeviceExp(hVertex, phDevice);
@@ -6982,8 +9782,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetFabricVertexExp(z
     }
     return cgl_gp_zeDeviceGetFabricVertexExp(hDevice, phVertex);
 }
+typedef ze_result_t cgl_rt_zeDeviceGetFabricVertexExp;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetFabricVertexExp cgl_left_zeDeviceGetFabricVertexExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetFabricVertexExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetFabricVertexExp(ze_device_handle_t hDevice, ze_fabric_vertex_handle_t *phVertex)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeDeviceGetFabricVertexExp]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeDeviceGetFabricVertexExp) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetFabricVertexExp].real, memory_order_relaxed))(hDevice, phVertex);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeDeviceGetFabricVertexExp(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeDeviceGetFabricVertexExp) *cgl_fn = (__typeof__(zeDeviceGetFabricVertexExp) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetFabricVertexExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, phVertex);
     return cgl_sl_zeDeviceGetFabricVertexExp(hDevice, phVertex);
@@ -7023,8 +9843,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetExp(ze_fabric
     }
     return cgl_gp_zeFabricEdgeGetExp(hVertexA, hVertexB, pCount, phEdges);
 }
+typedef ze_result_t cgl_rt_zeFabricEdgeGetExp;
+static __attribute__((noinline, cold)) cgl_rt_zeFabricEdgeGetExp cgl_left_zeFabricEdgeGetExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFabricEdgeGetExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeFabricEdgeGetExp(ze_fabric_vertex_handle_t hVertexA, ze_fabric_vertex_handle_t hVertexB, uint32_t *pCount, ze_fabric_edge_handle_t *phEdges)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeFabricEdgeGetExp]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeFabricEdgeGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetExp].real, memory_order_relaxed))(hVertexA, hVertexB, pCount, phEdges);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeFabricEdgeGetExp(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeFabricEdgeGetExp) *cgl_fn = (__typeof__(zeFabricEdgeGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hVertexA, hVertexB, pCount, phEdges);
     return cgl_sl_zeFabricEdgeGetExp(hVertexA, hVertexB, pCount, phEdges);
@@ -7063,8 +9903,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetVerticesExp(z
     }
     return cgl_gp_zeFabricEdgeGetVerticesExp(hEdge, phVertexA, phVertexB);
 }
+typedef ze_result_t cgl_rt_zeFabricEdgeGetVerticesExp;
+static __attribute__((noinline, cold)) cgl_rt_zeFabricEdgeGetVerticesExp cgl_left_zeFabricEdgeGetVerticesExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFabricEdgeGetVerticesExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeFabricEdgeGetVerticesExp(ze_fabric_edge_handle_t hEdge, ze_fabric_vertex_handle_t *phVertexA, ze_fabric_vertex_handle_t *phVertexB)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeFabricEdgeGetVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp].real, memory_order_relaxed))(hEdge, phVertexA, phVertexB);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeFabricEdgeGetVerticesExp(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeFabricEdgeGetVerticesExp) *cgl_fn = (__typeof__(zeFabricEdgeGetVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEdge, phVertexA, phVertexB);
     return cgl_sl_zeFabricEdgeGetVerticesExp(hEdge, phVertexA, phVertexB);
@@ -7102,8 +9962,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetPropertiesExp
     }
     return cgl_gp_zeFabricEdgeGetPropertiesExp(hEdge, pEdgeProperties);
 }
+typedef ze_result_t cgl_rt_zeFabricEdgeGetPropertiesExp;
+static __attribute__((noinline, cold)) cgl_rt_zeFabricEdgeGetPropertiesExp cgl_left_zeFabricEdgeGetPropertiesExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFabricEdgeGetPropertiesExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t ZE_APICALL zeFabricEdgeGetPropertiesExp(ze_fabric_edge_handle_t hEdge, ze_fabric_edge_exp_properties_t *pEdgeProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeFabricEdgeGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp].real, memory_order_relaxed))(hEdge, pEdgeProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zeFabricEdgeGetPropertiesExp(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zeFabricEdgeGetPropertiesExp) *cgl_fn = (__typeof__(zeFabricEdgeGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEdge, pEdgeProperties);
     return cgl_sl_zeFabricEdgeGetPropertiesExp(hEdge, pEdgeProperties);
@@ -7143,8 +10023,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetModuleGetDebugInfo(zet_mo
     }
     return cgl_gp_zetModuleGetDebugInfo(hModule, format, pSize, pDebugInfo);
 }
+typedef ze_result_t cgl_rt_zetModuleGetDebugInfo;
+static __attribute__((noinline, cold)) cgl_rt_zetModuleGetDebugInfo cgl_left_zetModuleGetDebugInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_zetModuleGetDebugInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetModuleGetDebugInfo(zet_module_handle_t hModule, zet_module_debug_info_format_t format, size_t *pSize, uint8_t *pDebugInfo)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetModuleGetDebugInfo]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetModuleGetDebugInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetModuleGetDebugInfo].real, memory_order_relaxed))(hModule, format, pSize, pDebugInfo);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetModuleGetDebugInfo(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetModuleGetDebugInfo) *cgl_fn = (__typeof__(zetModuleGetDebugInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetModuleGetDebugInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hModule, format, pSize, pDebugInfo);
     return cgl_sl_zetModuleGetDebugInfo(hModule, format, pSize, pDebugInfo);
@@ -7182,8 +10082,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDeviceGetDebugProperties(
     }
     return cgl_gp_zetDeviceGetDebugProperties(hDevice, pDebugProperties);
 }
+typedef ze_result_t cgl_rt_zetDeviceGetDebugProperties;
+static __attribute__((noinline, cold)) cgl_rt_zetDeviceGetDebugProperties cgl_left_zetDeviceGetDebugProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDeviceGetDebugProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetDeviceGetDebugProperties(zet_device_handle_t hDevice, zet_device_debug_properties_t *pDebugProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetDeviceGetDebugProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetDeviceGetDebugProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDeviceGetDebugProperties].real, memory_order_relaxed))(hDevice, pDebugProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetDeviceGetDebugProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetDeviceGetDebugProperties) *cgl_fn = (__typeof__(zetDeviceGetDebugProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDeviceGetDebugProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pDebugProperties);
     return cgl_sl_zetDeviceGetDebugProperties(hDevice, pDebugProperties);
@@ -7222,8 +10142,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugAttach(zet_device_ha
     }
     return cgl_gp_zetDebugAttach(hDevice, config, phDebug);
 }
+typedef ze_result_t cgl_rt_zetDebugAttach;
+static __attribute__((noinline, cold)) cgl_rt_zetDebugAttach cgl_left_zetDebugAttach(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugAttach cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetDebugAttach(zet_device_handle_t hDevice, const zet_debug_config_t *config, zet_debug_session_handle_t *phDebug)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetDebugAttach]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetDebugAttach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAttach].real, memory_order_relaxed))(hDevice, config, phDebug);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetDebugAttach(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetDebugAttach) *cgl_fn = (__typeof__(zetDebugAttach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAttach].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, config, phDebug);
     return cgl_sl_zetDebugAttach(hDevice, config, phDebug);
@@ -7260,8 +10200,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugDetach(zet_debug_ses
     }
     return cgl_gp_zetDebugDetach(hDebug);
 }
+typedef ze_result_t cgl_rt_zetDebugDetach;
+static __attribute__((noinline, cold)) cgl_rt_zetDebugDetach cgl_left_zetDebugDetach(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugDetach cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetDebugDetach(zet_debug_session_handle_t hDebug)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetDebugDetach]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetDebugDetach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugDetach].real, memory_order_relaxed))(hDebug);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetDebugDetach(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetDebugDetach) *cgl_fn = (__typeof__(zetDebugDetach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugDetach].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug);
     return cgl_sl_zetDebugDetach(hDebug);
@@ -7300,8 +10260,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugReadEvent(zet_debug_
     }
     return cgl_gp_zetDebugReadEvent(hDebug, timeout, event);
 }
+typedef ze_result_t cgl_rt_zetDebugReadEvent;
+static __attribute__((noinline, cold)) cgl_rt_zetDebugReadEvent cgl_left_zetDebugReadEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugReadEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetDebugReadEvent(zet_debug_session_handle_t hDebug, uint64_t timeout, zet_debug_event_t *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetDebugReadEvent]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetDebugReadEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadEvent].real, memory_order_relaxed))(hDebug, timeout, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetDebugReadEvent(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetDebugReadEvent) *cgl_fn = (__typeof__(zetDebugReadEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, timeout, event);
     return cgl_sl_zetDebugReadEvent(hDebug, timeout, event);
@@ -7339,8 +10319,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugAcknowledgeEvent(zet
     }
     return cgl_gp_zetDebugAcknowledgeEvent(hDebug, event);
 }
+typedef ze_result_t cgl_rt_zetDebugAcknowledgeEvent;
+static __attribute__((noinline, cold)) cgl_rt_zetDebugAcknowledgeEvent cgl_left_zetDebugAcknowledgeEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugAcknowledgeEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetDebugAcknowledgeEvent(zet_debug_session_handle_t hDebug, const zet_debug_event_t *event)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetDebugAcknowledgeEvent]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetDebugAcknowledgeEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAcknowledgeEvent].real, memory_order_relaxed))(hDebug, event);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetDebugAcknowledgeEvent(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetDebugAcknowledgeEvent) *cgl_fn = (__typeof__(zetDebugAcknowledgeEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAcknowledgeEvent].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, event);
     return cgl_sl_zetDebugAcknowledgeEvent(hDebug, event);
@@ -7378,8 +10378,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugInterrupt(zet_debug_
     }
     return cgl_gp_zetDebugInterrupt(hDebug, thread);
 }
+typedef ze_result_t cgl_rt_zetDebugInterrupt;
+static __attribute__((noinline, cold)) cgl_rt_zetDebugInterrupt cgl_left_zetDebugInterrupt(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugInterrupt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetDebugInterrupt(zet_debug_session_handle_t hDebug, ze_device_thread_t thread)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetDebugInterrupt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetDebugInterrupt) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugInterrupt].real, memory_order_relaxed))(hDebug, thread);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetDebugInterrupt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetDebugInterrupt) *cgl_fn = (__typeof__(zetDebugInterrupt) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugInterrupt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, thread);
     return cgl_sl_zetDebugInterrupt(hDebug, thread);
@@ -7417,8 +10437,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugResume(zet_debug_ses
     }
     return cgl_gp_zetDebugResume(hDebug, thread);
 }
+typedef ze_result_t cgl_rt_zetDebugResume;
+static __attribute__((noinline, cold)) cgl_rt_zetDebugResume cgl_left_zetDebugResume(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugResume cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetDebugResume(zet_debug_session_handle_t hDebug, ze_device_thread_t thread)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetDebugResume]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetDebugResume) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugResume].real, memory_order_relaxed))(hDebug, thread);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetDebugResume(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetDebugResume) *cgl_fn = (__typeof__(zetDebugResume) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugResume].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, thread);
     return cgl_sl_zetDebugResume(hDebug, thread);
@@ -7459,8 +10499,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugReadMemory(zet_debug
     }
     return cgl_gp_zetDebugReadMemory(hDebug, thread, desc, size, buffer);
 }
+typedef ze_result_t cgl_rt_zetDebugReadMemory;
+static __attribute__((noinline, cold)) cgl_rt_zetDebugReadMemory cgl_left_zetDebugReadMemory(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugReadMemory cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetDebugReadMemory(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, const zet_debug_memory_space_desc_t *desc, size_t size, void *buffer)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetDebugReadMemory]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetDebugReadMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadMemory].real, memory_order_relaxed))(hDebug, thread, desc, size, buffer);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetDebugReadMemory(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetDebugReadMemory) *cgl_fn = (__typeof__(zetDebugReadMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadMemory].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, thread, desc, size, buffer);
     return cgl_sl_zetDebugReadMemory(hDebug, thread, desc, size, buffer);
@@ -7501,8 +10561,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugWriteMemory(zet_debu
     }
     return cgl_gp_zetDebugWriteMemory(hDebug, thread, desc, size, buffer);
 }
+typedef ze_result_t cgl_rt_zetDebugWriteMemory;
+static __attribute__((noinline, cold)) cgl_rt_zetDebugWriteMemory cgl_left_zetDebugWriteMemory(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugWriteMemory cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetDebugWriteMemory(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, const zet_debug_memory_space_desc_t *desc, size_t size, const void *buffer)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetDebugWriteMemory]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetDebugWriteMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteMemory].real, memory_order_relaxed))(hDebug, thread, desc, size, buffer);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetDebugWriteMemory(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetDebugWriteMemory) *cgl_fn = (__typeof__(zetDebugWriteMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteMemory].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, thread, desc, size, buffer);
     return cgl_sl_zetDebugWriteMemory(hDebug, thread, desc, size, buffer);
@@ -7541,8 +10621,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugGetRegisterSetProper
     }
     return cgl_gp_zetDebugGetRegisterSetProperties(hDevice, pCount, pRegisterSetProperties);
 }
+typedef ze_result_t cgl_rt_zetDebugGetRegisterSetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zetDebugGetRegisterSetProperties cgl_left_zetDebugGetRegisterSetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugGetRegisterSetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetDebugGetRegisterSetProperties(zet_device_handle_t hDevice, uint32_t *pCount, zet_debug_regset_properties_t *pRegisterSetProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetDebugGetRegisterSetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetDebugGetRegisterSetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugGetRegisterSetProperties].real, memory_order_relaxed))(hDevice, pCount, pRegisterSetProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetDebugGetRegisterSetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetDebugGetRegisterSetProperties) *cgl_fn = (__typeof__(zetDebugGetRegisterSetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugGetRegisterSetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, pRegisterSetProperties);
     return cgl_sl_zetDebugGetRegisterSetProperties(hDevice, pCount, pRegisterSetProperties);
@@ -7584,8 +10684,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugReadRegisters(zet_de
     }
     return cgl_gp_zetDebugReadRegisters(hDebug, thread, type, start, count, pRegisterValues);
 }
+typedef ze_result_t cgl_rt_zetDebugReadRegisters;
+static __attribute__((noinline, cold)) cgl_rt_zetDebugReadRegisters cgl_left_zetDebugReadRegisters(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugReadRegisters cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetDebugReadRegisters(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, uint32_t type, uint32_t start, uint32_t count, void *pRegisterValues)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetDebugReadRegisters]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetDebugReadRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadRegisters].real, memory_order_relaxed))(hDebug, thread, type, start, count, pRegisterValues);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetDebugReadRegisters(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetDebugReadRegisters) *cgl_fn = (__typeof__(zetDebugReadRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadRegisters].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, thread, type, start, count, pRegisterValues);
     return cgl_sl_zetDebugReadRegisters(hDebug, thread, type, start, count, pRegisterValues);
@@ -7627,8 +10747,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugWriteRegisters(zet_d
     }
     return cgl_gp_zetDebugWriteRegisters(hDebug, thread, type, start, count, pRegisterValues);
 }
+typedef ze_result_t cgl_rt_zetDebugWriteRegisters;
+static __attribute__((noinline, cold)) cgl_rt_zetDebugWriteRegisters cgl_left_zetDebugWriteRegisters(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugWriteRegisters cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetDebugWriteRegisters(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, uint32_t type, uint32_t start, uint32_t count, void *pRegisterValues)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetDebugWriteRegisters]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetDebugWriteRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteRegisters].real, memory_order_relaxed))(hDebug, thread, type, start, count, pRegisterValues);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetDebugWriteRegisters(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetDebugWriteRegisters) *cgl_fn = (__typeof__(zetDebugWriteRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteRegisters].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDebug, thread, type, start, count, pRegisterValues);
     return cgl_sl_zetDebugWriteRegisters(hDebug, thread, type, start, count, pRegisterValues);
@@ -7667,8 +10807,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupGet(zet_device
     }
     return cgl_gp_zetMetricGroupGet(hDevice, pCount, phMetricGroups);
 }
+typedef ze_result_t cgl_rt_zetMetricGroupGet;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricGroupGet cgl_left_zetMetricGroupGet(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricGroupGet cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetMetricGroupGet(zet_device_handle_t hDevice, uint32_t *pCount, zet_metric_group_handle_t *phMetricGroups)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetMetricGroupGet]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetMetricGroupGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGet].real, memory_order_relaxed))(hDevice, pCount, phMetricGroups);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetMetricGroupGet(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetMetricGroupGet) *cgl_fn = (__typeof__(zetMetricGroupGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGet].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phMetricGroups);
     return cgl_sl_zetMetricGroupGet(hDevice, pCount, phMetricGroups);
@@ -7706,8 +10866,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupGetProperties(
     }
     return cgl_gp_zetMetricGroupGetProperties(hMetricGroup, pProperties);
 }
+typedef ze_result_t cgl_rt_zetMetricGroupGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricGroupGetProperties cgl_left_zetMetricGroupGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricGroupGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetMetricGroupGetProperties(zet_metric_group_handle_t hMetricGroup, zet_metric_group_properties_t *pProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetMetricGroupGetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetMetricGroupGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGetProperties].real, memory_order_relaxed))(hMetricGroup, pProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetMetricGroupGetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetMetricGroupGetProperties) *cgl_fn = (__typeof__(zetMetricGroupGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricGroup, pProperties);
     return cgl_sl_zetMetricGroupGetProperties(hMetricGroup, pProperties);
@@ -7749,8 +10929,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupCalculateMetri
     }
     return cgl_gp_zetMetricGroupCalculateMetricValues(hMetricGroup, type, rawDataSize, pRawData, pMetricValueCount, pMetricValues);
 }
+typedef ze_result_t cgl_rt_zetMetricGroupCalculateMetricValues;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricGroupCalculateMetricValues cgl_left_zetMetricGroupCalculateMetricValues(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricGroupCalculateMetricValues cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetMetricGroupCalculateMetricValues(zet_metric_group_handle_t hMetricGroup, zet_metric_group_calculation_type_t type, size_t rawDataSize, const uint8_t *pRawData, uint32_t *pMetricValueCount, zet_typed_value_t *pMetricValues)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetMetricGroupCalculateMetricValues) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues].real, memory_order_relaxed))(hMetricGroup, type, rawDataSize, pRawData, pMetricValueCount, pMetricValues);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetMetricGroupCalculateMetricValues(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetMetricGroupCalculateMetricValues) *cgl_fn = (__typeof__(zetMetricGroupCalculateMetricValues) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricGroup, type, rawDataSize, pRawData, pMetricValueCount, pMetricValues);
     return cgl_sl_zetMetricGroupCalculateMetricValues(hMetricGroup, type, rawDataSize, pRawData, pMetricValueCount, pMetricValues);
@@ -7789,8 +10989,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGet(zet_metric_grou
     }
     return cgl_gp_zetMetricGet(hMetricGroup, pCount, phMetrics);
 }
+typedef ze_result_t cgl_rt_zetMetricGet;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricGet cgl_left_zetMetricGet(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricGet cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetMetricGet(zet_metric_group_handle_t hMetricGroup, uint32_t *pCount, zet_metric_handle_t *phMetrics)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetMetricGet]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetMetricGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGet].real, memory_order_relaxed))(hMetricGroup, pCount, phMetrics);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetMetricGet(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetMetricGet) *cgl_fn = (__typeof__(zetMetricGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGet].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricGroup, pCount, phMetrics);
     return cgl_sl_zetMetricGet(hMetricGroup, pCount, phMetrics);
@@ -7828,8 +11048,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGetProperties(zet_m
     }
     return cgl_gp_zetMetricGetProperties(hMetric, pProperties);
 }
+typedef ze_result_t cgl_rt_zetMetricGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricGetProperties cgl_left_zetMetricGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetMetricGetProperties(zet_metric_handle_t hMetric, zet_metric_properties_t *pProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetMetricGetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetMetricGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGetProperties].real, memory_order_relaxed))(hMetric, pProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetMetricGetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetMetricGetProperties) *cgl_fn = (__typeof__(zetMetricGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetric, pProperties);
     return cgl_sl_zetMetricGetProperties(hMetric, pProperties);
@@ -7872,8 +11112,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetContextActivateMetricGrou
     }
     return cgl_gp_zetContextActivateMetricGroups(hContext, hDevice, count, phMetricGroups);
 }
+typedef ze_result_t cgl_rt_zetContextActivateMetricGroups;
+static __attribute__((noinline, cold)) cgl_rt_zetContextActivateMetricGroups cgl_left_zetContextActivateMetricGroups(cg_slot *cgl_s, int cgl_code, cgl_rt_zetContextActivateMetricGroups cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetContextActivateMetricGroups(zet_context_handle_t hContext, zet_device_handle_t hDevice, uint32_t count, zet_metric_group_handle_t *phMetricGroups)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetContextActivateMetricGroups]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetContextActivateMetricGroups) *)atomic_load_explicit(&cgl_sites[CGL_zetContextActivateMetricGroups].real, memory_order_relaxed))(hContext, hDevice, count, phMetricGroups);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetContextActivateMetricGroups(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetContextActivateMetricGroups) *cgl_fn = (__typeof__(zetContextActivateMetricGroups) *)atomic_load_explicit(&cgl_sites[CGL_zetContextActivateMetricGroups].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, count, phMetricGroups);
     return cgl_sl_zetContextActivateMetricGroups(hContext, hDevice, count, phMetricGroups);
@@ -7918,8 +11178,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricStreamerOpen(zet_co
     }
     return cgl_gp_zetMetricStreamerOpen(hContext, hDevice, hMetricGroup, desc, hNotificationEvent, phMetricStreamer);
 }
+typedef ze_result_t cgl_rt_zetMetricStreamerOpen;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricStreamerOpen cgl_left_zetMetricStreamerOpen(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricStreamerOpen cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetMetricStreamerOpen(zet_context_handle_t hContext, zet_device_handle_t hDevice, zet_metric_group_handle_t hMetricGroup, zet_metric_streamer_desc_t *desc, ze_event_handle_t hNotificationEvent, zet_metric_streamer_handle_t *phMetricStreamer)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetMetricStreamerOpen]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetMetricStreamerOpen) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerOpen].real, memory_order_relaxed))(hContext, hDevice, hMetricGroup, desc, hNotificationEvent, phMetricStreamer);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetMetricStreamerOpen(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetMetricStreamerOpen) *cgl_fn = (__typeof__(zetMetricStreamerOpen) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerOpen].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, hMetricGroup, desc, hNotificationEvent, phMetricStreamer);
     return cgl_sl_zetMetricStreamerOpen(hContext, hDevice, hMetricGroup, desc, hNotificationEvent, phMetricStreamer);
@@ -7961,8 +11241,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricSt
     }
     return cgl_gp_zetCommandListAppendMetricStreamerMarker(hCommandList, hMetricStreamer, value);
 }
+typedef ze_result_t cgl_rt_zetCommandListAppendMetricStreamerMarker;
+static __attribute__((noinline, cold)) cgl_rt_zetCommandListAppendMetricStreamerMarker cgl_left_zetCommandListAppendMetricStreamerMarker(cg_slot *cgl_s, int cgl_code, cgl_rt_zetCommandListAppendMetricStreamerMarker cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetCommandListAppendMetricStreamerMarker(zet_command_list_handle_t hCommandList, zet_metric_streamer_handle_t hMetricStreamer, uint32_t value)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetCommandListAppendMetricStreamerMarker) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker].real, memory_order_relaxed))(hCommandList, hMetricStreamer, value);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetCommandListAppendMetricStreamerMarker(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetCommandListAppendMetricStreamerMarker) *cgl_fn = (__typeof__(zetCommandListAppendMetricStreamerMarker) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hMetricStreamer, value);
     return cgl_sl_zetCommandListAppendMetricStreamerMarker(hCommandList, hMetricStreamer, value);
@@ -8002,8 +11302,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricStreamerClose(zet_m
     }
     return cgl_gp_zetMetricStreamerClose(hMetricStreamer);
 }
+typedef ze_result_t cgl_rt_zetMetricStreamerClose;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricStreamerClose cgl_left_zetMetricStreamerClose(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricStreamerClose cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetMetricStreamerClose(zet_metric_streamer_handle_t hMetricStreamer)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetMetricStreamerClose]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetMetricStreamerClose) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerClose].real, memory_order_relaxed))(hMetricStreamer);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetMetricStreamerClose(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetMetricStreamerClose) *cgl_fn = (__typeof__(zetMetricStreamerClose) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerClose].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricStreamer);
     return cgl_sl_zetMetricStreamerClose(hMetricStreamer);
@@ -8043,8 +11363,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricStreamerReadData(ze
     }
     return cgl_gp_zetMetricStreamerReadData(hMetricStreamer, maxReportCount, pRawDataSize, pRawData);
 }
+typedef ze_result_t cgl_rt_zetMetricStreamerReadData;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricStreamerReadData cgl_left_zetMetricStreamerReadData(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricStreamerReadData cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetMetricStreamerReadData(zet_metric_streamer_handle_t hMetricStreamer, uint32_t maxReportCount, size_t *pRawDataSize, uint8_t *pRawData)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetMetricStreamerReadData]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetMetricStreamerReadData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerReadData].real, memory_order_relaxed))(hMetricStreamer, maxReportCount, pRawDataSize, pRawData);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetMetricStreamerReadData(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetMetricStreamerReadData) *cgl_fn = (__typeof__(zetMetricStreamerReadData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerReadData].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricStreamer, maxReportCount, pRawDataSize, pRawData);
     return cgl_sl_zetMetricStreamerReadData(hMetricStreamer, maxReportCount, pRawDataSize, pRawData);
@@ -8085,8 +11425,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryPoolCreate(zet
     }
     return cgl_gp_zetMetricQueryPoolCreate(hContext, hDevice, hMetricGroup, desc, phMetricQueryPool);
 }
+typedef ze_result_t cgl_rt_zetMetricQueryPoolCreate;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricQueryPoolCreate cgl_left_zetMetricQueryPoolCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricQueryPoolCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetMetricQueryPoolCreate(zet_context_handle_t hContext, zet_device_handle_t hDevice, zet_metric_group_handle_t hMetricGroup, const zet_metric_query_pool_desc_t *desc, zet_metric_query_pool_handle_t *phMetricQueryPool)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetMetricQueryPoolCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetMetricQueryPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolCreate].real, memory_order_relaxed))(hContext, hDevice, hMetricGroup, desc, phMetricQueryPool);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetMetricQueryPoolCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetMetricQueryPoolCreate) *cgl_fn = (__typeof__(zetMetricQueryPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, hDevice, hMetricGroup, desc, phMetricQueryPool);
     return cgl_sl_zetMetricQueryPoolCreate(hContext, hDevice, hMetricGroup, desc, phMetricQueryPool);
@@ -8126,8 +11486,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryPoolDestroy(ze
     }
     return cgl_gp_zetMetricQueryPoolDestroy(hMetricQueryPool);
 }
+typedef ze_result_t cgl_rt_zetMetricQueryPoolDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricQueryPoolDestroy cgl_left_zetMetricQueryPoolDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricQueryPoolDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetMetricQueryPoolDestroy(zet_metric_query_pool_handle_t hMetricQueryPool)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetMetricQueryPoolDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetMetricQueryPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolDestroy].real, memory_order_relaxed))(hMetricQueryPool);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetMetricQueryPoolDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetMetricQueryPoolDestroy) *cgl_fn = (__typeof__(zetMetricQueryPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricQueryPool);
     return cgl_sl_zetMetricQueryPoolDestroy(hMetricQueryPool);
@@ -8166,8 +11546,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryCreate(zet_met
     }
     return cgl_gp_zetMetricQueryCreate(hMetricQueryPool, index, phMetricQuery);
 }
+typedef ze_result_t cgl_rt_zetMetricQueryCreate;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricQueryCreate cgl_left_zetMetricQueryCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricQueryCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetMetricQueryCreate(zet_metric_query_pool_handle_t hMetricQueryPool, uint32_t index, zet_metric_query_handle_t *phMetricQuery)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetMetricQueryCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetMetricQueryCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryCreate].real, memory_order_relaxed))(hMetricQueryPool, index, phMetricQuery);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetMetricQueryCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetMetricQueryCreate) *cgl_fn = (__typeof__(zetMetricQueryCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricQueryPool, index, phMetricQuery);
     return cgl_sl_zetMetricQueryCreate(hMetricQueryPool, index, phMetricQuery);
@@ -8207,8 +11607,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryDestroy(zet_me
     }
     return cgl_gp_zetMetricQueryDestroy(hMetricQuery);
 }
+typedef ze_result_t cgl_rt_zetMetricQueryDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricQueryDestroy cgl_left_zetMetricQueryDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricQueryDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetMetricQueryDestroy(zet_metric_query_handle_t hMetricQuery)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetMetricQueryDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetMetricQueryDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryDestroy].real, memory_order_relaxed))(hMetricQuery);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetMetricQueryDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetMetricQueryDestroy) *cgl_fn = (__typeof__(zetMetricQueryDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricQuery);
     return cgl_sl_zetMetricQueryDestroy(hMetricQuery);
@@ -8248,8 +11668,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryReset(zet_metr
     }
     return cgl_gp_zetMetricQueryReset(hMetricQuery);
 }
+typedef ze_result_t cgl_rt_zetMetricQueryReset;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricQueryReset cgl_left_zetMetricQueryReset(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricQueryReset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetMetricQueryReset(zet_metric_query_handle_t hMetricQuery)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetMetricQueryReset]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetMetricQueryReset) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryReset].real, memory_order_relaxed))(hMetricQuery);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetMetricQueryReset(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetMetricQueryReset) *cgl_fn = (__typeof__(zetMetricQueryReset) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryReset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricQuery);
     return cgl_sl_zetMetricQueryReset(hMetricQuery);
@@ -8290,8 +11730,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricQu
     }
     return cgl_gp_zetCommandListAppendMetricQueryBegin(hCommandList, hMetricQuery);
 }
+typedef ze_result_t cgl_rt_zetCommandListAppendMetricQueryBegin;
+static __attribute__((noinline, cold)) cgl_rt_zetCommandListAppendMetricQueryBegin cgl_left_zetCommandListAppendMetricQueryBegin(cg_slot *cgl_s, int cgl_code, cgl_rt_zetCommandListAppendMetricQueryBegin cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetCommandListAppendMetricQueryBegin(zet_command_list_handle_t hCommandList, zet_metric_query_handle_t hMetricQuery)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetCommandListAppendMetricQueryBegin) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin].real, memory_order_relaxed))(hCommandList, hMetricQuery);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetCommandListAppendMetricQueryBegin(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetCommandListAppendMetricQueryBegin) *cgl_fn = (__typeof__(zetCommandListAppendMetricQueryBegin) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hMetricQuery);
     return cgl_sl_zetCommandListAppendMetricQueryBegin(hCommandList, hMetricQuery);
@@ -8335,8 +11795,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricQu
     }
     return cgl_gp_zetCommandListAppendMetricQueryEnd(hCommandList, hMetricQuery, hSignalEvent, numWaitEvents, phWaitEvents);
 }
+typedef ze_result_t cgl_rt_zetCommandListAppendMetricQueryEnd;
+static __attribute__((noinline, cold)) cgl_rt_zetCommandListAppendMetricQueryEnd cgl_left_zetCommandListAppendMetricQueryEnd(cg_slot *cgl_s, int cgl_code, cgl_rt_zetCommandListAppendMetricQueryEnd cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetCommandListAppendMetricQueryEnd(zet_command_list_handle_t hCommandList, zet_metric_query_handle_t hMetricQuery, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetCommandListAppendMetricQueryEnd) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd].real, memory_order_relaxed))(hCommandList, hMetricQuery, hSignalEvent, numWaitEvents, phWaitEvents);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetCommandListAppendMetricQueryEnd(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetCommandListAppendMetricQueryEnd) *cgl_fn = (__typeof__(zetCommandListAppendMetricQueryEnd) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList, hMetricQuery, hSignalEvent, numWaitEvents, phWaitEvents);
     return cgl_sl_zetCommandListAppendMetricQueryEnd(hCommandList, hMetricQuery, hSignalEvent, numWaitEvents, phWaitEvents);
@@ -8376,8 +11856,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricMe
     }
     return cgl_gp_zetCommandListAppendMetricMemoryBarrier(hCommandList);
 }
+typedef ze_result_t cgl_rt_zetCommandListAppendMetricMemoryBarrier;
+static __attribute__((noinline, cold)) cgl_rt_zetCommandListAppendMetricMemoryBarrier cgl_left_zetCommandListAppendMetricMemoryBarrier(cg_slot *cgl_s, int cgl_code, cgl_rt_zetCommandListAppendMetricMemoryBarrier cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetCommandListAppendMetricMemoryBarrier(zet_command_list_handle_t hCommandList)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetCommandListAppendMetricMemoryBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier].real, memory_order_relaxed))(hCommandList);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetCommandListAppendMetricMemoryBarrier(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetCommandListAppendMetricMemoryBarrier) *cgl_fn = (__typeof__(zetCommandListAppendMetricMemoryBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hCommandList);
     return cgl_sl_zetCommandListAppendMetricMemoryBarrier(hCommandList);
@@ -8416,8 +11916,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryGetData(zet_me
     }
     return cgl_gp_zetMetricQueryGetData(hMetricQuery, pRawDataSize, pRawData);
 }
+typedef ze_result_t cgl_rt_zetMetricQueryGetData;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricQueryGetData cgl_left_zetMetricQueryGetData(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricQueryGetData cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetMetricQueryGetData(zet_metric_query_handle_t hMetricQuery, size_t *pRawDataSize, uint8_t *pRawData)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetMetricQueryGetData]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetMetricQueryGetData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryGetData].real, memory_order_relaxed))(hMetricQuery, pRawDataSize, pRawData);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetMetricQueryGetData(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetMetricQueryGetData) *cgl_fn = (__typeof__(zetMetricQueryGetData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryGetData].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricQuery, pRawDataSize, pRawData);
     return cgl_sl_zetMetricQueryGetData(hMetricQuery, pRawDataSize, pRawData);
@@ -8455,8 +11975,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetKernelGetProfileInfo(zet_
     }
     return cgl_gp_zetKernelGetProfileInfo(hKernel, pProfileProperties);
 }
+typedef ze_result_t cgl_rt_zetKernelGetProfileInfo;
+static __attribute__((noinline, cold)) cgl_rt_zetKernelGetProfileInfo cgl_left_zetKernelGetProfileInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_zetKernelGetProfileInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetKernelGetProfileInfo(zet_kernel_handle_t hKernel, zet_profile_properties_t *pProfileProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetKernelGetProfileInfo]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetKernelGetProfileInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetKernelGetProfileInfo].real, memory_order_relaxed))(hKernel, pProfileProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetKernelGetProfileInfo(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetKernelGetProfileInfo) *cgl_fn = (__typeof__(zetKernelGetProfileInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetKernelGetProfileInfo].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hKernel, pProfileProperties);
     return cgl_sl_zetKernelGetProfileInfo(hKernel, pProfileProperties);
@@ -8495,8 +12035,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpCreate(zet_conte
     }
     return cgl_gp_zetTracerExpCreate(hContext, desc, phTracer);
 }
+typedef ze_result_t cgl_rt_zetTracerExpCreate;
+static __attribute__((noinline, cold)) cgl_rt_zetTracerExpCreate cgl_left_zetTracerExpCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zetTracerExpCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetTracerExpCreate(zet_context_handle_t hContext, const zet_tracer_exp_desc_t *desc, zet_tracer_exp_handle_t *phTracer)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetTracerExpCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetTracerExpCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpCreate].real, memory_order_relaxed))(hContext, desc, phTracer);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetTracerExpCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetTracerExpCreate) *cgl_fn = (__typeof__(zetTracerExpCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpCreate].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hContext, desc, phTracer);
     return cgl_sl_zetTracerExpCreate(hContext, desc, phTracer);
@@ -8536,8 +12096,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpDestroy(zet_trac
     }
     return cgl_gp_zetTracerExpDestroy(hTracer);
 }
+typedef ze_result_t cgl_rt_zetTracerExpDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zetTracerExpDestroy cgl_left_zetTracerExpDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zetTracerExpDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetTracerExpDestroy(zet_tracer_exp_handle_t hTracer)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetTracerExpDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetTracerExpDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpDestroy].real, memory_order_relaxed))(hTracer);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetTracerExpDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetTracerExpDestroy) *cgl_fn = (__typeof__(zetTracerExpDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpDestroy].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTracer);
     return cgl_sl_zetTracerExpDestroy(hTracer);
@@ -8578,8 +12158,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpSetPrologues(zet
     }
     return cgl_gp_zetTracerExpSetPrologues(hTracer, pCoreCbs);
 }
+typedef ze_result_t cgl_rt_zetTracerExpSetPrologues;
+static __attribute__((noinline, cold)) cgl_rt_zetTracerExpSetPrologues cgl_left_zetTracerExpSetPrologues(cg_slot *cgl_s, int cgl_code, cgl_rt_zetTracerExpSetPrologues cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetTracerExpSetPrologues(zet_tracer_exp_handle_t hTracer, zet_core_callbacks_t *pCoreCbs)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetTracerExpSetPrologues]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetTracerExpSetPrologues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetPrologues].real, memory_order_relaxed))(hTracer, pCoreCbs);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetTracerExpSetPrologues(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetTracerExpSetPrologues) *cgl_fn = (__typeof__(zetTracerExpSetPrologues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetPrologues].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTracer, pCoreCbs);
     return cgl_sl_zetTracerExpSetPrologues(hTracer, pCoreCbs);
@@ -8620,8 +12220,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpSetEpilogues(zet
     }
     return cgl_gp_zetTracerExpSetEpilogues(hTracer, pCoreCbs);
 }
+typedef ze_result_t cgl_rt_zetTracerExpSetEpilogues;
+static __attribute__((noinline, cold)) cgl_rt_zetTracerExpSetEpilogues cgl_left_zetTracerExpSetEpilogues(cg_slot *cgl_s, int cgl_code, cgl_rt_zetTracerExpSetEpilogues cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetTracerExpSetEpilogues(zet_tracer_exp_handle_t hTracer, zet_core_callbacks_t *pCoreCbs)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetTracerExpSetEpilogues]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetTracerExpSetEpilogues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEpilogues].real, memory_order_relaxed))(hTracer, pCoreCbs);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetTracerExpSetEpilogues(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetTracerExpSetEpilogues) *cgl_fn = (__typeof__(zetTracerExpSetEpilogues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEpilogues].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTracer, pCoreCbs);
     return cgl_sl_zetTracerExpSetEpilogues(hTracer, pCoreCbs);
@@ -8662,8 +12282,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpSetEnabled(zet_t
     }
     return cgl_gp_zetTracerExpSetEnabled(hTracer, enable);
 }
+typedef ze_result_t cgl_rt_zetTracerExpSetEnabled;
+static __attribute__((noinline, cold)) cgl_rt_zetTracerExpSetEnabled cgl_left_zetTracerExpSetEnabled(cg_slot *cgl_s, int cgl_code, cgl_rt_zetTracerExpSetEnabled cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetTracerExpSetEnabled(zet_tracer_exp_handle_t hTracer, ze_bool_t enable)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetTracerExpSetEnabled]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetTracerExpSetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEnabled].real, memory_order_relaxed))(hTracer, enable);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetTracerExpSetEnabled(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetTracerExpSetEnabled) *cgl_fn = (__typeof__(zetTracerExpSetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEnabled].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTracer, enable);
     return cgl_sl_zetTracerExpSetEnabled(hTracer, enable);
@@ -8707,8 +12347,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupCalculateMulti
     }
     return cgl_gp_zetMetricGroupCalculateMultipleMetricValuesExp(hMetricGroup, type, rawDataSize, pRawData, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues);
 }
+typedef ze_result_t cgl_rt_zetMetricGroupCalculateMultipleMetricValuesExp;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricGroupCalculateMultipleMetricValuesExp cgl_left_zetMetricGroupCalculateMultipleMetricValuesExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricGroupCalculateMultipleMetricValuesExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zetMetricGroupCalculateMultipleMetricValuesExp(zet_metric_group_handle_t hMetricGroup, zet_metric_group_calculation_type_t type, size_t rawDataSize, const uint8_t *pRawData, uint32_t *pSetCount, uint32_t *pTotalMetricValueCount, uint32_t *pMetricCounts, zet_typed_value_t *pMetricValues)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetMetricGroupCalculateMultipleMetricValuesExp) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp].real, memory_order_relaxed))(hMetricGroup, type, rawDataSize, pRawData, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zetMetricGroupCalculateMultipleMetricValuesExp(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zetMetricGroupCalculateMultipleMetricValuesExp) *cgl_fn = (__typeof__(zetMetricGroupCalculateMultipleMetricValuesExp) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMetricGroup, type, rawDataSize, pRawData, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues);
     return cgl_sl_zetMetricGroupCalculateMultipleMetricValuesExp(hMetricGroup, type, rawDataSize, pRawData, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues);
@@ -8746,8 +12406,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetProperties(zes_d
     }
     return cgl_gp_zesDeviceGetProperties(hDevice, pProperties);
 }
+typedef ze_result_t cgl_rt_zesDeviceGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceGetProperties cgl_left_zesDeviceGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceGetProperties(zes_device_handle_t hDevice, zes_device_properties_t *pProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceGetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetProperties].real, memory_order_relaxed))(hDevice, pProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceGetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceGetProperties) *cgl_fn = (__typeof__(zesDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pProperties);
     return cgl_sl_zesDeviceGetProperties(hDevice, pProperties);
@@ -8785,8 +12465,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetState(zes_device
     }
     return cgl_gp_zesDeviceGetState(hDevice, pState);
 }
+typedef ze_result_t cgl_rt_zesDeviceGetState;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceGetState cgl_left_zesDeviceGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceGetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceGetState(zes_device_handle_t hDevice, zes_device_state_t *pState)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceGetState]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetState].real, memory_order_relaxed))(hDevice, pState);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceGetState(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceGetState) *cgl_fn = (__typeof__(zesDeviceGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pState);
     return cgl_sl_zesDeviceGetState(hDevice, pState);
@@ -8824,8 +12524,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceReset(zes_device_ha
     }
     return cgl_gp_zesDeviceReset(hDevice, force);
 }
+typedef ze_result_t cgl_rt_zesDeviceReset;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceReset cgl_left_zesDeviceReset(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceReset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceReset(zes_device_handle_t hDevice, ze_bool_t force)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceReset]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceReset) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceReset].real, memory_order_relaxed))(hDevice, force);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceReset(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceReset) *cgl_fn = (__typeof__(zesDeviceReset) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceReset].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, force);
     return cgl_sl_zesDeviceReset(hDevice, force);
@@ -8864,8 +12584,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceProcessesGetState(z
     }
     return cgl_gp_zesDeviceProcessesGetState(hDevice, pCount, pProcesses);
 }
+typedef ze_result_t cgl_rt_zesDeviceProcessesGetState;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceProcessesGetState cgl_left_zesDeviceProcessesGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceProcessesGetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceProcessesGetState(zes_device_handle_t hDevice, uint32_t *pCount, zes_process_state_t *pProcesses)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceProcessesGetState]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceProcessesGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceProcessesGetState].real, memory_order_relaxed))(hDevice, pCount, pProcesses);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceProcessesGetState(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceProcessesGetState) *cgl_fn = (__typeof__(zesDeviceProcessesGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceProcessesGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, pProcesses);
     return cgl_sl_zesDeviceProcessesGetState(hDevice, pCount, pProcesses);
@@ -8903,8 +12643,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetProperties(ze
     }
     return cgl_gp_zesDevicePciGetProperties(hDevice, pProperties);
 }
+typedef ze_result_t cgl_rt_zesDevicePciGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesDevicePciGetProperties cgl_left_zesDevicePciGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDevicePciGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDevicePciGetProperties(zes_device_handle_t hDevice, zes_pci_properties_t *pProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDevicePciGetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDevicePciGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetProperties].real, memory_order_relaxed))(hDevice, pProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDevicePciGetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDevicePciGetProperties) *cgl_fn = (__typeof__(zesDevicePciGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pProperties);
     return cgl_sl_zesDevicePciGetProperties(hDevice, pProperties);
@@ -8942,8 +12702,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetState(zes_dev
     }
     return cgl_gp_zesDevicePciGetState(hDevice, pState);
 }
+typedef ze_result_t cgl_rt_zesDevicePciGetState;
+static __attribute__((noinline, cold)) cgl_rt_zesDevicePciGetState cgl_left_zesDevicePciGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDevicePciGetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDevicePciGetState(zes_device_handle_t hDevice, zes_pci_state_t *pState)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDevicePciGetState]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDevicePciGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetState].real, memory_order_relaxed))(hDevice, pState);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDevicePciGetState(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDevicePciGetState) *cgl_fn = (__typeof__(zesDevicePciGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pState);
     return cgl_sl_zesDevicePciGetState(hDevice, pState);
@@ -8982,8 +12762,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetBars(zes_devi
     }
     return cgl_gp_zesDevicePciGetBars(hDevice, pCount, pProperties);
 }
+typedef ze_result_t cgl_rt_zesDevicePciGetBars;
+static __attribute__((noinline, cold)) cgl_rt_zesDevicePciGetBars cgl_left_zesDevicePciGetBars(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDevicePciGetBars cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDevicePciGetBars(zes_device_handle_t hDevice, uint32_t *pCount, zes_pci_bar_properties_t *pProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDevicePciGetBars]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDevicePciGetBars) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetBars].real, memory_order_relaxed))(hDevice, pCount, pProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDevicePciGetBars(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDevicePciGetBars) *cgl_fn = (__typeof__(zesDevicePciGetBars) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetBars].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, pProperties);
     return cgl_sl_zesDevicePciGetBars(hDevice, pCount, pProperties);
@@ -9021,8 +12821,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetStats(zes_dev
     }
     return cgl_gp_zesDevicePciGetStats(hDevice, pStats);
 }
+typedef ze_result_t cgl_rt_zesDevicePciGetStats;
+static __attribute__((noinline, cold)) cgl_rt_zesDevicePciGetStats cgl_left_zesDevicePciGetStats(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDevicePciGetStats cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDevicePciGetStats(zes_device_handle_t hDevice, zes_pci_stats_t *pStats)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDevicePciGetStats]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDevicePciGetStats) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetStats].real, memory_order_relaxed))(hDevice, pStats);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDevicePciGetStats(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDevicePciGetStats) *cgl_fn = (__typeof__(zesDevicePciGetStats) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetStats].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pStats);
     return cgl_sl_zesDevicePciGetStats(hDevice, pStats);
@@ -9061,8 +12881,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumDiagnosticTestS
     }
     return cgl_gp_zesDeviceEnumDiagnosticTestSuites(hDevice, pCount, phDiagnostics);
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumDiagnosticTestSuites;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumDiagnosticTestSuites cgl_left_zesDeviceEnumDiagnosticTestSuites(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumDiagnosticTestSuites cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceEnumDiagnosticTestSuites(zes_device_handle_t hDevice, uint32_t *pCount, zes_diag_handle_t *phDiagnostics)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumDiagnosticTestSuites) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites].real, memory_order_relaxed))(hDevice, pCount, phDiagnostics);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceEnumDiagnosticTestSuites(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceEnumDiagnosticTestSuites) *cgl_fn = (__typeof__(zesDeviceEnumDiagnosticTestSuites) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phDiagnostics);
     return cgl_sl_zesDeviceEnumDiagnosticTestSuites(hDevice, pCount, phDiagnostics);
@@ -9100,8 +12940,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsGetProperties(
     }
     return cgl_gp_zesDiagnosticsGetProperties(hDiagnostics, pProperties);
 }
+typedef ze_result_t cgl_rt_zesDiagnosticsGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesDiagnosticsGetProperties cgl_left_zesDiagnosticsGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDiagnosticsGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDiagnosticsGetProperties(zes_diag_handle_t hDiagnostics, zes_diag_properties_t *pProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDiagnosticsGetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDiagnosticsGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetProperties].real, memory_order_relaxed))(hDiagnostics, pProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDiagnosticsGetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDiagnosticsGetProperties) *cgl_fn = (__typeof__(zesDiagnosticsGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDiagnostics, pProperties);
     return cgl_sl_zesDiagnosticsGetProperties(hDiagnostics, pProperties);
@@ -9140,8 +13000,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsGetTests(zes_d
     }
     return cgl_gp_zesDiagnosticsGetTests(hDiagnostics, pCount, pTests);
 }
+typedef ze_result_t cgl_rt_zesDiagnosticsGetTests;
+static __attribute__((noinline, cold)) cgl_rt_zesDiagnosticsGetTests cgl_left_zesDiagnosticsGetTests(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDiagnosticsGetTests cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDiagnosticsGetTests(zes_diag_handle_t hDiagnostics, uint32_t *pCount, zes_diag_test_t *pTests)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDiagnosticsGetTests]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDiagnosticsGetTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetTests].real, memory_order_relaxed))(hDiagnostics, pCount, pTests);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDiagnosticsGetTests(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDiagnosticsGetTests) *cgl_fn = (__typeof__(zesDiagnosticsGetTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetTests].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDiagnostics, pCount, pTests);
     return cgl_sl_zesDiagnosticsGetTests(hDiagnostics, pCount, pTests);
@@ -9181,8 +13061,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsRunTests(zes_d
     }
     return cgl_gp_zesDiagnosticsRunTests(hDiagnostics, startIndex, endIndex, pResult);
 }
+typedef ze_result_t cgl_rt_zesDiagnosticsRunTests;
+static __attribute__((noinline, cold)) cgl_rt_zesDiagnosticsRunTests cgl_left_zesDiagnosticsRunTests(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDiagnosticsRunTests cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDiagnosticsRunTests(zes_diag_handle_t hDiagnostics, uint32_t startIndex, uint32_t endIndex, zes_diag_result_t *pResult)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDiagnosticsRunTests]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDiagnosticsRunTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsRunTests].real, memory_order_relaxed))(hDiagnostics, startIndex, endIndex, pResult);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDiagnosticsRunTests(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDiagnosticsRunTests) *cgl_fn = (__typeof__(zesDiagnosticsRunTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsRunTests].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDiagnostics, startIndex, endIndex, pResult);
     return cgl_sl_zesDiagnosticsRunTests(hDiagnostics, startIndex, endIndex, pResult);
@@ -9220,8 +13120,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEccAvailable(zes_de
     }
     return cgl_gp_zesDeviceEccAvailable(hDevice, pAvailable);
 }
+typedef ze_result_t cgl_rt_zesDeviceEccAvailable;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEccAvailable cgl_left_zesDeviceEccAvailable(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEccAvailable cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceEccAvailable(zes_device_handle_t hDevice, ze_bool_t *pAvailable)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceEccAvailable]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceEccAvailable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccAvailable].real, memory_order_relaxed))(hDevice, pAvailable);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceEccAvailable(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceEccAvailable) *cgl_fn = (__typeof__(zesDeviceEccAvailable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccAvailable].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pAvailable);
     return cgl_sl_zesDeviceEccAvailable(hDevice, pAvailable);
@@ -9259,8 +13179,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEccConfigurable(zes
     }
     return cgl_gp_zesDeviceEccConfigurable(hDevice, pConfigurable);
 }
+typedef ze_result_t cgl_rt_zesDeviceEccConfigurable;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEccConfigurable cgl_left_zesDeviceEccConfigurable(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEccConfigurable cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceEccConfigurable(zes_device_handle_t hDevice, ze_bool_t *pConfigurable)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceEccConfigurable]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceEccConfigurable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccConfigurable].real, memory_order_relaxed))(hDevice, pConfigurable);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceEccConfigurable(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceEccConfigurable) *cgl_fn = (__typeof__(zesDeviceEccConfigurable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccConfigurable].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pConfigurable);
     return cgl_sl_zesDeviceEccConfigurable(hDevice, pConfigurable);
@@ -9298,8 +13238,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetEccState(zes_dev
     }
     return cgl_gp_zesDeviceGetEccState(hDevice, pState);
 }
+typedef ze_result_t cgl_rt_zesDeviceGetEccState;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceGetEccState cgl_left_zesDeviceGetEccState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceGetEccState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceGetEccState(zes_device_handle_t hDevice, zes_device_ecc_properties_t *pState)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceGetEccState]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceGetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetEccState].real, memory_order_relaxed))(hDevice, pState);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceGetEccState(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceGetEccState) *cgl_fn = (__typeof__(zesDeviceGetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetEccState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pState);
     return cgl_sl_zesDeviceGetEccState(hDevice, pState);
@@ -9338,8 +13298,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceSetEccState(zes_dev
     }
     return cgl_gp_zesDeviceSetEccState(hDevice, newState, pState);
 }
+typedef ze_result_t cgl_rt_zesDeviceSetEccState;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceSetEccState cgl_left_zesDeviceSetEccState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceSetEccState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceSetEccState(zes_device_handle_t hDevice, const zes_device_ecc_desc_t *newState, zes_device_ecc_properties_t *pState)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceSetEccState]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceSetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceSetEccState].real, memory_order_relaxed))(hDevice, newState, pState);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceSetEccState(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceSetEccState) *cgl_fn = (__typeof__(zesDeviceSetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceSetEccState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, newState, pState);
     return cgl_sl_zesDeviceSetEccState(hDevice, newState, pState);
@@ -9378,8 +13358,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumEngineGroups(ze
     }
     return cgl_gp_zesDeviceEnumEngineGroups(hDevice, pCount, phEngine);
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumEngineGroups;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumEngineGroups cgl_left_zesDeviceEnumEngineGroups(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumEngineGroups cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceEnumEngineGroups(zes_device_handle_t hDevice, uint32_t *pCount, zes_engine_handle_t *phEngine)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceEnumEngineGroups]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumEngineGroups) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumEngineGroups].real, memory_order_relaxed))(hDevice, pCount, phEngine);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceEnumEngineGroups(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceEnumEngineGroups) *cgl_fn = (__typeof__(zesDeviceEnumEngineGroups) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumEngineGroups].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phEngine);
     return cgl_sl_zesDeviceEnumEngineGroups(hDevice, pCount, phEngine);
@@ -9417,8 +13417,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesEngineGetProperties(zes_e
     }
     return cgl_gp_zesEngineGetProperties(hEngine, pProperties);
 }
+typedef ze_result_t cgl_rt_zesEngineGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesEngineGetProperties cgl_left_zesEngineGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesEngineGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesEngineGetProperties(zes_engine_handle_t hEngine, zes_engine_properties_t *pProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesEngineGetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesEngineGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetProperties].real, memory_order_relaxed))(hEngine, pProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesEngineGetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesEngineGetProperties) *cgl_fn = (__typeof__(zesEngineGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEngine, pProperties);
     return cgl_sl_zesEngineGetProperties(hEngine, pProperties);
@@ -9456,8 +13476,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesEngineGetActivity(zes_eng
     }
     return cgl_gp_zesEngineGetActivity(hEngine, pStats);
 }
+typedef ze_result_t cgl_rt_zesEngineGetActivity;
+static __attribute__((noinline, cold)) cgl_rt_zesEngineGetActivity cgl_left_zesEngineGetActivity(cg_slot *cgl_s, int cgl_code, cgl_rt_zesEngineGetActivity cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesEngineGetActivity(zes_engine_handle_t hEngine, zes_engine_stats_t *pStats)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesEngineGetActivity]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesEngineGetActivity) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetActivity].real, memory_order_relaxed))(hEngine, pStats);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesEngineGetActivity(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesEngineGetActivity) *cgl_fn = (__typeof__(zesEngineGetActivity) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetActivity].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hEngine, pStats);
     return cgl_sl_zesEngineGetActivity(hEngine, pStats);
@@ -9495,8 +13535,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEventRegister(zes_d
     }
     return cgl_gp_zesDeviceEventRegister(hDevice, events);
 }
+typedef ze_result_t cgl_rt_zesDeviceEventRegister;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEventRegister cgl_left_zesDeviceEventRegister(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEventRegister cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceEventRegister(zes_device_handle_t hDevice, zes_event_type_flags_t events)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceEventRegister]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceEventRegister) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEventRegister].real, memory_order_relaxed))(hDevice, events);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceEventRegister(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceEventRegister) *cgl_fn = (__typeof__(zesDeviceEventRegister) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEventRegister].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, events);
     return cgl_sl_zesDeviceEventRegister(hDevice, events);
@@ -9538,8 +13598,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDriverEventListen(ze_driv
     }
     return cgl_gp_zesDriverEventListen(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
 }
+typedef ze_result_t cgl_rt_zesDriverEventListen;
+static __attribute__((noinline, cold)) cgl_rt_zesDriverEventListen cgl_left_zesDriverEventListen(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDriverEventListen cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDriverEventListen(ze_driver_handle_t hDriver, uint32_t timeout, uint32_t count, zes_device_handle_t *phDevices, uint32_t *pNumDeviceEvents, zes_event_type_flags_t *pEvents)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDriverEventListen]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDriverEventListen) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListen].real, memory_order_relaxed))(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDriverEventListen(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDriverEventListen) *cgl_fn = (__typeof__(zesDriverEventListen) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListen].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
     return cgl_sl_zesDriverEventListen(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
@@ -9581,8 +13661,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDriverEventListenEx(ze_dr
     }
     return cgl_gp_zesDriverEventListenEx(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
 }
+typedef ze_result_t cgl_rt_zesDriverEventListenEx;
+static __attribute__((noinline, cold)) cgl_rt_zesDriverEventListenEx cgl_left_zesDriverEventListenEx(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDriverEventListenEx cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDriverEventListenEx(ze_driver_handle_t hDriver, uint64_t timeout, uint32_t count, zes_device_handle_t *phDevices, uint32_t *pNumDeviceEvents, zes_event_type_flags_t *pEvents)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDriverEventListenEx]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDriverEventListenEx) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListenEx].real, memory_order_relaxed))(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDriverEventListenEx(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDriverEventListenEx) *cgl_fn = (__typeof__(zesDriverEventListenEx) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListenEx].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
     return cgl_sl_zesDriverEventListenEx(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
@@ -9621,8 +13721,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFabricPorts(zes
     }
     return cgl_gp_zesDeviceEnumFabricPorts(hDevice, pCount, phPort);
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumFabricPorts;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumFabricPorts cgl_left_zesDeviceEnumFabricPorts(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumFabricPorts cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceEnumFabricPorts(zes_device_handle_t hDevice, uint32_t *pCount, zes_fabric_port_handle_t *phPort)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceEnumFabricPorts]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumFabricPorts) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFabricPorts].real, memory_order_relaxed))(hDevice, pCount, phPort);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceEnumFabricPorts(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceEnumFabricPorts) *cgl_fn = (__typeof__(zesDeviceEnumFabricPorts) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFabricPorts].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phPort);
     return cgl_sl_zesDeviceEnumFabricPorts(hDevice, pCount, phPort);
@@ -9660,8 +13780,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetProperties(z
     }
     return cgl_gp_zesFabricPortGetProperties(hPort, pProperties);
 }
+typedef ze_result_t cgl_rt_zesFabricPortGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesFabricPortGetProperties cgl_left_zesFabricPortGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFabricPortGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFabricPortGetProperties(zes_fabric_port_handle_t hPort, zes_fabric_port_properties_t *pProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFabricPortGetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetProperties].real, memory_order_relaxed))(hPort, pProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFabricPortGetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFabricPortGetProperties) *cgl_fn = (__typeof__(zesFabricPortGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPort, pProperties);
     return cgl_sl_zesFabricPortGetProperties(hPort, pProperties);
@@ -9699,8 +13839,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetLinkType(zes
     }
     return cgl_gp_zesFabricPortGetLinkType(hPort, pLinkType);
 }
+typedef ze_result_t cgl_rt_zesFabricPortGetLinkType;
+static __attribute__((noinline, cold)) cgl_rt_zesFabricPortGetLinkType cgl_left_zesFabricPortGetLinkType(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFabricPortGetLinkType cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFabricPortGetLinkType(zes_fabric_port_handle_t hPort, zes_fabric_link_type_t *pLinkType)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFabricPortGetLinkType]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetLinkType) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetLinkType].real, memory_order_relaxed))(hPort, pLinkType);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFabricPortGetLinkType(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFabricPortGetLinkType) *cgl_fn = (__typeof__(zesFabricPortGetLinkType) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetLinkType].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPort, pLinkType);
     return cgl_sl_zesFabricPortGetLinkType(hPort, pLinkType);
@@ -9738,8 +13898,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetConfig(zes_f
     }
     return cgl_gp_zesFabricPortGetConfig(hPort, pConfig);
 }
+typedef ze_result_t cgl_rt_zesFabricPortGetConfig;
+static __attribute__((noinline, cold)) cgl_rt_zesFabricPortGetConfig cgl_left_zesFabricPortGetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFabricPortGetConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFabricPortGetConfig(zes_fabric_port_handle_t hPort, zes_fabric_port_config_t *pConfig)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFabricPortGetConfig]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetConfig].real, memory_order_relaxed))(hPort, pConfig);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFabricPortGetConfig(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFabricPortGetConfig) *cgl_fn = (__typeof__(zesFabricPortGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPort, pConfig);
     return cgl_sl_zesFabricPortGetConfig(hPort, pConfig);
@@ -9777,8 +13957,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortSetConfig(zes_f
     }
     return cgl_gp_zesFabricPortSetConfig(hPort, pConfig);
 }
+typedef ze_result_t cgl_rt_zesFabricPortSetConfig;
+static __attribute__((noinline, cold)) cgl_rt_zesFabricPortSetConfig cgl_left_zesFabricPortSetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFabricPortSetConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFabricPortSetConfig(zes_fabric_port_handle_t hPort, const zes_fabric_port_config_t *pConfig)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFabricPortSetConfig]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFabricPortSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortSetConfig].real, memory_order_relaxed))(hPort, pConfig);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFabricPortSetConfig(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFabricPortSetConfig) *cgl_fn = (__typeof__(zesFabricPortSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortSetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPort, pConfig);
     return cgl_sl_zesFabricPortSetConfig(hPort, pConfig);
@@ -9816,8 +14016,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetState(zes_fa
     }
     return cgl_gp_zesFabricPortGetState(hPort, pState);
 }
+typedef ze_result_t cgl_rt_zesFabricPortGetState;
+static __attribute__((noinline, cold)) cgl_rt_zesFabricPortGetState cgl_left_zesFabricPortGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFabricPortGetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFabricPortGetState(zes_fabric_port_handle_t hPort, zes_fabric_port_state_t *pState)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFabricPortGetState]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetState].real, memory_order_relaxed))(hPort, pState);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFabricPortGetState(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFabricPortGetState) *cgl_fn = (__typeof__(zesFabricPortGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPort, pState);
     return cgl_sl_zesFabricPortGetState(hPort, pState);
@@ -9855,8 +14075,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetThroughput(z
     }
     return cgl_gp_zesFabricPortGetThroughput(hPort, pThroughput);
 }
+typedef ze_result_t cgl_rt_zesFabricPortGetThroughput;
+static __attribute__((noinline, cold)) cgl_rt_zesFabricPortGetThroughput cgl_left_zesFabricPortGetThroughput(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFabricPortGetThroughput cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFabricPortGetThroughput(zes_fabric_port_handle_t hPort, zes_fabric_port_throughput_t *pThroughput)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFabricPortGetThroughput]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetThroughput) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetThroughput].real, memory_order_relaxed))(hPort, pThroughput);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFabricPortGetThroughput(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFabricPortGetThroughput) *cgl_fn = (__typeof__(zesFabricPortGetThroughput) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetThroughput].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPort, pThroughput);
     return cgl_sl_zesFabricPortGetThroughput(hPort, pThroughput);
@@ -9895,8 +14135,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFans(zes_device
     }
     return cgl_gp_zesDeviceEnumFans(hDevice, pCount, phFan);
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumFans;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumFans cgl_left_zesDeviceEnumFans(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumFans cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceEnumFans(zes_device_handle_t hDevice, uint32_t *pCount, zes_fan_handle_t *phFan)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceEnumFans]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumFans) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFans].real, memory_order_relaxed))(hDevice, pCount, phFan);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceEnumFans(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceEnumFans) *cgl_fn = (__typeof__(zesDeviceEnumFans) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFans].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phFan);
     return cgl_sl_zesDeviceEnumFans(hDevice, pCount, phFan);
@@ -9934,8 +14194,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanGetProperties(zes_fan_
     }
     return cgl_gp_zesFanGetProperties(hFan, pProperties);
 }
+typedef ze_result_t cgl_rt_zesFanGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesFanGetProperties cgl_left_zesFanGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFanGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFanGetProperties(zes_fan_handle_t hFan, zes_fan_properties_t *pProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFanGetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFanGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetProperties].real, memory_order_relaxed))(hFan, pProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFanGetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFanGetProperties) *cgl_fn = (__typeof__(zesFanGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFan, pProperties);
     return cgl_sl_zesFanGetProperties(hFan, pProperties);
@@ -9973,8 +14253,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanGetConfig(zes_fan_hand
     }
     return cgl_gp_zesFanGetConfig(hFan, pConfig);
 }
+typedef ze_result_t cgl_rt_zesFanGetConfig;
+static __attribute__((noinline, cold)) cgl_rt_zesFanGetConfig cgl_left_zesFanGetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFanGetConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFanGetConfig(zes_fan_handle_t hFan, zes_fan_config_t *pConfig)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFanGetConfig]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFanGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetConfig].real, memory_order_relaxed))(hFan, pConfig);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFanGetConfig(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFanGetConfig) *cgl_fn = (__typeof__(zesFanGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFan, pConfig);
     return cgl_sl_zesFanGetConfig(hFan, pConfig);
@@ -10011,8 +14311,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanSetDefaultMode(zes_fan
     }
     return cgl_gp_zesFanSetDefaultMode(hFan);
 }
+typedef ze_result_t cgl_rt_zesFanSetDefaultMode;
+static __attribute__((noinline, cold)) cgl_rt_zesFanSetDefaultMode cgl_left_zesFanSetDefaultMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFanSetDefaultMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFanSetDefaultMode(zes_fan_handle_t hFan)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFanSetDefaultMode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFanSetDefaultMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetDefaultMode].real, memory_order_relaxed))(hFan);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFanSetDefaultMode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFanSetDefaultMode) *cgl_fn = (__typeof__(zesFanSetDefaultMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetDefaultMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFan);
     return cgl_sl_zesFanSetDefaultMode(hFan);
@@ -10050,8 +14370,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanSetFixedSpeedMode(zes_
     }
     return cgl_gp_zesFanSetFixedSpeedMode(hFan, speed);
 }
+typedef ze_result_t cgl_rt_zesFanSetFixedSpeedMode;
+static __attribute__((noinline, cold)) cgl_rt_zesFanSetFixedSpeedMode cgl_left_zesFanSetFixedSpeedMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFanSetFixedSpeedMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFanSetFixedSpeedMode(zes_fan_handle_t hFan, const zes_fan_speed_t *speed)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFanSetFixedSpeedMode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFanSetFixedSpeedMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetFixedSpeedMode].real, memory_order_relaxed))(hFan, speed);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFanSetFixedSpeedMode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFanSetFixedSpeedMode) *cgl_fn = (__typeof__(zesFanSetFixedSpeedMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetFixedSpeedMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFan, speed);
     return cgl_sl_zesFanSetFixedSpeedMode(hFan, speed);
@@ -10089,8 +14429,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanSetSpeedTableMode(zes_
     }
     return cgl_gp_zesFanSetSpeedTableMode(hFan, speedTable);
 }
+typedef ze_result_t cgl_rt_zesFanSetSpeedTableMode;
+static __attribute__((noinline, cold)) cgl_rt_zesFanSetSpeedTableMode cgl_left_zesFanSetSpeedTableMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFanSetSpeedTableMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFanSetSpeedTableMode(zes_fan_handle_t hFan, const zes_fan_speed_table_t *speedTable)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFanSetSpeedTableMode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFanSetSpeedTableMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetSpeedTableMode].real, memory_order_relaxed))(hFan, speedTable);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFanSetSpeedTableMode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFanSetSpeedTableMode) *cgl_fn = (__typeof__(zesFanSetSpeedTableMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetSpeedTableMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFan, speedTable);
     return cgl_sl_zesFanSetSpeedTableMode(hFan, speedTable);
@@ -10129,8 +14489,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanGetState(zes_fan_handl
     }
     return cgl_gp_zesFanGetState(hFan, units, pSpeed);
 }
+typedef ze_result_t cgl_rt_zesFanGetState;
+static __attribute__((noinline, cold)) cgl_rt_zesFanGetState cgl_left_zesFanGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFanGetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFanGetState(zes_fan_handle_t hFan, zes_fan_speed_units_t units, int32_t *pSpeed)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFanGetState]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFanGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetState].real, memory_order_relaxed))(hFan, units, pSpeed);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFanGetState(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFanGetState) *cgl_fn = (__typeof__(zesFanGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFan, units, pSpeed);
     return cgl_sl_zesFanGetState(hFan, units, pSpeed);
@@ -10169,8 +14549,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFirmwares(zes_d
     }
     return cgl_gp_zesDeviceEnumFirmwares(hDevice, pCount, phFirmware);
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumFirmwares;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumFirmwares cgl_left_zesDeviceEnumFirmwares(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumFirmwares cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceEnumFirmwares(zes_device_handle_t hDevice, uint32_t *pCount, zes_firmware_handle_t *phFirmware)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceEnumFirmwares]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumFirmwares) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFirmwares].real, memory_order_relaxed))(hDevice, pCount, phFirmware);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceEnumFirmwares(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceEnumFirmwares) *cgl_fn = (__typeof__(zesDeviceEnumFirmwares) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFirmwares].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phFirmware);
     return cgl_sl_zesDeviceEnumFirmwares(hDevice, pCount, phFirmware);
@@ -10208,8 +14608,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFirmwareGetProperties(zes
     }
     return cgl_gp_zesFirmwareGetProperties(hFirmware, pProperties);
 }
+typedef ze_result_t cgl_rt_zesFirmwareGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesFirmwareGetProperties cgl_left_zesFirmwareGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFirmwareGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFirmwareGetProperties(zes_firmware_handle_t hFirmware, zes_firmware_properties_t *pProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFirmwareGetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFirmwareGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareGetProperties].real, memory_order_relaxed))(hFirmware, pProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFirmwareGetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFirmwareGetProperties) *cgl_fn = (__typeof__(zesFirmwareGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFirmware, pProperties);
     return cgl_sl_zesFirmwareGetProperties(hFirmware, pProperties);
@@ -10248,8 +14668,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFirmwareFlash(zes_firmwar
     }
     return cgl_gp_zesFirmwareFlash(hFirmware, pImage, size);
 }
+typedef ze_result_t cgl_rt_zesFirmwareFlash;
+static __attribute__((noinline, cold)) cgl_rt_zesFirmwareFlash cgl_left_zesFirmwareFlash(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFirmwareFlash cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFirmwareFlash(zes_firmware_handle_t hFirmware, void *pImage, uint32_t size)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFirmwareFlash]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFirmwareFlash) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareFlash].real, memory_order_relaxed))(hFirmware, pImage, size);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFirmwareFlash(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFirmwareFlash) *cgl_fn = (__typeof__(zesFirmwareFlash) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareFlash].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFirmware, pImage, size);
     return cgl_sl_zesFirmwareFlash(hFirmware, pImage, size);
@@ -10288,8 +14728,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFrequencyDomain
     }
     return cgl_gp_zesDeviceEnumFrequencyDomains(hDevice, pCount, phFrequency);
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumFrequencyDomains;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumFrequencyDomains cgl_left_zesDeviceEnumFrequencyDomains(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumFrequencyDomains cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceEnumFrequencyDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_freq_handle_t *phFrequency)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumFrequencyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains].real, memory_order_relaxed))(hDevice, pCount, phFrequency);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceEnumFrequencyDomains(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceEnumFrequencyDomains) *cgl_fn = (__typeof__(zesDeviceEnumFrequencyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phFrequency);
     return cgl_sl_zesDeviceEnumFrequencyDomains(hDevice, pCount, phFrequency);
@@ -10327,8 +14787,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetProperties(ze
     }
     return cgl_gp_zesFrequencyGetProperties(hFrequency, pProperties);
 }
+typedef ze_result_t cgl_rt_zesFrequencyGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyGetProperties cgl_left_zesFrequencyGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFrequencyGetProperties(zes_freq_handle_t hFrequency, zes_freq_properties_t *pProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFrequencyGetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetProperties].real, memory_order_relaxed))(hFrequency, pProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFrequencyGetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFrequencyGetProperties) *cgl_fn = (__typeof__(zesFrequencyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pProperties);
     return cgl_sl_zesFrequencyGetProperties(hFrequency, pProperties);
@@ -10367,8 +14847,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetAvailableCloc
     }
     return cgl_gp_zesFrequencyGetAvailableClocks(hFrequency, pCount, phFrequency);
 }
+typedef ze_result_t cgl_rt_zesFrequencyGetAvailableClocks;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyGetAvailableClocks cgl_left_zesFrequencyGetAvailableClocks(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyGetAvailableClocks cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFrequencyGetAvailableClocks(zes_freq_handle_t hFrequency, uint32_t *pCount, double *phFrequency)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFrequencyGetAvailableClocks]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetAvailableClocks) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetAvailableClocks].real, memory_order_relaxed))(hFrequency, pCount, phFrequency);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFrequencyGetAvailableClocks(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFrequencyGetAvailableClocks) *cgl_fn = (__typeof__(zesFrequencyGetAvailableClocks) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetAvailableClocks].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pCount, phFrequency);
     return cgl_sl_zesFrequencyGetAvailableClocks(hFrequency, pCount, phFrequency);
@@ -10406,8 +14906,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetRange(zes_fre
     }
     return cgl_gp_zesFrequencyGetRange(hFrequency, pLimits);
 }
+typedef ze_result_t cgl_rt_zesFrequencyGetRange;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyGetRange cgl_left_zesFrequencyGetRange(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyGetRange cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFrequencyGetRange(zes_freq_handle_t hFrequency, zes_freq_range_t *pLimits)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFrequencyGetRange]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetRange].real, memory_order_relaxed))(hFrequency, pLimits);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFrequencyGetRange(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFrequencyGetRange) *cgl_fn = (__typeof__(zesFrequencyGetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetRange].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pLimits);
     return cgl_sl_zesFrequencyGetRange(hFrequency, pLimits);
@@ -10445,8 +14965,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencySetRange(zes_fre
     }
     return cgl_gp_zesFrequencySetRange(hFrequency, pLimits);
 }
+typedef ze_result_t cgl_rt_zesFrequencySetRange;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencySetRange cgl_left_zesFrequencySetRange(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencySetRange cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFrequencySetRange(zes_freq_handle_t hFrequency, const zes_freq_range_t *pLimits)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFrequencySetRange]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFrequencySetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencySetRange].real, memory_order_relaxed))(hFrequency, pLimits);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFrequencySetRange(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFrequencySetRange) *cgl_fn = (__typeof__(zesFrequencySetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencySetRange].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pLimits);
     return cgl_sl_zesFrequencySetRange(hFrequency, pLimits);
@@ -10484,8 +15024,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetState(zes_fre
     }
     return cgl_gp_zesFrequencyGetState(hFrequency, pState);
 }
+typedef ze_result_t cgl_rt_zesFrequencyGetState;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyGetState cgl_left_zesFrequencyGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyGetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFrequencyGetState(zes_freq_handle_t hFrequency, zes_freq_state_t *pState)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFrequencyGetState]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetState].real, memory_order_relaxed))(hFrequency, pState);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFrequencyGetState(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFrequencyGetState) *cgl_fn = (__typeof__(zesFrequencyGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pState);
     return cgl_sl_zesFrequencyGetState(hFrequency, pState);
@@ -10523,8 +15083,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetThrottleTime(
     }
     return cgl_gp_zesFrequencyGetThrottleTime(hFrequency, pThrottleTime);
 }
+typedef ze_result_t cgl_rt_zesFrequencyGetThrottleTime;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyGetThrottleTime cgl_left_zesFrequencyGetThrottleTime(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyGetThrottleTime cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFrequencyGetThrottleTime(zes_freq_handle_t hFrequency, zes_freq_throttle_time_t *pThrottleTime)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFrequencyGetThrottleTime]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetThrottleTime) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetThrottleTime].real, memory_order_relaxed))(hFrequency, pThrottleTime);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFrequencyGetThrottleTime(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFrequencyGetThrottleTime) *cgl_fn = (__typeof__(zesFrequencyGetThrottleTime) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetThrottleTime].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pThrottleTime);
     return cgl_sl_zesFrequencyGetThrottleTime(hFrequency, pThrottleTime);
@@ -10562,8 +15142,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetCapabilitie
     }
     return cgl_gp_zesFrequencyOcGetCapabilities(hFrequency, pOcCapabilities);
 }
+typedef ze_result_t cgl_rt_zesFrequencyOcGetCapabilities;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcGetCapabilities cgl_left_zesFrequencyOcGetCapabilities(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcGetCapabilities cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFrequencyOcGetCapabilities(zes_freq_handle_t hFrequency, zes_oc_capabilities_t *pOcCapabilities)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFrequencyOcGetCapabilities]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetCapabilities].real, memory_order_relaxed))(hFrequency, pOcCapabilities);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFrequencyOcGetCapabilities(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFrequencyOcGetCapabilities) *cgl_fn = (__typeof__(zesFrequencyOcGetCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetCapabilities].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pOcCapabilities);
     return cgl_sl_zesFrequencyOcGetCapabilities(hFrequency, pOcCapabilities);
@@ -10601,8 +15201,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetFrequencyTa
     }
     return cgl_gp_zesFrequencyOcGetFrequencyTarget(hFrequency, pCurrentOcFrequency);
 }
+typedef ze_result_t cgl_rt_zesFrequencyOcGetFrequencyTarget;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcGetFrequencyTarget cgl_left_zesFrequencyOcGetFrequencyTarget(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcGetFrequencyTarget cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFrequencyOcGetFrequencyTarget(zes_freq_handle_t hFrequency, double *pCurrentOcFrequency)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget].real, memory_order_relaxed))(hFrequency, pCurrentOcFrequency);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFrequencyOcGetFrequencyTarget(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFrequencyOcGetFrequencyTarget) *cgl_fn = (__typeof__(zesFrequencyOcGetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pCurrentOcFrequency);
     return cgl_sl_zesFrequencyOcGetFrequencyTarget(hFrequency, pCurrentOcFrequency);
@@ -10640,8 +15260,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetFrequencyTa
     }
     return cgl_gp_zesFrequencyOcSetFrequencyTarget(hFrequency, CurrentOcFrequency);
 }
+typedef ze_result_t cgl_rt_zesFrequencyOcSetFrequencyTarget;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcSetFrequencyTarget cgl_left_zesFrequencyOcSetFrequencyTarget(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcSetFrequencyTarget cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFrequencyOcSetFrequencyTarget(zes_freq_handle_t hFrequency, double CurrentOcFrequency)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget].real, memory_order_relaxed))(hFrequency, CurrentOcFrequency);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFrequencyOcSetFrequencyTarget(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFrequencyOcSetFrequencyTarget) *cgl_fn = (__typeof__(zesFrequencyOcSetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, CurrentOcFrequency);
     return cgl_sl_zesFrequencyOcSetFrequencyTarget(hFrequency, CurrentOcFrequency);
@@ -10680,8 +15320,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetVoltageTarg
     }
     return cgl_gp_zesFrequencyOcGetVoltageTarget(hFrequency, pCurrentVoltageTarget, pCurrentVoltageOffset);
 }
+typedef ze_result_t cgl_rt_zesFrequencyOcGetVoltageTarget;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcGetVoltageTarget cgl_left_zesFrequencyOcGetVoltageTarget(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcGetVoltageTarget cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFrequencyOcGetVoltageTarget(zes_freq_handle_t hFrequency, double *pCurrentVoltageTarget, double *pCurrentVoltageOffset)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget].real, memory_order_relaxed))(hFrequency, pCurrentVoltageTarget, pCurrentVoltageOffset);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFrequencyOcGetVoltageTarget(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFrequencyOcGetVoltageTarget) *cgl_fn = (__typeof__(zesFrequencyOcGetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pCurrentVoltageTarget, pCurrentVoltageOffset);
     return cgl_sl_zesFrequencyOcGetVoltageTarget(hFrequency, pCurrentVoltageTarget, pCurrentVoltageOffset);
@@ -10720,8 +15380,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetVoltageTarg
     }
     return cgl_gp_zesFrequencyOcSetVoltageTarget(hFrequency, CurrentVoltageTarget, CurrentVoltageOffset);
 }
+typedef ze_result_t cgl_rt_zesFrequencyOcSetVoltageTarget;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcSetVoltageTarget cgl_left_zesFrequencyOcSetVoltageTarget(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcSetVoltageTarget cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFrequencyOcSetVoltageTarget(zes_freq_handle_t hFrequency, double CurrentVoltageTarget, double CurrentVoltageOffset)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget].real, memory_order_relaxed))(hFrequency, CurrentVoltageTarget, CurrentVoltageOffset);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFrequencyOcSetVoltageTarget(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFrequencyOcSetVoltageTarget) *cgl_fn = (__typeof__(zesFrequencyOcSetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, CurrentVoltageTarget, CurrentVoltageOffset);
     return cgl_sl_zesFrequencyOcSetVoltageTarget(hFrequency, CurrentVoltageTarget, CurrentVoltageOffset);
@@ -10759,8 +15439,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetMode(zes_fr
     }
     return cgl_gp_zesFrequencyOcSetMode(hFrequency, CurrentOcMode);
 }
+typedef ze_result_t cgl_rt_zesFrequencyOcSetMode;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcSetMode cgl_left_zesFrequencyOcSetMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcSetMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFrequencyOcSetMode(zes_freq_handle_t hFrequency, zes_oc_mode_t CurrentOcMode)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFrequencyOcSetMode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetMode].real, memory_order_relaxed))(hFrequency, CurrentOcMode);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFrequencyOcSetMode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFrequencyOcSetMode) *cgl_fn = (__typeof__(zesFrequencyOcSetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, CurrentOcMode);
     return cgl_sl_zesFrequencyOcSetMode(hFrequency, CurrentOcMode);
@@ -10798,8 +15498,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetMode(zes_fr
     }
     return cgl_gp_zesFrequencyOcGetMode(hFrequency, pCurrentOcMode);
 }
+typedef ze_result_t cgl_rt_zesFrequencyOcGetMode;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcGetMode cgl_left_zesFrequencyOcGetMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcGetMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFrequencyOcGetMode(zes_freq_handle_t hFrequency, zes_oc_mode_t *pCurrentOcMode)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFrequencyOcGetMode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetMode].real, memory_order_relaxed))(hFrequency, pCurrentOcMode);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFrequencyOcGetMode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFrequencyOcGetMode) *cgl_fn = (__typeof__(zesFrequencyOcGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pCurrentOcMode);
     return cgl_sl_zesFrequencyOcGetMode(hFrequency, pCurrentOcMode);
@@ -10837,8 +15557,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetIccMax(zes_
     }
     return cgl_gp_zesFrequencyOcGetIccMax(hFrequency, pOcIccMax);
 }
+typedef ze_result_t cgl_rt_zesFrequencyOcGetIccMax;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcGetIccMax cgl_left_zesFrequencyOcGetIccMax(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcGetIccMax cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFrequencyOcGetIccMax(zes_freq_handle_t hFrequency, double *pOcIccMax)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFrequencyOcGetIccMax]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetIccMax].real, memory_order_relaxed))(hFrequency, pOcIccMax);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFrequencyOcGetIccMax(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFrequencyOcGetIccMax) *cgl_fn = (__typeof__(zesFrequencyOcGetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetIccMax].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pOcIccMax);
     return cgl_sl_zesFrequencyOcGetIccMax(hFrequency, pOcIccMax);
@@ -10876,8 +15616,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetIccMax(zes_
     }
     return cgl_gp_zesFrequencyOcSetIccMax(hFrequency, ocIccMax);
 }
+typedef ze_result_t cgl_rt_zesFrequencyOcSetIccMax;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcSetIccMax cgl_left_zesFrequencyOcSetIccMax(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcSetIccMax cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFrequencyOcSetIccMax(zes_freq_handle_t hFrequency, double ocIccMax)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFrequencyOcSetIccMax]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetIccMax].real, memory_order_relaxed))(hFrequency, ocIccMax);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFrequencyOcSetIccMax(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFrequencyOcSetIccMax) *cgl_fn = (__typeof__(zesFrequencyOcSetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetIccMax].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, ocIccMax);
     return cgl_sl_zesFrequencyOcSetIccMax(hFrequency, ocIccMax);
@@ -10915,8 +15675,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetTjMax(zes_f
     }
     return cgl_gp_zesFrequencyOcGetTjMax(hFrequency, pOcTjMax);
 }
+typedef ze_result_t cgl_rt_zesFrequencyOcGetTjMax;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcGetTjMax cgl_left_zesFrequencyOcGetTjMax(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcGetTjMax cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFrequencyOcGetTjMax(zes_freq_handle_t hFrequency, double *pOcTjMax)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFrequencyOcGetTjMax]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetTjMax].real, memory_order_relaxed))(hFrequency, pOcTjMax);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFrequencyOcGetTjMax(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFrequencyOcGetTjMax) *cgl_fn = (__typeof__(zesFrequencyOcGetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetTjMax].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, pOcTjMax);
     return cgl_sl_zesFrequencyOcGetTjMax(hFrequency, pOcTjMax);
@@ -10954,8 +15734,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetTjMax(zes_f
     }
     return cgl_gp_zesFrequencyOcSetTjMax(hFrequency, ocTjMax);
 }
+typedef ze_result_t cgl_rt_zesFrequencyOcSetTjMax;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcSetTjMax cgl_left_zesFrequencyOcSetTjMax(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcSetTjMax cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesFrequencyOcSetTjMax(zes_freq_handle_t hFrequency, double ocTjMax)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesFrequencyOcSetTjMax]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetTjMax].real, memory_order_relaxed))(hFrequency, ocTjMax);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesFrequencyOcSetTjMax(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesFrequencyOcSetTjMax) *cgl_fn = (__typeof__(zesFrequencyOcSetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetTjMax].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hFrequency, ocTjMax);
     return cgl_sl_zesFrequencyOcSetTjMax(hFrequency, ocTjMax);
@@ -10994,8 +15794,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumLeds(zes_device
     }
     return cgl_gp_zesDeviceEnumLeds(hDevice, pCount, phLed);
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumLeds;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumLeds cgl_left_zesDeviceEnumLeds(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumLeds cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceEnumLeds(zes_device_handle_t hDevice, uint32_t *pCount, zes_led_handle_t *phLed)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceEnumLeds]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumLeds) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumLeds].real, memory_order_relaxed))(hDevice, pCount, phLed);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceEnumLeds(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceEnumLeds) *cgl_fn = (__typeof__(zesDeviceEnumLeds) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumLeds].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phLed);
     return cgl_sl_zesDeviceEnumLeds(hDevice, pCount, phLed);
@@ -11033,8 +15853,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesLedGetProperties(zes_led_
     }
     return cgl_gp_zesLedGetProperties(hLed, pProperties);
 }
+typedef ze_result_t cgl_rt_zesLedGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesLedGetProperties cgl_left_zesLedGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesLedGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesLedGetProperties(zes_led_handle_t hLed, zes_led_properties_t *pProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesLedGetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesLedGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetProperties].real, memory_order_relaxed))(hLed, pProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesLedGetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesLedGetProperties) *cgl_fn = (__typeof__(zesLedGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hLed, pProperties);
     return cgl_sl_zesLedGetProperties(hLed, pProperties);
@@ -11072,8 +15912,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesLedGetState(zes_led_handl
     }
     return cgl_gp_zesLedGetState(hLed, pState);
 }
+typedef ze_result_t cgl_rt_zesLedGetState;
+static __attribute__((noinline, cold)) cgl_rt_zesLedGetState cgl_left_zesLedGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesLedGetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesLedGetState(zes_led_handle_t hLed, zes_led_state_t *pState)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesLedGetState]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesLedGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetState].real, memory_order_relaxed))(hLed, pState);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesLedGetState(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesLedGetState) *cgl_fn = (__typeof__(zesLedGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hLed, pState);
     return cgl_sl_zesLedGetState(hLed, pState);
@@ -11111,8 +15971,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesLedSetState(zes_led_handl
     }
     return cgl_gp_zesLedSetState(hLed, enable);
 }
+typedef ze_result_t cgl_rt_zesLedSetState;
+static __attribute__((noinline, cold)) cgl_rt_zesLedSetState cgl_left_zesLedSetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesLedSetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesLedSetState(zes_led_handle_t hLed, ze_bool_t enable)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesLedSetState]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesLedSetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetState].real, memory_order_relaxed))(hLed, enable);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesLedSetState(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesLedSetState) *cgl_fn = (__typeof__(zesLedSetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hLed, enable);
     return cgl_sl_zesLedSetState(hLed, enable);
@@ -11150,8 +16030,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesLedSetColor(zes_led_handl
     }
     return cgl_gp_zesLedSetColor(hLed, pColor);
 }
+typedef ze_result_t cgl_rt_zesLedSetColor;
+static __attribute__((noinline, cold)) cgl_rt_zesLedSetColor cgl_left_zesLedSetColor(cg_slot *cgl_s, int cgl_code, cgl_rt_zesLedSetColor cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesLedSetColor(zes_led_handle_t hLed, const zes_led_color_t *pColor)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesLedSetColor]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesLedSetColor) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetColor].real, memory_order_relaxed))(hLed, pColor);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesLedSetColor(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesLedSetColor) *cgl_fn = (__typeof__(zesLedSetColor) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetColor].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hLed, pColor);
     return cgl_sl_zesLedSetColor(hLed, pColor);
@@ -11190,8 +16090,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumMemoryModules(z
     }
     return cgl_gp_zesDeviceEnumMemoryModules(hDevice, pCount, phMemory);
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumMemoryModules;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumMemoryModules cgl_left_zesDeviceEnumMemoryModules(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumMemoryModules cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceEnumMemoryModules(zes_device_handle_t hDevice, uint32_t *pCount, zes_mem_handle_t *phMemory)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceEnumMemoryModules]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumMemoryModules) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumMemoryModules].real, memory_order_relaxed))(hDevice, pCount, phMemory);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceEnumMemoryModules(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceEnumMemoryModules) *cgl_fn = (__typeof__(zesDeviceEnumMemoryModules) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumMemoryModules].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phMemory);
     return cgl_sl_zesDeviceEnumMemoryModules(hDevice, pCount, phMemory);
@@ -11229,8 +16149,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesMemoryGetProperties(zes_m
     }
     return cgl_gp_zesMemoryGetProperties(hMemory, pProperties);
 }
+typedef ze_result_t cgl_rt_zesMemoryGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesMemoryGetProperties cgl_left_zesMemoryGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesMemoryGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesMemoryGetProperties(zes_mem_handle_t hMemory, zes_mem_properties_t *pProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesMemoryGetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesMemoryGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetProperties].real, memory_order_relaxed))(hMemory, pProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesMemoryGetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesMemoryGetProperties) *cgl_fn = (__typeof__(zesMemoryGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMemory, pProperties);
     return cgl_sl_zesMemoryGetProperties(hMemory, pProperties);
@@ -11268,8 +16208,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesMemoryGetState(zes_mem_ha
     }
     return cgl_gp_zesMemoryGetState(hMemory, pState);
 }
+typedef ze_result_t cgl_rt_zesMemoryGetState;
+static __attribute__((noinline, cold)) cgl_rt_zesMemoryGetState cgl_left_zesMemoryGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesMemoryGetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesMemoryGetState(zes_mem_handle_t hMemory, zes_mem_state_t *pState)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesMemoryGetState]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesMemoryGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetState].real, memory_order_relaxed))(hMemory, pState);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesMemoryGetState(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesMemoryGetState) *cgl_fn = (__typeof__(zesMemoryGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMemory, pState);
     return cgl_sl_zesMemoryGetState(hMemory, pState);
@@ -11307,8 +16267,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesMemoryGetBandwidth(zes_me
     }
     return cgl_gp_zesMemoryGetBandwidth(hMemory, pBandwidth);
 }
+typedef ze_result_t cgl_rt_zesMemoryGetBandwidth;
+static __attribute__((noinline, cold)) cgl_rt_zesMemoryGetBandwidth cgl_left_zesMemoryGetBandwidth(cg_slot *cgl_s, int cgl_code, cgl_rt_zesMemoryGetBandwidth cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesMemoryGetBandwidth(zes_mem_handle_t hMemory, zes_mem_bandwidth_t *pBandwidth)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesMemoryGetBandwidth]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesMemoryGetBandwidth) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetBandwidth].real, memory_order_relaxed))(hMemory, pBandwidth);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesMemoryGetBandwidth(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesMemoryGetBandwidth) *cgl_fn = (__typeof__(zesMemoryGetBandwidth) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetBandwidth].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hMemory, pBandwidth);
     return cgl_sl_zesMemoryGetBandwidth(hMemory, pBandwidth);
@@ -11347,8 +16327,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPerformanceFact
     }
     return cgl_gp_zesDeviceEnumPerformanceFactorDomains(hDevice, pCount, phPerf);
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumPerformanceFactorDomains;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumPerformanceFactorDomains cgl_left_zesDeviceEnumPerformanceFactorDomains(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumPerformanceFactorDomains cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceEnumPerformanceFactorDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_perf_handle_t *phPerf)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumPerformanceFactorDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains].real, memory_order_relaxed))(hDevice, pCount, phPerf);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceEnumPerformanceFactorDomains(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceEnumPerformanceFactorDomains) *cgl_fn = (__typeof__(zesDeviceEnumPerformanceFactorDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phPerf);
     return cgl_sl_zesDeviceEnumPerformanceFactorDomains(hDevice, pCount, phPerf);
@@ -11386,8 +16386,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPerformanceFactorGetPrope
     }
     return cgl_gp_zesPerformanceFactorGetProperties(hPerf, pProperties);
 }
+typedef ze_result_t cgl_rt_zesPerformanceFactorGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesPerformanceFactorGetProperties cgl_left_zesPerformanceFactorGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPerformanceFactorGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesPerformanceFactorGetProperties(zes_perf_handle_t hPerf, zes_perf_properties_t *pProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesPerformanceFactorGetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesPerformanceFactorGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetProperties].real, memory_order_relaxed))(hPerf, pProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesPerformanceFactorGetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesPerformanceFactorGetProperties) *cgl_fn = (__typeof__(zesPerformanceFactorGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPerf, pProperties);
     return cgl_sl_zesPerformanceFactorGetProperties(hPerf, pProperties);
@@ -11425,8 +16445,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPerformanceFactorGetConfi
     }
     return cgl_gp_zesPerformanceFactorGetConfig(hPerf, pFactor);
 }
+typedef ze_result_t cgl_rt_zesPerformanceFactorGetConfig;
+static __attribute__((noinline, cold)) cgl_rt_zesPerformanceFactorGetConfig cgl_left_zesPerformanceFactorGetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPerformanceFactorGetConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesPerformanceFactorGetConfig(zes_perf_handle_t hPerf, double *pFactor)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesPerformanceFactorGetConfig]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesPerformanceFactorGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetConfig].real, memory_order_relaxed))(hPerf, pFactor);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesPerformanceFactorGetConfig(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesPerformanceFactorGetConfig) *cgl_fn = (__typeof__(zesPerformanceFactorGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPerf, pFactor);
     return cgl_sl_zesPerformanceFactorGetConfig(hPerf, pFactor);
@@ -11464,8 +16504,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPerformanceFactorSetConfi
     }
     return cgl_gp_zesPerformanceFactorSetConfig(hPerf, factor);
 }
+typedef ze_result_t cgl_rt_zesPerformanceFactorSetConfig;
+static __attribute__((noinline, cold)) cgl_rt_zesPerformanceFactorSetConfig cgl_left_zesPerformanceFactorSetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPerformanceFactorSetConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesPerformanceFactorSetConfig(zes_perf_handle_t hPerf, double factor)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesPerformanceFactorSetConfig]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesPerformanceFactorSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorSetConfig].real, memory_order_relaxed))(hPerf, factor);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesPerformanceFactorSetConfig(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesPerformanceFactorSetConfig) *cgl_fn = (__typeof__(zesPerformanceFactorSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorSetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPerf, factor);
     return cgl_sl_zesPerformanceFactorSetConfig(hPerf, factor);
@@ -11504,8 +16564,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPowerDomains(ze
     }
     return cgl_gp_zesDeviceEnumPowerDomains(hDevice, pCount, phPower);
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumPowerDomains;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumPowerDomains cgl_left_zesDeviceEnumPowerDomains(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumPowerDomains cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceEnumPowerDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_pwr_handle_t *phPower)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceEnumPowerDomains]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumPowerDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPowerDomains].real, memory_order_relaxed))(hDevice, pCount, phPower);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceEnumPowerDomains(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceEnumPowerDomains) *cgl_fn = (__typeof__(zesDeviceEnumPowerDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPowerDomains].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phPower);
     return cgl_sl_zesDeviceEnumPowerDomains(hDevice, pCount, phPower);
@@ -11543,8 +16623,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetCardPowerDomain(
     }
     return cgl_gp_zesDeviceGetCardPowerDomain(hDevice, phPower);
 }
+typedef ze_result_t cgl_rt_zesDeviceGetCardPowerDomain;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceGetCardPowerDomain cgl_left_zesDeviceGetCardPowerDomain(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceGetCardPowerDomain cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceGetCardPowerDomain(zes_device_handle_t hDevice, zes_pwr_handle_t *phPower)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceGetCardPowerDomain]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceGetCardPowerDomain) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetCardPowerDomain].real, memory_order_relaxed))(hDevice, phPower);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceGetCardPowerDomain(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceGetCardPowerDomain) *cgl_fn = (__typeof__(zesDeviceGetCardPowerDomain) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetCardPowerDomain].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, phPower);
     return cgl_sl_zesDeviceGetCardPowerDomain(hDevice, phPower);
@@ -11582,8 +16682,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetProperties(zes_pw
     }
     return cgl_gp_zesPowerGetProperties(hPower, pProperties);
 }
+typedef ze_result_t cgl_rt_zesPowerGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesPowerGetProperties cgl_left_zesPowerGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPowerGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesPowerGetProperties(zes_pwr_handle_t hPower, zes_power_properties_t *pProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesPowerGetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesPowerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetProperties].real, memory_order_relaxed))(hPower, pProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesPowerGetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesPowerGetProperties) *cgl_fn = (__typeof__(zesPowerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pProperties);
     return cgl_sl_zesPowerGetProperties(hPower, pProperties);
@@ -11621,8 +16741,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetEnergyCounter(zes
     }
     return cgl_gp_zesPowerGetEnergyCounter(hPower, pEnergy);
 }
+typedef ze_result_t cgl_rt_zesPowerGetEnergyCounter;
+static __attribute__((noinline, cold)) cgl_rt_zesPowerGetEnergyCounter cgl_left_zesPowerGetEnergyCounter(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPowerGetEnergyCounter cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesPowerGetEnergyCounter(zes_pwr_handle_t hPower, zes_power_energy_counter_t *pEnergy)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesPowerGetEnergyCounter]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesPowerGetEnergyCounter) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyCounter].real, memory_order_relaxed))(hPower, pEnergy);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesPowerGetEnergyCounter(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesPowerGetEnergyCounter) *cgl_fn = (__typeof__(zesPowerGetEnergyCounter) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyCounter].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pEnergy);
     return cgl_sl_zesPowerGetEnergyCounter(hPower, pEnergy);
@@ -11662,8 +16802,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetLimits(zes_pwr_ha
     }
     return cgl_gp_zesPowerGetLimits(hPower, pSustained, pBurst, pPeak);
 }
+typedef ze_result_t cgl_rt_zesPowerGetLimits;
+static __attribute__((noinline, cold)) cgl_rt_zesPowerGetLimits cgl_left_zesPowerGetLimits(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPowerGetLimits cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesPowerGetLimits(zes_pwr_handle_t hPower, zes_power_sustained_limit_t *pSustained, zes_power_burst_limit_t *pBurst, zes_power_peak_limit_t *pPeak)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesPowerGetLimits]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesPowerGetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimits].real, memory_order_relaxed))(hPower, pSustained, pBurst, pPeak);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesPowerGetLimits(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesPowerGetLimits) *cgl_fn = (__typeof__(zesPowerGetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimits].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pSustained, pBurst, pPeak);
     return cgl_sl_zesPowerGetLimits(hPower, pSustained, pBurst, pPeak);
@@ -11703,8 +16863,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetLimits(zes_pwr_ha
     }
     return cgl_gp_zesPowerSetLimits(hPower, pSustained, pBurst, pPeak);
 }
+typedef ze_result_t cgl_rt_zesPowerSetLimits;
+static __attribute__((noinline, cold)) cgl_rt_zesPowerSetLimits cgl_left_zesPowerSetLimits(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPowerSetLimits cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesPowerSetLimits(zes_pwr_handle_t hPower, const zes_power_sustained_limit_t *pSustained, const zes_power_burst_limit_t *pBurst, const zes_power_peak_limit_t *pPeak)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesPowerSetLimits]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesPowerSetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimits].real, memory_order_relaxed))(hPower, pSustained, pBurst, pPeak);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesPowerSetLimits(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesPowerSetLimits) *cgl_fn = (__typeof__(zesPowerSetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimits].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pSustained, pBurst, pPeak);
     return cgl_sl_zesPowerSetLimits(hPower, pSustained, pBurst, pPeak);
@@ -11742,8 +16922,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetEnergyThreshold(z
     }
     return cgl_gp_zesPowerGetEnergyThreshold(hPower, pThreshold);
 }
+typedef ze_result_t cgl_rt_zesPowerGetEnergyThreshold;
+static __attribute__((noinline, cold)) cgl_rt_zesPowerGetEnergyThreshold cgl_left_zesPowerGetEnergyThreshold(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPowerGetEnergyThreshold cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesPowerGetEnergyThreshold(zes_pwr_handle_t hPower, zes_energy_threshold_t *pThreshold)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesPowerGetEnergyThreshold]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesPowerGetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyThreshold].real, memory_order_relaxed))(hPower, pThreshold);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesPowerGetEnergyThreshold(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesPowerGetEnergyThreshold) *cgl_fn = (__typeof__(zesPowerGetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyThreshold].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pThreshold);
     return cgl_sl_zesPowerGetEnergyThreshold(hPower, pThreshold);
@@ -11781,8 +16981,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetEnergyThreshold(z
     }
     return cgl_gp_zesPowerSetEnergyThreshold(hPower, threshold);
 }
+typedef ze_result_t cgl_rt_zesPowerSetEnergyThreshold;
+static __attribute__((noinline, cold)) cgl_rt_zesPowerSetEnergyThreshold cgl_left_zesPowerSetEnergyThreshold(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPowerSetEnergyThreshold cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesPowerSetEnergyThreshold(zes_pwr_handle_t hPower, double threshold)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesPowerSetEnergyThreshold]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesPowerSetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetEnergyThreshold].real, memory_order_relaxed))(hPower, threshold);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesPowerSetEnergyThreshold(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesPowerSetEnergyThreshold) *cgl_fn = (__typeof__(zesPowerSetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetEnergyThreshold].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, threshold);
     return cgl_sl_zesPowerSetEnergyThreshold(hPower, threshold);
@@ -11821,8 +17041,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPsus(zes_device
     }
     return cgl_gp_zesDeviceEnumPsus(hDevice, pCount, phPsu);
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumPsus;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumPsus cgl_left_zesDeviceEnumPsus(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumPsus cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceEnumPsus(zes_device_handle_t hDevice, uint32_t *pCount, zes_psu_handle_t *phPsu)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceEnumPsus]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumPsus) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPsus].real, memory_order_relaxed))(hDevice, pCount, phPsu);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceEnumPsus(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceEnumPsus) *cgl_fn = (__typeof__(zesDeviceEnumPsus) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPsus].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phPsu);
     return cgl_sl_zesDeviceEnumPsus(hDevice, pCount, phPsu);
@@ -11860,8 +17100,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPsuGetProperties(zes_psu_
     }
     return cgl_gp_zesPsuGetProperties(hPsu, pProperties);
 }
+typedef ze_result_t cgl_rt_zesPsuGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesPsuGetProperties cgl_left_zesPsuGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPsuGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesPsuGetProperties(zes_psu_handle_t hPsu, zes_psu_properties_t *pProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesPsuGetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesPsuGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetProperties].real, memory_order_relaxed))(hPsu, pProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesPsuGetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesPsuGetProperties) *cgl_fn = (__typeof__(zesPsuGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPsu, pProperties);
     return cgl_sl_zesPsuGetProperties(hPsu, pProperties);
@@ -11899,8 +17159,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPsuGetState(zes_psu_handl
     }
     return cgl_gp_zesPsuGetState(hPsu, pState);
 }
+typedef ze_result_t cgl_rt_zesPsuGetState;
+static __attribute__((noinline, cold)) cgl_rt_zesPsuGetState cgl_left_zesPsuGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPsuGetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesPsuGetState(zes_psu_handle_t hPsu, zes_psu_state_t *pState)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesPsuGetState]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesPsuGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetState].real, memory_order_relaxed))(hPsu, pState);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesPsuGetState(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesPsuGetState) *cgl_fn = (__typeof__(zesPsuGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPsu, pState);
     return cgl_sl_zesPsuGetState(hPsu, pState);
@@ -11939,8 +17219,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumRasErrorSets(ze
     }
     return cgl_gp_zesDeviceEnumRasErrorSets(hDevice, pCount, phRas);
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumRasErrorSets;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumRasErrorSets cgl_left_zesDeviceEnumRasErrorSets(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumRasErrorSets cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceEnumRasErrorSets(zes_device_handle_t hDevice, uint32_t *pCount, zes_ras_handle_t *phRas)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceEnumRasErrorSets]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumRasErrorSets) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumRasErrorSets].real, memory_order_relaxed))(hDevice, pCount, phRas);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceEnumRasErrorSets(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceEnumRasErrorSets) *cgl_fn = (__typeof__(zesDeviceEnumRasErrorSets) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumRasErrorSets].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phRas);
     return cgl_sl_zesDeviceEnumRasErrorSets(hDevice, pCount, phRas);
@@ -11978,8 +17278,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesRasGetProperties(zes_ras_
     }
     return cgl_gp_zesRasGetProperties(hRas, pProperties);
 }
+typedef ze_result_t cgl_rt_zesRasGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesRasGetProperties cgl_left_zesRasGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesRasGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesRasGetProperties(zes_ras_handle_t hRas, zes_ras_properties_t *pProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesRasGetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesRasGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetProperties].real, memory_order_relaxed))(hRas, pProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesRasGetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesRasGetProperties) *cgl_fn = (__typeof__(zesRasGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hRas, pProperties);
     return cgl_sl_zesRasGetProperties(hRas, pProperties);
@@ -12017,8 +17337,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesRasGetConfig(zes_ras_hand
     }
     return cgl_gp_zesRasGetConfig(hRas, pConfig);
 }
+typedef ze_result_t cgl_rt_zesRasGetConfig;
+static __attribute__((noinline, cold)) cgl_rt_zesRasGetConfig cgl_left_zesRasGetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesRasGetConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesRasGetConfig(zes_ras_handle_t hRas, zes_ras_config_t *pConfig)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesRasGetConfig]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesRasGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetConfig].real, memory_order_relaxed))(hRas, pConfig);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesRasGetConfig(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesRasGetConfig) *cgl_fn = (__typeof__(zesRasGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hRas, pConfig);
     return cgl_sl_zesRasGetConfig(hRas, pConfig);
@@ -12056,8 +17396,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesRasSetConfig(zes_ras_hand
     }
     return cgl_gp_zesRasSetConfig(hRas, pConfig);
 }
+typedef ze_result_t cgl_rt_zesRasSetConfig;
+static __attribute__((noinline, cold)) cgl_rt_zesRasSetConfig cgl_left_zesRasSetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesRasSetConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesRasSetConfig(zes_ras_handle_t hRas, const zes_ras_config_t *pConfig)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesRasSetConfig]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesRasSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasSetConfig].real, memory_order_relaxed))(hRas, pConfig);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesRasSetConfig(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesRasSetConfig) *cgl_fn = (__typeof__(zesRasSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasSetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hRas, pConfig);
     return cgl_sl_zesRasSetConfig(hRas, pConfig);
@@ -12096,8 +17456,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesRasGetState(zes_ras_handl
     }
     return cgl_gp_zesRasGetState(hRas, clear, pState);
 }
+typedef ze_result_t cgl_rt_zesRasGetState;
+static __attribute__((noinline, cold)) cgl_rt_zesRasGetState cgl_left_zesRasGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesRasGetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesRasGetState(zes_ras_handle_t hRas, ze_bool_t clear, zes_ras_state_t *pState)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesRasGetState]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesRasGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetState].real, memory_order_relaxed))(hRas, clear, pState);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesRasGetState(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesRasGetState) *cgl_fn = (__typeof__(zesRasGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hRas, clear, pState);
     return cgl_sl_zesRasGetState(hRas, clear, pState);
@@ -12136,8 +17516,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumSchedulers(zes_
     }
     return cgl_gp_zesDeviceEnumSchedulers(hDevice, pCount, phScheduler);
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumSchedulers;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumSchedulers cgl_left_zesDeviceEnumSchedulers(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumSchedulers cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceEnumSchedulers(zes_device_handle_t hDevice, uint32_t *pCount, zes_sched_handle_t *phScheduler)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceEnumSchedulers]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumSchedulers) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumSchedulers].real, memory_order_relaxed))(hDevice, pCount, phScheduler);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceEnumSchedulers(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceEnumSchedulers) *cgl_fn = (__typeof__(zesDeviceEnumSchedulers) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumSchedulers].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phScheduler);
     return cgl_sl_zesDeviceEnumSchedulers(hDevice, pCount, phScheduler);
@@ -12175,8 +17575,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetProperties(ze
     }
     return cgl_gp_zesSchedulerGetProperties(hScheduler, pProperties);
 }
+typedef ze_result_t cgl_rt_zesSchedulerGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesSchedulerGetProperties cgl_left_zesSchedulerGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesSchedulerGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesSchedulerGetProperties(zes_sched_handle_t hScheduler, zes_sched_properties_t *pProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesSchedulerGetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesSchedulerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetProperties].real, memory_order_relaxed))(hScheduler, pProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesSchedulerGetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesSchedulerGetProperties) *cgl_fn = (__typeof__(zesSchedulerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, pProperties);
     return cgl_sl_zesSchedulerGetProperties(hScheduler, pProperties);
@@ -12214,8 +17634,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetCurrentMode(z
     }
     return cgl_gp_zesSchedulerGetCurrentMode(hScheduler, pMode);
 }
+typedef ze_result_t cgl_rt_zesSchedulerGetCurrentMode;
+static __attribute__((noinline, cold)) cgl_rt_zesSchedulerGetCurrentMode cgl_left_zesSchedulerGetCurrentMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesSchedulerGetCurrentMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesSchedulerGetCurrentMode(zes_sched_handle_t hScheduler, zes_sched_mode_t *pMode)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesSchedulerGetCurrentMode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesSchedulerGetCurrentMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetCurrentMode].real, memory_order_relaxed))(hScheduler, pMode);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesSchedulerGetCurrentMode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesSchedulerGetCurrentMode) *cgl_fn = (__typeof__(zesSchedulerGetCurrentMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetCurrentMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, pMode);
     return cgl_sl_zesSchedulerGetCurrentMode(hScheduler, pMode);
@@ -12254,8 +17694,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetTimeoutModePr
     }
     return cgl_gp_zesSchedulerGetTimeoutModeProperties(hScheduler, getDefaults, pConfig);
 }
+typedef ze_result_t cgl_rt_zesSchedulerGetTimeoutModeProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesSchedulerGetTimeoutModeProperties cgl_left_zesSchedulerGetTimeoutModeProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesSchedulerGetTimeoutModeProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesSchedulerGetTimeoutModeProperties(zes_sched_handle_t hScheduler, ze_bool_t getDefaults, zes_sched_timeout_properties_t *pConfig)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesSchedulerGetTimeoutModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties].real, memory_order_relaxed))(hScheduler, getDefaults, pConfig);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesSchedulerGetTimeoutModeProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesSchedulerGetTimeoutModeProperties) *cgl_fn = (__typeof__(zesSchedulerGetTimeoutModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, getDefaults, pConfig);
     return cgl_sl_zesSchedulerGetTimeoutModeProperties(hScheduler, getDefaults, pConfig);
@@ -12294,8 +17754,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetTimesliceMode
     }
     return cgl_gp_zesSchedulerGetTimesliceModeProperties(hScheduler, getDefaults, pConfig);
 }
+typedef ze_result_t cgl_rt_zesSchedulerGetTimesliceModeProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesSchedulerGetTimesliceModeProperties cgl_left_zesSchedulerGetTimesliceModeProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesSchedulerGetTimesliceModeProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesSchedulerGetTimesliceModeProperties(zes_sched_handle_t hScheduler, ze_bool_t getDefaults, zes_sched_timeslice_properties_t *pConfig)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesSchedulerGetTimesliceModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties].real, memory_order_relaxed))(hScheduler, getDefaults, pConfig);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesSchedulerGetTimesliceModeProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesSchedulerGetTimesliceModeProperties) *cgl_fn = (__typeof__(zesSchedulerGetTimesliceModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, getDefaults, pConfig);
     return cgl_sl_zesSchedulerGetTimesliceModeProperties(hScheduler, getDefaults, pConfig);
@@ -12334,8 +17814,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetTimeoutMode(z
     }
     return cgl_gp_zesSchedulerSetTimeoutMode(hScheduler, pProperties, pNeedReload);
 }
+typedef ze_result_t cgl_rt_zesSchedulerSetTimeoutMode;
+static __attribute__((noinline, cold)) cgl_rt_zesSchedulerSetTimeoutMode cgl_left_zesSchedulerSetTimeoutMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesSchedulerSetTimeoutMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesSchedulerSetTimeoutMode(zes_sched_handle_t hScheduler, zes_sched_timeout_properties_t *pProperties, ze_bool_t *pNeedReload)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesSchedulerSetTimeoutMode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesSchedulerSetTimeoutMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimeoutMode].real, memory_order_relaxed))(hScheduler, pProperties, pNeedReload);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesSchedulerSetTimeoutMode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesSchedulerSetTimeoutMode) *cgl_fn = (__typeof__(zesSchedulerSetTimeoutMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimeoutMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, pProperties, pNeedReload);
     return cgl_sl_zesSchedulerSetTimeoutMode(hScheduler, pProperties, pNeedReload);
@@ -12374,8 +17874,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetTimesliceMode
     }
     return cgl_gp_zesSchedulerSetTimesliceMode(hScheduler, pProperties, pNeedReload);
 }
+typedef ze_result_t cgl_rt_zesSchedulerSetTimesliceMode;
+static __attribute__((noinline, cold)) cgl_rt_zesSchedulerSetTimesliceMode cgl_left_zesSchedulerSetTimesliceMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesSchedulerSetTimesliceMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesSchedulerSetTimesliceMode(zes_sched_handle_t hScheduler, zes_sched_timeslice_properties_t *pProperties, ze_bool_t *pNeedReload)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesSchedulerSetTimesliceMode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesSchedulerSetTimesliceMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimesliceMode].real, memory_order_relaxed))(hScheduler, pProperties, pNeedReload);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesSchedulerSetTimesliceMode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesSchedulerSetTimesliceMode) *cgl_fn = (__typeof__(zesSchedulerSetTimesliceMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimesliceMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, pProperties, pNeedReload);
     return cgl_sl_zesSchedulerSetTimesliceMode(hScheduler, pProperties, pNeedReload);
@@ -12413,8 +17933,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetExclusiveMode
     }
     return cgl_gp_zesSchedulerSetExclusiveMode(hScheduler, pNeedReload);
 }
+typedef ze_result_t cgl_rt_zesSchedulerSetExclusiveMode;
+static __attribute__((noinline, cold)) cgl_rt_zesSchedulerSetExclusiveMode cgl_left_zesSchedulerSetExclusiveMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesSchedulerSetExclusiveMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesSchedulerSetExclusiveMode(zes_sched_handle_t hScheduler, ze_bool_t *pNeedReload)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesSchedulerSetExclusiveMode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesSchedulerSetExclusiveMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetExclusiveMode].real, memory_order_relaxed))(hScheduler, pNeedReload);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesSchedulerSetExclusiveMode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesSchedulerSetExclusiveMode) *cgl_fn = (__typeof__(zesSchedulerSetExclusiveMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetExclusiveMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, pNeedReload);
     return cgl_sl_zesSchedulerSetExclusiveMode(hScheduler, pNeedReload);
@@ -12452,8 +17992,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetComputeUnitDe
     }
     return cgl_gp_zesSchedulerSetComputeUnitDebugMode(hScheduler, pNeedReload);
 }
+typedef ze_result_t cgl_rt_zesSchedulerSetComputeUnitDebugMode;
+static __attribute__((noinline, cold)) cgl_rt_zesSchedulerSetComputeUnitDebugMode cgl_left_zesSchedulerSetComputeUnitDebugMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesSchedulerSetComputeUnitDebugMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesSchedulerSetComputeUnitDebugMode(zes_sched_handle_t hScheduler, ze_bool_t *pNeedReload)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesSchedulerSetComputeUnitDebugMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode].real, memory_order_relaxed))(hScheduler, pNeedReload);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesSchedulerSetComputeUnitDebugMode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesSchedulerSetComputeUnitDebugMode) *cgl_fn = (__typeof__(zesSchedulerSetComputeUnitDebugMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hScheduler, pNeedReload);
     return cgl_sl_zesSchedulerSetComputeUnitDebugMode(hScheduler, pNeedReload);
@@ -12492,8 +18052,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumStandbyDomains(
     }
     return cgl_gp_zesDeviceEnumStandbyDomains(hDevice, pCount, phStandby);
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumStandbyDomains;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumStandbyDomains cgl_left_zesDeviceEnumStandbyDomains(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumStandbyDomains cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceEnumStandbyDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_standby_handle_t *phStandby)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceEnumStandbyDomains]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumStandbyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumStandbyDomains].real, memory_order_relaxed))(hDevice, pCount, phStandby);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceEnumStandbyDomains(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceEnumStandbyDomains) *cgl_fn = (__typeof__(zesDeviceEnumStandbyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumStandbyDomains].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phStandby);
     return cgl_sl_zesDeviceEnumStandbyDomains(hDevice, pCount, phStandby);
@@ -12531,8 +18111,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesStandbyGetProperties(zes_
     }
     return cgl_gp_zesStandbyGetProperties(hStandby, pProperties);
 }
+typedef ze_result_t cgl_rt_zesStandbyGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesStandbyGetProperties cgl_left_zesStandbyGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesStandbyGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesStandbyGetProperties(zes_standby_handle_t hStandby, zes_standby_properties_t *pProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesStandbyGetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesStandbyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetProperties].real, memory_order_relaxed))(hStandby, pProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesStandbyGetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesStandbyGetProperties) *cgl_fn = (__typeof__(zesStandbyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStandby, pProperties);
     return cgl_sl_zesStandbyGetProperties(hStandby, pProperties);
@@ -12570,8 +18170,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesStandbyGetMode(zes_standb
     }
     return cgl_gp_zesStandbyGetMode(hStandby, pMode);
 }
+typedef ze_result_t cgl_rt_zesStandbyGetMode;
+static __attribute__((noinline, cold)) cgl_rt_zesStandbyGetMode cgl_left_zesStandbyGetMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesStandbyGetMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesStandbyGetMode(zes_standby_handle_t hStandby, zes_standby_promo_mode_t *pMode)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesStandbyGetMode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesStandbyGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetMode].real, memory_order_relaxed))(hStandby, pMode);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesStandbyGetMode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesStandbyGetMode) *cgl_fn = (__typeof__(zesStandbyGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStandby, pMode);
     return cgl_sl_zesStandbyGetMode(hStandby, pMode);
@@ -12609,8 +18229,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesStandbySetMode(zes_standb
     }
     return cgl_gp_zesStandbySetMode(hStandby, mode);
 }
+typedef ze_result_t cgl_rt_zesStandbySetMode;
+static __attribute__((noinline, cold)) cgl_rt_zesStandbySetMode cgl_left_zesStandbySetMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesStandbySetMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesStandbySetMode(zes_standby_handle_t hStandby, zes_standby_promo_mode_t mode)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesStandbySetMode]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesStandbySetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbySetMode].real, memory_order_relaxed))(hStandby, mode);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesStandbySetMode(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesStandbySetMode) *cgl_fn = (__typeof__(zesStandbySetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbySetMode].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hStandby, mode);
     return cgl_sl_zesStandbySetMode(hStandby, mode);
@@ -12649,8 +18289,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumTemperatureSens
     }
     return cgl_gp_zesDeviceEnumTemperatureSensors(hDevice, pCount, phTemperature);
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumTemperatureSensors;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumTemperatureSensors cgl_left_zesDeviceEnumTemperatureSensors(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumTemperatureSensors cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesDeviceEnumTemperatureSensors(zes_device_handle_t hDevice, uint32_t *pCount, zes_temp_handle_t *phTemperature)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumTemperatureSensors) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors].real, memory_order_relaxed))(hDevice, pCount, phTemperature);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesDeviceEnumTemperatureSensors(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesDeviceEnumTemperatureSensors) *cgl_fn = (__typeof__(zesDeviceEnumTemperatureSensors) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hDevice, pCount, phTemperature);
     return cgl_sl_zesDeviceEnumTemperatureSensors(hDevice, pCount, phTemperature);
@@ -12688,8 +18348,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureGetProperties(
     }
     return cgl_gp_zesTemperatureGetProperties(hTemperature, pProperties);
 }
+typedef ze_result_t cgl_rt_zesTemperatureGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesTemperatureGetProperties cgl_left_zesTemperatureGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesTemperatureGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesTemperatureGetProperties(zes_temp_handle_t hTemperature, zes_temp_properties_t *pProperties)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesTemperatureGetProperties]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesTemperatureGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetProperties].real, memory_order_relaxed))(hTemperature, pProperties);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesTemperatureGetProperties(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesTemperatureGetProperties) *cgl_fn = (__typeof__(zesTemperatureGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetProperties].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTemperature, pProperties);
     return cgl_sl_zesTemperatureGetProperties(hTemperature, pProperties);
@@ -12727,8 +18407,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureGetConfig(zes_
     }
     return cgl_gp_zesTemperatureGetConfig(hTemperature, pConfig);
 }
+typedef ze_result_t cgl_rt_zesTemperatureGetConfig;
+static __attribute__((noinline, cold)) cgl_rt_zesTemperatureGetConfig cgl_left_zesTemperatureGetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesTemperatureGetConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesTemperatureGetConfig(zes_temp_handle_t hTemperature, zes_temp_config_t *pConfig)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesTemperatureGetConfig]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesTemperatureGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetConfig].real, memory_order_relaxed))(hTemperature, pConfig);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesTemperatureGetConfig(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesTemperatureGetConfig) *cgl_fn = (__typeof__(zesTemperatureGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTemperature, pConfig);
     return cgl_sl_zesTemperatureGetConfig(hTemperature, pConfig);
@@ -12766,8 +18466,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureSetConfig(zes_
     }
     return cgl_gp_zesTemperatureSetConfig(hTemperature, pConfig);
 }
+typedef ze_result_t cgl_rt_zesTemperatureSetConfig;
+static __attribute__((noinline, cold)) cgl_rt_zesTemperatureSetConfig cgl_left_zesTemperatureSetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesTemperatureSetConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesTemperatureSetConfig(zes_temp_handle_t hTemperature, const zes_temp_config_t *pConfig)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesTemperatureSetConfig]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesTemperatureSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureSetConfig].real, memory_order_relaxed))(hTemperature, pConfig);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesTemperatureSetConfig(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesTemperatureSetConfig) *cgl_fn = (__typeof__(zesTemperatureSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureSetConfig].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTemperature, pConfig);
     return cgl_sl_zesTemperatureSetConfig(hTemperature, pConfig);
@@ -12805,8 +18525,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureGetState(zes_t
     }
     return cgl_gp_zesTemperatureGetState(hTemperature, pTemperature);
 }
+typedef ze_result_t cgl_rt_zesTemperatureGetState;
+static __attribute__((noinline, cold)) cgl_rt_zesTemperatureGetState cgl_left_zesTemperatureGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesTemperatureGetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesTemperatureGetState(zes_temp_handle_t hTemperature, double *pTemperature)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesTemperatureGetState]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesTemperatureGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetState].real, memory_order_relaxed))(hTemperature, pTemperature);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesTemperatureGetState(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesTemperatureGetState) *cgl_fn = (__typeof__(zesTemperatureGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetState].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hTemperature, pTemperature);
     return cgl_sl_zesTemperatureGetState(hTemperature, pTemperature);
@@ -12845,8 +18585,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetLimitsExt(zes_pwr
     }
     return cgl_gp_zesPowerGetLimitsExt(hPower, pCount, pSustained);
 }
+typedef ze_result_t cgl_rt_zesPowerGetLimitsExt;
+static __attribute__((noinline, cold)) cgl_rt_zesPowerGetLimitsExt cgl_left_zesPowerGetLimitsExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPowerGetLimitsExt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesPowerGetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesPowerGetLimitsExt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesPowerGetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimitsExt].real, memory_order_relaxed))(hPower, pCount, pSustained);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesPowerGetLimitsExt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesPowerGetLimitsExt) *cgl_fn = (__typeof__(zesPowerGetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimitsExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pCount, pSustained);
     return cgl_sl_zesPowerGetLimitsExt(hPower, pCount, pSustained);
@@ -12885,8 +18645,28 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetLimitsExt(zes_pwr
     }
     return cgl_gp_zesPowerSetLimitsExt(hPower, pCount, pSustained);
 }
+typedef ze_result_t cgl_rt_zesPowerSetLimitsExt;
+static __attribute__((noinline, cold)) cgl_rt_zesPowerSetLimitsExt cgl_left_zesPowerSetLimitsExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPowerSetLimitsExt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 CG_EXPORT ze_result_t zesPowerSetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained)
 {
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_zesPowerSetLimitsExt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesPowerSetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimitsExt].real, memory_order_relaxed))(hPower, pCount, pSustained);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_zesPowerSetLimitsExt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     __typeof__(zesPowerSetLimitsExt) *cgl_fn = (__typeof__(zesPowerSetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimitsExt].direct, memory_order_relaxed);
     if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(hPower, pCount, pSustained);
     return cgl_sl_zesPowerSetLimitsExt(hPower, pCount, pSustained);

@@ -1,10 +1,13 @@
-/* Calls a layer generated from codes.h on both paths and checks the code
- * each gives the runtime (layer.h): on the short path cg_leave for success
- * or no result code, else cg_leave_code with the code; on the general path
- * the thunk's return value, 0 for success or no result code. Either way a
- * code goes as itself, one of int value 0 as CG_RESULT_ZERO, and the caller
- * gets the real function's result. The runtime's entry points are defined
- * here: cg_enter takes the short path when `short_path` is set. */
+/* Calls a layer generated from codes.h on its three paths and checks the
+ * code each gives the runtime (layer.h): on the short path cg_leave for
+ * success or no result code, else cg_leave_code with the code; on the
+ * general path the thunk's return value, 0 for success or no result code;
+ * the plain counted call (cg_site_counted) gives success to no one, having
+ * counted the call and left the slot itself, else cg_leave_code. Either way
+ * a code goes as itself, one of int value 0 as CG_RESULT_ZERO, and the
+ * caller gets the real function's result. The runtime's entry points are
+ * defined here: cg_enter takes the short path when `path` is SHORT; the
+ * sites are counted ones when it is COUNTED. */
 #include <callguard/layer.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,18 +18,35 @@ static cd_result_t real_return(cd_result_t r) { return r; }
 static int real_count(int x) { return x; }
 
 enum { LEFT = 1, LEFT_CODE, THUNK };
-static int short_path, how, code;
+enum { GENERAL, SHORT, COUNTED };
+static int path, how, code;
+static cg_layer *layer;
+
+/* The runtime's thread slot and a site's record, as the wrapper sees them. */
+__thread cg_slot *cg_my_slot;
+static cg_slot slot;
+static _Atomic uint64_t record[8];
 
 void cg_layer_register(cg_layer *l)
 {
+    layer = l;
     for (unsigned i = 0; i < l->nsites; i++) {
         if (strcmp(l->defaults[i].name, "cdReturn") == 0) atomic_store(&l->sites[i].real, (void *)real_return);
         if (strcmp(l->defaults[i].name, "cdCount") == 0) atomic_store(&l->sites[i].real, (void *)real_count);
     }
 }
-uintptr_t cg_enter(cg_site *s) { return short_path ? (uintptr_t)s : 0; }
-void cg_leave(uintptr_t t) { (void)t, how = LEFT, code = 0; }
-void cg_leave_code(uintptr_t t, int c) { (void)t, how = LEFT_CODE, code = c; }
+uintptr_t cg_enter(cg_site *s) { return path == SHORT ? (uintptr_t)s : 0; }
+/* Either leaves the slot when it was the counted call's, as the runtime does. */
+void cg_leave(uintptr_t t)
+{
+    if (t == (uintptr_t)&slot) slot.counters = NULL;
+    how = LEFT, code = 0;
+}
+void cg_leave_code(uintptr_t t, int c)
+{
+    if (t == (uintptr_t)&slot) slot.counters = NULL;
+    how = LEFT_CODE, code = c;
+}
 int cg_call(cg_site *s, const void *k, cg_thunk t, void *f)
 {
     (void)s, (void)k;
@@ -37,10 +57,12 @@ int cg_call(cg_site *s, const void *k, cg_thunk t, void *f)
 static int failures;
 static void expect(const char *call, int got, int want, int how_want, int code_want)
 {
-    const char *path = short_path ? "short path" : "general path";
-    if (got != want) printf("%s on the %s returned %d, want %d\n", call, path, got, want), failures++;
+    const char *where = path == SHORT ? "short path" : path == COUNTED ? "counted call" : "general path";
+    if (got != want) printf("%s on the %s returned %d, want %d\n", call, where, got, want), failures++;
+    if (path == COUNTED && (slot.counters != NULL || atomic_load(&slot.seq) != atomic_load(&record[1])))
+        printf("%s on the counted call left the slot inside a call or miscounted\n", call), failures++;
     if (how != how_want || code != code_want)
-        printf("%s on the %s gave the runtime %s %d, want %s %d\n", call, path,
+        printf("%s on the %s gave the runtime %s %d, want %s %d\n", call, where,
                how == THUNK  ? "thunk code"
                : how == LEFT ? "cg_leave"
                              : "cg_leave_code",
@@ -50,18 +72,27 @@ static void expect(const char *call, int got, int want, int how_want, int code_w
                                   : "cg_leave_code",
                code_want),
             failures++;
+    how = code = 0;
 }
 
 int main(void)
 {
-    for (short_path = 0; short_path <= 1; short_path++) {
-        int done = short_path ? LEFT : THUNK, other = short_path ? LEFT_CODE : THUNK;
+    cg_my_slot = &slot;
+    slot.calls_off = sizeof(uint64_t); /* each call counted in record[1] */
+    for (path = GENERAL; path <= COUNTED; path++) {
+        for (unsigned i = 0; path == COUNTED && i < layer->nsites; i++)
+            atomic_store(&layer->sites[i].counted, (struct cg_counters *)record);
+        int done = path == SHORT ? LEFT : path == COUNTED ? 0 : THUNK, other = path == GENERAL ? THUNK : LEFT_CODE;
+        how = code = 0;
         expect("cdReturn(CD_OK)", cdReturn(CD_OK), CD_OK, done, 0);
         expect("cdReturn(CD_ERROR)", cdReturn(CD_ERROR), CD_ERROR, other, CD_ERROR);
         expect("cdReturn(CD_ERROR_ZERO)", cdReturn(CD_ERROR_ZERO), CD_ERROR_ZERO, other, CG_RESULT_ZERO);
         expect("cdCount(0)", cdCount(0), 0, done, 0);
         expect("cdCount(-3)", cdCount(-3), -3, done, 0);
     }
+    /* A counted call the watchdog marked is left by cg_leave. */
+    atomic_store(&slot.mark, 1);
+    expect("cdCount(5), marked", cdCount(5), 5, LEFT, 0);
     if (failures) return 1;
     puts("ok");
     return 0;

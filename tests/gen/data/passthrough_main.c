@@ -1,6 +1,6 @@
 /* Calls pass-through names of a generated layer. The layer's runtime calls
  * (cg_layer_register, cg_enter, cg_leave, cg_leave_code, cg_call,
- * cg_resolve_passthrough) are defined here, so
+ * cg_resolve_passthrough, cg_my_slot) are defined here, so
  * the test needs no libcallguard: cg_resolve_passthrough hands out the
  * "real" functions below and counts how often it is asked. */
 #include <callguard/layer.h>
@@ -22,6 +22,7 @@ uintptr_t cg_enter(cg_site *s)
 }
 void cg_leave(uintptr_t t) { (void)t; }
 void cg_leave_code(uintptr_t t, int c) { (void)t, (void)c; }
+__thread cg_slot *cg_my_slot; /* never read: no site is a counted one here */
 
 /* Every argument register and the stack, varargs included (al = number of vector registers). */
 static double real_many(int a, int b, int c, int d, int e, int f, double x0, double x1, double x2, double x3, double x4,
