@@ -14,6 +14,7 @@
 #include "resolve.h"
 #include "settings.h"
 #include "signals.h"
+#include "watchdog.h"
 #include "site.h"
 #include "stats.h"
 #include "threads.h"
@@ -55,7 +56,11 @@ static void cgi_report_unmatched_at_exit(void)
     pthread_mutex_unlock(&cgi_cfg_lock);
 }
 
-static void cgi_atfork_prepare(void) { pthread_mutex_lock(&cgi_cfg_lock); }
+static void cgi_atfork_prepare(void)
+{
+    cgi_watchdog_before_fork();
+    pthread_mutex_lock(&cgi_cfg_lock);
+}
 static void cgi_atfork_parent(void) { pthread_mutex_unlock(&cgi_cfg_lock); }
 static void cgi_atfork_child(void)
 {

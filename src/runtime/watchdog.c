@@ -44,7 +44,8 @@
 #define CGI_WD_IDLE_TICKS 1000u   /* ... for this many ticks (a second) */
 #define CGI_WD_ALONE_EVERY 10u    /* slow ticks between looks at the thread count */
 
-/* 0: none; 1: running (or starting); 2: could not start (not retried). */
+/* 0: none; 1: starting; 2: could not start (not retried); 3: running (its
+ * thread has begun cgi_wd_main). */
 static _Atomic int cgi_wd_state;
 static int cgi_wd_forked; /* this process is a forked child (TSan kills one that starts a thread) */
 
@@ -159,6 +160,8 @@ static int cgi_wd_tick(uint64_t now, uint64_t len)
 static void *cgi_wd_main(void *arg)
 {
     (void)arg;
+    int starting = 1;
+    atomic_compare_exchange_strong(&cgi_wd_state, &starting, 3);
     uint64_t last = cgi_ticks();
     unsigned idle = 0;
     for (;;) {
@@ -205,6 +208,21 @@ void cgi_watchdog_start(void)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
     errno = saved;
+}
+
+void cgi_watchdog_before_fork(void)
+{
+    /* A thread being started may hold a lock of the allocator in its own
+     * set-up (pthread_getattr_np allocates), and an allocator without a fork
+     * handler (GCC 12's AddressSanitizer) leaves it locked forever in the
+     * child: its next allocation, or LeakSanitizer's check at exit, never
+     * returns. So the fork waits until the watchdog's thread runs its own
+     * code: only in the moment after a process's first counted call, and at
+     * most 100 ms. */
+    for (int i = 0; i < 2000 && atomic_load(&cgi_wd_state) == 1; i++) {
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = 50000};
+        nanosleep(&ts, NULL);
+    }
 }
 
 void cgi_watchdog_after_fork_child(void)

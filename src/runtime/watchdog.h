@@ -11,6 +11,9 @@
  * sampled timing or hang reports) and none runs yet. Any thread; no lock
  * held. Cheap after the first call. */
 CGI_HIDDEN void cgi_watchdog_start(void);
+/* Before a fork (the runtime's prepare handler): waits, at most 100 ms,
+ * until a watchdog thread being started runs its own code. */
+CGI_HIDDEN void cgi_watchdog_before_fork(void);
 /* In a forked child: the parent's watchdog is not there; the child's first
  * counted call starts its own. */
 CGI_HIDDEN void cgi_watchdog_after_fork_child(void);
