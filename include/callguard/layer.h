@@ -91,8 +91,10 @@ extern "C" {
  * cg_domain_id, cg_domain_hold and cg_domain_release.
  * 8: the wrapper makes a plain counted call itself (cg_my_slot, cg_slot,
  * CG_MODE_COUNTED: cg_slot_inline, cg_slot_enter, cg_slot_leave); the
- * mode's values below are ABI. */
-#define CG_LAYER_ABI 8
+ * mode's values below are ABI.
+ * 9: the wrapper counts a site's first state itself (cg_slot_state,
+ * CG_COUNTERS_TO_STATE, CG_CALLS_TO_STATES, CG_CALLS_TO_CODE0). */
+#define CG_LAYER_ABI 9
 
 #define CG_EXPORT __attribute__((visibility("default")))
 #define CG_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -258,8 +260,12 @@ CG_NOPLT void cg_leave_code(uintptr_t token, int code);
  *     if (c && cg_slot_free(s)) {
  *         cg_slot_enter(s, c);
  *         r = real(args...);
- *         if (r is success && cg_slot_leave(s)) return r;
- *         if (r is success) cg_leave((uintptr_t)s); else cg_leave_code((uintptr_t)s, code of r);
+ *         if (r is success || cg_slot_state(s, code of r)) {
+ *             if (cg_slot_leave(s)) return r;
+ *             cg_leave((uintptr_t)s);
+ *         } else {
+ *             cg_leave_code((uintptr_t)s, code of r);
+ *         }
  *         return r;
  *     }
  *     ... cg_enter, cg_leave as above ...
@@ -334,6 +340,40 @@ static inline int cg_slot_leave(cg_slot *s)
 #endif
     if (__builtin_expect(marked, 0)) return 0;
     __atomic_store_n(&s->counters, NULL, __ATOMIC_RELEASE);
+    return 1;
+}
+
+/* The one result other than success that the wrapper counts itself: the
+ * site's first state (a polling loop's ZE_RESULT_NOT_READY), which the
+ * runtime names in the record's first code before any call returns it.
+ * Its code, as a thunk returns it (0: none), sits CG_COUNTERS_TO_STATE
+ * bytes from the site's counters; the thread's count of the site's states
+ * and of that code sit CG_CALLS_TO_STATES and CG_CALLS_TO_CODE0 bytes from
+ * its count of the site's calls. (src/runtime/stats.h checks all three.) */
+#define CG_COUNTERS_TO_STATE (-8)
+#define CG_CALLS_TO_STATES 24
+#define CG_CALLS_TO_CODE0 32
+
+/* Inside a plain counted call that returned `code` (not success): counts
+ * it in the thread's own counts and returns 1 when it is the site's first
+ * state, else returns 0 (cg_leave_code then counts it). */
+static inline int cg_slot_state(cg_slot *s, int code)
+{
+    char *c = (char *)s->counters;
+#ifdef CG_X86_ASM
+    _Bool other;
+    __asm__ volatile("cmpl %2, %1" : "=@ccne"(other) : "r"(code), "m"(*(const int32_t *)(c + CG_COUNTERS_TO_STATE)));
+    if (other) return 0;
+    __asm__ volatile("incq %c2(%0,%1)\n\tincq %c3(%0,%1)"
+                     :
+                     : "r"(c), "r"((uintptr_t)s->calls_off), "i"(CG_CALLS_TO_CODE0), "i"(CG_CALLS_TO_STATES)
+                     : "memory");
+#else
+    if (code != __atomic_load_n((const int32_t *)(c + CG_COUNTERS_TO_STATE), __ATOMIC_RELAXED)) return 0;
+    char *calls = c + s->calls_off;
+    cg_own_inc((_Atomic uint64_t *)(calls + CG_CALLS_TO_CODE0));
+    cg_own_inc((_Atomic uint64_t *)(calls + CG_CALLS_TO_STATES));
+#endif
     return 1;
 }
 

@@ -455,7 +455,10 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
         fputs(");\n", out);
         if (f->ret_result)
             fputs("            int cgl_code = cgl_thunk_code(cgl_ret);\n"
-                  "            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;\n",
+                  "            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {\n"
+                  "                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;\n"
+                  "                cgl_code = 0; /* counted: cg_leave records the stall */\n"
+                  "            }\n",
                   out);
         else
             fputs("            int cgl_code = 0;\n            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;\n",

@@ -371,32 +371,16 @@ static cgi_stats_record *cgi_record_of(cg_counters *c)
     return (cgi_stats_record *)((char *)c - offsetof(cgi_stats_record, c));
 }
 
+/* The layer that names each record's result codes (an address in this
+ * process: kept out of the region, which other processes read). */
+static const cg_layer *_Atomic cgi_rec_layer[CGI_STATS_MAX_RECORDS];
+
 static int cgi_is_state(const cgi_stats_record *r, long code)
 {
     uint32_t n = atomic_load_explicit(&r->nstates, memory_order_relaxed);
     for (uint32_t i = 0; i < n && i < CG_MAX_STATES; i++)
         if (atomic_load_explicit(&r->state[i], memory_order_relaxed) == code) return 1;
     return 0;
-}
-
-void cgi_stats_set_states(cg_site *s, const int32_t *codes, unsigned n)
-{
-    if (!s->ctr) return;
-    cgi_stats_record *r = cgi_record_of(s->ctr);
-    r->layer = s->layer;
-    if (n > CG_MAX_STATES) n = CG_MAX_STATES;
-    atomic_store(&r->nstates, 0);
-    for (unsigned i = 0; i < n; i++)
-        atomic_store(&r->state[i], codes[i]);
-    atomic_store(&r->nstates, n);
-    /* Codes already counted are shown as what they are now; the calls
-     * counted before stay in errors or states as they were. */
-    for (unsigned i = 0; i < CGI_STATS_MAX_CODES; i++) {
-        cgi_code *k = &r->code[i];
-        uint32_t set = atomic_load(&k->set);
-        if (set == CGI_CODE_ERROR || set == CGI_CODE_STATE)
-            atomic_store(&k->set, cgi_is_state(r, k->code) ? CGI_CODE_STATE : CGI_CODE_ERROR);
-    }
 }
 
 /* The slot of `code` at the record, claimed if it has none yet; NULL when
@@ -431,6 +415,32 @@ static cgi_code *cgi_code_slot(cgi_stats_record *r, const cg_layer *layer, int32
     return NULL;
 }
 
+void cgi_stats_set_states(cg_site *s, const int32_t *codes, unsigned n)
+{
+    if (!s->ctr) return;
+    cgi_stats_record *r = cgi_record_of(s->ctr);
+    cgi_rec_layer[r - cgi_stats->r] = s->layer;
+    if (n > CG_MAX_STATES) n = CG_MAX_STATES;
+    atomic_store(&r->nstates, 0);
+    for (unsigned i = 0; i < n; i++)
+        atomic_store(&r->state[i], codes[i]);
+    atomic_store(&r->nstates, n);
+    /* The first state is named in code[0] before any call returns it, so
+     * that the wrapper can count it there itself (inline_state, below). */
+    if (n && atomic_load(&r->code[0].set) == CGI_CODE_FREE) (void)cgi_code_slot(r, s->layer, codes[0], 1);
+    /* Codes already counted are shown as what they are now; the calls
+     * counted before stay in errors or states as they were. */
+    for (unsigned i = 0; i < CGI_STATS_MAX_CODES; i++) {
+        cgi_code *k = &r->code[i];
+        uint32_t set = atomic_load(&k->set);
+        if (set == CGI_CODE_ERROR || set == CGI_CODE_STATE)
+            atomic_store(&k->set, cgi_is_state(r, k->code) ? CGI_CODE_STATE : CGI_CODE_ERROR);
+    }
+    int32_t inl = 0;
+    if (atomic_load(&r->code[0].set) == CGI_CODE_STATE) inl = r->code[0].code ? r->code[0].code : CG_RESULT_ZERO;
+    atomic_store(&r->inline_state, inl);
+}
+
 int cgi_stats_result(cg_counters *c, int err)
 {
     if (!c) return 1;
@@ -438,7 +448,7 @@ int cgi_stats_result(cg_counters *c, int err)
     int32_t code = err == CG_RESULT_ZERO ? 0 : err;
     int state = cgi_is_state(r, code);
     atomic_fetch_add_explicit(state ? &c->states : &c->errors, 1, memory_order_relaxed);
-    cgi_code *k = cgi_code_slot(r, r->layer, code, state);
+    cgi_code *k = cgi_code_slot(r, cgi_rec_layer[r - cgi_stats->r], code, state);
     if (k) atomic_fetch_add_explicit(&k->count, 1, memory_order_relaxed);
     return !state;
 }

@@ -43,7 +43,10 @@
  *    also counts errors, states and the first CGI_STATS_MAX_CODES codes,
  *    written by one thread only; the header says how times were taken
  *    (sampled or exact) and the region ends with the last hang report. */
-#define CGI_STATS_VERSION 12
+/* 13: a record's inline_state (the state code the wrapper counts itself,
+ *    layer ABI 9), named in code[0] from the start; the layer that names
+ *    its codes is kept in the process (stats.c), not in the record. */
+#define CGI_STATS_VERSION 13
 /* Threads on one site write their counts into this many cache lines of its
  * record, not one (bench/bench_contention.c: one shared line made a call
  * with statistics 4-11 times dearer with 2-8 threads on the H200). */
@@ -103,14 +106,23 @@ typedef struct cgi_stats_record {
     char domain[CGI_DOMAIN_NAME_MAX]; /* "" when not serialized */
     uint8_t transition, scope, blocking, used;
     _Atomic uint32_t nstates; /* the site's state codes: state[0..nstates) */
+    /* The state the wrapper counts itself (layer.h, cg_slot_state), as its
+     * thunk returns it (CG_RESULT_ZERO for 0): code[0]'s while code[0] is
+     * named and a state, else 0 (no call's code: success is tested first). */
+    _Atomic int32_t inline_state;
+    uint32_t spare;
     cg_counters c;
     _Atomic int32_t state[CG_MAX_STATES];
     cgi_code code[CGI_STATS_MAX_CODES];
-    const cg_layer *layer; /* names the codes; an address in the process that wrote it */
-    char pad[512 - CGI_API_NAME_MAX - CGI_NAME_MAX - CGI_DOMAIN_NAME_MAX - 8 - sizeof(cg_counters) - 4 * CG_MAX_STATES -
-             CGI_STATS_MAX_CODES * sizeof(cgi_code) - sizeof(const cg_layer *)];
+    char pad[512 - CGI_API_NAME_MAX - CGI_NAME_MAX - CGI_DOMAIN_NAME_MAX - 16 - sizeof(cg_counters) -
+             4 * CG_MAX_STATES - CGI_STATS_MAX_CODES * sizeof(cgi_code)];
     cgi_shard shard[CGI_SHARDS]; /* the counted paths' calls and total_ns, by thread */
 } cgi_stats_record;
+/* The wrapper's view of a record and a shard (layer.h, cg_slot_state). */
+_Static_assert(offsetof(cgi_stats_record, inline_state) - offsetof(cgi_stats_record, c) == (size_t)CG_COUNTERS_TO_STATE,
+               "CG_COUNTERS_TO_STATE");
+_Static_assert(offsetof(cgi_shard, states) - offsetof(cgi_shard, calls) == CG_CALLS_TO_STATES, "CG_CALLS_TO_STATES");
+_Static_assert(offsetof(cgi_shard, code) - offsetof(cgi_shard, calls) == CG_CALLS_TO_CODE0, "CG_CALLS_TO_CODE0");
 /* From a site's counters (a record's `c`) to the shard at byte offset off
  * (a slot's shard_off). */
 #define CGI_SHARD_BASE (offsetof(cgi_stats_record, shard) - offsetof(cgi_stats_record, c))

@@ -651,7 +651,10 @@ static __attribute__((unused)) cl_int cgl_guarded_clGetPlatformIDs(cl_uint num_e
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clGetPlatformIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformIDs].real, memory_order_relaxed))(num_entries, platforms, num_platforms);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clGetPlatformIDs(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -713,7 +716,10 @@ CG_EXPORT cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform, cl_platf
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clGetPlatformInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformInfo].real, memory_order_relaxed))(platform, param_name, param_value_size, param_value, param_value_size_ret);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clGetPlatformInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -775,7 +781,10 @@ CG_EXPORT cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id platform, cl_device_t
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clGetDeviceIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceIDs].real, memory_order_relaxed))(platform, device_type, num_entries, devices, num_devices);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clGetDeviceIDs(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -837,7 +846,10 @@ CG_EXPORT cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clGetDeviceInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceInfo].real, memory_order_relaxed))(device, param_name, param_value_size, param_value, param_value_size_ret);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clGetDeviceInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -899,7 +911,10 @@ CG_EXPORT cl_int CL_API_CALL clCreateSubDevices(cl_device_id in_device, const cl
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clCreateSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubDevices].real, memory_order_relaxed))(in_device, properties, num_devices, out_devices, num_devices_ret);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clCreateSubDevices(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -957,7 +972,10 @@ CG_EXPORT cl_int CL_API_CALL clRetainDevice(cl_device_id device)
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clRetainDevice) *)atomic_load_explicit(&cgl_sites[CGL_clRetainDevice].real, memory_order_relaxed))(device);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clRetainDevice(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1015,7 +1033,10 @@ CG_EXPORT cl_int CL_API_CALL clReleaseDevice(cl_device_id device)
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clReleaseDevice) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseDevice].real, memory_order_relaxed))(device);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clReleaseDevice(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1075,7 +1096,10 @@ CG_EXPORT cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(cl_context context, 
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clSetDefaultDeviceCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue].real, memory_order_relaxed))(context, device, command_queue);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clSetDefaultDeviceCommandQueue(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1135,7 +1159,10 @@ CG_EXPORT cl_int CL_API_CALL clGetDeviceAndHostTimer(cl_device_id device, cl_ulo
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clGetDeviceAndHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceAndHostTimer].real, memory_order_relaxed))(device, device_timestamp, host_timestamp);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clGetDeviceAndHostTimer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1194,7 +1221,10 @@ CG_EXPORT cl_int CL_API_CALL clGetHostTimer(cl_device_id device, cl_ulong *host_
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clGetHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetHostTimer].real, memory_order_relaxed))(device, host_timestamp);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clGetHostTimer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1375,7 +1405,10 @@ CG_EXPORT cl_int CL_API_CALL clRetainContext(cl_context context)
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clRetainContext) *)atomic_load_explicit(&cgl_sites[CGL_clRetainContext].real, memory_order_relaxed))(context);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clRetainContext(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1433,7 +1466,10 @@ CG_EXPORT cl_int CL_API_CALL clReleaseContext(cl_context context)
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clReleaseContext) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseContext].real, memory_order_relaxed))(context);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clReleaseContext(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1495,7 +1531,10 @@ CG_EXPORT cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_inf
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clGetContextInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetContextInfo].real, memory_order_relaxed))(context, param_name, param_value_size, param_value, param_value_size_ret);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clGetContextInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1555,7 +1594,10 @@ CG_EXPORT cl_int CL_API_CALL clSetContextDestructorCallback(cl_context context, 
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clSetContextDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetContextDestructorCallback].real, memory_order_relaxed))(context, pfn_notify, user_data);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clSetContextDestructorCallback(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1673,7 +1715,10 @@ CG_EXPORT cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue command_queue
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clRetainCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clRetainCommandQueue].real, memory_order_relaxed))(command_queue);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clRetainCommandQueue(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1731,7 +1776,10 @@ CG_EXPORT cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue command_queu
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clReleaseCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseCommandQueue].real, memory_order_relaxed))(command_queue);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clReleaseCommandQueue(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1793,7 +1841,10 @@ CG_EXPORT cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue command_queu
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clGetCommandQueueInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetCommandQueueInfo].real, memory_order_relaxed))(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clGetCommandQueueInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2222,7 +2273,10 @@ CG_EXPORT cl_int CL_API_CALL clRetainMemObject(cl_mem memobj)
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clRetainMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clRetainMemObject].real, memory_order_relaxed))(memobj);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clRetainMemObject(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2280,7 +2334,10 @@ CG_EXPORT cl_int CL_API_CALL clReleaseMemObject(cl_mem memobj)
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clReleaseMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseMemObject].real, memory_order_relaxed))(memobj);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clReleaseMemObject(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2343,7 +2400,10 @@ CG_EXPORT cl_int CL_API_CALL clGetSupportedImageFormats(cl_context context, cl_m
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clGetSupportedImageFormats) *)atomic_load_explicit(&cgl_sites[CGL_clGetSupportedImageFormats].real, memory_order_relaxed))(context, flags, image_type, num_entries, image_formats, num_image_formats);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clGetSupportedImageFormats(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2405,7 +2465,10 @@ CG_EXPORT cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info param
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clGetMemObjectInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetMemObjectInfo].real, memory_order_relaxed))(memobj, param_name, param_value_size, param_value, param_value_size_ret);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clGetMemObjectInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2467,7 +2530,10 @@ CG_EXPORT cl_int CL_API_CALL clGetImageInfo(cl_mem image, cl_image_info param_na
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clGetImageInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetImageInfo].real, memory_order_relaxed))(image, param_name, param_value_size, param_value, param_value_size_ret);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clGetImageInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2529,7 +2595,10 @@ CG_EXPORT cl_int CL_API_CALL clGetPipeInfo(cl_mem pipe, cl_pipe_info param_name,
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clGetPipeInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPipeInfo].real, memory_order_relaxed))(pipe, param_name, param_value_size, param_value, param_value_size_ret);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clGetPipeInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2589,7 +2658,10 @@ CG_EXPORT cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem memobj, voi
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clSetMemObjectDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetMemObjectDestructorCallback].real, memory_order_relaxed))(memobj, pfn_notify, user_data);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clSetMemObjectDestructorCallback(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2806,7 +2878,10 @@ CG_EXPORT cl_int CL_API_CALL clRetainSampler(cl_sampler sampler)
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clRetainSampler) *)atomic_load_explicit(&cgl_sites[CGL_clRetainSampler].real, memory_order_relaxed))(sampler);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clRetainSampler(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2864,7 +2939,10 @@ CG_EXPORT cl_int CL_API_CALL clReleaseSampler(cl_sampler sampler)
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clReleaseSampler) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseSampler].real, memory_order_relaxed))(sampler);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clReleaseSampler(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2926,7 +3004,10 @@ CG_EXPORT cl_int CL_API_CALL clGetSamplerInfo(cl_sampler sampler, cl_sampler_inf
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clGetSamplerInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetSamplerInfo].real, memory_order_relaxed))(sampler, param_name, param_value_size, param_value, param_value_size_ret);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clGetSamplerInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3229,7 +3310,10 @@ CG_EXPORT cl_int CL_API_CALL clRetainProgram(cl_program program)
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clRetainProgram) *)atomic_load_explicit(&cgl_sites[CGL_clRetainProgram].real, memory_order_relaxed))(program);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clRetainProgram(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3287,7 +3371,10 @@ CG_EXPORT cl_int CL_API_CALL clReleaseProgram(cl_program program)
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clReleaseProgram) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseProgram].real, memory_order_relaxed))(program);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clReleaseProgram(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3350,7 +3437,10 @@ CG_EXPORT cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_devi
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clBuildProgram) *)atomic_load_explicit(&cgl_sites[CGL_clBuildProgram].real, memory_order_relaxed))(program, num_devices, device_list, options, pfn_notify, user_data);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clBuildProgram(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3416,7 +3506,10 @@ CG_EXPORT cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num_de
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clCompileProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCompileProgram].real, memory_order_relaxed))(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clCompileProgram(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3541,7 +3634,10 @@ CG_EXPORT cl_int CL_API_CALL clSetProgramReleaseCallback(cl_program program, voi
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clSetProgramReleaseCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramReleaseCallback].real, memory_order_relaxed))(program, pfn_notify, user_data);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clSetProgramReleaseCallback(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3602,7 +3698,10 @@ CG_EXPORT cl_int CL_API_CALL clSetProgramSpecializationConstant(cl_program progr
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clSetProgramSpecializationConstant) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramSpecializationConstant].real, memory_order_relaxed))(program, spec_id, spec_size, spec_value);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clSetProgramSpecializationConstant(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3660,7 +3759,10 @@ CG_EXPORT cl_int CL_API_CALL clUnloadPlatformCompiler(cl_platform_id platform)
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clUnloadPlatformCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadPlatformCompiler].real, memory_order_relaxed))(platform);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clUnloadPlatformCompiler(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3722,7 +3824,10 @@ CG_EXPORT cl_int CL_API_CALL clGetProgramInfo(cl_program program, cl_program_inf
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clGetProgramInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramInfo].real, memory_order_relaxed))(program, param_name, param_value_size, param_value, param_value_size_ret);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clGetProgramInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3785,7 +3890,10 @@ CG_EXPORT cl_int CL_API_CALL clGetProgramBuildInfo(cl_program program, cl_device
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clGetProgramBuildInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramBuildInfo].real, memory_order_relaxed))(program, device, param_name, param_value_size, param_value, param_value_size_ret);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clGetProgramBuildInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3905,7 +4013,10 @@ CG_EXPORT cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl_uin
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clCreateKernelsInProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernelsInProgram].real, memory_order_relaxed))(program, num_kernels, kernels, num_kernels_ret);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clCreateKernelsInProgram(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4024,7 +4135,10 @@ CG_EXPORT cl_int CL_API_CALL clRetainKernel(cl_kernel kernel)
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clRetainKernel) *)atomic_load_explicit(&cgl_sites[CGL_clRetainKernel].real, memory_order_relaxed))(kernel);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clRetainKernel(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4082,7 +4196,10 @@ CG_EXPORT cl_int CL_API_CALL clReleaseKernel(cl_kernel kernel)
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clReleaseKernel) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseKernel].real, memory_order_relaxed))(kernel);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clReleaseKernel(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4146,7 +4263,10 @@ CG_EXPORT cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index,
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clSetKernelArg) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArg].real, memory_order_relaxed))(kernel, arg_index, arg_size, arg_value);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clSetKernelArg(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4209,7 +4329,10 @@ CG_EXPORT cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint 
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clSetKernelArgSVMPointer) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArgSVMPointer].real, memory_order_relaxed))(kernel, arg_index, arg_value);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clSetKernelArgSVMPointer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4273,7 +4396,10 @@ CG_EXPORT cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exe
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clSetKernelExecInfo) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelExecInfo].real, memory_order_relaxed))(kernel, param_name, param_value_size, param_value);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clSetKernelExecInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4335,7 +4461,10 @@ CG_EXPORT cl_int CL_API_CALL clGetKernelInfo(cl_kernel kernel, cl_kernel_info pa
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clGetKernelInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelInfo].real, memory_order_relaxed))(kernel, param_name, param_value_size, param_value, param_value_size_ret);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clGetKernelInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4398,7 +4527,10 @@ CG_EXPORT cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_in
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clGetKernelArgInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelArgInfo].real, memory_order_relaxed))(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clGetKernelArgInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4461,7 +4593,10 @@ CG_EXPORT cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_devic
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clGetKernelWorkGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelWorkGroupInfo].real, memory_order_relaxed))(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clGetKernelWorkGroupInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4526,7 +4661,10 @@ CG_EXPORT cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_device
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clGetKernelSubGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelSubGroupInfo].real, memory_order_relaxed))(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clGetKernelSubGroupInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4585,7 +4723,10 @@ CG_EXPORT cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_event 
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clWaitForEvents].real, memory_order_relaxed))(num_events, event_list);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clWaitForEvents(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4647,7 +4788,10 @@ CG_EXPORT cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info param_
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clGetEventInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventInfo].real, memory_order_relaxed))(event, param_name, param_value_size, param_value, param_value_size_ret);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clGetEventInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4763,7 +4907,10 @@ CG_EXPORT cl_int CL_API_CALL clRetainEvent(cl_event event)
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clRetainEvent) *)atomic_load_explicit(&cgl_sites[CGL_clRetainEvent].real, memory_order_relaxed))(event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clRetainEvent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4821,7 +4968,10 @@ CG_EXPORT cl_int CL_API_CALL clReleaseEvent(cl_event event)
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clReleaseEvent) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseEvent].real, memory_order_relaxed))(event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clReleaseEvent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4880,7 +5030,10 @@ CG_EXPORT cl_int CL_API_CALL clSetUserEventStatus(cl_event event, cl_int executi
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clSetUserEventStatus) *)atomic_load_explicit(&cgl_sites[CGL_clSetUserEventStatus].real, memory_order_relaxed))(event, execution_status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clSetUserEventStatus(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4941,7 +5094,10 @@ CG_EXPORT cl_int CL_API_CALL clSetEventCallback(cl_event event, cl_int command_e
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clSetEventCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetEventCallback].real, memory_order_relaxed))(event, command_exec_callback_type, pfn_notify, user_data);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clSetEventCallback(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5003,7 +5159,10 @@ CG_EXPORT cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_profilin
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clGetEventProfilingInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventProfilingInfo].real, memory_order_relaxed))(event, param_name, param_value_size, param_value, param_value_size_ret);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clGetEventProfilingInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5061,7 +5220,10 @@ CG_EXPORT cl_int CL_API_CALL clFlush(cl_command_queue command_queue)
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clFlush) *)atomic_load_explicit(&cgl_sites[CGL_clFlush].real, memory_order_relaxed))(command_queue);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clFlush(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5119,7 +5281,10 @@ CG_EXPORT cl_int CL_API_CALL clFinish(cl_command_queue command_queue)
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clFinish) *)atomic_load_explicit(&cgl_sites[CGL_clFinish].real, memory_order_relaxed))(command_queue);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clFinish(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5185,7 +5350,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue command_queue,
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueReadBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueReadBuffer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5256,7 +5424,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueReadBufferRect(cl_command_queue command_qu
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueReadBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBufferRect].real, memory_order_relaxed))(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueReadBufferRect(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5322,7 +5493,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue command_queue
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueWriteBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueWriteBuffer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5393,7 +5567,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueWriteBufferRect(cl_command_queue command_q
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueWriteBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBufferRect].real, memory_order_relaxed))(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueWriteBufferRect(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5459,7 +5636,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue command_queue,
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueFillBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillBuffer].real, memory_order_relaxed))(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueFillBuffer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5525,7 +5705,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue command_queue,
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueCopyBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBuffer].real, memory_order_relaxed))(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueCopyBuffer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5595,7 +5778,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferRect(cl_command_queue command_qu
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueCopyBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferRect].real, memory_order_relaxed))(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueCopyBufferRect(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5663,7 +5849,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueReadImage(cl_command_queue command_queue, 
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueReadImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadImage].real, memory_order_relaxed))(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueReadImage(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5731,7 +5920,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueWriteImage(cl_command_queue command_queue,
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueWriteImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteImage].real, memory_order_relaxed))(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueWriteImage(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5796,7 +5988,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueFillImage(cl_command_queue command_queue, 
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueFillImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillImage].real, memory_order_relaxed))(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueFillImage(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5862,7 +6057,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueCopyImage(cl_command_queue command_queue, 
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueCopyImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImage].real, memory_order_relaxed))(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueCopyImage(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5928,7 +6126,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueCopyImageToBuffer(cl_command_queue command
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueCopyImageToBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImageToBuffer].real, memory_order_relaxed))(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueCopyImageToBuffer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5994,7 +6195,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferToImage(cl_command_queue command
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueCopyBufferToImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferToImage].real, memory_order_relaxed))(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueCopyBufferToImage(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6191,7 +6395,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue command_qu
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueUnmapMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueUnmapMemObject].real, memory_order_relaxed))(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueUnmapMemObject(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6255,7 +6462,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue command
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueMigrateMemObjects) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMigrateMemObjects].real, memory_order_relaxed))(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueMigrateMemObjects(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6324,7 +6534,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_que
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueNDRangeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNDRangeKernel].real, memory_order_relaxed))(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueNDRangeKernel(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6391,7 +6604,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue command_queu
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueNativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNativeKernel].real, memory_order_relaxed))(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueNativeKernel(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6452,7 +6668,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue comman
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueMarkerWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarkerWithWaitList].real, memory_order_relaxed))(command_queue, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueMarkerWithWaitList(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6513,7 +6732,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue comma
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueBarrierWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrierWithWaitList].real, memory_order_relaxed))(command_queue, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueBarrierWithWaitList(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6578,7 +6800,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueSVMFree(cl_command_queue command_queue, cl
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMFree].real, memory_order_relaxed))(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueSVMFree(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6643,7 +6868,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue command_queue, 
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueSVMMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemcpy].real, memory_order_relaxed))(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueSVMMemcpy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6708,7 +6936,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMemFill(cl_command_queue command_queue,
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueSVMMemFill) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemFill].real, memory_order_relaxed))(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueSVMMemFill(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6773,7 +7004,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue command_queue, cl_
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueSVMMap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMap].real, memory_order_relaxed))(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueSVMMap(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6835,7 +7069,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueSVMUnmap(cl_command_queue command_queue, v
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueSVMUnmap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMUnmap].real, memory_order_relaxed))(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueSVMUnmap(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6900,7 +7137,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMigrateMem(cl_command_queue command_que
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueSVMMigrateMem) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMigrateMem].real, memory_order_relaxed))(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueSVMMigrateMem(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7016,7 +7256,10 @@ CG_EXPORT cl_int CL_API_CALL clSetCommandQueueProperty(cl_command_queue command_
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clSetCommandQueueProperty) *)atomic_load_explicit(&cgl_sites[CGL_clSetCommandQueueProperty].real, memory_order_relaxed))(command_queue, properties, enable, old_properties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clSetCommandQueueProperty(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7205,7 +7448,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueMarker(cl_command_queue command_queue, cl_
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueMarker) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarker].real, memory_order_relaxed))(command_queue, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueMarker(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7265,7 +7511,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue command_que
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWaitForEvents].real, memory_order_relaxed))(command_queue, num_events, event_list);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueWaitForEvents(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7323,7 +7572,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue command_queue)
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueBarrier) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrier].real, memory_order_relaxed))(command_queue);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueBarrier(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7380,7 +7632,10 @@ CG_EXPORT cl_int CL_API_CALL clUnloadCompiler(void)
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clUnloadCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadCompiler].real, memory_order_relaxed))();
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clUnloadCompiler(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7620,7 +7875,10 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueTask(cl_command_queue command_queue, cl_ke
             cg_slot_enter(cgl_s, cgl_c);
             cl_int cgl_ret = ((__typeof__(clEnqueueTask) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueTask].real, memory_order_relaxed))(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_clEnqueueTask(cgl_s, cgl_code, cgl_ret);
         }
     }

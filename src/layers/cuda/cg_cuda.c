@@ -2372,7 +2372,10 @@ CG_EXPORT CUresult CUDAAPI cuGetErrorString(CUresult error, const char **pStr)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGetErrorString) *)atomic_load_explicit(&cgl_sites[CGL_cuGetErrorString].real, memory_order_relaxed))(error, pStr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGetErrorString(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2431,7 +2434,10 @@ CG_EXPORT CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGetErrorName) *)atomic_load_explicit(&cgl_sites[CGL_cuGetErrorName].real, memory_order_relaxed))(error, pStr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGetErrorName(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2489,7 +2495,10 @@ CG_EXPORT CUresult CUDAAPI cuInit(unsigned int Flags)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuInit) *)atomic_load_explicit(&cgl_sites[CGL_cuInit].real, memory_order_relaxed))(Flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuInit(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2547,7 +2556,10 @@ CG_EXPORT CUresult CUDAAPI cuDriverGetVersion(int *driverVersion)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDriverGetVersion) *)atomic_load_explicit(&cgl_sites[CGL_cuDriverGetVersion].real, memory_order_relaxed))(driverVersion);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDriverGetVersion(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2606,7 +2618,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceGet) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGet].real, memory_order_relaxed))(device, ordinal);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceGet(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2664,7 +2679,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetCount(int *count)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceGetCount) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetCount].real, memory_order_relaxed))(count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceGetCount(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2724,7 +2742,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceGetName) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetName].real, memory_order_relaxed))(name, len, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceGetName(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2783,7 +2804,10 @@ CG_EXPORT CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceGetUuid_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetUuid_v2].real, memory_order_relaxed))(uuid, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceGetUuid_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2843,7 +2867,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetLuid(char *luid, unsigned int *deviceNodeM
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceGetLuid) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetLuid].real, memory_order_relaxed))(luid, deviceNodeMask, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceGetLuid(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2902,7 +2929,10 @@ CG_EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceTotalMem_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceTotalMem_v2].real, memory_order_relaxed))(bytes, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceTotalMem_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2963,7 +2993,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthIn
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceGetTexture1DLinearMaxWidth) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetTexture1DLinearMaxWidth].real, memory_order_relaxed))(maxWidthInElements, format, numChannels, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceGetTexture1DLinearMaxWidth(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3023,7 +3056,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetAttribute].real, memory_order_relaxed))(pi, attrib, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceGetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3084,7 +3120,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetHostAtomicCapabilities(unsigned int *capab
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceGetHostAtomicCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetHostAtomicCapabilities].real, memory_order_relaxed))(capabilities, operations, count, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceGetHostAtomicCapabilities(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3144,7 +3183,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrLis
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceGetNvSciSyncAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetNvSciSyncAttributes].real, memory_order_relaxed))(nvSciSyncAttrList, dev, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceGetNvSciSyncAttributes(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3203,7 +3245,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceSetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceSetMemPool].real, memory_order_relaxed))(dev, pool);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceSetMemPool(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3262,7 +3307,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceGetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetMemPool].real, memory_order_relaxed))(pool, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceGetMemPool(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3321,7 +3369,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUd
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceGetDefaultMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetDefaultMemPool].real, memory_order_relaxed))(pool_out, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceGetDefaultMemPool(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3381,7 +3432,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinit
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceGetExecAffinitySupport) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetExecAffinitySupport].real, memory_order_relaxed))(pi, type, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceGetExecAffinitySupport(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3440,7 +3494,10 @@ CG_EXPORT CUresult CUDAAPI cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWrites
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuFlushGPUDirectRDMAWrites) *)atomic_load_explicit(&cgl_sites[CGL_cuFlushGPUDirectRDMAWrites].real, memory_order_relaxed))(target, scope);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuFlushGPUDirectRDMAWrites(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3499,7 +3556,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetProperties].real, memory_order_relaxed))(prop, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3559,7 +3619,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceComputeCapability(int *major, int *minor, CUd
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceComputeCapability) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceComputeCapability].real, memory_order_relaxed))(major, minor, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceComputeCapability(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3618,7 +3681,10 @@ CG_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice de
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxRetain) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxRetain].real, memory_order_relaxed))(pctx, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDevicePrimaryCtxRetain(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3676,7 +3742,10 @@ CG_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxRelease_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxRelease_v2].real, memory_order_relaxed))(dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDevicePrimaryCtxRelease_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3735,7 +3804,10 @@ CG_EXPORT CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flag
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxSetFlags_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxSetFlags_v2].real, memory_order_relaxed))(dev, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDevicePrimaryCtxSetFlags_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3795,7 +3867,10 @@ CG_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxGetState) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxGetState].real, memory_order_relaxed))(dev, flags, active);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDevicePrimaryCtxGetState(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3853,7 +3928,10 @@ CG_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxReset_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxReset_v2].real, memory_order_relaxed))(dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDevicePrimaryCtxReset_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3914,7 +3992,10 @@ CG_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateP
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxCreate_v4) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate_v4].real, memory_order_relaxed))(pctx, ctxCreateParams, flags, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxCreate_v4(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3972,7 +4053,10 @@ CG_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxDestroy_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDestroy_v2].real, memory_order_relaxed))(ctx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxDestroy_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4030,7 +4114,10 @@ CG_EXPORT CUresult cuCtxPushCurrent_v2(CUcontext ctx)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxPushCurrent_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPushCurrent_v2].real, memory_order_relaxed))(ctx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxPushCurrent_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4088,7 +4175,10 @@ CG_EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxPopCurrent_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPopCurrent_v2].real, memory_order_relaxed))(pctx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxPopCurrent_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4146,7 +4236,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxSetCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetCurrent].real, memory_order_relaxed))(ctx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxSetCurrent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4204,7 +4297,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxGetCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetCurrent].real, memory_order_relaxed))(pctx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxGetCurrent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4262,7 +4358,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetDevice(CUdevice *device)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetDevice].real, memory_order_relaxed))(device);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxGetDevice(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4321,7 +4420,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxGetDevice_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetDevice_v2].real, memory_order_relaxed))(device, ctx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxGetDevice_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4379,7 +4481,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetFlags].real, memory_order_relaxed))(flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxGetFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4437,7 +4542,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxSetFlags(unsigned int flags)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetFlags].real, memory_order_relaxed))(flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxSetFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4496,7 +4604,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxGetId) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetId].real, memory_order_relaxed))(ctx, ctxId);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxGetId(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4553,7 +4664,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSynchronize].real, memory_order_relaxed))();
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxSynchronize(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4611,7 +4725,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxSynchronize_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSynchronize_v2].real, memory_order_relaxed))(ctx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxSynchronize_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4670,7 +4787,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxSetLimit) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetLimit].real, memory_order_relaxed))(limit, value);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxSetLimit(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4729,7 +4849,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxGetLimit) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetLimit].real, memory_order_relaxed))(pvalue, limit);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxGetLimit(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4787,7 +4910,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache *pconfig)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxGetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetCacheConfig].real, memory_order_relaxed))(pconfig);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxGetCacheConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4845,7 +4971,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetCacheConfig].real, memory_order_relaxed))(config);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxSetCacheConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4904,7 +5033,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *versi
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxGetApiVersion) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetApiVersion].real, memory_order_relaxed))(ctx, version);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxGetApiVersion(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4963,7 +5095,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxGetStreamPriorityRange) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetStreamPriorityRange].real, memory_order_relaxed))(leastPriority, greatestPriority);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxGetStreamPriorityRange(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5020,7 +5155,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxResetPersistingL2Cache(void)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxResetPersistingL2Cache) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxResetPersistingL2Cache].real, memory_order_relaxed))();
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxResetPersistingL2Cache(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5079,7 +5217,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffini
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxGetExecAffinity) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetExecAffinity].real, memory_order_relaxed))(pExecAffinity, type);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxGetExecAffinity(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5138,7 +5279,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxRecordEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxRecordEvent].real, memory_order_relaxed))(hCtx, hEvent);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxRecordEvent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5197,7 +5341,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxWaitEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxWaitEvent].real, memory_order_relaxed))(hCtx, hEvent);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxWaitEvent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5256,7 +5403,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxAttach(CUcontext *pctx, unsigned int flags)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxAttach) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxAttach].real, memory_order_relaxed))(pctx, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxAttach(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5314,7 +5464,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxDetach(CUcontext ctx)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxDetach) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDetach].real, memory_order_relaxed))(ctx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxDetach(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5372,7 +5525,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxGetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetSharedMemConfig].real, memory_order_relaxed))(pConfig);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxGetSharedMemConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5430,7 +5586,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxSetSharedMemConfig(CUsharedconfig config)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxSetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxSetSharedMemConfig].real, memory_order_relaxed))(config);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxSetSharedMemConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5489,7 +5648,10 @@ CG_EXPORT CUresult CUDAAPI cuModuleLoad(CUmodule *module, const char *fname)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuModuleLoad) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoad].real, memory_order_relaxed))(module, fname);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuModuleLoad(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5548,7 +5710,10 @@ CG_EXPORT CUresult CUDAAPI cuModuleLoadData(CUmodule *module, const void *image)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuModuleLoadData) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoadData].real, memory_order_relaxed))(module, image);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuModuleLoadData(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5610,7 +5775,10 @@ CG_EXPORT CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *imag
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuModuleLoadDataEx) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoadDataEx].real, memory_order_relaxed))(module, image, numOptions, options, optionValues);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuModuleLoadDataEx(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5669,7 +5837,10 @@ CG_EXPORT CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule *module, const void *f
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuModuleLoadFatBinary) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleLoadFatBinary].real, memory_order_relaxed))(module, fatCubin);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuModuleLoadFatBinary(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5727,7 +5898,10 @@ CG_EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuModuleUnload) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleUnload].real, memory_order_relaxed))(hmod);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuModuleUnload(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5785,7 +5959,10 @@ CG_EXPORT CUresult CUDAAPI cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuModuleGetLoadingMode) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetLoadingMode].real, memory_order_relaxed))(mode);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuModuleGetLoadingMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5845,7 +6022,10 @@ CG_EXPORT CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod,
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuModuleGetFunction) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetFunction].real, memory_order_relaxed))(hfunc, hmod, name);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuModuleGetFunction(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5904,7 +6084,10 @@ CG_EXPORT CUresult CUDAAPI cuModuleGetFunctionCount(unsigned int *count, CUmodul
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuModuleGetFunctionCount) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetFunctionCount].real, memory_order_relaxed))(count, mod);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuModuleGetFunctionCount(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5964,7 +6147,10 @@ CG_EXPORT CUresult CUDAAPI cuModuleEnumerateFunctions(CUfunction *functions, uns
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuModuleEnumerateFunctions) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleEnumerateFunctions].real, memory_order_relaxed))(functions, numFunctions, mod);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuModuleEnumerateFunctions(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6025,7 +6211,10 @@ CG_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodu
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuModuleGetGlobal_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetGlobal_v2].real, memory_order_relaxed))(dptr, bytes, hmod, name);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuModuleGetGlobal_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6086,7 +6275,10 @@ CG_EXPORT CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *option
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLinkCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkCreate_v2].real, memory_order_relaxed))(numOptions, options, optionValues, stateOut);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLinkCreate_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6151,7 +6343,10 @@ CG_EXPORT CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLinkAddData_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddData_v2].real, memory_order_relaxed))(state, type, data, size, name, numOptions, options, optionValues);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLinkAddData_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6214,7 +6409,10 @@ CG_EXPORT CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, cons
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLinkAddFile_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddFile_v2].real, memory_order_relaxed))(state, type, path, numOptions, options, optionValues);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLinkAddFile_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6274,7 +6472,10 @@ CG_EXPORT CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, si
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLinkComplete) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkComplete].real, memory_order_relaxed))(state, cubinOut, sizeOut);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLinkComplete(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6332,7 +6533,10 @@ CG_EXPORT CUresult CUDAAPI cuLinkDestroy(CUlinkState state)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLinkDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkDestroy].real, memory_order_relaxed))(state);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLinkDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6392,7 +6596,10 @@ CG_EXPORT CUresult CUDAAPI cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, c
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuModuleGetTexRef) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetTexRef].real, memory_order_relaxed))(pTexRef, hmod, name);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuModuleGetTexRef(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6452,7 +6659,10 @@ CG_EXPORT CUresult CUDAAPI cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuModuleGetSurfRef) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetSurfRef].real, memory_order_relaxed))(pSurfRef, hmod, name);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuModuleGetSurfRef(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6517,7 +6727,10 @@ CG_EXPORT CUresult CUDAAPI cuLibraryLoadData(CUlibrary *library, const void *cod
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLibraryLoadData) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryLoadData].real, memory_order_relaxed))(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLibraryLoadData(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6582,7 +6795,10 @@ CG_EXPORT CUresult CUDAAPI cuLibraryLoadFromFile(CUlibrary *library, const char 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLibraryLoadFromFile) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryLoadFromFile].real, memory_order_relaxed))(library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLibraryLoadFromFile(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6640,7 +6856,10 @@ CG_EXPORT CUresult CUDAAPI cuLibraryUnload(CUlibrary library)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLibraryUnload) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryUnload].real, memory_order_relaxed))(library);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLibraryUnload(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6700,7 +6919,10 @@ CG_EXPORT CUresult CUDAAPI cuLibraryGetKernel(CUkernel *pKernel, CUlibrary libra
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLibraryGetKernel) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetKernel].real, memory_order_relaxed))(pKernel, library, name);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLibraryGetKernel(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6759,7 +6981,10 @@ CG_EXPORT CUresult CUDAAPI cuLibraryGetKernelCount(unsigned int *count, CUlibrar
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLibraryGetKernelCount) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetKernelCount].real, memory_order_relaxed))(count, lib);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLibraryGetKernelCount(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6819,7 +7044,10 @@ CG_EXPORT CUresult CUDAAPI cuLibraryEnumerateKernels(CUkernel *kernels, unsigned
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLibraryEnumerateKernels) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryEnumerateKernels].real, memory_order_relaxed))(kernels, numKernels, lib);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLibraryEnumerateKernels(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6878,7 +7106,10 @@ CG_EXPORT CUresult CUDAAPI cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLibraryGetModule) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetModule].real, memory_order_relaxed))(pMod, library);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLibraryGetModule(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6937,7 +7168,10 @@ CG_EXPORT CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kerne
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuKernelGetFunction) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetFunction].real, memory_order_relaxed))(pFunc, kernel);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuKernelGetFunction(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6996,7 +7230,10 @@ CG_EXPORT CUresult CUDAAPI cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuKernelGetLibrary) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetLibrary].real, memory_order_relaxed))(pLib, kernel);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuKernelGetLibrary(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7057,7 +7294,10 @@ CG_EXPORT CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLibraryGetGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetGlobal].real, memory_order_relaxed))(dptr, bytes, library, name);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLibraryGetGlobal(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7118,7 +7358,10 @@ CG_EXPORT CUresult CUDAAPI cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes,
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLibraryGetManaged) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetManaged].real, memory_order_relaxed))(dptr, bytes, library, name);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLibraryGetManaged(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7178,7 +7421,10 @@ CG_EXPORT CUresult CUDAAPI cuLibraryGetUnifiedFunction(void **fptr, CUlibrary li
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLibraryGetUnifiedFunction) *)atomic_load_explicit(&cgl_sites[CGL_cuLibraryGetUnifiedFunction].real, memory_order_relaxed))(fptr, library, symbol);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLibraryGetUnifiedFunction(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7239,7 +7485,10 @@ CG_EXPORT CUresult CUDAAPI cuKernelGetAttribute(int *pi, CUfunction_attribute at
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuKernelGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetAttribute].real, memory_order_relaxed))(pi, attrib, kernel, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuKernelGetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7300,7 +7549,10 @@ CG_EXPORT CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attrib, int
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuKernelSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelSetAttribute].real, memory_order_relaxed))(attrib, val, kernel, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuKernelSetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7360,7 +7612,10 @@ CG_EXPORT CUresult CUDAAPI cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuKernelSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelSetCacheConfig].real, memory_order_relaxed))(kernel, config, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuKernelSetCacheConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7419,7 +7674,10 @@ CG_EXPORT CUresult CUDAAPI cuKernelGetName(const char **name, CUkernel hfunc)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuKernelGetName) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetName].real, memory_order_relaxed))(name, hfunc);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuKernelGetName(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7480,7 +7738,10 @@ CG_EXPORT CUresult CUDAAPI cuKernelGetParamInfo(CUkernel kernel, size_t paramInd
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuKernelGetParamInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuKernelGetParamInfo].real, memory_order_relaxed))(kernel, paramIndex, paramOffset, paramSize);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuKernelGetParamInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7539,7 +7800,10 @@ CG_EXPORT CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemGetInfo_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetInfo_v2].real, memory_order_relaxed))(free, total);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemGetInfo_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7598,7 +7862,10 @@ CG_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemAlloc_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAlloc_v2].real, memory_order_relaxed))(dptr, bytesize);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemAlloc_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7660,7 +7927,10 @@ CG_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemAllocPitch_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocPitch_v2].real, memory_order_relaxed))(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemAllocPitch_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7718,7 +7988,10 @@ CG_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemFree_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFree_v2].real, memory_order_relaxed))(dptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemFree_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7778,7 +8051,10 @@ CG_EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CU
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemGetAddressRange_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAddressRange_v2].real, memory_order_relaxed))(pbase, psize, dptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemGetAddressRange_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7837,7 +8113,10 @@ CG_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemAllocHost_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocHost_v2].real, memory_order_relaxed))(pp, bytesize);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemAllocHost_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7895,7 +8174,10 @@ CG_EXPORT CUresult CUDAAPI cuMemFreeHost(void *p)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemFreeHost) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFreeHost].real, memory_order_relaxed))(p);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemFreeHost(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7955,7 +8237,10 @@ CG_EXPORT CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned i
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemHostAlloc) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostAlloc].real, memory_order_relaxed))(pp, bytesize, Flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemHostAlloc(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8015,7 +8300,10 @@ CG_EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, uns
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemHostGetDevicePointer_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostGetDevicePointer_v2].real, memory_order_relaxed))(pdptr, p, Flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemHostGetDevicePointer_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8074,7 +8362,10 @@ CG_EXPORT CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemHostGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostGetFlags].real, memory_order_relaxed))(pFlags, p);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemHostGetFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8134,7 +8425,10 @@ CG_EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize,
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemAllocManaged) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocManaged].real, memory_order_relaxed))(dptr, bytesize, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemAllocManaged(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8195,7 +8489,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceRegisterAsyncNotification(CUdevice device, CU
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceRegisterAsyncNotification) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceRegisterAsyncNotification].real, memory_order_relaxed))(device, callbackFunc, userData, callback);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceRegisterAsyncNotification(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8254,7 +8551,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceUnregisterAsyncNotification(CUdevice device, 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceUnregisterAsyncNotification) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceUnregisterAsyncNotification].real, memory_order_relaxed))(device, callback);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceUnregisterAsyncNotification(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8313,7 +8613,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciB
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceGetByPCIBusId) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetByPCIBusId].real, memory_order_relaxed))(dev, pciBusId);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceGetByPCIBusId(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8373,7 +8676,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceGetPCIBusId) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetPCIBusId].real, memory_order_relaxed))(pciBusId, len, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceGetPCIBusId(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8432,7 +8738,10 @@ CG_EXPORT CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUeven
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuIpcGetEventHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcGetEventHandle].real, memory_order_relaxed))(pHandle, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuIpcGetEventHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8491,7 +8800,10 @@ CG_EXPORT CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHand
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuIpcOpenEventHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcOpenEventHandle].real, memory_order_relaxed))(phEvent, handle);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuIpcOpenEventHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8550,7 +8862,10 @@ CG_EXPORT CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdevicept
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuIpcGetMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcGetMemHandle].real, memory_order_relaxed))(pHandle, dptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuIpcGetMemHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8610,7 +8925,10 @@ CG_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle hand
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuIpcOpenMemHandle_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcOpenMemHandle_v2].real, memory_order_relaxed))(pdptr, handle, Flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuIpcOpenMemHandle_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8668,7 +8986,10 @@ CG_EXPORT CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuIpcCloseMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcCloseMemHandle].real, memory_order_relaxed))(dptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuIpcCloseMemHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8728,7 +9049,10 @@ CG_EXPORT CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int F
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemHostRegister_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostRegister_v2].real, memory_order_relaxed))(p, bytesize, Flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemHostRegister_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8786,7 +9110,10 @@ CG_EXPORT CUresult CUDAAPI cuMemHostUnregister(void *p)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemHostUnregister) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostUnregister].real, memory_order_relaxed))(p);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemHostUnregister(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8846,7 +9173,10 @@ CG_EXPORT CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCo
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy_ptds].real, memory_order_relaxed))(dst, src, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy_ptds(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8908,7 +9238,10 @@ CG_EXPORT CUresult cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyPeer_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeer_ptds].real, memory_order_relaxed))(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyPeer_ptds(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8968,7 +9301,10 @@ CG_EXPORT CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHo
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyHtoD_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoD_v2_ptds].real, memory_order_relaxed))(dstDevice, srcHost, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyHtoD_v2_ptds(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9028,7 +9364,10 @@ CG_EXPORT CUresult cuMemcpyDtoH_v2_ptds(void *dstHost, CUdeviceptr srcDevice, si
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyDtoH_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoH_v2_ptds].real, memory_order_relaxed))(dstHost, srcDevice, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyDtoH_v2_ptds(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9088,7 +9427,10 @@ CG_EXPORT CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDe
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyDtoD_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoD_v2_ptds].real, memory_order_relaxed))(dstDevice, srcDevice, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyDtoD_v2_ptds(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9149,7 +9491,10 @@ CG_EXPORT CUresult cuMemcpyDtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUde
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyDtoA_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoA_v2_ptds].real, memory_order_relaxed))(dstArray, dstOffset, srcDevice, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyDtoA_v2_ptds(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9210,7 +9555,10 @@ CG_EXPORT CUresult cuMemcpyAtoD_v2_ptds(CUdeviceptr dstDevice, CUarray srcArray,
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyAtoD_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoD_v2_ptds].real, memory_order_relaxed))(dstDevice, srcArray, srcOffset, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyAtoD_v2_ptds(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9271,7 +9619,10 @@ CG_EXPORT CUresult cuMemcpyHtoA_v2_ptds(CUarray dstArray, size_t dstOffset, cons
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyHtoA_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoA_v2_ptds].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyHtoA_v2_ptds(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9332,7 +9683,10 @@ CG_EXPORT CUresult cuMemcpyAtoH_v2_ptds(void *dstHost, CUarray srcArray, size_t 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyAtoH_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoH_v2_ptds].real, memory_order_relaxed))(dstHost, srcArray, srcOffset, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyAtoH_v2_ptds(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9394,7 +9748,10 @@ CG_EXPORT CUresult cuMemcpyAtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUar
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyAtoA_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoA_v2_ptds].real, memory_order_relaxed))(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyAtoA_v2_ptds(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9452,7 +9809,10 @@ CG_EXPORT CUresult cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *pCopy)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy2D_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2D_v2_ptds].real, memory_order_relaxed))(pCopy);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy2D_v2_ptds(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9510,7 +9870,10 @@ CG_EXPORT CUresult cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *pCopy)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy2DUnaligned_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DUnaligned_v2_ptds].real, memory_order_relaxed))(pCopy);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy2DUnaligned_v2_ptds(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9568,7 +9931,10 @@ CG_EXPORT CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *pCopy)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy3D_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3D_v2_ptds].real, memory_order_relaxed))(pCopy);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy3D_v2_ptds(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9626,7 +9992,10 @@ CG_EXPORT CUresult cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER *pCopy)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy3DPeer_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeer_ptds].real, memory_order_relaxed))(pCopy);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy3DPeer_ptds(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9687,7 +10056,10 @@ CG_EXPORT CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t B
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAsync_ptsz].real, memory_order_relaxed))(dst, src, ByteCount, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyAsync_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9750,7 +10122,10 @@ CG_EXPORT CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstCo
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyPeerAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeerAsync_ptsz].real, memory_order_relaxed))(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyPeerAsync_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9811,7 +10186,10 @@ CG_EXPORT CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void *
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyHtoDAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoDAsync_v2_ptsz].real, memory_order_relaxed))(dstDevice, srcHost, ByteCount, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyHtoDAsync_v2_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9872,7 +10250,10 @@ CG_EXPORT CUresult cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, CUdeviceptr srcDevic
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyDtoHAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoHAsync_v2_ptsz].real, memory_order_relaxed))(dstHost, srcDevice, ByteCount, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyDtoHAsync_v2_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9933,7 +10314,10 @@ CG_EXPORT CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyDtoDAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoDAsync_v2_ptsz].real, memory_order_relaxed))(dstDevice, srcDevice, ByteCount, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyDtoDAsync_v2_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9995,7 +10379,10 @@ CG_EXPORT CUresult cuMemcpyHtoAAsync_v2_ptsz(CUarray dstArray, size_t dstOffset,
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyHtoAAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoAAsync_v2_ptsz].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, ByteCount, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyHtoAAsync_v2_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10057,7 +10444,10 @@ CG_EXPORT CUresult cuMemcpyAtoHAsync_v2_ptsz(void *dstHost, CUarray srcArray, si
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyAtoHAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoHAsync_v2_ptsz].real, memory_order_relaxed))(dstHost, srcArray, srcOffset, ByteCount, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyAtoHAsync_v2_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10116,7 +10506,10 @@ CG_EXPORT CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *pCopy, CUstream 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy2DAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DAsync_v2_ptsz].real, memory_order_relaxed))(pCopy, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy2DAsync_v2_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10175,7 +10568,10 @@ CG_EXPORT CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *pCopy, CUstream 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy3DAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DAsync_v2_ptsz].real, memory_order_relaxed))(pCopy, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy3DAsync_v2_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10234,7 +10630,10 @@ CG_EXPORT CUresult cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER *pCopy, CUs
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy3DPeerAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeerAsync_ptsz].real, memory_order_relaxed))(pCopy, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy3DPeerAsync_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10299,7 +10698,10 @@ CG_EXPORT CUresult cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr *dsts, CUdeviceptr *sr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyBatchAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync_v2_ptsz].real, memory_order_relaxed))(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyBatchAsync_v2_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10360,7 +10762,10 @@ CG_EXPORT CUresult cuMemcpy3DBatchAsync_v2_ptsz(size_t numOps, CUDA_MEMCPY3D_BAT
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy3DBatchAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync_v2_ptsz].real, memory_order_relaxed))(numOps, opList, flags, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy3DBatchAsync_v2_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10420,7 +10825,10 @@ CG_EXPORT CUresult cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, s
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD8_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8_v2_ptds].real, memory_order_relaxed))(dstDevice, uc, N);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD8_v2_ptds(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10480,7 +10888,10 @@ CG_EXPORT CUresult cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us,
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD16_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16_v2_ptds].real, memory_order_relaxed))(dstDevice, us, N);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD16_v2_ptds(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10540,7 +10951,10 @@ CG_EXPORT CUresult cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, s
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD32_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32_v2_ptds].real, memory_order_relaxed))(dstDevice, ui, N);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD32_v2_ptds(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10602,7 +11016,10 @@ CG_EXPORT CUresult cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD2D8_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8_v2_ptds].real, memory_order_relaxed))(dstDevice, dstPitch, uc, Width, Height);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD2D8_v2_ptds(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10664,7 +11081,10 @@ CG_EXPORT CUresult cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch,
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD2D16_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16_v2_ptds].real, memory_order_relaxed))(dstDevice, dstPitch, us, Width, Height);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD2D16_v2_ptds(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10726,7 +11146,10 @@ CG_EXPORT CUresult cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch,
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD2D32_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32_v2_ptds].real, memory_order_relaxed))(dstDevice, dstPitch, ui, Width, Height);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD2D32_v2_ptds(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10787,7 +11210,10 @@ CG_EXPORT CUresult cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc,
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD8Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8Async_ptsz].real, memory_order_relaxed))(dstDevice, uc, N, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD8Async_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10848,7 +11274,10 @@ CG_EXPORT CUresult cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short u
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD16Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16Async_ptsz].real, memory_order_relaxed))(dstDevice, us, N, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD16Async_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10909,7 +11338,10 @@ CG_EXPORT CUresult cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui,
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD32Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32Async_ptsz].real, memory_order_relaxed))(dstDevice, ui, N, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD32Async_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10972,7 +11404,10 @@ CG_EXPORT CUresult cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD2D8Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8Async_ptsz].real, memory_order_relaxed))(dstDevice, dstPitch, uc, Width, Height, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD2D8Async_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11035,7 +11470,10 @@ CG_EXPORT CUresult cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitc
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD2D16Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16Async_ptsz].real, memory_order_relaxed))(dstDevice, dstPitch, us, Width, Height, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD2D16Async_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11098,7 +11536,10 @@ CG_EXPORT CUresult cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitc
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD2D32Async_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32Async_ptsz].real, memory_order_relaxed))(dstDevice, dstPitch, ui, Width, Height, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD2D32Async_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11157,7 +11598,10 @@ CG_EXPORT CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTO
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuArrayCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayCreate_v2].real, memory_order_relaxed))(pHandle, pAllocateArray);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuArrayCreate_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11216,7 +11660,10 @@ CG_EXPORT CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescript
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuArrayGetDescriptor_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetDescriptor_v2].real, memory_order_relaxed))(pArrayDescriptor, hArray);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuArrayGetDescriptor_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11275,7 +11722,10 @@ CG_EXPORT CUresult CUDAAPI cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTI
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuArrayGetSparseProperties) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetSparseProperties].real, memory_order_relaxed))(sparseProperties, array);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuArrayGetSparseProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11334,7 +11784,10 @@ CG_EXPORT CUresult CUDAAPI cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMipmappedArrayGetSparseProperties) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayGetSparseProperties].real, memory_order_relaxed))(sparseProperties, mipmap);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMipmappedArrayGetSparseProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11394,7 +11847,10 @@ CG_EXPORT CUresult CUDAAPI cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIR
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuArrayGetMemoryRequirements) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetMemoryRequirements].real, memory_order_relaxed))(memoryRequirements, array, device);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuArrayGetMemoryRequirements(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11454,7 +11910,10 @@ CG_EXPORT CUresult CUDAAPI cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMO
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMipmappedArrayGetMemoryRequirements) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayGetMemoryRequirements].real, memory_order_relaxed))(memoryRequirements, mipmap, device);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMipmappedArrayGetMemoryRequirements(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11514,7 +11973,10 @@ CG_EXPORT CUresult CUDAAPI cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray,
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuArrayGetPlane) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetPlane].real, memory_order_relaxed))(pPlaneArray, hArray, planeIdx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuArrayGetPlane(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11572,7 +12034,10 @@ CG_EXPORT CUresult CUDAAPI cuArrayDestroy(CUarray hArray)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuArrayDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayDestroy].real, memory_order_relaxed))(hArray);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuArrayDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11631,7 +12096,10 @@ CG_EXPORT CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCR
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuArray3DCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DCreate_v2].real, memory_order_relaxed))(pHandle, pAllocateArray);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuArray3DCreate_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11690,7 +12158,10 @@ CG_EXPORT CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDesc
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuArray3DGetDescriptor_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DGetDescriptor_v2].real, memory_order_relaxed))(pArrayDescriptor, hArray);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuArray3DGetDescriptor_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11750,7 +12221,10 @@ CG_EXPORT CUresult CUDAAPI cuMipmappedArrayCreate(CUmipmappedArray *pHandle, con
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMipmappedArrayCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayCreate].real, memory_order_relaxed))(pHandle, pMipmappedArrayDesc, numMipmapLevels);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMipmappedArrayCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11810,7 +12284,10 @@ CG_EXPORT CUresult CUDAAPI cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipm
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMipmappedArrayGetLevel) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayGetLevel].real, memory_order_relaxed))(pLevelArray, hMipmappedArray, level);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMipmappedArrayGetLevel(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11868,7 +12345,10 @@ CG_EXPORT CUresult CUDAAPI cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedAr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMipmappedArrayDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuMipmappedArrayDestroy].real, memory_order_relaxed))(hMipmappedArray);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMipmappedArrayDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11930,7 +12410,10 @@ CG_EXPORT CUresult CUDAAPI cuMemGetHandleForAddressRange(void *handle, CUdevicep
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemGetHandleForAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetHandleForAddressRange].real, memory_order_relaxed))(handle, dptr, size, handleType, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemGetHandleForAddressRange(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11992,7 +12475,10 @@ CG_EXPORT CUresult cuMemBatchDecompressAsync_ptsz(CUmemDecompressParams *paramsA
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemBatchDecompressAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemBatchDecompressAsync_ptsz].real, memory_order_relaxed))(paramsArray, count, flags, errorIndex, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemBatchDecompressAsync_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12054,7 +12540,10 @@ CG_EXPORT CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr *ptr, size_t size, si
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemAddressReserve) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAddressReserve].real, memory_order_relaxed))(ptr, size, alignment, addr, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemAddressReserve(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12113,7 +12602,10 @@ CG_EXPORT CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemAddressFree) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAddressFree].real, memory_order_relaxed))(ptr, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemAddressFree(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12174,7 +12666,10 @@ CG_EXPORT CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, siz
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMemCreate].real, memory_order_relaxed))(handle, size, prop, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12232,7 +12727,10 @@ CG_EXPORT CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemRelease) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRelease].real, memory_order_relaxed))(handle);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemRelease(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12294,7 +12792,10 @@ CG_EXPORT CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemMap) *)atomic_load_explicit(&cgl_sites[CGL_cuMemMap].real, memory_order_relaxed))(ptr, size, offset, handle, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemMap(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12354,7 +12855,10 @@ CG_EXPORT CUresult cuMemMapArrayAsync_ptsz(CUarrayMapInfo *mapInfoList, unsigned
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemMapArrayAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemMapArrayAsync_ptsz].real, memory_order_relaxed))(mapInfoList, count, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemMapArrayAsync_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12413,7 +12917,10 @@ CG_EXPORT CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemUnmap) *)atomic_load_explicit(&cgl_sites[CGL_cuMemUnmap].real, memory_order_relaxed))(ptr, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemUnmap(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12474,7 +12981,10 @@ CG_EXPORT CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size, const CU
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemSetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemSetAccess].real, memory_order_relaxed))(ptr, size, desc, count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemSetAccess(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12534,7 +13044,10 @@ CG_EXPORT CUresult CUDAAPI cuMemGetAccess(unsigned long long *flags, const CUmem
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemGetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAccess].real, memory_order_relaxed))(flags, location, ptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemGetAccess(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12595,7 +13108,10 @@ CG_EXPORT CUresult CUDAAPI cuMemExportToShareableHandle(void *shareableHandle, C
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemExportToShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemExportToShareableHandle].real, memory_order_relaxed))(shareableHandle, handle, handleType, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemExportToShareableHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12655,7 +13171,10 @@ CG_EXPORT CUresult CUDAAPI cuMemImportFromShareableHandle(CUmemGenericAllocation
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemImportFromShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemImportFromShareableHandle].real, memory_order_relaxed))(handle, osHandle, shHandleType);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemImportFromShareableHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12715,7 +13234,10 @@ CG_EXPORT CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity, co
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemGetAllocationGranularity) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAllocationGranularity].real, memory_order_relaxed))(granularity, prop, option);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemGetAllocationGranularity(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12774,7 +13296,10 @@ CG_EXPORT CUresult CUDAAPI cuMemGetAllocationPropertiesFromHandle(CUmemAllocatio
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemGetAllocationPropertiesFromHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAllocationPropertiesFromHandle].real, memory_order_relaxed))(prop, handle);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemGetAllocationPropertiesFromHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12833,7 +13358,10 @@ CG_EXPORT CUresult CUDAAPI cuMemRetainAllocationHandle(CUmemGenericAllocationHan
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemRetainAllocationHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRetainAllocationHandle].real, memory_order_relaxed))(handle, addr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemRetainAllocationHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12892,7 +13420,10 @@ CG_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemFreeAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFreeAsync_ptsz].real, memory_order_relaxed))(dptr, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemFreeAsync_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12952,7 +13483,10 @@ CG_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUst
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemAllocAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocAsync_ptsz].real, memory_order_relaxed))(dptr, bytesize, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemAllocAsync_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13011,7 +13545,10 @@ CG_EXPORT CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToK
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemPoolTrimTo) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolTrimTo].real, memory_order_relaxed))(pool, minBytesToKeep);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemPoolTrimTo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13071,7 +13608,10 @@ CG_EXPORT CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_at
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemPoolSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolSetAttribute].real, memory_order_relaxed))(pool, attr, value);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemPoolSetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13131,7 +13671,10 @@ CG_EXPORT CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_at
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemPoolGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolGetAttribute].real, memory_order_relaxed))(pool, attr, value);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemPoolGetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13191,7 +13734,10 @@ CG_EXPORT CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAcce
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemPoolSetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolSetAccess].real, memory_order_relaxed))(pool, map, count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemPoolSetAccess(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13251,7 +13797,10 @@ CG_EXPORT CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemory
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemPoolGetAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolGetAccess].real, memory_order_relaxed))(flags, memPool, location);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemPoolGetAccess(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13310,7 +13859,10 @@ CG_EXPORT CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolPr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolCreate].real, memory_order_relaxed))(pool, poolProps);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemPoolCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13368,7 +13920,10 @@ CG_EXPORT CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolDestroy].real, memory_order_relaxed))(pool);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemPoolDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13428,7 +13983,10 @@ CG_EXPORT CUresult CUDAAPI cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemL
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemGetDefaultMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetDefaultMemPool].real, memory_order_relaxed))(pool_out, location, type);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemGetDefaultMemPool(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13488,7 +14046,10 @@ CG_EXPORT CUresult CUDAAPI cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *lo
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemGetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetMemPool].real, memory_order_relaxed))(pool, location, type);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemGetMemPool(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13548,7 +14109,10 @@ CG_EXPORT CUresult CUDAAPI cuMemSetMemPool(CUmemLocation *location, CUmemAllocat
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemSetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_cuMemSetMemPool].real, memory_order_relaxed))(location, type, pool);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemSetMemPool(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13609,7 +14173,10 @@ CG_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesi
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemAllocFromPoolAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocFromPoolAsync_ptsz].real, memory_order_relaxed))(dptr, bytesize, pool, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemAllocFromPoolAsync_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13670,7 +14237,10 @@ CG_EXPORT CUresult CUDAAPI cuMemPoolExportToShareableHandle(void *handle_out, CU
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemPoolExportToShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolExportToShareableHandle].real, memory_order_relaxed))(handle_out, pool, handleType, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemPoolExportToShareableHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13731,7 +14301,10 @@ CG_EXPORT CUresult CUDAAPI cuMemPoolImportFromShareableHandle(CUmemoryPool *pool
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemPoolImportFromShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolImportFromShareableHandle].real, memory_order_relaxed))(pool_out, handle, handleType, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemPoolImportFromShareableHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13790,7 +14363,10 @@ CG_EXPORT CUresult CUDAAPI cuMemPoolExportPointer(CUmemPoolPtrExportData *shareD
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemPoolExportPointer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolExportPointer].real, memory_order_relaxed))(shareData_out, ptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemPoolExportPointer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13850,7 +14426,10 @@ CG_EXPORT CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemory
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemPoolImportPointer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPoolImportPointer].real, memory_order_relaxed))(ptr_out, pool, shareData);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemPoolImportPointer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13909,7 +14488,10 @@ CG_EXPORT CUresult CUDAAPI cuMulticastCreate(CUmemGenericAllocationHandle *mcHan
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMulticastCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastCreate].real, memory_order_relaxed))(mcHandle, prop);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMulticastCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13968,7 +14550,10 @@ CG_EXPORT CUresult CUDAAPI cuMulticastAddDevice(CUmemGenericAllocationHandle mcH
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMulticastAddDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastAddDevice].real, memory_order_relaxed))(mcHandle, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMulticastAddDevice(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14031,7 +14616,10 @@ CG_EXPORT CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mcHan
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMulticastBindMem) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastBindMem].real, memory_order_relaxed))(mcHandle, mcOffset, memHandle, memOffset, size, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMulticastBindMem(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14093,7 +14681,10 @@ CG_EXPORT CUresult CUDAAPI cuMulticastBindAddr(CUmemGenericAllocationHandle mcHa
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMulticastBindAddr) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastBindAddr].real, memory_order_relaxed))(mcHandle, mcOffset, memptr, size, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMulticastBindAddr(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14154,7 +14745,10 @@ CG_EXPORT CUresult CUDAAPI cuMulticastUnbind(CUmemGenericAllocationHandle mcHand
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMulticastUnbind) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastUnbind].real, memory_order_relaxed))(mcHandle, dev, mcOffset, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMulticastUnbind(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14214,7 +14808,10 @@ CG_EXPORT CUresult CUDAAPI cuMulticastGetGranularity(size_t *granularity, const 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMulticastGetGranularity) *)atomic_load_explicit(&cgl_sites[CGL_cuMulticastGetGranularity].real, memory_order_relaxed))(granularity, prop, option);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMulticastGetGranularity(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14274,7 +14871,10 @@ CG_EXPORT CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuPointerGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuPointerGetAttribute].real, memory_order_relaxed))(data, attribute, ptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuPointerGetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14336,7 +14936,10 @@ CG_EXPORT CUresult cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemPrefetchAsync_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync_v2_ptsz].real, memory_order_relaxed))(devPtr, count, location, flags, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemPrefetchAsync_v2_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14397,7 +15000,10 @@ CG_EXPORT CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemAdvise_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAdvise_v2].real, memory_order_relaxed))(devPtr, count, advice, location);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemAdvise_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14462,7 +15068,10 @@ CG_EXPORT CUresult cuMemPrefetchBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *size
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemPrefetchBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchBatchAsync_ptsz].real, memory_order_relaxed))(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemPrefetchBatchAsync_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14524,7 +15133,10 @@ CG_EXPORT CUresult cuMemDiscardBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemDiscardBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardBatchAsync_ptsz].real, memory_order_relaxed))(dptrs, sizes, count, flags, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemDiscardBatchAsync_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14589,7 +15201,10 @@ CG_EXPORT CUresult cuMemDiscardAndPrefetchBatchAsync_ptsz(CUdeviceptr *dptrs, si
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemDiscardAndPrefetchBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardAndPrefetchBatchAsync_ptsz].real, memory_order_relaxed))(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemDiscardAndPrefetchBatchAsync_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14651,7 +15266,10 @@ CG_EXPORT CUresult CUDAAPI cuMemRangeGetAttribute(void *data, size_t dataSize, C
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemRangeGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRangeGetAttribute].real, memory_order_relaxed))(data, dataSize, attribute, devPtr, count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemRangeGetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14714,7 +15332,10 @@ CG_EXPORT CUresult CUDAAPI cuMemRangeGetAttributes(void **data, size_t *dataSize
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemRangeGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuMemRangeGetAttributes].real, memory_order_relaxed))(data, dataSizes, attributes, numAttributes, devPtr, count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemRangeGetAttributes(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14774,7 +15395,10 @@ CG_EXPORT CUresult CUDAAPI cuPointerSetAttribute(const void *value, CUpointer_at
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuPointerSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuPointerSetAttribute].real, memory_order_relaxed))(value, attribute, ptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuPointerSetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14835,7 +15459,10 @@ CG_EXPORT CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes, CU
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuPointerGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuPointerGetAttributes].real, memory_order_relaxed))(numAttributes, attributes, data, ptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuPointerGetAttributes(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14894,7 +15521,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCreate].real, memory_order_relaxed))(phStream, Flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14954,7 +15584,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream, unsign
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamCreateWithPriority) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCreateWithPriority].real, memory_order_relaxed))(phStream, flags, priority);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamCreateWithPriority(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15013,7 +15646,10 @@ CG_EXPORT CUresult cuStreamGetPriority_ptsz(CUstream hStream, int *priority)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamGetPriority_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetPriority_ptsz].real, memory_order_relaxed))(hStream, priority);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamGetPriority_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15072,7 +15708,10 @@ CG_EXPORT CUresult cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamGetDevice_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetDevice_ptsz].real, memory_order_relaxed))(hStream, device);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamGetDevice_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15131,7 +15770,10 @@ CG_EXPORT CUresult cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamGetFlags_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetFlags_ptsz].real, memory_order_relaxed))(hStream, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamGetFlags_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15190,7 +15832,10 @@ CG_EXPORT CUresult cuStreamGetId_ptsz(CUstream hStream, unsigned long long *stre
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamGetId_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetId_ptsz].real, memory_order_relaxed))(hStream, streamId);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamGetId_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15249,7 +15894,10 @@ CG_EXPORT CUresult cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamGetCtx_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx_ptsz].real, memory_order_relaxed))(hStream, pctx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamGetCtx_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15309,7 +15957,10 @@ CG_EXPORT CUresult cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx, CUg
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamGetCtx_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx_v2_ptsz].real, memory_order_relaxed))(hStream, pCtx, pGreenCtx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamGetCtx_v2_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15369,7 +16020,10 @@ CG_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsi
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamWaitEvent_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitEvent_ptsz].real, memory_order_relaxed))(hStream, hEvent, Flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamWaitEvent_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15430,7 +16084,10 @@ CG_EXPORT CUresult cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback c
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamAddCallback_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAddCallback_ptsz].real, memory_order_relaxed))(hStream, callback, userData, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamAddCallback_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15489,7 +16146,10 @@ CG_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptur
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamBeginCapture_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture_v2_ptsz].real, memory_order_relaxed))(hStream, mode);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamBeginCapture_v2_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15555,7 +16215,10 @@ CG_EXPORT CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hG
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamBeginCaptureToGraph_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCaptureToGraph_ptsz].real, memory_order_relaxed))(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamBeginCaptureToGraph_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15613,7 +16276,10 @@ CG_EXPORT CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuThreadExchangeStreamCaptureMode) *)atomic_load_explicit(&cgl_sites[CGL_cuThreadExchangeStreamCaptureMode].real, memory_order_relaxed))(mode);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuThreadExchangeStreamCaptureMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15672,7 +16338,10 @@ CG_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamEndCapture_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamEndCapture_ptsz].real, memory_order_relaxed))(hStream, phGraph);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamEndCapture_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15731,7 +16400,10 @@ CG_EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureSta
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamIsCapturing_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamIsCapturing_ptsz].real, memory_order_relaxed))(hStream, captureStatus);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamIsCapturing_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15795,7 +16467,10 @@ CG_EXPORT CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCapt
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_v3_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v3_ptsz].real, memory_order_relaxed))(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamGetCaptureInfo_v3_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15857,7 +16532,10 @@ CG_EXPORT CUresult cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, C
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamUpdateCaptureDependencies_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_v2_ptsz].real, memory_order_relaxed))(hStream, dependencies, dependencyData, numDependencies, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamUpdateCaptureDependencies_v2_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15918,7 +16596,10 @@ CG_EXPORT CUresult cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dpt
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamAttachMemAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAttachMemAsync_ptsz].real, memory_order_relaxed))(hStream, dptr, length, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamAttachMemAsync_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15976,7 +16657,10 @@ CG_EXPORT CUresult cuStreamQuery_ptsz(CUstream hStream)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamQuery_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamQuery_ptsz].real, memory_order_relaxed))(hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamQuery_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16034,7 +16718,10 @@ CG_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream hStream)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamSynchronize_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSynchronize_ptsz].real, memory_order_relaxed))(hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamSynchronize_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16092,7 +16779,10 @@ CG_EXPORT CUresult cuStreamDestroy_v2(CUstream hStream)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamDestroy_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamDestroy_v2].real, memory_order_relaxed))(hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamDestroy_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16151,7 +16841,10 @@ CG_EXPORT CUresult cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamCopyAttributes_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCopyAttributes_ptsz].real, memory_order_relaxed))(dst, src);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamCopyAttributes_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16211,7 +16904,10 @@ CG_EXPORT CUresult cuStreamGetAttribute_ptsz(CUstream hStream, CUstreamAttrID at
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamGetAttribute_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetAttribute_ptsz].real, memory_order_relaxed))(hStream, attr, value_out);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamGetAttribute_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16271,7 +16967,10 @@ CG_EXPORT CUresult cuStreamSetAttribute_ptsz(CUstream hStream, CUstreamAttrID at
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamSetAttribute_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSetAttribute_ptsz].real, memory_order_relaxed))(hStream, attr, value);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamSetAttribute_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16330,7 +17029,10 @@ CG_EXPORT CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuEventCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuEventCreate].real, memory_order_relaxed))(phEvent, Flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuEventCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16389,7 +17091,10 @@ CG_EXPORT CUresult cuEventRecord_ptsz(CUevent hEvent, CUstream hStream)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuEventRecord_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecord_ptsz].real, memory_order_relaxed))(hEvent, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuEventRecord_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16449,7 +17154,10 @@ CG_EXPORT CUresult cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream,
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuEventRecordWithFlags_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecordWithFlags_ptsz].real, memory_order_relaxed))(hEvent, hStream, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuEventRecordWithFlags_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16507,7 +17215,10 @@ CG_EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuEventQuery) *)atomic_load_explicit(&cgl_sites[CGL_cuEventQuery].real, memory_order_relaxed))(hEvent);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuEventQuery(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16565,7 +17276,10 @@ CG_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuEventSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_cuEventSynchronize].real, memory_order_relaxed))(hEvent);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuEventSynchronize(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16623,7 +17337,10 @@ CG_EXPORT CUresult cuEventDestroy_v2(CUevent hEvent)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuEventDestroy_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuEventDestroy_v2].real, memory_order_relaxed))(hEvent);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuEventDestroy_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16683,7 +17400,10 @@ CG_EXPORT CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, C
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuEventElapsedTime_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuEventElapsedTime_v2].real, memory_order_relaxed))(pMilliseconds, hStart, hEnd);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuEventElapsedTime_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16742,7 +17462,10 @@ CG_EXPORT CUresult CUDAAPI cuImportExternalMemory(CUexternalMemory *extMem_out, 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuImportExternalMemory) *)atomic_load_explicit(&cgl_sites[CGL_cuImportExternalMemory].real, memory_order_relaxed))(extMem_out, memHandleDesc);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuImportExternalMemory(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16802,7 +17525,10 @@ CG_EXPORT CUresult CUDAAPI cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuExternalMemoryGetMappedBuffer) *)atomic_load_explicit(&cgl_sites[CGL_cuExternalMemoryGetMappedBuffer].real, memory_order_relaxed))(devPtr, extMem, bufferDesc);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuExternalMemoryGetMappedBuffer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16862,7 +17588,10 @@ CG_EXPORT CUresult CUDAAPI cuExternalMemoryGetMappedMipmappedArray(CUmipmappedAr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuExternalMemoryGetMappedMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuExternalMemoryGetMappedMipmappedArray].real, memory_order_relaxed))(mipmap, extMem, mipmapDesc);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuExternalMemoryGetMappedMipmappedArray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16920,7 +17649,10 @@ CG_EXPORT CUresult CUDAAPI cuDestroyExternalMemory(CUexternalMemory extMem)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDestroyExternalMemory) *)atomic_load_explicit(&cgl_sites[CGL_cuDestroyExternalMemory].real, memory_order_relaxed))(extMem);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDestroyExternalMemory(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16979,7 +17711,10 @@ CG_EXPORT CUresult CUDAAPI cuImportExternalSemaphore(CUexternalSemaphore *extSem
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuImportExternalSemaphore) *)atomic_load_explicit(&cgl_sites[CGL_cuImportExternalSemaphore].real, memory_order_relaxed))(extSem_out, semHandleDesc);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuImportExternalSemaphore(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17040,7 +17775,10 @@ CG_EXPORT CUresult cuSignalExternalSemaphoresAsync_ptsz(const CUexternalSemaphor
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuSignalExternalSemaphoresAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuSignalExternalSemaphoresAsync_ptsz].real, memory_order_relaxed))(extSemArray, paramsArray, numExtSems, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuSignalExternalSemaphoresAsync_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17101,7 +17839,10 @@ CG_EXPORT CUresult cuWaitExternalSemaphoresAsync_ptsz(const CUexternalSemaphore 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuWaitExternalSemaphoresAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuWaitExternalSemaphoresAsync_ptsz].real, memory_order_relaxed))(extSemArray, paramsArray, numExtSems, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuWaitExternalSemaphoresAsync_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17159,7 +17900,10 @@ CG_EXPORT CUresult CUDAAPI cuDestroyExternalSemaphore(CUexternalSemaphore extSem
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDestroyExternalSemaphore) *)atomic_load_explicit(&cgl_sites[CGL_cuDestroyExternalSemaphore].real, memory_order_relaxed))(extSem);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDestroyExternalSemaphore(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17220,7 +17964,10 @@ CG_EXPORT CUresult cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamWaitValue32_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32_v2_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamWaitValue32_v2_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17281,7 +18028,10 @@ CG_EXPORT CUresult cuStreamWaitValue64_v2_ptsz(CUstream stream, CUdeviceptr addr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamWaitValue64_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64_v2_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamWaitValue64_v2_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17342,7 +18092,10 @@ CG_EXPORT CUresult cuStreamWriteValue32_v2_ptsz(CUstream stream, CUdeviceptr add
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamWriteValue32_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32_v2_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamWriteValue32_v2_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17403,7 +18156,10 @@ CG_EXPORT CUresult cuStreamWriteValue64_v2_ptsz(CUstream stream, CUdeviceptr add
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamWriteValue64_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64_v2_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamWriteValue64_v2_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17464,7 +18220,10 @@ CG_EXPORT CUresult cuStreamBatchMemOp_v2_ptsz(CUstream stream, unsigned int coun
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamBatchMemOp_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp_v2_ptsz].real, memory_order_relaxed))(stream, count, paramArray, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamBatchMemOp_v2_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17524,7 +18283,10 @@ CG_EXPORT CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuFuncGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetAttribute].real, memory_order_relaxed))(pi, attrib, hfunc);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuFuncGetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17584,7 +18346,10 @@ CG_EXPORT CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attri
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuFuncSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetAttribute].real, memory_order_relaxed))(hfunc, attrib, value);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuFuncSetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17643,7 +18408,10 @@ CG_EXPORT CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache c
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuFuncSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetCacheConfig].real, memory_order_relaxed))(hfunc, config);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuFuncSetCacheConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17702,7 +18470,10 @@ CG_EXPORT CUresult CUDAAPI cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuFuncGetModule) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetModule].real, memory_order_relaxed))(hmod, hfunc);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuFuncGetModule(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17761,7 +18532,10 @@ CG_EXPORT CUresult CUDAAPI cuFuncGetName(const char **name, CUfunction hfunc)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuFuncGetName) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetName].real, memory_order_relaxed))(name, hfunc);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuFuncGetName(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17822,7 +18596,10 @@ CG_EXPORT CUresult CUDAAPI cuFuncGetParamInfo(CUfunction func, size_t paramIndex
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuFuncGetParamInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncGetParamInfo].real, memory_order_relaxed))(func, paramIndex, paramOffset, paramSize);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuFuncGetParamInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17881,7 +18658,10 @@ CG_EXPORT CUresult CUDAAPI cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunct
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuFuncIsLoaded) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncIsLoaded].real, memory_order_relaxed))(state, function);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuFuncIsLoaded(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17939,7 +18719,10 @@ CG_EXPORT CUresult CUDAAPI cuFuncLoad(CUfunction function)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuFuncLoad) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncLoad].real, memory_order_relaxed))(function);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuFuncLoad(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18007,7 +18790,10 @@ CG_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsi
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLaunchKernel_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernel_ptsz].real, memory_order_relaxed))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLaunchKernel_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18068,7 +18854,10 @@ CG_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunctio
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLaunchKernelEx_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernelEx_ptsz].real, memory_order_relaxed))(config, f, kernelParams, extra);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLaunchKernelEx_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18135,7 +18924,10 @@ CG_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gri
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLaunchCooperativeKernel_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchCooperativeKernel_ptsz].real, memory_order_relaxed))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLaunchCooperativeKernel_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18195,7 +18987,10 @@ CG_EXPORT CUresult CUDAAPI cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARA
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLaunchCooperativeKernelMultiDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchCooperativeKernelMultiDevice].real, memory_order_relaxed))(launchParamsList, numDevices, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLaunchCooperativeKernelMultiDevice(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18255,7 +19050,10 @@ CG_EXPORT CUresult cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void *us
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLaunchHostFunc_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchHostFunc_ptsz].real, memory_order_relaxed))(hStream, fn, userData);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLaunchHostFunc_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18316,7 +19114,10 @@ CG_EXPORT CUresult CUDAAPI cuFuncSetBlockShape(CUfunction hfunc, int x, int y, i
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuFuncSetBlockShape) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetBlockShape].real, memory_order_relaxed))(hfunc, x, y, z);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuFuncSetBlockShape(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18375,7 +19176,10 @@ CG_EXPORT CUresult CUDAAPI cuFuncSetSharedSize(CUfunction hfunc, unsigned int by
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuFuncSetSharedSize) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetSharedSize].real, memory_order_relaxed))(hfunc, bytes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuFuncSetSharedSize(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18434,7 +19238,10 @@ CG_EXPORT CUresult CUDAAPI cuParamSetSize(CUfunction hfunc, unsigned int numbyte
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuParamSetSize) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetSize].real, memory_order_relaxed))(hfunc, numbytes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuParamSetSize(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18494,7 +19301,10 @@ CG_EXPORT CUresult CUDAAPI cuParamSeti(CUfunction hfunc, int offset, unsigned in
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuParamSeti) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSeti].real, memory_order_relaxed))(hfunc, offset, value);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuParamSeti(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18554,7 +19364,10 @@ CG_EXPORT CUresult CUDAAPI cuParamSetf(CUfunction hfunc, int offset, float value
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuParamSetf) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetf].real, memory_order_relaxed))(hfunc, offset, value);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuParamSetf(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18615,7 +19428,10 @@ CG_EXPORT CUresult CUDAAPI cuParamSetv(CUfunction hfunc, int offset, void *ptr, 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuParamSetv) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetv].real, memory_order_relaxed))(hfunc, offset, ptr, numbytes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuParamSetv(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18673,7 +19489,10 @@ CG_EXPORT CUresult CUDAAPI cuLaunch(CUfunction f)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLaunch) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunch].real, memory_order_relaxed))(f);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLaunch(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18733,7 +19552,10 @@ CG_EXPORT CUresult CUDAAPI cuLaunchGrid(CUfunction f, int grid_width, int grid_h
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLaunchGrid) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchGrid].real, memory_order_relaxed))(f, grid_width, grid_height);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLaunchGrid(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18794,7 +19616,10 @@ CG_EXPORT CUresult CUDAAPI cuLaunchGridAsync(CUfunction f, int grid_width, int g
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLaunchGridAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchGridAsync].real, memory_order_relaxed))(f, grid_width, grid_height, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLaunchGridAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18854,7 +19679,10 @@ CG_EXPORT CUresult CUDAAPI cuParamSetTexRef(CUfunction hfunc, int texunit, CUtex
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuParamSetTexRef) *)atomic_load_explicit(&cgl_sites[CGL_cuParamSetTexRef].real, memory_order_relaxed))(hfunc, texunit, hTexRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuParamSetTexRef(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18913,7 +19741,10 @@ CG_EXPORT CUresult CUDAAPI cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedco
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuFuncSetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_cuFuncSetSharedMemConfig].real, memory_order_relaxed))(hfunc, config);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuFuncSetSharedMemConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18972,7 +19803,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphCreate(CUgraph *phGraph, unsigned int flags)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphCreate].real, memory_order_relaxed))(phGraph, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19037,7 +19871,10 @@ CG_EXPORT CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphAddKernelNode_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddKernelNode_v2].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphAddKernelNode_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19099,7 +19936,10 @@ CG_EXPORT CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeGetParams_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeGetParams_v2].real, memory_order_relaxed))(hNode, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphKernelNodeGetParams_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19161,7 +20001,10 @@ CG_EXPORT CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_K
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeSetParams_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeSetParams_v2].real, memory_order_relaxed))(hNode, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphKernelNodeSetParams_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19227,7 +20070,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgrap
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphAddMemcpyNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemcpyNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphAddMemcpyNode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19289,7 +20135,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_ME
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphMemcpyNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemcpyNodeGetParams].real, memory_order_relaxed))(hNode, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphMemcpyNodeGetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19351,7 +20200,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const C
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphMemcpyNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemcpyNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphMemcpyNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19417,7 +20269,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgrap
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphAddMemsetNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemsetNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphAddMemsetNode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19479,7 +20334,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_ME
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphMemsetNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemsetNodeGetParams].real, memory_order_relaxed))(hNode, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphMemsetNodeGetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19541,7 +20399,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphMemsetNodeSetParams(CUgraphNode hNode, const C
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphMemsetNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemsetNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphMemsetNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19606,7 +20467,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphAddHostNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddHostNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphAddHostNode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19668,7 +20532,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphHostNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphHostNodeGetParams].real, memory_order_relaxed))(hNode, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphHostNodeGetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19730,7 +20597,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphHostNodeSetParams(CUgraphNode hNode, const CUD
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphHostNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphHostNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphHostNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19796,7 +20666,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CU
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphAddChildGraphNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddChildGraphNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphAddChildGraphNode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19858,7 +20731,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphChildGraphNodeGetGraph) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphChildGraphNodeGetGraph].real, memory_order_relaxed))(hNode, phGraph);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphChildGraphNodeGetGraph(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19922,7 +20798,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphAddEmptyNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddEmptyNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphAddEmptyNode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19987,7 +20866,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, C
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphAddEventRecordNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddEventRecordNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphAddEventRecordNode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20049,7 +20931,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUe
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphEventRecordNodeGetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventRecordNodeGetEvent].real, memory_order_relaxed))(hNode, event_out);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphEventRecordNodeGetEvent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20111,7 +20996,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUe
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphEventRecordNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventRecordNodeSetEvent].real, memory_order_relaxed))(hNode, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphEventRecordNodeSetEvent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20176,7 +21064,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUg
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphAddEventWaitNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddEventWaitNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphAddEventWaitNode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20238,7 +21129,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUeve
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphEventWaitNodeGetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventWaitNodeGetEvent].real, memory_order_relaxed))(hNode, event_out);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphEventWaitNodeGetEvent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20300,7 +21194,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUeve
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphEventWaitNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphEventWaitNodeSetEvent].real, memory_order_relaxed))(hNode, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphEventWaitNodeSetEvent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20365,7 +21262,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *p
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphAddExternalSemaphoresSignalNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddExternalSemaphoresSignalNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphAddExternalSemaphoresSignalNode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20427,7 +21327,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphN
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphExternalSemaphoresSignalNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresSignalNodeGetParams].real, memory_order_relaxed))(hNode, params_out);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphExternalSemaphoresSignalNodeGetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20489,7 +21392,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphN
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphExternalSemaphoresSignalNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresSignalNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphExternalSemaphoresSignalNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20554,7 +21460,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phG
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphAddExternalSemaphoresWaitNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddExternalSemaphoresWaitNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphAddExternalSemaphoresWaitNode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20616,7 +21525,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNod
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphExternalSemaphoresWaitNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresWaitNodeGetParams].real, memory_order_relaxed))(hNode, params_out);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphExternalSemaphoresWaitNodeGetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20678,7 +21590,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNod
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphExternalSemaphoresWaitNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExternalSemaphoresWaitNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphExternalSemaphoresWaitNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20743,7 +21658,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CU
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphAddBatchMemOpNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddBatchMemOpNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphAddBatchMemOpNode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20805,7 +21723,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUD
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphBatchMemOpNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphBatchMemOpNodeGetParams].real, memory_order_relaxed))(hNode, nodeParams_out);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphBatchMemOpNodeGetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20867,7 +21788,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, con
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphBatchMemOpNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphBatchMemOpNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphBatchMemOpNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20931,7 +21855,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraph
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphExecBatchMemOpNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecBatchMemOpNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphExecBatchMemOpNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20996,7 +21923,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphAddMemAllocNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemAllocNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphAddMemAllocNode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21058,7 +21988,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphMemAllocNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemAllocNodeGetParams].real, memory_order_relaxed))(hNode, params_out);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphMemAllocNodeGetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21123,7 +22056,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgra
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphAddMemFreeNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddMemFreeNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, dptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphAddMemFreeNode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21185,7 +22121,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdevi
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphMemFreeNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphMemFreeNodeGetParams].real, memory_order_relaxed))(hNode, dptr_out);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphMemFreeNodeGetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21243,7 +22182,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGraphMemTrim(CUdevice device)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceGraphMemTrim) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGraphMemTrim].real, memory_order_relaxed))(device);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceGraphMemTrim(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21303,7 +22245,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetGraphMemAttribute(CUdevice device, CUgraph
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceGetGraphMemAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetGraphMemAttribute].real, memory_order_relaxed))(device, attr, value);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceGetGraphMemAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21363,7 +22308,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceSetGraphMemAttribute(CUdevice device, CUgraph
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceSetGraphMemAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceSetGraphMemAttribute].real, memory_order_relaxed))(device, attr, value);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceSetGraphMemAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21425,7 +22373,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphClone(CUgraph *phGraphClone, CUgraph originalG
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphClone) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphClone].real, memory_order_relaxed))(phGraphClone, originalGraph);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphClone(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21489,7 +22440,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNo
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphNodeFindInClone) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeFindInClone].real, memory_order_relaxed))(phNode, hOriginalNode, hClonedGraph);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphNodeFindInClone(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21551,7 +22505,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphNodeGetType) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetType].real, memory_order_relaxed))(hNode, type);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphNodeGetType(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21614,7 +22571,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, s
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphGetNodes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetNodes].real, memory_order_relaxed))(hGraph, nodes, numNodes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphGetNodes(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21677,7 +22637,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *root
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphGetRootNodes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetRootNodes].real, memory_order_relaxed))(hGraph, rootNodes, numRootNodes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphGetRootNodes(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21742,7 +22705,10 @@ CG_EXPORT CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraph
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphGetEdges_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetEdges_v2].real, memory_order_relaxed))(hGraph, from, to, edgeData, numEdges);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphGetEdges_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21806,7 +22772,10 @@ CG_EXPORT CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphNodeGetDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependencies_v2].real, memory_order_relaxed))(hNode, dependencies, edgeData, numDependencies);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphNodeGetDependencies_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21870,7 +22839,10 @@ CG_EXPORT CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNod
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphNodeGetDependentNodes_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependentNodes_v2].real, memory_order_relaxed))(hNode, dependentNodes, edgeData, numDependentNodes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphNodeGetDependentNodes_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21935,7 +22907,10 @@ CG_EXPORT CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphAddDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddDependencies_v2].real, memory_order_relaxed))(hGraph, from, to, edgeData, numDependencies);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphAddDependencies_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22000,7 +22975,10 @@ CG_EXPORT CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNod
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphRemoveDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphRemoveDependencies_v2].real, memory_order_relaxed))(hGraph, from, to, edgeData, numDependencies);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphRemoveDependencies_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22061,7 +23039,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphDestroyNode(CUgraphNode hNode)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphDestroyNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphDestroyNode].real, memory_order_relaxed))(hNode);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphDestroyNode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22124,7 +23105,10 @@ CG_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphInstantiateWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiateWithFlags].real, memory_order_relaxed))(phGraphExec, hGraph, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphInstantiateWithFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22187,7 +23171,10 @@ CG_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, C
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphInstantiateWithParams_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiateWithParams_ptsz].real, memory_order_relaxed))(phGraphExec, hGraph, instantiateParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphInstantiateWithParams_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22249,7 +23236,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphExecGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecGetFlags].real, memory_order_relaxed))(hGraphExec, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphExecGetFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22313,7 +23303,10 @@ CG_EXPORT CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUg
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphExecKernelNodeSetParams_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecKernelNodeSetParams_v2].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphExecKernelNodeSetParams_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22378,7 +23371,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphExecMemcpyNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecMemcpyNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, copyParams, ctx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphExecMemcpyNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22443,7 +23439,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphExecMemsetNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecMemsetNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, memsetParams, ctx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphExecMemsetNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22507,7 +23506,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphExecHostNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecHostNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphExecHostNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22572,7 +23574,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraph
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphExecChildGraphNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecChildGraphNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, childGraph);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphExecChildGraphNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22636,7 +23641,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraph
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphExecEventRecordNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecEventRecordNodeSetEvent].real, memory_order_relaxed))(hGraphExec, hNode, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphExecEventRecordNodeSetEvent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22700,7 +23708,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphEx
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphExecEventWaitNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecEventWaitNodeSetEvent].real, memory_order_relaxed))(hGraphExec, hNode, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphExecEventWaitNodeSetEvent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22764,7 +23775,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphExecExternalSemaphoresSignalNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecExternalSemaphoresSignalNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphExecExternalSemaphoresSignalNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22828,7 +23842,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgrap
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphExecExternalSemaphoresWaitNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecExternalSemaphoresWaitNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphExecExternalSemaphoresWaitNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22892,7 +23909,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraph
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphNodeSetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeSetEnabled].real, memory_order_relaxed))(hGraphExec, hNode, isEnabled);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphNodeSetEnabled(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22956,7 +23976,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraph
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphNodeGetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetEnabled].real, memory_order_relaxed))(hGraphExec, hNode, isEnabled);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphNodeGetEnabled(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23018,7 +24041,10 @@ CG_EXPORT CUresult cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphUpload_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphUpload_ptsz].real, memory_order_relaxed))(hGraphExec, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphUpload_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23080,7 +24106,10 @@ CG_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphLaunch_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphLaunch_ptsz].real, memory_order_relaxed))(hGraphExec, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphLaunch_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23141,7 +24170,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphExecDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecDestroy].real, memory_order_relaxed))(hGraphExec);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphExecDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23202,7 +24234,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphDestroy].real, memory_order_relaxed))(hGraph);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23266,7 +24301,10 @@ CG_EXPORT CUresult cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphExecUpdate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecUpdate_v2].real, memory_order_relaxed))(hGraphExec, hGraph, resultInfo);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphExecUpdate_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23329,7 +24367,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeCopyAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeCopyAttributes].real, memory_order_relaxed))(dst, src);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphKernelNodeCopyAttributes(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23392,7 +24433,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUke
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeGetAttribute].real, memory_order_relaxed))(hNode, attr, value_out);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphKernelNodeGetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23455,7 +24499,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUke
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeSetAttribute].real, memory_order_relaxed))(hNode, attr, value);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphKernelNodeSetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23518,7 +24565,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphDebugDotPrint(CUgraph hGraph, const char *path
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphDebugDotPrint) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphDebugDotPrint].real, memory_order_relaxed))(hGraph, path, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphDebugDotPrint(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23580,7 +24630,10 @@ CG_EXPORT CUresult CUDAAPI cuUserObjectCreate(CUuserObject *object_out, void *pt
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuUserObjectCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuUserObjectCreate].real, memory_order_relaxed))(object_out, ptr, destroy, initialRefcount, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuUserObjectCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23639,7 +24692,10 @@ CG_EXPORT CUresult CUDAAPI cuUserObjectRetain(CUuserObject object, unsigned int 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuUserObjectRetain) *)atomic_load_explicit(&cgl_sites[CGL_cuUserObjectRetain].real, memory_order_relaxed))(object, count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuUserObjectRetain(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23698,7 +24754,10 @@ CG_EXPORT CUresult CUDAAPI cuUserObjectRelease(CUuserObject object, unsigned int
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuUserObjectRelease) *)atomic_load_explicit(&cgl_sites[CGL_cuUserObjectRelease].real, memory_order_relaxed))(object, count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuUserObjectRelease(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23762,7 +24821,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphRetainUserObject(CUgraph graph, CUuserObject o
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphRetainUserObject) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphRetainUserObject].real, memory_order_relaxed))(graph, object, count, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphRetainUserObject(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23825,7 +24887,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphReleaseUserObject(CUgraph graph, CUuserObject 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphReleaseUserObject) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphReleaseUserObject].real, memory_order_relaxed))(graph, object, count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphReleaseUserObject(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23891,7 +24956,10 @@ CG_EXPORT CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, c
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphAddNode_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddNode_v2].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphAddNode_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23953,7 +25021,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodePa
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24017,7 +25088,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphExecNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphExecNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24082,7 +25156,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphConditionalHandleCreate(CUgraphConditionalHand
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphConditionalHandleCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphConditionalHandleCreate].real, memory_order_relaxed))(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphConditionalHandleCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24143,7 +25220,10 @@ CG_EXPORT CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numB
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuOccupancyMaxActiveBlocksPerMultiprocessor) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxActiveBlocksPerMultiprocessor].real, memory_order_relaxed))(numBlocks, func, blockSize, dynamicSMemSize);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuOccupancyMaxActiveBlocksPerMultiprocessor(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24205,7 +25285,10 @@ CG_EXPORT CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags].real, memory_order_relaxed))(numBlocks, func, blockSize, dynamicSMemSize, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24268,7 +25351,10 @@ CG_EXPORT CUresult CUDAAPI cuOccupancyMaxPotentialBlockSize(int *minGridSize, in
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuOccupancyMaxPotentialBlockSize) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxPotentialBlockSize].real, memory_order_relaxed))(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuOccupancyMaxPotentialBlockSize(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24332,7 +25418,10 @@ CG_EXPORT CUresult CUDAAPI cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGri
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuOccupancyMaxPotentialBlockSizeWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxPotentialBlockSizeWithFlags].real, memory_order_relaxed))(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuOccupancyMaxPotentialBlockSizeWithFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24393,7 +25482,10 @@ CG_EXPORT CUresult CUDAAPI cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynam
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuOccupancyAvailableDynamicSMemPerBlock) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyAvailableDynamicSMemPerBlock].real, memory_order_relaxed))(dynamicSmemSize, func, numBlocks, blockSize);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuOccupancyAvailableDynamicSMemPerBlock(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24453,7 +25545,10 @@ CG_EXPORT CUresult CUDAAPI cuOccupancyMaxPotentialClusterSize(int *clusterSize, 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuOccupancyMaxPotentialClusterSize) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxPotentialClusterSize].real, memory_order_relaxed))(clusterSize, func, config);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuOccupancyMaxPotentialClusterSize(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24513,7 +25608,10 @@ CG_EXPORT CUresult CUDAAPI cuOccupancyMaxActiveClusters(int *numClusters, CUfunc
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuOccupancyMaxActiveClusters) *)atomic_load_explicit(&cgl_sites[CGL_cuOccupancyMaxActiveClusters].real, memory_order_relaxed))(numClusters, func, config);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuOccupancyMaxActiveClusters(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24573,7 +25671,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, un
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefSetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetArray].real, memory_order_relaxed))(hTexRef, hArray, Flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefSetArray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24633,7 +25734,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmapp
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefSetMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmappedArray].real, memory_order_relaxed))(hTexRef, hMipmappedArray, Flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefSetMipmappedArray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24694,7 +25798,10 @@ CG_EXPORT CUresult cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, C
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefSetAddress_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress_v2].real, memory_order_relaxed))(ByteOffset, hTexRef, dptr, bytes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefSetAddress_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24755,7 +25862,10 @@ CG_EXPORT CUresult cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DE
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefSetAddress2D_v3) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress2D_v3].real, memory_order_relaxed))(hTexRef, desc, dptr, Pitch);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefSetAddress2D_v3(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24815,7 +25925,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fm
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefSetFormat) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetFormat].real, memory_order_relaxed))(hTexRef, fmt, NumPackedComponents);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefSetFormat(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24875,7 +25988,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUa
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefSetAddressMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddressMode].real, memory_order_relaxed))(hTexRef, dim, am);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefSetAddressMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24934,7 +26050,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefSetFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetFilterMode].real, memory_order_relaxed))(hTexRef, fm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefSetFilterMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24993,7 +26112,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilte
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefSetMipmapFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmapFilterMode].real, memory_order_relaxed))(hTexRef, fm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefSetMipmapFilterMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25052,7 +26174,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bi
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefSetMipmapLevelBias) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmapLevelBias].real, memory_order_relaxed))(hTexRef, bias);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefSetMipmapLevelBias(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25112,7 +26237,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float m
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefSetMipmapLevelClamp) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMipmapLevelClamp].real, memory_order_relaxed))(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefSetMipmapLevelClamp(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25171,7 +26299,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned i
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefSetMaxAnisotropy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetMaxAnisotropy].real, memory_order_relaxed))(hTexRef, maxAniso);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefSetMaxAnisotropy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25230,7 +26361,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetBorderColor(CUtexref hTexRef, float *pBord
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefSetBorderColor) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetBorderColor].real, memory_order_relaxed))(hTexRef, pBorderColor);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefSetBorderColor(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25289,7 +26423,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetFlags].real, memory_order_relaxed))(hTexRef, Flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefSetFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25348,7 +26485,10 @@ CG_EXPORT CUresult cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefGetAddress_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetAddress_v2].real, memory_order_relaxed))(pdptr, hTexRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefGetAddress_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25407,7 +26547,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefGetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetArray].real, memory_order_relaxed))(phArray, hTexRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefGetArray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25466,7 +26609,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmapp
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefGetMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmappedArray].real, memory_order_relaxed))(phMipmappedArray, hTexRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefGetMipmappedArray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25526,7 +26672,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefGetAddressMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetAddressMode].real, memory_order_relaxed))(pam, hTexRef, dim);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefGetAddressMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25585,7 +26734,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hT
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefGetFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetFilterMode].real, memory_order_relaxed))(pfm, hTexRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefGetFilterMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25645,7 +26797,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefGetFormat(CUarray_format *pFormat, int *pNumC
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefGetFormat) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetFormat].real, memory_order_relaxed))(pFormat, pNumChannels, hTexRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefGetFormat(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25704,7 +26859,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtex
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefGetMipmapFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmapFilterMode].real, memory_order_relaxed))(pfm, hTexRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefGetMipmapFilterMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25763,7 +26921,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTe
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefGetMipmapLevelBias) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmapLevelBias].real, memory_order_relaxed))(pbias, hTexRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefGetMipmapLevelBias(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25823,7 +26984,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelCla
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefGetMipmapLevelClamp) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMipmapLevelClamp].real, memory_order_relaxed))(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefGetMipmapLevelClamp(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25882,7 +27046,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTe
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefGetMaxAnisotropy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetMaxAnisotropy].real, memory_order_relaxed))(pmaxAniso, hTexRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefGetMaxAnisotropy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25941,7 +27108,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefGetBorderColor(float *pBorderColor, CUtexref 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefGetBorderColor) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetBorderColor].real, memory_order_relaxed))(pBorderColor, hTexRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefGetBorderColor(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -26000,7 +27170,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexR
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetFlags].real, memory_order_relaxed))(pFlags, hTexRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefGetFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -26058,7 +27231,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefCreate(CUtexref *pTexRef)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefCreate].real, memory_order_relaxed))(pTexRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -26116,7 +27292,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefDestroy(CUtexref hTexRef)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefDestroy].real, memory_order_relaxed))(hTexRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -26176,7 +27355,10 @@ CG_EXPORT CUresult CUDAAPI cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray,
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuSurfRefSetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfRefSetArray].real, memory_order_relaxed))(hSurfRef, hArray, Flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuSurfRefSetArray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -26235,7 +27417,10 @@ CG_EXPORT CUresult CUDAAPI cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRe
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuSurfRefGetArray) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfRefGetArray].real, memory_order_relaxed))(phArray, hSurfRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuSurfRefGetArray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -26296,7 +27481,10 @@ CG_EXPORT CUresult CUDAAPI cuTexObjectCreate(CUtexObject *pTexObject, const CUDA
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexObjectCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectCreate].real, memory_order_relaxed))(pTexObject, pResDesc, pTexDesc, pResViewDesc);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexObjectCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -26354,7 +27542,10 @@ CG_EXPORT CUresult CUDAAPI cuTexObjectDestroy(CUtexObject texObject)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexObjectDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectDestroy].real, memory_order_relaxed))(texObject);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexObjectDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -26413,7 +27604,10 @@ CG_EXPORT CUresult CUDAAPI cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDe
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexObjectGetResourceDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectGetResourceDesc].real, memory_order_relaxed))(pResDesc, texObject);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexObjectGetResourceDesc(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -26472,7 +27666,10 @@ CG_EXPORT CUresult CUDAAPI cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexObjectGetTextureDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectGetTextureDesc].real, memory_order_relaxed))(pTexDesc, texObject);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexObjectGetTextureDesc(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -26531,7 +27728,10 @@ CG_EXPORT CUresult CUDAAPI cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DES
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexObjectGetResourceViewDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuTexObjectGetResourceViewDesc].real, memory_order_relaxed))(pResViewDesc, texObject);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexObjectGetResourceViewDesc(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -26590,7 +27790,10 @@ CG_EXPORT CUresult CUDAAPI cuSurfObjectCreate(CUsurfObject *pSurfObject, const C
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuSurfObjectCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfObjectCreate].real, memory_order_relaxed))(pSurfObject, pResDesc);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuSurfObjectCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -26648,7 +27851,10 @@ CG_EXPORT CUresult CUDAAPI cuSurfObjectDestroy(CUsurfObject surfObject)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuSurfObjectDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfObjectDestroy].real, memory_order_relaxed))(surfObject);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuSurfObjectDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -26707,7 +27913,10 @@ CG_EXPORT CUresult CUDAAPI cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResD
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuSurfObjectGetResourceDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuSurfObjectGetResourceDesc].real, memory_order_relaxed))(pResDesc, surfObject);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuSurfObjectGetResourceDesc(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -26776,7 +27985,10 @@ CG_EXPORT CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtens
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTensorMapEncodeTiled) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapEncodeTiled].real, memory_order_relaxed))(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTensorMapEncodeTiled(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -26848,7 +28060,10 @@ CG_EXPORT CUresult CUDAAPI cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUten
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTensorMapEncodeIm2col) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapEncodeIm2col].real, memory_order_relaxed))(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTensorMapEncodeIm2col(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -26921,7 +28136,10 @@ CG_EXPORT CUresult CUDAAPI cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, C
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTensorMapEncodeIm2colWide) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapEncodeIm2colWide].real, memory_order_relaxed))(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTensorMapEncodeIm2colWide(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -26980,7 +28198,10 @@ CG_EXPORT CUresult CUDAAPI cuTensorMapReplaceAddress(CUtensorMap *tensorMap, voi
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTensorMapReplaceAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuTensorMapReplaceAddress].real, memory_order_relaxed))(tensorMap, globalAddress);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTensorMapReplaceAddress(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -27040,7 +28261,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice de
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceCanAccessPeer) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceCanAccessPeer].real, memory_order_relaxed))(canAccessPeer, dev, peerDev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceCanAccessPeer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -27099,7 +28323,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxEnablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxEnablePeerAccess].real, memory_order_relaxed))(peerContext, Flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxEnablePeerAccess(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -27157,7 +28384,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxDisablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDisablePeerAccess].real, memory_order_relaxed))(peerContext);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxDisablePeerAccess(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -27218,7 +28448,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttri
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceGetP2PAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetP2PAttribute].real, memory_order_relaxed))(value, attrib, srcDevice, dstDevice);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceGetP2PAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -27280,7 +28513,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetP2PAtomicCapabilities(unsigned int *capabi
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceGetP2PAtomicCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetP2PAtomicCapabilities].real, memory_order_relaxed))(capabilities, operations, count, srcDevice, dstDevice);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceGetP2PAtomicCapabilities(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -27338,7 +28574,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphicsUnregisterResource(CUgraphicsResource resou
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphicsUnregisterResource) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsUnregisterResource].real, memory_order_relaxed))(resource);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphicsUnregisterResource(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -27399,7 +28638,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphicsSubResourceGetMappedArray(CUarray *pArray, 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphicsSubResourceGetMappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsSubResourceGetMappedArray].real, memory_order_relaxed))(pArray, resource, arrayIndex, mipLevel);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphicsSubResourceGetMappedArray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -27458,7 +28700,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphicsResourceGetMappedMipmappedArray(CUmipmapped
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphicsResourceGetMappedMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceGetMappedMipmappedArray].real, memory_order_relaxed))(pMipmappedArray, resource);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphicsResourceGetMappedMipmappedArray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -27518,7 +28763,10 @@ CG_EXPORT CUresult cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, s
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphicsResourceGetMappedPointer_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceGetMappedPointer_v2].real, memory_order_relaxed))(pDevPtr, pSize, resource);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphicsResourceGetMappedPointer_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -27577,7 +28825,10 @@ CG_EXPORT CUresult cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource,
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphicsResourceSetMapFlags_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceSetMapFlags_v2].real, memory_order_relaxed))(resource, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphicsResourceSetMapFlags_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -27637,7 +28888,10 @@ CG_EXPORT CUresult cuGraphicsMapResources_ptsz(unsigned int count, CUgraphicsRes
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphicsMapResources_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsMapResources_ptsz].real, memory_order_relaxed))(count, resources, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphicsMapResources_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -27697,7 +28951,10 @@ CG_EXPORT CUresult cuGraphicsUnmapResources_ptsz(unsigned int count, CUgraphicsR
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphicsUnmapResources_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsUnmapResources_ptsz].real, memory_order_relaxed))(count, resources, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphicsUnmapResources_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -27759,7 +29016,10 @@ static __attribute__((unused)) CUresult cgl_guarded_cuGetProcAddress_v2(const ch
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGetProcAddress_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGetProcAddress_v2].real, memory_order_relaxed))(symbol, pfn, cudaVersion, flags, symbolStatus);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGetProcAddress_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -27819,7 +29079,10 @@ CG_EXPORT CUresult CUDAAPI cuCoredumpGetAttribute(CUcoredumpSettings attrib, voi
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCoredumpGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpGetAttribute].real, memory_order_relaxed))(attrib, value, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCoredumpGetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -27879,7 +29142,10 @@ CG_EXPORT CUresult CUDAAPI cuCoredumpGetAttributeGlobal(CUcoredumpSettings attri
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCoredumpGetAttributeGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpGetAttributeGlobal].real, memory_order_relaxed))(attrib, value, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCoredumpGetAttributeGlobal(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -27939,7 +29205,10 @@ CG_EXPORT CUresult CUDAAPI cuCoredumpSetAttribute(CUcoredumpSettings attrib, voi
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCoredumpSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpSetAttribute].real, memory_order_relaxed))(attrib, value, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCoredumpSetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -27999,7 +29268,10 @@ CG_EXPORT CUresult CUDAAPI cuCoredumpSetAttributeGlobal(CUcoredumpSettings attri
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCoredumpSetAttributeGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuCoredumpSetAttributeGlobal].real, memory_order_relaxed))(attrib, value, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCoredumpSetAttributeGlobal(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -28060,7 +29332,10 @@ CG_EXPORT CUresult CUDAAPI cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGreenCtxCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxCreate].real, memory_order_relaxed))(phCtx, desc, dev, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGreenCtxCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -28118,7 +29393,10 @@ CG_EXPORT CUresult CUDAAPI cuGreenCtxDestroy(CUgreenCtx hCtx)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGreenCtxDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxDestroy].real, memory_order_relaxed))(hCtx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGreenCtxDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -28177,7 +29455,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCt
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxFromGreenCtx) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxFromGreenCtx].real, memory_order_relaxed))(pContext, hCtx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxFromGreenCtx(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -28237,7 +29518,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetDevResource(CUdevice device, CUdevResource
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceGetDevResource) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetDevResource].real, memory_order_relaxed))(device, resource, type);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceGetDevResource(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -28297,7 +29581,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetDevResource(CUcontext hCtx, CUdevResource *re
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxGetDevResource) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxGetDevResource].real, memory_order_relaxed))(hCtx, resource, type);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxGetDevResource(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -28357,7 +29644,10 @@ CG_EXPORT CUresult CUDAAPI cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResour
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGreenCtxGetDevResource) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxGetDevResource].real, memory_order_relaxed))(hCtx, resource, type);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGreenCtxGetDevResource(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -28420,7 +29710,10 @@ CG_EXPORT CUresult CUDAAPI cuDevSmResourceSplitByCount(CUdevResource *result, un
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDevSmResourceSplitByCount) *)atomic_load_explicit(&cgl_sites[CGL_cuDevSmResourceSplitByCount].real, memory_order_relaxed))(result, nbGroups, input, remaining, useFlags, minCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDevSmResourceSplitByCount(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -28480,7 +29773,10 @@ CG_EXPORT CUresult CUDAAPI cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDevResourceGenerateDesc) *)atomic_load_explicit(&cgl_sites[CGL_cuDevResourceGenerateDesc].real, memory_order_relaxed))(phDesc, resources, nbResources);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDevResourceGenerateDesc(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -28539,7 +29835,10 @@ CG_EXPORT CUresult CUDAAPI cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGreenCtxRecordEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxRecordEvent].real, memory_order_relaxed))(hCtx, hEvent);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGreenCtxRecordEvent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -28598,7 +29897,10 @@ CG_EXPORT CUresult CUDAAPI cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGreenCtxWaitEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxWaitEvent].real, memory_order_relaxed))(hCtx, hEvent);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGreenCtxWaitEvent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -28657,7 +29959,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phC
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamGetGreenCtx) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetGreenCtx].real, memory_order_relaxed))(hStream, phCtx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamGetGreenCtx(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -28718,7 +30023,10 @@ CG_EXPORT CUresult CUDAAPI cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGreenCtxStreamCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxStreamCreate].real, memory_order_relaxed))(phStream, greenCtx, flags, priority);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGreenCtxStreamCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -28777,7 +30085,10 @@ CG_EXPORT CUresult CUDAAPI cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long lo
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGreenCtxGetId) *)atomic_load_explicit(&cgl_sites[CGL_cuGreenCtxGetId].real, memory_order_relaxed))(greenCtx, greenCtxId);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGreenCtxGetId(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -28837,7 +30148,10 @@ CG_EXPORT CUresult CUDAAPI cuLogsRegisterCallback(CUlogsCallback callbackFunc, v
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLogsRegisterCallback) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsRegisterCallback].real, memory_order_relaxed))(callbackFunc, userData, callback_out);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLogsRegisterCallback(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -28895,7 +30209,10 @@ CG_EXPORT CUresult CUDAAPI cuLogsUnregisterCallback(CUlogsCallbackHandle callbac
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLogsUnregisterCallback) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsUnregisterCallback].real, memory_order_relaxed))(callback);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLogsUnregisterCallback(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -28954,7 +30271,10 @@ CG_EXPORT CUresult CUDAAPI cuLogsCurrent(CUlogIterator *iterator_out, unsigned i
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLogsCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsCurrent].real, memory_order_relaxed))(iterator_out, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLogsCurrent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -29014,7 +30334,10 @@ CG_EXPORT CUresult CUDAAPI cuLogsDumpToFile(CUlogIterator *iterator, const char 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLogsDumpToFile) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsDumpToFile].real, memory_order_relaxed))(iterator, pathToFile, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLogsDumpToFile(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -29075,7 +30398,10 @@ CG_EXPORT CUresult CUDAAPI cuLogsDumpToMemory(CUlogIterator *iterator, char *buf
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLogsDumpToMemory) *)atomic_load_explicit(&cgl_sites[CGL_cuLogsDumpToMemory].real, memory_order_relaxed))(iterator, buffer, size, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLogsDumpToMemory(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -29135,7 +30461,10 @@ CG_EXPORT CUresult CUDAAPI cuMemHostRegister(void *p, size_t bytesize, unsigned 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemHostRegister) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostRegister].real, memory_order_relaxed))(p, bytesize, Flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemHostRegister(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -29194,7 +30523,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphicsResourceSetMapFlags(CUgraphicsResource reso
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphicsResourceSetMapFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceSetMapFlags].real, memory_order_relaxed))(resource, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphicsResourceSetMapFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -29255,7 +30587,10 @@ CG_EXPORT CUresult CUDAAPI cuLinkCreate(unsigned int numOptions, CUjit_option *o
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLinkCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkCreate].real, memory_order_relaxed))(numOptions, options, optionValues, stateOut);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLinkCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -29320,7 +30655,10 @@ CG_EXPORT CUresult CUDAAPI cuLinkAddData(CUlinkState state, CUjitInputType type,
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLinkAddData) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddData].real, memory_order_relaxed))(state, type, data, size, name, numOptions, options, optionValues);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLinkAddData(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -29383,7 +30721,10 @@ CG_EXPORT CUresult CUDAAPI cuLinkAddFile(CUlinkState state, CUjitInputType type,
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLinkAddFile) *)atomic_load_explicit(&cgl_sites[CGL_cuLinkAddFile].real, memory_order_relaxed))(state, type, path, numOptions, options, optionValues);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLinkAddFile(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -29444,7 +30785,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetAddress2D_v2(CUtexref hTexRef, const CUDA_
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefSetAddress2D_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress2D_v2].real, memory_order_relaxed))(hTexRef, desc, dptr, Pitch);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefSetAddress2D_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -29503,7 +30847,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceTotalMem(unsigned int *bytes, CUdevice dev)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceTotalMem) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceTotalMem].real, memory_order_relaxed))(bytes, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceTotalMem(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -29563,7 +30910,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxCreate(CUcontext *pctx, unsigned int flags, CUde
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate].real, memory_order_relaxed))(pctx, flags, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -29623,7 +30973,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, C
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxCreate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate_v2].real, memory_order_relaxed))(pctx, flags, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxCreate_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -29685,7 +31038,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxCreate_v3) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxCreate_v3].real, memory_order_relaxed))(pctx, paramsArray, numParams, flags, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxCreate_v3(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -29746,7 +31102,10 @@ CG_EXPORT CUresult CUDAAPI cuModuleGetGlobal(CUdeviceptr_v1 *dptr, unsigned int 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuModuleGetGlobal) *)atomic_load_explicit(&cgl_sites[CGL_cuModuleGetGlobal].real, memory_order_relaxed))(dptr, bytes, hmod, name);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuModuleGetGlobal(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -29805,7 +31164,10 @@ CG_EXPORT CUresult CUDAAPI cuMemGetInfo(unsigned int *free, unsigned int *total)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemGetInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetInfo].real, memory_order_relaxed))(free, total);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemGetInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -29864,7 +31226,10 @@ CG_EXPORT CUresult CUDAAPI cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesiz
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemAlloc) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAlloc].real, memory_order_relaxed))(dptr, bytesize);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemAlloc(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -29926,7 +31291,10 @@ CG_EXPORT CUresult CUDAAPI cuMemAllocPitch(CUdeviceptr_v1 *dptr, unsigned int *p
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemAllocPitch) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocPitch].real, memory_order_relaxed))(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemAllocPitch(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -29984,7 +31352,10 @@ CG_EXPORT CUresult CUDAAPI cuMemFree(CUdeviceptr_v1 dptr)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemFree) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFree].real, memory_order_relaxed))(dptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemFree(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -30044,7 +31415,10 @@ CG_EXPORT CUresult CUDAAPI cuMemGetAddressRange(CUdeviceptr_v1 *pbase, unsigned 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemGetAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_cuMemGetAddressRange].real, memory_order_relaxed))(pbase, psize, dptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemGetAddressRange(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -30103,7 +31477,10 @@ CG_EXPORT CUresult CUDAAPI cuMemAllocHost(void **pp, unsigned int bytesize)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemAllocHost) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocHost].real, memory_order_relaxed))(pp, bytesize);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemAllocHost(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -30163,7 +31540,10 @@ CG_EXPORT CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr_v1 *pdptr, void
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemHostGetDevicePointer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemHostGetDevicePointer].real, memory_order_relaxed))(pdptr, p, Flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemHostGetDevicePointer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -30223,7 +31603,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr_v1 dstDevice, const void *sr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyHtoD) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoD].real, memory_order_relaxed))(dstDevice, srcHost, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyHtoD(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -30283,7 +31666,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyDtoH(void *dstHost, CUdeviceptr_v1 srcDevice,
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyDtoH) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoH].real, memory_order_relaxed))(dstHost, srcDevice, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyDtoH(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -30343,7 +31729,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyDtoD) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoD].real, memory_order_relaxed))(dstDevice, srcDevice, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyDtoD(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -30404,7 +31793,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyDtoA(CUarray dstArray, unsigned int dstOffset
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyDtoA) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoA].real, memory_order_relaxed))(dstArray, dstOffset, srcDevice, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyDtoA(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -30465,7 +31857,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyAtoD(CUdeviceptr_v1 dstDevice, CUarray srcArr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyAtoD) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoD].real, memory_order_relaxed))(dstDevice, srcArray, srcOffset, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyAtoD(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -30526,7 +31921,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyHtoA(CUarray dstArray, unsigned int dstOffset
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyHtoA) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoA].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyHtoA(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -30587,7 +31985,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyAtoH(void *dstHost, CUarray srcArray, unsigne
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyAtoH) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoH].real, memory_order_relaxed))(dstHost, srcArray, srcOffset, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyAtoH(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -30649,7 +32050,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyAtoA(CUarray dstArray, unsigned int dstOffset
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyAtoA) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoA].real, memory_order_relaxed))(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyAtoA(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -30711,7 +32115,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyHtoAAsync(CUarray dstArray, unsigned int dstO
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyHtoAAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoAAsync].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, ByteCount, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyHtoAAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -30773,7 +32180,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyAtoHAsync(void *dstHost, CUarray srcArray, un
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyAtoHAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoHAsync].real, memory_order_relaxed))(dstHost, srcArray, srcOffset, ByteCount, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyAtoHAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -30831,7 +32241,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy2D(const CUDA_MEMCPY2D_v1 *pCopy)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy2D) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2D].real, memory_order_relaxed))(pCopy);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy2D(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -30889,7 +32302,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy2DUnaligned(const CUDA_MEMCPY2D_v1 *pCopy)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy2DUnaligned) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DUnaligned].real, memory_order_relaxed))(pCopy);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy2DUnaligned(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -30947,7 +32363,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy3D(const CUDA_MEMCPY3D_v1 *pCopy)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy3D) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3D].real, memory_order_relaxed))(pCopy);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy3D(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -31008,7 +32427,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr_v1 dstDevice, const voi
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyHtoDAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoDAsync].real, memory_order_relaxed))(dstDevice, srcHost, ByteCount, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyHtoDAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -31069,7 +32491,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr_v1 srcDe
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyDtoHAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoHAsync].real, memory_order_relaxed))(dstHost, srcDevice, ByteCount, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyDtoHAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -31130,7 +32555,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr_v1 dstDevice, CUdevicep
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyDtoDAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoDAsync].real, memory_order_relaxed))(dstDevice, srcDevice, ByteCount, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyDtoDAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -31189,7 +32617,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy2DAsync(const CUDA_MEMCPY2D_v1 *pCopy, CUstre
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy2DAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DAsync].real, memory_order_relaxed))(pCopy, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy2DAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -31248,7 +32679,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy3DAsync(const CUDA_MEMCPY3D_v1 *pCopy, CUstre
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy3DAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DAsync].real, memory_order_relaxed))(pCopy, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy3DAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -31308,7 +32742,10 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD8(CUdeviceptr_v1 dstDevice, unsigned char uc
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD8) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8].real, memory_order_relaxed))(dstDevice, uc, N);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD8(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -31368,7 +32805,10 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD16(CUdeviceptr_v1 dstDevice, unsigned short 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD16) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16].real, memory_order_relaxed))(dstDevice, us, N);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD16(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -31428,7 +32868,10 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD32(CUdeviceptr_v1 dstDevice, unsigned int ui
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD32) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32].real, memory_order_relaxed))(dstDevice, ui, N);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD32(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -31490,7 +32933,10 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD2D8(CUdeviceptr_v1 dstDevice, unsigned int d
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD2D8) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8].real, memory_order_relaxed))(dstDevice, dstPitch, uc, Width, Height);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD2D8(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -31552,7 +32998,10 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD2D16(CUdeviceptr_v1 dstDevice, unsigned int 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD2D16) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16].real, memory_order_relaxed))(dstDevice, dstPitch, us, Width, Height);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD2D16(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -31614,7 +33063,10 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD2D32(CUdeviceptr_v1 dstDevice, unsigned int 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD2D32) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32].real, memory_order_relaxed))(dstDevice, dstPitch, ui, Width, Height);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD2D32(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -31673,7 +33125,10 @@ CG_EXPORT CUresult CUDAAPI cuArrayCreate(CUarray *pHandle, const CUDA_ARRAY_DESC
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuArrayCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayCreate].real, memory_order_relaxed))(pHandle, pAllocateArray);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuArrayCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -31732,7 +33187,10 @@ CG_EXPORT CUresult CUDAAPI cuArrayGetDescriptor(CUDA_ARRAY_DESCRIPTOR_v1 *pArray
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuArrayGetDescriptor) *)atomic_load_explicit(&cgl_sites[CGL_cuArrayGetDescriptor].real, memory_order_relaxed))(pArrayDescriptor, hArray);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuArrayGetDescriptor(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -31791,7 +33249,10 @@ CG_EXPORT CUresult CUDAAPI cuArray3DCreate(CUarray *pHandle, const CUDA_ARRAY3D_
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuArray3DCreate) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DCreate].real, memory_order_relaxed))(pHandle, pAllocateArray);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuArray3DCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -31850,7 +33311,10 @@ CG_EXPORT CUresult CUDAAPI cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR_v1 *pA
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuArray3DGetDescriptor) *)atomic_load_explicit(&cgl_sites[CGL_cuArray3DGetDescriptor].real, memory_order_relaxed))(pArrayDescriptor, hArray);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuArray3DGetDescriptor(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -31911,7 +33375,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetAddress(unsigned int *ByteOffset, CUtexref
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefSetAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress].real, memory_order_relaxed))(ByteOffset, hTexRef, dptr, bytes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefSetAddress(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -31972,7 +33439,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefSetAddress2D(CUtexref hTexRef, const CUDA_ARR
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefSetAddress2D) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefSetAddress2D].real, memory_order_relaxed))(hTexRef, desc, dptr, Pitch);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefSetAddress2D(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -32031,7 +33501,10 @@ CG_EXPORT CUresult CUDAAPI cuTexRefGetAddress(CUdeviceptr_v1 *pdptr, CUtexref hT
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuTexRefGetAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuTexRefGetAddress].real, memory_order_relaxed))(pdptr, hTexRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuTexRefGetAddress(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -32091,7 +33564,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphicsResourceGetMappedPointer(CUdeviceptr_v1 *pD
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphicsResourceGetMappedPointer) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsResourceGetMappedPointer].real, memory_order_relaxed))(pDevPtr, pSize, resource);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphicsResourceGetMappedPointer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -32149,7 +33625,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxDestroy(CUcontext ctx)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxDestroy].real, memory_order_relaxed))(ctx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -32207,7 +33686,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxPopCurrent(CUcontext *pctx)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxPopCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPopCurrent].real, memory_order_relaxed))(pctx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxPopCurrent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -32265,7 +33747,10 @@ CG_EXPORT CUresult CUDAAPI cuCtxPushCurrent(CUcontext ctx)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCtxPushCurrent) *)atomic_load_explicit(&cgl_sites[CGL_cuCtxPushCurrent].real, memory_order_relaxed))(ctx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCtxPushCurrent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -32323,7 +33808,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamDestroy(CUstream hStream)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamDestroy].real, memory_order_relaxed))(hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -32381,7 +33869,10 @@ CG_EXPORT CUresult CUDAAPI cuEventDestroy(CUevent hEvent)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuEventDestroy) *)atomic_load_explicit(&cgl_sites[CGL_cuEventDestroy].real, memory_order_relaxed))(hEvent);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuEventDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -32441,7 +33932,10 @@ CG_EXPORT CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hSta
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuEventElapsedTime) *)atomic_load_explicit(&cgl_sites[CGL_cuEventElapsedTime].real, memory_order_relaxed))(pMilliseconds, hStart, hEnd);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuEventElapsedTime(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -32499,7 +33993,10 @@ CG_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxRelease) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxRelease].real, memory_order_relaxed))(dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDevicePrimaryCtxRelease(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -32557,7 +34054,10 @@ CG_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxReset(CUdevice dev)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxReset) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxReset].real, memory_order_relaxed))(dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDevicePrimaryCtxReset(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -32616,7 +34116,10 @@ CG_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDevicePrimaryCtxSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuDevicePrimaryCtxSetFlags].real, memory_order_relaxed))(dev, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDevicePrimaryCtxSetFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -32675,7 +34178,10 @@ CG_EXPORT CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuDeviceGetUuid) *)atomic_load_explicit(&cgl_sites[CGL_cuDeviceGetUuid].real, memory_order_relaxed))(uuid, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuDeviceGetUuid(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -32735,7 +34241,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *sr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyHtoD_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoD_v2].real, memory_order_relaxed))(dstDevice, srcHost, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyHtoD_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -32795,7 +34304,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice,
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyDtoH_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoH_v2].real, memory_order_relaxed))(dstHost, srcDevice, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyDtoH_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -32855,7 +34367,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr sr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyDtoD_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoD_v2].real, memory_order_relaxed))(dstDevice, srcDevice, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyDtoD_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -32916,7 +34431,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, C
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyDtoA_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoA_v2].real, memory_order_relaxed))(dstArray, dstOffset, srcDevice, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyDtoA_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -32977,7 +34495,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyAtoD_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoD_v2].real, memory_order_relaxed))(dstDevice, srcArray, srcOffset, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyAtoD_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -33038,7 +34559,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, c
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyHtoA_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoA_v2].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyHtoA_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -33099,7 +34623,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyAtoH_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoH_v2].real, memory_order_relaxed))(dstHost, srcArray, srcOffset, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyAtoH_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -33161,7 +34688,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, C
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyAtoA_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoA_v2].real, memory_order_relaxed))(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyAtoA_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -33223,7 +34753,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffs
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyHtoAAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoAAsync_v2].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, ByteCount, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyHtoAAsync_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -33285,7 +34818,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray,
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyAtoHAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAtoHAsync_v2].real, memory_order_relaxed))(dstHost, srcArray, srcOffset, ByteCount, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyAtoHAsync_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -33343,7 +34879,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy2D_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2D_v2].real, memory_order_relaxed))(pCopy);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy2D_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -33401,7 +34940,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy2DUnaligned_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DUnaligned_v2].real, memory_order_relaxed))(pCopy);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy2DUnaligned_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -33459,7 +35001,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy3D_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3D_v2].real, memory_order_relaxed))(pCopy);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy3D_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -33520,7 +35065,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const voi
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyHtoDAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyHtoDAsync_v2].real, memory_order_relaxed))(dstDevice, srcHost, ByteCount, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyHtoDAsync_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -33581,7 +35129,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDe
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyDtoHAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoHAsync_v2].real, memory_order_relaxed))(dstHost, srcDevice, ByteCount, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyDtoHAsync_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -33642,7 +35193,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdevicep
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyDtoDAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyDtoDAsync_v2].real, memory_order_relaxed))(dstDevice, srcDevice, ByteCount, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyDtoDAsync_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -33701,7 +35255,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstre
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy2DAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy2DAsync_v2].real, memory_order_relaxed))(pCopy, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy2DAsync_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -33760,7 +35317,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstre
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy3DAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DAsync_v2].real, memory_order_relaxed))(pCopy, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy3DAsync_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -33820,7 +35380,10 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD8_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8_v2].real, memory_order_relaxed))(dstDevice, uc, N);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD8_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -33880,7 +35443,10 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD16_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16_v2].real, memory_order_relaxed))(dstDevice, us, N);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD16_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -33940,7 +35506,10 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32_v2].real, memory_order_relaxed))(dstDevice, ui, N);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD32_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -34002,7 +35571,10 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitc
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD2D8_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8_v2].real, memory_order_relaxed))(dstDevice, dstPitch, uc, Width, Height);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD2D8_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -34064,7 +35636,10 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPit
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD2D16_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16_v2].real, memory_order_relaxed))(dstDevice, dstPitch, us, Width, Height);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD2D16_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -34126,7 +35701,10 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPit
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD2D32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32_v2].real, memory_order_relaxed))(dstDevice, dstPitch, ui, Width, Height);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD2D32_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -34186,7 +35764,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t Byt
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy].real, memory_order_relaxed))(dst, src, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -34247,7 +35828,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyAsync].real, memory_order_relaxed))(dst, src, ByteCount, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -34309,7 +35893,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstCont
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyPeer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeer].real, memory_order_relaxed))(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyPeer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -34372,7 +35959,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext ds
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyPeerAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyPeerAsync].real, memory_order_relaxed))(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyPeerAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -34430,7 +36020,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy3DPeer) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeer].real, memory_order_relaxed))(pCopy);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy3DPeer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -34489,7 +36082,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy3DPeerAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DPeerAsync].real, memory_order_relaxed))(pCopy, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy3DPeerAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -34555,7 +36151,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyBatchAsync(CUdeviceptr *dsts, CUdeviceptr *sr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync].real, memory_order_relaxed))(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyBatchAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -34617,7 +36216,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy3DBatchAsync(size_t numOps, CUDA_MEMCPY3D_BAT
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy3DBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync].real, memory_order_relaxed))(numOps, opList, failIdx, flags, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy3DBatchAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -34683,7 +36285,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyBatchAsync_ptsz(CUdeviceptr *dsts, CUdevicept
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync_ptsz].real, memory_order_relaxed))(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyBatchAsync_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -34745,7 +36350,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy3DBatchAsync_ptsz(size_t numOps, CUDA_MEMCPY3
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy3DBatchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync_ptsz].real, memory_order_relaxed))(numOps, opList, failIdx, flags, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy3DBatchAsync_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -34810,7 +36418,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpyBatchAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpyBatchAsync_v2].real, memory_order_relaxed))(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpyBatchAsync_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -34871,7 +36482,10 @@ CG_EXPORT CUresult CUDAAPI cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemcpy3DBatchAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemcpy3DBatchAsync_v2].real, memory_order_relaxed))(numOps, opList, flags, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemcpy3DBatchAsync_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -34932,7 +36546,10 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD8Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD8Async].real, memory_order_relaxed))(dstDevice, uc, N, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD8Async(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -34993,7 +36610,10 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned shor
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD16Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD16Async].real, memory_order_relaxed))(dstDevice, us, N, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD16Async(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -35054,7 +36674,10 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD32Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD32Async].real, memory_order_relaxed))(dstDevice, ui, N, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD32Async(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -35117,7 +36740,10 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPi
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD2D8Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D8Async].real, memory_order_relaxed))(dstDevice, dstPitch, uc, Width, Height, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD2D8Async(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -35180,7 +36806,10 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstP
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD2D16Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D16Async].real, memory_order_relaxed))(dstDevice, dstPitch, us, Width, Height, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD2D16Async(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -35243,7 +36872,10 @@ CG_EXPORT CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstP
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemsetD2D32Async) *)atomic_load_explicit(&cgl_sites[CGL_cuMemsetD2D32Async].real, memory_order_relaxed))(dstDevice, dstPitch, ui, Width, Height, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemsetD2D32Async(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -35302,7 +36934,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamGetPriority) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetPriority].real, memory_order_relaxed))(hStream, priority);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamGetPriority(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -35361,7 +36996,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *s
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamGetId) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetId].real, memory_order_relaxed))(hStream, streamId);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamGetId(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -35420,7 +37058,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int *flag
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetFlags].real, memory_order_relaxed))(hStream, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamGetFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -35479,7 +37120,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetDevice].real, memory_order_relaxed))(hStream, device);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamGetDevice(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -35538,7 +37182,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamGetCtx) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx].real, memory_order_relaxed))(hStream, pctx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamGetCtx(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -35598,7 +37245,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamGetCtx_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCtx_v2].real, memory_order_relaxed))(hStream, pCtx, pGreenCtx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamGetCtx_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -35658,7 +37308,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent, u
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamWaitEvent) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitEvent].real, memory_order_relaxed))(hStream, hEvent, Flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamWaitEvent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -35719,7 +37372,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallbac
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamAddCallback) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAddCallback].real, memory_order_relaxed))(hStream, callback, userData, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamAddCallback(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -35780,7 +37436,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamAttachMemAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamAttachMemAsync].real, memory_order_relaxed))(hStream, dptr, length, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamAttachMemAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -35838,7 +37497,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamQuery(CUstream hStream)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamQuery) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamQuery].real, memory_order_relaxed))(hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamQuery(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -35896,7 +37558,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSynchronize].real, memory_order_relaxed))(hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamSynchronize(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -35955,7 +37620,10 @@ CG_EXPORT CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuEventRecord) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecord].real, memory_order_relaxed))(hEvent, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuEventRecord(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -36015,7 +37683,10 @@ CG_EXPORT CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStre
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuEventRecordWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_cuEventRecordWithFlags].real, memory_order_relaxed))(hEvent, hStream, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuEventRecordWithFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -36083,7 +37754,10 @@ CG_EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, u
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernel].real, memory_order_relaxed))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLaunchKernel(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -36144,7 +37818,10 @@ CG_EXPORT CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunc
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLaunchKernelEx) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchKernelEx].real, memory_order_relaxed))(config, f, kernelParams, extra);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLaunchKernelEx(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -36204,7 +37881,10 @@ CG_EXPORT CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLaunchHostFunc) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchHostFunc].real, memory_order_relaxed))(hStream, fn, userData);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLaunchHostFunc(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -36264,7 +37944,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphicsMapResources(unsigned int count, CUgraphics
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphicsMapResources) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsMapResources].real, memory_order_relaxed))(count, resources, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphicsMapResources(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -36324,7 +38007,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphicsUnmapResources(unsigned int count, CUgraphi
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphicsUnmapResources) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphicsUnmapResources].real, memory_order_relaxed))(count, resources, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphicsUnmapResources(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -36385,7 +38071,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamWriteValue32(CUstream stream, CUdeviceptr add
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamWriteValue32) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32].real, memory_order_relaxed))(stream, addr, value, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamWriteValue32(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -36446,7 +38135,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamWaitValue32(CUstream stream, CUdeviceptr addr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamWaitValue32) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32].real, memory_order_relaxed))(stream, addr, value, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamWaitValue32(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -36507,7 +38199,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamWriteValue64(CUstream stream, CUdeviceptr add
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamWriteValue64) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64].real, memory_order_relaxed))(stream, addr, value, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamWriteValue64(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -36568,7 +38263,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamWaitValue64(CUstream stream, CUdeviceptr addr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamWaitValue64) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64].real, memory_order_relaxed))(stream, addr, value, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamWaitValue64(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -36629,7 +38327,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamBatchMemOp(CUstream stream, unsigned int coun
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamBatchMemOp) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp].real, memory_order_relaxed))(stream, count, paramArray, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamBatchMemOp(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -36690,7 +38391,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamWriteValue32_ptsz(CUstream stream, CUdevicept
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamWriteValue32_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamWriteValue32_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -36751,7 +38455,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamWaitValue32_ptsz(CUstream stream, CUdeviceptr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamWaitValue32_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamWaitValue32_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -36812,7 +38519,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamWriteValue64_ptsz(CUstream stream, CUdevicept
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamWriteValue64_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamWriteValue64_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -36873,7 +38583,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamWaitValue64_ptsz(CUstream stream, CUdeviceptr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamWaitValue64_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64_ptsz].real, memory_order_relaxed))(stream, addr, value, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamWaitValue64_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -36934,7 +38647,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamBatchMemOp_ptsz(CUstream stream, unsigned int
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamBatchMemOp_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp_ptsz].real, memory_order_relaxed))(stream, count, paramArray, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamBatchMemOp_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -36995,7 +38711,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamWriteValue32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue32_v2].real, memory_order_relaxed))(stream, addr, value, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamWriteValue32_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -37056,7 +38775,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr a
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamWaitValue32_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue32_v2].real, memory_order_relaxed))(stream, addr, value, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamWaitValue32_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -37117,7 +38839,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamWriteValue64_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWriteValue64_v2].real, memory_order_relaxed))(stream, addr, value, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamWriteValue64_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -37178,7 +38903,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr a
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamWaitValue64_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamWaitValue64_v2].real, memory_order_relaxed))(stream, addr, value, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamWaitValue64_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -37239,7 +38967,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamBatchMemOp_v2(CUstream stream, unsigned int c
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamBatchMemOp_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBatchMemOp_v2].real, memory_order_relaxed))(stream, count, paramArray, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamBatchMemOp_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -37300,7 +39031,10 @@ CG_EXPORT CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemPrefetchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync].real, memory_order_relaxed))(devPtr, count, dstDevice, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemPrefetchAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -37361,7 +39095,10 @@ CG_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t co
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemPrefetchAsync_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync_ptsz].real, memory_order_relaxed))(devPtr, count, dstDevice, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemPrefetchAsync_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -37423,7 +39160,10 @@ CG_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t coun
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemPrefetchAsync_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchAsync_v2].real, memory_order_relaxed))(devPtr, count, location, flags, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemPrefetchAsync_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -37484,7 +39224,10 @@ CG_EXPORT CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_a
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemAdvise) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAdvise].real, memory_order_relaxed))(devPtr, count, advice, device);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemAdvise(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -37549,7 +39292,10 @@ CG_EXPORT CUresult CUDAAPI cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *s
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemPrefetchBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemPrefetchBatchAsync].real, memory_order_relaxed))(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemPrefetchBatchAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -37611,7 +39357,10 @@ CG_EXPORT CUresult CUDAAPI cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *si
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemDiscardBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardBatchAsync].real, memory_order_relaxed))(dptrs, sizes, count, flags, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemDiscardBatchAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -37676,7 +39425,10 @@ CG_EXPORT CUresult CUDAAPI cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs,
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemDiscardAndPrefetchBatchAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemDiscardAndPrefetchBatchAsync].real, memory_order_relaxed))(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemDiscardAndPrefetchBatchAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -37743,7 +39495,10 @@ CG_EXPORT CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuLaunchCooperativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_cuLaunchCooperativeKernel].real, memory_order_relaxed))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuLaunchCooperativeKernel(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -37804,7 +39559,10 @@ CG_EXPORT CUresult CUDAAPI cuSignalExternalSemaphoresAsync(const CUexternalSemap
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuSignalExternalSemaphoresAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuSignalExternalSemaphoresAsync].real, memory_order_relaxed))(extSemArray, paramsArray, numExtSems, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuSignalExternalSemaphoresAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -37865,7 +39623,10 @@ CG_EXPORT CUresult CUDAAPI cuWaitExternalSemaphoresAsync(const CUexternalSemapho
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuWaitExternalSemaphoresAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuWaitExternalSemaphoresAsync].real, memory_order_relaxed))(extSemArray, paramsArray, numExtSems, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuWaitExternalSemaphoresAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -37923,7 +39684,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamBeginCapture) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture].real, memory_order_relaxed))(hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamBeginCapture(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -37981,7 +39745,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamBeginCapture_ptsz(CUstream hStream)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamBeginCapture_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture_ptsz].real, memory_order_relaxed))(hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamBeginCapture_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -38040,7 +39807,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamBeginCapture_v2(CUstream hStream, CUstreamCap
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamBeginCapture_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCapture_v2].real, memory_order_relaxed))(hStream, mode);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamBeginCapture_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -38106,7 +39876,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamBeginCaptureToGraph) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamBeginCaptureToGraph].real, memory_order_relaxed))(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamBeginCaptureToGraph(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -38165,7 +39938,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamEndCapture) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamEndCapture].real, memory_order_relaxed))(hStream, phGraph);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamEndCapture(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -38224,7 +40000,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCapture
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamIsCapturing) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamIsCapturing].real, memory_order_relaxed))(hStream, captureStatus);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamIsCapturing(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -38284,7 +40063,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo(CUstream hStream, CUstreamCapt
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamGetCaptureInfo) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo].real, memory_order_relaxed))(hStream, captureStatus_out, id_out);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamGetCaptureInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -38344,7 +40126,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_ptsz(CUstream hStream, CUstrea
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_ptsz].real, memory_order_relaxed))(hStream, captureStatus_out, id_out);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamGetCaptureInfo_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -38407,7 +40192,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamC
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v2].real, memory_order_relaxed))(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamGetCaptureInfo_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -38470,7 +40258,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUst
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_v2_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v2_ptsz].real, memory_order_relaxed))(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamGetCaptureInfo_v2_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -38534,7 +40325,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamC
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamGetCaptureInfo_v3) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetCaptureInfo_v3].real, memory_order_relaxed))(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamGetCaptureInfo_v3(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -38599,7 +40393,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgrap
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphAddKernelNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddKernelNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphAddKernelNode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -38661,7 +40458,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KE
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeGetParams].real, memory_order_relaxed))(hNode, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphKernelNodeGetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -38723,7 +40523,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphKernelNodeSetParams(CUgraphNode hNode, const C
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphKernelNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphKernelNodeSetParams].real, memory_order_relaxed))(hNode, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphKernelNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -38787,7 +40590,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphExecKernelNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecKernelNodeSetParams].real, memory_order_relaxed))(hGraphExec, hNode, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphExecKernelNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -38850,7 +40656,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphInstantiateWithParams(CUgraphExec *phGraphExec
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphInstantiateWithParams) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiateWithParams].real, memory_order_relaxed))(phGraphExec, hGraph, instantiateParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphInstantiateWithParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -38915,7 +40724,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGr
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphExecUpdate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphExecUpdate].real, memory_order_relaxed))(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphExecUpdate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -38977,7 +40789,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphUpload(CUgraphExec hGraph, CUstream hStream)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphUpload) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphUpload].real, memory_order_relaxed))(hGraph, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphUpload(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -39039,7 +40854,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraph, CUstream hStream)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphLaunch) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphLaunch].real, memory_order_relaxed))(hGraph, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphLaunch(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -39103,7 +40921,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CU
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphGetEdges) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphGetEdges].real, memory_order_relaxed))(hGraph, from, to, numEdges);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphGetEdges(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -39166,7 +40987,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraph
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphNodeGetDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependencies].real, memory_order_relaxed))(hNode, dependencies, numDependencies);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphNodeGetDependencies(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -39229,7 +41053,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgra
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphNodeGetDependentNodes) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphNodeGetDependentNodes].real, memory_order_relaxed))(hNode, dependentNodes, numDependentNodes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphNodeGetDependentNodes(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -39293,7 +41120,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddDependencies(CUgraph hGraph, const CUgraphN
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphAddDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddDependencies].real, memory_order_relaxed))(hGraph, from, to, numDependencies);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphAddDependencies(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -39357,7 +41187,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphRemoveDependencies(CUgraph hGraph, const CUgra
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphRemoveDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphRemoveDependencies].real, memory_order_relaxed))(hGraph, from, to, numDependencies);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphRemoveDependencies(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -39422,7 +41255,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGra
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphAddNode) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphAddNode].real, memory_order_relaxed))(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphAddNode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -39481,7 +41317,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamCopyAttributes(CUstream dstStream, CUstream s
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamCopyAttributes) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamCopyAttributes].real, memory_order_relaxed))(dstStream, srcStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamCopyAttributes(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -39541,7 +41380,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamGetAttribute(CUstream hStream, CUstreamAttrID
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamGetAttribute].real, memory_order_relaxed))(hStream, attr, value);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamGetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -39601,7 +41443,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamSetAttribute(CUstream hStream, CUstreamAttrID
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamSetAttribute].real, memory_order_relaxed))(hStream, attr, param);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamSetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -39661,7 +41506,10 @@ CG_EXPORT CUresult CUDAAPI cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuIpcOpenMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_cuIpcOpenMemHandle].real, memory_order_relaxed))(pdptr, handle, Flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuIpcOpenMemHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -39726,7 +41574,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphInstantiate) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiate].real, memory_order_relaxed))(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphInstantiate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -39791,7 +41642,10 @@ CG_EXPORT CUresult CUDAAPI cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgra
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGraphInstantiate_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuGraphInstantiate_v2].real, memory_order_relaxed))(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGraphInstantiate_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -39851,7 +41705,10 @@ CG_EXPORT CUresult CUDAAPI cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsig
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemMapArrayAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemMapArrayAsync].real, memory_order_relaxed))(mapInfoList, count, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemMapArrayAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -39910,7 +41767,10 @@ CG_EXPORT CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemFreeAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemFreeAsync].real, memory_order_relaxed))(dptr, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemFreeAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -39970,7 +41830,10 @@ CG_EXPORT CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, C
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemAllocAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocAsync].real, memory_order_relaxed))(dptr, bytesize, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemAllocAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -40031,7 +41894,10 @@ CG_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t byt
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemAllocFromPoolAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemAllocFromPoolAsync].real, memory_order_relaxed))(dptr, bytesize, pool, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemAllocFromPoolAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -40092,7 +41958,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamUpdateCaptureDependencies(CUstream hStream, C
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamUpdateCaptureDependencies) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies].real, memory_order_relaxed))(hStream, dependencies, numDependencies, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamUpdateCaptureDependencies(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -40153,7 +42022,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamUpdateCaptureDependencies_ptsz(CUstream hStre
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamUpdateCaptureDependencies_ptsz) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_ptsz].real, memory_order_relaxed))(hStream, dependencies, numDependencies, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamUpdateCaptureDependencies_ptsz(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -40215,7 +42087,10 @@ CG_EXPORT CUresult CUDAAPI cuStreamUpdateCaptureDependencies_v2(CUstream hStream
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuStreamUpdateCaptureDependencies_v2) *)atomic_load_explicit(&cgl_sites[CGL_cuStreamUpdateCaptureDependencies_v2].real, memory_order_relaxed))(hStream, dependencies, dependencyData, numDependencies, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuStreamUpdateCaptureDependencies_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -40277,7 +42152,10 @@ CG_EXPORT CUresult CUDAAPI cuMemBatchDecompressAsync(CUmemDecompressParams *para
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuMemBatchDecompressAsync) *)atomic_load_explicit(&cgl_sites[CGL_cuMemBatchDecompressAsync].real, memory_order_relaxed))(paramsArray, count, flags, errorIndex, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuMemBatchDecompressAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -40338,7 +42216,10 @@ static __attribute__((unused)) CUresult cgl_guarded_cuGetProcAddress(const char 
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuGetProcAddress) *)atomic_load_explicit(&cgl_sites[CGL_cuGetProcAddress].real, memory_order_relaxed))(symbol, pfn, cudaVersion, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuGetProcAddress(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -40397,7 +42278,10 @@ CG_EXPORT CUresult CUDAAPI cuCheckpointProcessGetRestoreThreadId(int pid, int *t
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCheckpointProcessGetRestoreThreadId) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessGetRestoreThreadId].real, memory_order_relaxed))(pid, tid);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCheckpointProcessGetRestoreThreadId(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -40456,7 +42340,10 @@ CG_EXPORT CUresult CUDAAPI cuCheckpointProcessGetState(int pid, CUprocessState *
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCheckpointProcessGetState) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessGetState].real, memory_order_relaxed))(pid, state);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCheckpointProcessGetState(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -40515,7 +42402,10 @@ CG_EXPORT CUresult CUDAAPI cuCheckpointProcessLock(int pid, CUcheckpointLockArgs
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCheckpointProcessLock) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessLock].real, memory_order_relaxed))(pid, args);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCheckpointProcessLock(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -40574,7 +42464,10 @@ CG_EXPORT CUresult CUDAAPI cuCheckpointProcessCheckpoint(int pid, CUcheckpointCh
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCheckpointProcessCheckpoint) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessCheckpoint].real, memory_order_relaxed))(pid, args);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCheckpointProcessCheckpoint(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -40633,7 +42526,10 @@ CG_EXPORT CUresult CUDAAPI cuCheckpointProcessRestore(int pid, CUcheckpointResto
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCheckpointProcessRestore) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessRestore].real, memory_order_relaxed))(pid, args);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCheckpointProcessRestore(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -40692,7 +42588,10 @@ CG_EXPORT CUresult CUDAAPI cuCheckpointProcessUnlock(int pid, CUcheckpointUnlock
             cg_slot_enter(cgl_s, cgl_c);
             CUresult cgl_ret = ((__typeof__(cuCheckpointProcessUnlock) *)atomic_load_explicit(&cgl_sites[CGL_cuCheckpointProcessUnlock].real, memory_order_relaxed))(pid, args);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_cuCheckpointProcessUnlock(cgl_s, cgl_code, cgl_ret);
         }
     }

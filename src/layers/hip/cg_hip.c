@@ -1553,7 +1553,10 @@ CG_EXPORT hipError_t hipMemcpy_spt(void *dst, const void *src, size_t sizeBytes,
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpy_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy_spt].real, memory_order_relaxed))(dst, src, sizeBytes, kind);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpy_spt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1615,7 +1618,10 @@ CG_EXPORT hipError_t hipMemcpyToSymbol_spt(const void *symbol, const void *src, 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpyToSymbol_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyToSymbol_spt].real, memory_order_relaxed))(symbol, src, sizeBytes, offset, kind);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpyToSymbol_spt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1677,7 +1683,10 @@ CG_EXPORT hipError_t hipMemcpyFromSymbol_spt(void *dst, const void *symbol, size
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpyFromSymbol_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyFromSymbol_spt].real, memory_order_relaxed))(dst, symbol, sizeBytes, offset, kind);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpyFromSymbol_spt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1741,7 +1750,10 @@ CG_EXPORT hipError_t hipMemcpy2D_spt(void *dst, size_t dpitch, const void *src, 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpy2D_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2D_spt].real, memory_order_relaxed))(dst, dpitch, src, spitch, width, height, kind);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpy2D_spt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1806,7 +1818,10 @@ CG_EXPORT hipError_t hipMemcpy2DToArray_spt(hipArray *dst, size_t wOffset, size_
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpy2DToArray_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DToArray_spt].real, memory_order_relaxed))(dst, wOffset, hOffset, src, spitch, width, height, kind);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpy2DToArray_spt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1871,7 +1886,10 @@ CG_EXPORT hipError_t hipMemcpy2DFromArray_spt(void *dst, size_t dpitch, hipArray
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpy2DFromArray_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DFromArray_spt].real, memory_order_relaxed))(dst, dpitch, src, wOffset, hOffset, width, height, kind);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpy2DFromArray_spt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1929,7 +1947,10 @@ CG_EXPORT hipError_t hipMemcpy3D_spt(const struct hipMemcpy3DParms *p)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpy3D_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy3D_spt].real, memory_order_relaxed))(p);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpy3D_spt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1989,7 +2010,10 @@ CG_EXPORT hipError_t hipMemset_spt(void *dst, int value, size_t sizeBytes)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemset_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset_spt].real, memory_order_relaxed))(dst, value, sizeBytes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemset_spt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2051,7 +2075,10 @@ CG_EXPORT hipError_t hipMemset2D_spt(void *dst, size_t pitch, int value, size_t 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemset2D_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset2D_spt].real, memory_order_relaxed))(dst, pitch, value, width, height);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemset2D_spt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2111,7 +2138,10 @@ CG_EXPORT hipError_t hipMemset3D_spt(hipPitchedPtr pitchedDevPtr, int value, hip
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemset3D_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset3D_spt].real, memory_order_relaxed))(pitchedDevPtr, value, extent);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemset3D_spt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2173,7 +2203,10 @@ CG_EXPORT hipError_t hipMemcpyAsync_spt(void *dst, const void *src, size_t sizeB
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpyAsync_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyAsync_spt].real, memory_order_relaxed))(dst, src, sizeBytes, kind, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpyAsync_spt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2231,7 +2264,10 @@ CG_EXPORT hipError_t hipStreamQuery_spt(hipStream_t stream)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamQuery_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamQuery_spt].real, memory_order_relaxed))(stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamQuery_spt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2289,7 +2325,10 @@ CG_EXPORT hipError_t hipStreamSynchronize_spt(hipStream_t stream)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamSynchronize_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamSynchronize_spt].real, memory_order_relaxed))(stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamSynchronize_spt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2348,7 +2387,10 @@ CG_EXPORT hipError_t hipStreamGetPriority_spt(hipStream_t stream, int *priority)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamGetPriority_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamGetPriority_spt].real, memory_order_relaxed))(stream, priority);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamGetPriority_spt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2408,7 +2450,10 @@ CG_EXPORT hipError_t hipStreamWaitEvent_spt(hipStream_t stream, hipEvent_t event
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamWaitEvent_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamWaitEvent_spt].real, memory_order_relaxed))(stream, event, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamWaitEvent_spt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2467,7 +2512,10 @@ CG_EXPORT hipError_t hipStreamGetFlags_spt(hipStream_t stream, unsigned int *fla
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamGetFlags_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamGetFlags_spt].real, memory_order_relaxed))(stream, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamGetFlags_spt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2530,7 +2578,10 @@ CG_EXPORT hipError_t hipLaunchCooperativeKernel_spt(const void *f, dim3 gridDim,
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipLaunchCooperativeKernel_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipLaunchCooperativeKernel_spt].real, memory_order_relaxed))(f, gridDim, blockDim, kernelParams, sharedMemBytes, hStream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipLaunchCooperativeKernel_spt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2593,7 +2644,10 @@ CG_EXPORT hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numB
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipLaunchKernel_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipLaunchKernel_spt].real, memory_order_relaxed))(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipLaunchKernel_spt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2651,7 +2705,10 @@ static __attribute__((unused)) hipError_t cgl_guarded_hipInit(unsigned int flags
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipInit) *)atomic_load_explicit(&cgl_sites[CGL_hipInit].real, memory_order_relaxed))(flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipInit(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2709,7 +2766,10 @@ CG_EXPORT hipError_t hipDriverGetVersion(int *driverVersion)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDriverGetVersion) *)atomic_load_explicit(&cgl_sites[CGL_hipDriverGetVersion].real, memory_order_relaxed))(driverVersion);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDriverGetVersion(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2767,7 +2827,10 @@ CG_EXPORT hipError_t hipRuntimeGetVersion(int *runtimeVersion)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipRuntimeGetVersion) *)atomic_load_explicit(&cgl_sites[CGL_hipRuntimeGetVersion].real, memory_order_relaxed))(runtimeVersion);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipRuntimeGetVersion(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2826,7 +2889,10 @@ CG_EXPORT hipError_t hipDeviceGet(hipDevice_t *device, int ordinal)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDeviceGet) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGet].real, memory_order_relaxed))(device, ordinal);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDeviceGet(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2886,7 +2952,10 @@ CG_EXPORT hipError_t hipDeviceComputeCapability(int *major, int *minor, hipDevic
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDeviceComputeCapability) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceComputeCapability].real, memory_order_relaxed))(major, minor, device);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDeviceComputeCapability(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2946,7 +3015,10 @@ CG_EXPORT hipError_t hipDeviceGetName(char *name, int len, hipDevice_t device)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDeviceGetName) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetName].real, memory_order_relaxed))(name, len, device);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDeviceGetName(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3005,7 +3077,10 @@ CG_EXPORT hipError_t hipDeviceGetUuid(hipUUID *uuid, hipDevice_t device)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDeviceGetUuid) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetUuid].real, memory_order_relaxed))(uuid, device);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDeviceGetUuid(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3066,7 +3141,10 @@ CG_EXPORT hipError_t hipDeviceGetP2PAttribute(int *value, hipDeviceP2PAttr attr,
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDeviceGetP2PAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetP2PAttribute].real, memory_order_relaxed))(value, attr, srcDevice, dstDevice);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDeviceGetP2PAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3126,7 +3204,10 @@ CG_EXPORT hipError_t hipDeviceGetPCIBusId(char *pciBusId, int len, int device)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDeviceGetPCIBusId) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetPCIBusId].real, memory_order_relaxed))(pciBusId, len, device);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDeviceGetPCIBusId(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3185,7 +3266,10 @@ CG_EXPORT hipError_t hipDeviceGetByPCIBusId(int *device, const char *pciBusId)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDeviceGetByPCIBusId) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetByPCIBusId].real, memory_order_relaxed))(device, pciBusId);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDeviceGetByPCIBusId(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3244,7 +3328,10 @@ CG_EXPORT hipError_t hipDeviceTotalMem(size_t *bytes, hipDevice_t device)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDeviceTotalMem) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceTotalMem].real, memory_order_relaxed))(bytes, device);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDeviceTotalMem(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3301,7 +3388,10 @@ CG_EXPORT hipError_t hipDeviceSynchronize(void)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDeviceSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceSynchronize].real, memory_order_relaxed))();
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDeviceSynchronize(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3358,7 +3448,10 @@ CG_EXPORT hipError_t hipDeviceReset(void)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDeviceReset) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceReset].real, memory_order_relaxed))();
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDeviceReset(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3416,7 +3509,10 @@ CG_EXPORT hipError_t hipSetDevice(int deviceId)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipSetDevice) *)atomic_load_explicit(&cgl_sites[CGL_hipSetDevice].real, memory_order_relaxed))(deviceId);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipSetDevice(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3474,7 +3570,10 @@ CG_EXPORT hipError_t hipGetDevice(int *deviceId)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_hipGetDevice].real, memory_order_relaxed))(deviceId);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGetDevice(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3532,7 +3631,10 @@ static __attribute__((unused)) hipError_t cgl_guarded_hipGetDeviceCount(int *cou
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGetDeviceCount) *)atomic_load_explicit(&cgl_sites[CGL_hipGetDeviceCount].real, memory_order_relaxed))(count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGetDeviceCount(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3592,7 +3694,10 @@ CG_EXPORT hipError_t hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, i
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDeviceGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetAttribute].real, memory_order_relaxed))(pi, attr, deviceId);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDeviceGetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3651,7 +3756,10 @@ CG_EXPORT hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t *mem_pool, int devi
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDeviceGetDefaultMemPool) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetDefaultMemPool].real, memory_order_relaxed))(mem_pool, device);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDeviceGetDefaultMemPool(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3710,7 +3818,10 @@ CG_EXPORT hipError_t hipDeviceSetMemPool(int device, hipMemPool_t mem_pool)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDeviceSetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceSetMemPool].real, memory_order_relaxed))(device, mem_pool);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDeviceSetMemPool(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3769,7 +3880,10 @@ CG_EXPORT hipError_t hipDeviceGetMemPool(hipMemPool_t *mem_pool, int device)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDeviceGetMemPool) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetMemPool].real, memory_order_relaxed))(mem_pool, device);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDeviceGetMemPool(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3828,7 +3942,10 @@ CG_EXPORT hipError_t hipGetDeviceProperties(hipDeviceProp_t *prop, int deviceId)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGetDeviceProperties) *)atomic_load_explicit(&cgl_sites[CGL_hipGetDeviceProperties].real, memory_order_relaxed))(prop, deviceId);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGetDeviceProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3886,7 +4003,10 @@ CG_EXPORT hipError_t hipDeviceSetCacheConfig(hipFuncCache_t cacheConfig)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDeviceSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceSetCacheConfig].real, memory_order_relaxed))(cacheConfig);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDeviceSetCacheConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3944,7 +4064,10 @@ CG_EXPORT hipError_t hipDeviceGetCacheConfig(hipFuncCache_t *cacheConfig)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDeviceGetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetCacheConfig].real, memory_order_relaxed))(cacheConfig);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDeviceGetCacheConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4003,7 +4126,10 @@ CG_EXPORT hipError_t hipDeviceGetLimit(size_t *pValue, enum hipLimit_t limit)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDeviceGetLimit) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetLimit].real, memory_order_relaxed))(pValue, limit);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDeviceGetLimit(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4061,7 +4187,10 @@ CG_EXPORT hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig *pConfig)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDeviceGetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetSharedMemConfig].real, memory_order_relaxed))(pConfig);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDeviceGetSharedMemConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4119,7 +4248,10 @@ CG_EXPORT hipError_t hipGetDeviceFlags(unsigned int *flags)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGetDeviceFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipGetDeviceFlags].real, memory_order_relaxed))(flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGetDeviceFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4177,7 +4309,10 @@ CG_EXPORT hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig config)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDeviceSetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceSetSharedMemConfig].real, memory_order_relaxed))(config);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDeviceSetSharedMemConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4235,7 +4370,10 @@ CG_EXPORT hipError_t hipSetDeviceFlags(unsigned int flags)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipSetDeviceFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipSetDeviceFlags].real, memory_order_relaxed))(flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipSetDeviceFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4294,7 +4432,10 @@ CG_EXPORT hipError_t hipChooseDevice(int *device, const hipDeviceProp_t *prop)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipChooseDevice) *)atomic_load_explicit(&cgl_sites[CGL_hipChooseDevice].real, memory_order_relaxed))(device, prop);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipChooseDevice(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4355,7 +4496,10 @@ CG_EXPORT hipError_t hipExtGetLinkTypeAndHopCount(int device1, int device2, uint
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipExtGetLinkTypeAndHopCount) *)atomic_load_explicit(&cgl_sites[CGL_hipExtGetLinkTypeAndHopCount].real, memory_order_relaxed))(device1, device2, linktype, hopcount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipExtGetLinkTypeAndHopCount(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4414,7 +4558,10 @@ CG_EXPORT hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t *handle, void *devPtr)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipIpcGetMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipIpcGetMemHandle].real, memory_order_relaxed))(handle, devPtr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipIpcGetMemHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4474,7 +4621,10 @@ CG_EXPORT hipError_t hipIpcOpenMemHandle(void **devPtr, hipIpcMemHandle_t handle
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipIpcOpenMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipIpcOpenMemHandle].real, memory_order_relaxed))(devPtr, handle, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipIpcOpenMemHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4532,7 +4682,10 @@ CG_EXPORT hipError_t hipIpcCloseMemHandle(void *devPtr)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipIpcCloseMemHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipIpcCloseMemHandle].real, memory_order_relaxed))(devPtr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipIpcCloseMemHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4591,7 +4744,10 @@ CG_EXPORT hipError_t hipIpcGetEventHandle(hipIpcEventHandle_t *handle, hipEvent_
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipIpcGetEventHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipIpcGetEventHandle].real, memory_order_relaxed))(handle, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipIpcGetEventHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4650,7 +4806,10 @@ CG_EXPORT hipError_t hipIpcOpenEventHandle(hipEvent_t *event, hipIpcEventHandle_
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipIpcOpenEventHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipIpcOpenEventHandle].real, memory_order_relaxed))(event, handle);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipIpcOpenEventHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4710,7 +4869,10 @@ CG_EXPORT hipError_t hipFuncSetAttribute(const void *func, hipFuncAttribute attr
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipFuncSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipFuncSetAttribute].real, memory_order_relaxed))(func, attr, value);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipFuncSetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4769,7 +4931,10 @@ CG_EXPORT hipError_t hipFuncSetCacheConfig(const void *func, hipFuncCache_t conf
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipFuncSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipFuncSetCacheConfig].real, memory_order_relaxed))(func, config);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipFuncSetCacheConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4828,7 +4993,10 @@ CG_EXPORT hipError_t hipFuncSetSharedMemConfig(const void *func, hipSharedMemCon
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipFuncSetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipFuncSetSharedMemConfig].real, memory_order_relaxed))(func, config);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipFuncSetSharedMemConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4885,7 +5053,10 @@ CG_EXPORT hipError_t hipGetLastError(void)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGetLastError) *)atomic_load_explicit(&cgl_sites[CGL_hipGetLastError].real, memory_order_relaxed))();
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGetLastError(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4942,7 +5113,10 @@ CG_EXPORT hipError_t hipPeekAtLastError(void)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipPeekAtLastError) *)atomic_load_explicit(&cgl_sites[CGL_hipPeekAtLastError].real, memory_order_relaxed))();
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipPeekAtLastError(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5108,7 +5282,10 @@ CG_EXPORT hipError_t hipStreamCreate(hipStream_t *stream)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamCreate].real, memory_order_relaxed))(stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5167,7 +5344,10 @@ CG_EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t *stream, unsigned int 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamCreateWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamCreateWithFlags].real, memory_order_relaxed))(stream, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamCreateWithFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5227,7 +5407,10 @@ CG_EXPORT hipError_t hipStreamCreateWithPriority(hipStream_t *stream, unsigned i
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamCreateWithPriority) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamCreateWithPriority].real, memory_order_relaxed))(stream, flags, priority);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamCreateWithPriority(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5286,7 +5469,10 @@ CG_EXPORT hipError_t hipDeviceGetStreamPriorityRange(int *leastPriority, int *gr
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDeviceGetStreamPriorityRange) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceGetStreamPriorityRange].real, memory_order_relaxed))(leastPriority, greatestPriority);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDeviceGetStreamPriorityRange(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5344,7 +5530,10 @@ CG_EXPORT hipError_t hipStreamDestroy(hipStream_t stream)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamDestroy].real, memory_order_relaxed))(stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5402,7 +5591,10 @@ CG_EXPORT hipError_t hipStreamQuery(hipStream_t stream)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamQuery) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamQuery].real, memory_order_relaxed))(stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamQuery(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5460,7 +5652,10 @@ CG_EXPORT hipError_t hipStreamSynchronize(hipStream_t stream)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamSynchronize].real, memory_order_relaxed))(stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamSynchronize(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5520,7 +5715,10 @@ CG_EXPORT hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, un
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamWaitEvent) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamWaitEvent].real, memory_order_relaxed))(stream, event, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamWaitEvent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5579,7 +5777,10 @@ CG_EXPORT hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int *flags)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamGetFlags].real, memory_order_relaxed))(stream, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamGetFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5638,7 +5839,10 @@ CG_EXPORT hipError_t hipStreamGetPriority(hipStream_t stream, int *priority)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamGetPriority) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamGetPriority].real, memory_order_relaxed))(stream, priority);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamGetPriority(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5698,7 +5902,10 @@ CG_EXPORT hipError_t hipExtStreamCreateWithCUMask(hipStream_t *stream, uint32_t 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipExtStreamCreateWithCUMask) *)atomic_load_explicit(&cgl_sites[CGL_hipExtStreamCreateWithCUMask].real, memory_order_relaxed))(stream, cuMaskSize, cuMask);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipExtStreamCreateWithCUMask(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5758,7 +5965,10 @@ CG_EXPORT hipError_t hipExtStreamGetCUMask(hipStream_t stream, uint32_t cuMaskSi
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipExtStreamGetCUMask) *)atomic_load_explicit(&cgl_sites[CGL_hipExtStreamGetCUMask].real, memory_order_relaxed))(stream, cuMaskSize, cuMask);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipExtStreamGetCUMask(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5819,7 +6029,10 @@ CG_EXPORT hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamAddCallback) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamAddCallback].real, memory_order_relaxed))(stream, callback, userData, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamAddCallback(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5881,7 +6094,10 @@ CG_EXPORT hipError_t hipStreamWaitValue32(hipStream_t stream, void *ptr, uint32_
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamWaitValue32) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamWaitValue32].real, memory_order_relaxed))(stream, ptr, value, flags, mask);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamWaitValue32(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5943,7 +6159,10 @@ CG_EXPORT hipError_t hipStreamWaitValue64(hipStream_t stream, void *ptr, uint64_
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamWaitValue64) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamWaitValue64].real, memory_order_relaxed))(stream, ptr, value, flags, mask);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamWaitValue64(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6004,7 +6223,10 @@ CG_EXPORT hipError_t hipStreamWriteValue32(hipStream_t stream, void *ptr, uint32
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamWriteValue32) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamWriteValue32].real, memory_order_relaxed))(stream, ptr, value, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamWriteValue32(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6065,7 +6287,10 @@ CG_EXPORT hipError_t hipStreamWriteValue64(hipStream_t stream, void *ptr, uint64
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamWriteValue64) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamWriteValue64].real, memory_order_relaxed))(stream, ptr, value, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamWriteValue64(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6124,7 +6349,10 @@ CG_EXPORT hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned int fla
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipEventCreateWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipEventCreateWithFlags].real, memory_order_relaxed))(event, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipEventCreateWithFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6182,7 +6410,10 @@ CG_EXPORT hipError_t hipEventCreate(hipEvent_t *event)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipEventCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipEventCreate].real, memory_order_relaxed))(event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipEventCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6241,7 +6472,10 @@ CG_EXPORT hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipEventRecord) *)atomic_load_explicit(&cgl_sites[CGL_hipEventRecord].real, memory_order_relaxed))(event, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipEventRecord(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6299,7 +6533,10 @@ CG_EXPORT hipError_t hipEventDestroy(hipEvent_t event)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipEventDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipEventDestroy].real, memory_order_relaxed))(event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipEventDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6357,7 +6594,10 @@ CG_EXPORT hipError_t hipEventSynchronize(hipEvent_t event)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipEventSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_hipEventSynchronize].real, memory_order_relaxed))(event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipEventSynchronize(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6417,7 +6657,10 @@ CG_EXPORT hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipEventElapsedTime) *)atomic_load_explicit(&cgl_sites[CGL_hipEventElapsedTime].real, memory_order_relaxed))(ms, start, stop);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipEventElapsedTime(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6475,7 +6718,10 @@ CG_EXPORT hipError_t hipEventQuery(hipEvent_t event)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipEventQuery) *)atomic_load_explicit(&cgl_sites[CGL_hipEventQuery].real, memory_order_relaxed))(event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipEventQuery(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6534,7 +6780,10 @@ CG_EXPORT hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipPointerGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_hipPointerGetAttributes].real, memory_order_relaxed))(attributes, ptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipPointerGetAttributes(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6594,7 +6843,10 @@ CG_EXPORT hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute att
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipPointerGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipPointerGetAttribute].real, memory_order_relaxed))(data, attribute, ptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipPointerGetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6655,7 +6907,10 @@ CG_EXPORT hipError_t hipDrvPointerGetAttributes(unsigned int numAttributes, hipP
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDrvPointerGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_hipDrvPointerGetAttributes].real, memory_order_relaxed))(numAttributes, attributes, data, ptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDrvPointerGetAttributes(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6714,7 +6969,10 @@ CG_EXPORT hipError_t hipImportExternalSemaphore(hipExternalSemaphore_t *extSem_o
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipImportExternalSemaphore) *)atomic_load_explicit(&cgl_sites[CGL_hipImportExternalSemaphore].real, memory_order_relaxed))(extSem_out, semHandleDesc);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipImportExternalSemaphore(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6775,7 +7033,10 @@ CG_EXPORT hipError_t hipSignalExternalSemaphoresAsync(const hipExternalSemaphore
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipSignalExternalSemaphoresAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipSignalExternalSemaphoresAsync].real, memory_order_relaxed))(extSemArray, paramsArray, numExtSems, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipSignalExternalSemaphoresAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6836,7 +7097,10 @@ CG_EXPORT hipError_t hipWaitExternalSemaphoresAsync(const hipExternalSemaphore_t
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipWaitExternalSemaphoresAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipWaitExternalSemaphoresAsync].real, memory_order_relaxed))(extSemArray, paramsArray, numExtSems, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipWaitExternalSemaphoresAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6894,7 +7158,10 @@ CG_EXPORT hipError_t hipDestroyExternalSemaphore(hipExternalSemaphore_t extSem)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDestroyExternalSemaphore) *)atomic_load_explicit(&cgl_sites[CGL_hipDestroyExternalSemaphore].real, memory_order_relaxed))(extSem);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDestroyExternalSemaphore(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6953,7 +7220,10 @@ CG_EXPORT hipError_t hipImportExternalMemory(hipExternalMemory_t *extMem_out, co
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipImportExternalMemory) *)atomic_load_explicit(&cgl_sites[CGL_hipImportExternalMemory].real, memory_order_relaxed))(extMem_out, memHandleDesc);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipImportExternalMemory(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7013,7 +7283,10 @@ CG_EXPORT hipError_t hipExternalMemoryGetMappedBuffer(void **devPtr, hipExternal
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipExternalMemoryGetMappedBuffer) *)atomic_load_explicit(&cgl_sites[CGL_hipExternalMemoryGetMappedBuffer].real, memory_order_relaxed))(devPtr, extMem, bufferDesc);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipExternalMemoryGetMappedBuffer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7071,7 +7344,10 @@ CG_EXPORT hipError_t hipDestroyExternalMemory(hipExternalMemory_t extMem)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDestroyExternalMemory) *)atomic_load_explicit(&cgl_sites[CGL_hipDestroyExternalMemory].real, memory_order_relaxed))(extMem);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDestroyExternalMemory(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7130,7 +7406,10 @@ CG_EXPORT hipError_t hipMalloc(void **ptr, size_t size)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMalloc) *)atomic_load_explicit(&cgl_sites[CGL_hipMalloc].real, memory_order_relaxed))(ptr, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMalloc(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7190,7 +7469,10 @@ CG_EXPORT hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigne
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipExtMallocWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipExtMallocWithFlags].real, memory_order_relaxed))(ptr, sizeBytes, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipExtMallocWithFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7249,7 +7531,10 @@ CG_EXPORT hipError_t hipMallocHost(void **ptr, size_t size)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMallocHost) *)atomic_load_explicit(&cgl_sites[CGL_hipMallocHost].real, memory_order_relaxed))(ptr, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMallocHost(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7308,7 +7593,10 @@ CG_EXPORT hipError_t hipMemAllocHost(void **ptr, size_t size)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemAllocHost) *)atomic_load_explicit(&cgl_sites[CGL_hipMemAllocHost].real, memory_order_relaxed))(ptr, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemAllocHost(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7368,7 +7656,10 @@ CG_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipHostMalloc) *)atomic_load_explicit(&cgl_sites[CGL_hipHostMalloc].real, memory_order_relaxed))(ptr, size, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipHostMalloc(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7428,7 +7719,10 @@ CG_EXPORT hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMallocManaged) *)atomic_load_explicit(&cgl_sites[CGL_hipMallocManaged].real, memory_order_relaxed))(dev_ptr, size, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMallocManaged(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7489,7 +7783,10 @@ CG_EXPORT hipError_t hipMemPrefetchAsync(const void *dev_ptr, size_t count, int 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemPrefetchAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPrefetchAsync].real, memory_order_relaxed))(dev_ptr, count, device, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemPrefetchAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7550,7 +7847,10 @@ CG_EXPORT hipError_t hipMemAdvise(const void *dev_ptr, size_t count, hipMemoryAd
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemAdvise) *)atomic_load_explicit(&cgl_sites[CGL_hipMemAdvise].real, memory_order_relaxed))(dev_ptr, count, advice, device);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemAdvise(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7612,7 +7912,10 @@ CG_EXPORT hipError_t hipMemRangeGetAttribute(void *data, size_t data_size, hipMe
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemRangeGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipMemRangeGetAttribute].real, memory_order_relaxed))(data, data_size, attribute, dev_ptr, count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemRangeGetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7675,7 +7978,10 @@ CG_EXPORT hipError_t hipMemRangeGetAttributes(void **data, size_t *data_sizes, h
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemRangeGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_hipMemRangeGetAttributes].real, memory_order_relaxed))(data, data_sizes, attributes, num_attributes, dev_ptr, count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemRangeGetAttributes(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7736,7 +8042,10 @@ CG_EXPORT hipError_t hipStreamAttachMemAsync(hipStream_t stream, void *dev_ptr, 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamAttachMemAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamAttachMemAsync].real, memory_order_relaxed))(stream, dev_ptr, length, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamAttachMemAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7796,7 +8105,10 @@ CG_EXPORT hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t str
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMallocAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMallocAsync].real, memory_order_relaxed))(dev_ptr, size, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMallocAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7855,7 +8167,10 @@ CG_EXPORT hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipFreeAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipFreeAsync].real, memory_order_relaxed))(dev_ptr, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipFreeAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7914,7 +8229,10 @@ CG_EXPORT hipError_t hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemPoolTrimTo) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolTrimTo].real, memory_order_relaxed))(mem_pool, min_bytes_to_hold);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemPoolTrimTo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7974,7 +8292,10 @@ CG_EXPORT hipError_t hipMemPoolSetAttribute(hipMemPool_t mem_pool, hipMemPoolAtt
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemPoolSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolSetAttribute].real, memory_order_relaxed))(mem_pool, attr, value);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemPoolSetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8034,7 +8355,10 @@ CG_EXPORT hipError_t hipMemPoolGetAttribute(hipMemPool_t mem_pool, hipMemPoolAtt
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemPoolGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolGetAttribute].real, memory_order_relaxed))(mem_pool, attr, value);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemPoolGetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8094,7 +8418,10 @@ CG_EXPORT hipError_t hipMemPoolSetAccess(hipMemPool_t mem_pool, const hipMemAcce
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemPoolSetAccess) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolSetAccess].real, memory_order_relaxed))(mem_pool, desc_list, count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemPoolSetAccess(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8154,7 +8481,10 @@ CG_EXPORT hipError_t hipMemPoolGetAccess(hipMemAccessFlags *flags, hipMemPool_t 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemPoolGetAccess) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolGetAccess].real, memory_order_relaxed))(flags, mem_pool, location);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemPoolGetAccess(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8213,7 +8543,10 @@ CG_EXPORT hipError_t hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolPr
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolCreate].real, memory_order_relaxed))(mem_pool, pool_props);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemPoolCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8271,7 +8604,10 @@ CG_EXPORT hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolDestroy].real, memory_order_relaxed))(mem_pool);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemPoolDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8332,7 +8668,10 @@ CG_EXPORT hipError_t hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemP
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMallocFromPoolAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMallocFromPoolAsync].real, memory_order_relaxed))(dev_ptr, size, mem_pool, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMallocFromPoolAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8393,7 +8732,10 @@ CG_EXPORT hipError_t hipMemPoolExportToShareableHandle(void *shared_handle, hipM
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemPoolExportToShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolExportToShareableHandle].real, memory_order_relaxed))(shared_handle, mem_pool, handle_type, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemPoolExportToShareableHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8454,7 +8796,10 @@ CG_EXPORT hipError_t hipMemPoolImportFromShareableHandle(hipMemPool_t *mem_pool,
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemPoolImportFromShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolImportFromShareableHandle].real, memory_order_relaxed))(mem_pool, shared_handle, handle_type, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemPoolImportFromShareableHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8513,7 +8858,10 @@ CG_EXPORT hipError_t hipMemPoolExportPointer(hipMemPoolPtrExportData *export_dat
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemPoolExportPointer) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolExportPointer].real, memory_order_relaxed))(export_data, dev_ptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemPoolExportPointer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8573,7 +8921,10 @@ CG_EXPORT hipError_t hipMemPoolImportPointer(void **dev_ptr, hipMemPool_t mem_po
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemPoolImportPointer) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPoolImportPointer].real, memory_order_relaxed))(dev_ptr, mem_pool, export_data);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemPoolImportPointer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8633,7 +8984,10 @@ CG_EXPORT hipError_t hipHostAlloc(void **ptr, size_t size, unsigned int flags)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipHostAlloc) *)atomic_load_explicit(&cgl_sites[CGL_hipHostAlloc].real, memory_order_relaxed))(ptr, size, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipHostAlloc(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8693,7 +9047,10 @@ CG_EXPORT hipError_t hipHostGetDevicePointer(void **devPtr, void *hstPtr, unsign
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipHostGetDevicePointer) *)atomic_load_explicit(&cgl_sites[CGL_hipHostGetDevicePointer].real, memory_order_relaxed))(devPtr, hstPtr, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipHostGetDevicePointer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8752,7 +9109,10 @@ CG_EXPORT hipError_t hipHostGetFlags(unsigned int *flagsPtr, void *hostPtr)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipHostGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipHostGetFlags].real, memory_order_relaxed))(flagsPtr, hostPtr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipHostGetFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8812,7 +9172,10 @@ CG_EXPORT hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned i
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipHostRegister) *)atomic_load_explicit(&cgl_sites[CGL_hipHostRegister].real, memory_order_relaxed))(hostPtr, sizeBytes, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipHostRegister(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8870,7 +9233,10 @@ CG_EXPORT hipError_t hipHostUnregister(void *hostPtr)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipHostUnregister) *)atomic_load_explicit(&cgl_sites[CGL_hipHostUnregister].real, memory_order_relaxed))(hostPtr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipHostUnregister(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8931,7 +9297,10 @@ CG_EXPORT hipError_t hipMallocPitch(void **ptr, size_t *pitch, size_t width, siz
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMallocPitch) *)atomic_load_explicit(&cgl_sites[CGL_hipMallocPitch].real, memory_order_relaxed))(ptr, pitch, width, height);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMallocPitch(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8993,7 +9362,10 @@ CG_EXPORT hipError_t hipMemAllocPitch(hipDeviceptr_t *dptr, size_t *pitch, size_
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemAllocPitch) *)atomic_load_explicit(&cgl_sites[CGL_hipMemAllocPitch].real, memory_order_relaxed))(dptr, pitch, widthInBytes, height, elementSizeBytes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemAllocPitch(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9051,7 +9423,10 @@ CG_EXPORT hipError_t hipFree(void *ptr)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipFree) *)atomic_load_explicit(&cgl_sites[CGL_hipFree].real, memory_order_relaxed))(ptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipFree(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9109,7 +9484,10 @@ CG_EXPORT hipError_t hipFreeHost(void *ptr)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipFreeHost) *)atomic_load_explicit(&cgl_sites[CGL_hipFreeHost].real, memory_order_relaxed))(ptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipFreeHost(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9167,7 +9545,10 @@ CG_EXPORT hipError_t hipHostFree(void *ptr)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipHostFree) *)atomic_load_explicit(&cgl_sites[CGL_hipHostFree].real, memory_order_relaxed))(ptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipHostFree(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9228,7 +9609,10 @@ CG_EXPORT hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hip
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy].real, memory_order_relaxed))(dst, src, sizeBytes, kind);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9290,7 +9674,10 @@ CG_EXPORT hipError_t hipMemcpyWithStream(void *dst, const void *src, size_t size
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpyWithStream) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyWithStream].real, memory_order_relaxed))(dst, src, sizeBytes, kind, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpyWithStream(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9350,7 +9737,10 @@ CG_EXPORT hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t sizeByt
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpyHtoD) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyHtoD].real, memory_order_relaxed))(dst, src, sizeBytes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpyHtoD(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9410,7 +9800,10 @@ CG_EXPORT hipError_t hipMemcpyDtoH(void *dst, hipDeviceptr_t src, size_t sizeByt
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpyDtoH) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyDtoH].real, memory_order_relaxed))(dst, src, sizeBytes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpyDtoH(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9470,7 +9863,10 @@ CG_EXPORT hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpyDtoD) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyDtoD].real, memory_order_relaxed))(dst, src, sizeBytes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpyDtoD(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9531,7 +9927,10 @@ CG_EXPORT hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t si
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpyHtoDAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyHtoDAsync].real, memory_order_relaxed))(dst, src, sizeBytes, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpyHtoDAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9592,7 +9991,10 @@ CG_EXPORT hipError_t hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t si
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpyDtoHAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyDtoHAsync].real, memory_order_relaxed))(dst, src, sizeBytes, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpyDtoHAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9653,7 +10055,10 @@ CG_EXPORT hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpyDtoDAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyDtoDAsync].real, memory_order_relaxed))(dst, src, sizeBytes, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpyDtoDAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9714,7 +10119,10 @@ CG_EXPORT hipError_t hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hip
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipModuleGetGlobal) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleGetGlobal].real, memory_order_relaxed))(dptr, bytes, hmod, name);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipModuleGetGlobal(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9773,7 +10181,10 @@ CG_EXPORT hipError_t hipGetSymbolAddress(void **devPtr, const void *symbol)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGetSymbolAddress) *)atomic_load_explicit(&cgl_sites[CGL_hipGetSymbolAddress].real, memory_order_relaxed))(devPtr, symbol);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGetSymbolAddress(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9832,7 +10243,10 @@ CG_EXPORT hipError_t hipGetSymbolSize(size_t *size, const void *symbol)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGetSymbolSize) *)atomic_load_explicit(&cgl_sites[CGL_hipGetSymbolSize].real, memory_order_relaxed))(size, symbol);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGetSymbolSize(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9894,7 +10308,10 @@ CG_EXPORT hipError_t hipMemcpyToSymbol(const void *symbol, const void *src, size
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpyToSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyToSymbol].real, memory_order_relaxed))(symbol, src, sizeBytes, offset, kind);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpyToSymbol(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9957,7 +10374,10 @@ CG_EXPORT hipError_t hipMemcpyToSymbolAsync(const void *symbol, const void *src,
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpyToSymbolAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyToSymbolAsync].real, memory_order_relaxed))(symbol, src, sizeBytes, offset, kind, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpyToSymbolAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10019,7 +10439,10 @@ CG_EXPORT hipError_t hipMemcpyFromSymbol(void *dst, const void *symbol, size_t s
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpyFromSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyFromSymbol].real, memory_order_relaxed))(dst, symbol, sizeBytes, offset, kind);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpyFromSymbol(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10082,7 +10505,10 @@ CG_EXPORT hipError_t hipMemcpyFromSymbolAsync(void *dst, const void *symbol, siz
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpyFromSymbolAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyFromSymbolAsync].real, memory_order_relaxed))(dst, symbol, sizeBytes, offset, kind, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpyFromSymbolAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10144,7 +10570,10 @@ CG_EXPORT hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpyAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyAsync].real, memory_order_relaxed))(dst, src, sizeBytes, kind, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpyAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10204,7 +10633,10 @@ CG_EXPORT hipError_t hipMemset(void *dst, int value, size_t sizeBytes)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemset) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset].real, memory_order_relaxed))(dst, value, sizeBytes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemset(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10264,7 +10696,10 @@ CG_EXPORT hipError_t hipMemsetD8(hipDeviceptr_t dest, unsigned char value, size_
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemsetD8) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetD8].real, memory_order_relaxed))(dest, value, count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemsetD8(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10325,7 +10760,10 @@ CG_EXPORT hipError_t hipMemsetD8Async(hipDeviceptr_t dest, unsigned char value, 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemsetD8Async) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetD8Async].real, memory_order_relaxed))(dest, value, count, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemsetD8Async(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10385,7 +10823,10 @@ CG_EXPORT hipError_t hipMemsetD16(hipDeviceptr_t dest, unsigned short value, siz
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemsetD16) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetD16].real, memory_order_relaxed))(dest, value, count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemsetD16(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10446,7 +10887,10 @@ CG_EXPORT hipError_t hipMemsetD16Async(hipDeviceptr_t dest, unsigned short value
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemsetD16Async) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetD16Async].real, memory_order_relaxed))(dest, value, count, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemsetD16Async(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10506,7 +10950,10 @@ CG_EXPORT hipError_t hipMemsetD32(hipDeviceptr_t dest, int value, size_t count)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemsetD32) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetD32].real, memory_order_relaxed))(dest, value, count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemsetD32(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10567,7 +11014,10 @@ CG_EXPORT hipError_t hipMemsetAsync(void *dst, int value, size_t sizeBytes, hipS
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemsetAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetAsync].real, memory_order_relaxed))(dst, value, sizeBytes, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemsetAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10628,7 +11078,10 @@ CG_EXPORT hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t cou
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemsetD32Async) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetD32Async].real, memory_order_relaxed))(dst, value, count, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemsetD32Async(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10690,7 +11143,10 @@ CG_EXPORT hipError_t hipMemset2D(void *dst, size_t pitch, int value, size_t widt
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemset2D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset2D].real, memory_order_relaxed))(dst, pitch, value, width, height);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemset2D(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10753,7 +11209,10 @@ CG_EXPORT hipError_t hipMemset2DAsync(void *dst, size_t pitch, int value, size_t
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemset2DAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset2DAsync].real, memory_order_relaxed))(dst, pitch, value, width, height, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemset2DAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10813,7 +11272,10 @@ CG_EXPORT hipError_t hipMemset3D(hipPitchedPtr pitchedDevPtr, int value, hipExte
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemset3D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset3D].real, memory_order_relaxed))(pitchedDevPtr, value, extent);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemset3D(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10874,7 +11336,10 @@ CG_EXPORT hipError_t hipMemset3DAsync(hipPitchedPtr pitchedDevPtr, int value, hi
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemset3DAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset3DAsync].real, memory_order_relaxed))(pitchedDevPtr, value, extent, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemset3DAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10933,7 +11398,10 @@ CG_EXPORT hipError_t hipMemGetInfo(size_t *free, size_t *total)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemGetInfo) *)atomic_load_explicit(&cgl_sites[CGL_hipMemGetInfo].real, memory_order_relaxed))(free, total);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemGetInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10992,7 +11460,10 @@ CG_EXPORT hipError_t hipMemPtrGetInfo(void *ptr, size_t *size)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemPtrGetInfo) *)atomic_load_explicit(&cgl_sites[CGL_hipMemPtrGetInfo].real, memory_order_relaxed))(ptr, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemPtrGetInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11054,7 +11525,10 @@ CG_EXPORT hipError_t hipMallocArray(hipArray **array, const hipChannelFormatDesc
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMallocArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMallocArray].real, memory_order_relaxed))(array, desc, width, height, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMallocArray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11113,7 +11587,10 @@ CG_EXPORT hipError_t hipArrayCreate(hipArray **pHandle, const HIP_ARRAY_DESCRIPT
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipArrayCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipArrayCreate].real, memory_order_relaxed))(pHandle, pAllocateArray);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipArrayCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11171,7 +11648,10 @@ CG_EXPORT hipError_t hipArrayDestroy(hipArray *array)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipArrayDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipArrayDestroy].real, memory_order_relaxed))(array);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipArrayDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11230,7 +11710,10 @@ CG_EXPORT hipError_t hipArray3DCreate(hipArray **array, const HIP_ARRAY3D_DESCRI
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipArray3DCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipArray3DCreate].real, memory_order_relaxed))(array, pAllocateArray);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipArray3DCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11289,7 +11772,10 @@ CG_EXPORT hipError_t hipMalloc3D(hipPitchedPtr *pitchedDevPtr, hipExtent extent)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMalloc3D) *)atomic_load_explicit(&cgl_sites[CGL_hipMalloc3D].real, memory_order_relaxed))(pitchedDevPtr, extent);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMalloc3D(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11347,7 +11833,10 @@ CG_EXPORT hipError_t hipFreeArray(hipArray *array)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipFreeArray) *)atomic_load_explicit(&cgl_sites[CGL_hipFreeArray].real, memory_order_relaxed))(array);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipFreeArray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11405,7 +11894,10 @@ CG_EXPORT hipError_t hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipFreeMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_hipFreeMipmappedArray].real, memory_order_relaxed))(mipmappedArray);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipFreeMipmappedArray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11466,7 +11958,10 @@ CG_EXPORT hipError_t hipMalloc3DArray(hipArray **array, const struct hipChannelF
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMalloc3DArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMalloc3DArray].real, memory_order_relaxed))(array, desc, extent, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMalloc3DArray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11528,7 +12023,10 @@ CG_EXPORT hipError_t hipMallocMipmappedArray(hipMipmappedArray_t *mipmappedArray
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMallocMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMallocMipmappedArray].real, memory_order_relaxed))(mipmappedArray, desc, extent, numLevels, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMallocMipmappedArray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11588,7 +12086,10 @@ CG_EXPORT hipError_t hipGetMipmappedArrayLevel(hipArray_t *levelArray, hipMipmap
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGetMipmappedArrayLevel) *)atomic_load_explicit(&cgl_sites[CGL_hipGetMipmappedArrayLevel].real, memory_order_relaxed))(levelArray, mipmappedArray, level);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGetMipmappedArrayLevel(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11652,7 +12153,10 @@ CG_EXPORT hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpy2D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2D].real, memory_order_relaxed))(dst, dpitch, src, spitch, width, height, kind);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpy2D(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11710,7 +12214,10 @@ CG_EXPORT hipError_t hipMemcpyParam2D(const hip_Memcpy2D *pCopy)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpyParam2D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyParam2D].real, memory_order_relaxed))(pCopy);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpyParam2D(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11769,7 +12276,10 @@ CG_EXPORT hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream_
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpyParam2DAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyParam2DAsync].real, memory_order_relaxed))(pCopy, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpyParam2DAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11834,7 +12344,10 @@ CG_EXPORT hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpy2DAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DAsync].real, memory_order_relaxed))(dst, dpitch, src, spitch, width, height, kind, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpy2DAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11899,7 +12412,10 @@ CG_EXPORT hipError_t hipMemcpy2DToArray(hipArray *dst, size_t wOffset, size_t hO
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpy2DToArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DToArray].real, memory_order_relaxed))(dst, wOffset, hOffset, src, spitch, width, height, kind);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpy2DToArray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11965,7 +12481,10 @@ CG_EXPORT hipError_t hipMemcpy2DToArrayAsync(hipArray *dst, size_t wOffset, size
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpy2DToArrayAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DToArrayAsync].real, memory_order_relaxed))(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpy2DToArrayAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12028,7 +12547,10 @@ CG_EXPORT hipError_t hipMemcpyToArray(hipArray *dst, size_t wOffset, size_t hOff
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpyToArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyToArray].real, memory_order_relaxed))(dst, wOffset, hOffset, src, count, kind);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpyToArray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12091,7 +12613,10 @@ CG_EXPORT hipError_t hipMemcpyFromArray(void *dst, hipArray_const_t srcArray, si
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpyFromArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyFromArray].real, memory_order_relaxed))(dst, srcArray, wOffset, hOffset, count, kind);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpyFromArray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12156,7 +12681,10 @@ CG_EXPORT hipError_t hipMemcpy2DFromArray(void *dst, size_t dpitch, hipArray_con
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpy2DFromArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DFromArray].real, memory_order_relaxed))(dst, dpitch, src, wOffset, hOffset, width, height, kind);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpy2DFromArray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12222,7 +12750,10 @@ CG_EXPORT hipError_t hipMemcpy2DFromArrayAsync(void *dst, size_t dpitch, hipArra
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpy2DFromArrayAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DFromArrayAsync].real, memory_order_relaxed))(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpy2DFromArrayAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12283,7 +12814,10 @@ CG_EXPORT hipError_t hipMemcpyAtoH(void *dst, hipArray *srcArray, size_t srcOffs
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpyAtoH) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyAtoH].real, memory_order_relaxed))(dst, srcArray, srcOffset, count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpyAtoH(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12344,7 +12878,10 @@ CG_EXPORT hipError_t hipMemcpyHtoA(hipArray *dstArray, size_t dstOffset, const v
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpyHtoA) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyHtoA].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpyHtoA(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12402,7 +12939,10 @@ CG_EXPORT hipError_t hipMemcpy3D(const struct hipMemcpy3DParms *p)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpy3D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy3D].real, memory_order_relaxed))(p);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpy3D(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12461,7 +13001,10 @@ CG_EXPORT hipError_t hipMemcpy3DAsync(const struct hipMemcpy3DParms *p, hipStrea
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpy3DAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy3DAsync].real, memory_order_relaxed))(p, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpy3DAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12519,7 +13062,10 @@ CG_EXPORT hipError_t hipDrvMemcpy3D(const HIP_MEMCPY3D *pCopy)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDrvMemcpy3D) *)atomic_load_explicit(&cgl_sites[CGL_hipDrvMemcpy3D].real, memory_order_relaxed))(pCopy);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDrvMemcpy3D(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12578,7 +13124,10 @@ CG_EXPORT hipError_t hipDrvMemcpy3DAsync(const HIP_MEMCPY3D *pCopy, hipStream_t 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDrvMemcpy3DAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipDrvMemcpy3DAsync].real, memory_order_relaxed))(pCopy, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDrvMemcpy3DAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12638,7 +13187,10 @@ CG_EXPORT hipError_t hipDeviceCanAccessPeer(int *canAccessPeer, int deviceId, in
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDeviceCanAccessPeer) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceCanAccessPeer].real, memory_order_relaxed))(canAccessPeer, deviceId, peerDeviceId);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDeviceCanAccessPeer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12697,7 +13249,10 @@ CG_EXPORT hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int fl
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDeviceEnablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceEnablePeerAccess].real, memory_order_relaxed))(peerDeviceId, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDeviceEnablePeerAccess(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12755,7 +13310,10 @@ CG_EXPORT hipError_t hipDeviceDisablePeerAccess(int peerDeviceId)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDeviceDisablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceDisablePeerAccess].real, memory_order_relaxed))(peerDeviceId);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDeviceDisablePeerAccess(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12815,7 +13373,10 @@ CG_EXPORT hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize,
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemGetAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_hipMemGetAddressRange].real, memory_order_relaxed))(pbase, psize, dptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemGetAddressRange(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12877,7 +13438,10 @@ CG_EXPORT hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpyPeer) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyPeer].real, memory_order_relaxed))(dst, dstDeviceId, src, srcDeviceId, sizeBytes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpyPeer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12940,7 +13504,10 @@ CG_EXPORT hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemcpyPeerAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyPeerAsync].real, memory_order_relaxed))(dst, dstDeviceId, src, srcDevice, sizeBytes, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemcpyPeerAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13000,7 +13567,10 @@ CG_EXPORT hipError_t hipCtxCreate(hipCtx_t *ctx, unsigned int flags, hipDevice_t
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipCtxCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxCreate].real, memory_order_relaxed))(ctx, flags, device);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipCtxCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13058,7 +13628,10 @@ CG_EXPORT hipError_t hipCtxDestroy(hipCtx_t ctx)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipCtxDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxDestroy].real, memory_order_relaxed))(ctx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipCtxDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13116,7 +13689,10 @@ CG_EXPORT hipError_t hipCtxPopCurrent(hipCtx_t *ctx)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipCtxPopCurrent) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxPopCurrent].real, memory_order_relaxed))(ctx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipCtxPopCurrent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13174,7 +13750,10 @@ CG_EXPORT hipError_t hipCtxPushCurrent(hipCtx_t ctx)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipCtxPushCurrent) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxPushCurrent].real, memory_order_relaxed))(ctx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipCtxPushCurrent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13232,7 +13811,10 @@ CG_EXPORT hipError_t hipCtxSetCurrent(hipCtx_t ctx)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipCtxSetCurrent) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxSetCurrent].real, memory_order_relaxed))(ctx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipCtxSetCurrent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13290,7 +13872,10 @@ CG_EXPORT hipError_t hipCtxGetCurrent(hipCtx_t *ctx)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipCtxGetCurrent) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxGetCurrent].real, memory_order_relaxed))(ctx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipCtxGetCurrent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13348,7 +13933,10 @@ CG_EXPORT hipError_t hipCtxGetDevice(hipDevice_t *device)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipCtxGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxGetDevice].real, memory_order_relaxed))(device);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipCtxGetDevice(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13407,7 +13995,10 @@ CG_EXPORT hipError_t hipCtxGetApiVersion(hipCtx_t ctx, int *apiVersion)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipCtxGetApiVersion) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxGetApiVersion].real, memory_order_relaxed))(ctx, apiVersion);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipCtxGetApiVersion(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13465,7 +14056,10 @@ CG_EXPORT hipError_t hipCtxGetCacheConfig(hipFuncCache_t *cacheConfig)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipCtxGetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxGetCacheConfig].real, memory_order_relaxed))(cacheConfig);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipCtxGetCacheConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13523,7 +14117,10 @@ CG_EXPORT hipError_t hipCtxSetCacheConfig(hipFuncCache_t cacheConfig)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipCtxSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxSetCacheConfig].real, memory_order_relaxed))(cacheConfig);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipCtxSetCacheConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13581,7 +14178,10 @@ CG_EXPORT hipError_t hipCtxSetSharedMemConfig(hipSharedMemConfig config)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipCtxSetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxSetSharedMemConfig].real, memory_order_relaxed))(config);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipCtxSetSharedMemConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13639,7 +14239,10 @@ CG_EXPORT hipError_t hipCtxGetSharedMemConfig(hipSharedMemConfig *pConfig)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipCtxGetSharedMemConfig) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxGetSharedMemConfig].real, memory_order_relaxed))(pConfig);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipCtxGetSharedMemConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13696,7 +14299,10 @@ CG_EXPORT hipError_t hipCtxSynchronize(void)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipCtxSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxSynchronize].real, memory_order_relaxed))();
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipCtxSynchronize(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13754,7 +14360,10 @@ CG_EXPORT hipError_t hipCtxGetFlags(unsigned int *flags)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipCtxGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxGetFlags].real, memory_order_relaxed))(flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipCtxGetFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13813,7 +14422,10 @@ CG_EXPORT hipError_t hipCtxEnablePeerAccess(hipCtx_t peerCtx, unsigned int flags
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipCtxEnablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxEnablePeerAccess].real, memory_order_relaxed))(peerCtx, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipCtxEnablePeerAccess(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13871,7 +14483,10 @@ CG_EXPORT hipError_t hipCtxDisablePeerAccess(hipCtx_t peerCtx)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipCtxDisablePeerAccess) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxDisablePeerAccess].real, memory_order_relaxed))(peerCtx);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipCtxDisablePeerAccess(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13931,7 +14546,10 @@ CG_EXPORT hipError_t hipDevicePrimaryCtxGetState(hipDevice_t dev, unsigned int *
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDevicePrimaryCtxGetState) *)atomic_load_explicit(&cgl_sites[CGL_hipDevicePrimaryCtxGetState].real, memory_order_relaxed))(dev, flags, active);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDevicePrimaryCtxGetState(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13989,7 +14607,10 @@ CG_EXPORT hipError_t hipDevicePrimaryCtxRelease(hipDevice_t dev)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDevicePrimaryCtxRelease) *)atomic_load_explicit(&cgl_sites[CGL_hipDevicePrimaryCtxRelease].real, memory_order_relaxed))(dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDevicePrimaryCtxRelease(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14048,7 +14669,10 @@ CG_EXPORT hipError_t hipDevicePrimaryCtxRetain(hipCtx_t *pctx, hipDevice_t dev)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDevicePrimaryCtxRetain) *)atomic_load_explicit(&cgl_sites[CGL_hipDevicePrimaryCtxRetain].real, memory_order_relaxed))(pctx, dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDevicePrimaryCtxRetain(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14106,7 +14730,10 @@ CG_EXPORT hipError_t hipDevicePrimaryCtxReset(hipDevice_t dev)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDevicePrimaryCtxReset) *)atomic_load_explicit(&cgl_sites[CGL_hipDevicePrimaryCtxReset].real, memory_order_relaxed))(dev);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDevicePrimaryCtxReset(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14165,7 +14792,10 @@ CG_EXPORT hipError_t hipDevicePrimaryCtxSetFlags(hipDevice_t dev, unsigned int f
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDevicePrimaryCtxSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipDevicePrimaryCtxSetFlags].real, memory_order_relaxed))(dev, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDevicePrimaryCtxSetFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14224,7 +14854,10 @@ static __attribute__((unused)) hipError_t cgl_guarded_hipModuleLoad(hipModule_t 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipModuleLoad) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleLoad].real, memory_order_relaxed))(module, fname);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipModuleLoad(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14282,7 +14915,10 @@ CG_EXPORT hipError_t hipModuleUnload(hipModule_t module)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipModuleUnload) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleUnload].real, memory_order_relaxed))(module);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipModuleUnload(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14342,7 +14978,10 @@ CG_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t m
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipModuleGetFunction) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleGetFunction].real, memory_order_relaxed))(function, module, kname);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipModuleGetFunction(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14401,7 +15040,10 @@ CG_EXPORT hipError_t hipFuncGetAttributes(struct hipFuncAttributes *attr, const 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipFuncGetAttributes) *)atomic_load_explicit(&cgl_sites[CGL_hipFuncGetAttributes].real, memory_order_relaxed))(attr, func);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipFuncGetAttributes(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14461,7 +15103,10 @@ CG_EXPORT hipError_t hipFuncGetAttribute(int *value, hipFunction_attribute attri
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipFuncGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipFuncGetAttribute].real, memory_order_relaxed))(value, attrib, hfunc);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipFuncGetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14521,7 +15166,10 @@ CG_EXPORT hipError_t hipModuleGetTexRef(textureReference **texRef, hipModule_t h
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipModuleGetTexRef) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleGetTexRef].real, memory_order_relaxed))(texRef, hmod, name);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipModuleGetTexRef(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14580,7 +15228,10 @@ static __attribute__((unused)) hipError_t cgl_guarded_hipModuleLoadData(hipModul
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipModuleLoadData) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleLoadData].real, memory_order_relaxed))(module, image);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipModuleLoadData(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14642,7 +15293,10 @@ static __attribute__((unused)) hipError_t cgl_guarded_hipModuleLoadDataEx(hipMod
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipModuleLoadDataEx) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleLoadDataEx].real, memory_order_relaxed))(module, image, numOptions, options, optionValues);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipModuleLoadDataEx(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14710,7 +15364,10 @@ CG_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDim
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipModuleLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleLaunchKernel].real, memory_order_relaxed))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, stream, kernelParams, extra);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipModuleLaunchKernel(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14773,7 +15430,10 @@ CG_EXPORT hipError_t hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipLaunchCooperativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_hipLaunchCooperativeKernel].real, memory_order_relaxed))(f, gridDim, blockDimX, kernelParams, sharedMemBytes, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipLaunchCooperativeKernel(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14833,7 +15493,10 @@ CG_EXPORT hipError_t hipLaunchCooperativeKernelMultiDevice(hipLaunchParams *laun
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipLaunchCooperativeKernelMultiDevice) *)atomic_load_explicit(&cgl_sites[CGL_hipLaunchCooperativeKernelMultiDevice].real, memory_order_relaxed))(launchParamsList, numDevices, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipLaunchCooperativeKernelMultiDevice(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14893,7 +15556,10 @@ CG_EXPORT hipError_t hipExtLaunchMultiKernelMultiDevice(hipLaunchParams *launchP
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipExtLaunchMultiKernelMultiDevice) *)atomic_load_explicit(&cgl_sites[CGL_hipExtLaunchMultiKernelMultiDevice].real, memory_order_relaxed))(launchParamsList, numDevices, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipExtLaunchMultiKernelMultiDevice(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14955,7 +15621,10 @@ CG_EXPORT hipError_t hipModuleOccupancyMaxPotentialBlockSize(int *gridSize, int 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipModuleOccupancyMaxPotentialBlockSize) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleOccupancyMaxPotentialBlockSize].real, memory_order_relaxed))(gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipModuleOccupancyMaxPotentialBlockSize(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15018,7 +15687,10 @@ CG_EXPORT hipError_t hipModuleOccupancyMaxPotentialBlockSizeWithFlags(int *gridS
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipModuleOccupancyMaxPotentialBlockSizeWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleOccupancyMaxPotentialBlockSizeWithFlags].real, memory_order_relaxed))(gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipModuleOccupancyMaxPotentialBlockSizeWithFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15079,7 +15751,10 @@ CG_EXPORT hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int *num
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor].real, memory_order_relaxed))(numBlocks, f, blockSize, dynSharedMemPerBlk);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15141,7 +15816,10 @@ CG_EXPORT hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags].real, memory_order_relaxed))(numBlocks, f, blockSize, dynSharedMemPerBlk, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15202,7 +15880,10 @@ CG_EXPORT hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipOccupancyMaxActiveBlocksPerMultiprocessor) *)atomic_load_explicit(&cgl_sites[CGL_hipOccupancyMaxActiveBlocksPerMultiprocessor].real, memory_order_relaxed))(numBlocks, f, blockSize, dynSharedMemPerBlk);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipOccupancyMaxActiveBlocksPerMultiprocessor(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15264,7 +15945,10 @@ CG_EXPORT hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags].real, memory_order_relaxed))(numBlocks, f, blockSize, dynSharedMemPerBlk, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15326,7 +16010,10 @@ CG_EXPORT hipError_t hipOccupancyMaxPotentialBlockSize(int *gridSize, int *block
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipOccupancyMaxPotentialBlockSize) *)atomic_load_explicit(&cgl_sites[CGL_hipOccupancyMaxPotentialBlockSize].real, memory_order_relaxed))(gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipOccupancyMaxPotentialBlockSize(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15387,7 +16074,10 @@ CG_EXPORT hipError_t hipConfigureCall(dim3 gridDim, dim3 blockDim, size_t shared
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipConfigureCall) *)atomic_load_explicit(&cgl_sites[CGL_hipConfigureCall].real, memory_order_relaxed))(gridDim, blockDim, sharedMem, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipConfigureCall(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15447,7 +16137,10 @@ CG_EXPORT hipError_t hipSetupArgument(const void *arg, size_t size, size_t offse
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipSetupArgument) *)atomic_load_explicit(&cgl_sites[CGL_hipSetupArgument].real, memory_order_relaxed))(arg, size, offset);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipSetupArgument(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15505,7 +16198,10 @@ CG_EXPORT hipError_t hipLaunchByPtr(const void *func)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipLaunchByPtr) *)atomic_load_explicit(&cgl_sites[CGL_hipLaunchByPtr].real, memory_order_relaxed))(func);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipLaunchByPtr(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15568,7 +16264,10 @@ CG_EXPORT hipError_t hipLaunchKernel(const void *function_address, dim3 numBlock
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_hipLaunchKernel].real, memory_order_relaxed))(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipLaunchKernel(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15626,7 +16325,10 @@ CG_EXPORT hipError_t hipDrvMemcpy2DUnaligned(const hip_Memcpy2D *pCopy)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDrvMemcpy2DUnaligned) *)atomic_load_explicit(&cgl_sites[CGL_hipDrvMemcpy2DUnaligned].real, memory_order_relaxed))(pCopy);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDrvMemcpy2DUnaligned(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15692,7 +16394,10 @@ CG_EXPORT hipError_t hipExtLaunchKernel(const void *function_address, dim3 numBl
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipExtLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_hipExtLaunchKernel].real, memory_order_relaxed))(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream, startEvent, stopEvent, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipExtLaunchKernel(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15752,7 +16457,10 @@ CG_EXPORT hipError_t hipBindTextureToMipmappedArray(const textureReference *tex,
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipBindTextureToMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_hipBindTextureToMipmappedArray].real, memory_order_relaxed))(tex, mipmappedArray, desc);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipBindTextureToMipmappedArray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15811,7 +16519,10 @@ CG_EXPORT hipError_t hipGetTextureReference(const textureReference **texref, con
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGetTextureReference) *)atomic_load_explicit(&cgl_sites[CGL_hipGetTextureReference].real, memory_order_relaxed))(texref, symbol);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGetTextureReference(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15872,7 +16583,10 @@ CG_EXPORT hipError_t hipCreateTextureObject(hipTextureObject_t *pTexObject, cons
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipCreateTextureObject) *)atomic_load_explicit(&cgl_sites[CGL_hipCreateTextureObject].real, memory_order_relaxed))(pTexObject, pResDesc, pTexDesc, pResViewDesc);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipCreateTextureObject(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15930,7 +16644,10 @@ CG_EXPORT hipError_t hipDestroyTextureObject(hipTextureObject_t textureObject)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipDestroyTextureObject) *)atomic_load_explicit(&cgl_sites[CGL_hipDestroyTextureObject].real, memory_order_relaxed))(textureObject);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipDestroyTextureObject(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15989,7 +16706,10 @@ CG_EXPORT hipError_t hipGetChannelDesc(hipChannelFormatDesc *desc, hipArray_cons
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGetChannelDesc) *)atomic_load_explicit(&cgl_sites[CGL_hipGetChannelDesc].real, memory_order_relaxed))(desc, array);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGetChannelDesc(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16048,7 +16768,10 @@ CG_EXPORT hipError_t hipGetTextureObjectResourceDesc(hipResourceDesc *pResDesc, 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGetTextureObjectResourceDesc) *)atomic_load_explicit(&cgl_sites[CGL_hipGetTextureObjectResourceDesc].real, memory_order_relaxed))(pResDesc, textureObject);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGetTextureObjectResourceDesc(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16107,7 +16830,10 @@ CG_EXPORT hipError_t hipGetTextureObjectResourceViewDesc(struct hipResourceViewD
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGetTextureObjectResourceViewDesc) *)atomic_load_explicit(&cgl_sites[CGL_hipGetTextureObjectResourceViewDesc].real, memory_order_relaxed))(pResViewDesc, textureObject);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGetTextureObjectResourceViewDesc(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16166,7 +16892,10 @@ CG_EXPORT hipError_t hipGetTextureObjectTextureDesc(hipTextureDesc *pTexDesc, hi
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGetTextureObjectTextureDesc) *)atomic_load_explicit(&cgl_sites[CGL_hipGetTextureObjectTextureDesc].real, memory_order_relaxed))(pTexDesc, textureObject);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGetTextureObjectTextureDesc(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16226,7 +16955,10 @@ CG_EXPORT hipError_t hipTexRefSetAddressMode(textureReference *texRef, int dim, 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexRefSetAddressMode) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetAddressMode].real, memory_order_relaxed))(texRef, dim, am);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexRefSetAddressMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16286,7 +17018,10 @@ CG_EXPORT hipError_t hipTexRefSetArray(textureReference *tex, hipArray_const_t a
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexRefSetArray) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetArray].real, memory_order_relaxed))(tex, array, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexRefSetArray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16345,7 +17080,10 @@ CG_EXPORT hipError_t hipTexRefSetFilterMode(textureReference *texRef, enum hipTe
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexRefSetFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetFilterMode].real, memory_order_relaxed))(texRef, fm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexRefSetFilterMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16404,7 +17142,10 @@ CG_EXPORT hipError_t hipTexRefSetFlags(textureReference *texRef, unsigned int Fl
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexRefSetFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetFlags].real, memory_order_relaxed))(texRef, Flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexRefSetFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16464,7 +17205,10 @@ CG_EXPORT hipError_t hipTexRefSetFormat(textureReference *texRef, hipArray_Forma
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexRefSetFormat) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetFormat].real, memory_order_relaxed))(texRef, fmt, NumPackedComponents);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexRefSetFormat(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16525,7 +17269,10 @@ CG_EXPORT hipError_t hipTexObjectCreate(hipTextureObject_t *pTexObject, const HI
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexObjectCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipTexObjectCreate].real, memory_order_relaxed))(pTexObject, pResDesc, pTexDesc, pResViewDesc);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexObjectCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16583,7 +17330,10 @@ CG_EXPORT hipError_t hipTexObjectDestroy(hipTextureObject_t texObject)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexObjectDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipTexObjectDestroy].real, memory_order_relaxed))(texObject);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexObjectDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16642,7 +17392,10 @@ CG_EXPORT hipError_t hipTexObjectGetResourceDesc(HIP_RESOURCE_DESC *pResDesc, hi
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexObjectGetResourceDesc) *)atomic_load_explicit(&cgl_sites[CGL_hipTexObjectGetResourceDesc].real, memory_order_relaxed))(pResDesc, texObject);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexObjectGetResourceDesc(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16701,7 +17454,10 @@ CG_EXPORT hipError_t hipTexObjectGetResourceViewDesc(HIP_RESOURCE_VIEW_DESC *pRe
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexObjectGetResourceViewDesc) *)atomic_load_explicit(&cgl_sites[CGL_hipTexObjectGetResourceViewDesc].real, memory_order_relaxed))(pResViewDesc, texObject);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexObjectGetResourceViewDesc(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16760,7 +17516,10 @@ CG_EXPORT hipError_t hipTexObjectGetTextureDesc(HIP_TEXTURE_DESC *pTexDesc, hipT
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexObjectGetTextureDesc) *)atomic_load_explicit(&cgl_sites[CGL_hipTexObjectGetTextureDesc].real, memory_order_relaxed))(pTexDesc, texObject);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexObjectGetTextureDesc(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16822,7 +17581,10 @@ CG_EXPORT hipError_t hipBindTexture(size_t *offset, const textureReference *tex,
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipBindTexture) *)atomic_load_explicit(&cgl_sites[CGL_hipBindTexture].real, memory_order_relaxed))(offset, tex, devPtr, desc, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipBindTexture(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16886,7 +17648,10 @@ CG_EXPORT hipError_t hipBindTexture2D(size_t *offset, const textureReference *te
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipBindTexture2D) *)atomic_load_explicit(&cgl_sites[CGL_hipBindTexture2D].real, memory_order_relaxed))(offset, tex, devPtr, desc, width, height, pitch);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipBindTexture2D(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16946,7 +17711,10 @@ CG_EXPORT hipError_t hipBindTextureToArray(const textureReference *tex, hipArray
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipBindTextureToArray) *)atomic_load_explicit(&cgl_sites[CGL_hipBindTextureToArray].real, memory_order_relaxed))(tex, array, desc);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipBindTextureToArray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17005,7 +17773,10 @@ CG_EXPORT hipError_t hipGetTextureAlignmentOffset(size_t *offset, const textureR
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGetTextureAlignmentOffset) *)atomic_load_explicit(&cgl_sites[CGL_hipGetTextureAlignmentOffset].real, memory_order_relaxed))(offset, texref);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGetTextureAlignmentOffset(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17063,7 +17834,10 @@ CG_EXPORT hipError_t hipUnbindTexture(const textureReference *tex)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipUnbindTexture) *)atomic_load_explicit(&cgl_sites[CGL_hipUnbindTexture].real, memory_order_relaxed))(tex);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipUnbindTexture(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17122,7 +17896,10 @@ CG_EXPORT hipError_t hipTexRefGetAddress(hipDeviceptr_t *dev_ptr, const textureR
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexRefGetAddress) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetAddress].real, memory_order_relaxed))(dev_ptr, texRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexRefGetAddress(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17182,7 +17959,10 @@ CG_EXPORT hipError_t hipTexRefGetAddressMode(enum hipTextureAddressMode *pam, co
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexRefGetAddressMode) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetAddressMode].real, memory_order_relaxed))(pam, texRef, dim);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexRefGetAddressMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17241,7 +18021,10 @@ CG_EXPORT hipError_t hipTexRefGetFilterMode(enum hipTextureFilterMode *pfm, cons
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexRefGetFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetFilterMode].real, memory_order_relaxed))(pfm, texRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexRefGetFilterMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17300,7 +18083,10 @@ CG_EXPORT hipError_t hipTexRefGetFlags(unsigned int *pFlags, const textureRefere
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexRefGetFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetFlags].real, memory_order_relaxed))(pFlags, texRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexRefGetFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17360,7 +18146,10 @@ CG_EXPORT hipError_t hipTexRefGetFormat(hipArray_Format *pFormat, int *pNumChann
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexRefGetFormat) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetFormat].real, memory_order_relaxed))(pFormat, pNumChannels, texRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexRefGetFormat(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17419,7 +18208,10 @@ CG_EXPORT hipError_t hipTexRefGetMaxAnisotropy(int *pmaxAnsio, const textureRefe
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexRefGetMaxAnisotropy) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetMaxAnisotropy].real, memory_order_relaxed))(pmaxAnsio, texRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexRefGetMaxAnisotropy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17478,7 +18270,10 @@ CG_EXPORT hipError_t hipTexRefGetMipmapFilterMode(enum hipTextureFilterMode *pfm
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexRefGetMipmapFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetMipmapFilterMode].real, memory_order_relaxed))(pfm, texRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexRefGetMipmapFilterMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17537,7 +18332,10 @@ CG_EXPORT hipError_t hipTexRefGetMipmapLevelBias(float *pbias, const textureRefe
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexRefGetMipmapLevelBias) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetMipmapLevelBias].real, memory_order_relaxed))(pbias, texRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexRefGetMipmapLevelBias(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17597,7 +18395,10 @@ CG_EXPORT hipError_t hipTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, f
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexRefGetMipmapLevelClamp) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetMipmapLevelClamp].real, memory_order_relaxed))(pminMipmapLevelClamp, pmaxMipmapLevelClamp, texRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexRefGetMipmapLevelClamp(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17656,7 +18457,10 @@ CG_EXPORT hipError_t hipTexRefGetMipMappedArray(hipMipmappedArray_t *pArray, con
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexRefGetMipMappedArray) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefGetMipMappedArray].real, memory_order_relaxed))(pArray, texRef);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexRefGetMipMappedArray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17717,7 +18521,10 @@ CG_EXPORT hipError_t hipTexRefSetAddress(size_t *ByteOffset, textureReference *t
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexRefSetAddress) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetAddress].real, memory_order_relaxed))(ByteOffset, texRef, dptr, bytes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexRefSetAddress(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17778,7 +18585,10 @@ CG_EXPORT hipError_t hipTexRefSetAddress2D(textureReference *texRef, const HIP_A
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexRefSetAddress2D) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetAddress2D].real, memory_order_relaxed))(texRef, desc, dptr, Pitch);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexRefSetAddress2D(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17837,7 +18647,10 @@ CG_EXPORT hipError_t hipTexRefSetMaxAnisotropy(textureReference *texRef, unsigne
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexRefSetMaxAnisotropy) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetMaxAnisotropy].real, memory_order_relaxed))(texRef, maxAniso);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexRefSetMaxAnisotropy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17896,7 +18709,10 @@ CG_EXPORT hipError_t hipTexRefSetBorderColor(textureReference *texRef, float *pB
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexRefSetBorderColor) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetBorderColor].real, memory_order_relaxed))(texRef, pBorderColor);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexRefSetBorderColor(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17955,7 +18771,10 @@ CG_EXPORT hipError_t hipTexRefSetMipmapFilterMode(textureReference *texRef, enum
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexRefSetMipmapFilterMode) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetMipmapFilterMode].real, memory_order_relaxed))(texRef, fm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexRefSetMipmapFilterMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18014,7 +18833,10 @@ CG_EXPORT hipError_t hipTexRefSetMipmapLevelBias(textureReference *texRef, float
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexRefSetMipmapLevelBias) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetMipmapLevelBias].real, memory_order_relaxed))(texRef, bias);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexRefSetMipmapLevelBias(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18074,7 +18896,10 @@ CG_EXPORT hipError_t hipTexRefSetMipmapLevelClamp(textureReference *texRef, floa
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexRefSetMipmapLevelClamp) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetMipmapLevelClamp].real, memory_order_relaxed))(texRef, minMipMapLevelClamp, maxMipMapLevelClamp);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexRefSetMipmapLevelClamp(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18134,7 +18959,10 @@ CG_EXPORT hipError_t hipTexRefSetMipmappedArray(textureReference *texRef, struct
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipTexRefSetMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_hipTexRefSetMipmappedArray].real, memory_order_relaxed))(texRef, mipmappedArray, Flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipTexRefSetMipmappedArray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18194,7 +19022,10 @@ CG_EXPORT hipError_t hipMipmappedArrayCreate(hipMipmappedArray_t *pHandle, HIP_A
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMipmappedArrayCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipMipmappedArrayCreate].real, memory_order_relaxed))(pHandle, pMipmappedArrayDesc, numMipmapLevels);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMipmappedArrayCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18252,7 +19083,10 @@ CG_EXPORT hipError_t hipMipmappedArrayDestroy(hipMipmappedArray_t hMipmappedArra
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMipmappedArrayDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipMipmappedArrayDestroy].real, memory_order_relaxed))(hMipmappedArray);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMipmappedArrayDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18312,7 +19146,10 @@ CG_EXPORT hipError_t hipMipmappedArrayGetLevel(hipArray_t *pLevelArray, hipMipma
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMipmappedArrayGetLevel) *)atomic_load_explicit(&cgl_sites[CGL_hipMipmappedArrayGetLevel].real, memory_order_relaxed))(pLevelArray, hMipMappedArray, level);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMipmappedArrayGetLevel(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18372,7 +19209,10 @@ CG_EXPORT hipError_t hipRegisterApiCallback(uint32_t id, void *fun, void *arg)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipRegisterApiCallback) *)atomic_load_explicit(&cgl_sites[CGL_hipRegisterApiCallback].real, memory_order_relaxed))(id, fun, arg);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipRegisterApiCallback(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18430,7 +19270,10 @@ CG_EXPORT hipError_t hipRemoveApiCallback(uint32_t id)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipRemoveApiCallback) *)atomic_load_explicit(&cgl_sites[CGL_hipRemoveApiCallback].real, memory_order_relaxed))(id);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipRemoveApiCallback(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18490,7 +19333,10 @@ CG_EXPORT hipError_t hipRegisterActivityCallback(uint32_t id, void *fun, void *a
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipRegisterActivityCallback) *)atomic_load_explicit(&cgl_sites[CGL_hipRegisterActivityCallback].real, memory_order_relaxed))(id, fun, arg);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipRegisterActivityCallback(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18548,7 +19394,10 @@ CG_EXPORT hipError_t hipRemoveActivityCallback(uint32_t id)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipRemoveActivityCallback) *)atomic_load_explicit(&cgl_sites[CGL_hipRemoveActivityCallback].real, memory_order_relaxed))(id);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipRemoveActivityCallback(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18824,7 +19673,10 @@ CG_EXPORT hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureM
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamBeginCapture) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamBeginCapture].real, memory_order_relaxed))(stream, mode);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamBeginCapture(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18883,7 +19735,10 @@ CG_EXPORT hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamEndCapture) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamEndCapture].real, memory_order_relaxed))(stream, pGraph);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamEndCapture(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18943,7 +19798,10 @@ CG_EXPORT hipError_t hipStreamGetCaptureInfo(hipStream_t stream, hipStreamCaptur
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamGetCaptureInfo) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamGetCaptureInfo].real, memory_order_relaxed))(stream, pCaptureStatus, pId);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamGetCaptureInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19006,7 +19864,10 @@ CG_EXPORT hipError_t hipStreamGetCaptureInfo_v2(hipStream_t stream, hipStreamCap
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamGetCaptureInfo_v2) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamGetCaptureInfo_v2].real, memory_order_relaxed))(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamGetCaptureInfo_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19065,7 +19926,10 @@ CG_EXPORT hipError_t hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureSt
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamIsCapturing) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamIsCapturing].real, memory_order_relaxed))(stream, pCaptureStatus);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamIsCapturing(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19126,7 +19990,10 @@ CG_EXPORT hipError_t hipStreamUpdateCaptureDependencies(hipStream_t stream, hipG
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipStreamUpdateCaptureDependencies) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamUpdateCaptureDependencies].real, memory_order_relaxed))(stream, dependencies, numDependencies, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipStreamUpdateCaptureDependencies(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19186,7 +20053,10 @@ CG_EXPORT hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipLaunchHostFunc) *)atomic_load_explicit(&cgl_sites[CGL_hipLaunchHostFunc].real, memory_order_relaxed))(stream, fn, userData);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipLaunchHostFunc(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19244,7 +20114,10 @@ CG_EXPORT hipError_t hipThreadExchangeStreamCaptureMode(hipStreamCaptureMode *mo
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipThreadExchangeStreamCaptureMode) *)atomic_load_explicit(&cgl_sites[CGL_hipThreadExchangeStreamCaptureMode].real, memory_order_relaxed))(mode);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipThreadExchangeStreamCaptureMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19303,7 +20176,10 @@ CG_EXPORT hipError_t hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphCreate].real, memory_order_relaxed))(pGraph, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19361,7 +20237,10 @@ CG_EXPORT hipError_t hipGraphDestroy(hipGraph_t graph)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphDestroy].real, memory_order_relaxed))(graph);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19422,7 +20301,10 @@ CG_EXPORT hipError_t hipGraphAddDependencies(hipGraph_t graph, const hipGraphNod
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphAddDependencies) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddDependencies].real, memory_order_relaxed))(graph, from, to, numDependencies);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphAddDependencies(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19483,7 +20365,10 @@ CG_EXPORT hipError_t hipGraphRemoveDependencies(hipGraph_t graph, const hipGraph
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphRemoveDependencies) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphRemoveDependencies].real, memory_order_relaxed))(graph, from, to, numDependencies);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphRemoveDependencies(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19544,7 +20429,10 @@ CG_EXPORT hipError_t hipGraphGetEdges(hipGraph_t graph, hipGraphNode_t *from, hi
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphGetEdges) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphGetEdges].real, memory_order_relaxed))(graph, from, to, numEdges);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphGetEdges(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19604,7 +20492,10 @@ CG_EXPORT hipError_t hipGraphGetNodes(hipGraph_t graph, hipGraphNode_t *nodes, s
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphGetNodes) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphGetNodes].real, memory_order_relaxed))(graph, nodes, numNodes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphGetNodes(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19664,7 +20555,10 @@ CG_EXPORT hipError_t hipGraphGetRootNodes(hipGraph_t graph, hipGraphNode_t *pRoo
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphGetRootNodes) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphGetRootNodes].real, memory_order_relaxed))(graph, pRootNodes, pNumRootNodes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphGetRootNodes(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19724,7 +20618,10 @@ CG_EXPORT hipError_t hipGraphNodeGetDependencies(hipGraphNode_t node, hipGraphNo
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphNodeGetDependencies) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphNodeGetDependencies].real, memory_order_relaxed))(node, pDependencies, pNumDependencies);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphNodeGetDependencies(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19784,7 +20681,10 @@ CG_EXPORT hipError_t hipGraphNodeGetDependentNodes(hipGraphNode_t node, hipGraph
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphNodeGetDependentNodes) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphNodeGetDependentNodes].real, memory_order_relaxed))(node, pDependentNodes, pNumDependentNodes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphNodeGetDependentNodes(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19843,7 +20743,10 @@ CG_EXPORT hipError_t hipGraphNodeGetType(hipGraphNode_t node, hipGraphNodeType *
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphNodeGetType) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphNodeGetType].real, memory_order_relaxed))(node, pType);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphNodeGetType(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19901,7 +20804,10 @@ CG_EXPORT hipError_t hipGraphDestroyNode(hipGraphNode_t node)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphDestroyNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphDestroyNode].real, memory_order_relaxed))(node);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphDestroyNode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19960,7 +20866,10 @@ CG_EXPORT hipError_t hipGraphClone(hipGraph_t *pGraphClone, hipGraph_t originalG
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphClone) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphClone].real, memory_order_relaxed))(pGraphClone, originalGraph);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphClone(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20020,7 +20929,10 @@ CG_EXPORT hipError_t hipGraphNodeFindInClone(hipGraphNode_t *pNode, hipGraphNode
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphNodeFindInClone) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphNodeFindInClone].real, memory_order_relaxed))(pNode, originalNode, clonedGraph);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphNodeFindInClone(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20082,7 +20994,10 @@ CG_EXPORT hipError_t hipGraphInstantiate(hipGraphExec_t *pGraphExec, hipGraph_t 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphInstantiate) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphInstantiate].real, memory_order_relaxed))(pGraphExec, graph, pErrorNode, pLogBuffer, bufferSize);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphInstantiate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20142,7 +21057,10 @@ CG_EXPORT hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hi
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphInstantiateWithFlags) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphInstantiateWithFlags].real, memory_order_relaxed))(pGraphExec, graph, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphInstantiateWithFlags(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20201,7 +21119,10 @@ CG_EXPORT hipError_t hipGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphLaunch) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphLaunch].real, memory_order_relaxed))(graphExec, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphLaunch(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20259,7 +21180,10 @@ CG_EXPORT hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphExecDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecDestroy].real, memory_order_relaxed))(graphExec);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphExecDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20320,7 +21244,10 @@ CG_EXPORT hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t hG
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphExecUpdate) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecUpdate].real, memory_order_relaxed))(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphExecUpdate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20382,7 +21309,10 @@ CG_EXPORT hipError_t hipGraphAddKernelNode(hipGraphNode_t *pGraphNode, hipGraph_
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphAddKernelNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddKernelNode].real, memory_order_relaxed))(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphAddKernelNode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20441,7 +21371,10 @@ CG_EXPORT hipError_t hipGraphKernelNodeGetParams(hipGraphNode_t node, hipKernelN
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphKernelNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphKernelNodeGetParams].real, memory_order_relaxed))(node, pNodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphKernelNodeGetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20500,7 +21433,10 @@ CG_EXPORT hipError_t hipGraphKernelNodeSetParams(hipGraphNode_t node, const hipK
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphKernelNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphKernelNodeSetParams].real, memory_order_relaxed))(node, pNodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphKernelNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20560,7 +21496,10 @@ CG_EXPORT hipError_t hipGraphExecKernelNodeSetParams(hipGraphExec_t hGraphExec, 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphExecKernelNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecKernelNodeSetParams].real, memory_order_relaxed))(hGraphExec, node, pNodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphExecKernelNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20622,7 +21561,10 @@ CG_EXPORT hipError_t hipGraphAddMemcpyNode(hipGraphNode_t *pGraphNode, hipGraph_
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphAddMemcpyNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddMemcpyNode].real, memory_order_relaxed))(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphAddMemcpyNode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20681,7 +21623,10 @@ CG_EXPORT hipError_t hipGraphMemcpyNodeGetParams(hipGraphNode_t node, hipMemcpy3
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphMemcpyNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphMemcpyNodeGetParams].real, memory_order_relaxed))(node, pNodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphMemcpyNodeGetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20740,7 +21685,10 @@ CG_EXPORT hipError_t hipGraphMemcpyNodeSetParams(hipGraphNode_t node, const hipM
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphMemcpyNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphMemcpyNodeSetParams].real, memory_order_relaxed))(node, pNodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphMemcpyNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20800,7 +21748,10 @@ CG_EXPORT hipError_t hipGraphKernelNodeSetAttribute(hipGraphNode_t hNode, hipKer
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphKernelNodeSetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphKernelNodeSetAttribute].real, memory_order_relaxed))(hNode, attr, value);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphKernelNodeSetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20860,7 +21811,10 @@ CG_EXPORT hipError_t hipGraphKernelNodeGetAttribute(hipGraphNode_t hNode, hipKer
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphKernelNodeGetAttribute) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphKernelNodeGetAttribute].real, memory_order_relaxed))(hNode, attr, value);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphKernelNodeGetAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20920,7 +21874,10 @@ CG_EXPORT hipError_t hipGraphExecMemcpyNodeSetParams(hipGraphExec_t hGraphExec, 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphExecMemcpyNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecMemcpyNodeSetParams].real, memory_order_relaxed))(hGraphExec, node, pNodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphExecMemcpyNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20985,7 +21942,10 @@ CG_EXPORT hipError_t hipGraphAddMemcpyNode1D(hipGraphNode_t *pGraphNode, hipGrap
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphAddMemcpyNode1D) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddMemcpyNode1D].real, memory_order_relaxed))(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphAddMemcpyNode1D(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21047,7 +22007,10 @@ CG_EXPORT hipError_t hipGraphMemcpyNodeSetParams1D(hipGraphNode_t node, void *ds
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphMemcpyNodeSetParams1D) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphMemcpyNodeSetParams1D].real, memory_order_relaxed))(node, dst, src, count, kind);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphMemcpyNodeSetParams1D(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21110,7 +22073,10 @@ CG_EXPORT hipError_t hipGraphExecMemcpyNodeSetParams1D(hipGraphExec_t hGraphExec
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphExecMemcpyNodeSetParams1D) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecMemcpyNodeSetParams1D].real, memory_order_relaxed))(hGraphExec, node, dst, src, count, kind);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphExecMemcpyNodeSetParams1D(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21176,7 +22142,10 @@ CG_EXPORT hipError_t hipGraphAddMemcpyNodeFromSymbol(hipGraphNode_t *pGraphNode,
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphAddMemcpyNodeFromSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddMemcpyNodeFromSymbol].real, memory_order_relaxed))(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphAddMemcpyNodeFromSymbol(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21239,7 +22208,10 @@ CG_EXPORT hipError_t hipGraphMemcpyNodeSetParamsFromSymbol(hipGraphNode_t node, 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphMemcpyNodeSetParamsFromSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphMemcpyNodeSetParamsFromSymbol].real, memory_order_relaxed))(node, dst, symbol, count, offset, kind);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphMemcpyNodeSetParamsFromSymbol(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21303,7 +22275,10 @@ CG_EXPORT hipError_t hipGraphExecMemcpyNodeSetParamsFromSymbol(hipGraphExec_t hG
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphExecMemcpyNodeSetParamsFromSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecMemcpyNodeSetParamsFromSymbol].real, memory_order_relaxed))(hGraphExec, node, dst, symbol, count, offset, kind);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphExecMemcpyNodeSetParamsFromSymbol(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21369,7 +22344,10 @@ CG_EXPORT hipError_t hipGraphAddMemcpyNodeToSymbol(hipGraphNode_t *pGraphNode, h
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphAddMemcpyNodeToSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddMemcpyNodeToSymbol].real, memory_order_relaxed))(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphAddMemcpyNodeToSymbol(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21432,7 +22410,10 @@ CG_EXPORT hipError_t hipGraphMemcpyNodeSetParamsToSymbol(hipGraphNode_t node, co
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphMemcpyNodeSetParamsToSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphMemcpyNodeSetParamsToSymbol].real, memory_order_relaxed))(node, symbol, src, count, offset, kind);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphMemcpyNodeSetParamsToSymbol(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21496,7 +22477,10 @@ CG_EXPORT hipError_t hipGraphExecMemcpyNodeSetParamsToSymbol(hipGraphExec_t hGra
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphExecMemcpyNodeSetParamsToSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecMemcpyNodeSetParamsToSymbol].real, memory_order_relaxed))(hGraphExec, node, symbol, src, count, offset, kind);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphExecMemcpyNodeSetParamsToSymbol(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21558,7 +22542,10 @@ CG_EXPORT hipError_t hipGraphAddMemsetNode(hipGraphNode_t *pGraphNode, hipGraph_
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphAddMemsetNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddMemsetNode].real, memory_order_relaxed))(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphAddMemsetNode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21617,7 +22604,10 @@ CG_EXPORT hipError_t hipGraphMemsetNodeGetParams(hipGraphNode_t node, hipMemsetP
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphMemsetNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphMemsetNodeGetParams].real, memory_order_relaxed))(node, pNodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphMemsetNodeGetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21676,7 +22666,10 @@ CG_EXPORT hipError_t hipGraphMemsetNodeSetParams(hipGraphNode_t node, const hipM
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphMemsetNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphMemsetNodeSetParams].real, memory_order_relaxed))(node, pNodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphMemsetNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21736,7 +22729,10 @@ CG_EXPORT hipError_t hipGraphExecMemsetNodeSetParams(hipGraphExec_t hGraphExec, 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphExecMemsetNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecMemsetNodeSetParams].real, memory_order_relaxed))(hGraphExec, node, pNodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphExecMemsetNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21798,7 +22794,10 @@ CG_EXPORT hipError_t hipGraphAddHostNode(hipGraphNode_t *pGraphNode, hipGraph_t 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphAddHostNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddHostNode].real, memory_order_relaxed))(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphAddHostNode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21857,7 +22856,10 @@ CG_EXPORT hipError_t hipGraphHostNodeGetParams(hipGraphNode_t node, hipHostNodeP
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphHostNodeGetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphHostNodeGetParams].real, memory_order_relaxed))(node, pNodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphHostNodeGetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21916,7 +22918,10 @@ CG_EXPORT hipError_t hipGraphHostNodeSetParams(hipGraphNode_t node, const hipHos
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphHostNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphHostNodeSetParams].real, memory_order_relaxed))(node, pNodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphHostNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21976,7 +22981,10 @@ CG_EXPORT hipError_t hipGraphExecHostNodeSetParams(hipGraphExec_t hGraphExec, hi
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphExecHostNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecHostNodeSetParams].real, memory_order_relaxed))(hGraphExec, node, pNodeParams);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphExecHostNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22038,7 +23046,10 @@ CG_EXPORT hipError_t hipGraphAddChildGraphNode(hipGraphNode_t *pGraphNode, hipGr
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphAddChildGraphNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddChildGraphNode].real, memory_order_relaxed))(pGraphNode, graph, pDependencies, numDependencies, childGraph);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphAddChildGraphNode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22097,7 +23108,10 @@ CG_EXPORT hipError_t hipGraphChildGraphNodeGetGraph(hipGraphNode_t node, hipGrap
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphChildGraphNodeGetGraph) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphChildGraphNodeGetGraph].real, memory_order_relaxed))(node, pGraph);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphChildGraphNodeGetGraph(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22157,7 +23171,10 @@ CG_EXPORT hipError_t hipGraphExecChildGraphNodeSetParams(hipGraphExec_t hGraphEx
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphExecChildGraphNodeSetParams) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecChildGraphNodeSetParams].real, memory_order_relaxed))(hGraphExec, node, childGraph);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphExecChildGraphNodeSetParams(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22218,7 +23235,10 @@ CG_EXPORT hipError_t hipGraphAddEmptyNode(hipGraphNode_t *pGraphNode, hipGraph_t
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphAddEmptyNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddEmptyNode].real, memory_order_relaxed))(pGraphNode, graph, pDependencies, numDependencies);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphAddEmptyNode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22280,7 +23300,10 @@ CG_EXPORT hipError_t hipGraphAddEventRecordNode(hipGraphNode_t *pGraphNode, hipG
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphAddEventRecordNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddEventRecordNode].real, memory_order_relaxed))(pGraphNode, graph, pDependencies, numDependencies, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphAddEventRecordNode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22339,7 +23362,10 @@ CG_EXPORT hipError_t hipGraphEventRecordNodeGetEvent(hipGraphNode_t node, hipEve
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphEventRecordNodeGetEvent) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphEventRecordNodeGetEvent].real, memory_order_relaxed))(node, event_out);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphEventRecordNodeGetEvent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22398,7 +23424,10 @@ CG_EXPORT hipError_t hipGraphEventRecordNodeSetEvent(hipGraphNode_t node, hipEve
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphEventRecordNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphEventRecordNodeSetEvent].real, memory_order_relaxed))(node, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphEventRecordNodeSetEvent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22458,7 +23487,10 @@ CG_EXPORT hipError_t hipGraphExecEventRecordNodeSetEvent(hipGraphExec_t hGraphEx
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphExecEventRecordNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecEventRecordNodeSetEvent].real, memory_order_relaxed))(hGraphExec, hNode, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphExecEventRecordNodeSetEvent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22520,7 +23552,10 @@ CG_EXPORT hipError_t hipGraphAddEventWaitNode(hipGraphNode_t *pGraphNode, hipGra
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphAddEventWaitNode) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphAddEventWaitNode].real, memory_order_relaxed))(pGraphNode, graph, pDependencies, numDependencies, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphAddEventWaitNode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22579,7 +23614,10 @@ CG_EXPORT hipError_t hipGraphEventWaitNodeGetEvent(hipGraphNode_t node, hipEvent
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphEventWaitNodeGetEvent) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphEventWaitNodeGetEvent].real, memory_order_relaxed))(node, event_out);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphEventWaitNodeGetEvent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22638,7 +23676,10 @@ CG_EXPORT hipError_t hipGraphEventWaitNodeSetEvent(hipGraphNode_t node, hipEvent
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphEventWaitNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphEventWaitNodeSetEvent].real, memory_order_relaxed))(node, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphEventWaitNodeSetEvent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22698,7 +23739,10 @@ CG_EXPORT hipError_t hipGraphExecEventWaitNodeSetEvent(hipGraphExec_t hGraphExec
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphExecEventWaitNodeSetEvent) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphExecEventWaitNodeSetEvent].real, memory_order_relaxed))(hGraphExec, hNode, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphExecEventWaitNodeSetEvent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22757,7 +23801,10 @@ CG_EXPORT hipError_t hipMemAddressFree(void *devPtr, size_t size)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemAddressFree) *)atomic_load_explicit(&cgl_sites[CGL_hipMemAddressFree].real, memory_order_relaxed))(devPtr, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemAddressFree(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22819,7 +23866,10 @@ CG_EXPORT hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t alignm
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemAddressReserve) *)atomic_load_explicit(&cgl_sites[CGL_hipMemAddressReserve].real, memory_order_relaxed))(ptr, size, alignment, addr, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemAddressReserve(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22880,7 +23930,10 @@ CG_EXPORT hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipMemCreate].real, memory_order_relaxed))(handle, size, prop, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22941,7 +23994,10 @@ CG_EXPORT hipError_t hipMemExportToShareableHandle(void *shareableHandle, hipMem
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemExportToShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipMemExportToShareableHandle].real, memory_order_relaxed))(shareableHandle, handle, handleType, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemExportToShareableHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23001,7 +24057,10 @@ CG_EXPORT hipError_t hipMemGetAccess(unsigned long long *flags, const hipMemLoca
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemGetAccess) *)atomic_load_explicit(&cgl_sites[CGL_hipMemGetAccess].real, memory_order_relaxed))(flags, location, ptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemGetAccess(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23061,7 +24120,10 @@ CG_EXPORT hipError_t hipMemGetAllocationGranularity(size_t *granularity, const h
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemGetAllocationGranularity) *)atomic_load_explicit(&cgl_sites[CGL_hipMemGetAllocationGranularity].real, memory_order_relaxed))(granularity, prop, option);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemGetAllocationGranularity(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23120,7 +24182,10 @@ CG_EXPORT hipError_t hipMemGetAllocationPropertiesFromHandle(hipMemAllocationPro
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemGetAllocationPropertiesFromHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipMemGetAllocationPropertiesFromHandle].real, memory_order_relaxed))(prop, handle);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemGetAllocationPropertiesFromHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23180,7 +24245,10 @@ CG_EXPORT hipError_t hipMemImportFromShareableHandle(hipMemGenericAllocationHand
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemImportFromShareableHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipMemImportFromShareableHandle].real, memory_order_relaxed))(handle, osHandle, shHandleType);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemImportFromShareableHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23242,7 +24310,10 @@ CG_EXPORT hipError_t hipMemMap(void *ptr, size_t size, size_t offset, hipMemGene
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemMap) *)atomic_load_explicit(&cgl_sites[CGL_hipMemMap].real, memory_order_relaxed))(ptr, size, offset, handle, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemMap(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23302,7 +24373,10 @@ CG_EXPORT hipError_t hipMemMapArrayAsync(hipArrayMapInfo *mapInfoList, unsigned 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemMapArrayAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemMapArrayAsync].real, memory_order_relaxed))(mapInfoList, count, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemMapArrayAsync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23360,7 +24434,10 @@ CG_EXPORT hipError_t hipMemRelease(hipMemGenericAllocationHandle_t handle)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemRelease) *)atomic_load_explicit(&cgl_sites[CGL_hipMemRelease].real, memory_order_relaxed))(handle);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemRelease(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23419,7 +24496,10 @@ CG_EXPORT hipError_t hipMemRetainAllocationHandle(hipMemGenericAllocationHandle_
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemRetainAllocationHandle) *)atomic_load_explicit(&cgl_sites[CGL_hipMemRetainAllocationHandle].real, memory_order_relaxed))(handle, addr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemRetainAllocationHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23480,7 +24560,10 @@ CG_EXPORT hipError_t hipMemSetAccess(void *ptr, size_t size, const hipMemAccessD
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemSetAccess) *)atomic_load_explicit(&cgl_sites[CGL_hipMemSetAccess].real, memory_order_relaxed))(ptr, size, desc, count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemSetAccess(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23539,7 +24622,10 @@ CG_EXPORT hipError_t hipMemUnmap(void *ptr, size_t size)
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipMemUnmap) *)atomic_load_explicit(&cgl_sites[CGL_hipMemUnmap].real, memory_order_relaxed))(ptr, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipMemUnmap(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23600,7 +24686,10 @@ CG_EXPORT hipError_t hipGLGetDevices(unsigned int *pHipDeviceCount, int *pHipDev
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGLGetDevices) *)atomic_load_explicit(&cgl_sites[CGL_hipGLGetDevices].real, memory_order_relaxed))(pHipDeviceCount, pHipDevices, hipDeviceCount, deviceList);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGLGetDevices(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23660,7 +24749,10 @@ CG_EXPORT hipError_t hipGraphicsGLRegisterBuffer(hipGraphicsResource **resource,
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphicsGLRegisterBuffer) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphicsGLRegisterBuffer].real, memory_order_relaxed))(resource, buffer, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphicsGLRegisterBuffer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23721,7 +24813,10 @@ CG_EXPORT hipError_t hipGraphicsGLRegisterImage(hipGraphicsResource **resource, 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphicsGLRegisterImage) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphicsGLRegisterImage].real, memory_order_relaxed))(resource, image, target, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphicsGLRegisterImage(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23781,7 +24876,10 @@ CG_EXPORT hipError_t hipGraphicsMapResources(int count, hipGraphicsResource_t *r
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphicsMapResources) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphicsMapResources].real, memory_order_relaxed))(count, resources, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphicsMapResources(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23842,7 +24940,10 @@ CG_EXPORT hipError_t hipGraphicsSubResourceGetMappedArray(hipArray_t *array, hip
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphicsSubResourceGetMappedArray) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphicsSubResourceGetMappedArray].real, memory_order_relaxed))(array, resource, arrayIndex, mipLevel);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphicsSubResourceGetMappedArray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23902,7 +25003,10 @@ CG_EXPORT hipError_t hipGraphicsResourceGetMappedPointer(void **devPtr, size_t *
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphicsResourceGetMappedPointer) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphicsResourceGetMappedPointer].real, memory_order_relaxed))(devPtr, size, resource);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphicsResourceGetMappedPointer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23962,7 +25066,10 @@ CG_EXPORT hipError_t hipGraphicsUnmapResources(int count, hipGraphicsResource_t 
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphicsUnmapResources) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphicsUnmapResources].real, memory_order_relaxed))(count, resources, stream);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphicsUnmapResources(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24020,7 +25127,10 @@ CG_EXPORT hipError_t hipGraphicsUnregisterResource(hipGraphicsResource_t resourc
             cg_slot_enter(cgl_s, cgl_c);
             hipError_t cgl_ret = ((__typeof__(hipGraphicsUnregisterResource) *)atomic_load_explicit(&cgl_sites[CGL_hipGraphicsUnregisterResource].real, memory_order_relaxed))(resource);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_hipGraphicsUnregisterResource(cgl_s, cgl_code, cgl_ret);
         }
     }

@@ -1509,7 +1509,10 @@ CG_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Abort) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Abort].real, memory_order_relaxed))(comm, errorcode);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Abort(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1575,7 +1578,10 @@ CG_EXPORT int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Data
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Accumulate) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Accumulate].real, memory_order_relaxed))(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Accumulate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1633,7 +1639,10 @@ CG_EXPORT int MPI_Add_error_class(int *errorclass)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Add_error_class) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Add_error_class].real, memory_order_relaxed))(errorclass);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Add_error_class(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1692,7 +1701,10 @@ CG_EXPORT int MPI_Add_error_code(int errorclass, int *errorcode)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Add_error_code) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Add_error_code].real, memory_order_relaxed))(errorclass, errorcode);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Add_error_code(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1751,7 +1763,10 @@ CG_EXPORT int MPI_Add_error_string(int errorcode, const char *string)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Add_error_string) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Add_error_string].real, memory_order_relaxed))(errorcode, string);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Add_error_string(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1815,7 +1830,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Allgather(const void *sendbuf
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Allgather) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Allgather].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Allgather(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1880,7 +1898,10 @@ CG_EXPORT int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype se
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Iallgather) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Iallgather].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Iallgather(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1945,7 +1966,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Allgatherv(const void *sendbu
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Allgatherv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Allgatherv].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Allgatherv(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2011,7 +2035,10 @@ CG_EXPORT int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Iallgatherv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Iallgatherv].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Iallgatherv(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2071,7 +2098,10 @@ CG_EXPORT int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Alloc_mem) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Alloc_mem].real, memory_order_relaxed))(size, info, baseptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Alloc_mem(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2134,7 +2164,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Allreduce(const void *sendbuf
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Allreduce) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Allreduce].real, memory_order_relaxed))(sendbuf, recvbuf, count, datatype, op, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Allreduce(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2198,7 +2231,10 @@ CG_EXPORT int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Iallreduce) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Iallreduce].real, memory_order_relaxed))(sendbuf, recvbuf, count, datatype, op, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Iallreduce(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2262,7 +2298,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Alltoall(const void *sendbuf,
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Alltoall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Alltoall].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Alltoall(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2327,7 +2366,10 @@ CG_EXPORT int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Ialltoall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ialltoall].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Ialltoall(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2393,7 +2435,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Alltoallv(const void *sendbuf
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Alltoallv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Alltoallv].real, memory_order_relaxed))(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Alltoallv(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2460,7 +2505,10 @@ CG_EXPORT int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Ialltoallv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ialltoallv].real, memory_order_relaxed))(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Ialltoallv(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2526,7 +2574,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Alltoallw(const void *sendbuf
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Alltoallw) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Alltoallw].real, memory_order_relaxed))(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Alltoallw(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2593,7 +2644,10 @@ CG_EXPORT int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Ialltoallw) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ialltoallw].real, memory_order_relaxed))(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Ialltoallw(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2651,7 +2705,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Barrier(MPI_Comm comm)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Barrier) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Barrier].real, memory_order_relaxed))(comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Barrier(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2710,7 +2767,10 @@ CG_EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Ibarrier) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ibarrier].real, memory_order_relaxed))(comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Ibarrier(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2772,7 +2832,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Bcast(void *buffer, int count
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Bcast) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Bcast].real, memory_order_relaxed))(buffer, count, datatype, root, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Bcast(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2835,7 +2898,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Bsend(const void *buf, int co
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Bsend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Bsend].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Bsend(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2898,7 +2964,10 @@ CG_EXPORT int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int roo
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Ibcast) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ibcast].real, memory_order_relaxed))(buffer, count, datatype, root, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Ibcast(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2962,7 +3031,10 @@ CG_EXPORT int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Bsend_init) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Bsend_init].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Bsend_init(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3021,7 +3093,10 @@ CG_EXPORT int MPI_Buffer_attach(void *buffer, int size)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Buffer_attach) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Buffer_attach].real, memory_order_relaxed))(buffer, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Buffer_attach(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3080,7 +3155,10 @@ CG_EXPORT int MPI_Buffer_detach(void *buffer, int *size)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Buffer_detach) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Buffer_detach].real, memory_order_relaxed))(buffer, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Buffer_detach(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3138,7 +3216,10 @@ CG_EXPORT int MPI_Cancel(MPI_Request *request)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Cancel) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cancel].real, memory_order_relaxed))(request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Cancel(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3199,7 +3280,10 @@ CG_EXPORT int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Cart_coords) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_coords].real, memory_order_relaxed))(comm, rank, maxdims, coords);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Cart_coords(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3262,7 +3346,10 @@ CG_EXPORT int MPI_Cart_create(MPI_Comm old_comm, int ndims, const int dims[], co
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Cart_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_create].real, memory_order_relaxed))(old_comm, ndims, dims, periods, reorder, comm_cart);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Cart_create(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3324,7 +3411,10 @@ CG_EXPORT int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[]
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Cart_get) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_get].real, memory_order_relaxed))(comm, maxdims, dims, periods, coords);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Cart_get(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3386,7 +3476,10 @@ CG_EXPORT int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Cart_map) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_map].real, memory_order_relaxed))(comm, ndims, dims, periods, newrank);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Cart_map(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3446,7 +3539,10 @@ CG_EXPORT int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Cart_rank) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_rank].real, memory_order_relaxed))(comm, coords, rank);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Cart_rank(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3508,7 +3604,10 @@ CG_EXPORT int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_s
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Cart_shift) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_shift].real, memory_order_relaxed))(comm, direction, disp, rank_source, rank_dest);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Cart_shift(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3568,7 +3667,10 @@ CG_EXPORT int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *new
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Cart_sub) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_sub].real, memory_order_relaxed))(comm, remain_dims, new_comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Cart_sub(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3627,7 +3729,10 @@ CG_EXPORT int MPI_Cartdim_get(MPI_Comm comm, int *ndims)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Cartdim_get) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cartdim_get].real, memory_order_relaxed))(comm, ndims);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Cartdim_get(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3685,7 +3790,10 @@ CG_EXPORT int MPI_Close_port(const char *port_name)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Close_port) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Close_port].real, memory_order_relaxed))(port_name);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Close_port(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3747,7 +3855,10 @@ CG_EXPORT int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MP
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_accept) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_accept].real, memory_order_relaxed))(port_name, info, root, comm, newcomm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_accept(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3860,7 +3971,10 @@ CG_EXPORT int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_call_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_call_errhandler].real, memory_order_relaxed))(comm, errorcode);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_call_errhandler(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3920,7 +4034,10 @@ CG_EXPORT int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_compare) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_compare].real, memory_order_relaxed))(comm1, comm2, result);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_compare(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3982,7 +4099,10 @@ CG_EXPORT int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, M
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_connect) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_connect].real, memory_order_relaxed))(port_name, info, root, comm, newcomm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_connect(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4041,7 +4161,10 @@ CG_EXPORT int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function,
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_create_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_create_errhandler].real, memory_order_relaxed))(function, errhandler);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_create_errhandler(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4102,7 +4225,10 @@ CG_EXPORT int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_create_keyval) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_create_keyval].real, memory_order_relaxed))(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_create_keyval(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4163,7 +4289,10 @@ CG_EXPORT int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_create_group) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_create_group].real, memory_order_relaxed))(comm, group, tag, newcomm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_create_group(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4223,7 +4352,10 @@ CG_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_create].real, memory_order_relaxed))(comm, group, newcomm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_create(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4282,7 +4414,10 @@ CG_EXPORT int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_delete_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_delete_attr].real, memory_order_relaxed))(comm, comm_keyval);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_delete_attr(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4340,7 +4475,10 @@ CG_EXPORT int MPI_Comm_disconnect(MPI_Comm *comm)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_disconnect) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_disconnect].real, memory_order_relaxed))(comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_disconnect(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4399,7 +4537,10 @@ CG_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_dup) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_dup].real, memory_order_relaxed))(comm, newcomm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_dup(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4459,7 +4600,10 @@ CG_EXPORT int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *reque
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_idup) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_idup].real, memory_order_relaxed))(comm, newcomm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_idup(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4519,7 +4663,10 @@ CG_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *new
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_dup_with_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_dup_with_info].real, memory_order_relaxed))(comm, info, newcomm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_dup_with_info(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4631,7 +4778,10 @@ CG_EXPORT int MPI_Comm_free_keyval(int *comm_keyval)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_free_keyval) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_free_keyval].real, memory_order_relaxed))(comm_keyval);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_free_keyval(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4689,7 +4839,10 @@ CG_EXPORT int MPI_Comm_free(MPI_Comm *comm)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_free].real, memory_order_relaxed))(comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_free(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4750,7 +4903,10 @@ CG_EXPORT int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_get_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_get_attr].real, memory_order_relaxed))(comm, comm_keyval, attribute_val, flag);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_get_attr(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4816,7 +4972,10 @@ CG_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int nodes[],
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Dist_graph_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Dist_graph_create].real, memory_order_relaxed))(comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Dist_graph_create(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4883,7 +5042,10 @@ CG_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, co
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Dist_graph_create_adjacent) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Dist_graph_create_adjacent].real, memory_order_relaxed))(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Dist_graph_create_adjacent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4947,7 +5109,10 @@ CG_EXPORT int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sourc
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Dist_graph_neighbors) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Dist_graph_neighbors].real, memory_order_relaxed))(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Dist_graph_neighbors(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5008,7 +5173,10 @@ CG_EXPORT int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *inneighbors, in
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Dist_graph_neighbors_count) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Dist_graph_neighbors_count].real, memory_order_relaxed))(comm, inneighbors, outneighbors, weighted);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Dist_graph_neighbors_count(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5067,7 +5235,10 @@ CG_EXPORT int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *erhandler)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_get_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_get_errhandler].real, memory_order_relaxed))(comm, erhandler);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_get_errhandler(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5126,7 +5297,10 @@ CG_EXPORT int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_get_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_get_info].real, memory_order_relaxed))(comm, info_used);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_get_info(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5186,7 +5360,10 @@ CG_EXPORT int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_get_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_get_name].real, memory_order_relaxed))(comm, comm_name, resultlen);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_get_name(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5244,7 +5421,10 @@ CG_EXPORT int MPI_Comm_get_parent(MPI_Comm *parent)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_get_parent) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_get_parent].real, memory_order_relaxed))(parent);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_get_parent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5303,7 +5483,10 @@ CG_EXPORT int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_group) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_group].real, memory_order_relaxed))(comm, group);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_group(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5362,7 +5545,10 @@ CG_EXPORT int MPI_Comm_join(int fd, MPI_Comm *intercomm)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_join) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_join].real, memory_order_relaxed))(fd, intercomm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_join(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5421,7 +5607,10 @@ CG_EXPORT int MPI_Comm_rank(MPI_Comm comm, int *rank)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_rank) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_rank].real, memory_order_relaxed))(comm, rank);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_rank(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5480,7 +5669,10 @@ CG_EXPORT int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_remote_group) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_remote_group].real, memory_order_relaxed))(comm, group);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_remote_group(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5539,7 +5731,10 @@ CG_EXPORT int MPI_Comm_remote_size(MPI_Comm comm, int *size)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_remote_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_remote_size].real, memory_order_relaxed))(comm, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_remote_size(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5599,7 +5794,10 @@ CG_EXPORT int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_set_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_set_attr].real, memory_order_relaxed))(comm, comm_keyval, attribute_val);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_set_attr(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5658,7 +5856,10 @@ CG_EXPORT int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_set_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_set_errhandler].real, memory_order_relaxed))(comm, errhandler);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_set_errhandler(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5717,7 +5918,10 @@ CG_EXPORT int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_set_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_set_info].real, memory_order_relaxed))(comm, info);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_set_info(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5776,7 +5980,10 @@ CG_EXPORT int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_set_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_set_name].real, memory_order_relaxed))(comm, comm_name);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_set_name(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5835,7 +6042,10 @@ CG_EXPORT int MPI_Comm_size(MPI_Comm comm, int *size)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_size].real, memory_order_relaxed))(comm, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_size(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5900,7 +6110,10 @@ CG_EXPORT int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MP
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_spawn) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_spawn].real, memory_order_relaxed))(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_spawn(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5966,7 +6179,10 @@ CG_EXPORT int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_spawn_multiple) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_spawn_multiple].real, memory_order_relaxed))(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_spawn_multiple(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6027,7 +6243,10 @@ CG_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcom
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_split) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_split].real, memory_order_relaxed))(comm, color, key, newcomm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_split(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6089,7 +6308,10 @@ CG_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_In
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_split_type) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_split_type].real, memory_order_relaxed))(comm, split_type, key, info, newcomm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_split_type(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6148,7 +6370,10 @@ CG_EXPORT int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Comm_test_inter) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_test_inter].real, memory_order_relaxed))(comm, flag);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Comm_test_inter(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6212,7 +6437,10 @@ CG_EXPORT int MPI_Compare_and_swap(const void *origin_addr, const void *compare_
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Compare_and_swap) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Compare_and_swap].real, memory_order_relaxed))(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Compare_and_swap(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6272,7 +6500,10 @@ CG_EXPORT int MPI_Dims_create(int nnodes, int ndims, int dims[])
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Dims_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Dims_create].real, memory_order_relaxed))(nnodes, ndims, dims);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Dims_create(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6438,7 +6669,10 @@ CG_EXPORT int MPI_Errhandler_free(MPI_Errhandler *errhandler)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Errhandler_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Errhandler_free].real, memory_order_relaxed))(errhandler);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Errhandler_free(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6497,7 +6731,10 @@ CG_EXPORT int MPI_Error_class(int errorcode, int *errorclass)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Error_class) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Error_class].real, memory_order_relaxed))(errorcode, errorclass);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Error_class(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6557,7 +6794,10 @@ CG_EXPORT int MPI_Error_string(int errorcode, char *string, int *resultlen)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Error_string) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Error_string].real, memory_order_relaxed))(errorcode, string, resultlen);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Error_string(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6620,7 +6860,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Exscan(const void *sendbuf, v
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Exscan) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Exscan].real, memory_order_relaxed))(sendbuf, recvbuf, count, datatype, op, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Exscan(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6684,7 +6927,10 @@ CG_EXPORT int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_D
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Fetch_and_op) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Fetch_and_op].real, memory_order_relaxed))(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Fetch_and_op(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6748,7 +6994,10 @@ CG_EXPORT int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Dat
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Iexscan) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Iexscan].real, memory_order_relaxed))(sendbuf, recvbuf, count, datatype, op, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Iexscan(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6915,7 +7164,10 @@ CG_EXPORT int MPI_File_call_errhandler(MPI_File fh, int errorcode)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_call_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_call_errhandler].real, memory_order_relaxed))(fh, errorcode);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_call_errhandler(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6974,7 +7226,10 @@ CG_EXPORT int MPI_File_create_errhandler(MPI_File_errhandler_function *function,
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_create_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_create_errhandler].real, memory_order_relaxed))(function, errhandler);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_create_errhandler(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7033,7 +7288,10 @@ CG_EXPORT int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_set_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_set_errhandler].real, memory_order_relaxed))(file, errhandler);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_set_errhandler(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7092,7 +7350,10 @@ CG_EXPORT int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_get_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_errhandler].real, memory_order_relaxed))(file, errhandler);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_get_errhandler(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7154,7 +7415,10 @@ CG_EXPORT int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_open) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_open].real, memory_order_relaxed))(comm, filename, amode, info, fh);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_open(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7212,7 +7476,10 @@ CG_EXPORT int MPI_File_close(MPI_File *fh)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_close) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_close].real, memory_order_relaxed))(fh);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_close(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7271,7 +7538,10 @@ CG_EXPORT int MPI_File_delete(const char *filename, MPI_Info info)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_delete) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_delete].real, memory_order_relaxed))(filename, info);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_delete(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7330,7 +7600,10 @@ CG_EXPORT int MPI_File_set_size(MPI_File fh, MPI_Offset size)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_set_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_set_size].real, memory_order_relaxed))(fh, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_set_size(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7389,7 +7662,10 @@ CG_EXPORT int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_preallocate) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_preallocate].real, memory_order_relaxed))(fh, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_preallocate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7448,7 +7724,10 @@ CG_EXPORT int MPI_File_get_size(MPI_File fh, MPI_Offset *size)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_get_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_size].real, memory_order_relaxed))(fh, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_get_size(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7507,7 +7786,10 @@ CG_EXPORT int MPI_File_get_group(MPI_File fh, MPI_Group *group)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_get_group) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_group].real, memory_order_relaxed))(fh, group);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_get_group(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7566,7 +7848,10 @@ CG_EXPORT int MPI_File_get_amode(MPI_File fh, int *amode)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_get_amode) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_amode].real, memory_order_relaxed))(fh, amode);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_get_amode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7625,7 +7910,10 @@ CG_EXPORT int MPI_File_set_info(MPI_File fh, MPI_Info info)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_set_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_set_info].real, memory_order_relaxed))(fh, info);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_set_info(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7684,7 +7972,10 @@ CG_EXPORT int MPI_File_get_info(MPI_File fh, MPI_Info *info_used)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_get_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_info].real, memory_order_relaxed))(fh, info_used);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_get_info(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7747,7 +8038,10 @@ CG_EXPORT int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_set_view) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_set_view].real, memory_order_relaxed))(fh, disp, etype, filetype, datarep, info);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_set_view(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7809,7 +8103,10 @@ CG_EXPORT int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *ety
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_get_view) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_view].real, memory_order_relaxed))(fh, disp, etype, filetype, datarep);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_get_view(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7872,7 +8169,10 @@ CG_EXPORT int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int co
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_read_at) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_at].real, memory_order_relaxed))(fh, offset, buf, count, datatype, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_read_at(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7935,7 +8235,10 @@ CG_EXPORT int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, in
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_read_at_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_at_all].real, memory_order_relaxed))(fh, offset, buf, count, datatype, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_read_at_all(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7998,7 +8301,10 @@ CG_EXPORT int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf,
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_write_at) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_at].real, memory_order_relaxed))(fh, offset, buf, count, datatype, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_write_at(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8061,7 +8367,10 @@ CG_EXPORT int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_write_at_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_at_all].real, memory_order_relaxed))(fh, offset, buf, count, datatype, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_write_at_all(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8124,7 +8433,10 @@ CG_EXPORT int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int c
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_iread_at) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iread_at].real, memory_order_relaxed))(fh, offset, buf, count, datatype, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_iread_at(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8187,7 +8499,10 @@ CG_EXPORT int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_iwrite_at) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iwrite_at].real, memory_order_relaxed))(fh, offset, buf, count, datatype, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_iwrite_at(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8250,7 +8565,10 @@ CG_EXPORT int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, i
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_iread_at_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iread_at_all].real, memory_order_relaxed))(fh, offset, buf, count, datatype, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_iread_at_all(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8313,7 +8631,10 @@ CG_EXPORT int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_iwrite_at_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iwrite_at_all].real, memory_order_relaxed))(fh, offset, buf, count, datatype, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_iwrite_at_all(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8375,7 +8696,10 @@ CG_EXPORT int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype data
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_read) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read].real, memory_order_relaxed))(fh, buf, count, datatype, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_read(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8437,7 +8761,10 @@ CG_EXPORT int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_read_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_all].real, memory_order_relaxed))(fh, buf, count, datatype, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_read_all(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8499,7 +8826,10 @@ CG_EXPORT int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Dataty
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_write) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write].real, memory_order_relaxed))(fh, buf, count, datatype, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_write(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8561,7 +8891,10 @@ CG_EXPORT int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Da
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_write_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_all].real, memory_order_relaxed))(fh, buf, count, datatype, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_write_all(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8623,7 +8956,10 @@ CG_EXPORT int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype dat
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_iread) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iread].real, memory_order_relaxed))(fh, buf, count, datatype, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_iread(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8685,7 +9021,10 @@ CG_EXPORT int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datat
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_iwrite) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iwrite].real, memory_order_relaxed))(fh, buf, count, datatype, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_iwrite(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8747,7 +9086,10 @@ CG_EXPORT int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_iread_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iread_all].real, memory_order_relaxed))(fh, buf, count, datatype, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_iread_all(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8809,7 +9151,10 @@ CG_EXPORT int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_D
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_iwrite_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iwrite_all].real, memory_order_relaxed))(fh, buf, count, datatype, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_iwrite_all(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8869,7 +9214,10 @@ CG_EXPORT int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_seek) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_seek].real, memory_order_relaxed))(fh, offset, whence);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_seek(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8928,7 +9276,10 @@ CG_EXPORT int MPI_File_get_position(MPI_File fh, MPI_Offset *offset)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_get_position) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_position].real, memory_order_relaxed))(fh, offset);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_get_position(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8988,7 +9339,10 @@ CG_EXPORT int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offse
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_get_byte_offset) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_byte_offset].real, memory_order_relaxed))(fh, offset, disp);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_get_byte_offset(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9050,7 +9404,10 @@ CG_EXPORT int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Dataty
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_read_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_shared].real, memory_order_relaxed))(fh, buf, count, datatype, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_read_shared(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9112,7 +9469,10 @@ CG_EXPORT int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_write_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_shared].real, memory_order_relaxed))(fh, buf, count, datatype, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_write_shared(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9174,7 +9534,10 @@ CG_EXPORT int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datat
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_iread_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iread_shared].real, memory_order_relaxed))(fh, buf, count, datatype, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_iread_shared(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9236,7 +9599,10 @@ CG_EXPORT int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MP
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_iwrite_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_iwrite_shared].real, memory_order_relaxed))(fh, buf, count, datatype, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_iwrite_shared(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9298,7 +9664,10 @@ CG_EXPORT int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datat
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_read_ordered) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_ordered].real, memory_order_relaxed))(fh, buf, count, datatype, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_read_ordered(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9360,7 +9729,10 @@ CG_EXPORT int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MP
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_write_ordered) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_ordered].real, memory_order_relaxed))(fh, buf, count, datatype, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_write_ordered(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9420,7 +9792,10 @@ CG_EXPORT int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_seek_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_seek_shared].real, memory_order_relaxed))(fh, offset, whence);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_seek_shared(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9479,7 +9854,10 @@ CG_EXPORT int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_get_position_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_position_shared].real, memory_order_relaxed))(fh, offset);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_get_position_shared(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9541,7 +9919,10 @@ CG_EXPORT int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *b
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_read_at_all_begin) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_at_all_begin].real, memory_order_relaxed))(fh, offset, buf, count, datatype);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_read_at_all_begin(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9601,7 +9982,10 @@ CG_EXPORT int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *statu
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_read_at_all_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_at_all_end].real, memory_order_relaxed))(fh, buf, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_read_at_all_end(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9663,7 +10047,10 @@ CG_EXPORT int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_write_at_all_begin) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_at_all_begin].real, memory_order_relaxed))(fh, offset, buf, count, datatype);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_write_at_all_begin(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9723,7 +10110,10 @@ CG_EXPORT int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_write_at_all_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_at_all_end].real, memory_order_relaxed))(fh, buf, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_write_at_all_end(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9784,7 +10174,10 @@ CG_EXPORT int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Dat
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_read_all_begin) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_all_begin].real, memory_order_relaxed))(fh, buf, count, datatype);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_read_all_begin(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9844,7 +10237,10 @@ CG_EXPORT int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_read_all_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_all_end].real, memory_order_relaxed))(fh, buf, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_read_all_end(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9905,7 +10301,10 @@ CG_EXPORT int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_write_all_begin) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_all_begin].real, memory_order_relaxed))(fh, buf, count, datatype);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_write_all_begin(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9965,7 +10364,10 @@ CG_EXPORT int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *s
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_write_all_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_all_end].real, memory_order_relaxed))(fh, buf, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_write_all_end(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10026,7 +10428,10 @@ CG_EXPORT int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_read_ordered_begin) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_ordered_begin].real, memory_order_relaxed))(fh, buf, count, datatype);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_read_ordered_begin(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10086,7 +10491,10 @@ CG_EXPORT int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *stat
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_read_ordered_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_ordered_end].real, memory_order_relaxed))(fh, buf, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_read_ordered_end(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10147,7 +10555,10 @@ CG_EXPORT int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int cou
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_write_ordered_begin) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_ordered_begin].real, memory_order_relaxed))(fh, buf, count, datatype);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_write_ordered_begin(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10207,7 +10618,10 @@ CG_EXPORT int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Statu
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_write_ordered_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_ordered_end].real, memory_order_relaxed))(fh, buf, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_write_ordered_end(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10267,7 +10681,10 @@ CG_EXPORT int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_A
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_get_type_extent) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_type_extent].real, memory_order_relaxed))(fh, datatype, extent);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_get_type_extent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10326,7 +10743,10 @@ CG_EXPORT int MPI_File_set_atomicity(MPI_File fh, int flag)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_set_atomicity) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_set_atomicity].real, memory_order_relaxed))(fh, flag);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_set_atomicity(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10385,7 +10805,10 @@ CG_EXPORT int MPI_File_get_atomicity(MPI_File fh, int *flag)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_get_atomicity) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_get_atomicity].real, memory_order_relaxed))(fh, flag);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_get_atomicity(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10443,7 +10866,10 @@ CG_EXPORT int MPI_File_sync(MPI_File fh)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_File_sync) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_sync].real, memory_order_relaxed))(fh);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_File_sync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10500,7 +10926,10 @@ CG_EXPORT int MPI_Finalize(void)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Finalize) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Finalize].real, memory_order_relaxed))();
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Finalize(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10558,7 +10987,10 @@ CG_EXPORT int MPI_Finalized(int *flag)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Finalized) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Finalized].real, memory_order_relaxed))(flag);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Finalized(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10616,7 +11048,10 @@ CG_EXPORT int MPI_Free_mem(void *base)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Free_mem) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Free_mem].real, memory_order_relaxed))(base);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Free_mem(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10681,7 +11116,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Gather(const void *sendbuf, i
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Gather) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Gather].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Gather(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10747,7 +11185,10 @@ CG_EXPORT int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendt
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Igather) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Igather].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Igather(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10813,7 +11254,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Gatherv(const void *sendbuf, 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Gatherv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Gatherv].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Gatherv(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10880,7 +11324,10 @@ CG_EXPORT int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype send
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Igatherv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Igatherv].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Igatherv(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10939,7 +11386,10 @@ CG_EXPORT int MPI_Get_address(const void *location, MPI_Aint *address)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Get_address) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get_address].real, memory_order_relaxed))(location, address);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Get_address(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10999,7 +11449,10 @@ CG_EXPORT int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Get_count) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get_count].real, memory_order_relaxed))(status, datatype, count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Get_count(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11059,7 +11512,10 @@ CG_EXPORT int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Get_elements) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get_elements].real, memory_order_relaxed))(status, datatype, count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Get_elements(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11119,7 +11575,10 @@ CG_EXPORT int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Get_elements_x) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get_elements_x].real, memory_order_relaxed))(status, datatype, count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Get_elements_x(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11184,7 +11643,10 @@ CG_EXPORT int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_d
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Get) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get].real, memory_order_relaxed))(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Get(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11253,7 +11715,10 @@ CG_EXPORT int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Get_accumulate) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get_accumulate].real, memory_order_relaxed))(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Get_accumulate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11312,7 +11777,10 @@ CG_EXPORT int MPI_Get_library_version(char *version, int *resultlen)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Get_library_version) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get_library_version].real, memory_order_relaxed))(version, resultlen);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Get_library_version(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11371,7 +11839,10 @@ CG_EXPORT int MPI_Get_processor_name(char *name, int *resultlen)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Get_processor_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get_processor_name].real, memory_order_relaxed))(name, resultlen);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Get_processor_name(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11430,7 +11901,10 @@ CG_EXPORT int MPI_Get_version(int *version, int *subversion)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Get_version) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Get_version].real, memory_order_relaxed))(version, subversion);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Get_version(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11493,7 +11967,10 @@ CG_EXPORT int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[],
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Graph_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Graph_create].real, memory_order_relaxed))(comm_old, nnodes, index, edges, reorder, comm_graph);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Graph_create(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11555,7 +12032,10 @@ CG_EXPORT int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Graph_get) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Graph_get].real, memory_order_relaxed))(comm, maxindex, maxedges, index, edges);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Graph_get(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11617,7 +12097,10 @@ CG_EXPORT int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Graph_map) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Graph_map].real, memory_order_relaxed))(comm, nnodes, index, edges, newrank);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Graph_map(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11677,7 +12160,10 @@ CG_EXPORT int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Graph_neighbors_count) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Graph_neighbors_count].real, memory_order_relaxed))(comm, rank, nneighbors);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Graph_neighbors_count(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11738,7 +12224,10 @@ CG_EXPORT int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Graph_neighbors) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Graph_neighbors].real, memory_order_relaxed))(comm, rank, maxneighbors, neighbors);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Graph_neighbors(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11798,7 +12287,10 @@ CG_EXPORT int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Graphdims_get) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Graphdims_get].real, memory_order_relaxed))(comm, nnodes, nedges);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Graphdims_get(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11856,7 +12348,10 @@ CG_EXPORT int MPI_Grequest_complete(MPI_Request request)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Grequest_complete) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Grequest_complete].real, memory_order_relaxed))(request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Grequest_complete(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11918,7 +12413,10 @@ CG_EXPORT int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Greq
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Grequest_start) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Grequest_start].real, memory_order_relaxed))(query_fn, free_fn, cancel_fn, extra_state, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Grequest_start(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12032,7 +12530,10 @@ CG_EXPORT int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Group_compare) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_compare].real, memory_order_relaxed))(group1, group2, result);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Group_compare(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12092,7 +12593,10 @@ CG_EXPORT int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Group_difference) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_difference].real, memory_order_relaxed))(group1, group2, newgroup);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Group_difference(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12153,7 +12657,10 @@ CG_EXPORT int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Grou
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Group_excl) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_excl].real, memory_order_relaxed))(group, n, ranks, newgroup);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Group_excl(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12265,7 +12772,10 @@ CG_EXPORT int MPI_Group_free(MPI_Group *group)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Group_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_free].real, memory_order_relaxed))(group);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Group_free(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12326,7 +12836,10 @@ CG_EXPORT int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Grou
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Group_incl) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_incl].real, memory_order_relaxed))(group, n, ranks, newgroup);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Group_incl(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12386,7 +12899,10 @@ CG_EXPORT int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Gro
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Group_intersection) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_intersection].real, memory_order_relaxed))(group1, group2, newgroup);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Group_intersection(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12447,7 +12963,10 @@ CG_EXPORT int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Group_range_excl) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_range_excl].real, memory_order_relaxed))(group, n, ranges, newgroup);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Group_range_excl(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12508,7 +13027,10 @@ CG_EXPORT int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Group_range_incl) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_range_incl].real, memory_order_relaxed))(group, n, ranges, newgroup);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Group_range_incl(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12567,7 +13089,10 @@ CG_EXPORT int MPI_Group_rank(MPI_Group group, int *rank)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Group_rank) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_rank].real, memory_order_relaxed))(group, rank);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Group_rank(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12626,7 +13151,10 @@ CG_EXPORT int MPI_Group_size(MPI_Group group, int *size)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Group_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_size].real, memory_order_relaxed))(group, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Group_size(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12688,7 +13216,10 @@ CG_EXPORT int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Group_translate_ranks) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_translate_ranks].real, memory_order_relaxed))(group1, n, ranks1, group2, ranks2);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Group_translate_ranks(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12748,7 +13279,10 @@ CG_EXPORT int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *new
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Group_union) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Group_union].real, memory_order_relaxed))(group1, group2, newgroup);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Group_union(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12812,7 +13346,10 @@ CG_EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Ibsend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ibsend].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Ibsend(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12875,7 +13412,10 @@ CG_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Mes
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Improbe) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Improbe].real, memory_order_relaxed))(source, tag, comm, flag, message, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Improbe(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12937,7 +13477,10 @@ CG_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *m
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Imrecv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Imrecv].real, memory_order_relaxed))(buf, count, type, message, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Imrecv(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13049,7 +13592,10 @@ CG_EXPORT int MPI_Info_create(MPI_Info *info)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Info_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_create].real, memory_order_relaxed))(info);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Info_create(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13108,7 +13654,10 @@ CG_EXPORT int MPI_Info_delete(MPI_Info info, const char *key)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Info_delete) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_delete].real, memory_order_relaxed))(info, key);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Info_delete(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13167,7 +13716,10 @@ CG_EXPORT int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Info_dup) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_dup].real, memory_order_relaxed))(info, newinfo);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Info_dup(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13279,7 +13831,10 @@ CG_EXPORT int MPI_Info_free(MPI_Info *info)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Info_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_free].real, memory_order_relaxed))(info);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Info_free(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13341,7 +13896,10 @@ CG_EXPORT int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *v
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Info_get) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_get].real, memory_order_relaxed))(info, key, valuelen, value, flag);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Info_get(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13400,7 +13958,10 @@ CG_EXPORT int MPI_Info_get_nkeys(MPI_Info info, int *nkeys)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Info_get_nkeys) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_get_nkeys].real, memory_order_relaxed))(info, nkeys);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Info_get_nkeys(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13460,7 +14021,10 @@ CG_EXPORT int MPI_Info_get_nthkey(MPI_Info info, int n, char *key)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Info_get_nthkey) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_get_nthkey].real, memory_order_relaxed))(info, n, key);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Info_get_nthkey(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13521,7 +14085,10 @@ CG_EXPORT int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuele
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Info_get_valuelen) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_get_valuelen].real, memory_order_relaxed))(info, key, valuelen, flag);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Info_get_valuelen(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13581,7 +14148,10 @@ CG_EXPORT int MPI_Info_set(MPI_Info info, const char *key, const char *value)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Info_set) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Info_set].real, memory_order_relaxed))(info, key, value);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Info_set(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13640,7 +14210,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Init(int *argc, char ***argv)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Init) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Init].real, memory_order_relaxed))(argc, argv);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Init(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13698,7 +14271,10 @@ CG_EXPORT int MPI_Initialized(int *flag)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Initialized) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Initialized].real, memory_order_relaxed))(flag);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Initialized(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13759,7 +14335,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Init_thread(int *argc, char *
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Init_thread) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Init_thread].real, memory_order_relaxed))(argc, argv, required, provided);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Init_thread(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13822,7 +14401,10 @@ CG_EXPORT int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Co
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Intercomm_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Intercomm_create].real, memory_order_relaxed))(local_comm, local_leader, bridge_comm, remote_leader, tag, newintercomm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Intercomm_create(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13882,7 +14464,10 @@ CG_EXPORT int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newint
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Intercomm_merge) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Intercomm_merge].real, memory_order_relaxed))(intercomm, high, newintercomm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Intercomm_merge(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13944,7 +14529,10 @@ CG_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Stat
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Iprobe) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Iprobe].real, memory_order_relaxed))(source, tag, comm, flag, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Iprobe(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14008,7 +14596,10 @@ CG_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source,
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Irecv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Irecv].real, memory_order_relaxed))(buf, count, datatype, source, tag, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Irecv(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14072,7 +14663,10 @@ CG_EXPORT int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Irsend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Irsend].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Irsend(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14136,7 +14730,10 @@ CG_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int d
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Isend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Isend].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Isend(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14200,7 +14797,10 @@ CG_EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Issend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Issend].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Issend(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14258,7 +14858,10 @@ CG_EXPORT int MPI_Is_thread_main(int *flag)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Is_thread_main) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Is_thread_main].real, memory_order_relaxed))(flag);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Is_thread_main(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14318,7 +14921,10 @@ CG_EXPORT int MPI_Lookup_name(const char *service_name, MPI_Info info, char *por
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Lookup_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Lookup_name].real, memory_order_relaxed))(service_name, info, port_name);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Lookup_name(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14488,7 +15094,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Mprobe(int source, int tag, M
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Mprobe) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Mprobe].real, memory_order_relaxed))(source, tag, comm, message, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Mprobe(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14550,7 +15159,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Mrecv(void *buf, int count, M
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Mrecv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Mrecv].real, memory_order_relaxed))(buf, count, type, message, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Mrecv(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14614,7 +15226,10 @@ CG_EXPORT int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Dat
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Neighbor_allgather) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_allgather].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Neighbor_allgather(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14679,7 +15294,10 @@ CG_EXPORT int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Da
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Ineighbor_allgather) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ineighbor_allgather].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Ineighbor_allgather(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14744,7 +15362,10 @@ CG_EXPORT int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Da
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Neighbor_allgatherv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_allgatherv].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Neighbor_allgatherv(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14810,7 +15431,10 @@ CG_EXPORT int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_D
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Ineighbor_allgatherv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ineighbor_allgatherv].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Ineighbor_allgatherv(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14874,7 +15498,10 @@ CG_EXPORT int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Data
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Neighbor_alltoall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_alltoall].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Neighbor_alltoall(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14939,7 +15566,10 @@ CG_EXPORT int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Dat
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Ineighbor_alltoall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ineighbor_alltoall].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Ineighbor_alltoall(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15005,7 +15635,10 @@ CG_EXPORT int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[]
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Neighbor_alltoallv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_alltoallv].real, memory_order_relaxed))(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Neighbor_alltoallv(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15072,7 +15705,10 @@ CG_EXPORT int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Ineighbor_alltoallv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ineighbor_alltoallv].real, memory_order_relaxed))(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Ineighbor_alltoallv(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15138,7 +15774,10 @@ CG_EXPORT int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[]
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Neighbor_alltoallw) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_alltoallw].real, memory_order_relaxed))(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Neighbor_alltoallw(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15205,7 +15844,10 @@ CG_EXPORT int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Ineighbor_alltoallw) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ineighbor_alltoallw].real, memory_order_relaxed))(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Ineighbor_alltoallw(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15318,7 +15960,10 @@ CG_EXPORT int MPI_Op_commutative(MPI_Op op, int *commute)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Op_commutative) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Op_commutative].real, memory_order_relaxed))(op, commute);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Op_commutative(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15378,7 +16023,10 @@ CG_EXPORT int MPI_Op_create(MPI_User_function *function, int commute, MPI_Op *op
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Op_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Op_create].real, memory_order_relaxed))(function, commute, op);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Op_create(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15437,7 +16085,10 @@ CG_EXPORT int MPI_Open_port(MPI_Info info, char *port_name)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Open_port) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Open_port].real, memory_order_relaxed))(info, port_name);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Open_port(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15549,7 +16200,10 @@ CG_EXPORT int MPI_Op_free(MPI_Op *op)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Op_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Op_free].real, memory_order_relaxed))(op);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Op_free(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15613,7 +16267,10 @@ CG_EXPORT int MPI_Pack_external(const char datarep[], const void *inbuf, int inc
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Pack_external) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Pack_external].real, memory_order_relaxed))(datarep, inbuf, incount, datatype, outbuf, outsize, position);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Pack_external(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15674,7 +16331,10 @@ CG_EXPORT int MPI_Pack_external_size(const char datarep[], int incount, MPI_Data
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Pack_external_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Pack_external_size].real, memory_order_relaxed))(datarep, incount, datatype, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Pack_external_size(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15738,7 +16398,10 @@ CG_EXPORT int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, vo
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Pack) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Pack].real, memory_order_relaxed))(inbuf, incount, datatype, outbuf, outsize, position, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Pack(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15799,7 +16462,10 @@ CG_EXPORT int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, i
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Pack_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Pack_size].real, memory_order_relaxed))(incount, datatype, comm, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Pack_size(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15860,7 +16526,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Probe(int source, int tag, MP
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Probe) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Probe].real, memory_order_relaxed))(source, tag, comm, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Probe(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15920,7 +16589,10 @@ CG_EXPORT int MPI_Publish_name(const char *service_name, MPI_Info info, const ch
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Publish_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Publish_name].real, memory_order_relaxed))(service_name, info, port_name);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Publish_name(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15985,7 +16657,10 @@ CG_EXPORT int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype or
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Put) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Put].real, memory_order_relaxed))(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Put(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16043,7 +16718,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Query_thread(int *provided)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Query_thread) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Query_thread].real, memory_order_relaxed))(provided);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Query_thread(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16110,7 +16788,10 @@ CG_EXPORT int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Dat
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Raccumulate) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Raccumulate].real, memory_order_relaxed))(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Raccumulate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16174,7 +16855,10 @@ CG_EXPORT int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int sou
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Recv_init) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Recv_init].real, memory_order_relaxed))(buf, count, datatype, source, tag, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Recv_init(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16238,7 +16922,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Recv(void *buf, int count, MP
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Recv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Recv].real, memory_order_relaxed))(buf, count, datatype, source, tag, comm, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Recv(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16302,7 +16989,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Reduce(const void *sendbuf, v
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Reduce) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Reduce].real, memory_order_relaxed))(sendbuf, recvbuf, count, datatype, op, root, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Reduce(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16367,7 +17057,10 @@ CG_EXPORT int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Dat
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Ireduce) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ireduce].real, memory_order_relaxed))(sendbuf, recvbuf, count, datatype, op, root, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Ireduce(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16429,7 +17122,10 @@ CG_EXPORT int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Reduce_local) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Reduce_local].real, memory_order_relaxed))(inbuf, inoutbuf, count, datatype, op);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Reduce_local(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16492,7 +17188,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Reduce_scatter(const void *se
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Reduce_scatter) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Reduce_scatter].real, memory_order_relaxed))(sendbuf, recvbuf, recvcounts, datatype, op, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Reduce_scatter(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16556,7 +17255,10 @@ CG_EXPORT int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Ireduce_scatter) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ireduce_scatter].real, memory_order_relaxed))(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Ireduce_scatter(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16619,7 +17321,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Reduce_scatter_block(const vo
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Reduce_scatter_block) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Reduce_scatter_block].real, memory_order_relaxed))(sendbuf, recvbuf, recvcount, datatype, op, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Reduce_scatter_block(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16683,7 +17388,10 @@ CG_EXPORT int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Ireduce_scatter_block) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ireduce_scatter_block].real, memory_order_relaxed))(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Ireduce_scatter_block(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16745,7 +17453,10 @@ CG_EXPORT int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_f
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Register_datarep) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Register_datarep].real, memory_order_relaxed))(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Register_datarep(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16911,7 +17622,10 @@ CG_EXPORT int MPI_Request_free(MPI_Request *request)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Request_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Request_free].real, memory_order_relaxed))(request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Request_free(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16971,7 +17685,10 @@ CG_EXPORT int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Request_get_status) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Request_get_status].real, memory_order_relaxed))(request, flag, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Request_get_status(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17037,7 +17754,10 @@ CG_EXPORT int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Rget) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Rget].real, memory_order_relaxed))(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Rget(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17107,7 +17827,10 @@ CG_EXPORT int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Rget_accumulate) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Rget_accumulate].real, memory_order_relaxed))(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Rget_accumulate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17173,7 +17896,10 @@ CG_EXPORT int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype o
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Rput) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Rput].real, memory_order_relaxed))(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, target_datatype, win, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Rput(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17236,7 +17962,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Rsend(const void *ibuf, int c
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Rsend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Rsend].real, memory_order_relaxed))(ibuf, count, datatype, dest, tag, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Rsend(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17300,7 +18029,10 @@ CG_EXPORT int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Rsend_init) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Rsend_init].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Rsend_init(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17363,7 +18095,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Scan(const void *sendbuf, voi
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Scan) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Scan].real, memory_order_relaxed))(sendbuf, recvbuf, count, datatype, op, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Scan(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17427,7 +18162,10 @@ CG_EXPORT int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datat
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Iscan) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Iscan].real, memory_order_relaxed))(sendbuf, recvbuf, count, datatype, op, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Iscan(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17492,7 +18230,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Scatter(const void *sendbuf, 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Scatter) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Scatter].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Scatter(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17558,7 +18299,10 @@ CG_EXPORT int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype send
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Iscatter) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Iscatter].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Iscatter(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17624,7 +18368,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Scatterv(const void *sendbuf,
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Scatterv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Scatterv].real, memory_order_relaxed))(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Scatterv(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17691,7 +18438,10 @@ CG_EXPORT int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const i
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Iscatterv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Iscatterv].real, memory_order_relaxed))(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Iscatterv(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17755,7 +18505,10 @@ CG_EXPORT int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, i
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Send_init) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Send_init].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Send_init(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17818,7 +18571,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Send(const void *buf, int cou
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Send) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Send].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Send(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17887,7 +18643,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Sendrecv(const void *sendbuf,
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Sendrecv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Sendrecv].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Sendrecv(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17953,7 +18712,10 @@ CG_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Sendrecv_replace) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Sendrecv_replace].real, memory_order_relaxed))(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Sendrecv_replace(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18017,7 +18779,10 @@ CG_EXPORT int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Ssend_init) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ssend_init].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm, request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Ssend_init(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18080,7 +18845,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Ssend(const void *buf, int co
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Ssend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ssend].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Ssend(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18138,7 +18906,10 @@ CG_EXPORT int MPI_Start(MPI_Request *request)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Start) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Start].real, memory_order_relaxed))(request);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Start(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18197,7 +18968,10 @@ CG_EXPORT int MPI_Startall(int count, MPI_Request array_of_requests[])
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Startall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Startall].real, memory_order_relaxed))(count, array_of_requests);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Startall(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18256,7 +19030,10 @@ CG_EXPORT int MPI_Status_c2f(const MPI_Status *c_status, int *f_status)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Status_c2f) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Status_c2f].real, memory_order_relaxed))(c_status, f_status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Status_c2f(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18315,7 +19092,10 @@ CG_EXPORT int MPI_Status_f2c(const int *f_status, MPI_Status *c_status)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Status_f2c) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Status_f2c].real, memory_order_relaxed))(f_status, c_status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Status_f2c(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18374,7 +19154,10 @@ CG_EXPORT int MPI_Status_set_cancelled(MPI_Status *status, int flag)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Status_set_cancelled) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Status_set_cancelled].real, memory_order_relaxed))(status, flag);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Status_set_cancelled(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18434,7 +19217,10 @@ CG_EXPORT int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype,
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Status_set_elements) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Status_set_elements].real, memory_order_relaxed))(status, datatype, count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Status_set_elements(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18494,7 +19280,10 @@ CG_EXPORT int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatyp
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Status_set_elements_x) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Status_set_elements_x].real, memory_order_relaxed))(status, datatype, count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Status_set_elements_x(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18555,7 +19344,10 @@ CG_EXPORT int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag,
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Testall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Testall].real, memory_order_relaxed))(count, array_of_requests, flag, array_of_statuses);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Testall(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18617,7 +19409,10 @@ CG_EXPORT int MPI_Testany(int count, MPI_Request array_of_requests[], int *index
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Testany) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Testany].real, memory_order_relaxed))(count, array_of_requests, index, flag, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Testany(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18677,7 +19472,10 @@ CG_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Test) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Test].real, memory_order_relaxed))(request, flag, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Test(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18736,7 +19534,10 @@ CG_EXPORT int MPI_Test_cancelled(const MPI_Status *status, int *flag)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Test_cancelled) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Test_cancelled].real, memory_order_relaxed))(status, flag);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Test_cancelled(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18798,7 +19599,10 @@ CG_EXPORT int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *ou
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Testsome) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Testsome].real, memory_order_relaxed))(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Testsome(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18857,7 +19661,10 @@ CG_EXPORT int MPI_Topo_test(MPI_Comm comm, int *status)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Topo_test) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Topo_test].real, memory_order_relaxed))(comm, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Topo_test(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18969,7 +19776,10 @@ CG_EXPORT int MPI_Type_commit(MPI_Datatype *type)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_commit) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_commit].real, memory_order_relaxed))(type);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_commit(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19029,7 +19839,10 @@ CG_EXPORT int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_contiguous) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_contiguous].real, memory_order_relaxed))(count, oldtype, newtype);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_contiguous(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19096,7 +19909,10 @@ CG_EXPORT int MPI_Type_create_darray(int size, int rank, int ndims, const int gs
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_create_darray) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_darray].real, memory_order_relaxed))(size, rank, ndims, gsize_array, distrib_array, darg_array, psize_array, order, oldtype, newtype);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_create_darray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19156,7 +19972,10 @@ CG_EXPORT int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_create_f90_complex) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_f90_complex].real, memory_order_relaxed))(p, r, newtype);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_create_f90_complex(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19215,7 +20034,10 @@ CG_EXPORT int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_create_f90_integer) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_f90_integer].real, memory_order_relaxed))(r, newtype);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_create_f90_integer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19275,7 +20097,10 @@ CG_EXPORT int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_create_f90_real) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_f90_real].real, memory_order_relaxed))(p, r, newtype);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_create_f90_real(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19337,7 +20162,10 @@ CG_EXPORT int MPI_Type_create_hindexed_block(int count, int blocklength, const M
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_create_hindexed_block) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_hindexed_block].real, memory_order_relaxed))(count, blocklength, array_of_displacements, oldtype, newtype);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_create_hindexed_block(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19399,7 +20227,10 @@ CG_EXPORT int MPI_Type_create_hindexed(int count, const int array_of_blocklength
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_create_hindexed) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_hindexed].real, memory_order_relaxed))(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_create_hindexed(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19461,7 +20292,10 @@ CG_EXPORT int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint strid
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_create_hvector) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_hvector].real, memory_order_relaxed))(count, blocklength, stride, oldtype, newtype);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_create_hvector(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19522,7 +20356,10 @@ CG_EXPORT int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_create_keyval) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_keyval].real, memory_order_relaxed))(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_create_keyval(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19584,7 +20421,10 @@ CG_EXPORT int MPI_Type_create_indexed_block(int count, int blocklength, const in
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_create_indexed_block) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_indexed_block].real, memory_order_relaxed))(count, blocklength, array_of_displacements, oldtype, newtype);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_create_indexed_block(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19646,7 +20486,10 @@ CG_EXPORT int MPI_Type_create_struct(int count, const int array_of_block_lengths
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_create_struct) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_struct].real, memory_order_relaxed))(count, array_of_block_lengths, array_of_displacements, array_of_types, newtype);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_create_struct(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19710,7 +20553,10 @@ CG_EXPORT int MPI_Type_create_subarray(int ndims, const int size_array[], const 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_create_subarray) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_subarray].real, memory_order_relaxed))(ndims, size_array, subsize_array, start_array, order, oldtype, newtype);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_create_subarray(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19771,7 +20617,10 @@ CG_EXPORT int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Ain
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_create_resized) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_create_resized].real, memory_order_relaxed))(oldtype, lb, extent, newtype);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_create_resized(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19830,7 +20679,10 @@ CG_EXPORT int MPI_Type_delete_attr(MPI_Datatype type, int type_keyval)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_delete_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_delete_attr].real, memory_order_relaxed))(type, type_keyval);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_delete_attr(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19889,7 +20741,10 @@ CG_EXPORT int MPI_Type_dup(MPI_Datatype type, MPI_Datatype *newtype)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_dup) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_dup].real, memory_order_relaxed))(type, newtype);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_dup(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -19947,7 +20802,10 @@ CG_EXPORT int MPI_Type_free(MPI_Datatype *type)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_free].real, memory_order_relaxed))(type);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_free(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20005,7 +20863,10 @@ CG_EXPORT int MPI_Type_free_keyval(int *type_keyval)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_free_keyval) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_free_keyval].real, memory_order_relaxed))(type_keyval);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_free_keyval(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20120,7 +20981,10 @@ CG_EXPORT int MPI_Type_get_attr(MPI_Datatype type, int type_keyval, void *attrib
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_get_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_get_attr].real, memory_order_relaxed))(type, type_keyval, attribute_val, flag);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_get_attr(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20184,7 +21048,10 @@ CG_EXPORT int MPI_Type_get_contents(MPI_Datatype mtype, int max_integers, int ma
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_get_contents) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_get_contents].real, memory_order_relaxed))(mtype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_get_contents(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20246,7 +21113,10 @@ CG_EXPORT int MPI_Type_get_envelope(MPI_Datatype type, int *num_integers, int *n
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_get_envelope) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_get_envelope].real, memory_order_relaxed))(type, num_integers, num_addresses, num_datatypes, combiner);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_get_envelope(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20306,7 +21176,10 @@ CG_EXPORT int MPI_Type_get_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *ext
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_get_extent) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_get_extent].real, memory_order_relaxed))(type, lb, extent);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_get_extent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20366,7 +21239,10 @@ CG_EXPORT int MPI_Type_get_extent_x(MPI_Datatype type, MPI_Count *lb, MPI_Count 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_get_extent_x) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_get_extent_x].real, memory_order_relaxed))(type, lb, extent);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_get_extent_x(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20426,7 +21302,10 @@ CG_EXPORT int MPI_Type_get_name(MPI_Datatype type, char *type_name, int *resultl
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_get_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_get_name].real, memory_order_relaxed))(type, type_name, resultlen);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_get_name(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20486,7 +21365,10 @@ CG_EXPORT int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_get_true_extent) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_get_true_extent].real, memory_order_relaxed))(datatype, true_lb, true_extent);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_get_true_extent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20546,7 +21428,10 @@ CG_EXPORT int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_get_true_extent_x) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_get_true_extent_x].real, memory_order_relaxed))(datatype, true_lb, true_extent);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_get_true_extent_x(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20608,7 +21493,10 @@ CG_EXPORT int MPI_Type_indexed(int count, const int array_of_blocklengths[], con
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_indexed) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_indexed].real, memory_order_relaxed))(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_indexed(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20668,7 +21556,10 @@ CG_EXPORT int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *type)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_match_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_match_size].real, memory_order_relaxed))(typeclass, size, type);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_match_size(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20728,7 +21619,10 @@ CG_EXPORT int MPI_Type_set_attr(MPI_Datatype type, int type_keyval, void *attr_v
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_set_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_set_attr].real, memory_order_relaxed))(type, type_keyval, attr_val);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_set_attr(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20787,7 +21681,10 @@ CG_EXPORT int MPI_Type_set_name(MPI_Datatype type, const char *type_name)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_set_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_set_name].real, memory_order_relaxed))(type, type_name);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_set_name(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20846,7 +21743,10 @@ CG_EXPORT int MPI_Type_size(MPI_Datatype type, int *size)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_size].real, memory_order_relaxed))(type, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_size(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20905,7 +21805,10 @@ CG_EXPORT int MPI_Type_size_x(MPI_Datatype type, MPI_Count *size)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_size_x) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_size_x].real, memory_order_relaxed))(type, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_size_x(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -20967,7 +21870,10 @@ CG_EXPORT int MPI_Type_vector(int count, int blocklength, int stride, MPI_Dataty
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Type_vector) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Type_vector].real, memory_order_relaxed))(count, blocklength, stride, oldtype, newtype);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Type_vector(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21031,7 +21937,10 @@ CG_EXPORT int MPI_Unpack(const void *inbuf, int insize, int *position, void *out
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Unpack) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Unpack].real, memory_order_relaxed))(inbuf, insize, position, outbuf, outcount, datatype, comm);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Unpack(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21091,7 +22000,10 @@ CG_EXPORT int MPI_Unpublish_name(const char *service_name, MPI_Info info, const 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Unpublish_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Unpublish_name].real, memory_order_relaxed))(service_name, info, port_name);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Unpublish_name(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21155,7 +22067,10 @@ CG_EXPORT int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_A
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Unpack_external) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Unpack_external].real, memory_order_relaxed))(datarep, inbuf, insize, position, outbuf, outcount, datatype);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Unpack_external(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21215,7 +22130,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Waitall(int count, MPI_Reques
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Waitall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Waitall].real, memory_order_relaxed))(count, array_of_requests, array_of_statuses);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Waitall(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21276,7 +22194,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Waitany(int count, MPI_Reques
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Waitany) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Waitany].real, memory_order_relaxed))(count, array_of_requests, index, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Waitany(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21335,7 +22256,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Wait(MPI_Request *request, MP
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Wait) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Wait].real, memory_order_relaxed))(request, status);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Wait(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21397,7 +22321,10 @@ static __attribute__((unused)) int cgl_guarded_MPI_Waitsome(int incount, MPI_Req
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Waitsome) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Waitsome].real, memory_order_relaxed))(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Waitsome(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21460,7 +22387,10 @@ CG_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_allocate) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_allocate].real, memory_order_relaxed))(size, disp_unit, info, comm, baseptr, win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_allocate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21523,7 +22453,10 @@ CG_EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info inf
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_allocate_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_allocate_shared].real, memory_order_relaxed))(size, disp_unit, info, comm, baseptr, win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_allocate_shared(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21583,7 +22516,10 @@ CG_EXPORT int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_attach) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_attach].real, memory_order_relaxed))(win, base, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_attach(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21696,7 +22632,10 @@ CG_EXPORT int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_call_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_call_errhandler].real, memory_order_relaxed))(win, errorcode);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_call_errhandler(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21754,7 +22693,10 @@ CG_EXPORT int MPI_Win_complete(MPI_Win win)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_complete) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_complete].real, memory_order_relaxed))(win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_complete(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21817,7 +22759,10 @@ CG_EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_create].real, memory_order_relaxed))(base, size, disp_unit, info, comm, win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_create(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21877,7 +22822,10 @@ CG_EXPORT int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_create_dynamic) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_create_dynamic].real, memory_order_relaxed))(info, comm, win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_create_dynamic(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21936,7 +22884,10 @@ CG_EXPORT int MPI_Win_create_errhandler(MPI_Win_errhandler_function *function, M
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_create_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_create_errhandler].real, memory_order_relaxed))(function, errhandler);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_create_errhandler(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -21997,7 +22948,10 @@ CG_EXPORT int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_create_keyval) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_create_keyval].real, memory_order_relaxed))(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_create_keyval(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22056,7 +23010,10 @@ CG_EXPORT int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_delete_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_delete_attr].real, memory_order_relaxed))(win, win_keyval);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_delete_attr(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22115,7 +23072,10 @@ CG_EXPORT int MPI_Win_detach(MPI_Win win, const void *base)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_detach) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_detach].real, memory_order_relaxed))(win, base);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_detach(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22228,7 +23188,10 @@ CG_EXPORT int MPI_Win_fence(int assert, MPI_Win win)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_fence) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_fence].real, memory_order_relaxed))(assert, win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_fence(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22287,7 +23250,10 @@ CG_EXPORT int MPI_Win_flush(int rank, MPI_Win win)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_flush) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_flush].real, memory_order_relaxed))(rank, win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_flush(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22345,7 +23311,10 @@ CG_EXPORT int MPI_Win_flush_all(MPI_Win win)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_flush_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_flush_all].real, memory_order_relaxed))(win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_flush_all(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22404,7 +23373,10 @@ CG_EXPORT int MPI_Win_flush_local(int rank, MPI_Win win)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_flush_local) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_flush_local].real, memory_order_relaxed))(rank, win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_flush_local(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22462,7 +23434,10 @@ CG_EXPORT int MPI_Win_flush_local_all(MPI_Win win)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_flush_local_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_flush_local_all].real, memory_order_relaxed))(win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_flush_local_all(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22520,7 +23495,10 @@ CG_EXPORT int MPI_Win_free(MPI_Win *win)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_free].real, memory_order_relaxed))(win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_free(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22578,7 +23556,10 @@ CG_EXPORT int MPI_Win_free_keyval(int *win_keyval)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_free_keyval) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_free_keyval].real, memory_order_relaxed))(win_keyval);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_free_keyval(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22639,7 +23620,10 @@ CG_EXPORT int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val,
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_get_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_get_attr].real, memory_order_relaxed))(win, win_keyval, attribute_val, flag);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_get_attr(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22698,7 +23682,10 @@ CG_EXPORT int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_get_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_get_errhandler].real, memory_order_relaxed))(win, errhandler);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_get_errhandler(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22757,7 +23744,10 @@ CG_EXPORT int MPI_Win_get_group(MPI_Win win, MPI_Group *group)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_get_group) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_get_group].real, memory_order_relaxed))(win, group);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_get_group(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22816,7 +23806,10 @@ CG_EXPORT int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_get_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_get_info].real, memory_order_relaxed))(win, info_used);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_get_info(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22876,7 +23869,10 @@ CG_EXPORT int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_get_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_get_name].real, memory_order_relaxed))(win, win_name, resultlen);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_get_name(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22937,7 +23933,10 @@ CG_EXPORT int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_lock) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_lock].real, memory_order_relaxed))(lock_type, rank, assert, win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_lock(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -22996,7 +23995,10 @@ CG_EXPORT int MPI_Win_lock_all(int assert, MPI_Win win)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_lock_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_lock_all].real, memory_order_relaxed))(assert, win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_lock_all(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23056,7 +24058,10 @@ CG_EXPORT int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_post) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_post].real, memory_order_relaxed))(group, assert, win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_post(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23116,7 +24121,10 @@ CG_EXPORT int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_set_attr) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_set_attr].real, memory_order_relaxed))(win, win_keyval, attribute_val);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_set_attr(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23175,7 +24183,10 @@ CG_EXPORT int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_set_errhandler) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_set_errhandler].real, memory_order_relaxed))(win, errhandler);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_set_errhandler(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23234,7 +24245,10 @@ CG_EXPORT int MPI_Win_set_info(MPI_Win win, MPI_Info info)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_set_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_set_info].real, memory_order_relaxed))(win, info);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_set_info(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23293,7 +24307,10 @@ CG_EXPORT int MPI_Win_set_name(MPI_Win win, const char *win_name)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_set_name) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_set_name].real, memory_order_relaxed))(win, win_name);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_set_name(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23355,7 +24372,10 @@ CG_EXPORT int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *d
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_shared_query) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_shared_query].real, memory_order_relaxed))(win, rank, size, disp_unit, baseptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_shared_query(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23415,7 +24435,10 @@ CG_EXPORT int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_start) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_start].real, memory_order_relaxed))(group, assert, win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_start(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23473,7 +24496,10 @@ CG_EXPORT int MPI_Win_sync(MPI_Win win)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_sync) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_sync].real, memory_order_relaxed))(win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_sync(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23532,7 +24558,10 @@ CG_EXPORT int MPI_Win_test(MPI_Win win, int *flag)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_test) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_test].real, memory_order_relaxed))(win, flag);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_test(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23591,7 +24620,10 @@ CG_EXPORT int MPI_Win_unlock(int rank, MPI_Win win)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_unlock) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_unlock].real, memory_order_relaxed))(rank, win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_unlock(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23649,7 +24681,10 @@ CG_EXPORT int MPI_Win_unlock_all(MPI_Win win)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_unlock_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_unlock_all].real, memory_order_relaxed))(win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_unlock_all(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23707,7 +24742,10 @@ CG_EXPORT int MPI_Win_wait(MPI_Win win)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Win_wait) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_wait].real, memory_order_relaxed))(win);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Win_wait(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23872,7 +24910,10 @@ CG_EXPORT int MPI_T_init_thread(int required, int *provided)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_init_thread) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_init_thread].real, memory_order_relaxed))(required, provided);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_init_thread(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23929,7 +24970,10 @@ CG_EXPORT int MPI_T_finalize(void)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_finalize) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_finalize].real, memory_order_relaxed))();
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_finalize(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -23987,7 +25031,10 @@ CG_EXPORT int MPI_T_cvar_get_num(int *num_cvar)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_cvar_get_num) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_cvar_get_num].real, memory_order_relaxed))(num_cvar);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_cvar_get_num(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24054,7 +25101,10 @@ CG_EXPORT int MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_cvar_get_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_cvar_get_info].real, memory_order_relaxed))(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_cvar_get_info(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24113,7 +25163,10 @@ CG_EXPORT int MPI_T_cvar_get_index(const char *name, int *cvar_index)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_cvar_get_index) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_cvar_get_index].real, memory_order_relaxed))(name, cvar_index);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_cvar_get_index(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24174,7 +25227,10 @@ CG_EXPORT int MPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cv
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_cvar_handle_alloc) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_cvar_handle_alloc].real, memory_order_relaxed))(cvar_index, obj_handle, handle, count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_cvar_handle_alloc(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24232,7 +25288,10 @@ CG_EXPORT int MPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_cvar_handle_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_cvar_handle_free].real, memory_order_relaxed))(handle);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_cvar_handle_free(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24291,7 +25350,10 @@ CG_EXPORT int MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_cvar_read) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_cvar_read].real, memory_order_relaxed))(handle, buf);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_cvar_read(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24350,7 +25412,10 @@ CG_EXPORT int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_cvar_write) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_cvar_write].real, memory_order_relaxed))(handle, buf);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_cvar_write(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24408,7 +25473,10 @@ CG_EXPORT int MPI_T_category_get_num(int *num_cat)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_category_get_num) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_category_get_num].real, memory_order_relaxed))(num_cat);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_category_get_num(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24473,7 +25541,10 @@ CG_EXPORT int MPI_T_category_get_info(int cat_index, char *name, int *name_len, 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_category_get_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_category_get_info].real, memory_order_relaxed))(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_category_get_info(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24532,7 +25603,10 @@ CG_EXPORT int MPI_T_category_get_index(const char *name, int *category_index)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_category_get_index) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_category_get_index].real, memory_order_relaxed))(name, category_index);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_category_get_index(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24592,7 +25666,10 @@ CG_EXPORT int MPI_T_category_get_cvars(int cat_index, int len, int indices[])
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_category_get_cvars) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_category_get_cvars].real, memory_order_relaxed))(cat_index, len, indices);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_category_get_cvars(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24652,7 +25729,10 @@ CG_EXPORT int MPI_T_category_get_pvars(int cat_index, int len, int indices[])
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_category_get_pvars) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_category_get_pvars].real, memory_order_relaxed))(cat_index, len, indices);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_category_get_pvars(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24712,7 +25792,10 @@ CG_EXPORT int MPI_T_category_get_categories(int cat_index, int len, int indices[
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_category_get_categories) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_category_get_categories].real, memory_order_relaxed))(cat_index, len, indices);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_category_get_categories(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24770,7 +25853,10 @@ CG_EXPORT int MPI_T_category_changed(int *stamp)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_category_changed) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_category_changed].real, memory_order_relaxed))(stamp);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_category_changed(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24828,7 +25914,10 @@ CG_EXPORT int MPI_T_pvar_get_num(int *num_pvar)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_pvar_get_num) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_get_num].real, memory_order_relaxed))(num_pvar);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_pvar_get_num(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24898,7 +25987,10 @@ CG_EXPORT int MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_pvar_get_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_get_info].real, memory_order_relaxed))(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_pvar_get_info(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -24958,7 +26050,10 @@ CG_EXPORT int MPI_T_pvar_get_index(const char *name, int var_class, int *pvar_in
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_pvar_get_index) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_get_index].real, memory_order_relaxed))(name, var_class, pvar_index);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_pvar_get_index(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25016,7 +26111,10 @@ CG_EXPORT int MPI_T_pvar_session_create(MPI_T_pvar_session *session)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_pvar_session_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_session_create].real, memory_order_relaxed))(session);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_pvar_session_create(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25074,7 +26172,10 @@ CG_EXPORT int MPI_T_pvar_session_free(MPI_T_pvar_session *session)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_pvar_session_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_session_free].real, memory_order_relaxed))(session);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_pvar_session_free(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25136,7 +26237,10 @@ CG_EXPORT int MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_pvar_handle_alloc) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_handle_alloc].real, memory_order_relaxed))(session, pvar_index, obj_handle, handle, count);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_pvar_handle_alloc(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25195,7 +26299,10 @@ CG_EXPORT int MPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_hand
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_pvar_handle_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_handle_free].real, memory_order_relaxed))(session, handle);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_pvar_handle_free(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25254,7 +26361,10 @@ CG_EXPORT int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle han
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_pvar_start) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_start].real, memory_order_relaxed))(session, handle);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_pvar_start(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25313,7 +26423,10 @@ CG_EXPORT int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle hand
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_pvar_stop) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_stop].real, memory_order_relaxed))(session, handle);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_pvar_stop(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25373,7 +26486,10 @@ CG_EXPORT int MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle hand
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_pvar_read) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_read].real, memory_order_relaxed))(session, handle, buf);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_pvar_read(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25433,7 +26549,10 @@ CG_EXPORT int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle han
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_pvar_write) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_write].real, memory_order_relaxed))(session, handle, buf);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_pvar_write(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25492,7 +26611,10 @@ CG_EXPORT int MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle han
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_pvar_reset) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_reset].real, memory_order_relaxed))(session, handle);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_pvar_reset(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25552,7 +26674,10 @@ CG_EXPORT int MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_pvar_readreset) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_pvar_readreset].real, memory_order_relaxed))(session, handle, buf);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_pvar_readreset(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25613,7 +26738,10 @@ CG_EXPORT int MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_enum_get_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_enum_get_info].real, memory_order_relaxed))(enumtype, num, name, name_len);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_enum_get_info(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25675,7 +26803,10 @@ CG_EXPORT int MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, ch
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_T_enum_get_item) *)atomic_load_explicit(&cgl_sites[CGL_MPI_T_enum_get_item].real, memory_order_relaxed))(enumtype, index, value, name, name_len);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_T_enum_get_item(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25734,7 +26865,10 @@ CG_EXPORT int MPI_Attr_delete(MPI_Comm comm, int keyval)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Attr_delete) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Attr_delete].real, memory_order_relaxed))(comm, keyval);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Attr_delete(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25795,7 +26929,10 @@ CG_EXPORT int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Attr_get) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Attr_get].real, memory_order_relaxed))(comm, keyval, attribute_val, flag);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Attr_get(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25855,7 +26992,10 @@ CG_EXPORT int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Attr_put) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Attr_put].real, memory_order_relaxed))(comm, keyval, attribute_val);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Attr_put(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25916,7 +27056,10 @@ CG_EXPORT int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function 
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Keyval_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Keyval_create].real, memory_order_relaxed))(copy_fn, delete_fn, keyval, extra_state);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Keyval_create(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -25974,7 +27117,10 @@ CG_EXPORT int MPI_Keyval_free(int *keyval)
             cg_slot_enter(cgl_s, cgl_c);
             int cgl_ret = ((__typeof__(MPI_Keyval_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Keyval_free].real, memory_order_relaxed))(keyval);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_MPI_Keyval_free(cgl_s, cgl_code, cgl_ret);
         }
     }

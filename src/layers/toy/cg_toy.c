@@ -210,7 +210,10 @@ CG_EXPORT toy_result_t TOY_APICALL toyGetDevice(uint32_t index, toy_device_t *de
             cg_slot_enter(cgl_s, cgl_c);
             toy_result_t cgl_ret = ((__typeof__(toyGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_toyGetDevice].real, memory_order_relaxed))(index, device);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_toyGetDevice(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -271,7 +274,10 @@ CG_EXPORT toy_result_t TOY_APICALL toyCompile(toy_device_t device, const char *s
             cg_slot_enter(cgl_s, cgl_c);
             toy_result_t cgl_ret = ((__typeof__(toyCompile) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile].real, memory_order_relaxed))(device, source, sleep_us, program);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_toyCompile(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -329,7 +335,10 @@ CG_EXPORT toy_result_t TOY_APICALL toyProgramRelease(toy_program_t program)
             cg_slot_enter(cgl_s, cgl_c);
             toy_result_t cgl_ret = ((__typeof__(toyProgramRelease) *)atomic_load_explicit(&cgl_sites[CGL_toyProgramRelease].real, memory_order_relaxed))(program);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_toyProgramRelease(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -388,7 +397,10 @@ CG_EXPORT toy_result_t TOY_APICALL toyWait(toy_device_t device, uint32_t ms)
             cg_slot_enter(cgl_s, cgl_c);
             toy_result_t cgl_ret = ((__typeof__(toyWait) *)atomic_load_explicit(&cgl_sites[CGL_toyWait].real, memory_order_relaxed))(device, ms);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_toyWait(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -448,7 +460,10 @@ CG_EXPORT toy_result_t TOY_APICALL toyAdd(int32_t a, int32_t b, int32_t *sum)
             cg_slot_enter(cgl_s, cgl_c);
             toy_result_t cgl_ret = ((__typeof__(toyAdd) *)atomic_load_explicit(&cgl_sites[CGL_toyAdd].real, memory_order_relaxed))(a, b, sum);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_toyAdd(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -604,7 +619,10 @@ CG_EXPORT toy_result_t TOY_APICALL toyRunCallback(toy_device_t device, toy_callb
             cg_slot_enter(cgl_s, cgl_c);
             toy_result_t cgl_ret = ((__typeof__(toyRunCallback) *)atomic_load_explicit(&cgl_sites[CGL_toyRunCallback].real, memory_order_relaxed))(device, callback, user);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_toyRunCallback(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -662,7 +680,10 @@ CG_EXPORT toy_result_t TOY_APICALL toyGetStats(toy_stats_t *stats)
             cg_slot_enter(cgl_s, cgl_c);
             toy_result_t cgl_ret = ((__typeof__(toyGetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyGetStats].real, memory_order_relaxed))(stats);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_toyGetStats(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -719,7 +740,10 @@ CG_EXPORT toy_result_t TOY_APICALL toyResetStats(void)
             cg_slot_enter(cgl_s, cgl_c);
             toy_result_t cgl_ret = ((__typeof__(toyResetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyResetStats].real, memory_order_relaxed))();
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_toyResetStats(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -781,7 +805,10 @@ CG_EXPORT toy_result_t TOY_APICALL toySetDims(toy_device_t device, const uint32_
             cg_slot_enter(cgl_s, cgl_c);
             toy_result_t cgl_ret = ((__typeof__(toySetDims) *)atomic_load_explicit(&cgl_sites[CGL_toySetDims].real, memory_order_relaxed))(device, dims);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_toySetDims(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -840,7 +867,10 @@ CG_EXPORT toy_result_t TOY_APICALL toySetErrno(int32_t err, toy_result_t result)
             cg_slot_enter(cgl_s, cgl_c);
             toy_result_t cgl_ret = ((__typeof__(toySetErrno) *)atomic_load_explicit(&cgl_sites[CGL_toySetErrno].real, memory_order_relaxed))(err, result);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_toySetErrno(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -902,7 +932,10 @@ CG_EXPORT toy_result_t TOY_APICALL toyCompile_v2(toy_device_t device, const char
             cg_slot_enter(cgl_s, cgl_c);
             toy_result_t cgl_ret = ((__typeof__(toyCompile_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2].real, memory_order_relaxed))(device, source, sleep_us, flags, program);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_toyCompile_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -964,7 +997,10 @@ CG_EXPORT toy_result_t TOY_APICALL toyCompile_v2_ptds(toy_device_t device, const
             cg_slot_enter(cgl_s, cgl_c);
             toy_result_t cgl_ret = ((__typeof__(toyCompile_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2_ptds].real, memory_order_relaxed))(device, source, sleep_us, flags, program);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_toyCompile_v2_ptds(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1022,7 +1058,10 @@ CG_EXPORT toy_result_t TOY_APICALL toyQuery_v2(uint32_t *value)
             cg_slot_enter(cgl_s, cgl_c);
             toy_result_t cgl_ret = ((__typeof__(toyQuery_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyQuery_v2].real, memory_order_relaxed))(value);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_toyQuery_v2(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1082,7 +1121,10 @@ static __attribute__((unused)) toy_result_t cgl_guarded_toyGetProcAddress(const 
             cg_slot_enter(cgl_s, cgl_c);
             toy_result_t cgl_ret = ((__typeof__(toyGetProcAddress) *)atomic_load_explicit(&cgl_sites[CGL_toyGetProcAddress].real, memory_order_relaxed))(name, version, pfn);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_toyGetProcAddress(cgl_s, cgl_code, cgl_ret);
         }
     }

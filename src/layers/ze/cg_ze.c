@@ -1194,7 +1194,10 @@ static __attribute__((unused)) ze_result_t cgl_guarded_zeInit(ze_init_flags_t fl
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeInit) *)atomic_load_explicit(&cgl_sites[CGL_zeInit].real, memory_order_relaxed))(flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeInit(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1253,7 +1256,10 @@ static __attribute__((unused)) ze_result_t cgl_guarded_zeDriverGet(uint32_t *pCo
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDriverGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGet].real, memory_order_relaxed))(pCount, phDrivers);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDriverGet(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1312,7 +1318,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeDriverGetApiVersion(ze_driver_handle_t hDrive
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDriverGetApiVersion) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetApiVersion].real, memory_order_relaxed))(hDriver, version);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDriverGetApiVersion(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1371,7 +1380,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeDriverGetProperties(ze_driver_handle_t hDrive
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDriverGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetProperties].real, memory_order_relaxed))(hDriver, pDriverProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDriverGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1430,7 +1442,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeDriverGetIpcProperties(ze_driver_handle_t hDr
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDriverGetIpcProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetIpcProperties].real, memory_order_relaxed))(hDriver, pIpcProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDriverGetIpcProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1490,7 +1505,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeDriverGetExtensionProperties(ze_driver_handle
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDriverGetExtensionProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionProperties].real, memory_order_relaxed))(hDriver, pCount, pExtensionProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDriverGetExtensionProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1550,7 +1568,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeDriverGetExtensionFunctionAddress(ze_driver_h
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDriverGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress].real, memory_order_relaxed))(hDriver, name, ppFunctionAddress);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDriverGetExtensionFunctionAddress(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1610,7 +1631,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGet(ze_driver_handle_t hDriver, uint32_
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDeviceGet) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGet].real, memory_order_relaxed))(hDriver, pCount, phDevices);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDeviceGet(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1670,7 +1694,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetSubDevices(ze_device_handle_t hDevic
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDeviceGetSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetSubDevices].real, memory_order_relaxed))(hDevice, pCount, phSubdevices);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDeviceGetSubDevices(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1729,7 +1756,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetProperties(ze_device_handle_t hDevic
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetProperties].real, memory_order_relaxed))(hDevice, pDeviceProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDeviceGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1788,7 +1818,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetComputeProperties(ze_device_handle_t
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDeviceGetComputeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetComputeProperties].real, memory_order_relaxed))(hDevice, pComputeProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDeviceGetComputeProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1847,7 +1880,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetModuleProperties(ze_device_handle_t 
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDeviceGetModuleProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetModuleProperties].real, memory_order_relaxed))(hDevice, pModuleProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDeviceGetModuleProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1907,7 +1943,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetCommandQueueGroupProperties(ze_devic
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDeviceGetCommandQueueGroupProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties].real, memory_order_relaxed))(hDevice, pCount, pCommandQueueGroupProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDeviceGetCommandQueueGroupProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -1967,7 +2006,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetMemoryProperties(ze_device_handle_t 
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDeviceGetMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryProperties].real, memory_order_relaxed))(hDevice, pCount, pMemProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDeviceGetMemoryProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2026,7 +2068,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetMemoryAccessProperties(ze_device_han
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDeviceGetMemoryAccessProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties].real, memory_order_relaxed))(hDevice, pMemAccessProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDeviceGetMemoryAccessProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2086,7 +2131,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetCacheProperties(ze_device_handle_t h
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDeviceGetCacheProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetCacheProperties].real, memory_order_relaxed))(hDevice, pCount, pCacheProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDeviceGetCacheProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2145,7 +2193,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetImageProperties(ze_device_handle_t h
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDeviceGetImageProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetImageProperties].real, memory_order_relaxed))(hDevice, pImageProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDeviceGetImageProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2204,7 +2255,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetExternalMemoryProperties(ze_device_h
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDeviceGetExternalMemoryProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties].real, memory_order_relaxed))(hDevice, pExternalMemoryProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDeviceGetExternalMemoryProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2264,7 +2318,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetP2PProperties(ze_device_handle_t hDe
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDeviceGetP2PProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetP2PProperties].real, memory_order_relaxed))(hDevice, hPeerDevice, pP2PProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDeviceGetP2PProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2324,7 +2381,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceCanAccessPeer(ze_device_handle_t hDevic
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDeviceCanAccessPeer) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceCanAccessPeer].real, memory_order_relaxed))(hDevice, hPeerDevice, value);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDeviceCanAccessPeer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2385,7 +2445,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetStatus(ze_device_handle_t hDevice)
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDeviceGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetStatus].real, memory_order_relaxed))(hDevice);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDeviceGetStatus(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2448,7 +2511,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetGlobalTimestamps(ze_device_handle_t 
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDeviceGetGlobalTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps].real, memory_order_relaxed))(hDevice, hostTimestamp, deviceTimestamp);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDeviceGetGlobalTimestamps(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2508,7 +2574,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeContextCreate(ze_driver_handle_t hDriver, con
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeContextCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreate].real, memory_order_relaxed))(hDriver, desc, phContext);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeContextCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2570,7 +2639,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeContextCreateEx(ze_driver_handle_t hDriver, c
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeContextCreateEx) *)atomic_load_explicit(&cgl_sites[CGL_zeContextCreateEx].real, memory_order_relaxed))(hDriver, desc, numDevices, phDevices, phContext);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeContextCreateEx(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2631,7 +2703,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeContextDestroy(ze_context_handle_t hContext)
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeContextDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeContextDestroy].real, memory_order_relaxed))(hContext);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeContextDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2692,7 +2767,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeContextGetStatus(ze_context_handle_t hContext
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeContextGetStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeContextGetStatus].real, memory_order_relaxed))(hContext);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeContextGetStatus(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2753,7 +2831,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueCreate(ze_context_handle_t hConte
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandQueueCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phCommandQueue);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandQueueCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2814,7 +2895,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueDestroy(ze_command_queue_handle_t
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandQueueDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueDestroy].real, memory_order_relaxed))(hCommandQueue);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandQueueDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2875,7 +2959,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueExecuteCommandLists(ze_command_qu
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandQueueExecuteCommandLists) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists].real, memory_order_relaxed))(hCommandQueue, numCommandLists, phCommandLists, hFence);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandQueueExecuteCommandLists(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2934,7 +3021,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueSynchronize(ze_command_queue_hand
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandQueueSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueSynchronize].real, memory_order_relaxed))(hCommandQueue, timeout);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandQueueSynchronize(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -2995,7 +3085,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListCreate(ze_context_handle_t hContex
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phCommandList);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3056,7 +3149,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListCreateImmediate(ze_context_handle_
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListCreateImmediate) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListCreateImmediate].real, memory_order_relaxed))(hContext, hDevice, altdesc, phCommandList);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListCreateImmediate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3117,7 +3213,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListDestroy(ze_command_list_handle_t h
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListDestroy].real, memory_order_relaxed))(hCommandList);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3178,7 +3277,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListClose(ze_command_list_handle_t hCo
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListClose) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListClose].real, memory_order_relaxed))(hCommandList);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListClose(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3239,7 +3341,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListReset(ze_command_list_handle_t hCo
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListReset].real, memory_order_relaxed))(hCommandList);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListReset(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3304,7 +3409,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendWriteGlobalTimestamp(ze_comm
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendWriteGlobalTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp].real, memory_order_relaxed))(hCommandList, dstptr, hSignalEvent, numWaitEvents, phWaitEvents);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListAppendWriteGlobalTimestamp(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3368,7 +3476,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendBarrier(ze_command_list_hand
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendBarrier].real, memory_order_relaxed))(hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListAppendBarrier(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3435,7 +3546,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryRangesBarrier(ze_comma
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryRangesBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier].real, memory_order_relaxed))(hCommandList, numRanges, pRangeSizes, pRanges, hSignalEvent, numWaitEvents, phWaitEvents);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListAppendMemoryRangesBarrier(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3494,7 +3608,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeContextSystemBarrier(ze_context_handle_t hCon
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeContextSystemBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zeContextSystemBarrier].real, memory_order_relaxed))(hContext, hDevice);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeContextSystemBarrier(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3561,7 +3678,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryCopy(ze_command_list_h
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopy].real, memory_order_relaxed))(hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListAppendMemoryCopy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3629,7 +3749,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryFill(ze_command_list_h
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryFill) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryFill].real, memory_order_relaxed))(hCommandList, ptr, pattern, pattern_size, size, hSignalEvent, numWaitEvents, phWaitEvents);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListAppendMemoryFill(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3701,7 +3824,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryCopyRegion(ze_command_
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion].real, memory_order_relaxed))(hCommandList, dstptr, dstRegion, dstPitch, dstSlicePitch, srcptr, srcRegion, srcPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListAppendMemoryCopyRegion(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3769,7 +3895,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryCopyFromContext(ze_com
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryCopyFromContext) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext].real, memory_order_relaxed))(hCommandList, dstptr, hContextSrc, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListAppendMemoryCopyFromContext(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3835,7 +3964,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopy(ze_command_list_ha
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopy) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopy].real, memory_order_relaxed))(hCommandList, hDstImage, hSrcImage, hSignalEvent, numWaitEvents, phWaitEvents);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListAppendImageCopy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3903,7 +4035,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyRegion(ze_command_l
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyRegion) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion].real, memory_order_relaxed))(hCommandList, hDstImage, hSrcImage, pDstRegion, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListAppendImageCopyRegion(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -3970,7 +4105,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyToMemory(ze_command
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyToMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory].real, memory_order_relaxed))(hCommandList, dstptr, hSrcImage, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListAppendImageCopyToMemory(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4037,7 +4175,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyFromMemory(ze_comma
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyFromMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory].real, memory_order_relaxed))(hCommandList, hDstImage, srcptr, pDstRegion, hSignalEvent, numWaitEvents, phWaitEvents);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListAppendImageCopyFromMemory(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4100,7 +4241,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryPrefetch(ze_command_li
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemoryPrefetch) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch].real, memory_order_relaxed))(hCommandList, ptr, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListAppendMemoryPrefetch(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4165,7 +4309,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemAdvise(ze_command_list_ha
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendMemAdvise) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendMemAdvise].real, memory_order_relaxed))(hCommandList, hDevice, ptr, size, advice);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListAppendMemAdvise(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4227,7 +4374,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventPoolCreate(ze_context_handle_t hContext,
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeEventPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCreate].real, memory_order_relaxed))(hContext, desc, numDevices, phDevices, phEventPool);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeEventPoolCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4288,7 +4438,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventPoolDestroy(ze_event_pool_handle_t hEven
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeEventPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolDestroy].real, memory_order_relaxed))(hEventPool);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeEventPoolDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4351,7 +4504,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventCreate(ze_event_pool_handle_t hEventPool
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeEventCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeEventCreate].real, memory_order_relaxed))(hEventPool, desc, phEvent);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeEventCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4412,7 +4568,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventDestroy(ze_event_handle_t hEvent)
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeEventDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeEventDestroy].real, memory_order_relaxed))(hEvent);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeEventDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4471,7 +4630,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventPoolGetIpcHandle(ze_event_pool_handle_t 
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeEventPoolGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolGetIpcHandle].real, memory_order_relaxed))(hEventPool, phIpc);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeEventPoolGetIpcHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4531,7 +4693,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventPoolOpenIpcHandle(ze_context_handle_t hC
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeEventPoolOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolOpenIpcHandle].real, memory_order_relaxed))(hContext, hIpc, phEventPool);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeEventPoolOpenIpcHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4592,7 +4757,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventPoolCloseIpcHandle(ze_event_pool_handle_
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeEventPoolCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeEventPoolCloseIpcHandle].real, memory_order_relaxed))(hEventPool);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeEventPoolCloseIpcHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4654,7 +4822,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendSignalEvent(ze_command_list_
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendSignalEvent) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendSignalEvent].real, memory_order_relaxed))(hCommandList, hEvent);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListAppendSignalEvent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4717,7 +4888,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendWaitOnEvents(ze_command_list
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendWaitOnEvents) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents].real, memory_order_relaxed))(hCommandList, numEvents, phEvents);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListAppendWaitOnEvents(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4775,7 +4949,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventHostSignal(ze_event_handle_t hEvent)
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeEventHostSignal) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSignal].real, memory_order_relaxed))(hEvent);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeEventHostSignal(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4834,7 +5011,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventHostSynchronize(ze_event_handle_t hEvent
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeEventHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSynchronize].real, memory_order_relaxed))(hEvent, timeout);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeEventHostSynchronize(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4892,7 +5072,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventQueryStatus(ze_event_handle_t hEvent)
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeEventQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryStatus].real, memory_order_relaxed))(hEvent);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeEventQueryStatus(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -4954,7 +5137,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendEventReset(ze_command_list_h
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendEventReset) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendEventReset].real, memory_order_relaxed))(hCommandList, hEvent);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListAppendEventReset(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5012,7 +5198,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventHostReset(ze_event_handle_t hEvent)
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeEventHostReset) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostReset].real, memory_order_relaxed))(hEvent);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeEventHostReset(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5071,7 +5260,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventQueryKernelTimestamp(ze_event_handle_t h
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeEventQueryKernelTimestamp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryKernelTimestamp].real, memory_order_relaxed))(hEvent, dstptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeEventQueryKernelTimestamp(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5139,7 +5331,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendQueryKernelTimestamps(ze_com
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendQueryKernelTimestamps) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps].real, memory_order_relaxed))(hCommandList, numEvents, phEvents, dstptr, pOffsets, hSignalEvent, numWaitEvents, phWaitEvents);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListAppendQueryKernelTimestamps(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5199,7 +5394,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeFenceCreate(ze_command_queue_handle_t hComman
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeFenceCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceCreate].real, memory_order_relaxed))(hCommandQueue, desc, phFence);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeFenceCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5260,7 +5458,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeFenceDestroy(ze_fence_handle_t hFence)
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeFenceDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceDestroy].real, memory_order_relaxed))(hFence);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeFenceDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5319,7 +5520,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeFenceHostSynchronize(ze_fence_handle_t hFence
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeFenceHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceHostSynchronize].real, memory_order_relaxed))(hFence, timeout);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeFenceHostSynchronize(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5377,7 +5581,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeFenceQueryStatus(ze_fence_handle_t hFence)
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeFenceQueryStatus) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceQueryStatus].real, memory_order_relaxed))(hFence);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeFenceQueryStatus(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5435,7 +5642,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeFenceReset(ze_fence_handle_t hFence)
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeFenceReset) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceReset].real, memory_order_relaxed))(hFence);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeFenceReset(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5495,7 +5705,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeImageGetProperties(ze_device_handle_t hDevice
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeImageGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetProperties].real, memory_order_relaxed))(hDevice, desc, pImageProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeImageGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5556,7 +5769,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeImageCreate(ze_context_handle_t hContext, ze_
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeImageCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeImageCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phImage);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeImageCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5617,7 +5833,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeImageDestroy(ze_image_handle_t hImage)
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeImageDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeImageDestroy].real, memory_order_relaxed))(hImage);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeImageDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5681,7 +5900,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeMemAllocShared(ze_context_handle_t hContext, 
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeMemAllocShared) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocShared].real, memory_order_relaxed))(hContext, device_desc, host_desc, size, alignment, hDevice, pptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeMemAllocShared(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5744,7 +5966,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeMemAllocDevice(ze_context_handle_t hContext, 
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeMemAllocDevice) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocDevice].real, memory_order_relaxed))(hContext, device_desc, size, alignment, hDevice, pptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeMemAllocDevice(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5806,7 +6031,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeMemAllocHost(ze_context_handle_t hContext, co
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeMemAllocHost) *)atomic_load_explicit(&cgl_sites[CGL_zeMemAllocHost].real, memory_order_relaxed))(hContext, host_desc, size, alignment, pptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeMemAllocHost(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5865,7 +6093,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeMemFree(ze_context_handle_t hContext, void *p
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFree].real, memory_order_relaxed))(hContext, ptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeMemFree(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5926,7 +6157,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeMemGetAllocProperties(ze_context_handle_t hCo
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeMemGetAllocProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAllocProperties].real, memory_order_relaxed))(hContext, ptr, pMemAllocProperties, phDevice);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeMemGetAllocProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -5987,7 +6221,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeMemGetAddressRange(ze_context_handle_t hConte
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeMemGetAddressRange) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetAddressRange].real, memory_order_relaxed))(hContext, ptr, pBase, pSize);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeMemGetAddressRange(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6047,7 +6284,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeMemGetIpcHandle(ze_context_handle_t hContext,
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeMemGetIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemGetIpcHandle].real, memory_order_relaxed))(hContext, ptr, pIpcHandle);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeMemGetIpcHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6109,7 +6349,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeMemOpenIpcHandle(ze_context_handle_t hContext
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeMemOpenIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemOpenIpcHandle].real, memory_order_relaxed))(hContext, hDevice, handle, flags, pptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeMemOpenIpcHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6168,7 +6411,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeMemCloseIpcHandle(ze_context_handle_t hContex
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeMemCloseIpcHandle) *)atomic_load_explicit(&cgl_sites[CGL_zeMemCloseIpcHandle].real, memory_order_relaxed))(hContext, ptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeMemCloseIpcHandle(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6230,7 +6476,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeModuleCreate(ze_context_handle_t hContext, ze
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeModuleCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phModule, phBuildLog);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeModuleCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6291,7 +6540,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeModuleDestroy(ze_module_handle_t hModule)
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeModuleDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDestroy].real, memory_order_relaxed))(hModule);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeModuleDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6351,7 +6603,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeModuleDynamicLink(uint32_t numModules, ze_mod
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeModuleDynamicLink) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDynamicLink].real, memory_order_relaxed))(numModules, phModules, phLinkLog);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeModuleDynamicLink(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6412,7 +6667,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeModuleBuildLogDestroy(ze_module_build_log_han
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeModuleBuildLogDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogDestroy].real, memory_order_relaxed))(hModuleBuildLog);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeModuleBuildLogDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6472,7 +6730,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeModuleBuildLogGetString(ze_module_build_log_h
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeModuleBuildLogGetString) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleBuildLogGetString].real, memory_order_relaxed))(hModuleBuildLog, pSize, pBuildLog);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeModuleBuildLogGetString(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6532,7 +6793,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeModuleGetNativeBinary(ze_module_handle_t hMod
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeModuleGetNativeBinary) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetNativeBinary].real, memory_order_relaxed))(hModule, pSize, pModuleNativeBinary);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeModuleGetNativeBinary(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6593,7 +6857,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeModuleGetGlobalPointer(ze_module_handle_t hMo
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeModuleGetGlobalPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetGlobalPointer].real, memory_order_relaxed))(hModule, pGlobalName, pSize, pptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeModuleGetGlobalPointer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6653,7 +6920,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeModuleGetKernelNames(ze_module_handle_t hModu
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeModuleGetKernelNames) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetKernelNames].real, memory_order_relaxed))(hModule, pCount, pNames);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeModuleGetKernelNames(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6712,7 +6982,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeModuleGetProperties(ze_module_handle_t hModul
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeModuleGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetProperties].real, memory_order_relaxed))(hModule, pModuleProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeModuleGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6772,7 +7045,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelCreate(ze_module_handle_t hModule, cons
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeKernelCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelCreate].real, memory_order_relaxed))(hModule, desc, phKernel);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeKernelCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6833,7 +7109,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelDestroy(ze_kernel_handle_t hKernel)
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeKernelDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelDestroy].real, memory_order_relaxed))(hKernel);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeKernelDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6893,7 +7172,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeModuleGetFunctionPointer(ze_module_handle_t h
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeModuleGetFunctionPointer) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleGetFunctionPointer].real, memory_order_relaxed))(hModule, pFunctionName, pfnFunction);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeModuleGetFunctionPointer(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -6957,7 +7239,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelSetGroupSize(ze_kernel_handle_t hKernel
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeKernelSetGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGroupSize].real, memory_order_relaxed))(hKernel, groupSizeX, groupSizeY, groupSizeZ);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeKernelSetGroupSize(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7021,7 +7306,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelSuggestGroupSize(ze_kernel_handle_t hKe
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeKernelSuggestGroupSize) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestGroupSize].real, memory_order_relaxed))(hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeKernelSuggestGroupSize(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7080,7 +7368,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelSuggestMaxCooperativeGroupCount(ze_kern
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeKernelSuggestMaxCooperativeGroupCount) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount].real, memory_order_relaxed))(hKernel, totalGroupCount);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeKernelSuggestMaxCooperativeGroupCount(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7144,7 +7435,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelSetArgumentValue(ze_kernel_handle_t hKe
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeKernelSetArgumentValue) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetArgumentValue].real, memory_order_relaxed))(hKernel, argIndex, argSize, pArgValue);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeKernelSetArgumentValue(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7206,7 +7500,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelSetIndirectAccess(ze_kernel_handle_t hK
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeKernelSetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetIndirectAccess].real, memory_order_relaxed))(hKernel, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeKernelSetIndirectAccess(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7268,7 +7565,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelGetIndirectAccess(ze_kernel_handle_t hK
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeKernelGetIndirectAccess) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetIndirectAccess].real, memory_order_relaxed))(hKernel, pFlags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeKernelGetIndirectAccess(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7331,7 +7631,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelGetSourceAttributes(ze_kernel_handle_t 
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeKernelGetSourceAttributes) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetSourceAttributes].real, memory_order_relaxed))(hKernel, pSize, pString);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeKernelGetSourceAttributes(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7393,7 +7696,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelSetCacheConfig(ze_kernel_handle_t hKern
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeKernelSetCacheConfig) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetCacheConfig].real, memory_order_relaxed))(hKernel, flags);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeKernelSetCacheConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7452,7 +7758,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelGetProperties(ze_kernel_handle_t hKerne
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeKernelGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetProperties].real, memory_order_relaxed))(hKernel, pKernelProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeKernelGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7512,7 +7821,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelGetName(ze_kernel_handle_t hKernel, siz
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeKernelGetName) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelGetName].real, memory_order_relaxed))(hKernel, pSize, pName);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeKernelGetName(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7579,7 +7891,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchKernel(ze_command_list
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendLaunchKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernel].real, memory_order_relaxed))(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListAppendLaunchKernel(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7646,7 +7961,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchCooperativeKernel(ze_c
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendLaunchCooperativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel].real, memory_order_relaxed))(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListAppendLaunchCooperativeKernel(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7713,7 +8031,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchKernelIndirect(ze_comm
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendLaunchKernelIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect].real, memory_order_relaxed))(hCommandList, hKernel, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListAppendLaunchKernelIndirect(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7781,7 +8102,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchMultipleKernelsIndirec
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendLaunchMultipleKernelsIndirect) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect].real, memory_order_relaxed))(hCommandList, numKernels, phKernels, pCountBuffer, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListAppendLaunchMultipleKernelsIndirect(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7842,7 +8166,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeContextMakeMemoryResident(ze_context_handle_t
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeContextMakeMemoryResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeMemoryResident].real, memory_order_relaxed))(hContext, hDevice, ptr, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeContextMakeMemoryResident(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7903,7 +8230,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeContextEvictMemory(ze_context_handle_t hConte
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeContextEvictMemory) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictMemory].real, memory_order_relaxed))(hContext, hDevice, ptr, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeContextEvictMemory(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -7963,7 +8293,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeContextMakeImageResident(ze_context_handle_t 
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeContextMakeImageResident) *)atomic_load_explicit(&cgl_sites[CGL_zeContextMakeImageResident].real, memory_order_relaxed))(hContext, hDevice, hImage);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeContextMakeImageResident(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8023,7 +8356,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeContextEvictImage(ze_context_handle_t hContex
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeContextEvictImage) *)atomic_load_explicit(&cgl_sites[CGL_zeContextEvictImage].real, memory_order_relaxed))(hContext, hDevice, hImage);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeContextEvictImage(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8084,7 +8420,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeSamplerCreate(ze_context_handle_t hContext, z
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeSamplerCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phSampler);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeSamplerCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8145,7 +8484,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeSamplerDestroy(ze_sampler_handle_t hSampler)
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeSamplerDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zeSamplerDestroy].real, memory_order_relaxed))(hSampler);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeSamplerDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8206,7 +8548,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemReserve(ze_context_handle_t hContex
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeVirtualMemReserve) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemReserve].real, memory_order_relaxed))(hContext, pStart, size, pptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeVirtualMemReserve(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8266,7 +8611,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemFree(ze_context_handle_t hContext, 
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeVirtualMemFree) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemFree].real, memory_order_relaxed))(hContext, ptr, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeVirtualMemFree(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8327,7 +8675,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemQueryPageSize(ze_context_handle_t h
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeVirtualMemQueryPageSize) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemQueryPageSize].real, memory_order_relaxed))(hContext, hDevice, size, pagesize);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeVirtualMemQueryPageSize(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8388,7 +8739,10 @@ CG_EXPORT ze_result_t ZE_APICALL zePhysicalMemCreate(ze_context_handle_t hContex
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zePhysicalMemCreate) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phPhysicalMemory);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zePhysicalMemCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8450,7 +8804,10 @@ CG_EXPORT ze_result_t ZE_APICALL zePhysicalMemDestroy(ze_context_handle_t hConte
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zePhysicalMemDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zePhysicalMemDestroy].real, memory_order_relaxed))(hContext, hPhysicalMemory);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zePhysicalMemDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8513,7 +8870,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemMap(ze_context_handle_t hContext, c
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeVirtualMemMap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemMap].real, memory_order_relaxed))(hContext, ptr, size, hPhysicalMemory, offset, access);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeVirtualMemMap(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8573,7 +8933,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemUnmap(ze_context_handle_t hContext,
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeVirtualMemUnmap) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemUnmap].real, memory_order_relaxed))(hContext, ptr, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeVirtualMemUnmap(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8634,7 +8997,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemSetAccessAttribute(ze_context_handl
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeVirtualMemSetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute].real, memory_order_relaxed))(hContext, ptr, size, access);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeVirtualMemSetAccessAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8696,7 +9062,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemGetAccessAttribute(ze_context_handl
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeVirtualMemGetAccessAttribute) *)atomic_load_explicit(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute].real, memory_order_relaxed))(hContext, ptr, size, access, outSize);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeVirtualMemGetAccessAttribute(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8760,7 +9129,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelSetGlobalOffsetExp(ze_kernel_handle_t h
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeKernelSetGlobalOffsetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp].real, memory_order_relaxed))(hKernel, offsetX, offsetY, offsetZ);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeKernelSetGlobalOffsetExp(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8820,7 +9192,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceReserveCacheExt(ze_device_handle_t hDev
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDeviceReserveCacheExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceReserveCacheExt].real, memory_order_relaxed))(hDevice, cacheLevel, cacheReservationSize);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDeviceReserveCacheExt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8881,7 +9256,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceSetCacheAdviceExt(ze_device_handle_t hD
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDeviceSetCacheAdviceExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt].real, memory_order_relaxed))(hDevice, ptr, regionSize, cacheRegion);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDeviceSetCacheAdviceExt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -8942,7 +9320,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeEventQueryTimestampsExp(ze_event_handle_t hEv
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeEventQueryTimestampsExp) *)atomic_load_explicit(&cgl_sites[CGL_zeEventQueryTimestampsExp].real, memory_order_relaxed))(hEvent, hDevice, pCount, pTimestamps);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeEventQueryTimestampsExp(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9001,7 +9382,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeImageGetMemoryPropertiesExp(ze_image_handle_t
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeImageGetMemoryPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp].real, memory_order_relaxed))(hImage, pMemoryProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeImageGetMemoryPropertiesExp(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9063,7 +9447,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeImageViewCreateExp(ze_context_handle_t hConte
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeImageViewCreateExp) *)atomic_load_explicit(&cgl_sites[CGL_zeImageViewCreateExp].real, memory_order_relaxed))(hContext, hDevice, desc, hImage, phImageView);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeImageViewCreateExp(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9125,7 +9512,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeKernelSchedulingHintExp(ze_kernel_handle_t hK
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeKernelSchedulingHintExp) *)atomic_load_explicit(&cgl_sites[CGL_zeKernelSchedulingHintExp].real, memory_order_relaxed))(hKernel, pHint);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeKernelSchedulingHintExp(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9184,7 +9574,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeDevicePciGetPropertiesExt(ze_device_handle_t 
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDevicePciGetPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeDevicePciGetPropertiesExt].real, memory_order_relaxed))(hDevice, pPciProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDevicePciGetPropertiesExt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9253,7 +9646,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyToMemoryExt(ze_comm
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyToMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt].real, memory_order_relaxed))(hCommandList, dstptr, hSrcImage, pSrcRegion, destRowPitch, destSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListAppendImageCopyToMemoryExt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9322,7 +9718,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyFromMemoryExt(ze_co
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeCommandListAppendImageCopyFromMemoryExt) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt].real, memory_order_relaxed))(hCommandList, hDstImage, srcptr, pDstRegion, srcRowPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeCommandListAppendImageCopyFromMemoryExt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9382,7 +9781,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeImageGetAllocPropertiesExt(ze_context_handle_
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeImageGetAllocPropertiesExt) *)atomic_load_explicit(&cgl_sites[CGL_zeImageGetAllocPropertiesExt].real, memory_order_relaxed))(hContext, hImage, pImageAllocProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeImageGetAllocPropertiesExt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9443,7 +9845,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeModuleInspectLinkageExt(ze_linkage_inspection
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeModuleInspectLinkageExt) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleInspectLinkageExt].real, memory_order_relaxed))(pInspectDesc, numModules, phModules, phLog);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeModuleInspectLinkageExt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9503,7 +9908,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeMemFreeExt(ze_context_handle_t hContext, cons
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeMemFreeExt) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFreeExt].real, memory_order_relaxed))(hContext, pMemFreeDesc, ptr);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeMemFreeExt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9563,7 +9971,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetExp(ze_driver_handle_t hDriver
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeFabricVertexGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetExp].real, memory_order_relaxed))(hDriver, pCount, phVertices);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeFabricVertexGetExp(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9623,7 +10034,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetSubVerticesExp(ze_fabric_verte
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeFabricVertexGetSubVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp].real, memory_order_relaxed))(hVertex, pCount, phSubvertices);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeFabricVertexGetSubVerticesExp(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9682,7 +10096,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetPropertiesExp(ze_fabric_vertex
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeFabricVertexGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp].real, memory_order_relaxed))(hVertex, pVertexProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeFabricVertexGetPropertiesExp(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9741,7 +10158,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetDeviceExp(ze_fabric_vertex_han
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeFabricVertexGetDeviceExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricVertexGetDeviceExp].real, memory_order_relaxed))(hVertex, phDevice);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeFabricVertexGetDeviceExp(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9800,7 +10220,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetFabricVertexExp(ze_device_handle_t h
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeDeviceGetFabricVertexExp) *)atomic_load_explicit(&cgl_sites[CGL_zeDeviceGetFabricVertexExp].real, memory_order_relaxed))(hDevice, phVertex);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeDeviceGetFabricVertexExp(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9861,7 +10284,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeFabricEdgeGetExp(ze_fabric_vertex_handle_t hV
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeFabricEdgeGetExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetExp].real, memory_order_relaxed))(hVertexA, hVertexB, pCount, phEdges);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeFabricEdgeGetExp(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9921,7 +10347,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeFabricEdgeGetVerticesExp(ze_fabric_edge_handl
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeFabricEdgeGetVerticesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp].real, memory_order_relaxed))(hEdge, phVertexA, phVertexB);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeFabricEdgeGetVerticesExp(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -9980,7 +10409,10 @@ CG_EXPORT ze_result_t ZE_APICALL zeFabricEdgeGetPropertiesExp(ze_fabric_edge_han
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zeFabricEdgeGetPropertiesExp) *)atomic_load_explicit(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp].real, memory_order_relaxed))(hEdge, pEdgeProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zeFabricEdgeGetPropertiesExp(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10041,7 +10473,10 @@ CG_EXPORT ze_result_t zetModuleGetDebugInfo(zet_module_handle_t hModule, zet_mod
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetModuleGetDebugInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetModuleGetDebugInfo].real, memory_order_relaxed))(hModule, format, pSize, pDebugInfo);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetModuleGetDebugInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10100,7 +10535,10 @@ CG_EXPORT ze_result_t zetDeviceGetDebugProperties(zet_device_handle_t hDevice, z
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetDeviceGetDebugProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDeviceGetDebugProperties].real, memory_order_relaxed))(hDevice, pDebugProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetDeviceGetDebugProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10160,7 +10598,10 @@ CG_EXPORT ze_result_t zetDebugAttach(zet_device_handle_t hDevice, const zet_debu
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetDebugAttach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAttach].real, memory_order_relaxed))(hDevice, config, phDebug);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetDebugAttach(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10218,7 +10659,10 @@ CG_EXPORT ze_result_t zetDebugDetach(zet_debug_session_handle_t hDebug)
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetDebugDetach) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugDetach].real, memory_order_relaxed))(hDebug);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetDebugDetach(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10278,7 +10722,10 @@ CG_EXPORT ze_result_t zetDebugReadEvent(zet_debug_session_handle_t hDebug, uint6
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetDebugReadEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadEvent].real, memory_order_relaxed))(hDebug, timeout, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetDebugReadEvent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10337,7 +10784,10 @@ CG_EXPORT ze_result_t zetDebugAcknowledgeEvent(zet_debug_session_handle_t hDebug
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetDebugAcknowledgeEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugAcknowledgeEvent].real, memory_order_relaxed))(hDebug, event);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetDebugAcknowledgeEvent(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10396,7 +10846,10 @@ CG_EXPORT ze_result_t zetDebugInterrupt(zet_debug_session_handle_t hDebug, ze_de
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetDebugInterrupt) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugInterrupt].real, memory_order_relaxed))(hDebug, thread);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetDebugInterrupt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10455,7 +10908,10 @@ CG_EXPORT ze_result_t zetDebugResume(zet_debug_session_handle_t hDebug, ze_devic
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetDebugResume) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugResume].real, memory_order_relaxed))(hDebug, thread);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetDebugResume(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10517,7 +10973,10 @@ CG_EXPORT ze_result_t zetDebugReadMemory(zet_debug_session_handle_t hDebug, ze_d
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetDebugReadMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadMemory].real, memory_order_relaxed))(hDebug, thread, desc, size, buffer);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetDebugReadMemory(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10579,7 +11038,10 @@ CG_EXPORT ze_result_t zetDebugWriteMemory(zet_debug_session_handle_t hDebug, ze_
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetDebugWriteMemory) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteMemory].real, memory_order_relaxed))(hDebug, thread, desc, size, buffer);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetDebugWriteMemory(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10639,7 +11101,10 @@ CG_EXPORT ze_result_t zetDebugGetRegisterSetProperties(zet_device_handle_t hDevi
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetDebugGetRegisterSetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugGetRegisterSetProperties].real, memory_order_relaxed))(hDevice, pCount, pRegisterSetProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetDebugGetRegisterSetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10702,7 +11167,10 @@ CG_EXPORT ze_result_t zetDebugReadRegisters(zet_debug_session_handle_t hDebug, z
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetDebugReadRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadRegisters].real, memory_order_relaxed))(hDebug, thread, type, start, count, pRegisterValues);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetDebugReadRegisters(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10765,7 +11233,10 @@ CG_EXPORT ze_result_t zetDebugWriteRegisters(zet_debug_session_handle_t hDebug, 
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetDebugWriteRegisters) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugWriteRegisters].real, memory_order_relaxed))(hDebug, thread, type, start, count, pRegisterValues);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetDebugWriteRegisters(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10825,7 +11296,10 @@ CG_EXPORT ze_result_t zetMetricGroupGet(zet_device_handle_t hDevice, uint32_t *p
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetMetricGroupGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGet].real, memory_order_relaxed))(hDevice, pCount, phMetricGroups);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetMetricGroupGet(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10884,7 +11358,10 @@ CG_EXPORT ze_result_t zetMetricGroupGetProperties(zet_metric_group_handle_t hMet
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetMetricGroupGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupGetProperties].real, memory_order_relaxed))(hMetricGroup, pProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetMetricGroupGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -10947,7 +11424,10 @@ CG_EXPORT ze_result_t zetMetricGroupCalculateMetricValues(zet_metric_group_handl
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetMetricGroupCalculateMetricValues) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues].real, memory_order_relaxed))(hMetricGroup, type, rawDataSize, pRawData, pMetricValueCount, pMetricValues);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetMetricGroupCalculateMetricValues(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11007,7 +11487,10 @@ CG_EXPORT ze_result_t zetMetricGet(zet_metric_group_handle_t hMetricGroup, uint3
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetMetricGet) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGet].real, memory_order_relaxed))(hMetricGroup, pCount, phMetrics);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetMetricGet(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11066,7 +11549,10 @@ CG_EXPORT ze_result_t zetMetricGetProperties(zet_metric_handle_t hMetric, zet_me
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetMetricGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGetProperties].real, memory_order_relaxed))(hMetric, pProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetMetricGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11130,7 +11616,10 @@ CG_EXPORT ze_result_t zetContextActivateMetricGroups(zet_context_handle_t hConte
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetContextActivateMetricGroups) *)atomic_load_explicit(&cgl_sites[CGL_zetContextActivateMetricGroups].real, memory_order_relaxed))(hContext, hDevice, count, phMetricGroups);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetContextActivateMetricGroups(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11196,7 +11685,10 @@ CG_EXPORT ze_result_t zetMetricStreamerOpen(zet_context_handle_t hContext, zet_d
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetMetricStreamerOpen) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerOpen].real, memory_order_relaxed))(hContext, hDevice, hMetricGroup, desc, hNotificationEvent, phMetricStreamer);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetMetricStreamerOpen(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11259,7 +11751,10 @@ CG_EXPORT ze_result_t zetCommandListAppendMetricStreamerMarker(zet_command_list_
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetCommandListAppendMetricStreamerMarker) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker].real, memory_order_relaxed))(hCommandList, hMetricStreamer, value);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetCommandListAppendMetricStreamerMarker(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11320,7 +11815,10 @@ CG_EXPORT ze_result_t zetMetricStreamerClose(zet_metric_streamer_handle_t hMetri
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetMetricStreamerClose) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerClose].real, memory_order_relaxed))(hMetricStreamer);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetMetricStreamerClose(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11381,7 +11879,10 @@ CG_EXPORT ze_result_t zetMetricStreamerReadData(zet_metric_streamer_handle_t hMe
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetMetricStreamerReadData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricStreamerReadData].real, memory_order_relaxed))(hMetricStreamer, maxReportCount, pRawDataSize, pRawData);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetMetricStreamerReadData(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11443,7 +11944,10 @@ CG_EXPORT ze_result_t zetMetricQueryPoolCreate(zet_context_handle_t hContext, ze
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetMetricQueryPoolCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolCreate].real, memory_order_relaxed))(hContext, hDevice, hMetricGroup, desc, phMetricQueryPool);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetMetricQueryPoolCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11504,7 +12008,10 @@ CG_EXPORT ze_result_t zetMetricQueryPoolDestroy(zet_metric_query_pool_handle_t h
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetMetricQueryPoolDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryPoolDestroy].real, memory_order_relaxed))(hMetricQueryPool);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetMetricQueryPoolDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11564,7 +12071,10 @@ CG_EXPORT ze_result_t zetMetricQueryCreate(zet_metric_query_pool_handle_t hMetri
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetMetricQueryCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryCreate].real, memory_order_relaxed))(hMetricQueryPool, index, phMetricQuery);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetMetricQueryCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11625,7 +12135,10 @@ CG_EXPORT ze_result_t zetMetricQueryDestroy(zet_metric_query_handle_t hMetricQue
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetMetricQueryDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryDestroy].real, memory_order_relaxed))(hMetricQuery);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetMetricQueryDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11686,7 +12199,10 @@ CG_EXPORT ze_result_t zetMetricQueryReset(zet_metric_query_handle_t hMetricQuery
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetMetricQueryReset) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryReset].real, memory_order_relaxed))(hMetricQuery);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetMetricQueryReset(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11748,7 +12264,10 @@ CG_EXPORT ze_result_t zetCommandListAppendMetricQueryBegin(zet_command_list_hand
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetCommandListAppendMetricQueryBegin) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin].real, memory_order_relaxed))(hCommandList, hMetricQuery);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetCommandListAppendMetricQueryBegin(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11813,7 +12332,10 @@ CG_EXPORT ze_result_t zetCommandListAppendMetricQueryEnd(zet_command_list_handle
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetCommandListAppendMetricQueryEnd) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd].real, memory_order_relaxed))(hCommandList, hMetricQuery, hSignalEvent, numWaitEvents, phWaitEvents);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetCommandListAppendMetricQueryEnd(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11874,7 +12396,10 @@ CG_EXPORT ze_result_t zetCommandListAppendMetricMemoryBarrier(zet_command_list_h
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetCommandListAppendMetricMemoryBarrier) *)atomic_load_explicit(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier].real, memory_order_relaxed))(hCommandList);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetCommandListAppendMetricMemoryBarrier(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11934,7 +12459,10 @@ CG_EXPORT ze_result_t zetMetricQueryGetData(zet_metric_query_handle_t hMetricQue
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetMetricQueryGetData) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricQueryGetData].real, memory_order_relaxed))(hMetricQuery, pRawDataSize, pRawData);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetMetricQueryGetData(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -11993,7 +12521,10 @@ CG_EXPORT ze_result_t zetKernelGetProfileInfo(zet_kernel_handle_t hKernel, zet_p
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetKernelGetProfileInfo) *)atomic_load_explicit(&cgl_sites[CGL_zetKernelGetProfileInfo].real, memory_order_relaxed))(hKernel, pProfileProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetKernelGetProfileInfo(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12053,7 +12584,10 @@ CG_EXPORT ze_result_t zetTracerExpCreate(zet_context_handle_t hContext, const ze
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetTracerExpCreate) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpCreate].real, memory_order_relaxed))(hContext, desc, phTracer);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetTracerExpCreate(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12114,7 +12648,10 @@ CG_EXPORT ze_result_t zetTracerExpDestroy(zet_tracer_exp_handle_t hTracer)
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetTracerExpDestroy) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpDestroy].real, memory_order_relaxed))(hTracer);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetTracerExpDestroy(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12176,7 +12713,10 @@ CG_EXPORT ze_result_t zetTracerExpSetPrologues(zet_tracer_exp_handle_t hTracer, 
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetTracerExpSetPrologues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetPrologues].real, memory_order_relaxed))(hTracer, pCoreCbs);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetTracerExpSetPrologues(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12238,7 +12778,10 @@ CG_EXPORT ze_result_t zetTracerExpSetEpilogues(zet_tracer_exp_handle_t hTracer, 
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetTracerExpSetEpilogues) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEpilogues].real, memory_order_relaxed))(hTracer, pCoreCbs);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetTracerExpSetEpilogues(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12300,7 +12843,10 @@ CG_EXPORT ze_result_t zetTracerExpSetEnabled(zet_tracer_exp_handle_t hTracer, ze
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetTracerExpSetEnabled) *)atomic_load_explicit(&cgl_sites[CGL_zetTracerExpSetEnabled].real, memory_order_relaxed))(hTracer, enable);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetTracerExpSetEnabled(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12365,7 +12911,10 @@ CG_EXPORT ze_result_t zetMetricGroupCalculateMultipleMetricValuesExp(zet_metric_
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zetMetricGroupCalculateMultipleMetricValuesExp) *)atomic_load_explicit(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp].real, memory_order_relaxed))(hMetricGroup, type, rawDataSize, pRawData, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zetMetricGroupCalculateMultipleMetricValuesExp(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12424,7 +12973,10 @@ CG_EXPORT ze_result_t zesDeviceGetProperties(zes_device_handle_t hDevice, zes_de
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetProperties].real, memory_order_relaxed))(hDevice, pProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12483,7 +13035,10 @@ CG_EXPORT ze_result_t zesDeviceGetState(zes_device_handle_t hDevice, zes_device_
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetState].real, memory_order_relaxed))(hDevice, pState);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceGetState(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12542,7 +13097,10 @@ CG_EXPORT ze_result_t zesDeviceReset(zes_device_handle_t hDevice, ze_bool_t forc
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceReset) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceReset].real, memory_order_relaxed))(hDevice, force);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceReset(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12602,7 +13160,10 @@ CG_EXPORT ze_result_t zesDeviceProcessesGetState(zes_device_handle_t hDevice, ui
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceProcessesGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceProcessesGetState].real, memory_order_relaxed))(hDevice, pCount, pProcesses);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceProcessesGetState(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12661,7 +13222,10 @@ CG_EXPORT ze_result_t zesDevicePciGetProperties(zes_device_handle_t hDevice, zes
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDevicePciGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetProperties].real, memory_order_relaxed))(hDevice, pProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDevicePciGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12720,7 +13284,10 @@ CG_EXPORT ze_result_t zesDevicePciGetState(zes_device_handle_t hDevice, zes_pci_
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDevicePciGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetState].real, memory_order_relaxed))(hDevice, pState);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDevicePciGetState(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12780,7 +13347,10 @@ CG_EXPORT ze_result_t zesDevicePciGetBars(zes_device_handle_t hDevice, uint32_t 
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDevicePciGetBars) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetBars].real, memory_order_relaxed))(hDevice, pCount, pProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDevicePciGetBars(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12839,7 +13409,10 @@ CG_EXPORT ze_result_t zesDevicePciGetStats(zes_device_handle_t hDevice, zes_pci_
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDevicePciGetStats) *)atomic_load_explicit(&cgl_sites[CGL_zesDevicePciGetStats].real, memory_order_relaxed))(hDevice, pStats);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDevicePciGetStats(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12899,7 +13472,10 @@ CG_EXPORT ze_result_t zesDeviceEnumDiagnosticTestSuites(zes_device_handle_t hDev
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumDiagnosticTestSuites) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites].real, memory_order_relaxed))(hDevice, pCount, phDiagnostics);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceEnumDiagnosticTestSuites(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -12958,7 +13534,10 @@ CG_EXPORT ze_result_t zesDiagnosticsGetProperties(zes_diag_handle_t hDiagnostics
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDiagnosticsGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetProperties].real, memory_order_relaxed))(hDiagnostics, pProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDiagnosticsGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13018,7 +13597,10 @@ CG_EXPORT ze_result_t zesDiagnosticsGetTests(zes_diag_handle_t hDiagnostics, uin
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDiagnosticsGetTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsGetTests].real, memory_order_relaxed))(hDiagnostics, pCount, pTests);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDiagnosticsGetTests(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13079,7 +13661,10 @@ CG_EXPORT ze_result_t zesDiagnosticsRunTests(zes_diag_handle_t hDiagnostics, uin
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDiagnosticsRunTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsRunTests].real, memory_order_relaxed))(hDiagnostics, startIndex, endIndex, pResult);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDiagnosticsRunTests(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13138,7 +13723,10 @@ CG_EXPORT ze_result_t zesDeviceEccAvailable(zes_device_handle_t hDevice, ze_bool
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceEccAvailable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccAvailable].real, memory_order_relaxed))(hDevice, pAvailable);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceEccAvailable(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13197,7 +13785,10 @@ CG_EXPORT ze_result_t zesDeviceEccConfigurable(zes_device_handle_t hDevice, ze_b
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceEccConfigurable) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEccConfigurable].real, memory_order_relaxed))(hDevice, pConfigurable);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceEccConfigurable(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13256,7 +13847,10 @@ CG_EXPORT ze_result_t zesDeviceGetEccState(zes_device_handle_t hDevice, zes_devi
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceGetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetEccState].real, memory_order_relaxed))(hDevice, pState);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceGetEccState(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13316,7 +13910,10 @@ CG_EXPORT ze_result_t zesDeviceSetEccState(zes_device_handle_t hDevice, const ze
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceSetEccState) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceSetEccState].real, memory_order_relaxed))(hDevice, newState, pState);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceSetEccState(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13376,7 +13973,10 @@ CG_EXPORT ze_result_t zesDeviceEnumEngineGroups(zes_device_handle_t hDevice, uin
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumEngineGroups) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumEngineGroups].real, memory_order_relaxed))(hDevice, pCount, phEngine);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceEnumEngineGroups(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13435,7 +14035,10 @@ CG_EXPORT ze_result_t zesEngineGetProperties(zes_engine_handle_t hEngine, zes_en
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesEngineGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetProperties].real, memory_order_relaxed))(hEngine, pProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesEngineGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13494,7 +14097,10 @@ CG_EXPORT ze_result_t zesEngineGetActivity(zes_engine_handle_t hEngine, zes_engi
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesEngineGetActivity) *)atomic_load_explicit(&cgl_sites[CGL_zesEngineGetActivity].real, memory_order_relaxed))(hEngine, pStats);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesEngineGetActivity(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13553,7 +14159,10 @@ CG_EXPORT ze_result_t zesDeviceEventRegister(zes_device_handle_t hDevice, zes_ev
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceEventRegister) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEventRegister].real, memory_order_relaxed))(hDevice, events);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceEventRegister(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13616,7 +14225,10 @@ CG_EXPORT ze_result_t zesDriverEventListen(ze_driver_handle_t hDriver, uint32_t 
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDriverEventListen) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListen].real, memory_order_relaxed))(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDriverEventListen(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13679,7 +14291,10 @@ CG_EXPORT ze_result_t zesDriverEventListenEx(ze_driver_handle_t hDriver, uint64_
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDriverEventListenEx) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListenEx].real, memory_order_relaxed))(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDriverEventListenEx(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13739,7 +14354,10 @@ CG_EXPORT ze_result_t zesDeviceEnumFabricPorts(zes_device_handle_t hDevice, uint
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumFabricPorts) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFabricPorts].real, memory_order_relaxed))(hDevice, pCount, phPort);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceEnumFabricPorts(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13798,7 +14416,10 @@ CG_EXPORT ze_result_t zesFabricPortGetProperties(zes_fabric_port_handle_t hPort,
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetProperties].real, memory_order_relaxed))(hPort, pProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFabricPortGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13857,7 +14478,10 @@ CG_EXPORT ze_result_t zesFabricPortGetLinkType(zes_fabric_port_handle_t hPort, z
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetLinkType) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetLinkType].real, memory_order_relaxed))(hPort, pLinkType);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFabricPortGetLinkType(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13916,7 +14540,10 @@ CG_EXPORT ze_result_t zesFabricPortGetConfig(zes_fabric_port_handle_t hPort, zes
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetConfig].real, memory_order_relaxed))(hPort, pConfig);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFabricPortGetConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -13975,7 +14602,10 @@ CG_EXPORT ze_result_t zesFabricPortSetConfig(zes_fabric_port_handle_t hPort, con
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFabricPortSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortSetConfig].real, memory_order_relaxed))(hPort, pConfig);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFabricPortSetConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14034,7 +14664,10 @@ CG_EXPORT ze_result_t zesFabricPortGetState(zes_fabric_port_handle_t hPort, zes_
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetState].real, memory_order_relaxed))(hPort, pState);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFabricPortGetState(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14093,7 +14726,10 @@ CG_EXPORT ze_result_t zesFabricPortGetThroughput(zes_fabric_port_handle_t hPort,
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFabricPortGetThroughput) *)atomic_load_explicit(&cgl_sites[CGL_zesFabricPortGetThroughput].real, memory_order_relaxed))(hPort, pThroughput);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFabricPortGetThroughput(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14153,7 +14789,10 @@ CG_EXPORT ze_result_t zesDeviceEnumFans(zes_device_handle_t hDevice, uint32_t *p
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumFans) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFans].real, memory_order_relaxed))(hDevice, pCount, phFan);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceEnumFans(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14212,7 +14851,10 @@ CG_EXPORT ze_result_t zesFanGetProperties(zes_fan_handle_t hFan, zes_fan_propert
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFanGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetProperties].real, memory_order_relaxed))(hFan, pProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFanGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14271,7 +14913,10 @@ CG_EXPORT ze_result_t zesFanGetConfig(zes_fan_handle_t hFan, zes_fan_config_t *p
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFanGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetConfig].real, memory_order_relaxed))(hFan, pConfig);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFanGetConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14329,7 +14974,10 @@ CG_EXPORT ze_result_t zesFanSetDefaultMode(zes_fan_handle_t hFan)
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFanSetDefaultMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetDefaultMode].real, memory_order_relaxed))(hFan);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFanSetDefaultMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14388,7 +15036,10 @@ CG_EXPORT ze_result_t zesFanSetFixedSpeedMode(zes_fan_handle_t hFan, const zes_f
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFanSetFixedSpeedMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetFixedSpeedMode].real, memory_order_relaxed))(hFan, speed);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFanSetFixedSpeedMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14447,7 +15098,10 @@ CG_EXPORT ze_result_t zesFanSetSpeedTableMode(zes_fan_handle_t hFan, const zes_f
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFanSetSpeedTableMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFanSetSpeedTableMode].real, memory_order_relaxed))(hFan, speedTable);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFanSetSpeedTableMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14507,7 +15161,10 @@ CG_EXPORT ze_result_t zesFanGetState(zes_fan_handle_t hFan, zes_fan_speed_units_
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFanGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFanGetState].real, memory_order_relaxed))(hFan, units, pSpeed);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFanGetState(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14567,7 +15224,10 @@ CG_EXPORT ze_result_t zesDeviceEnumFirmwares(zes_device_handle_t hDevice, uint32
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumFirmwares) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFirmwares].real, memory_order_relaxed))(hDevice, pCount, phFirmware);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceEnumFirmwares(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14626,7 +15286,10 @@ CG_EXPORT ze_result_t zesFirmwareGetProperties(zes_firmware_handle_t hFirmware, 
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFirmwareGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareGetProperties].real, memory_order_relaxed))(hFirmware, pProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFirmwareGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14686,7 +15349,10 @@ CG_EXPORT ze_result_t zesFirmwareFlash(zes_firmware_handle_t hFirmware, void *pI
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFirmwareFlash) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareFlash].real, memory_order_relaxed))(hFirmware, pImage, size);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFirmwareFlash(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14746,7 +15412,10 @@ CG_EXPORT ze_result_t zesDeviceEnumFrequencyDomains(zes_device_handle_t hDevice,
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumFrequencyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains].real, memory_order_relaxed))(hDevice, pCount, phFrequency);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceEnumFrequencyDomains(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14805,7 +15474,10 @@ CG_EXPORT ze_result_t zesFrequencyGetProperties(zes_freq_handle_t hFrequency, ze
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetProperties].real, memory_order_relaxed))(hFrequency, pProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFrequencyGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14865,7 +15537,10 @@ CG_EXPORT ze_result_t zesFrequencyGetAvailableClocks(zes_freq_handle_t hFrequenc
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetAvailableClocks) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetAvailableClocks].real, memory_order_relaxed))(hFrequency, pCount, phFrequency);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFrequencyGetAvailableClocks(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14924,7 +15599,10 @@ CG_EXPORT ze_result_t zesFrequencyGetRange(zes_freq_handle_t hFrequency, zes_fre
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetRange].real, memory_order_relaxed))(hFrequency, pLimits);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFrequencyGetRange(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -14983,7 +15661,10 @@ CG_EXPORT ze_result_t zesFrequencySetRange(zes_freq_handle_t hFrequency, const z
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFrequencySetRange) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencySetRange].real, memory_order_relaxed))(hFrequency, pLimits);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFrequencySetRange(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15042,7 +15723,10 @@ CG_EXPORT ze_result_t zesFrequencyGetState(zes_freq_handle_t hFrequency, zes_fre
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetState].real, memory_order_relaxed))(hFrequency, pState);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFrequencyGetState(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15101,7 +15785,10 @@ CG_EXPORT ze_result_t zesFrequencyGetThrottleTime(zes_freq_handle_t hFrequency, 
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFrequencyGetThrottleTime) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyGetThrottleTime].real, memory_order_relaxed))(hFrequency, pThrottleTime);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFrequencyGetThrottleTime(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15160,7 +15847,10 @@ CG_EXPORT ze_result_t zesFrequencyOcGetCapabilities(zes_freq_handle_t hFrequency
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetCapabilities) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetCapabilities].real, memory_order_relaxed))(hFrequency, pOcCapabilities);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFrequencyOcGetCapabilities(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15219,7 +15909,10 @@ CG_EXPORT ze_result_t zesFrequencyOcGetFrequencyTarget(zes_freq_handle_t hFreque
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget].real, memory_order_relaxed))(hFrequency, pCurrentOcFrequency);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFrequencyOcGetFrequencyTarget(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15278,7 +15971,10 @@ CG_EXPORT ze_result_t zesFrequencyOcSetFrequencyTarget(zes_freq_handle_t hFreque
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetFrequencyTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget].real, memory_order_relaxed))(hFrequency, CurrentOcFrequency);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFrequencyOcSetFrequencyTarget(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15338,7 +16034,10 @@ CG_EXPORT ze_result_t zesFrequencyOcGetVoltageTarget(zes_freq_handle_t hFrequenc
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget].real, memory_order_relaxed))(hFrequency, pCurrentVoltageTarget, pCurrentVoltageOffset);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFrequencyOcGetVoltageTarget(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15398,7 +16097,10 @@ CG_EXPORT ze_result_t zesFrequencyOcSetVoltageTarget(zes_freq_handle_t hFrequenc
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetVoltageTarget) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget].real, memory_order_relaxed))(hFrequency, CurrentVoltageTarget, CurrentVoltageOffset);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFrequencyOcSetVoltageTarget(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15457,7 +16159,10 @@ CG_EXPORT ze_result_t zesFrequencyOcSetMode(zes_freq_handle_t hFrequency, zes_oc
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetMode].real, memory_order_relaxed))(hFrequency, CurrentOcMode);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFrequencyOcSetMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15516,7 +16221,10 @@ CG_EXPORT ze_result_t zesFrequencyOcGetMode(zes_freq_handle_t hFrequency, zes_oc
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetMode].real, memory_order_relaxed))(hFrequency, pCurrentOcMode);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFrequencyOcGetMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15575,7 +16283,10 @@ CG_EXPORT ze_result_t zesFrequencyOcGetIccMax(zes_freq_handle_t hFrequency, doub
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetIccMax].real, memory_order_relaxed))(hFrequency, pOcIccMax);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFrequencyOcGetIccMax(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15634,7 +16345,10 @@ CG_EXPORT ze_result_t zesFrequencyOcSetIccMax(zes_freq_handle_t hFrequency, doub
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetIccMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetIccMax].real, memory_order_relaxed))(hFrequency, ocIccMax);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFrequencyOcSetIccMax(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15693,7 +16407,10 @@ CG_EXPORT ze_result_t zesFrequencyOcGetTjMax(zes_freq_handle_t hFrequency, doubl
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcGetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcGetTjMax].real, memory_order_relaxed))(hFrequency, pOcTjMax);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFrequencyOcGetTjMax(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15752,7 +16469,10 @@ CG_EXPORT ze_result_t zesFrequencyOcSetTjMax(zes_freq_handle_t hFrequency, doubl
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesFrequencyOcSetTjMax) *)atomic_load_explicit(&cgl_sites[CGL_zesFrequencyOcSetTjMax].real, memory_order_relaxed))(hFrequency, ocTjMax);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesFrequencyOcSetTjMax(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15812,7 +16532,10 @@ CG_EXPORT ze_result_t zesDeviceEnumLeds(zes_device_handle_t hDevice, uint32_t *p
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumLeds) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumLeds].real, memory_order_relaxed))(hDevice, pCount, phLed);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceEnumLeds(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15871,7 +16594,10 @@ CG_EXPORT ze_result_t zesLedGetProperties(zes_led_handle_t hLed, zes_led_propert
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesLedGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetProperties].real, memory_order_relaxed))(hLed, pProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesLedGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15930,7 +16656,10 @@ CG_EXPORT ze_result_t zesLedGetState(zes_led_handle_t hLed, zes_led_state_t *pSt
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesLedGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedGetState].real, memory_order_relaxed))(hLed, pState);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesLedGetState(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -15989,7 +16718,10 @@ CG_EXPORT ze_result_t zesLedSetState(zes_led_handle_t hLed, ze_bool_t enable)
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesLedSetState) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetState].real, memory_order_relaxed))(hLed, enable);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesLedSetState(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16048,7 +16780,10 @@ CG_EXPORT ze_result_t zesLedSetColor(zes_led_handle_t hLed, const zes_led_color_
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesLedSetColor) *)atomic_load_explicit(&cgl_sites[CGL_zesLedSetColor].real, memory_order_relaxed))(hLed, pColor);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesLedSetColor(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16108,7 +16843,10 @@ CG_EXPORT ze_result_t zesDeviceEnumMemoryModules(zes_device_handle_t hDevice, ui
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumMemoryModules) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumMemoryModules].real, memory_order_relaxed))(hDevice, pCount, phMemory);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceEnumMemoryModules(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16167,7 +16905,10 @@ CG_EXPORT ze_result_t zesMemoryGetProperties(zes_mem_handle_t hMemory, zes_mem_p
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesMemoryGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetProperties].real, memory_order_relaxed))(hMemory, pProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesMemoryGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16226,7 +16967,10 @@ CG_EXPORT ze_result_t zesMemoryGetState(zes_mem_handle_t hMemory, zes_mem_state_
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesMemoryGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetState].real, memory_order_relaxed))(hMemory, pState);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesMemoryGetState(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16285,7 +17029,10 @@ CG_EXPORT ze_result_t zesMemoryGetBandwidth(zes_mem_handle_t hMemory, zes_mem_ba
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesMemoryGetBandwidth) *)atomic_load_explicit(&cgl_sites[CGL_zesMemoryGetBandwidth].real, memory_order_relaxed))(hMemory, pBandwidth);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesMemoryGetBandwidth(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16345,7 +17092,10 @@ CG_EXPORT ze_result_t zesDeviceEnumPerformanceFactorDomains(zes_device_handle_t 
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumPerformanceFactorDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains].real, memory_order_relaxed))(hDevice, pCount, phPerf);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceEnumPerformanceFactorDomains(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16404,7 +17154,10 @@ CG_EXPORT ze_result_t zesPerformanceFactorGetProperties(zes_perf_handle_t hPerf,
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesPerformanceFactorGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetProperties].real, memory_order_relaxed))(hPerf, pProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesPerformanceFactorGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16463,7 +17216,10 @@ CG_EXPORT ze_result_t zesPerformanceFactorGetConfig(zes_perf_handle_t hPerf, dou
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesPerformanceFactorGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorGetConfig].real, memory_order_relaxed))(hPerf, pFactor);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesPerformanceFactorGetConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16522,7 +17278,10 @@ CG_EXPORT ze_result_t zesPerformanceFactorSetConfig(zes_perf_handle_t hPerf, dou
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesPerformanceFactorSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesPerformanceFactorSetConfig].real, memory_order_relaxed))(hPerf, factor);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesPerformanceFactorSetConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16582,7 +17341,10 @@ CG_EXPORT ze_result_t zesDeviceEnumPowerDomains(zes_device_handle_t hDevice, uin
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumPowerDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPowerDomains].real, memory_order_relaxed))(hDevice, pCount, phPower);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceEnumPowerDomains(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16641,7 +17403,10 @@ CG_EXPORT ze_result_t zesDeviceGetCardPowerDomain(zes_device_handle_t hDevice, z
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceGetCardPowerDomain) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceGetCardPowerDomain].real, memory_order_relaxed))(hDevice, phPower);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceGetCardPowerDomain(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16700,7 +17465,10 @@ CG_EXPORT ze_result_t zesPowerGetProperties(zes_pwr_handle_t hPower, zes_power_p
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesPowerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetProperties].real, memory_order_relaxed))(hPower, pProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesPowerGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16759,7 +17527,10 @@ CG_EXPORT ze_result_t zesPowerGetEnergyCounter(zes_pwr_handle_t hPower, zes_powe
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesPowerGetEnergyCounter) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyCounter].real, memory_order_relaxed))(hPower, pEnergy);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesPowerGetEnergyCounter(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16820,7 +17591,10 @@ CG_EXPORT ze_result_t zesPowerGetLimits(zes_pwr_handle_t hPower, zes_power_susta
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesPowerGetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimits].real, memory_order_relaxed))(hPower, pSustained, pBurst, pPeak);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesPowerGetLimits(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16881,7 +17655,10 @@ CG_EXPORT ze_result_t zesPowerSetLimits(zes_pwr_handle_t hPower, const zes_power
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesPowerSetLimits) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimits].real, memory_order_relaxed))(hPower, pSustained, pBurst, pPeak);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesPowerSetLimits(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16940,7 +17717,10 @@ CG_EXPORT ze_result_t zesPowerGetEnergyThreshold(zes_pwr_handle_t hPower, zes_en
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesPowerGetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetEnergyThreshold].real, memory_order_relaxed))(hPower, pThreshold);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesPowerGetEnergyThreshold(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -16999,7 +17779,10 @@ CG_EXPORT ze_result_t zesPowerSetEnergyThreshold(zes_pwr_handle_t hPower, double
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesPowerSetEnergyThreshold) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetEnergyThreshold].real, memory_order_relaxed))(hPower, threshold);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesPowerSetEnergyThreshold(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17059,7 +17842,10 @@ CG_EXPORT ze_result_t zesDeviceEnumPsus(zes_device_handle_t hDevice, uint32_t *p
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumPsus) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumPsus].real, memory_order_relaxed))(hDevice, pCount, phPsu);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceEnumPsus(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17118,7 +17904,10 @@ CG_EXPORT ze_result_t zesPsuGetProperties(zes_psu_handle_t hPsu, zes_psu_propert
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesPsuGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetProperties].real, memory_order_relaxed))(hPsu, pProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesPsuGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17177,7 +17966,10 @@ CG_EXPORT ze_result_t zesPsuGetState(zes_psu_handle_t hPsu, zes_psu_state_t *pSt
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesPsuGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesPsuGetState].real, memory_order_relaxed))(hPsu, pState);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesPsuGetState(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17237,7 +18029,10 @@ CG_EXPORT ze_result_t zesDeviceEnumRasErrorSets(zes_device_handle_t hDevice, uin
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumRasErrorSets) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumRasErrorSets].real, memory_order_relaxed))(hDevice, pCount, phRas);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceEnumRasErrorSets(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17296,7 +18091,10 @@ CG_EXPORT ze_result_t zesRasGetProperties(zes_ras_handle_t hRas, zes_ras_propert
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesRasGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetProperties].real, memory_order_relaxed))(hRas, pProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesRasGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17355,7 +18153,10 @@ CG_EXPORT ze_result_t zesRasGetConfig(zes_ras_handle_t hRas, zes_ras_config_t *p
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesRasGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetConfig].real, memory_order_relaxed))(hRas, pConfig);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesRasGetConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17414,7 +18215,10 @@ CG_EXPORT ze_result_t zesRasSetConfig(zes_ras_handle_t hRas, const zes_ras_confi
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesRasSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesRasSetConfig].real, memory_order_relaxed))(hRas, pConfig);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesRasSetConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17474,7 +18278,10 @@ CG_EXPORT ze_result_t zesRasGetState(zes_ras_handle_t hRas, ze_bool_t clear, zes
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesRasGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesRasGetState].real, memory_order_relaxed))(hRas, clear, pState);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesRasGetState(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17534,7 +18341,10 @@ CG_EXPORT ze_result_t zesDeviceEnumSchedulers(zes_device_handle_t hDevice, uint3
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumSchedulers) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumSchedulers].real, memory_order_relaxed))(hDevice, pCount, phScheduler);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceEnumSchedulers(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17593,7 +18403,10 @@ CG_EXPORT ze_result_t zesSchedulerGetProperties(zes_sched_handle_t hScheduler, z
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesSchedulerGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetProperties].real, memory_order_relaxed))(hScheduler, pProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesSchedulerGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17652,7 +18465,10 @@ CG_EXPORT ze_result_t zesSchedulerGetCurrentMode(zes_sched_handle_t hScheduler, 
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesSchedulerGetCurrentMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetCurrentMode].real, memory_order_relaxed))(hScheduler, pMode);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesSchedulerGetCurrentMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17712,7 +18528,10 @@ CG_EXPORT ze_result_t zesSchedulerGetTimeoutModeProperties(zes_sched_handle_t hS
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesSchedulerGetTimeoutModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties].real, memory_order_relaxed))(hScheduler, getDefaults, pConfig);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesSchedulerGetTimeoutModeProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17772,7 +18591,10 @@ CG_EXPORT ze_result_t zesSchedulerGetTimesliceModeProperties(zes_sched_handle_t 
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesSchedulerGetTimesliceModeProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties].real, memory_order_relaxed))(hScheduler, getDefaults, pConfig);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesSchedulerGetTimesliceModeProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17832,7 +18654,10 @@ CG_EXPORT ze_result_t zesSchedulerSetTimeoutMode(zes_sched_handle_t hScheduler, 
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesSchedulerSetTimeoutMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimeoutMode].real, memory_order_relaxed))(hScheduler, pProperties, pNeedReload);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesSchedulerSetTimeoutMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17892,7 +18717,10 @@ CG_EXPORT ze_result_t zesSchedulerSetTimesliceMode(zes_sched_handle_t hScheduler
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesSchedulerSetTimesliceMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetTimesliceMode].real, memory_order_relaxed))(hScheduler, pProperties, pNeedReload);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesSchedulerSetTimesliceMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -17951,7 +18779,10 @@ CG_EXPORT ze_result_t zesSchedulerSetExclusiveMode(zes_sched_handle_t hScheduler
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesSchedulerSetExclusiveMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetExclusiveMode].real, memory_order_relaxed))(hScheduler, pNeedReload);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesSchedulerSetExclusiveMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18010,7 +18841,10 @@ CG_EXPORT ze_result_t zesSchedulerSetComputeUnitDebugMode(zes_sched_handle_t hSc
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesSchedulerSetComputeUnitDebugMode) *)atomic_load_explicit(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode].real, memory_order_relaxed))(hScheduler, pNeedReload);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesSchedulerSetComputeUnitDebugMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18070,7 +18904,10 @@ CG_EXPORT ze_result_t zesDeviceEnumStandbyDomains(zes_device_handle_t hDevice, u
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumStandbyDomains) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumStandbyDomains].real, memory_order_relaxed))(hDevice, pCount, phStandby);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceEnumStandbyDomains(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18129,7 +18966,10 @@ CG_EXPORT ze_result_t zesStandbyGetProperties(zes_standby_handle_t hStandby, zes
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesStandbyGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetProperties].real, memory_order_relaxed))(hStandby, pProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesStandbyGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18188,7 +19028,10 @@ CG_EXPORT ze_result_t zesStandbyGetMode(zes_standby_handle_t hStandby, zes_stand
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesStandbyGetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbyGetMode].real, memory_order_relaxed))(hStandby, pMode);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesStandbyGetMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18247,7 +19090,10 @@ CG_EXPORT ze_result_t zesStandbySetMode(zes_standby_handle_t hStandby, zes_stand
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesStandbySetMode) *)atomic_load_explicit(&cgl_sites[CGL_zesStandbySetMode].real, memory_order_relaxed))(hStandby, mode);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesStandbySetMode(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18307,7 +19153,10 @@ CG_EXPORT ze_result_t zesDeviceEnumTemperatureSensors(zes_device_handle_t hDevic
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesDeviceEnumTemperatureSensors) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors].real, memory_order_relaxed))(hDevice, pCount, phTemperature);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesDeviceEnumTemperatureSensors(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18366,7 +19215,10 @@ CG_EXPORT ze_result_t zesTemperatureGetProperties(zes_temp_handle_t hTemperature
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesTemperatureGetProperties) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetProperties].real, memory_order_relaxed))(hTemperature, pProperties);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesTemperatureGetProperties(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18425,7 +19277,10 @@ CG_EXPORT ze_result_t zesTemperatureGetConfig(zes_temp_handle_t hTemperature, ze
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesTemperatureGetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetConfig].real, memory_order_relaxed))(hTemperature, pConfig);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesTemperatureGetConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18484,7 +19339,10 @@ CG_EXPORT ze_result_t zesTemperatureSetConfig(zes_temp_handle_t hTemperature, co
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesTemperatureSetConfig) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureSetConfig].real, memory_order_relaxed))(hTemperature, pConfig);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesTemperatureSetConfig(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18543,7 +19401,10 @@ CG_EXPORT ze_result_t zesTemperatureGetState(zes_temp_handle_t hTemperature, dou
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesTemperatureGetState) *)atomic_load_explicit(&cgl_sites[CGL_zesTemperatureGetState].real, memory_order_relaxed))(hTemperature, pTemperature);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesTemperatureGetState(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18603,7 +19464,10 @@ CG_EXPORT ze_result_t zesPowerGetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pC
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesPowerGetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerGetLimitsExt].real, memory_order_relaxed))(hPower, pCount, pSustained);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesPowerGetLimitsExt(cgl_s, cgl_code, cgl_ret);
         }
     }
@@ -18663,7 +19527,10 @@ CG_EXPORT ze_result_t zesPowerSetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pC
             cg_slot_enter(cgl_s, cgl_c);
             ze_result_t cgl_ret = ((__typeof__(zesPowerSetLimitsExt) *)atomic_load_explicit(&cgl_sites[CGL_zesPowerSetLimitsExt].real, memory_order_relaxed))(hPower, pCount, pSustained);
             int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) && CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
             return cgl_left_zesPowerSetLimitsExt(cgl_s, cgl_code, cgl_ret);
         }
     }
