@@ -144,6 +144,17 @@ static void exact_off(void)
     stats_off();
     must(cg_configure("CALLGUARD_TIMING", "sampled"), "CALLGUARD_TIMING=sampled");
 }
+/* A blocking site (cuLaunchKernel, a wait): sampled, and its peak inside counted. */
+static void blocking_on(void)
+{
+    must(cg_set_blocking("toyNop", 1, "bench_call row 2b"), "cg_set_blocking(1)");
+    stats_on();
+}
+static void blocking_off(void)
+{
+    stats_off();
+    must(cg_set_blocking("toyNop", 0, NULL), "cg_set_blocking(0)");
+}
 static void serialize_on(void) { must(cg_serialize("toyNop", "b", CG_SCOPE_PROCESS), "cg_serialize"); }
 static void serialize_off(void) { must(cg_serialize("toyNop", NULL, CG_SCOPE_PROCESS), "cg_serialize(NULL)"); }
 /* The timeline is configured once (main); the row pauses and resumes it. */
@@ -230,6 +241,14 @@ static row rows[] = {
      .off = stats_off,
      .max_added_ns = 5.0,
      .max_added_ir = 20},
+    /* A blocking site: the same call, clockless, with its peak inside (two atomic adds on the record). */
+    {.key = "blocking",
+     .label = "2b  blocking, sampled",
+     .base_label = "direct",
+     .base = loop_direct,
+     .cand = loop_guarded,
+     .on = blocking_on,
+     .off = blocking_off},
     /* CALLGUARD_TIMING=exact: two clock reads a call, as before issue 24. */
     {.key = "exact",
      .label = "2x statistics on (exact)",

@@ -410,8 +410,9 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
     f.threads = dom & ~CGI_DOM_ID;
     /* Peaks are exact where they matter and cheap to count: a serialized or
      * blocking site, whose lock or driver work dwarfs two atomic adds on one
-     * shared line (docs/report.md, "peak_inside"). The short paths count no
-     * peaks: one shared atomic per call is what their shards avoid. */
+     * shared line (docs/report.md, "peak_inside"). Of the short paths only
+     * a blocking site's (CGI_MODE_PEAKS) counts them: one shared atomic per
+     * call is what the others' shards avoid. */
     if (stats && (f.domain || atomic_load_explicit(&s->blocking, memory_order_relaxed))) f.peaks = c;
     f.scope = atomic_load_explicit(&s->scope, memory_order_relaxed);
 
@@ -479,6 +480,7 @@ enum {
     CGI_TOK_LEAN = 4,       /* thread state | 4: the GIL left, nothing counted */
     CGI_TOK_LEFT = 5,       /* thread state | 5: counted with the GIL left (this thread's slot) */
     CGI_TOK_NOTHING = 6,    /* nothing to undo (lean, the GIL not this thread's) */
+    CGI_TOK_PEAKS = 7,      /* slot | 7: CGI_TOK_COUNTED, and the site's peak inside counted (a blocking site) */
     CGI_TOK_TAG = 7
 };
 
@@ -498,10 +500,30 @@ __attribute__((noinline)) static void cgi_enter_watch(cgi_slot *slot)
     errno = saved;
 }
 
+/* CGI_MODE_PEAKS_PY with the GIL held: left, the call counted and its peak
+ * inside counted, which the slot says (cgi_leave_left takes it off). */
+__attribute__((noinline)) static uintptr_t cgi_enter_peaks_py(cg_site *s, cgi_slot *slot)
+{
+    void *ts = cgi_py.save();
+    cgi_enter_counted(s, slot);
+    slot->peaked = 1;
+    cgi_peak_in(&s->ctr->inside);
+    return (uintptr_t)ts | CGI_TOK_LEFT;
+}
+
 /* The modes after the commonest, out of line. */
 __attribute__((noinline)) static uintptr_t cgi_enter_other(cg_site *s, uint32_t mode)
 {
     if (mode == CGI_MODE_NONE) return 0; /* first: the general path pays least */
+    if (mode == CGI_MODE_PEAKS_PY) {
+        /* CGI_MODE_PEAKS (cg_enter), leaving CPython when this thread holds it. */
+        cgi_slot *slot = cgi_my_slot;
+        if (atomic_load_explicit(&slot->counters, memory_order_relaxed)) return 0;
+        if (cgi_py_holds()) return cgi_enter_peaks_py(s, slot);
+        cgi_enter_counted(s, slot);
+        cgi_peak_in(&s->ctr->inside);
+        return (uintptr_t)slot | CGI_TOK_PEAKS;
+    }
     if (mode == CGI_MODE_LEAN) {
         /* The interpreter not looked up when the mode was computed:
          * holds() looks it up; then the site gets the mode for it. */
@@ -566,6 +588,16 @@ uintptr_t cg_enter(cg_site *s)
         if (__builtin_expect(cgi_py_holds_shared(), 1)) return (uintptr_t)cgi_py.save() | CGI_TOK_LEAN;
         return CGI_TOK_NOTHING;
     }
+    if (mode == CGI_MODE_PEAKS) {
+        /* A blocking site (a launch, a compile, a wait): clockless as
+         * CGI_MODE_COUNTED, and its threads inside counted on the record,
+         * so that its peak is exact (docs/report.md, "peak_inside"). */
+        cgi_slot *slot = cgi_my_slot;
+        if (atomic_load_explicit(&slot->counters, memory_order_relaxed)) return 0;
+        cgi_enter_counted(s, slot);
+        cgi_peak_in(&s->ctr->inside);
+        return (uintptr_t)slot | CGI_TOK_PEAKS;
+    }
     if (mode == CGI_MODE_TIMED || mode == CGI_MODE_TRACED) {
         /* Here rather than in cgi_enter_other: every call of a run with
          * exact timing or a timeline (after the lean modes, which stay first). */
@@ -593,6 +625,10 @@ static void cgi_leave_left(void *ts, int code, int timed)
 {
     cgi_slot *slot = cgi_my_slot;
     cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
+    if (slot->peaked) {
+        slot->peaked = 0;
+        cgi_peak_out(&c->inside);
+    }
     if (code) cgi_count_code(slot, c, code);
     if (timed) {
         uint64_t ns = cgi_count_out(slot, c, atomic_load_explicit(&slot->entered, memory_order_relaxed));
@@ -617,6 +653,15 @@ __attribute__((noinline)) static void cgi_leave_other(uintptr_t tok, int code)
     case CGI_TOK_LEAN: cgi_py.restore(p); return;
     case CGI_TOK_LEFT: cgi_leave_left(p, code, 0); return;
     case CGI_TOK_LEFT_TIMED: cgi_leave_left(p, code, 1); return;
+    case CGI_TOK_PEAKS: {
+        /* (cg_leave takes a success itself.) */
+        cgi_slot *slot = p;
+        cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
+        cgi_peak_out(&c->inside);
+        if (code) cgi_count_code(slot, c, code);
+        cgi_leave_clockless(slot);
+        return;
+    }
     default: return; /* CGI_TOK_NOTHING */
     }
 }
@@ -634,6 +679,13 @@ void cg_leave(uintptr_t tok)
     if (((tok - CGI_TOK_LEAN) & CGI_TOK_TAG) == 0) {
         /* The lean path's re-entry (CPython keeps errno across it). */
         cgi_py.restore((void *)(tok & ~(uintptr_t)CGI_TOK_TAG));
+        return;
+    }
+    if ((tok & CGI_TOK_TAG) == CGI_TOK_PEAKS) {
+        /* A blocking site's successful call: its peak, then as a clockless call. */
+        cgi_slot *slot = (cgi_slot *)(tok - CGI_TOK_PEAKS);
+        cgi_peak_out(&atomic_load_explicit(&slot->counters, memory_order_relaxed)->inside);
+        cgi_leave_clockless(slot);
         return;
     }
     if (((tok - CGI_TOK_TIMED) & CGI_TOK_TAG) == 0) {

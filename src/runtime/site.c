@@ -57,14 +57,23 @@ uint32_t cgi_mode_lean(void)
 static uint32_t cgi_site_mode(const cg_site *s, int path)
 {
     if (!atomic_load(&s->real) || atomic_load(&s->domain)) return CGI_MODE_NONE;
-    /* A blocking site's counted calls count its peaks, which only the
-     * general path does (call.c): its calls last far longer than that path. */
-    if (path != CGI_PATH_PY && atomic_load(&s->blocking)) return CGI_MODE_NONE;
+    int exact = atomic_load(&cgi_cfg.timing) == CGI_TIMING_EXACT;
+    int watch = atomic_load(&cgi_cfg.hang_ns) && atomic_load(&cgi_cfg.adapter);
     /* The counted mode: clockless unless exact timing is asked for; with
      * hang reports and a runtime, noting at entry whether it is held. */
-    uint32_t counted = atomic_load(&cgi_cfg.timing) == CGI_TIMING_EXACT                 ? CGI_MODE_TIMED
-                       : atomic_load(&cgi_cfg.hang_ns) && atomic_load(&cgi_cfg.adapter) ? CGI_MODE_WATCH
-                                                                                        : CGI_MODE_COUNTED;
+    uint32_t counted = exact ? CGI_MODE_TIMED : watch ? CGI_MODE_WATCH : CGI_MODE_COUNTED;
+    if (path != CGI_PATH_PY && atomic_load(&s->blocking)) {
+        /* A blocking site's calls count its peak inside, exactly. Sampled
+         * and without hang reports, on a short path (no clock, two atomic
+         * adds); else the general path, which also times them. */
+        if (exact || watch) return CGI_MODE_NONE;
+        switch (path) {
+        case CGI_PATH_COUNTED:
+        case CGI_PATH_DETECT: return CGI_MODE_PEAKS;
+        case CGI_PATH_COUNTED_PY: return cgi_site_wants_leave(s) ? CGI_MODE_PEAKS_PY : CGI_MODE_PEAKS;
+        }
+        return CGI_MODE_NONE;
+    }
     switch (path) {
     case CGI_PATH_COUNTED: return counted;
     case CGI_PATH_TRACED: return CGI_MODE_TRACED;

@@ -56,8 +56,11 @@ enum {
     CGI_MODE_COUNTED_PY = 5,            /* CGI_PATH_COUNTED_PY, the site leaves CPython */
     CGI_MODE_LEAN_PT = 6,               /* CGI_MODE_LEAN, the interpreter known to keep its thread state per thread */
     CGI_MODE_LEAN_SH = 7,               /* CGI_MODE_LEAN, the interpreter known to keep one for the process (<= 3.11) */
-    CGI_MODE_WATCH = 8                  /* CGI_MODE_COUNTED with hang reports on and an adapter: the entry notes
+    CGI_MODE_WATCH = 8,                 /* CGI_MODE_COUNTED with hang reports on and an adapter: the entry notes
                                          * whether the runtime is held, and the Python line */
+    CGI_MODE_PEAKS = 9,                 /* CGI_MODE_COUNTED for a blocking site: clockless, and its peak
+                                         * inside counted exactly (two atomic adds on the record) */
+    CGI_MODE_PEAKS_PY = 10              /* CGI_MODE_COUNTED_PY for a blocking site, the same way */
 };
 /* The lean mode for the interpreter as far as it is known (python.h): a
  * looked-up interpreter never changes, so LEAN_PT and LEAN_SH mean LEAN and

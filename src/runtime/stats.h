@@ -72,9 +72,10 @@
  * errors: results that are failures; states: results that report a state
  * (the policy's `states`, e.g. ZE_RESULT_NOT_READY). A success is neither.
  * inside, waiting: threads in the driver call, and waiting for the site's
- * domain lock, now and at most at once. Counted only on the general path
- * of a site that is blocking or serialized (call.c), where a compile or a
- * lock dwarfs two atomic adds; a peak of 0 there means not measured. */
+ * domain lock, now and at most at once. Counted only for a site that is
+ * blocking or serialized (call.c: the general path, and a blocking site's
+ * short path), where a compile, a wait or a lock dwarfs two atomic adds; a
+ * peak of 0 there means not measured. */
 typedef struct cg_counters {
     _Atomic uint64_t calls, total_ns, errors, states, nested, max_ns, lock_wait_ns, stalls, stall_ns;
     cgi_peak inside, waiting;
@@ -265,7 +266,8 @@ typedef struct cgi_slot {
     uint32_t shard_off;            /* this thread's shard of every record: byte offset from shard[0] */
     uint32_t owned;                /* 1: that shard is this thread's alone (else it counts atomically) */
     uint32_t calls_off;            /* owned: from a record's counters to its shard's calls (the wrapper's cg_slot) */
-    char pad0[64 - 48 - 8];
+    uint32_t peaked;               /* 1: the call in flight counts its site's peak inside (CGI_MODE_PEAKS_PY) */
+    char pad0[64 - 48 - 12];
     /* second line */
     _Atomic uint64_t mark;       /* seq of a call the watchdog found as long as a stall; 0: none */
     _Atomic uint64_t where_seq;  /* seq of the call whose Python line py_file, py_line hold */

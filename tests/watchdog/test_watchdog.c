@@ -7,6 +7,7 @@
 #include "cgtest.h"
 
 #include <callguard/callguard.h>
+#include <callguard/layer.h>
 #include <dirent.h>
 #include <pthread.h>
 #include <signal.h>
@@ -273,7 +274,67 @@ static int test_watchdog_keeps_no_process_alive(int argc, char **argv)
     return 0;
 }
 
+/* Inside a blocking call: did it read the clock (the general path), and
+ * are both threads inside at once (a barrier of two in the driver)? */
+static pthread_barrier_t inside_both;
+static _Atomic int timed_seen;
+static void TOY_APICALL meet_callback(toy_device_t device, void *user)
+{
+    (void)device, (void)user;
+    if (cg_my_slot->cg_timed) atomic_store(&timed_seen, 1);
+    pthread_barrier_wait(&inside_both);
+}
+
+static void TOY_APICALL no_callback(toy_device_t device, void *user) { (void)device, (void)user; }
+
+static void *blocking_caller(void *arg)
+{
+    (void)arg;
+    toyNop(0); /* the thread's first counted call claims its slot (the general path) */
+    for (int i = 0; i < 50; i++)
+        toyRunCallback(dev(0), meet_callback, NULL);
+    return NULL;
+}
+
+/* A blocking site (a launch, a compile, a wait) sampled: no clock per call
+ * (the slot's call is not timed), yet its peak inside exact: two threads
+ * meeting inside the driver 50 times make a peak of exactly 2, counted
+ * and detected alike; with exact timing the general path reads the clock. */
+static int test_blocking_sites_sampled_read_no_clock_and_count_exact_peaks(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    CHECK(cg_set_blocking("toyRunCallback", 1, "the test's barrier") == CG_OK);
+    CHECK(cg_stats_enable(1) == CG_OK);
+    CHECK(toyRunCallback(dev(0), no_callback, NULL) == TOY_SUCCESS); /* resolved: its mode is computed */
+    static const char *const timing[] = {"sampled", "sampled", "exact"};
+    for (int round = 0; round < 3; round++) {
+        CHECK(cg_configure("CALLGUARD_TIMING", timing[round]) == CG_OK);
+        /* The second round with an adapter that only detects (CGI_PATH_DETECT). */
+        CHECK(cg_set_adapter(round == 1 ? &holding_adapter : NULL, CG_ADAPTER_DETECT) == CG_OK);
+        CHECK(cg_reset_stats() == CG_OK);
+        atomic_store(&timed_seen, 0);
+        CHECK(pthread_barrier_init(&inside_both, NULL, 2) == 0);
+        pthread_t t[2];
+        for (int i = 0; i < 2; i++)
+            CHECK(pthread_create(&t[i], NULL, blocking_caller, NULL) == 0);
+        for (int i = 0; i < 2; i++)
+            pthread_join(t[i], NULL);
+        pthread_barrier_destroy(&inside_both);
+        cg_site_stats s;
+        CHECK(cg_get_stats("toyRunCallback", &s) == CG_OK);
+        CHECKF(s.calls == 100 && s.peak_inside == 2, "%s timing, round %d: %lu calls, peak inside %u, expected 100, 2",
+               timing[round], round, (unsigned long)s.calls, s.peak_inside);
+        int exact = round == 2;
+        CHECKF(atomic_load(&timed_seen) == exact, "%s timing: a blocking call %s the clock", timing[round],
+               exact ? "did not read" : "read");
+    }
+    CHECK(cg_set_adapter(NULL, CG_ADAPTER_DETECT) == CG_OK);
+    return 0;
+}
+
 const cgtest_case cgtest_cases[] = {
+    {"blocking_sites_sampled_read_no_clock_and_count_exact_peaks",
+     test_blocking_sites_sampled_read_no_clock_and_count_exact_peaks},
     {"watchdog_keeps_no_process_alive", test_watchdog_keeps_no_process_alive},
     {"forked_child_starts_its_own_watchdog", test_forked_child_starts_its_own_watchdog},
     {"counts_stay_exact_with_64_threads_on_the_clockless_path",
