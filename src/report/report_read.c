@@ -365,6 +365,89 @@ static void cgi_link_in_flight(cgi_stats_region *r, const cgi_read_flight *names
     }
 }
 
+/* One call of a hang report, as cgi_json_timing_and_hang wrote it. */
+static void cgi_read_hang_call(cgi_json *j, cgi_hang_call *e)
+{
+    memset(e, 0, sizeof *e);
+    if (!cgi_lex_expect(j, '{')) return;
+    do {
+        char key[24], lock[CGI_DOMAIN_NAME_MAX];
+        int64_t v = 0;
+        uint64_t u;
+        if (!cgi_lex_str(j, key, sizeof key) || !cgi_lex_expect(j, ':')) return;
+        if (strcmp(key, "api") == 0)
+            cgi_lex_str(j, e->api, sizeof e->api);
+        else if (strcmp(key, "name") == 0)
+            cgi_lex_str(j, e->name, sizeof e->name);
+        else if (strcmp(key, "thread") == 0)
+            cgi_lex_str(j, e->thread, sizeof e->thread);
+        else if (strcmp(key, "tid") == 0 && cgi_lex_num(j, &v))
+            e->tid = (int32_t)v;
+        else if (strcmp(key, "age_ns") == 0 && cgi_lex_count(j, key, &u))
+            e->age_ns = u;
+        else if (strcmp(key, "runtime") == 0) {
+            if (!cgi_lex_word(j, "null")) e->held = cgi_lex_str(j, e->runtime, sizeof e->runtime) != 0;
+        } else if (strcmp(key, "waits_for_lock") == 0) {
+            if (!cgi_lex_word(j, "null") && cgi_lex_str(j, lock, sizeof lock)) {
+                e->waiting = 1;
+                if (strcmp(lock, "(a handle lock)") != 0) memcpy(e->domain, lock, sizeof e->domain);
+            }
+        } else if (strcmp(key, "lock_held_by") == 0) {
+            if (!cgi_lex_word(j, "null") && cgi_lex_num(j, &v)) e->holder_tid = (int32_t)v;
+        } else if (strcmp(key, "python") == 0) {
+            if (cgi_lex_word(j, "null")) continue;
+            if (!cgi_lex_expect(j, '{')) return;
+            do {
+                char pk[8];
+                if (!cgi_lex_str(j, pk, sizeof pk) || !cgi_lex_expect(j, ':')) return;
+                if (strcmp(pk, "file") == 0)
+                    cgi_lex_str(j, e->py_file, sizeof e->py_file);
+                else if (strcmp(pk, "line") == 0 && cgi_lex_num(j, &v))
+                    e->py_line = (int32_t)v;
+                else
+                    cgi_lex_skip(j);
+            } while (!j->err && cgi_lex_lit(j, ','));
+            cgi_lex_expect(j, '}');
+        } else
+            cgi_lex_skip(j);
+    } while (!j->err && cgi_lex_lit(j, ','));
+    cgi_lex_expect(j, '}');
+}
+
+/* "hang": null, or the last hang report of the process (docs/report.md,
+ * "Hangs"); calls past CGI_HANG_MAX_CALLS are read and dropped. */
+static void cgi_read_hang(cgi_json *j, cgi_hang_page *pg)
+{
+    if (cgi_lex_word(j, "null")) return;
+    if (!cgi_lex_expect(j, '{')) return;
+    do {
+        char key[16];
+        uint64_t u;
+        if (!cgi_lex_str(j, key, sizeof key) || !cgi_lex_expect(j, ':')) return;
+        if (strcmp(key, "reports") == 0 && cgi_lex_count(j, key, &u))
+            atomic_store(&pg->reports, u);
+        else if (strcmp(key, "at_ns") == 0 && cgi_lex_count(j, key, &u))
+            pg->at_ns = u;
+        else if (strcmp(key, "hang_ms") == 0 && cgi_lex_count(j, key, &u))
+            pg->hang_ns = u < UINT64_MAX / 1000000u ? u * 1000000u : UINT64_MAX;
+        else if (strcmp(key, "over") == 0)
+            pg->over = cgi_lex_word(j, "true") ? 1 : (cgi_lex_word(j, "false"), 0);
+        else if (strcmp(key, "calls") == 0) {
+            if (!cgi_lex_expect(j, '[')) return;
+            if (!cgi_lex_lit(j, ']')) {
+                do {
+                    cgi_hang_call tmp;
+                    cgi_read_hang_call(j, pg->ncalls < CGI_HANG_MAX_CALLS ? &pg->call[pg->ncalls] : &tmp);
+                    if (!j->err && pg->ncalls < CGI_HANG_MAX_CALLS) pg->ncalls++;
+                } while (!j->err && cgi_lex_lit(j, ','));
+                cgi_lex_expect(j, ']');
+            }
+        } else
+            cgi_lex_skip(j);
+    } while (!j->err && cgi_lex_lit(j, ','));
+    cgi_lex_expect(j, '}');
+}
+
 /* "rank" or "local_rank": null, or a whole number up to CGI_RANK_MAX (a
  * launcher's rank is at most 9 digits: launcher.h). */
 static void cgi_read_rank(cgi_json *j, const char *key, cgi_stats_header *h)
@@ -486,6 +569,8 @@ static void cgi_read_process_into(cgi_json *j, cgi_proc_view *v, cgi_stats_regio
             char how[16];
             if (cgi_lex_str(j, how, sizeof how))
                 atomic_store(&r->h.timing, strcmp(how, "exact") == 0 ? CGI_TIMING_EXACT : CGI_TIMING_SAMPLED);
+        } else if (strcmp(key, "hang") == 0) {
+            cgi_read_hang(j, &r->hang);
         } else if (strcmp(key, "in_flight_unknown_threads") == 0) {
             if (cgi_lex_count(j, key, &u)) atomic_store(&r->h.threads_unslotted, (uint32_t)u);
         } else
@@ -513,6 +598,7 @@ static void cgi_read_process(cgi_json *j, cgi_proc_view *v, cgi_scratch *sc)
     memset(r->stall, 0, sizeof r->stall);
     memset(r->violation, 0, sizeof r->violation);
     memset(r->quirk, 0, sizeof r->quirk);
+    memset(&r->hang, 0, offsetof(cgi_hang_page, call)); /* its calls are cleared as they are read */
     memset(r->slot, 0, (sc->nslots < CGI_STATS_MAX_SLOTS ? sc->nslots + 1 : CGI_STATS_MAX_SLOTS) * sizeof r->slot[0]);
     sc->nslots = CGI_STATS_MAX_SLOTS; /* until the process is read: an error may leave any number written */
     *v = (cgi_proc_view){.region = r, .have_exit = 1};

@@ -105,6 +105,15 @@ def hang_report_is_in_the_report_of_a_run_stopped_by_a_signal():
     calls = hangs[0]["calls"]
     check(len(calls) == 1 and calls[0]["name"] == "clWaitForEvents" and calls[0]["runtime"] == "cpython", calls)
     check(calls[0]["python"] == {"file": HANG, "line": 23}, calls)
+    # Read back (`callguard report`): the saved report keeps the hang, in JSON and in the table.
+    again = os.path.join(TMP, "again.json")
+    r = subprocess.run([CG, "report", "--json", again, path], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, r.stderr)
+    back = [p["hang"] for p in json.load(open(again))["processes"] if p.get("hang")]
+    check(back == hangs, "read back: %s, written: %s" % (back, hangs))
+    r = subprocess.run([CG, "report", path], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0 and "hang reported 1 time" in r.stdout and "cl_hang.py:23" in r.stdout,
+          r.stdout + r.stderr)
 
 
 def hang_reports_are_off_by_default():
