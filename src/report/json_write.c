@@ -189,7 +189,14 @@ static void cgi_json_timing_and_hang(FILE *out, const cgi_stats_region *r)
             fputs("null}", out);
         }
     }
-    fprintf(out, "%s]}", n ? "\n     " : "");
+    fprintf(out, "%s],\n      \"waiting_for_runtime\": [", n ? "\n     " : "");
+    uint32_t nw = pg->nwaiters < CGI_HANG_MAX_WAITERS ? pg->nwaiters : CGI_HANG_MAX_WAITERS;
+    for (uint32_t i = 0; i < nw; i++) {
+        fprintf(out, "%s{\"tid\": %d, \"thread\": ", i ? ", " : "", pg->waiter[i].tid);
+        cgi_json_str(out, pg->waiter[i].thread);
+        fputs(", \"runtime\": \"cpython\"}", out);
+    }
+    fputs("]}", out);
 }
 
 /* ---- quirks matched, applied or not ------------------------------------------------ */

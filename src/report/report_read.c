@@ -421,7 +421,7 @@ static void cgi_read_hang(cgi_json *j, cgi_hang_page *pg)
     if (cgi_lex_word(j, "null")) return;
     if (!cgi_lex_expect(j, '{')) return;
     do {
-        char key[16];
+        char key[24];
         uint64_t u;
         if (!cgi_lex_str(j, key, sizeof key) || !cgi_lex_expect(j, ':')) return;
         if (strcmp(key, "reports") == 0 && cgi_lex_count(j, key, &u))
@@ -432,7 +432,30 @@ static void cgi_read_hang(cgi_json *j, cgi_hang_page *pg)
             pg->hang_ns = u < UINT64_MAX / 1000000u ? u * 1000000u : UINT64_MAX;
         else if (strcmp(key, "over") == 0)
             pg->over = cgi_lex_word(j, "true") ? 1 : (cgi_lex_word(j, "false"), 0);
-        else if (strcmp(key, "calls") == 0) {
+        else if (strcmp(key, "waiting_for_runtime") == 0) {
+            if (!cgi_lex_expect(j, '[')) return;
+            if (!cgi_lex_lit(j, ']')) {
+                do {
+                    cgi_hang_waiter tmp, *w = pg->nwaiters < CGI_HANG_MAX_WAITERS ? &pg->waiter[pg->nwaiters] : &tmp;
+                    memset(w, 0, sizeof *w);
+                    if (!cgi_lex_expect(j, '{')) return;
+                    do {
+                        char wk[8];
+                        int64_t v = 0;
+                        if (!cgi_lex_str(j, wk, sizeof wk) || !cgi_lex_expect(j, ':')) return;
+                        if (strcmp(wk, "tid") == 0 && cgi_lex_num(j, &v))
+                            w->tid = (int32_t)v;
+                        else if (strcmp(wk, "thread") == 0)
+                            cgi_lex_str(j, w->thread, sizeof w->thread);
+                        else
+                            cgi_lex_skip(j);
+                    } while (!j->err && cgi_lex_lit(j, ','));
+                    cgi_lex_expect(j, '}');
+                    if (!j->err && pg->nwaiters < CGI_HANG_MAX_WAITERS) pg->nwaiters++;
+                } while (!j->err && cgi_lex_lit(j, ','));
+                cgi_lex_expect(j, ']');
+            }
+        } else if (strcmp(key, "calls") == 0) {
             if (!cgi_lex_expect(j, '[')) return;
             if (!cgi_lex_lit(j, ']')) {
                 do {

@@ -98,6 +98,9 @@ static void cgi_stats_sanitize(cgi_stats_region *r)
     }
     cgi_hang_page *pg = &r->hang;
     if (pg->ncalls > CGI_HANG_MAX_CALLS) pg->ncalls = CGI_HANG_MAX_CALLS;
+    if (pg->nwaiters > CGI_HANG_MAX_WAITERS) pg->nwaiters = CGI_HANG_MAX_WAITERS;
+    for (unsigned i = 0; i < pg->nwaiters; i++)
+        cgi_fix_str(pg->waiter[i].thread, sizeof pg->waiter[i].thread);
     for (unsigned i = 0; i < pg->ncalls; i++) {
         cgi_hang_call *e = &pg->call[i];
         cgi_fix_str(e->thread, sizeof e->thread);

@@ -328,6 +328,11 @@ static void cgi_text_hang(FILE *out, const cgi_stats_region *r)
         }
         fputc('\n', out);
     }
+    for (uint32_t i = 0; i < pg->nwaiters && i < CGI_HANG_MAX_WAITERS; i++) {
+        fprintf(out, "    tid %d ", pg->waiter[i].tid);
+        CGI_TEXT_FIELD(out, pg->waiter[i].thread);
+        fputs(": in no guarded call, waits for the GIL (cpython)\n", out);
+    }
 }
 
 /* The stalls, worst first, and what to do about them. */

@@ -11,6 +11,7 @@
 #include "python.h"
 
 #include <dlfcn.h>
+#include <link.h>
 
 cgi_py_api cgi_py;
 static pthread_once_t py_once = PTHREAD_ONCE_INIT;
@@ -31,6 +32,15 @@ static void cgi_py_lookup(void)
     if (!cgi_py.unchecked_get) *(void **)&cgi_py.unchecked_get = cgi_py_sym("_PyThreadState_UncheckedGet");
     *(void **)&cgi_py.save = cgi_py_sym("PyEval_SaveThread");
     *(void **)&cgi_py.restore = cgi_py_sym("PyEval_RestoreThread");
+    /* Looked up here, on a thread making a guarded call: the watchdog must
+     * never take the loader's lock (a hang may be a thread holding it). */
+    void *rt = cgi_py_sym("_PyRuntime");
+    Dl_info info;
+    const ElfW(Sym) *sym = NULL;
+    if (rt && dladdr1(rt, &info, (void **)&sym, RTLD_DL_SYMENT) && sym && sym->st_size) {
+        cgi_py.runtime_lo = (uintptr_t)rt;
+        cgi_py.runtime_hi = (uintptr_t)rt + sym->st_size;
+    }
     int st = CGI_PY_ABSENT;
     if (cgi_py.is_initialized && cgi_py.unchecked_get && cgi_py.save && cgi_py.restore) {
         /* 3.12 made the current thread state thread-local (_Py_tss_tstate);

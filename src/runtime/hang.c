@@ -16,7 +16,12 @@
 #include "stats.h"
 #include "watchdog.h"
 
+#include "python.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static char cgi_hang_buf[CGI_HANG_MAX_CALLS * 700 + 1024];
@@ -91,6 +96,76 @@ static int cgi_hang_fill(cgi_hang_call *e, const cgi_wd_call *v, const cg_adapte
     return 1;
 }
 
+/* Reads a small /proc file into buf (NUL-terminated); its length, or -1. */
+static ssize_t cgi_hang_read(const char *path, char *buf, size_t size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n = read(fd, buf, size - 1);
+    close(fd);
+    if (n < 0) return -1;
+    buf[n] = '\0';
+    return n;
+}
+
+/* Is thread `tid` asleep on a futex inside the interpreter's runtime state
+ * (the GIL's mutex or condition: python.h)? From its system call as the
+ * kernel shows it ("202 0xADDR ..." on x86-64). */
+static int cgi_hang_waits_for_gil(long tid)
+{
+#ifdef SYS_futex
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/syscall", tid);
+    if (cgi_hang_read(path, buf, sizeof buf) <= 0) return 0;
+    char *end;
+    long nr = strtol(buf, &end, 10);
+    if (end == buf || nr != SYS_futex) return 0;
+    uintptr_t addr = (uintptr_t)strtoull(end, NULL, 16);
+    return addr >= cgi_py.runtime_lo && addr < cgi_py.runtime_hi;
+#else
+    (void)tid;
+    return 0;
+#endif
+}
+
+/* The other side of a hang under CPython: threads in no guarded call that
+ * wait for the GIL (a thread holding it is stuck in a call; one that
+ * needs it, in a callback or Python code, waits). Read from /proc with
+ * open, read and getdents64 alone: no allocation, no loader lock. */
+static unsigned cgi_hang_waiters(cgi_hang_page *pg, const cg_adapter *ad)
+{
+    if (ad != &cgi_cpython_adapter || !cgi_py.runtime_hi) return 0;
+    int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0) return 0;
+    long me = syscall(SYS_gettid);
+    unsigned n = 0;
+    char ents[4096];
+    long got;
+    while (n < CGI_HANG_MAX_WAITERS && (got = syscall(SYS_getdents64, dir, ents, sizeof ents)) > 0) {
+        for (long off = 0; off < got && n < CGI_HANG_MAX_WAITERS;) {
+            /* struct linux_dirent64: ino (8), off (8), reclen (2), type (1), name */
+            unsigned short reclen;
+            memcpy(&reclen, ents + off + 16, sizeof reclen);
+            const char *name = ents + off + 19;
+            off += reclen ? reclen : got;
+            long tid = strtol(name, NULL, 10);
+            if (tid <= 0 || tid == me) continue;
+            int in_call = 0;
+            for (unsigned i = 0; i < pg->ncalls && !in_call; i++)
+                in_call = pg->call[i].tid == tid;
+            if (in_call || !cgi_hang_waits_for_gil(tid)) continue;
+            cgi_hang_waiter *w = &pg->waiter[n++];
+            memset(w, 0, sizeof *w);
+            w->tid = (int32_t)tid;
+            char path[64];
+            snprintf(path, sizeof path, "/proc/self/task/%ld/comm", tid);
+            if (cgi_hang_read(path, w->thread, sizeof w->thread) > 0) w->thread[strcspn(w->thread, "\n")] = '\0';
+        }
+    }
+    close(dir);
+    return n;
+}
+
 void cgi_hang_report(const cgi_wd_call *v, unsigned n, uint64_t now_ns)
 {
     cgi_hang_page *pg = &cgi_stats->hang;
@@ -112,6 +187,7 @@ void cgi_hang_report(const cgi_wd_call *v, unsigned n, uint64_t now_ns)
             }
     }
     pg->ncalls = k;
+    pg->nwaiters = cgi_hang_waiters(pg, ad);
     pg->at_ns = now_ns;
     pg->hang_ns = hang;
     pg->over = 0;
@@ -146,6 +222,9 @@ void cgi_hang_report(const cgi_wd_call *v, unsigned n, uint64_t now_ns)
         cgi_hang_line("  tid %d \"%s\": %s %s, %lu ms%s", e->tid, e->thread, e->api, e->name,
                       (unsigned long)(e->age_ns / 1000000u), what);
     }
+    for (unsigned i = 0; i < pg->nwaiters; i++)
+        cgi_hang_line("  tid %d \"%s\": in no guarded call, waits for the GIL (cpython)", pg->waiter[i].tid,
+                      pg->waiter[i].thread);
     cgi_hang_line("end");
     cgi_hang_write();
 }

@@ -28,6 +28,11 @@ typedef struct cgi_py_api {
     void *(*unchecked_get)(void);     /* PyThreadState_GetUnchecked / _PyThreadState_UncheckedGet */
     void *(*save)(void);              /* PyEval_SaveThread */
     void (*restore)(void *);          /* PyEval_RestoreThread */
+    /* Where _PyRuntime lies ([lo, hi), 0 when unknown): the GIL's mutex and
+     * condition live in it (3.11 and before in its ceval state, 3.12+ in
+     * the main interpreter's, which it holds), so a thread asleep on a
+     * futex there waits for the GIL (hang reports, hang.c). */
+    uintptr_t runtime_lo, runtime_hi;
 } cgi_py_api;
 CGI_HIDDEN extern cgi_py_api cgi_py;
 CGI_HIDDEN int cgi_py_holds_slow(void);

@@ -349,6 +349,12 @@ typedef struct cgi_hang_call {
     char runtime[16];
     char py_file[280]; /* "" when not known */
 } cgi_hang_call;
+/* A thread in no guarded call asleep on the runtime's lock (CPython's GIL). */
+#define CGI_HANG_MAX_WAITERS 8
+typedef struct cgi_hang_waiter {
+    int32_t tid;
+    char thread[16];
+} cgi_hang_waiter;
 typedef struct cgi_hang_page {
     _Atomic uint32_t gen;
     uint32_t ncalls;
@@ -356,7 +362,9 @@ typedef struct cgi_hang_page {
     uint64_t at_ns;           /* the last one, since start-up */
     uint64_t hang_ns;         /* CALLGUARD_HANG_MS then */
     uint32_t over;            /* 1: the calls reported returned since */
-    char pad[512 - 36];
+    uint32_t nwaiters;        /* threads in no guarded call found waiting for the runtime (the GIL) */
+    cgi_hang_waiter waiter[CGI_HANG_MAX_WAITERS];
+    char pad[512 - 40 - CGI_HANG_MAX_WAITERS * sizeof(cgi_hang_waiter)];
     cgi_hang_call call[CGI_HANG_MAX_CALLS];
 } cgi_hang_page;
 
