@@ -162,7 +162,7 @@ static int test_loaded_layers_describe_themselves(int argc, char **argv)
     CHECK(strcmp(l[0].api, "toy") == 0 && strcmp(l[0].prefixes, "toy") == 0);
     CHECK(strcmp(l[0].soname, "libcgtoy.so") == 0 && strcmp(l[0].library_env, "CALLGUARD_TOY_LIBRARY") == 0);
     CHECK(l[0].library_path && strstr(l[0].library_path, "libcgtoy.so") && strstr(l[0].header, "toy.h"));
-    CHECKF(strstr(l[0].path, "/libcallguard_toy.so") && !l[0].shim && l[0].nsites == 16, "%s shim %d sites %u",
+    CHECKF(strstr(l[0].path, "/libcallguard_toy.so") && !l[0].shim && l[0].nsites == 17, "%s shim %d sites %u",
            l[0].path, l[0].shim, l[0].nsites);
     return 0;
 }

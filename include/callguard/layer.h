@@ -93,7 +93,10 @@ extern "C" {
  * CG_MODE_COUNTED: cg_slot_inline, cg_slot_enter, cg_slot_leave); the
  * mode's values below are ABI.
  * 9: the wrapper counts a site's first state itself (cg_slot_state,
- * CG_COUNTERS_TO_STATE, CG_CALLS_TO_STATES, CG_CALLS_TO_CODE0). */
+ * CG_COUNTERS_TO_STATE, CG_CALLS_TO_STATES, CG_CALLS_TO_CODE0); the
+ * layer's short path makes a blocking site's counted call itself, its
+ * threads inside counted (cg_site gains `peaks`; cg_peak_in, cg_peak_out,
+ * CG_COUNTERS_TO_INSIDE); the slot's stall mark is on its first line. */
 #define CG_LAYER_ABI 9
 
 #define CG_EXPORT __attribute__((visibility("default")))
@@ -155,6 +158,11 @@ typedef struct cg_site {
      * (ctr) when its mode is CG_MODE_COUNTED, else NULL. Read by the
      * wrapper's plain counted call (cg_site_counted). */
     struct cg_counters *_Atomic counted;
+    /* filled in by the runtime with `mode`: the site's statistics record
+     * when its calls are counted as plain ones plus its threads inside (a
+     * blocking site: its exact peak), else NULL. Read by the layer's short
+     * path (cgl_sl_<name>, cg_site_peaks) before cg_enter. */
+    struct cg_counters *_Atomic peaks;
 } cg_site;
 
 /* Default policy of one site, as the generator wrote it. */
@@ -283,11 +291,10 @@ typedef struct cg_slot {
      * this thread alone (with release: the watchdog reads it), so read plainly. */
     struct cg_counters *counters;
     _Atomic uint64_t seq; /* the thread's guarded calls: the number of the one in flight */
-    uint64_t cg_entered, cg_held_seq;
+    uint64_t cg_entered;
+    _Atomic uint64_t mark; /* the watchdog's stall mark; 0: none */
     uint32_t cg_timed, cg_shard_off, cg_owned;
     uint32_t calls_off; /* from a site's counters to this thread's count of its calls, in bytes */
-    char cg_pad[8];
-    _Atomic uint64_t mark; /* the watchdog's stall mark (second cache line); 0: none */
 } cg_slot;
 extern __thread cg_slot *cg_my_slot __attribute__((tls_model("initial-exec")));
 
@@ -313,6 +320,31 @@ static inline void cg_own_inc(_Atomic uint64_t *v)
 static inline struct cg_counters *cg_site_counted(cg_site *site)
 {
     return atomic_load_explicit(&site->counted, memory_order_acquire);
+}
+
+/* The site's record when its call is a plain counted one with its threads
+ * inside counted (a blocking site), else NULL. */
+static inline struct cg_counters *cg_site_peaks(cg_site *site)
+{
+    return atomic_load_explicit(&site->peaks, memory_order_acquire);
+}
+
+/* A site's threads inside its driver call now, and at most at once (two
+ * uint32_t), CG_COUNTERS_TO_INSIDE bytes from its counters: a blocking
+ * site's calls add themselves on the way in and take themselves off on the
+ * way out, so that the peak is exact (docs/report.md, "peak_inside"). */
+#define CG_COUNTERS_TO_INSIDE 72
+static inline void cg_peak_in(struct cg_counters *c)
+{
+    _Atomic uint32_t *now = (_Atomic uint32_t *)((char *)c + CG_COUNTERS_TO_INSIDE), *peak = now + 1;
+    uint32_t n = atomic_fetch_add_explicit(now, 1, memory_order_relaxed) + 1;
+    uint32_t max = atomic_load_explicit(peak, memory_order_relaxed);
+    while (n > max &&
+           !atomic_compare_exchange_weak_explicit(peak, &max, n, memory_order_relaxed, memory_order_relaxed)) {}
+}
+static inline void cg_peak_out(struct cg_counters *c)
+{
+    atomic_fetch_sub_explicit((_Atomic uint32_t *)((char *)c + CG_COUNTERS_TO_INSIDE), 1, memory_order_relaxed);
 }
 
 /* Is the thread in no guarded call, with a slot and counts of its own? */

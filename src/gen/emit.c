@@ -337,6 +337,47 @@ static void emit_rules(FILE *out, const gen_func *f)
     fputs("};\n", out);
 }
 
+/* The plain counted call (layer.h, cg_site_counted), made by the layer
+ * itself with no call into libcallguard on its way: in the wrapper for a
+ * site that `getter` gives a record to count into; with `peaks`, in the
+ * short path for a blocking site, whose threads inside are counted around
+ * the real call (cg_peak_in). A marked call or another result than
+ * success or the site's first state leaves through cgl_left_NAME. */
+static void emit_counted(FILE *out, const gen_func *f, const char *real, const char *getter, int peaks)
+{
+    fprintf(out,
+            "    struct cg_counters *cgl_c = %s(&cgl_sites[CGL_%s]);\n"
+            "    if (CG_LIKELY(cgl_c != NULL)) {\n"
+            "        cg_slot *cgl_s = cg_my_slot;\n"
+            "        if (CG_LIKELY(cg_slot_free(cgl_s))) {\n"
+            "            cg_slot_enter(cgl_s, cgl_c);\n",
+            getter, f->name);
+    if (peaks) fputs("            cg_peak_in(cgl_c);\n", out);
+    if (f->ret_void)
+        fprintf(out, "            %s(", real);
+    else
+        fprintf(out, "            %s = %s(", f->ret_member, real);
+    emit_args(out, f, "");
+    fputs(");\n", out);
+    if (peaks) fputs("            cg_peak_out(cgl_c);\n", out);
+    if (f->ret_void) {
+        fputs("            if (!cg_slot_leave(cgl_s)) cg_leave((uintptr_t)cgl_s);\n            return;\n", out);
+    } else {
+        if (f->ret_result)
+            fputs("            int cgl_code = cgl_thunk_code(cgl_ret);\n"
+                  "            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {\n"
+                  "                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;\n"
+                  "                cgl_code = 0; /* counted: cg_leave records the stall */\n"
+                  "            }\n",
+                  out);
+        else
+            fputs("            int cgl_code = 0;\n            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;\n",
+                  out);
+        fprintf(out, "            return cgl_left_%s(cgl_s, cgl_code, cgl_ret);\n", f->name);
+    }
+    fputs("        }\n    }\n", out);
+}
+
 static void emit_func(FILE *out, const policy *p, const gen_func *f)
 {
     const char *n = f->name;
@@ -402,16 +443,6 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
     free(call);
     free(key);
 
-    /* The short paths (layer.h, cg_enter), after the wrapper's fast path and
-     * out of line: the registers it keeps across cg_enter are saved here,
-     * not on the fast path. The real call is made here, between cg_enter
-     * and cg_leave, with no frame and no thunk; the code given to cg_leave
-     * is what the thunk returns. Else the general path, a tail call. */
-    fprintf(out, "static __attribute__((noinline)) %s\n{\n", f->slow_head);
-    fprintf(out, "    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_%s]);\n    if (CG_LIKELY(cgl_tok != 0)) {\n", n);
-    emit_real_call(out, f, real, "cg_leave(cgl_tok)", "cgl_tok");
-    emit_tail_call(out, f, "cgl_gp_");
-
     /* After the plain counted call, out of line: a call the watchdog marked
      * (cg_leave) or one that returned another code than success
      * (cg_leave_code). A tail call, so that the wrapper keeps no result
@@ -429,43 +460,30 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
               out);
     }
 
-    /* The wrapper: the plain counted call (layer.h, cg_site_counted) made
-     * here, with no call into libcallguard on its way (issue 24); else the
-     * fast path; else the rest (cgl_sl_NAME, a tail call). The counted call
-     * first: a site with a record to count into has no fast path. A
-     * hand-written wrapper calls this body as cgl_guarded_NAME. */
+    /* The short paths (layer.h, cg_enter), after the wrapper's fast path and
+     * out of line: the registers it keeps across cg_enter are saved here,
+     * not on the fast path. First a blocking site's counted call, made here
+     * (cg_site_peaks, with its threads inside counted); then the real call made between cg_enter and
+     * cg_leave, with no frame and no thunk; the code given to cg_leave is
+     * what the thunk returns. Else the general path, a tail call. */
+    fprintf(out, "static __attribute__((noinline)) %s\n{\n", f->slow_head);
+    /* Only where the policy marks the site blocking (cg_enter does the same
+     * for a site made blocking at run time): the layer stays small. */
+    const site_policy *sp = policy_find_site(p, f->base ? f->base : f->name);
+    if (sp && sp->blocking == 1) emit_counted(out, f, real, "cg_site_peaks", 1);
+    fprintf(out, "    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_%s]);\n    if (CG_LIKELY(cgl_tok != 0)) {\n", n);
+    emit_real_call(out, f, real, "cg_leave(cgl_tok)", "cgl_tok");
+    emit_tail_call(out, f, "cgl_gp_");
+
+    /* The wrapper: the plain counted call (emit_counted) made here (issue
+     * 24); else the fast path; else the rest (cgl_sl_NAME, a tail call).
+     * The counted call first: a site with a record to count into has no
+     * fast path. A hand-written wrapper calls this body as cgl_guarded_NAME. */
     if (f->hand)
         fprintf(out, "static __attribute__((unused)) %s\n{\n", f->guarded_head);
     else
         fprintf(out, "CG_EXPORT %s\n{\n", f->decl_head);
-    fprintf(out,
-            "    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_%s]);\n"
-            "    if (CG_LIKELY(cgl_c != NULL)) {\n"
-            "        cg_slot *cgl_s = cg_my_slot;\n"
-            "        if (CG_LIKELY(cg_slot_free(cgl_s))) {\n"
-            "            cg_slot_enter(cgl_s, cgl_c);\n",
-            n);
-    if (f->ret_void) {
-        fprintf(out, "            %s(", real);
-        emit_args(out, f, "");
-        fputs(");\n            if (!cg_slot_leave(cgl_s)) cg_leave((uintptr_t)cgl_s);\n            return;\n", out);
-    } else {
-        fprintf(out, "            %s = %s(", f->ret_member, real);
-        emit_args(out, f, "");
-        fputs(");\n", out);
-        if (f->ret_result)
-            fputs("            int cgl_code = cgl_thunk_code(cgl_ret);\n"
-                  "            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {\n"
-                  "                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;\n"
-                  "                cgl_code = 0; /* counted: cg_leave records the stall */\n"
-                  "            }\n",
-                  out);
-        else
-            fputs("            int cgl_code = 0;\n            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;\n",
-                  out);
-        fprintf(out, "            return cgl_left_%s(cgl_s, cgl_code, cgl_ret);\n", n);
-    }
-    fputs("        }\n    }\n", out);
+    emit_counted(out, f, real, "cg_site_counted", 0);
     fprintf(out,
             "    __typeof__(%s) *cgl_fn = (__typeof__(%s) *)atomic_load_explicit(&cgl_sites[CGL_%s].direct, "
             "memory_order_relaxed);\n",

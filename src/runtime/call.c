@@ -588,16 +588,6 @@ uintptr_t cg_enter(cg_site *s)
         if (__builtin_expect(cgi_py_holds_shared(), 1)) return (uintptr_t)cgi_py.save() | CGI_TOK_LEAN;
         return CGI_TOK_NOTHING;
     }
-    if (mode == CGI_MODE_PEAKS) {
-        /* A blocking site (a launch, a compile, a wait): clockless as
-         * CGI_MODE_COUNTED, and its threads inside counted on the record,
-         * so that its peak is exact (docs/report.md, "peak_inside"). */
-        cgi_slot *slot = cgi_my_slot;
-        if (atomic_load_explicit(&slot->counters, memory_order_relaxed)) return 0;
-        cgi_enter_counted(s, slot);
-        cgi_peak_in(&s->ctr->inside);
-        return (uintptr_t)slot | CGI_TOK_PEAKS;
-    }
     if (mode == CGI_MODE_TIMED || mode == CGI_MODE_TRACED) {
         /* Here rather than in cgi_enter_other: every call of a run with
          * exact timing or a timeline (after the lean modes, which stay first). */
@@ -605,6 +595,19 @@ uintptr_t cg_enter(cg_site *s)
         if (atomic_load_explicit(&slot->counters, memory_order_relaxed)) return 0;
         cgi_enter_timed(s, slot);
         return (uintptr_t)slot | (mode == CGI_MODE_TIMED ? CGI_TOK_TIMED : CGI_TOK_TRACED);
+    }
+    if (mode == CGI_MODE_PEAKS) {
+        /* A blocking site (a launch, a compile, a wait): clockless as
+         * CGI_MODE_COUNTED, and its threads inside counted on the record,
+         * so that its peak is exact (docs/report.md, "peak_inside"). The
+         * layer's short path does this itself where the policy marks the
+         * site blocking (cg_site_peaks); this is for a site made blocking
+         * at run time. */
+        cgi_slot *slot = cgi_my_slot;
+        if (atomic_load_explicit(&slot->counters, memory_order_relaxed)) return 0;
+        cgi_enter_counted(s, slot);
+        cgi_peak_in(&s->ctr->inside);
+        return (uintptr_t)slot | CGI_TOK_PEAKS;
     }
     return cgi_enter_other(s, mode);
 }
@@ -681,13 +684,6 @@ void cg_leave(uintptr_t tok)
         cgi_py.restore((void *)(tok & ~(uintptr_t)CGI_TOK_TAG));
         return;
     }
-    if ((tok & CGI_TOK_TAG) == CGI_TOK_PEAKS) {
-        /* A blocking site's successful call: its peak, then as a clockless call. */
-        cgi_slot *slot = (cgi_slot *)(tok - CGI_TOK_PEAKS);
-        cgi_peak_out(&atomic_load_explicit(&slot->counters, memory_order_relaxed)->inside);
-        cgi_leave_clockless(slot);
-        return;
-    }
     if (((tok - CGI_TOK_TIMED) & CGI_TOK_TAG) == 0) {
         /* A successful timed call (exact timing): a leaf but for its rare
          * tail call (a call longer than any before at its site, or as long
@@ -704,6 +700,13 @@ void cg_leave(uintptr_t tok)
     if (((tok - CGI_TOK_TRACED) & CGI_TOK_TAG) == 0) {
         /* A traced run's every call: no switch. */
         cgi_leave_counted((cgi_slot *)(tok - CGI_TOK_TRACED), 0, 1);
+        return;
+    }
+    if ((tok & CGI_TOK_TAG) == CGI_TOK_PEAKS) {
+        /* A blocking site's successful call: its peak, then as a clockless call. */
+        cgi_slot *slot = (cgi_slot *)(tok - CGI_TOK_PEAKS);
+        cgi_peak_out(&atomic_load_explicit(&slot->counters, memory_order_relaxed)->inside);
+        cgi_leave_clockless(slot);
         return;
     }
     cgi_leave_other(tok, 0);

@@ -92,6 +92,7 @@ static void cgi_mode_set(cg_site *s, int path)
     uint32_t mode = cgi_site_mode(s, path);
     atomic_store_explicit(&s->mode, mode, memory_order_release);
     atomic_store_explicit(&s->counted, mode == CGI_MODE_COUNTED ? s->ctr : NULL, memory_order_release);
+    atomic_store_explicit(&s->peaks, mode == CGI_MODE_PEAKS ? s->ctr : NULL, memory_order_release);
 }
 
 void cgi_path_refresh(void)

@@ -251,9 +251,11 @@ typedef struct cgi_stall {
 /* A thread's slot: claimed once per thread on its first timed call, given
  * back when the thread exits. `counters` is set while the thread is inside
  * a guarded call: a slot still inside one when the process is gone is a
- * call that never returned. The first cache line is written by its thread
- * on every call; the second by the watchdog (watchdog.c) and by its thread
- * only on rarer paths. */
+ * call that never returned. The first cache line is what every counted
+ * call touches: written by its thread on every call, by the watchdog only
+ * to time a call in flight (`entered`) or mark a stall (`mark`); the
+ * second is read by the watchdog (watchdog.c, hang.c) and written by its
+ * thread only on rarer paths (hang reports, the runtime held). */
 typedef struct cgi_slot {
     _Atomic int32_t tid;           /* 0: free */
     _Atomic uint32_t waiting;      /* 1: waiting for the site's domain lock */
@@ -261,7 +263,8 @@ typedef struct cgi_slot {
     _Atomic uint64_t seq;          /* guarded calls this thread entered: the number of the one in flight */
     _Atomic uint64_t entered;      /* ticks (see the header's clock): exact where the call times itself
                                     * (timed), else when the watchdog first saw it */
-    _Atomic uint64_t held_seq;     /* seq of the last call entered holding the runtime (when known) */
+    _Atomic uint64_t mark;         /* seq of a call the watchdog found as long as a stall; 0: none (on the
+                                    * line the wrapper writes: its leave reads it, and it is rarely written) */
     _Atomic uint32_t timed;        /* 1: the call in flight reads the clock itself (the watchdog does not sample it) */
     uint32_t shard_off;            /* this thread's shard of every record: byte offset from shard[0] */
     uint32_t owned;                /* 1: that shard is this thread's alone (else it counts atomically) */
@@ -269,7 +272,7 @@ typedef struct cgi_slot {
     uint32_t peaked;               /* 1: the call in flight counts its site's peak inside (CGI_MODE_PEAKS_PY) */
     char pad0[64 - 48 - 12];
     /* second line */
-    _Atomic uint64_t mark;       /* seq of a call the watchdog found as long as a stall; 0: none */
+    _Atomic uint64_t held_seq;   /* seq of the last call entered holding the runtime (when known) */
     _Atomic uint64_t where_seq;  /* seq of the call whose Python line py_file, py_line hold */
     const char *_Atomic py_file; /* the file's name in the interpreter, alive while that call is */
     _Atomic int32_t py_line;
@@ -286,6 +289,8 @@ _Static_assert(offsetof(cgi_slot, counters) == offsetof(cg_slot, counters), "cg_
 _Static_assert(offsetof(cgi_slot, seq) == offsetof(cg_slot, seq), "cg_slot.seq");
 _Static_assert(offsetof(cgi_slot, calls_off) == offsetof(cg_slot, calls_off), "cg_slot.calls_off");
 _Static_assert(offsetof(cgi_slot, mark) == offsetof(cg_slot, mark), "cg_slot.mark");
+_Static_assert(offsetof(cg_counters, inside) == CG_COUNTERS_TO_INSIDE && offsetof(cgi_peak, peak) == 4,
+               "CG_COUNTERS_TO_INSIDE");
 
 /* Quirks a process can report (docs/quirks.md); more are counted, not kept. */
 #define CGI_STATS_MAX_QUIRKS 16

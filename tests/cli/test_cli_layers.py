@@ -44,7 +44,7 @@ def list_prints_policies_and_reasons():
     check(r.returncode == 0, r.stderr)
     line = [l for l in r.stdout.splitlines() if l.startswith("toyCompile ")]
     check(line and "compiles a program in the driver" in line[0], r.stdout)
-    check("16 entry points" in r.stdout, r.stdout)  # toy.h: 12, its two toyCompile variants, toyQuery_v2, toyGetProcAddress
+    check("17 entry points" in r.stdout, r.stdout)  # toy.h: 13, its two toyCompile variants, toyQuery_v2, toyGetProcAddress
     r = run([CG, "list", "vulkan"])
     check(r.returncode == 2 and "vulkan" in r.stderr, r.stderr)
 

@@ -132,6 +132,8 @@ toy_result_t toyAdd(int32_t a, int32_t b, int32_t *sum)
 
 int32_t toyNop(int32_t x) { return x; }
 
+int32_t toyLaunch(int32_t x) { return x; }
+
 void toyTouch(const void *p) { (void)p; }
 
 toy_result_t toySetErrno(int32_t err, toy_result_t result)

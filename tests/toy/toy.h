@@ -49,6 +49,8 @@ TOY_API toy_result_t TOY_APICALL toyWait(toy_device_t device, uint32_t ms);
 TOY_API toy_result_t TOY_APICALL toyAdd(int32_t a, int32_t b, int32_t *sum);
 TOY_API int32_t TOY_APICALL toyNop(int32_t x);
 TOY_API void TOY_APICALL toyTouch(const void *p);
+/* Returns x at once: a launch (cuLaunchKernel) that would block only when the queue is full. */
+TOY_API int32_t TOY_APICALL toyLaunch(int32_t x);
 /* Calls `callback(device, user)` before returning. */
 TOY_API toy_result_t TOY_APICALL toyRunCallback(toy_device_t device, toy_callback_t callback, void *user);
 TOY_API toy_result_t TOY_APICALL toyGetStats(toy_stats_t *stats);

@@ -332,7 +332,54 @@ static int test_blocking_sites_sampled_read_no_clock_and_count_exact_peaks(int a
     return 0;
 }
 
+static pthread_barrier_t compile_start;
+static void *compiler(void *arg)
+{
+    toy_device_t d = dev((uint32_t)(uintptr_t)arg); /* a device of its own: the toy compiler races on one */
+    toy_program_t p;
+    toyNop(0); /* the thread's first counted call claims its slot (the general path) */
+    pthread_barrier_wait(&compile_start);
+    for (int i = 0; i < 20; i++)
+        if (toyCompile(d, "kernel", 2000, &p) == TOY_SUCCESS) toyProgramRelease(p);
+    return NULL;
+}
+
+/* A site the policy marks blocking (toyCompile) takes the layer's own short
+ * path when sampled (cgl_sl_NAME, cg_site_peaks): its peak inside brackets
+ * the driver's own count of threads inside, and its calls are counted. */
+static int test_blocking_site_peak_on_the_layers_short_path_is_the_drivers_own(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    enum { N = 4 };
+    CHECK(cg_configure("CALLGUARD_TIMING", "sampled") == CG_OK);
+    CHECK(cg_stats_enable(1) == CG_OK);
+    toy_program_t p;
+    CHECK(toyCompile(dev(0), "kernel", 0, &p) == TOY_SUCCESS); /* resolved: its mode is computed */
+    toyProgramRelease(p);
+    CHECK(cg_reset_stats() == CG_OK);
+    CHECK(toyResetStats() == TOY_SUCCESS);
+    CHECK(pthread_barrier_init(&compile_start, NULL, N) == 0);
+    pthread_t t[N];
+    for (uintptr_t i = 0; i < N; i++)
+        CHECK(pthread_create(&t[i], NULL, compiler, (void *)i) == 0);
+    for (int i = 0; i < N; i++)
+        pthread_join(t[i], NULL);
+    pthread_barrier_destroy(&compile_start);
+    toy_stats_t ts;
+    CHECK(toyGetStats(&ts) == TOY_SUCCESS);
+    cg_site_stats s;
+    CHECK(cg_get_stats("toyCompile", &s) == CG_OK);
+    /* Each thread is inside callguard's count a moment longer than inside the
+     * driver's (its adds bracket the real call): never fewer, never more than N. */
+    CHECKF(s.calls == N * 20 && ts.max_inside >= 2 && s.peak_inside >= ts.max_inside && s.peak_inside <= N,
+           "toyCompile: %lu calls (expected %d), peak inside %u, the driver saw %u", (unsigned long)s.calls, N * 20,
+           s.peak_inside, ts.max_inside);
+    return 0;
+}
+
 const cgtest_case cgtest_cases[] = {
+    {"blocking_site_peak_on_the_layers_short_path_is_the_drivers_own",
+     test_blocking_site_peak_on_the_layers_short_path_is_the_drivers_own},
     {"blocking_sites_sampled_read_no_clock_and_count_exact_peaks",
      test_blocking_sites_sampled_read_no_clock_and_count_exact_peaks},
     {"watchdog_keeps_no_process_alive", test_watchdog_keeps_no_process_alive},

@@ -619,8 +619,33 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetPlatformIDs(cl_uint num_entr
     (void)cg_call(&cgl_sites[CGL_clGetPlatformIDs], NULL, cgl_th_clGetPlatformIDs, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clGetPlatformIDs;
+static __attribute__((noinline, cold)) cgl_rt_clGetPlatformIDs cgl_left_clGetPlatformIDs(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetPlatformIDs cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clGetPlatformIDs(cl_uint num_entries, cl_platform_id *platforms, cl_uint *num_platforms)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clGetPlatformIDs]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            cl_int cgl_ret = ((__typeof__(clGetPlatformIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformIDs].real, memory_order_relaxed))(num_entries, platforms, num_platforms);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_clGetPlatformIDs(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetPlatformIDs]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clGetPlatformIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformIDs].real, memory_order_relaxed))(num_entries, platforms, num_platforms);
@@ -632,15 +657,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetPlatformIDs(cl_uint num_entr
         return cgl_ret;
     }
     return cgl_gp_clGetPlatformIDs(num_entries, platforms, num_platforms);
-}
-typedef cl_int cgl_rt_clGetPlatformIDs;
-static __attribute__((noinline, cold)) cgl_rt_clGetPlatformIDs cgl_left_clGetPlatformIDs(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetPlatformIDs cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) cl_int cgl_guarded_clGetPlatformIDs(cl_uint num_entries, cl_platform_id *platforms, cl_uint *num_platforms)
 {
@@ -684,6 +700,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetPlatformInfo(cl_platform_id 
     (void)cg_call(&cgl_sites[CGL_clGetPlatformInfo], (const void *)platform, cgl_th_clGetPlatformInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clGetPlatformInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetPlatformInfo cgl_left_clGetPlatformInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetPlatformInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clGetPlatformInfo(cl_platform_id platform, cl_platform_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetPlatformInfo]);
@@ -697,15 +722,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetPlatformInfo(cl_platform_id 
         return cgl_ret;
     }
     return cgl_gp_clGetPlatformInfo(platform, param_name, param_value_size, param_value, param_value_size_ret);
-}
-typedef cl_int cgl_rt_clGetPlatformInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetPlatformInfo cgl_left_clGetPlatformInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetPlatformInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform, cl_platform_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -749,6 +765,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetDeviceIDs(cl_platform_id pla
     (void)cg_call(&cgl_sites[CGL_clGetDeviceIDs], (const void *)platform, cgl_th_clGetDeviceIDs, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clGetDeviceIDs;
+static __attribute__((noinline, cold)) cgl_rt_clGetDeviceIDs cgl_left_clGetDeviceIDs(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetDeviceIDs cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type, cl_uint num_entries, cl_device_id *devices, cl_uint *num_devices)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetDeviceIDs]);
@@ -762,15 +787,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetDeviceIDs(cl_platform_id pla
         return cgl_ret;
     }
     return cgl_gp_clGetDeviceIDs(platform, device_type, num_entries, devices, num_devices);
-}
-typedef cl_int cgl_rt_clGetDeviceIDs;
-static __attribute__((noinline, cold)) cgl_rt_clGetDeviceIDs cgl_left_clGetDeviceIDs(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetDeviceIDs cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type, cl_uint num_entries, cl_device_id *devices, cl_uint *num_devices)
 {
@@ -814,6 +830,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetDeviceInfo(cl_device_id devi
     (void)cg_call(&cgl_sites[CGL_clGetDeviceInfo], (const void *)device, cgl_th_clGetDeviceInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clGetDeviceInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetDeviceInfo cgl_left_clGetDeviceInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetDeviceInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clGetDeviceInfo(cl_device_id device, cl_device_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetDeviceInfo]);
@@ -827,15 +852,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetDeviceInfo(cl_device_id devi
         return cgl_ret;
     }
     return cgl_gp_clGetDeviceInfo(device, param_name, param_value_size, param_value, param_value_size_ret);
-}
-typedef cl_int cgl_rt_clGetDeviceInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetDeviceInfo cgl_left_clGetDeviceInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetDeviceInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -879,6 +895,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clCreateSubDevices(cl_device_id i
     (void)cg_call(&cgl_sites[CGL_clCreateSubDevices], (const void *)in_device, cgl_th_clCreateSubDevices, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clCreateSubDevices;
+static __attribute__((noinline, cold)) cgl_rt_clCreateSubDevices cgl_left_clCreateSubDevices(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateSubDevices cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clCreateSubDevices(cl_device_id in_device, const cl_device_partition_property *properties, cl_uint num_devices, cl_device_id *out_devices, cl_uint *num_devices_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateSubDevices]);
@@ -892,15 +917,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clCreateSubDevices(cl_device_id i
         return cgl_ret;
     }
     return cgl_gp_clCreateSubDevices(in_device, properties, num_devices, out_devices, num_devices_ret);
-}
-typedef cl_int cgl_rt_clCreateSubDevices;
-static __attribute__((noinline, cold)) cgl_rt_clCreateSubDevices cgl_left_clCreateSubDevices(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateSubDevices cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clCreateSubDevices(cl_device_id in_device, const cl_device_partition_property *properties, cl_uint num_devices, cl_device_id *out_devices, cl_uint *num_devices_ret)
 {
@@ -940,6 +956,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clRetainDevice(cl_device_id devic
     (void)cg_call(&cgl_sites[CGL_clRetainDevice], (const void *)device, cgl_th_clRetainDevice, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clRetainDevice;
+static __attribute__((noinline, cold)) cgl_rt_clRetainDevice cgl_left_clRetainDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainDevice cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clRetainDevice(cl_device_id device)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainDevice]);
@@ -953,15 +978,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainDevice(cl_device_id devic
         return cgl_ret;
     }
     return cgl_gp_clRetainDevice(device);
-}
-typedef cl_int cgl_rt_clRetainDevice;
-static __attribute__((noinline, cold)) cgl_rt_clRetainDevice cgl_left_clRetainDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainDevice cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clRetainDevice(cl_device_id device)
 {
@@ -1001,6 +1017,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clReleaseDevice(cl_device_id devi
     (void)cg_call(&cgl_sites[CGL_clReleaseDevice], (const void *)device, cgl_th_clReleaseDevice, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clReleaseDevice;
+static __attribute__((noinline, cold)) cgl_rt_clReleaseDevice cgl_left_clReleaseDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseDevice cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clReleaseDevice(cl_device_id device)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseDevice]);
@@ -1014,15 +1039,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseDevice(cl_device_id devi
         return cgl_ret;
     }
     return cgl_gp_clReleaseDevice(device);
-}
-typedef cl_int cgl_rt_clReleaseDevice;
-static __attribute__((noinline, cold)) cgl_rt_clReleaseDevice cgl_left_clReleaseDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseDevice cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseDevice(cl_device_id device)
 {
@@ -1064,6 +1080,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clSetDefaultDeviceCommandQueue(cl
     (void)cg_call(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue], (const void *)context, cgl_th_clSetDefaultDeviceCommandQueue, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clSetDefaultDeviceCommandQueue;
+static __attribute__((noinline, cold)) cgl_rt_clSetDefaultDeviceCommandQueue cgl_left_clSetDefaultDeviceCommandQueue(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetDefaultDeviceCommandQueue cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device, cl_command_queue command_queue)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue]);
@@ -1077,15 +1102,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetDefaultDeviceCommandQueue(cl
         return cgl_ret;
     }
     return cgl_gp_clSetDefaultDeviceCommandQueue(context, device, command_queue);
-}
-typedef cl_int cgl_rt_clSetDefaultDeviceCommandQueue;
-static __attribute__((noinline, cold)) cgl_rt_clSetDefaultDeviceCommandQueue cgl_left_clSetDefaultDeviceCommandQueue(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetDefaultDeviceCommandQueue cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device, cl_command_queue command_queue)
 {
@@ -1127,6 +1143,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetDeviceAndHostTimer(cl_device
     (void)cg_call(&cgl_sites[CGL_clGetDeviceAndHostTimer], (const void *)device, cgl_th_clGetDeviceAndHostTimer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clGetDeviceAndHostTimer;
+static __attribute__((noinline, cold)) cgl_rt_clGetDeviceAndHostTimer cgl_left_clGetDeviceAndHostTimer(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetDeviceAndHostTimer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clGetDeviceAndHostTimer(cl_device_id device, cl_ulong *device_timestamp, cl_ulong *host_timestamp)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetDeviceAndHostTimer]);
@@ -1140,15 +1165,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetDeviceAndHostTimer(cl_device
         return cgl_ret;
     }
     return cgl_gp_clGetDeviceAndHostTimer(device, device_timestamp, host_timestamp);
-}
-typedef cl_int cgl_rt_clGetDeviceAndHostTimer;
-static __attribute__((noinline, cold)) cgl_rt_clGetDeviceAndHostTimer cgl_left_clGetDeviceAndHostTimer(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetDeviceAndHostTimer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clGetDeviceAndHostTimer(cl_device_id device, cl_ulong *device_timestamp, cl_ulong *host_timestamp)
 {
@@ -1189,6 +1205,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetHostTimer(cl_device_id devic
     (void)cg_call(&cgl_sites[CGL_clGetHostTimer], (const void *)device, cgl_th_clGetHostTimer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clGetHostTimer;
+static __attribute__((noinline, cold)) cgl_rt_clGetHostTimer cgl_left_clGetHostTimer(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetHostTimer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clGetHostTimer(cl_device_id device, cl_ulong *host_timestamp)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetHostTimer]);
@@ -1202,15 +1227,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetHostTimer(cl_device_id devic
         return cgl_ret;
     }
     return cgl_gp_clGetHostTimer(device, host_timestamp);
-}
-typedef cl_int cgl_rt_clGetHostTimer;
-static __attribute__((noinline, cold)) cgl_rt_clGetHostTimer cgl_left_clGetHostTimer(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetHostTimer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clGetHostTimer(cl_device_id device, cl_ulong *host_timestamp)
 {
@@ -1258,6 +1274,15 @@ static __attribute__((noinline)) cl_context cgl_gp_clCreateContext(const cl_cont
     }
     return cgl_fr.cgl_ret;
 }
+typedef cl_context cgl_rt_clCreateContext;
+static __attribute__((noinline, cold)) cgl_rt_clCreateContext cgl_left_clCreateContext(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateContext cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_context cgl_sl_clCreateContext(const cl_context_properties *properties, cl_uint num_devices, const cl_device_id *devices, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateContext]);
@@ -1267,15 +1292,6 @@ static __attribute__((noinline)) cl_context cgl_sl_clCreateContext(const cl_cont
         return cgl_ret;
     }
     return cgl_gp_clCreateContext(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
-}
-typedef cl_context cgl_rt_clCreateContext;
-static __attribute__((noinline, cold)) cgl_rt_clCreateContext cgl_left_clCreateContext(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateContext cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_context CL_API_CALL clCreateContext(const cl_context_properties *properties, cl_uint num_devices, const cl_device_id *devices, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
 {
@@ -1319,6 +1335,15 @@ static __attribute__((noinline)) cl_context cgl_gp_clCreateContextFromType(const
     }
     return cgl_fr.cgl_ret;
 }
+typedef cl_context cgl_rt_clCreateContextFromType;
+static __attribute__((noinline, cold)) cgl_rt_clCreateContextFromType cgl_left_clCreateContextFromType(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateContextFromType cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_context cgl_sl_clCreateContextFromType(const cl_context_properties *properties, cl_device_type device_type, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateContextFromType]);
@@ -1328,15 +1353,6 @@ static __attribute__((noinline)) cl_context cgl_sl_clCreateContextFromType(const
         return cgl_ret;
     }
     return cgl_gp_clCreateContextFromType(properties, device_type, pfn_notify, user_data, errcode_ret);
-}
-typedef cl_context cgl_rt_clCreateContextFromType;
-static __attribute__((noinline, cold)) cgl_rt_clCreateContextFromType cgl_left_clCreateContextFromType(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateContextFromType cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_context CL_API_CALL clCreateContextFromType(const cl_context_properties *properties, cl_device_type device_type, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
 {
@@ -1373,6 +1389,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clRetainContext(cl_context contex
     (void)cg_call(&cgl_sites[CGL_clRetainContext], (const void *)context, cgl_th_clRetainContext, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clRetainContext;
+static __attribute__((noinline, cold)) cgl_rt_clRetainContext cgl_left_clRetainContext(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainContext cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clRetainContext(cl_context context)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainContext]);
@@ -1386,15 +1411,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainContext(cl_context contex
         return cgl_ret;
     }
     return cgl_gp_clRetainContext(context);
-}
-typedef cl_int cgl_rt_clRetainContext;
-static __attribute__((noinline, cold)) cgl_rt_clRetainContext cgl_left_clRetainContext(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainContext cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clRetainContext(cl_context context)
 {
@@ -1434,6 +1450,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clReleaseContext(cl_context conte
     (void)cg_call(&cgl_sites[CGL_clReleaseContext], (const void *)context, cgl_th_clReleaseContext, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clReleaseContext;
+static __attribute__((noinline, cold)) cgl_rt_clReleaseContext cgl_left_clReleaseContext(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseContext cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clReleaseContext(cl_context context)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseContext]);
@@ -1447,15 +1472,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseContext(cl_context conte
         return cgl_ret;
     }
     return cgl_gp_clReleaseContext(context);
-}
-typedef cl_int cgl_rt_clReleaseContext;
-static __attribute__((noinline, cold)) cgl_rt_clReleaseContext cgl_left_clReleaseContext(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseContext cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseContext(cl_context context)
 {
@@ -1499,6 +1515,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetContextInfo(cl_context conte
     (void)cg_call(&cgl_sites[CGL_clGetContextInfo], (const void *)context, cgl_th_clGetContextInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clGetContextInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetContextInfo cgl_left_clGetContextInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetContextInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clGetContextInfo(cl_context context, cl_context_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetContextInfo]);
@@ -1512,15 +1537,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetContextInfo(cl_context conte
         return cgl_ret;
     }
     return cgl_gp_clGetContextInfo(context, param_name, param_value_size, param_value, param_value_size_ret);
-}
-typedef cl_int cgl_rt_clGetContextInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetContextInfo cgl_left_clGetContextInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetContextInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1562,6 +1578,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clSetContextDestructorCallback(cl
     (void)cg_call(&cgl_sites[CGL_clSetContextDestructorCallback], (const void *)context, cgl_th_clSetContextDestructorCallback, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clSetContextDestructorCallback;
+static __attribute__((noinline, cold)) cgl_rt_clSetContextDestructorCallback cgl_left_clSetContextDestructorCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetContextDestructorCallback cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clSetContextDestructorCallback(cl_context context, void (*pfn_notify)(cl_context, void *), void *user_data)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetContextDestructorCallback]);
@@ -1575,15 +1600,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetContextDestructorCallback(cl
         return cgl_ret;
     }
     return cgl_gp_clSetContextDestructorCallback(context, pfn_notify, user_data);
-}
-typedef cl_int cgl_rt_clSetContextDestructorCallback;
-static __attribute__((noinline, cold)) cgl_rt_clSetContextDestructorCallback cgl_left_clSetContextDestructorCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetContextDestructorCallback cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clSetContextDestructorCallback(cl_context context, void (*pfn_notify)(cl_context, void *), void *user_data)
 {
@@ -1629,6 +1645,15 @@ static __attribute__((noinline)) cl_command_queue cgl_gp_clCreateCommandQueueWit
     }
     return cgl_fr.cgl_ret;
 }
+typedef cl_command_queue cgl_rt_clCreateCommandQueueWithProperties;
+static __attribute__((noinline, cold)) cgl_rt_clCreateCommandQueueWithProperties cgl_left_clCreateCommandQueueWithProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateCommandQueueWithProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_command_queue cgl_sl_clCreateCommandQueueWithProperties(cl_context context, cl_device_id device, const cl_queue_properties *properties, cl_int *errcode_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateCommandQueueWithProperties]);
@@ -1638,15 +1663,6 @@ static __attribute__((noinline)) cl_command_queue cgl_sl_clCreateCommandQueueWit
         return cgl_ret;
     }
     return cgl_gp_clCreateCommandQueueWithProperties(context, device, properties, errcode_ret);
-}
-typedef cl_command_queue cgl_rt_clCreateCommandQueueWithProperties;
-static __attribute__((noinline, cold)) cgl_rt_clCreateCommandQueueWithProperties cgl_left_clCreateCommandQueueWithProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateCommandQueueWithProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(cl_context context, cl_device_id device, const cl_queue_properties *properties, cl_int *errcode_ret)
 {
@@ -1683,6 +1699,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clRetainCommandQueue(cl_command_q
     (void)cg_call(&cgl_sites[CGL_clRetainCommandQueue], (const void *)command_queue, cgl_th_clRetainCommandQueue, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clRetainCommandQueue;
+static __attribute__((noinline, cold)) cgl_rt_clRetainCommandQueue cgl_left_clRetainCommandQueue(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainCommandQueue cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clRetainCommandQueue(cl_command_queue command_queue)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainCommandQueue]);
@@ -1696,15 +1721,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainCommandQueue(cl_command_q
         return cgl_ret;
     }
     return cgl_gp_clRetainCommandQueue(command_queue);
-}
-typedef cl_int cgl_rt_clRetainCommandQueue;
-static __attribute__((noinline, cold)) cgl_rt_clRetainCommandQueue cgl_left_clRetainCommandQueue(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainCommandQueue cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue command_queue)
 {
@@ -1744,8 +1760,33 @@ static __attribute__((noinline)) cl_int cgl_gp_clReleaseCommandQueue(cl_command_
     (void)cg_call(&cgl_sites[CGL_clReleaseCommandQueue], (const void *)command_queue, cgl_th_clReleaseCommandQueue, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clReleaseCommandQueue;
+static __attribute__((noinline, cold)) cgl_rt_clReleaseCommandQueue cgl_left_clReleaseCommandQueue(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseCommandQueue cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clReleaseCommandQueue(cl_command_queue command_queue)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clReleaseCommandQueue]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            cl_int cgl_ret = ((__typeof__(clReleaseCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseCommandQueue].real, memory_order_relaxed))(command_queue);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_clReleaseCommandQueue(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseCommandQueue]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clReleaseCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseCommandQueue].real, memory_order_relaxed))(command_queue);
@@ -1757,15 +1798,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseCommandQueue(cl_command_
         return cgl_ret;
     }
     return cgl_gp_clReleaseCommandQueue(command_queue);
-}
-typedef cl_int cgl_rt_clReleaseCommandQueue;
-static __attribute__((noinline, cold)) cgl_rt_clReleaseCommandQueue cgl_left_clReleaseCommandQueue(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseCommandQueue cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue command_queue)
 {
@@ -1809,6 +1841,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetCommandQueueInfo(cl_command_
     (void)cg_call(&cgl_sites[CGL_clGetCommandQueueInfo], (const void *)command_queue, cgl_th_clGetCommandQueueInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clGetCommandQueueInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetCommandQueueInfo cgl_left_clGetCommandQueueInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetCommandQueueInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clGetCommandQueueInfo(cl_command_queue command_queue, cl_command_queue_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetCommandQueueInfo]);
@@ -1822,15 +1863,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetCommandQueueInfo(cl_command_
         return cgl_ret;
     }
     return cgl_gp_clGetCommandQueueInfo(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
-}
-typedef cl_int cgl_rt_clGetCommandQueueInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetCommandQueueInfo cgl_left_clGetCommandQueueInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetCommandQueueInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue command_queue, cl_command_queue_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1877,6 +1909,15 @@ static __attribute__((noinline)) cl_mem cgl_gp_clCreateBuffer(cl_context context
     }
     return cgl_fr.cgl_ret;
 }
+typedef cl_mem cgl_rt_clCreateBuffer;
+static __attribute__((noinline, cold)) cgl_rt_clCreateBuffer cgl_left_clCreateBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateBuffer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_mem cgl_sl_clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateBuffer]);
@@ -1886,15 +1927,6 @@ static __attribute__((noinline)) cl_mem cgl_sl_clCreateBuffer(cl_context context
         return cgl_ret;
     }
     return cgl_gp_clCreateBuffer(context, flags, size, host_ptr, errcode_ret);
-}
-typedef cl_mem cgl_rt_clCreateBuffer;
-static __attribute__((noinline, cold)) cgl_rt_clCreateBuffer cgl_left_clCreateBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateBuffer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_mem CL_API_CALL clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
 {
@@ -1938,6 +1970,15 @@ static __attribute__((noinline)) cl_mem cgl_gp_clCreateSubBuffer(cl_mem buffer, 
     }
     return cgl_fr.cgl_ret;
 }
+typedef cl_mem cgl_rt_clCreateSubBuffer;
+static __attribute__((noinline, cold)) cgl_rt_clCreateSubBuffer cgl_left_clCreateSubBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateSubBuffer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_mem cgl_sl_clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type buffer_create_type, const void *buffer_create_info, cl_int *errcode_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateSubBuffer]);
@@ -1947,15 +1988,6 @@ static __attribute__((noinline)) cl_mem cgl_sl_clCreateSubBuffer(cl_mem buffer, 
         return cgl_ret;
     }
     return cgl_gp_clCreateSubBuffer(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
-}
-typedef cl_mem cgl_rt_clCreateSubBuffer;
-static __attribute__((noinline, cold)) cgl_rt_clCreateSubBuffer cgl_left_clCreateSubBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateSubBuffer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_mem CL_API_CALL clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type buffer_create_type, const void *buffer_create_info, cl_int *errcode_ret)
 {
@@ -2000,6 +2032,15 @@ static __attribute__((noinline)) cl_mem cgl_gp_clCreateImage(cl_context context,
     }
     return cgl_fr.cgl_ret;
 }
+typedef cl_mem cgl_rt_clCreateImage;
+static __attribute__((noinline, cold)) cgl_rt_clCreateImage cgl_left_clCreateImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateImage cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_mem cgl_sl_clCreateImage(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateImage]);
@@ -2009,15 +2050,6 @@ static __attribute__((noinline)) cl_mem cgl_sl_clCreateImage(cl_context context,
         return cgl_ret;
     }
     return cgl_gp_clCreateImage(context, flags, image_format, image_desc, host_ptr, errcode_ret);
-}
-typedef cl_mem cgl_rt_clCreateImage;
-static __attribute__((noinline, cold)) cgl_rt_clCreateImage cgl_left_clCreateImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateImage cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_mem CL_API_CALL clCreateImage(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
 {
@@ -2062,6 +2094,15 @@ static __attribute__((noinline)) cl_mem cgl_gp_clCreatePipe(cl_context context, 
     }
     return cgl_fr.cgl_ret;
 }
+typedef cl_mem cgl_rt_clCreatePipe;
+static __attribute__((noinline, cold)) cgl_rt_clCreatePipe cgl_left_clCreatePipe(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreatePipe cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_mem cgl_sl_clCreatePipe(cl_context context, cl_mem_flags flags, cl_uint pipe_packet_size, cl_uint pipe_max_packets, const cl_pipe_properties *properties, cl_int *errcode_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreatePipe]);
@@ -2071,15 +2112,6 @@ static __attribute__((noinline)) cl_mem cgl_sl_clCreatePipe(cl_context context, 
         return cgl_ret;
     }
     return cgl_gp_clCreatePipe(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
-}
-typedef cl_mem cgl_rt_clCreatePipe;
-static __attribute__((noinline, cold)) cgl_rt_clCreatePipe cgl_left_clCreatePipe(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreatePipe cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_mem CL_API_CALL clCreatePipe(cl_context context, cl_mem_flags flags, cl_uint pipe_packet_size, cl_uint pipe_max_packets, const cl_pipe_properties *properties, cl_int *errcode_ret)
 {
@@ -2124,6 +2156,15 @@ static __attribute__((noinline)) cl_mem cgl_gp_clCreateBufferWithProperties(cl_c
     }
     return cgl_fr.cgl_ret;
 }
+typedef cl_mem cgl_rt_clCreateBufferWithProperties;
+static __attribute__((noinline, cold)) cgl_rt_clCreateBufferWithProperties cgl_left_clCreateBufferWithProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateBufferWithProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_mem cgl_sl_clCreateBufferWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateBufferWithProperties]);
@@ -2133,15 +2174,6 @@ static __attribute__((noinline)) cl_mem cgl_sl_clCreateBufferWithProperties(cl_c
         return cgl_ret;
     }
     return cgl_gp_clCreateBufferWithProperties(context, properties, flags, size, host_ptr, errcode_ret);
-}
-typedef cl_mem cgl_rt_clCreateBufferWithProperties;
-static __attribute__((noinline, cold)) cgl_rt_clCreateBufferWithProperties cgl_left_clCreateBufferWithProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateBufferWithProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_mem CL_API_CALL clCreateBufferWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
 {
@@ -2187,6 +2219,15 @@ static __attribute__((noinline)) cl_mem cgl_gp_clCreateImageWithProperties(cl_co
     }
     return cgl_fr.cgl_ret;
 }
+typedef cl_mem cgl_rt_clCreateImageWithProperties;
+static __attribute__((noinline, cold)) cgl_rt_clCreateImageWithProperties cgl_left_clCreateImageWithProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateImageWithProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_mem cgl_sl_clCreateImageWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateImageWithProperties]);
@@ -2196,15 +2237,6 @@ static __attribute__((noinline)) cl_mem cgl_sl_clCreateImageWithProperties(cl_co
         return cgl_ret;
     }
     return cgl_gp_clCreateImageWithProperties(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
-}
-typedef cl_mem cgl_rt_clCreateImageWithProperties;
-static __attribute__((noinline, cold)) cgl_rt_clCreateImageWithProperties cgl_left_clCreateImageWithProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateImageWithProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_mem CL_API_CALL clCreateImageWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
 {
@@ -2241,6 +2273,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clRetainMemObject(cl_mem memobj)
     (void)cg_call(&cgl_sites[CGL_clRetainMemObject], (const void *)memobj, cgl_th_clRetainMemObject, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clRetainMemObject;
+static __attribute__((noinline, cold)) cgl_rt_clRetainMemObject cgl_left_clRetainMemObject(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainMemObject cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clRetainMemObject(cl_mem memobj)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainMemObject]);
@@ -2254,15 +2295,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainMemObject(cl_mem memobj)
         return cgl_ret;
     }
     return cgl_gp_clRetainMemObject(memobj);
-}
-typedef cl_int cgl_rt_clRetainMemObject;
-static __attribute__((noinline, cold)) cgl_rt_clRetainMemObject cgl_left_clRetainMemObject(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainMemObject cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clRetainMemObject(cl_mem memobj)
 {
@@ -2302,6 +2334,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clReleaseMemObject(cl_mem memobj)
     (void)cg_call(&cgl_sites[CGL_clReleaseMemObject], (const void *)memobj, cgl_th_clReleaseMemObject, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clReleaseMemObject;
+static __attribute__((noinline, cold)) cgl_rt_clReleaseMemObject cgl_left_clReleaseMemObject(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseMemObject cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clReleaseMemObject(cl_mem memobj)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseMemObject]);
@@ -2315,15 +2356,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseMemObject(cl_mem memobj)
         return cgl_ret;
     }
     return cgl_gp_clReleaseMemObject(memobj);
-}
-typedef cl_int cgl_rt_clReleaseMemObject;
-static __attribute__((noinline, cold)) cgl_rt_clReleaseMemObject cgl_left_clReleaseMemObject(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseMemObject cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseMemObject(cl_mem memobj)
 {
@@ -2368,6 +2400,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetSupportedImageFormats(cl_con
     (void)cg_call(&cgl_sites[CGL_clGetSupportedImageFormats], (const void *)context, cgl_th_clGetSupportedImageFormats, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clGetSupportedImageFormats;
+static __attribute__((noinline, cold)) cgl_rt_clGetSupportedImageFormats cgl_left_clGetSupportedImageFormats(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetSupportedImageFormats cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clGetSupportedImageFormats(cl_context context, cl_mem_flags flags, cl_mem_object_type image_type, cl_uint num_entries, cl_image_format *image_formats, cl_uint *num_image_formats)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetSupportedImageFormats]);
@@ -2381,15 +2422,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetSupportedImageFormats(cl_con
         return cgl_ret;
     }
     return cgl_gp_clGetSupportedImageFormats(context, flags, image_type, num_entries, image_formats, num_image_formats);
-}
-typedef cl_int cgl_rt_clGetSupportedImageFormats;
-static __attribute__((noinline, cold)) cgl_rt_clGetSupportedImageFormats cgl_left_clGetSupportedImageFormats(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetSupportedImageFormats cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clGetSupportedImageFormats(cl_context context, cl_mem_flags flags, cl_mem_object_type image_type, cl_uint num_entries, cl_image_format *image_formats, cl_uint *num_image_formats)
 {
@@ -2433,6 +2465,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetMemObjectInfo(cl_mem memobj,
     (void)cg_call(&cgl_sites[CGL_clGetMemObjectInfo], (const void *)memobj, cgl_th_clGetMemObjectInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clGetMemObjectInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetMemObjectInfo cgl_left_clGetMemObjectInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetMemObjectInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetMemObjectInfo]);
@@ -2446,15 +2487,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetMemObjectInfo(cl_mem memobj,
         return cgl_ret;
     }
     return cgl_gp_clGetMemObjectInfo(memobj, param_name, param_value_size, param_value, param_value_size_ret);
-}
-typedef cl_int cgl_rt_clGetMemObjectInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetMemObjectInfo cgl_left_clGetMemObjectInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetMemObjectInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2498,6 +2530,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetImageInfo(cl_mem image, cl_i
     (void)cg_call(&cgl_sites[CGL_clGetImageInfo], (const void *)image, cgl_th_clGetImageInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clGetImageInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetImageInfo cgl_left_clGetImageInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetImageInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clGetImageInfo(cl_mem image, cl_image_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetImageInfo]);
@@ -2511,15 +2552,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetImageInfo(cl_mem image, cl_i
         return cgl_ret;
     }
     return cgl_gp_clGetImageInfo(image, param_name, param_value_size, param_value, param_value_size_ret);
-}
-typedef cl_int cgl_rt_clGetImageInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetImageInfo cgl_left_clGetImageInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetImageInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clGetImageInfo(cl_mem image, cl_image_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2563,6 +2595,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetPipeInfo(cl_mem pipe, cl_pip
     (void)cg_call(&cgl_sites[CGL_clGetPipeInfo], (const void *)pipe, cgl_th_clGetPipeInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clGetPipeInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetPipeInfo cgl_left_clGetPipeInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetPipeInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clGetPipeInfo(cl_mem pipe, cl_pipe_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetPipeInfo]);
@@ -2576,15 +2617,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetPipeInfo(cl_mem pipe, cl_pip
         return cgl_ret;
     }
     return cgl_gp_clGetPipeInfo(pipe, param_name, param_value_size, param_value, param_value_size_ret);
-}
-typedef cl_int cgl_rt_clGetPipeInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetPipeInfo cgl_left_clGetPipeInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetPipeInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clGetPipeInfo(cl_mem pipe, cl_pipe_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2626,6 +2658,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clSetMemObjectDestructorCallback(
     (void)cg_call(&cgl_sites[CGL_clSetMemObjectDestructorCallback], (const void *)memobj, cgl_th_clSetMemObjectDestructorCallback, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clSetMemObjectDestructorCallback;
+static __attribute__((noinline, cold)) cgl_rt_clSetMemObjectDestructorCallback cgl_left_clSetMemObjectDestructorCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetMemObjectDestructorCallback cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clSetMemObjectDestructorCallback(cl_mem memobj, void (*pfn_notify)(cl_mem, void *), void *user_data)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetMemObjectDestructorCallback]);
@@ -2639,15 +2680,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetMemObjectDestructorCallback(
         return cgl_ret;
     }
     return cgl_gp_clSetMemObjectDestructorCallback(memobj, pfn_notify, user_data);
-}
-typedef cl_int cgl_rt_clSetMemObjectDestructorCallback;
-static __attribute__((noinline, cold)) cgl_rt_clSetMemObjectDestructorCallback cgl_left_clSetMemObjectDestructorCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetMemObjectDestructorCallback cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem memobj, void (*pfn_notify)(cl_mem, void *), void *user_data)
 {
@@ -2690,6 +2722,15 @@ static __attribute__((noinline)) void *cgl_gp_clSVMAlloc(cl_context context, cl_
     (void)cg_call(&cgl_sites[CGL_clSVMAlloc], (const void *)context, cgl_th_clSVMAlloc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef void *cgl_rt_clSVMAlloc;
+static __attribute__((noinline, cold)) cgl_rt_clSVMAlloc cgl_left_clSVMAlloc(cg_slot *cgl_s, int cgl_code, cgl_rt_clSVMAlloc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) void *cgl_sl_clSVMAlloc(cl_context context, cl_svm_mem_flags flags, size_t size, cl_uint alignment)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSVMAlloc]);
@@ -2699,15 +2740,6 @@ static __attribute__((noinline)) void *cgl_sl_clSVMAlloc(cl_context context, cl_
         return cgl_ret;
     }
     return cgl_gp_clSVMAlloc(context, flags, size, alignment);
-}
-typedef void *cgl_rt_clSVMAlloc;
-static __attribute__((noinline, cold)) cgl_rt_clSVMAlloc cgl_left_clSVMAlloc(cg_slot *cgl_s, int cgl_code, cgl_rt_clSVMAlloc cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT void *CL_API_CALL clSVMAlloc(cl_context context, cl_svm_mem_flags flags, size_t size, cl_uint alignment)
 {
@@ -2792,6 +2824,15 @@ static __attribute__((noinline)) cl_sampler cgl_gp_clCreateSamplerWithProperties
     }
     return cgl_fr.cgl_ret;
 }
+typedef cl_sampler cgl_rt_clCreateSamplerWithProperties;
+static __attribute__((noinline, cold)) cgl_rt_clCreateSamplerWithProperties cgl_left_clCreateSamplerWithProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateSamplerWithProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_sampler cgl_sl_clCreateSamplerWithProperties(cl_context context, const cl_sampler_properties *sampler_properties, cl_int *errcode_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateSamplerWithProperties]);
@@ -2801,15 +2842,6 @@ static __attribute__((noinline)) cl_sampler cgl_sl_clCreateSamplerWithProperties
         return cgl_ret;
     }
     return cgl_gp_clCreateSamplerWithProperties(context, sampler_properties, errcode_ret);
-}
-typedef cl_sampler cgl_rt_clCreateSamplerWithProperties;
-static __attribute__((noinline, cold)) cgl_rt_clCreateSamplerWithProperties cgl_left_clCreateSamplerWithProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateSamplerWithProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_sampler CL_API_CALL clCreateSamplerWithProperties(cl_context context, const cl_sampler_properties *sampler_properties, cl_int *errcode_ret)
 {
@@ -2846,6 +2878,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clRetainSampler(cl_sampler sample
     (void)cg_call(&cgl_sites[CGL_clRetainSampler], (const void *)sampler, cgl_th_clRetainSampler, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clRetainSampler;
+static __attribute__((noinline, cold)) cgl_rt_clRetainSampler cgl_left_clRetainSampler(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainSampler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clRetainSampler(cl_sampler sampler)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainSampler]);
@@ -2859,15 +2900,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainSampler(cl_sampler sample
         return cgl_ret;
     }
     return cgl_gp_clRetainSampler(sampler);
-}
-typedef cl_int cgl_rt_clRetainSampler;
-static __attribute__((noinline, cold)) cgl_rt_clRetainSampler cgl_left_clRetainSampler(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainSampler cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clRetainSampler(cl_sampler sampler)
 {
@@ -2907,6 +2939,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clReleaseSampler(cl_sampler sampl
     (void)cg_call(&cgl_sites[CGL_clReleaseSampler], (const void *)sampler, cgl_th_clReleaseSampler, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clReleaseSampler;
+static __attribute__((noinline, cold)) cgl_rt_clReleaseSampler cgl_left_clReleaseSampler(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseSampler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clReleaseSampler(cl_sampler sampler)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseSampler]);
@@ -2920,15 +2961,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseSampler(cl_sampler sampl
         return cgl_ret;
     }
     return cgl_gp_clReleaseSampler(sampler);
-}
-typedef cl_int cgl_rt_clReleaseSampler;
-static __attribute__((noinline, cold)) cgl_rt_clReleaseSampler cgl_left_clReleaseSampler(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseSampler cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseSampler(cl_sampler sampler)
 {
@@ -2972,6 +3004,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetSamplerInfo(cl_sampler sampl
     (void)cg_call(&cgl_sites[CGL_clGetSamplerInfo], (const void *)sampler, cgl_th_clGetSamplerInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clGetSamplerInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetSamplerInfo cgl_left_clGetSamplerInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetSamplerInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clGetSamplerInfo(cl_sampler sampler, cl_sampler_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetSamplerInfo]);
@@ -2985,15 +3026,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetSamplerInfo(cl_sampler sampl
         return cgl_ret;
     }
     return cgl_gp_clGetSamplerInfo(sampler, param_name, param_value_size, param_value, param_value_size_ret);
-}
-typedef cl_int cgl_rt_clGetSamplerInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetSamplerInfo cgl_left_clGetSamplerInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetSamplerInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clGetSamplerInfo(cl_sampler sampler, cl_sampler_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -3040,6 +3072,15 @@ static __attribute__((noinline)) cl_program cgl_gp_clCreateProgramWithSource(cl_
     }
     return cgl_fr.cgl_ret;
 }
+typedef cl_program cgl_rt_clCreateProgramWithSource;
+static __attribute__((noinline, cold)) cgl_rt_clCreateProgramWithSource cgl_left_clCreateProgramWithSource(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateProgramWithSource cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_program cgl_sl_clCreateProgramWithSource(cl_context context, cl_uint count, const char **strings, const size_t *lengths, cl_int *errcode_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateProgramWithSource]);
@@ -3049,15 +3090,6 @@ static __attribute__((noinline)) cl_program cgl_sl_clCreateProgramWithSource(cl_
         return cgl_ret;
     }
     return cgl_gp_clCreateProgramWithSource(context, count, strings, lengths, errcode_ret);
-}
-typedef cl_program cgl_rt_clCreateProgramWithSource;
-static __attribute__((noinline, cold)) cgl_rt_clCreateProgramWithSource cgl_left_clCreateProgramWithSource(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateProgramWithSource cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_program CL_API_CALL clCreateProgramWithSource(cl_context context, cl_uint count, const char **strings, const size_t *lengths, cl_int *errcode_ret)
 {
@@ -3103,16 +3135,6 @@ static __attribute__((noinline)) cl_program cgl_gp_clCreateProgramWithBinary(cl_
     }
     return cgl_fr.cgl_ret;
 }
-static __attribute__((noinline)) cl_program cgl_sl_clCreateProgramWithBinary(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const size_t *lengths, const unsigned char **binaries, cl_int *binary_status, cl_int *errcode_ret)
-{
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateProgramWithBinary]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_program cgl_ret = ((__typeof__(clCreateProgramWithBinary) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBinary].real, memory_order_relaxed))(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
-    return cgl_gp_clCreateProgramWithBinary(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
-}
 typedef cl_program cgl_rt_clCreateProgramWithBinary;
 static __attribute__((noinline, cold)) cgl_rt_clCreateProgramWithBinary cgl_left_clCreateProgramWithBinary(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateProgramWithBinary cgl_ret)
 {
@@ -3121,6 +3143,29 @@ static __attribute__((noinline, cold)) cgl_rt_clCreateProgramWithBinary cgl_left
     else
         cg_leave_code((uintptr_t)cgl_s, cgl_code);
     return cgl_ret;
+}
+static __attribute__((noinline)) cl_program cgl_sl_clCreateProgramWithBinary(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const size_t *lengths, const unsigned char **binaries, cl_int *binary_status, cl_int *errcode_ret)
+{
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clCreateProgramWithBinary]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            cl_program cgl_ret = ((__typeof__(clCreateProgramWithBinary) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBinary].real, memory_order_relaxed))(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
+            cg_peak_out(cgl_c);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCreateProgramWithBinary(cgl_s, cgl_code, cgl_ret);
+        }
+    }
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateProgramWithBinary]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_program cgl_ret = ((__typeof__(clCreateProgramWithBinary) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBinary].real, memory_order_relaxed))(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clCreateProgramWithBinary(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
 }
 CG_EXPORT cl_program CL_API_CALL clCreateProgramWithBinary(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const size_t *lengths, const unsigned char **binaries, cl_int *binary_status, cl_int *errcode_ret)
 {
@@ -3164,6 +3209,15 @@ static __attribute__((noinline)) cl_program cgl_gp_clCreateProgramWithBuiltInKer
     }
     return cgl_fr.cgl_ret;
 }
+typedef cl_program cgl_rt_clCreateProgramWithBuiltInKernels;
+static __attribute__((noinline, cold)) cgl_rt_clCreateProgramWithBuiltInKernels cgl_left_clCreateProgramWithBuiltInKernels(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateProgramWithBuiltInKernels cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_program cgl_sl_clCreateProgramWithBuiltInKernels(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *kernel_names, cl_int *errcode_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateProgramWithBuiltInKernels]);
@@ -3173,15 +3227,6 @@ static __attribute__((noinline)) cl_program cgl_sl_clCreateProgramWithBuiltInKer
         return cgl_ret;
     }
     return cgl_gp_clCreateProgramWithBuiltInKernels(context, num_devices, device_list, kernel_names, errcode_ret);
-}
-typedef cl_program cgl_rt_clCreateProgramWithBuiltInKernels;
-static __attribute__((noinline, cold)) cgl_rt_clCreateProgramWithBuiltInKernels cgl_left_clCreateProgramWithBuiltInKernels(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateProgramWithBuiltInKernels cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *kernel_names, cl_int *errcode_ret)
 {
@@ -3224,16 +3269,6 @@ static __attribute__((noinline)) cl_program cgl_gp_clCreateProgramWithIL(cl_cont
     }
     return cgl_fr.cgl_ret;
 }
-static __attribute__((noinline)) cl_program cgl_sl_clCreateProgramWithIL(cl_context context, const void *il, size_t length, cl_int *errcode_ret)
-{
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateProgramWithIL]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_program cgl_ret = ((__typeof__(clCreateProgramWithIL) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithIL].real, memory_order_relaxed))(context, il, length, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
-    return cgl_gp_clCreateProgramWithIL(context, il, length, errcode_ret);
-}
 typedef cl_program cgl_rt_clCreateProgramWithIL;
 static __attribute__((noinline, cold)) cgl_rt_clCreateProgramWithIL cgl_left_clCreateProgramWithIL(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateProgramWithIL cgl_ret)
 {
@@ -3242,6 +3277,29 @@ static __attribute__((noinline, cold)) cgl_rt_clCreateProgramWithIL cgl_left_clC
     else
         cg_leave_code((uintptr_t)cgl_s, cgl_code);
     return cgl_ret;
+}
+static __attribute__((noinline)) cl_program cgl_sl_clCreateProgramWithIL(cl_context context, const void *il, size_t length, cl_int *errcode_ret)
+{
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clCreateProgramWithIL]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            cl_program cgl_ret = ((__typeof__(clCreateProgramWithIL) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithIL].real, memory_order_relaxed))(context, il, length, errcode_ret);
+            cg_peak_out(cgl_c);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clCreateProgramWithIL(cgl_s, cgl_code, cgl_ret);
+        }
+    }
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateProgramWithIL]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_program cgl_ret = ((__typeof__(clCreateProgramWithIL) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithIL].real, memory_order_relaxed))(context, il, length, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clCreateProgramWithIL(context, il, length, errcode_ret);
 }
 CG_EXPORT cl_program CL_API_CALL clCreateProgramWithIL(cl_context context, const void *il, size_t length, cl_int *errcode_ret)
 {
@@ -3278,6 +3336,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clRetainProgram(cl_program progra
     (void)cg_call(&cgl_sites[CGL_clRetainProgram], (const void *)program, cgl_th_clRetainProgram, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clRetainProgram;
+static __attribute__((noinline, cold)) cgl_rt_clRetainProgram cgl_left_clRetainProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainProgram cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clRetainProgram(cl_program program)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainProgram]);
@@ -3291,15 +3358,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainProgram(cl_program progra
         return cgl_ret;
     }
     return cgl_gp_clRetainProgram(program);
-}
-typedef cl_int cgl_rt_clRetainProgram;
-static __attribute__((noinline, cold)) cgl_rt_clRetainProgram cgl_left_clRetainProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainProgram cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clRetainProgram(cl_program program)
 {
@@ -3339,6 +3397,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clReleaseProgram(cl_program progr
     (void)cg_call(&cgl_sites[CGL_clReleaseProgram], (const void *)program, cgl_th_clReleaseProgram, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clReleaseProgram;
+static __attribute__((noinline, cold)) cgl_rt_clReleaseProgram cgl_left_clReleaseProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseProgram cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clReleaseProgram(cl_program program)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseProgram]);
@@ -3352,15 +3419,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseProgram(cl_program progr
         return cgl_ret;
     }
     return cgl_gp_clReleaseProgram(program);
-}
-typedef cl_int cgl_rt_clReleaseProgram;
-static __attribute__((noinline, cold)) cgl_rt_clReleaseProgram cgl_left_clReleaseProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseProgram cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseProgram(cl_program program)
 {
@@ -3405,8 +3463,33 @@ static __attribute__((noinline)) cl_int cgl_gp_clBuildProgram(cl_program program
     (void)cg_call(&cgl_sites[CGL_clBuildProgram], (const void *)program, cgl_th_clBuildProgram, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clBuildProgram;
+static __attribute__((noinline, cold)) cgl_rt_clBuildProgram cgl_left_clBuildProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_clBuildProgram cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clBuildProgram]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            cl_int cgl_ret = ((__typeof__(clBuildProgram) *)atomic_load_explicit(&cgl_sites[CGL_clBuildProgram].real, memory_order_relaxed))(program, num_devices, device_list, options, pfn_notify, user_data);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_clBuildProgram(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clBuildProgram]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clBuildProgram) *)atomic_load_explicit(&cgl_sites[CGL_clBuildProgram].real, memory_order_relaxed))(program, num_devices, device_list, options, pfn_notify, user_data);
@@ -3418,15 +3501,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clBuildProgram(cl_program program
         return cgl_ret;
     }
     return cgl_gp_clBuildProgram(program, num_devices, device_list, options, pfn_notify, user_data);
-}
-typedef cl_int cgl_rt_clBuildProgram;
-static __attribute__((noinline, cold)) cgl_rt_clBuildProgram cgl_left_clBuildProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_clBuildProgram cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
@@ -3474,8 +3548,33 @@ static __attribute__((noinline)) cl_int cgl_gp_clCompileProgram(cl_program progr
     (void)cg_call(&cgl_sites[CGL_clCompileProgram], (const void *)program, cgl_th_clCompileProgram, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clCompileProgram;
+static __attribute__((noinline, cold)) cgl_rt_clCompileProgram cgl_left_clCompileProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_clCompileProgram cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clCompileProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_headers, const cl_program *input_headers, const char **header_include_names, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clCompileProgram]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            cl_int cgl_ret = ((__typeof__(clCompileProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCompileProgram].real, memory_order_relaxed))(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_clCompileProgram(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCompileProgram]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clCompileProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCompileProgram].real, memory_order_relaxed))(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
@@ -3487,15 +3586,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clCompileProgram(cl_program progr
         return cgl_ret;
     }
     return cgl_gp_clCompileProgram(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
-}
-typedef cl_int cgl_rt_clCompileProgram;
-static __attribute__((noinline, cold)) cgl_rt_clCompileProgram cgl_left_clCompileProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_clCompileProgram cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_headers, const cl_program *input_headers, const char **header_include_names, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
@@ -3546,16 +3636,6 @@ static __attribute__((noinline)) cl_program cgl_gp_clLinkProgram(cl_context cont
     }
     return cgl_fr.cgl_ret;
 }
-static __attribute__((noinline)) cl_program cgl_sl_clLinkProgram(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_programs, const cl_program *input_programs, void (*pfn_notify)(cl_program, void *), void *user_data, cl_int *errcode_ret)
-{
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clLinkProgram]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_program cgl_ret = ((__typeof__(clLinkProgram) *)atomic_load_explicit(&cgl_sites[CGL_clLinkProgram].real, memory_order_relaxed))(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
-    return cgl_gp_clLinkProgram(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
-}
 typedef cl_program cgl_rt_clLinkProgram;
 static __attribute__((noinline, cold)) cgl_rt_clLinkProgram cgl_left_clLinkProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_clLinkProgram cgl_ret)
 {
@@ -3564,6 +3644,29 @@ static __attribute__((noinline, cold)) cgl_rt_clLinkProgram cgl_left_clLinkProgr
     else
         cg_leave_code((uintptr_t)cgl_s, cgl_code);
     return cgl_ret;
+}
+static __attribute__((noinline)) cl_program cgl_sl_clLinkProgram(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_programs, const cl_program *input_programs, void (*pfn_notify)(cl_program, void *), void *user_data, cl_int *errcode_ret)
+{
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clLinkProgram]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            cl_program cgl_ret = ((__typeof__(clLinkProgram) *)atomic_load_explicit(&cgl_sites[CGL_clLinkProgram].real, memory_order_relaxed))(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
+            cg_peak_out(cgl_c);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clLinkProgram(cgl_s, cgl_code, cgl_ret);
+        }
+    }
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clLinkProgram]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        cl_program cgl_ret = ((__typeof__(clLinkProgram) *)atomic_load_explicit(&cgl_sites[CGL_clLinkProgram].real, memory_order_relaxed))(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clLinkProgram(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
 }
 CG_EXPORT cl_program CL_API_CALL clLinkProgram(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_programs, const cl_program *input_programs, void (*pfn_notify)(cl_program, void *), void *user_data, cl_int *errcode_ret)
 {
@@ -3602,6 +3705,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clSetProgramReleaseCallback(cl_pr
     (void)cg_call(&cgl_sites[CGL_clSetProgramReleaseCallback], (const void *)program, cgl_th_clSetProgramReleaseCallback, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clSetProgramReleaseCallback;
+static __attribute__((noinline, cold)) cgl_rt_clSetProgramReleaseCallback cgl_left_clSetProgramReleaseCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetProgramReleaseCallback cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clSetProgramReleaseCallback(cl_program program, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetProgramReleaseCallback]);
@@ -3615,15 +3727,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetProgramReleaseCallback(cl_pr
         return cgl_ret;
     }
     return cgl_gp_clSetProgramReleaseCallback(program, pfn_notify, user_data);
-}
-typedef cl_int cgl_rt_clSetProgramReleaseCallback;
-static __attribute__((noinline, cold)) cgl_rt_clSetProgramReleaseCallback cgl_left_clSetProgramReleaseCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetProgramReleaseCallback cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clSetProgramReleaseCallback(cl_program program, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
@@ -3666,6 +3769,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clSetProgramSpecializationConstan
     (void)cg_call(&cgl_sites[CGL_clSetProgramSpecializationConstant], (const void *)program, cgl_th_clSetProgramSpecializationConstant, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clSetProgramSpecializationConstant;
+static __attribute__((noinline, cold)) cgl_rt_clSetProgramSpecializationConstant cgl_left_clSetProgramSpecializationConstant(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetProgramSpecializationConstant cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id, size_t spec_size, const void *spec_value)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetProgramSpecializationConstant]);
@@ -3679,15 +3791,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetProgramSpecializationConstan
         return cgl_ret;
     }
     return cgl_gp_clSetProgramSpecializationConstant(program, spec_id, spec_size, spec_value);
-}
-typedef cl_int cgl_rt_clSetProgramSpecializationConstant;
-static __attribute__((noinline, cold)) cgl_rt_clSetProgramSpecializationConstant cgl_left_clSetProgramSpecializationConstant(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetProgramSpecializationConstant cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id, size_t spec_size, const void *spec_value)
 {
@@ -3727,8 +3830,33 @@ static __attribute__((noinline)) cl_int cgl_gp_clUnloadPlatformCompiler(cl_platf
     (void)cg_call(&cgl_sites[CGL_clUnloadPlatformCompiler], (const void *)platform, cgl_th_clUnloadPlatformCompiler, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clUnloadPlatformCompiler;
+static __attribute__((noinline, cold)) cgl_rt_clUnloadPlatformCompiler cgl_left_clUnloadPlatformCompiler(cg_slot *cgl_s, int cgl_code, cgl_rt_clUnloadPlatformCompiler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clUnloadPlatformCompiler(cl_platform_id platform)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clUnloadPlatformCompiler]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            cl_int cgl_ret = ((__typeof__(clUnloadPlatformCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadPlatformCompiler].real, memory_order_relaxed))(platform);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_clUnloadPlatformCompiler(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clUnloadPlatformCompiler]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clUnloadPlatformCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadPlatformCompiler].real, memory_order_relaxed))(platform);
@@ -3740,15 +3868,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clUnloadPlatformCompiler(cl_platf
         return cgl_ret;
     }
     return cgl_gp_clUnloadPlatformCompiler(platform);
-}
-typedef cl_int cgl_rt_clUnloadPlatformCompiler;
-static __attribute__((noinline, cold)) cgl_rt_clUnloadPlatformCompiler cgl_left_clUnloadPlatformCompiler(cg_slot *cgl_s, int cgl_code, cgl_rt_clUnloadPlatformCompiler cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clUnloadPlatformCompiler(cl_platform_id platform)
 {
@@ -3792,6 +3911,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetProgramInfo(cl_program progr
     (void)cg_call(&cgl_sites[CGL_clGetProgramInfo], (const void *)program, cgl_th_clGetProgramInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clGetProgramInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetProgramInfo cgl_left_clGetProgramInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetProgramInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clGetProgramInfo(cl_program program, cl_program_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetProgramInfo]);
@@ -3805,15 +3933,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetProgramInfo(cl_program progr
         return cgl_ret;
     }
     return cgl_gp_clGetProgramInfo(program, param_name, param_value_size, param_value, param_value_size_ret);
-}
-typedef cl_int cgl_rt_clGetProgramInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetProgramInfo cgl_left_clGetProgramInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetProgramInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clGetProgramInfo(cl_program program, cl_program_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -3858,6 +3977,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetProgramBuildInfo(cl_program 
     (void)cg_call(&cgl_sites[CGL_clGetProgramBuildInfo], (const void *)program, cgl_th_clGetProgramBuildInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clGetProgramBuildInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetProgramBuildInfo cgl_left_clGetProgramBuildInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetProgramBuildInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clGetProgramBuildInfo(cl_program program, cl_device_id device, cl_program_build_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetProgramBuildInfo]);
@@ -3871,15 +3999,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetProgramBuildInfo(cl_program 
         return cgl_ret;
     }
     return cgl_gp_clGetProgramBuildInfo(program, device, param_name, param_value_size, param_value, param_value_size_ret);
-}
-typedef cl_int cgl_rt_clGetProgramBuildInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetProgramBuildInfo cgl_left_clGetProgramBuildInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetProgramBuildInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clGetProgramBuildInfo(cl_program program, cl_device_id device, cl_program_build_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -3924,6 +4043,15 @@ static __attribute__((noinline)) cl_kernel cgl_gp_clCreateKernel(cl_program prog
     }
     return cgl_fr.cgl_ret;
 }
+typedef cl_kernel cgl_rt_clCreateKernel;
+static __attribute__((noinline, cold)) cgl_rt_clCreateKernel cgl_left_clCreateKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateKernel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_kernel cgl_sl_clCreateKernel(cl_program program, const char *kernel_name, cl_int *errcode_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateKernel]);
@@ -3933,15 +4061,6 @@ static __attribute__((noinline)) cl_kernel cgl_sl_clCreateKernel(cl_program prog
         return cgl_ret;
     }
     return cgl_gp_clCreateKernel(program, kernel_name, errcode_ret);
-}
-typedef cl_kernel cgl_rt_clCreateKernel;
-static __attribute__((noinline, cold)) cgl_rt_clCreateKernel cgl_left_clCreateKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateKernel cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_kernel CL_API_CALL clCreateKernel(cl_program program, const char *kernel_name, cl_int *errcode_ret)
 {
@@ -3981,8 +4100,33 @@ static __attribute__((noinline)) cl_int cgl_gp_clCreateKernelsInProgram(cl_progr
     (void)cg_call(&cgl_sites[CGL_clCreateKernelsInProgram], (const void *)program, cgl_th_clCreateKernelsInProgram, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clCreateKernelsInProgram;
+static __attribute__((noinline, cold)) cgl_rt_clCreateKernelsInProgram cgl_left_clCreateKernelsInProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateKernelsInProgram cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, cl_kernel *kernels, cl_uint *num_kernels_ret)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clCreateKernelsInProgram]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            cl_int cgl_ret = ((__typeof__(clCreateKernelsInProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernelsInProgram].real, memory_order_relaxed))(program, num_kernels, kernels, num_kernels_ret);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_clCreateKernelsInProgram(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateKernelsInProgram]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clCreateKernelsInProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernelsInProgram].real, memory_order_relaxed))(program, num_kernels, kernels, num_kernels_ret);
@@ -3994,15 +4138,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clCreateKernelsInProgram(cl_progr
         return cgl_ret;
     }
     return cgl_gp_clCreateKernelsInProgram(program, num_kernels, kernels, num_kernels_ret);
-}
-typedef cl_int cgl_rt_clCreateKernelsInProgram;
-static __attribute__((noinline, cold)) cgl_rt_clCreateKernelsInProgram cgl_left_clCreateKernelsInProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateKernelsInProgram cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, cl_kernel *kernels, cl_uint *num_kernels_ret)
 {
@@ -4049,6 +4184,15 @@ static __attribute__((noinline)) cl_kernel cgl_gp_clCloneKernel(cl_kernel source
     }
     return cgl_fr.cgl_ret;
 }
+typedef cl_kernel cgl_rt_clCloneKernel;
+static __attribute__((noinline, cold)) cgl_rt_clCloneKernel cgl_left_clCloneKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_clCloneKernel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_kernel cgl_sl_clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCloneKernel]);
@@ -4058,15 +4202,6 @@ static __attribute__((noinline)) cl_kernel cgl_sl_clCloneKernel(cl_kernel source
         return cgl_ret;
     }
     return cgl_gp_clCloneKernel(source_kernel, errcode_ret);
-}
-typedef cl_kernel cgl_rt_clCloneKernel;
-static __attribute__((noinline, cold)) cgl_rt_clCloneKernel cgl_left_clCloneKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_clCloneKernel cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_kernel CL_API_CALL clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret)
 {
@@ -4103,6 +4238,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clRetainKernel(cl_kernel kernel)
     (void)cg_call(&cgl_sites[CGL_clRetainKernel], (const void *)kernel, cgl_th_clRetainKernel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clRetainKernel;
+static __attribute__((noinline, cold)) cgl_rt_clRetainKernel cgl_left_clRetainKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainKernel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clRetainKernel(cl_kernel kernel)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainKernel]);
@@ -4116,15 +4260,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainKernel(cl_kernel kernel)
         return cgl_ret;
     }
     return cgl_gp_clRetainKernel(kernel);
-}
-typedef cl_int cgl_rt_clRetainKernel;
-static __attribute__((noinline, cold)) cgl_rt_clRetainKernel cgl_left_clRetainKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainKernel cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clRetainKernel(cl_kernel kernel)
 {
@@ -4164,6 +4299,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clReleaseKernel(cl_kernel kernel)
     (void)cg_call(&cgl_sites[CGL_clReleaseKernel], (const void *)kernel, cgl_th_clReleaseKernel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clReleaseKernel;
+static __attribute__((noinline, cold)) cgl_rt_clReleaseKernel cgl_left_clReleaseKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseKernel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clReleaseKernel(cl_kernel kernel)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseKernel]);
@@ -4177,15 +4321,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseKernel(cl_kernel kernel)
         return cgl_ret;
     }
     return cgl_gp_clReleaseKernel(kernel);
-}
-typedef cl_int cgl_rt_clReleaseKernel;
-static __attribute__((noinline, cold)) cgl_rt_clReleaseKernel cgl_left_clReleaseKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseKernel cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseKernel(cl_kernel kernel)
 {
@@ -4231,6 +4366,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clSetKernelArg(cl_kernel kernel, 
     (void)cg_call(&cgl_sites[CGL_clSetKernelArg], (const void *)kernel, cgl_th_clSetKernelArg, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clSetKernelArg;
+static __attribute__((noinline, cold)) cgl_rt_clSetKernelArg cgl_left_clSetKernelArg(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetKernelArg cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size, const void *arg_value)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetKernelArg]);
@@ -4244,15 +4388,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetKernelArg(cl_kernel kernel, 
         return cgl_ret;
     }
     return cgl_gp_clSetKernelArg(kernel, arg_index, arg_size, arg_value);
-}
-typedef cl_int cgl_rt_clSetKernelArg;
-static __attribute__((noinline, cold)) cgl_rt_clSetKernelArg cgl_left_clSetKernelArg(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetKernelArg cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size, const void *arg_value)
 {
@@ -4297,6 +4432,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clSetKernelArgSVMPointer(cl_kerne
     (void)cg_call(&cgl_sites[CGL_clSetKernelArgSVMPointer], (const void *)kernel, cgl_th_clSetKernelArgSVMPointer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clSetKernelArgSVMPointer;
+static __attribute__((noinline, cold)) cgl_rt_clSetKernelArgSVMPointer cgl_left_clSetKernelArgSVMPointer(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetKernelArgSVMPointer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const void *arg_value)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetKernelArgSVMPointer]);
@@ -4310,15 +4454,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetKernelArgSVMPointer(cl_kerne
         return cgl_ret;
     }
     return cgl_gp_clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
-}
-typedef cl_int cgl_rt_clSetKernelArgSVMPointer;
-static __attribute__((noinline, cold)) cgl_rt_clSetKernelArgSVMPointer cgl_left_clSetKernelArgSVMPointer(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetKernelArgSVMPointer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const void *arg_value)
 {
@@ -4364,6 +4499,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clSetKernelExecInfo(cl_kernel ker
     (void)cg_call(&cgl_sites[CGL_clSetKernelExecInfo], (const void *)kernel, cgl_th_clSetKernelExecInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clSetKernelExecInfo;
+static __attribute__((noinline, cold)) cgl_rt_clSetKernelExecInfo cgl_left_clSetKernelExecInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetKernelExecInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name, size_t param_value_size, const void *param_value)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetKernelExecInfo]);
@@ -4377,15 +4521,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetKernelExecInfo(cl_kernel ker
         return cgl_ret;
     }
     return cgl_gp_clSetKernelExecInfo(kernel, param_name, param_value_size, param_value);
-}
-typedef cl_int cgl_rt_clSetKernelExecInfo;
-static __attribute__((noinline, cold)) cgl_rt_clSetKernelExecInfo cgl_left_clSetKernelExecInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetKernelExecInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name, size_t param_value_size, const void *param_value)
 {
@@ -4429,6 +4564,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetKernelInfo(cl_kernel kernel,
     (void)cg_call(&cgl_sites[CGL_clGetKernelInfo], (const void *)kernel, cgl_th_clGetKernelInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clGetKernelInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetKernelInfo cgl_left_clGetKernelInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetKernelInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetKernelInfo]);
@@ -4442,15 +4586,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetKernelInfo(cl_kernel kernel,
         return cgl_ret;
     }
     return cgl_gp_clGetKernelInfo(kernel, param_name, param_value_size, param_value, param_value_size_ret);
-}
-typedef cl_int cgl_rt_clGetKernelInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetKernelInfo cgl_left_clGetKernelInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetKernelInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -4495,6 +4630,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetKernelArgInfo(cl_kernel kern
     (void)cg_call(&cgl_sites[CGL_clGetKernelArgInfo], (const void *)kernel, cgl_th_clGetKernelArgInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clGetKernelArgInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetKernelArgInfo cgl_left_clGetKernelArgInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetKernelArgInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_indx, cl_kernel_arg_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetKernelArgInfo]);
@@ -4508,15 +4652,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetKernelArgInfo(cl_kernel kern
         return cgl_ret;
     }
     return cgl_gp_clGetKernelArgInfo(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
-}
-typedef cl_int cgl_rt_clGetKernelArgInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetKernelArgInfo cgl_left_clGetKernelArgInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetKernelArgInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_indx, cl_kernel_arg_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -4561,6 +4696,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetKernelWorkGroupInfo(cl_kerne
     (void)cg_call(&cgl_sites[CGL_clGetKernelWorkGroupInfo], (const void *)kernel, cgl_th_clGetKernelWorkGroupInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clGetKernelWorkGroupInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetKernelWorkGroupInfo cgl_left_clGetKernelWorkGroupInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetKernelWorkGroupInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetKernelWorkGroupInfo]);
@@ -4574,15 +4718,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetKernelWorkGroupInfo(cl_kerne
         return cgl_ret;
     }
     return cgl_gp_clGetKernelWorkGroupInfo(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
-}
-typedef cl_int cgl_rt_clGetKernelWorkGroupInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetKernelWorkGroupInfo cgl_left_clGetKernelWorkGroupInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetKernelWorkGroupInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -4629,6 +4764,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetKernelSubGroupInfo(cl_kernel
     (void)cg_call(&cgl_sites[CGL_clGetKernelSubGroupInfo], (const void *)kernel, cgl_th_clGetKernelSubGroupInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clGetKernelSubGroupInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetKernelSubGroupInfo cgl_left_clGetKernelSubGroupInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetKernelSubGroupInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_sub_group_info param_name, size_t input_value_size, const void *input_value, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetKernelSubGroupInfo]);
@@ -4642,15 +4786,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetKernelSubGroupInfo(cl_kernel
         return cgl_ret;
     }
     return cgl_gp_clGetKernelSubGroupInfo(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
-}
-typedef cl_int cgl_rt_clGetKernelSubGroupInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetKernelSubGroupInfo cgl_left_clGetKernelSubGroupInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetKernelSubGroupInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_sub_group_info param_name, size_t input_value_size, const void *input_value, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -4691,8 +4826,33 @@ static __attribute__((noinline)) cl_int cgl_gp_clWaitForEvents(cl_uint num_event
     (void)cg_call(&cgl_sites[CGL_clWaitForEvents], NULL, cgl_th_clWaitForEvents, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clWaitForEvents;
+static __attribute__((noinline, cold)) cgl_rt_clWaitForEvents cgl_left_clWaitForEvents(cg_slot *cgl_s, int cgl_code, cgl_rt_clWaitForEvents cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clWaitForEvents(cl_uint num_events, const cl_event *event_list)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clWaitForEvents]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            cl_int cgl_ret = ((__typeof__(clWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clWaitForEvents].real, memory_order_relaxed))(num_events, event_list);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_clWaitForEvents(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clWaitForEvents]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clWaitForEvents].real, memory_order_relaxed))(num_events, event_list);
@@ -4704,15 +4864,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clWaitForEvents(cl_uint num_event
         return cgl_ret;
     }
     return cgl_gp_clWaitForEvents(num_events, event_list);
-}
-typedef cl_int cgl_rt_clWaitForEvents;
-static __attribute__((noinline, cold)) cgl_rt_clWaitForEvents cgl_left_clWaitForEvents(cg_slot *cgl_s, int cgl_code, cgl_rt_clWaitForEvents cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_event *event_list)
 {
@@ -4756,6 +4907,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetEventInfo(cl_event event, cl
     (void)cg_call(&cgl_sites[CGL_clGetEventInfo], (const void *)event, cgl_th_clGetEventInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clGetEventInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetEventInfo cgl_left_clGetEventInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetEventInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clGetEventInfo(cl_event event, cl_event_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetEventInfo]);
@@ -4769,15 +4929,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetEventInfo(cl_event event, cl
         return cgl_ret;
     }
     return cgl_gp_clGetEventInfo(event, param_name, param_value_size, param_value, param_value_size_ret);
-}
-typedef cl_int cgl_rt_clGetEventInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetEventInfo cgl_left_clGetEventInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetEventInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -4821,6 +4972,15 @@ static __attribute__((noinline)) cl_event cgl_gp_clCreateUserEvent(cl_context co
     }
     return cgl_fr.cgl_ret;
 }
+typedef cl_event cgl_rt_clCreateUserEvent;
+static __attribute__((noinline, cold)) cgl_rt_clCreateUserEvent cgl_left_clCreateUserEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateUserEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_event cgl_sl_clCreateUserEvent(cl_context context, cl_int *errcode_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateUserEvent]);
@@ -4830,15 +4990,6 @@ static __attribute__((noinline)) cl_event cgl_sl_clCreateUserEvent(cl_context co
         return cgl_ret;
     }
     return cgl_gp_clCreateUserEvent(context, errcode_ret);
-}
-typedef cl_event cgl_rt_clCreateUserEvent;
-static __attribute__((noinline, cold)) cgl_rt_clCreateUserEvent cgl_left_clCreateUserEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateUserEvent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_event CL_API_CALL clCreateUserEvent(cl_context context, cl_int *errcode_ret)
 {
@@ -4875,6 +5026,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clRetainEvent(cl_event event)
     (void)cg_call(&cgl_sites[CGL_clRetainEvent], (const void *)event, cgl_th_clRetainEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clRetainEvent;
+static __attribute__((noinline, cold)) cgl_rt_clRetainEvent cgl_left_clRetainEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clRetainEvent(cl_event event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainEvent]);
@@ -4888,15 +5048,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clRetainEvent(cl_event event)
         return cgl_ret;
     }
     return cgl_gp_clRetainEvent(event);
-}
-typedef cl_int cgl_rt_clRetainEvent;
-static __attribute__((noinline, cold)) cgl_rt_clRetainEvent cgl_left_clRetainEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainEvent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clRetainEvent(cl_event event)
 {
@@ -4936,6 +5087,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clReleaseEvent(cl_event event)
     (void)cg_call(&cgl_sites[CGL_clReleaseEvent], (const void *)event, cgl_th_clReleaseEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clReleaseEvent;
+static __attribute__((noinline, cold)) cgl_rt_clReleaseEvent cgl_left_clReleaseEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clReleaseEvent(cl_event event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseEvent]);
@@ -4949,15 +5109,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clReleaseEvent(cl_event event)
         return cgl_ret;
     }
     return cgl_gp_clReleaseEvent(event);
-}
-typedef cl_int cgl_rt_clReleaseEvent;
-static __attribute__((noinline, cold)) cgl_rt_clReleaseEvent cgl_left_clReleaseEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseEvent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseEvent(cl_event event)
 {
@@ -4998,6 +5149,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clSetUserEventStatus(cl_event eve
     (void)cg_call(&cgl_sites[CGL_clSetUserEventStatus], (const void *)event, cgl_th_clSetUserEventStatus, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clSetUserEventStatus;
+static __attribute__((noinline, cold)) cgl_rt_clSetUserEventStatus cgl_left_clSetUserEventStatus(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetUserEventStatus cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clSetUserEventStatus(cl_event event, cl_int execution_status)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetUserEventStatus]);
@@ -5011,15 +5171,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetUserEventStatus(cl_event eve
         return cgl_ret;
     }
     return cgl_gp_clSetUserEventStatus(event, execution_status);
-}
-typedef cl_int cgl_rt_clSetUserEventStatus;
-static __attribute__((noinline, cold)) cgl_rt_clSetUserEventStatus cgl_left_clSetUserEventStatus(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetUserEventStatus cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clSetUserEventStatus(cl_event event, cl_int execution_status)
 {
@@ -5062,6 +5213,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clSetEventCallback(cl_event event
     (void)cg_call(&cgl_sites[CGL_clSetEventCallback], (const void *)event, cgl_th_clSetEventCallback, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clSetEventCallback;
+static __attribute__((noinline, cold)) cgl_rt_clSetEventCallback cgl_left_clSetEventCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetEventCallback cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clSetEventCallback(cl_event event, cl_int command_exec_callback_type, void (*pfn_notify)(cl_event, cl_int, void *), void *user_data)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetEventCallback]);
@@ -5075,15 +5235,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetEventCallback(cl_event event
         return cgl_ret;
     }
     return cgl_gp_clSetEventCallback(event, command_exec_callback_type, pfn_notify, user_data);
-}
-typedef cl_int cgl_rt_clSetEventCallback;
-static __attribute__((noinline, cold)) cgl_rt_clSetEventCallback cgl_left_clSetEventCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetEventCallback cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clSetEventCallback(cl_event event, cl_int command_exec_callback_type, void (*pfn_notify)(cl_event, cl_int, void *), void *user_data)
 {
@@ -5127,6 +5278,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetEventProfilingInfo(cl_event 
     (void)cg_call(&cgl_sites[CGL_clGetEventProfilingInfo], (const void *)event, cgl_th_clGetEventProfilingInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clGetEventProfilingInfo;
+static __attribute__((noinline, cold)) cgl_rt_clGetEventProfilingInfo cgl_left_clGetEventProfilingInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetEventProfilingInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clGetEventProfilingInfo(cl_event event, cl_profiling_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetEventProfilingInfo]);
@@ -5140,15 +5300,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clGetEventProfilingInfo(cl_event 
         return cgl_ret;
     }
     return cgl_gp_clGetEventProfilingInfo(event, param_name, param_value_size, param_value, param_value_size_ret);
-}
-typedef cl_int cgl_rt_clGetEventProfilingInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetEventProfilingInfo cgl_left_clGetEventProfilingInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetEventProfilingInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_profiling_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -5188,8 +5339,33 @@ static __attribute__((noinline)) cl_int cgl_gp_clFlush(cl_command_queue command_
     (void)cg_call(&cgl_sites[CGL_clFlush], (const void *)command_queue, cgl_th_clFlush, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clFlush;
+static __attribute__((noinline, cold)) cgl_rt_clFlush cgl_left_clFlush(cg_slot *cgl_s, int cgl_code, cgl_rt_clFlush cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clFlush(cl_command_queue command_queue)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clFlush]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            cl_int cgl_ret = ((__typeof__(clFlush) *)atomic_load_explicit(&cgl_sites[CGL_clFlush].real, memory_order_relaxed))(command_queue);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_clFlush(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clFlush]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clFlush) *)atomic_load_explicit(&cgl_sites[CGL_clFlush].real, memory_order_relaxed))(command_queue);
@@ -5201,15 +5377,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clFlush(cl_command_queue command_
         return cgl_ret;
     }
     return cgl_gp_clFlush(command_queue);
-}
-typedef cl_int cgl_rt_clFlush;
-static __attribute__((noinline, cold)) cgl_rt_clFlush cgl_left_clFlush(cg_slot *cgl_s, int cgl_code, cgl_rt_clFlush cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clFlush(cl_command_queue command_queue)
 {
@@ -5249,8 +5416,33 @@ static __attribute__((noinline)) cl_int cgl_gp_clFinish(cl_command_queue command
     (void)cg_call(&cgl_sites[CGL_clFinish], (const void *)command_queue, cgl_th_clFinish, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clFinish;
+static __attribute__((noinline, cold)) cgl_rt_clFinish cgl_left_clFinish(cg_slot *cgl_s, int cgl_code, cgl_rt_clFinish cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clFinish(cl_command_queue command_queue)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clFinish]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            cl_int cgl_ret = ((__typeof__(clFinish) *)atomic_load_explicit(&cgl_sites[CGL_clFinish].real, memory_order_relaxed))(command_queue);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_clFinish(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clFinish]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clFinish) *)atomic_load_explicit(&cgl_sites[CGL_clFinish].real, memory_order_relaxed))(command_queue);
@@ -5262,15 +5454,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clFinish(cl_command_queue command
         return cgl_ret;
     }
     return cgl_gp_clFinish(command_queue);
-}
-typedef cl_int cgl_rt_clFinish;
-static __attribute__((noinline, cold)) cgl_rt_clFinish cgl_left_clFinish(cg_slot *cgl_s, int cgl_code, cgl_rt_clFinish cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clFinish(cl_command_queue command_queue)
 {
@@ -5318,8 +5501,33 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueReadBuffer(cl_command_qu
     (void)cg_call(&cgl_sites[CGL_clEnqueueReadBuffer], (const void *)command_queue, cgl_th_clEnqueueReadBuffer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueReadBuffer;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueReadBuffer cgl_left_clEnqueueReadBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueReadBuffer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, size_t offset, size_t size, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clEnqueueReadBuffer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueReadBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_clEnqueueReadBuffer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueReadBuffer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueReadBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -5331,15 +5539,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueReadBuffer(cl_command_qu
         return cgl_ret;
     }
     return cgl_gp_clEnqueueReadBuffer(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueReadBuffer;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueReadBuffer cgl_left_clEnqueueReadBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueReadBuffer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, size_t offset, size_t size, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -5392,8 +5591,33 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueReadBufferRect(cl_comman
     (void)cg_call(&cgl_sites[CGL_clEnqueueReadBufferRect], (const void *)command_queue, cgl_th_clEnqueueReadBufferRect, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueReadBufferRect;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueReadBufferRect cgl_left_clEnqueueReadBufferRect(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueReadBufferRect cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueReadBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clEnqueueReadBufferRect]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueReadBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBufferRect].real, memory_order_relaxed))(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_clEnqueueReadBufferRect(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueReadBufferRect]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueReadBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBufferRect].real, memory_order_relaxed))(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -5405,15 +5629,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueReadBufferRect(cl_comman
         return cgl_ret;
     }
     return cgl_gp_clEnqueueReadBufferRect(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueReadBufferRect;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueReadBufferRect cgl_left_clEnqueueReadBufferRect(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueReadBufferRect cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueReadBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -5461,8 +5676,33 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWriteBuffer(cl_command_q
     (void)cg_call(&cgl_sites[CGL_clEnqueueWriteBuffer], (const void *)command_queue, cgl_th_clEnqueueWriteBuffer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueWriteBuffer;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueWriteBuffer cgl_left_clEnqueueWriteBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueWriteBuffer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, size_t offset, size_t size, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clEnqueueWriteBuffer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueWriteBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_clEnqueueWriteBuffer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueWriteBuffer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueWriteBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -5474,15 +5714,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWriteBuffer(cl_command_q
         return cgl_ret;
     }
     return cgl_gp_clEnqueueWriteBuffer(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueWriteBuffer;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueWriteBuffer cgl_left_clEnqueueWriteBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueWriteBuffer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, size_t offset, size_t size, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -5535,8 +5766,33 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWriteBufferRect(cl_comma
     (void)cg_call(&cgl_sites[CGL_clEnqueueWriteBufferRect], (const void *)command_queue, cgl_th_clEnqueueWriteBufferRect, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueWriteBufferRect;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueWriteBufferRect cgl_left_clEnqueueWriteBufferRect(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueWriteBufferRect cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWriteBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clEnqueueWriteBufferRect]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueWriteBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBufferRect].real, memory_order_relaxed))(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_clEnqueueWriteBufferRect(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueWriteBufferRect]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueWriteBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBufferRect].real, memory_order_relaxed))(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -5548,15 +5804,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWriteBufferRect(cl_comma
         return cgl_ret;
     }
     return cgl_gp_clEnqueueWriteBufferRect(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueWriteBufferRect;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueWriteBufferRect cgl_left_clEnqueueWriteBufferRect(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueWriteBufferRect cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueWriteBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -5604,6 +5851,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueFillBuffer(cl_command_qu
     (void)cg_call(&cgl_sites[CGL_clEnqueueFillBuffer], (const void *)command_queue, cgl_th_clEnqueueFillBuffer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueFillBuffer;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueFillBuffer cgl_left_clEnqueueFillBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueFillBuffer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer, const void *pattern, size_t pattern_size, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueFillBuffer]);
@@ -5617,15 +5873,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueFillBuffer(cl_command_qu
         return cgl_ret;
     }
     return cgl_gp_clEnqueueFillBuffer(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueFillBuffer;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueFillBuffer cgl_left_clEnqueueFillBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueFillBuffer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer, const void *pattern, size_t pattern_size, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -5673,6 +5920,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyBuffer(cl_command_qu
     (void)cg_call(&cgl_sites[CGL_clEnqueueCopyBuffer], (const void *)command_queue, cgl_th_clEnqueueCopyBuffer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueCopyBuffer;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueCopyBuffer cgl_left_clEnqueueCopyBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueCopyBuffer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, size_t src_offset, size_t dst_offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyBuffer]);
@@ -5686,15 +5942,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyBuffer(cl_command_qu
         return cgl_ret;
     }
     return cgl_gp_clEnqueueCopyBuffer(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueCopyBuffer;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueCopyBuffer cgl_left_clEnqueueCopyBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueCopyBuffer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, size_t src_offset, size_t dst_offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -5746,6 +5993,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyBufferRect(cl_comman
     (void)cg_call(&cgl_sites[CGL_clEnqueueCopyBufferRect], (const void *)command_queue, cgl_th_clEnqueueCopyBufferRect, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueCopyBufferRect;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueCopyBufferRect cgl_left_clEnqueueCopyBufferRect(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueCopyBufferRect cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, const size_t *src_origin, const size_t *dst_origin, const size_t *region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyBufferRect]);
@@ -5759,15 +6015,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyBufferRect(cl_comman
         return cgl_ret;
     }
     return cgl_gp_clEnqueueCopyBufferRect(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueCopyBufferRect;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueCopyBufferRect cgl_left_clEnqueueCopyBufferRect(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueCopyBufferRect cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, const size_t *src_origin, const size_t *dst_origin, const size_t *region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -5817,8 +6064,33 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueReadImage(cl_command_que
     (void)cg_call(&cgl_sites[CGL_clEnqueueReadImage], (const void *)command_queue, cgl_th_clEnqueueReadImage, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueReadImage;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueReadImage cgl_left_clEnqueueReadImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueReadImage cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueReadImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_read, const size_t *origin, const size_t *region, size_t row_pitch, size_t slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clEnqueueReadImage]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueReadImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadImage].real, memory_order_relaxed))(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_clEnqueueReadImage(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueReadImage]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueReadImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadImage].real, memory_order_relaxed))(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -5830,15 +6102,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueReadImage(cl_command_que
         return cgl_ret;
     }
     return cgl_gp_clEnqueueReadImage(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueReadImage;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueReadImage cgl_left_clEnqueueReadImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueReadImage cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueReadImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_read, const size_t *origin, const size_t *region, size_t row_pitch, size_t slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -5888,8 +6151,33 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWriteImage(cl_command_qu
     (void)cg_call(&cgl_sites[CGL_clEnqueueWriteImage], (const void *)command_queue, cgl_th_clEnqueueWriteImage, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueWriteImage;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueWriteImage cgl_left_clEnqueueWriteImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueWriteImage cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWriteImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_write, const size_t *origin, const size_t *region, size_t input_row_pitch, size_t input_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clEnqueueWriteImage]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueWriteImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteImage].real, memory_order_relaxed))(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_clEnqueueWriteImage(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueWriteImage]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueWriteImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteImage].real, memory_order_relaxed))(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
@@ -5901,15 +6189,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWriteImage(cl_command_qu
         return cgl_ret;
     }
     return cgl_gp_clEnqueueWriteImage(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueWriteImage;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueWriteImage cgl_left_clEnqueueWriteImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueWriteImage cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueWriteImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_write, const size_t *origin, const size_t *region, size_t input_row_pitch, size_t input_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -5956,6 +6235,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueFillImage(cl_command_que
     (void)cg_call(&cgl_sites[CGL_clEnqueueFillImage], (const void *)command_queue, cgl_th_clEnqueueFillImage, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueFillImage;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueFillImage cgl_left_clEnqueueFillImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueFillImage cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueFillImage(cl_command_queue command_queue, cl_mem image, const void *fill_color, const size_t *origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueFillImage]);
@@ -5969,15 +6257,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueFillImage(cl_command_que
         return cgl_ret;
     }
     return cgl_gp_clEnqueueFillImage(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueFillImage;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueFillImage cgl_left_clEnqueueFillImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueFillImage cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueFillImage(cl_command_queue command_queue, cl_mem image, const void *fill_color, const size_t *origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -6025,6 +6304,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyImage(cl_command_que
     (void)cg_call(&cgl_sites[CGL_clEnqueueCopyImage], (const void *)command_queue, cgl_th_clEnqueueCopyImage, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueCopyImage;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueCopyImage cgl_left_clEnqueueCopyImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueCopyImage cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyImage(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_image, const size_t *src_origin, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyImage]);
@@ -6038,15 +6326,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyImage(cl_command_que
         return cgl_ret;
     }
     return cgl_gp_clEnqueueCopyImage(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueCopyImage;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueCopyImage cgl_left_clEnqueueCopyImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueCopyImage cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyImage(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_image, const size_t *src_origin, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -6094,6 +6373,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyImageToBuffer(cl_com
     (void)cg_call(&cgl_sites[CGL_clEnqueueCopyImageToBuffer], (const void *)command_queue, cgl_th_clEnqueueCopyImageToBuffer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueCopyImageToBuffer;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueCopyImageToBuffer cgl_left_clEnqueueCopyImageToBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueCopyImageToBuffer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyImageToBuffer(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_buffer, const size_t *src_origin, const size_t *region, size_t dst_offset, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyImageToBuffer]);
@@ -6107,15 +6395,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyImageToBuffer(cl_com
         return cgl_ret;
     }
     return cgl_gp_clEnqueueCopyImageToBuffer(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueCopyImageToBuffer;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueCopyImageToBuffer cgl_left_clEnqueueCopyImageToBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueCopyImageToBuffer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyImageToBuffer(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_buffer, const size_t *src_origin, const size_t *region, size_t dst_offset, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -6163,6 +6442,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyBufferToImage(cl_com
     (void)cg_call(&cgl_sites[CGL_clEnqueueCopyBufferToImage], (const void *)command_queue, cgl_th_clEnqueueCopyBufferToImage, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueCopyBufferToImage;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueCopyBufferToImage cgl_left_clEnqueueCopyBufferToImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueCopyBufferToImage cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyBufferToImage(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_image, size_t src_offset, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyBufferToImage]);
@@ -6176,15 +6464,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyBufferToImage(cl_com
         return cgl_ret;
     }
     return cgl_gp_clEnqueueCopyBufferToImage(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueCopyBufferToImage;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueCopyBufferToImage cgl_left_clEnqueueCopyBufferToImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueCopyBufferToImage cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferToImage(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_image, size_t src_offset, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -6236,16 +6515,6 @@ static __attribute__((noinline)) void *cgl_gp_clEnqueueMapBuffer(cl_command_queu
     }
     return cgl_fr.cgl_ret;
 }
-static __attribute__((noinline)) void *cgl_sl_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_map, cl_map_flags map_flags, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
-{
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMapBuffer]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        void *cgl_ret = ((__typeof__(clEnqueueMapBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
-    return cgl_gp_clEnqueueMapBuffer(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
-}
 typedef void *cgl_rt_clEnqueueMapBuffer;
 static __attribute__((noinline, cold)) cgl_rt_clEnqueueMapBuffer cgl_left_clEnqueueMapBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueMapBuffer cgl_ret)
 {
@@ -6254,6 +6523,29 @@ static __attribute__((noinline, cold)) cgl_rt_clEnqueueMapBuffer cgl_left_clEnqu
     else
         cg_leave_code((uintptr_t)cgl_s, cgl_code);
     return cgl_ret;
+}
+static __attribute__((noinline)) void *cgl_sl_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_map, cl_map_flags map_flags, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
+{
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clEnqueueMapBuffer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            void *cgl_ret = ((__typeof__(clEnqueueMapBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+            cg_peak_out(cgl_c);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueMapBuffer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMapBuffer]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        void *cgl_ret = ((__typeof__(clEnqueueMapBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueMapBuffer(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
 }
 CG_EXPORT void *CL_API_CALL clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_map, cl_map_flags map_flags, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
 {
@@ -6304,16 +6596,6 @@ static __attribute__((noinline)) void *cgl_gp_clEnqueueMapImage(cl_command_queue
     }
     return cgl_fr.cgl_ret;
 }
-static __attribute__((noinline)) void *cgl_sl_clEnqueueMapImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_map, cl_map_flags map_flags, const size_t *origin, const size_t *region, size_t *image_row_pitch, size_t *image_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
-{
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMapImage]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        void *cgl_ret = ((__typeof__(clEnqueueMapImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapImage].real, memory_order_relaxed))(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
-    return cgl_gp_clEnqueueMapImage(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
-}
 typedef void *cgl_rt_clEnqueueMapImage;
 static __attribute__((noinline, cold)) cgl_rt_clEnqueueMapImage cgl_left_clEnqueueMapImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueMapImage cgl_ret)
 {
@@ -6322,6 +6604,29 @@ static __attribute__((noinline, cold)) cgl_rt_clEnqueueMapImage cgl_left_clEnque
     else
         cg_leave_code((uintptr_t)cgl_s, cgl_code);
     return cgl_ret;
+}
+static __attribute__((noinline)) void *cgl_sl_clEnqueueMapImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_map, cl_map_flags map_flags, const size_t *origin, const size_t *region, size_t *image_row_pitch, size_t *image_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
+{
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clEnqueueMapImage]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            void *cgl_ret = ((__typeof__(clEnqueueMapImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapImage].real, memory_order_relaxed))(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+            cg_peak_out(cgl_c);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_clEnqueueMapImage(cgl_s, cgl_code, cgl_ret);
+        }
+    }
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMapImage]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        void *cgl_ret = ((__typeof__(clEnqueueMapImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapImage].real, memory_order_relaxed))(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_clEnqueueMapImage(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
 }
 CG_EXPORT void *CL_API_CALL clEnqueueMapImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_map, cl_map_flags map_flags, const size_t *origin, const size_t *region, size_t *image_row_pitch, size_t *image_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
 {
@@ -6363,6 +6668,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueUnmapMemObject(cl_comman
     (void)cg_call(&cgl_sites[CGL_clEnqueueUnmapMemObject], (const void *)command_queue, cgl_th_clEnqueueUnmapMemObject, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueUnmapMemObject;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueUnmapMemObject cgl_left_clEnqueueUnmapMemObject(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueUnmapMemObject cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memobj, void *mapped_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueUnmapMemObject]);
@@ -6376,15 +6690,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueUnmapMemObject(cl_comman
         return cgl_ret;
     }
     return cgl_gp_clEnqueueUnmapMemObject(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueUnmapMemObject;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueUnmapMemObject cgl_left_clEnqueueUnmapMemObject(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueUnmapMemObject cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memobj, void *mapped_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -6430,6 +6735,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueMigrateMemObjects(cl_com
     (void)cg_call(&cgl_sites[CGL_clEnqueueMigrateMemObjects], (const void *)command_queue, cgl_th_clEnqueueMigrateMemObjects, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueMigrateMemObjects;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueMigrateMemObjects cgl_left_clEnqueueMigrateMemObjects(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueMigrateMemObjects cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueMigrateMemObjects(cl_command_queue command_queue, cl_uint num_mem_objects, const cl_mem *mem_objects, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMigrateMemObjects]);
@@ -6443,15 +6757,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueMigrateMemObjects(cl_com
         return cgl_ret;
     }
     return cgl_gp_clEnqueueMigrateMemObjects(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueMigrateMemObjects;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueMigrateMemObjects cgl_left_clEnqueueMigrateMemObjects(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueMigrateMemObjects cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue command_queue, cl_uint num_mem_objects, const cl_mem *mem_objects, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -6502,8 +6807,33 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueNDRangeKernel(cl_command
     (void)cg_call(&cgl_sites[CGL_clEnqueueNDRangeKernel], (const void *)command_queue, cgl_th_clEnqueueNDRangeKernel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueNDRangeKernel;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueNDRangeKernel cgl_left_clEnqueueNDRangeKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueNDRangeKernel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset, const size_t *global_work_size, const size_t *local_work_size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clEnqueueNDRangeKernel]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueNDRangeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNDRangeKernel].real, memory_order_relaxed))(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_clEnqueueNDRangeKernel(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueNDRangeKernel]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueNDRangeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNDRangeKernel].real, memory_order_relaxed))(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
@@ -6515,15 +6845,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueNDRangeKernel(cl_command
         return cgl_ret;
     }
     return cgl_gp_clEnqueueNDRangeKernel(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueNDRangeKernel;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueNDRangeKernel cgl_left_clEnqueueNDRangeKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueNDRangeKernel cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset, const size_t *global_work_size, const size_t *local_work_size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -6572,6 +6893,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueNativeKernel(cl_command_
     (void)cg_call(&cgl_sites[CGL_clEnqueueNativeKernel], (const void *)command_queue, cgl_th_clEnqueueNativeKernel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueNativeKernel;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueNativeKernel cgl_left_clEnqueueNativeKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueNativeKernel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueNativeKernel(cl_command_queue command_queue, void (*user_func)(void *), void *args, size_t cb_args, cl_uint num_mem_objects, const cl_mem *mem_list, const void **args_mem_loc, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueNativeKernel]);
@@ -6585,15 +6915,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueNativeKernel(cl_command_
         return cgl_ret;
     }
     return cgl_gp_clEnqueueNativeKernel(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueNativeKernel;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueNativeKernel cgl_left_clEnqueueNativeKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueNativeKernel cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue command_queue, void (*user_func)(void *), void *args, size_t cb_args, cl_uint num_mem_objects, const cl_mem *mem_list, const void **args_mem_loc, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -6636,6 +6957,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueMarkerWithWaitList(cl_co
     (void)cg_call(&cgl_sites[CGL_clEnqueueMarkerWithWaitList], (const void *)command_queue, cgl_th_clEnqueueMarkerWithWaitList, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueMarkerWithWaitList;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueMarkerWithWaitList cgl_left_clEnqueueMarkerWithWaitList(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueMarkerWithWaitList cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueMarkerWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMarkerWithWaitList]);
@@ -6649,15 +6979,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueMarkerWithWaitList(cl_co
         return cgl_ret;
     }
     return cgl_gp_clEnqueueMarkerWithWaitList(command_queue, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueMarkerWithWaitList;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueMarkerWithWaitList cgl_left_clEnqueueMarkerWithWaitList(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueMarkerWithWaitList cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -6700,6 +7021,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueBarrierWithWaitList(cl_c
     (void)cg_call(&cgl_sites[CGL_clEnqueueBarrierWithWaitList], (const void *)command_queue, cgl_th_clEnqueueBarrierWithWaitList, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueBarrierWithWaitList;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueBarrierWithWaitList cgl_left_clEnqueueBarrierWithWaitList(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueBarrierWithWaitList cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueBarrierWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueBarrierWithWaitList]);
@@ -6713,15 +7043,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueBarrierWithWaitList(cl_c
         return cgl_ret;
     }
     return cgl_gp_clEnqueueBarrierWithWaitList(command_queue, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueBarrierWithWaitList;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueBarrierWithWaitList cgl_left_clEnqueueBarrierWithWaitList(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueBarrierWithWaitList cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -6768,6 +7089,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMFree(cl_command_queue
     (void)cg_call(&cgl_sites[CGL_clEnqueueSVMFree], (const void *)command_queue, cgl_th_clEnqueueSVMFree, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueSVMFree;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueSVMFree cgl_left_clEnqueueSVMFree(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueSVMFree cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMFree(cl_command_queue command_queue, cl_uint num_svm_pointers, void *svm_pointers[], void (*pfn_free_func)(cl_command_queue, cl_uint, void *[], void *), void *user_data, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMFree]);
@@ -6781,15 +7111,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMFree(cl_command_queue
         return cgl_ret;
     }
     return cgl_gp_clEnqueueSVMFree(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueSVMFree;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueSVMFree cgl_left_clEnqueueSVMFree(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueSVMFree cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMFree(cl_command_queue command_queue, cl_uint num_svm_pointers, void *svm_pointers[], void (*pfn_free_func)(cl_command_queue, cl_uint, void *[], void *), void *user_data, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -6836,8 +7157,33 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMemcpy(cl_command_que
     (void)cg_call(&cgl_sites[CGL_clEnqueueSVMMemcpy], (const void *)command_queue, cgl_th_clEnqueueSVMMemcpy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueSVMMemcpy;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueSVMMemcpy cgl_left_clEnqueueSVMMemcpy(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueSVMMemcpy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMemcpy(cl_command_queue command_queue, cl_bool blocking_copy, void *dst_ptr, const void *src_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clEnqueueSVMMemcpy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueSVMMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemcpy].real, memory_order_relaxed))(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_clEnqueueSVMMemcpy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMMemcpy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueSVMMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemcpy].real, memory_order_relaxed))(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
@@ -6849,15 +7195,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMemcpy(cl_command_que
         return cgl_ret;
     }
     return cgl_gp_clEnqueueSVMMemcpy(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueSVMMemcpy;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueSVMMemcpy cgl_left_clEnqueueSVMMemcpy(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueSVMMemcpy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue command_queue, cl_bool blocking_copy, void *dst_ptr, const void *src_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -6904,6 +7241,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMemFill(cl_command_qu
     (void)cg_call(&cgl_sites[CGL_clEnqueueSVMMemFill], (const void *)command_queue, cgl_th_clEnqueueSVMMemFill, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueSVMMemFill;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueSVMMemFill cgl_left_clEnqueueSVMMemFill(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueSVMMemFill cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMemFill(cl_command_queue command_queue, void *svm_ptr, const void *pattern, size_t pattern_size, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMMemFill]);
@@ -6917,15 +7263,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMemFill(cl_command_qu
         return cgl_ret;
     }
     return cgl_gp_clEnqueueSVMMemFill(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueSVMMemFill;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueSVMMemFill cgl_left_clEnqueueSVMMemFill(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueSVMMemFill cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMemFill(cl_command_queue command_queue, void *svm_ptr, const void *pattern, size_t pattern_size, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -6972,8 +7309,33 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMap(cl_command_queue 
     (void)cg_call(&cgl_sites[CGL_clEnqueueSVMMap], (const void *)command_queue, cgl_th_clEnqueueSVMMap, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueSVMMap;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueSVMMap cgl_left_clEnqueueSVMMap(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueSVMMap cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMap(cl_command_queue command_queue, cl_bool blocking_map, cl_map_flags flags, void *svm_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clEnqueueSVMMap]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueSVMMap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMap].real, memory_order_relaxed))(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_clEnqueueSVMMap(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMMap]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueSVMMap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMap].real, memory_order_relaxed))(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
@@ -6985,15 +7347,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMap(cl_command_queue 
         return cgl_ret;
     }
     return cgl_gp_clEnqueueSVMMap(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueSVMMap;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueSVMMap cgl_left_clEnqueueSVMMap(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueSVMMap cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue command_queue, cl_bool blocking_map, cl_map_flags flags, void *svm_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -7037,6 +7390,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMUnmap(cl_command_queu
     (void)cg_call(&cgl_sites[CGL_clEnqueueSVMUnmap], (const void *)command_queue, cgl_th_clEnqueueSVMUnmap, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueSVMUnmap;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueSVMUnmap cgl_left_clEnqueueSVMUnmap(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueSVMUnmap cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMUnmap(cl_command_queue command_queue, void *svm_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMUnmap]);
@@ -7050,15 +7412,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMUnmap(cl_command_queu
         return cgl_ret;
     }
     return cgl_gp_clEnqueueSVMUnmap(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueSVMUnmap;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueSVMUnmap cgl_left_clEnqueueSVMUnmap(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueSVMUnmap cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMUnmap(cl_command_queue command_queue, void *svm_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -7105,6 +7458,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMigrateMem(cl_command
     (void)cg_call(&cgl_sites[CGL_clEnqueueSVMMigrateMem], (const void *)command_queue, cgl_th_clEnqueueSVMMigrateMem, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueSVMMigrateMem;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueSVMMigrateMem cgl_left_clEnqueueSVMMigrateMem(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueSVMMigrateMem cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMigrateMem(cl_command_queue command_queue, cl_uint num_svm_pointers, const void **svm_pointers, const size_t *sizes, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMMigrateMem]);
@@ -7118,15 +7480,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMigrateMem(cl_command
         return cgl_ret;
     }
     return cgl_gp_clEnqueueSVMMigrateMem(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueSVMMigrateMem;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueSVMMigrateMem cgl_left_clEnqueueSVMMigrateMem(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueSVMMigrateMem cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMigrateMem(cl_command_queue command_queue, cl_uint num_svm_pointers, const void **svm_pointers, const size_t *sizes, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -7167,6 +7520,15 @@ static __attribute__((noinline)) void *cgl_gp_clGetExtensionFunctionAddressForPl
     (void)cg_call(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform], (const void *)platform, cgl_th_clGetExtensionFunctionAddressForPlatform, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef void *cgl_rt_clGetExtensionFunctionAddressForPlatform;
+static __attribute__((noinline, cold)) cgl_rt_clGetExtensionFunctionAddressForPlatform cgl_left_clGetExtensionFunctionAddressForPlatform(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetExtensionFunctionAddressForPlatform cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) void *cgl_sl_clGetExtensionFunctionAddressForPlatform(cl_platform_id platform, const char *func_name)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform]);
@@ -7176,15 +7538,6 @@ static __attribute__((noinline)) void *cgl_sl_clGetExtensionFunctionAddressForPl
         return cgl_ret;
     }
     return cgl_gp_clGetExtensionFunctionAddressForPlatform(platform, func_name);
-}
-typedef void *cgl_rt_clGetExtensionFunctionAddressForPlatform;
-static __attribute__((noinline, cold)) cgl_rt_clGetExtensionFunctionAddressForPlatform cgl_left_clGetExtensionFunctionAddressForPlatform(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetExtensionFunctionAddressForPlatform cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT void *CL_API_CALL clGetExtensionFunctionAddressForPlatform(cl_platform_id platform, const char *func_name)
 {
@@ -7224,6 +7577,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clSetCommandQueueProperty(cl_comm
     (void)cg_call(&cgl_sites[CGL_clSetCommandQueueProperty], (const void *)command_queue, cgl_th_clSetCommandQueueProperty, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clSetCommandQueueProperty;
+static __attribute__((noinline, cold)) cgl_rt_clSetCommandQueueProperty cgl_left_clSetCommandQueueProperty(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetCommandQueueProperty cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clSetCommandQueueProperty(cl_command_queue command_queue, cl_command_queue_properties properties, cl_bool enable, cl_command_queue_properties *old_properties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetCommandQueueProperty]);
@@ -7237,15 +7599,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clSetCommandQueueProperty(cl_comm
         return cgl_ret;
     }
     return cgl_gp_clSetCommandQueueProperty(command_queue, properties, enable, old_properties);
-}
-typedef cl_int cgl_rt_clSetCommandQueueProperty;
-static __attribute__((noinline, cold)) cgl_rt_clSetCommandQueueProperty cgl_left_clSetCommandQueueProperty(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetCommandQueueProperty cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clSetCommandQueueProperty(cl_command_queue command_queue, cl_command_queue_properties properties, cl_bool enable, cl_command_queue_properties *old_properties)
 {
@@ -7295,6 +7648,15 @@ static __attribute__((noinline)) cl_mem cgl_gp_clCreateImage2D(cl_context contex
     }
     return cgl_fr.cgl_ret;
 }
+typedef cl_mem cgl_rt_clCreateImage2D;
+static __attribute__((noinline, cold)) cgl_rt_clCreateImage2D cgl_left_clCreateImage2D(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateImage2D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_mem cgl_sl_clCreateImage2D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_row_pitch, void *host_ptr, cl_int *errcode_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateImage2D]);
@@ -7304,15 +7666,6 @@ static __attribute__((noinline)) cl_mem cgl_sl_clCreateImage2D(cl_context contex
         return cgl_ret;
     }
     return cgl_gp_clCreateImage2D(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
-}
-typedef cl_mem cgl_rt_clCreateImage2D;
-static __attribute__((noinline, cold)) cgl_rt_clCreateImage2D cgl_left_clCreateImage2D(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateImage2D cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_mem CL_API_CALL clCreateImage2D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_row_pitch, void *host_ptr, cl_int *errcode_ret)
 {
@@ -7361,6 +7714,15 @@ static __attribute__((noinline)) cl_mem cgl_gp_clCreateImage3D(cl_context contex
     }
     return cgl_fr.cgl_ret;
 }
+typedef cl_mem cgl_rt_clCreateImage3D;
+static __attribute__((noinline, cold)) cgl_rt_clCreateImage3D cgl_left_clCreateImage3D(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateImage3D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_mem cgl_sl_clCreateImage3D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_depth, size_t image_row_pitch, size_t image_slice_pitch, void *host_ptr, cl_int *errcode_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateImage3D]);
@@ -7370,15 +7732,6 @@ static __attribute__((noinline)) cl_mem cgl_sl_clCreateImage3D(cl_context contex
         return cgl_ret;
     }
     return cgl_gp_clCreateImage3D(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
-}
-typedef cl_mem cgl_rt_clCreateImage3D;
-static __attribute__((noinline, cold)) cgl_rt_clCreateImage3D cgl_left_clCreateImage3D(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateImage3D cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_mem CL_API_CALL clCreateImage3D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_depth, size_t image_row_pitch, size_t image_slice_pitch, void *host_ptr, cl_int *errcode_ret)
 {
@@ -7416,6 +7769,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueMarker(cl_command_queue 
     (void)cg_call(&cgl_sites[CGL_clEnqueueMarker], (const void *)command_queue, cgl_th_clEnqueueMarker, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueMarker;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueMarker cgl_left_clEnqueueMarker(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueMarker cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueMarker(cl_command_queue command_queue, cl_event *event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMarker]);
@@ -7429,15 +7791,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueMarker(cl_command_queue 
         return cgl_ret;
     }
     return cgl_gp_clEnqueueMarker(command_queue, event);
-}
-typedef cl_int cgl_rt_clEnqueueMarker;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueMarker cgl_left_clEnqueueMarker(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueMarker cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueMarker(cl_command_queue command_queue, cl_event *event)
 {
@@ -7479,6 +7832,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWaitForEvents(cl_command
     (void)cg_call(&cgl_sites[CGL_clEnqueueWaitForEvents], (const void *)command_queue, cgl_th_clEnqueueWaitForEvents, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueWaitForEvents;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueWaitForEvents cgl_left_clEnqueueWaitForEvents(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueWaitForEvents cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWaitForEvents(cl_command_queue command_queue, cl_uint num_events, const cl_event *event_list)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueWaitForEvents]);
@@ -7492,15 +7854,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWaitForEvents(cl_command
         return cgl_ret;
     }
     return cgl_gp_clEnqueueWaitForEvents(command_queue, num_events, event_list);
-}
-typedef cl_int cgl_rt_clEnqueueWaitForEvents;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueWaitForEvents cgl_left_clEnqueueWaitForEvents(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueWaitForEvents cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue command_queue, cl_uint num_events, const cl_event *event_list)
 {
@@ -7540,6 +7893,15 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueBarrier(cl_command_queue
     (void)cg_call(&cgl_sites[CGL_clEnqueueBarrier], (const void *)command_queue, cgl_th_clEnqueueBarrier, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueBarrier;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueBarrier cgl_left_clEnqueueBarrier(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueBarrier cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueBarrier(cl_command_queue command_queue)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueBarrier]);
@@ -7553,15 +7915,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueBarrier(cl_command_queue
         return cgl_ret;
     }
     return cgl_gp_clEnqueueBarrier(command_queue);
-}
-typedef cl_int cgl_rt_clEnqueueBarrier;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueBarrier cgl_left_clEnqueueBarrier(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueBarrier cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue command_queue)
 {
@@ -7600,8 +7953,33 @@ static __attribute__((noinline)) cl_int cgl_gp_clUnloadCompiler(void)
     (void)cg_call(&cgl_sites[CGL_clUnloadCompiler], NULL, cgl_th_clUnloadCompiler, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clUnloadCompiler;
+static __attribute__((noinline, cold)) cgl_rt_clUnloadCompiler cgl_left_clUnloadCompiler(cg_slot *cgl_s, int cgl_code, cgl_rt_clUnloadCompiler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clUnloadCompiler(void)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clUnloadCompiler]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            cl_int cgl_ret = ((__typeof__(clUnloadCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadCompiler].real, memory_order_relaxed))();
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_clUnloadCompiler(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clUnloadCompiler]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clUnloadCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadCompiler].real, memory_order_relaxed))();
@@ -7613,15 +7991,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clUnloadCompiler(void)
         return cgl_ret;
     }
     return cgl_gp_clUnloadCompiler();
-}
-typedef cl_int cgl_rt_clUnloadCompiler;
-static __attribute__((noinline, cold)) cgl_rt_clUnloadCompiler cgl_left_clUnloadCompiler(cg_slot *cgl_s, int cgl_code, cgl_rt_clUnloadCompiler cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clUnloadCompiler(void)
 {
@@ -7661,6 +8030,15 @@ static __attribute__((noinline)) void *cgl_gp_clGetExtensionFunctionAddress(cons
     (void)cg_call(&cgl_sites[CGL_clGetExtensionFunctionAddress], NULL, cgl_th_clGetExtensionFunctionAddress, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef void *cgl_rt_clGetExtensionFunctionAddress;
+static __attribute__((noinline, cold)) cgl_rt_clGetExtensionFunctionAddress cgl_left_clGetExtensionFunctionAddress(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetExtensionFunctionAddress cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) void *cgl_sl_clGetExtensionFunctionAddress(const char *func_name)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetExtensionFunctionAddress]);
@@ -7670,15 +8048,6 @@ static __attribute__((noinline)) void *cgl_sl_clGetExtensionFunctionAddress(cons
         return cgl_ret;
     }
     return cgl_gp_clGetExtensionFunctionAddress(func_name);
-}
-typedef void *cgl_rt_clGetExtensionFunctionAddress;
-static __attribute__((noinline, cold)) cgl_rt_clGetExtensionFunctionAddress cgl_left_clGetExtensionFunctionAddress(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetExtensionFunctionAddress cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT void *CL_API_CALL clGetExtensionFunctionAddress(const char *func_name)
 {
@@ -7721,6 +8090,15 @@ static __attribute__((noinline)) cl_command_queue cgl_gp_clCreateCommandQueue(cl
     }
     return cgl_fr.cgl_ret;
 }
+typedef cl_command_queue cgl_rt_clCreateCommandQueue;
+static __attribute__((noinline, cold)) cgl_rt_clCreateCommandQueue cgl_left_clCreateCommandQueue(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateCommandQueue cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_command_queue cgl_sl_clCreateCommandQueue(cl_context context, cl_device_id device, cl_command_queue_properties properties, cl_int *errcode_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateCommandQueue]);
@@ -7730,15 +8108,6 @@ static __attribute__((noinline)) cl_command_queue cgl_sl_clCreateCommandQueue(cl
         return cgl_ret;
     }
     return cgl_gp_clCreateCommandQueue(context, device, properties, errcode_ret);
-}
-typedef cl_command_queue cgl_rt_clCreateCommandQueue;
-static __attribute__((noinline, cold)) cgl_rt_clCreateCommandQueue cgl_left_clCreateCommandQueue(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateCommandQueue cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context context, cl_device_id device, cl_command_queue_properties properties, cl_int *errcode_ret)
 {
@@ -7782,6 +8151,15 @@ static __attribute__((noinline)) cl_sampler cgl_gp_clCreateSampler(cl_context co
     }
     return cgl_fr.cgl_ret;
 }
+typedef cl_sampler cgl_rt_clCreateSampler;
+static __attribute__((noinline, cold)) cgl_rt_clCreateSampler cgl_left_clCreateSampler(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateSampler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_sampler cgl_sl_clCreateSampler(cl_context context, cl_bool normalized_coords, cl_addressing_mode addressing_mode, cl_filter_mode filter_mode, cl_int *errcode_ret)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateSampler]);
@@ -7791,15 +8169,6 @@ static __attribute__((noinline)) cl_sampler cgl_sl_clCreateSampler(cl_context co
         return cgl_ret;
     }
     return cgl_gp_clCreateSampler(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
-}
-typedef cl_sampler cgl_rt_clCreateSampler;
-static __attribute__((noinline, cold)) cgl_rt_clCreateSampler cgl_left_clCreateSampler(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateSampler cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_sampler CL_API_CALL clCreateSampler(cl_context context, cl_bool normalized_coords, cl_addressing_mode addressing_mode, cl_filter_mode filter_mode, cl_int *errcode_ret)
 {
@@ -7843,8 +8212,33 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueTask(cl_command_queue co
     (void)cg_call(&cgl_sites[CGL_clEnqueueTask], (const void *)command_queue, cgl_th_clEnqueueTask, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef cl_int cgl_rt_clEnqueueTask;
+static __attribute__((noinline, cold)) cgl_rt_clEnqueueTask cgl_left_clEnqueueTask(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueTask cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clEnqueueTask]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            cl_int cgl_ret = ((__typeof__(clEnqueueTask) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueTask].real, memory_order_relaxed))(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_clEnqueueTask(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueTask]);
     if (CG_LIKELY(cgl_tok != 0)) {
         cl_int cgl_ret = ((__typeof__(clEnqueueTask) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueTask].real, memory_order_relaxed))(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
@@ -7856,15 +8250,6 @@ static __attribute__((noinline)) cl_int cgl_sl_clEnqueueTask(cl_command_queue co
         return cgl_ret;
     }
     return cgl_gp_clEnqueueTask(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
-}
-typedef cl_int cgl_rt_clEnqueueTask;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueTask cgl_left_clEnqueueTask(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueTask cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {

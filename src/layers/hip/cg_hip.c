@@ -1464,6 +1464,15 @@ static __attribute__((noinline)) struct hipChannelFormatDesc cgl_gp_hipCreateCha
     (void)cg_call(&cgl_sites[CGL_hipCreateChannelDesc], NULL, cgl_th_hipCreateChannelDesc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef struct hipChannelFormatDesc cgl_rt_hipCreateChannelDesc;
+static __attribute__((noinline, cold)) cgl_rt_hipCreateChannelDesc cgl_left_hipCreateChannelDesc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCreateChannelDesc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) struct hipChannelFormatDesc cgl_sl_hipCreateChannelDesc(int x, int y, int z, int w, enum hipChannelFormatKind f)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipCreateChannelDesc]);
@@ -1473,15 +1482,6 @@ static __attribute__((noinline)) struct hipChannelFormatDesc cgl_sl_hipCreateCha
         return cgl_ret;
     }
     return cgl_gp_hipCreateChannelDesc(x, y, z, w, f);
-}
-typedef struct hipChannelFormatDesc cgl_rt_hipCreateChannelDesc;
-static __attribute__((noinline, cold)) cgl_rt_hipCreateChannelDesc cgl_left_hipCreateChannelDesc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCreateChannelDesc cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT struct hipChannelFormatDesc hipCreateChannelDesc(int x, int y, int z, int w, enum hipChannelFormatKind f)
 {
@@ -1521,8 +1521,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy_spt(void *dst, cons
     (void)cg_call(&cgl_sites[CGL_hipMemcpy_spt], NULL, cgl_th_hipMemcpy_spt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpy_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy_spt cgl_left_hipMemcpy_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpy_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy_spt].real, memory_order_relaxed))(dst, src, sizeBytes, kind);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpy_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpy_spt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpy_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy_spt].real, memory_order_relaxed))(dst, src, sizeBytes, kind);
@@ -1534,15 +1559,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy_spt(void *dst, cons
         return cgl_ret;
     }
     return cgl_gp_hipMemcpy_spt(dst, src, sizeBytes, kind);
-}
-typedef hipError_t cgl_rt_hipMemcpy_spt;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpy_spt cgl_left_hipMemcpy_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy_spt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpy_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
 {
@@ -1586,8 +1602,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyToSymbol_spt(const v
     (void)cg_call(&cgl_sites[CGL_hipMemcpyToSymbol_spt], NULL, cgl_th_hipMemcpyToSymbol_spt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpyToSymbol_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyToSymbol_spt cgl_left_hipMemcpyToSymbol_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyToSymbol_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyToSymbol_spt(const void *symbol, const void *src, size_t sizeBytes, size_t offset, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpyToSymbol_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyToSymbol_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyToSymbol_spt].real, memory_order_relaxed))(symbol, src, sizeBytes, offset, kind);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpyToSymbol_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpyToSymbol_spt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpyToSymbol_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyToSymbol_spt].real, memory_order_relaxed))(symbol, src, sizeBytes, offset, kind);
@@ -1599,15 +1640,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyToSymbol_spt(const v
         return cgl_ret;
     }
     return cgl_gp_hipMemcpyToSymbol_spt(symbol, src, sizeBytes, offset, kind);
-}
-typedef hipError_t cgl_rt_hipMemcpyToSymbol_spt;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpyToSymbol_spt cgl_left_hipMemcpyToSymbol_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyToSymbol_spt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpyToSymbol_spt(const void *symbol, const void *src, size_t sizeBytes, size_t offset, hipMemcpyKind kind)
 {
@@ -1651,8 +1683,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyFromSymbol_spt(void 
     (void)cg_call(&cgl_sites[CGL_hipMemcpyFromSymbol_spt], NULL, cgl_th_hipMemcpyFromSymbol_spt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpyFromSymbol_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyFromSymbol_spt cgl_left_hipMemcpyFromSymbol_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyFromSymbol_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyFromSymbol_spt(void *dst, const void *symbol, size_t sizeBytes, size_t offset, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpyFromSymbol_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyFromSymbol_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyFromSymbol_spt].real, memory_order_relaxed))(dst, symbol, sizeBytes, offset, kind);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpyFromSymbol_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpyFromSymbol_spt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpyFromSymbol_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyFromSymbol_spt].real, memory_order_relaxed))(dst, symbol, sizeBytes, offset, kind);
@@ -1664,15 +1721,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyFromSymbol_spt(void 
         return cgl_ret;
     }
     return cgl_gp_hipMemcpyFromSymbol_spt(dst, symbol, sizeBytes, offset, kind);
-}
-typedef hipError_t cgl_rt_hipMemcpyFromSymbol_spt;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpyFromSymbol_spt cgl_left_hipMemcpyFromSymbol_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyFromSymbol_spt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpyFromSymbol_spt(void *dst, const void *symbol, size_t sizeBytes, size_t offset, hipMemcpyKind kind)
 {
@@ -1718,8 +1766,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2D_spt(void *dst, si
     (void)cg_call(&cgl_sites[CGL_hipMemcpy2D_spt], NULL, cgl_th_hipMemcpy2D_spt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpy2D_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2D_spt cgl_left_hipMemcpy2D_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2D_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2D_spt(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpy2D_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy2D_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2D_spt].real, memory_order_relaxed))(dst, dpitch, src, spitch, width, height, kind);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpy2D_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpy2D_spt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpy2D_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2D_spt].real, memory_order_relaxed))(dst, dpitch, src, spitch, width, height, kind);
@@ -1731,15 +1804,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2D_spt(void *dst, si
         return cgl_ret;
     }
     return cgl_gp_hipMemcpy2D_spt(dst, dpitch, src, spitch, width, height, kind);
-}
-typedef hipError_t cgl_rt_hipMemcpy2D_spt;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2D_spt cgl_left_hipMemcpy2D_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2D_spt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpy2D_spt(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
@@ -1786,8 +1850,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2DToArray_spt(hipArr
     (void)cg_call(&cgl_sites[CGL_hipMemcpy2DToArray_spt], NULL, cgl_th_hipMemcpy2DToArray_spt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpy2DToArray_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2DToArray_spt cgl_left_hipMemcpy2DToArray_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2DToArray_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DToArray_spt(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpy2DToArray_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy2DToArray_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DToArray_spt].real, memory_order_relaxed))(dst, wOffset, hOffset, src, spitch, width, height, kind);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpy2DToArray_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpy2DToArray_spt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpy2DToArray_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DToArray_spt].real, memory_order_relaxed))(dst, wOffset, hOffset, src, spitch, width, height, kind);
@@ -1799,15 +1888,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DToArray_spt(hipArr
         return cgl_ret;
     }
     return cgl_gp_hipMemcpy2DToArray_spt(dst, wOffset, hOffset, src, spitch, width, height, kind);
-}
-typedef hipError_t cgl_rt_hipMemcpy2DToArray_spt;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2DToArray_spt cgl_left_hipMemcpy2DToArray_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2DToArray_spt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpy2DToArray_spt(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
@@ -1854,8 +1934,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2DFromArray_spt(void
     (void)cg_call(&cgl_sites[CGL_hipMemcpy2DFromArray_spt], NULL, cgl_th_hipMemcpy2DFromArray_spt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpy2DFromArray_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2DFromArray_spt cgl_left_hipMemcpy2DFromArray_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2DFromArray_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DFromArray_spt(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpy2DFromArray_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy2DFromArray_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DFromArray_spt].real, memory_order_relaxed))(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpy2DFromArray_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpy2DFromArray_spt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpy2DFromArray_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DFromArray_spt].real, memory_order_relaxed))(dst, dpitch, src, wOffset, hOffset, width, height, kind);
@@ -1867,15 +1972,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DFromArray_spt(void
         return cgl_ret;
     }
     return cgl_gp_hipMemcpy2DFromArray_spt(dst, dpitch, src, wOffset, hOffset, width, height, kind);
-}
-typedef hipError_t cgl_rt_hipMemcpy2DFromArray_spt;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2DFromArray_spt cgl_left_hipMemcpy2DFromArray_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2DFromArray_spt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpy2DFromArray_spt(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind)
 {
@@ -1915,8 +2011,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy3D_spt(const struct 
     (void)cg_call(&cgl_sites[CGL_hipMemcpy3D_spt], NULL, cgl_th_hipMemcpy3D_spt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpy3D_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy3D_spt cgl_left_hipMemcpy3D_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy3D_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy3D_spt(const struct hipMemcpy3DParms *p)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpy3D_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy3D_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy3D_spt].real, memory_order_relaxed))(p);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpy3D_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpy3D_spt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpy3D_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy3D_spt].real, memory_order_relaxed))(p);
@@ -1928,15 +2049,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy3D_spt(const struct 
         return cgl_ret;
     }
     return cgl_gp_hipMemcpy3D_spt(p);
-}
-typedef hipError_t cgl_rt_hipMemcpy3D_spt;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpy3D_spt cgl_left_hipMemcpy3D_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy3D_spt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpy3D_spt(const struct hipMemcpy3DParms *p)
 {
@@ -1978,8 +2090,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemset_spt(void *dst, int 
     (void)cg_call(&cgl_sites[CGL_hipMemset_spt], NULL, cgl_th_hipMemset_spt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemset_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipMemset_spt cgl_left_hipMemset_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemset_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemset_spt(void *dst, int value, size_t sizeBytes)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemset_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemset_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset_spt].real, memory_order_relaxed))(dst, value, sizeBytes);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemset_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemset_spt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemset_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset_spt].real, memory_order_relaxed))(dst, value, sizeBytes);
@@ -1991,15 +2128,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemset_spt(void *dst, int 
         return cgl_ret;
     }
     return cgl_gp_hipMemset_spt(dst, value, sizeBytes);
-}
-typedef hipError_t cgl_rt_hipMemset_spt;
-static __attribute__((noinline, cold)) cgl_rt_hipMemset_spt cgl_left_hipMemset_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemset_spt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemset_spt(void *dst, int value, size_t sizeBytes)
 {
@@ -2043,8 +2171,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemset2D_spt(void *dst, si
     (void)cg_call(&cgl_sites[CGL_hipMemset2D_spt], NULL, cgl_th_hipMemset2D_spt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemset2D_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipMemset2D_spt cgl_left_hipMemset2D_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemset2D_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemset2D_spt(void *dst, size_t pitch, int value, size_t width, size_t height)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemset2D_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemset2D_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset2D_spt].real, memory_order_relaxed))(dst, pitch, value, width, height);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemset2D_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemset2D_spt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemset2D_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset2D_spt].real, memory_order_relaxed))(dst, pitch, value, width, height);
@@ -2056,15 +2209,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemset2D_spt(void *dst, si
         return cgl_ret;
     }
     return cgl_gp_hipMemset2D_spt(dst, pitch, value, width, height);
-}
-typedef hipError_t cgl_rt_hipMemset2D_spt;
-static __attribute__((noinline, cold)) cgl_rt_hipMemset2D_spt cgl_left_hipMemset2D_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemset2D_spt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemset2D_spt(void *dst, size_t pitch, int value, size_t width, size_t height)
 {
@@ -2106,8 +2250,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemset3D_spt(hipPitchedPtr
     (void)cg_call(&cgl_sites[CGL_hipMemset3D_spt], NULL, cgl_th_hipMemset3D_spt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemset3D_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipMemset3D_spt cgl_left_hipMemset3D_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemset3D_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemset3D_spt(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemset3D_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemset3D_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset3D_spt].real, memory_order_relaxed))(pitchedDevPtr, value, extent);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemset3D_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemset3D_spt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemset3D_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset3D_spt].real, memory_order_relaxed))(pitchedDevPtr, value, extent);
@@ -2119,15 +2288,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemset3D_spt(hipPitchedPtr
         return cgl_ret;
     }
     return cgl_gp_hipMemset3D_spt(pitchedDevPtr, value, extent);
-}
-typedef hipError_t cgl_rt_hipMemset3D_spt;
-static __attribute__((noinline, cold)) cgl_rt_hipMemset3D_spt cgl_left_hipMemset3D_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemset3D_spt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemset3D_spt(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
 {
@@ -2171,8 +2331,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyAsync_spt(void *dst,
     (void)cg_call(&cgl_sites[CGL_hipMemcpyAsync_spt], NULL, cgl_th_hipMemcpyAsync_spt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpyAsync_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyAsync_spt cgl_left_hipMemcpyAsync_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyAsync_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyAsync_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpyAsync_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyAsync_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyAsync_spt].real, memory_order_relaxed))(dst, src, sizeBytes, kind, stream);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpyAsync_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpyAsync_spt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpyAsync_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyAsync_spt].real, memory_order_relaxed))(dst, src, sizeBytes, kind, stream);
@@ -2184,15 +2369,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyAsync_spt(void *dst,
         return cgl_ret;
     }
     return cgl_gp_hipMemcpyAsync_spt(dst, src, sizeBytes, kind, stream);
-}
-typedef hipError_t cgl_rt_hipMemcpyAsync_spt;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpyAsync_spt cgl_left_hipMemcpyAsync_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyAsync_spt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpyAsync_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)
 {
@@ -2232,6 +2408,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamQuery_spt(hipStream_
     (void)cg_call(&cgl_sites[CGL_hipStreamQuery_spt], (const void *)stream, cgl_th_hipStreamQuery_spt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamQuery_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamQuery_spt cgl_left_hipStreamQuery_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamQuery_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamQuery_spt(hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamQuery_spt]);
@@ -2245,15 +2430,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamQuery_spt(hipStream_
         return cgl_ret;
     }
     return cgl_gp_hipStreamQuery_spt(stream);
-}
-typedef hipError_t cgl_rt_hipStreamQuery_spt;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamQuery_spt cgl_left_hipStreamQuery_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamQuery_spt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamQuery_spt(hipStream_t stream)
 {
@@ -2293,8 +2469,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamSynchronize_spt(hipS
     (void)cg_call(&cgl_sites[CGL_hipStreamSynchronize_spt], (const void *)stream, cgl_th_hipStreamSynchronize_spt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamSynchronize_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamSynchronize_spt cgl_left_hipStreamSynchronize_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamSynchronize_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamSynchronize_spt(hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipStreamSynchronize_spt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamSynchronize_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamSynchronize_spt].real, memory_order_relaxed))(stream);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipStreamSynchronize_spt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamSynchronize_spt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipStreamSynchronize_spt) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamSynchronize_spt].real, memory_order_relaxed))(stream);
@@ -2306,15 +2507,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamSynchronize_spt(hipS
         return cgl_ret;
     }
     return cgl_gp_hipStreamSynchronize_spt(stream);
-}
-typedef hipError_t cgl_rt_hipStreamSynchronize_spt;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamSynchronize_spt cgl_left_hipStreamSynchronize_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamSynchronize_spt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamSynchronize_spt(hipStream_t stream)
 {
@@ -2355,6 +2547,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamGetPriority_spt(hipS
     (void)cg_call(&cgl_sites[CGL_hipStreamGetPriority_spt], (const void *)stream, cgl_th_hipStreamGetPriority_spt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamGetPriority_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamGetPriority_spt cgl_left_hipStreamGetPriority_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamGetPriority_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamGetPriority_spt(hipStream_t stream, int *priority)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamGetPriority_spt]);
@@ -2368,15 +2569,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamGetPriority_spt(hipS
         return cgl_ret;
     }
     return cgl_gp_hipStreamGetPriority_spt(stream, priority);
-}
-typedef hipError_t cgl_rt_hipStreamGetPriority_spt;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamGetPriority_spt cgl_left_hipStreamGetPriority_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamGetPriority_spt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamGetPriority_spt(hipStream_t stream, int *priority)
 {
@@ -2418,6 +2610,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamWaitEvent_spt(hipStr
     (void)cg_call(&cgl_sites[CGL_hipStreamWaitEvent_spt], (const void *)stream, cgl_th_hipStreamWaitEvent_spt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamWaitEvent_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamWaitEvent_spt cgl_left_hipStreamWaitEvent_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamWaitEvent_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamWaitEvent_spt(hipStream_t stream, hipEvent_t event, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamWaitEvent_spt]);
@@ -2431,15 +2632,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamWaitEvent_spt(hipStr
         return cgl_ret;
     }
     return cgl_gp_hipStreamWaitEvent_spt(stream, event, flags);
-}
-typedef hipError_t cgl_rt_hipStreamWaitEvent_spt;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamWaitEvent_spt cgl_left_hipStreamWaitEvent_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamWaitEvent_spt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamWaitEvent_spt(hipStream_t stream, hipEvent_t event, unsigned int flags)
 {
@@ -2480,6 +2672,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamGetFlags_spt(hipStre
     (void)cg_call(&cgl_sites[CGL_hipStreamGetFlags_spt], (const void *)stream, cgl_th_hipStreamGetFlags_spt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamGetFlags_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamGetFlags_spt cgl_left_hipStreamGetFlags_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamGetFlags_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamGetFlags_spt(hipStream_t stream, unsigned int *flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamGetFlags_spt]);
@@ -2493,15 +2694,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamGetFlags_spt(hipStre
         return cgl_ret;
     }
     return cgl_gp_hipStreamGetFlags_spt(stream, flags);
-}
-typedef hipError_t cgl_rt_hipStreamGetFlags_spt;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamGetFlags_spt cgl_left_hipStreamGetFlags_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamGetFlags_spt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamGetFlags_spt(hipStream_t stream, unsigned int *flags)
 {
@@ -2546,6 +2738,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipLaunchCooperativeKernel_sp
     (void)cg_call(&cgl_sites[CGL_hipLaunchCooperativeKernel_spt], NULL, cgl_th_hipLaunchCooperativeKernel_spt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipLaunchCooperativeKernel_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipLaunchCooperativeKernel_spt cgl_left_hipLaunchCooperativeKernel_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipLaunchCooperativeKernel_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchCooperativeKernel_spt(const void *f, dim3 gridDim, dim3 blockDim, void **kernelParams, uint32_t sharedMemBytes, hipStream_t hStream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipLaunchCooperativeKernel_spt]);
@@ -2559,15 +2760,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchCooperativeKernel_sp
         return cgl_ret;
     }
     return cgl_gp_hipLaunchCooperativeKernel_spt(f, gridDim, blockDim, kernelParams, sharedMemBytes, hStream);
-}
-typedef hipError_t cgl_rt_hipLaunchCooperativeKernel_spt;
-static __attribute__((noinline, cold)) cgl_rt_hipLaunchCooperativeKernel_spt cgl_left_hipLaunchCooperativeKernel_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipLaunchCooperativeKernel_spt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipLaunchCooperativeKernel_spt(const void *f, dim3 gridDim, dim3 blockDim, void **kernelParams, uint32_t sharedMemBytes, hipStream_t hStream)
 {
@@ -2612,6 +2804,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipLaunchKernel_spt(const voi
     (void)cg_call(&cgl_sites[CGL_hipLaunchKernel_spt], NULL, cgl_th_hipLaunchKernel_spt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipLaunchKernel_spt;
+static __attribute__((noinline, cold)) cgl_rt_hipLaunchKernel_spt cgl_left_hipLaunchKernel_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipLaunchKernel_spt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchKernel_spt(const void *function_address, dim3 numBlocks, dim3 dimBlocks, void **args, size_t sharedMemBytes, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipLaunchKernel_spt]);
@@ -2625,15 +2826,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchKernel_spt(const voi
         return cgl_ret;
     }
     return cgl_gp_hipLaunchKernel_spt(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream);
-}
-typedef hipError_t cgl_rt_hipLaunchKernel_spt;
-static __attribute__((noinline, cold)) cgl_rt_hipLaunchKernel_spt cgl_left_hipLaunchKernel_spt(cg_slot *cgl_s, int cgl_code, cgl_rt_hipLaunchKernel_spt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numBlocks, dim3 dimBlocks, void **args, size_t sharedMemBytes, hipStream_t stream)
 {
@@ -2673,8 +2865,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipInit(unsigned int flags)
     (void)cg_call(&cgl_sites[CGL_hipInit], NULL, cgl_th_hipInit, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipInit;
+static __attribute__((noinline, cold)) cgl_rt_hipInit cgl_left_hipInit(cg_slot *cgl_s, int cgl_code, cgl_rt_hipInit cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipInit(unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipInit]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipInit) *)atomic_load_explicit(&cgl_sites[CGL_hipInit].real, memory_order_relaxed))(flags);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipInit(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipInit]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipInit) *)atomic_load_explicit(&cgl_sites[CGL_hipInit].real, memory_order_relaxed))(flags);
@@ -2686,15 +2903,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipInit(unsigned int flags)
         return cgl_ret;
     }
     return cgl_gp_hipInit(flags);
-}
-typedef hipError_t cgl_rt_hipInit;
-static __attribute__((noinline, cold)) cgl_rt_hipInit cgl_left_hipInit(cg_slot *cgl_s, int cgl_code, cgl_rt_hipInit cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) hipError_t cgl_guarded_hipInit(unsigned int flags)
 {
@@ -2734,6 +2942,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDriverGetVersion(int *driv
     (void)cg_call(&cgl_sites[CGL_hipDriverGetVersion], NULL, cgl_th_hipDriverGetVersion, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDriverGetVersion;
+static __attribute__((noinline, cold)) cgl_rt_hipDriverGetVersion cgl_left_hipDriverGetVersion(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDriverGetVersion cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDriverGetVersion(int *driverVersion)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDriverGetVersion]);
@@ -2747,15 +2964,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDriverGetVersion(int *driv
         return cgl_ret;
     }
     return cgl_gp_hipDriverGetVersion(driverVersion);
-}
-typedef hipError_t cgl_rt_hipDriverGetVersion;
-static __attribute__((noinline, cold)) cgl_rt_hipDriverGetVersion cgl_left_hipDriverGetVersion(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDriverGetVersion cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDriverGetVersion(int *driverVersion)
 {
@@ -2795,6 +3003,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipRuntimeGetVersion(int *run
     (void)cg_call(&cgl_sites[CGL_hipRuntimeGetVersion], NULL, cgl_th_hipRuntimeGetVersion, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipRuntimeGetVersion;
+static __attribute__((noinline, cold)) cgl_rt_hipRuntimeGetVersion cgl_left_hipRuntimeGetVersion(cg_slot *cgl_s, int cgl_code, cgl_rt_hipRuntimeGetVersion cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipRuntimeGetVersion(int *runtimeVersion)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipRuntimeGetVersion]);
@@ -2808,15 +3025,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipRuntimeGetVersion(int *run
         return cgl_ret;
     }
     return cgl_gp_hipRuntimeGetVersion(runtimeVersion);
-}
-typedef hipError_t cgl_rt_hipRuntimeGetVersion;
-static __attribute__((noinline, cold)) cgl_rt_hipRuntimeGetVersion cgl_left_hipRuntimeGetVersion(cg_slot *cgl_s, int cgl_code, cgl_rt_hipRuntimeGetVersion cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipRuntimeGetVersion(int *runtimeVersion)
 {
@@ -2857,6 +3065,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGet(hipDevice_t *dev
     (void)cg_call(&cgl_sites[CGL_hipDeviceGet], NULL, cgl_th_hipDeviceGet, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDeviceGet;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGet cgl_left_hipDeviceGet(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGet cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGet(hipDevice_t *device, int ordinal)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDeviceGet]);
@@ -2870,15 +3087,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGet(hipDevice_t *dev
         return cgl_ret;
     }
     return cgl_gp_hipDeviceGet(device, ordinal);
-}
-typedef hipError_t cgl_rt_hipDeviceGet;
-static __attribute__((noinline, cold)) cgl_rt_hipDeviceGet cgl_left_hipDeviceGet(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGet cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDeviceGet(hipDevice_t *device, int ordinal)
 {
@@ -2920,6 +3128,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceComputeCapability(in
     (void)cg_call(&cgl_sites[CGL_hipDeviceComputeCapability], NULL, cgl_th_hipDeviceComputeCapability, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDeviceComputeCapability;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceComputeCapability cgl_left_hipDeviceComputeCapability(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceComputeCapability cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceComputeCapability(int *major, int *minor, hipDevice_t device)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDeviceComputeCapability]);
@@ -2933,15 +3150,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceComputeCapability(in
         return cgl_ret;
     }
     return cgl_gp_hipDeviceComputeCapability(major, minor, device);
-}
-typedef hipError_t cgl_rt_hipDeviceComputeCapability;
-static __attribute__((noinline, cold)) cgl_rt_hipDeviceComputeCapability cgl_left_hipDeviceComputeCapability(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceComputeCapability cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDeviceComputeCapability(int *major, int *minor, hipDevice_t device)
 {
@@ -2983,6 +3191,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetName(char *name, 
     (void)cg_call(&cgl_sites[CGL_hipDeviceGetName], NULL, cgl_th_hipDeviceGetName, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDeviceGetName;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetName cgl_left_hipDeviceGetName(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetName cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetName(char *name, int len, hipDevice_t device)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDeviceGetName]);
@@ -2996,15 +3213,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetName(char *name, 
         return cgl_ret;
     }
     return cgl_gp_hipDeviceGetName(name, len, device);
-}
-typedef hipError_t cgl_rt_hipDeviceGetName;
-static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetName cgl_left_hipDeviceGetName(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetName cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDeviceGetName(char *name, int len, hipDevice_t device)
 {
@@ -3045,6 +3253,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetUuid(hipUUID *uui
     (void)cg_call(&cgl_sites[CGL_hipDeviceGetUuid], NULL, cgl_th_hipDeviceGetUuid, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDeviceGetUuid;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetUuid cgl_left_hipDeviceGetUuid(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetUuid cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetUuid(hipUUID *uuid, hipDevice_t device)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDeviceGetUuid]);
@@ -3058,15 +3275,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetUuid(hipUUID *uui
         return cgl_ret;
     }
     return cgl_gp_hipDeviceGetUuid(uuid, device);
-}
-typedef hipError_t cgl_rt_hipDeviceGetUuid;
-static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetUuid cgl_left_hipDeviceGetUuid(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetUuid cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDeviceGetUuid(hipUUID *uuid, hipDevice_t device)
 {
@@ -3109,6 +3317,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetP2PAttribute(int 
     (void)cg_call(&cgl_sites[CGL_hipDeviceGetP2PAttribute], NULL, cgl_th_hipDeviceGetP2PAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDeviceGetP2PAttribute;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetP2PAttribute cgl_left_hipDeviceGetP2PAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetP2PAttribute cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetP2PAttribute(int *value, hipDeviceP2PAttr attr, int srcDevice, int dstDevice)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDeviceGetP2PAttribute]);
@@ -3122,15 +3339,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetP2PAttribute(int 
         return cgl_ret;
     }
     return cgl_gp_hipDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice);
-}
-typedef hipError_t cgl_rt_hipDeviceGetP2PAttribute;
-static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetP2PAttribute cgl_left_hipDeviceGetP2PAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetP2PAttribute cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDeviceGetP2PAttribute(int *value, hipDeviceP2PAttr attr, int srcDevice, int dstDevice)
 {
@@ -3172,6 +3380,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetPCIBusId(char *pc
     (void)cg_call(&cgl_sites[CGL_hipDeviceGetPCIBusId], NULL, cgl_th_hipDeviceGetPCIBusId, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDeviceGetPCIBusId;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetPCIBusId cgl_left_hipDeviceGetPCIBusId(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetPCIBusId cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetPCIBusId(char *pciBusId, int len, int device)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDeviceGetPCIBusId]);
@@ -3185,15 +3402,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetPCIBusId(char *pc
         return cgl_ret;
     }
     return cgl_gp_hipDeviceGetPCIBusId(pciBusId, len, device);
-}
-typedef hipError_t cgl_rt_hipDeviceGetPCIBusId;
-static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetPCIBusId cgl_left_hipDeviceGetPCIBusId(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetPCIBusId cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDeviceGetPCIBusId(char *pciBusId, int len, int device)
 {
@@ -3234,6 +3442,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetByPCIBusId(int *d
     (void)cg_call(&cgl_sites[CGL_hipDeviceGetByPCIBusId], NULL, cgl_th_hipDeviceGetByPCIBusId, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDeviceGetByPCIBusId;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetByPCIBusId cgl_left_hipDeviceGetByPCIBusId(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetByPCIBusId cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetByPCIBusId(int *device, const char *pciBusId)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDeviceGetByPCIBusId]);
@@ -3247,15 +3464,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetByPCIBusId(int *d
         return cgl_ret;
     }
     return cgl_gp_hipDeviceGetByPCIBusId(device, pciBusId);
-}
-typedef hipError_t cgl_rt_hipDeviceGetByPCIBusId;
-static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetByPCIBusId cgl_left_hipDeviceGetByPCIBusId(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetByPCIBusId cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDeviceGetByPCIBusId(int *device, const char *pciBusId)
 {
@@ -3296,6 +3504,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceTotalMem(size_t *byt
     (void)cg_call(&cgl_sites[CGL_hipDeviceTotalMem], NULL, cgl_th_hipDeviceTotalMem, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDeviceTotalMem;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceTotalMem cgl_left_hipDeviceTotalMem(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceTotalMem cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceTotalMem(size_t *bytes, hipDevice_t device)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDeviceTotalMem]);
@@ -3309,15 +3526,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceTotalMem(size_t *byt
         return cgl_ret;
     }
     return cgl_gp_hipDeviceTotalMem(bytes, device);
-}
-typedef hipError_t cgl_rt_hipDeviceTotalMem;
-static __attribute__((noinline, cold)) cgl_rt_hipDeviceTotalMem cgl_left_hipDeviceTotalMem(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceTotalMem cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDeviceTotalMem(size_t *bytes, hipDevice_t device)
 {
@@ -3356,8 +3564,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceSynchronize(void)
     (void)cg_call(&cgl_sites[CGL_hipDeviceSynchronize], NULL, cgl_th_hipDeviceSynchronize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDeviceSynchronize;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceSynchronize cgl_left_hipDeviceSynchronize(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceSynchronize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceSynchronize(void)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipDeviceSynchronize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceSynchronize].real, memory_order_relaxed))();
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipDeviceSynchronize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDeviceSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipDeviceSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceSynchronize].real, memory_order_relaxed))();
@@ -3369,15 +3602,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceSynchronize(void)
         return cgl_ret;
     }
     return cgl_gp_hipDeviceSynchronize();
-}
-typedef hipError_t cgl_rt_hipDeviceSynchronize;
-static __attribute__((noinline, cold)) cgl_rt_hipDeviceSynchronize cgl_left_hipDeviceSynchronize(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceSynchronize cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDeviceSynchronize(void)
 {
@@ -3416,8 +3640,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceReset(void)
     (void)cg_call(&cgl_sites[CGL_hipDeviceReset], NULL, cgl_th_hipDeviceReset, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDeviceReset;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceReset cgl_left_hipDeviceReset(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceReset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceReset(void)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipDeviceReset]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDeviceReset) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceReset].real, memory_order_relaxed))();
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipDeviceReset(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDeviceReset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipDeviceReset) *)atomic_load_explicit(&cgl_sites[CGL_hipDeviceReset].real, memory_order_relaxed))();
@@ -3429,15 +3678,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceReset(void)
         return cgl_ret;
     }
     return cgl_gp_hipDeviceReset();
-}
-typedef hipError_t cgl_rt_hipDeviceReset;
-static __attribute__((noinline, cold)) cgl_rt_hipDeviceReset cgl_left_hipDeviceReset(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceReset cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDeviceReset(void)
 {
@@ -3477,6 +3717,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipSetDevice(int deviceId)
     (void)cg_call(&cgl_sites[CGL_hipSetDevice], NULL, cgl_th_hipSetDevice, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipSetDevice;
+static __attribute__((noinline, cold)) cgl_rt_hipSetDevice cgl_left_hipSetDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_hipSetDevice cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipSetDevice(int deviceId)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipSetDevice]);
@@ -3490,15 +3739,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipSetDevice(int deviceId)
         return cgl_ret;
     }
     return cgl_gp_hipSetDevice(deviceId);
-}
-typedef hipError_t cgl_rt_hipSetDevice;
-static __attribute__((noinline, cold)) cgl_rt_hipSetDevice cgl_left_hipSetDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_hipSetDevice cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipSetDevice(int deviceId)
 {
@@ -3538,6 +3778,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetDevice(int *deviceId)
     (void)cg_call(&cgl_sites[CGL_hipGetDevice], NULL, cgl_th_hipGetDevice, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGetDevice;
+static __attribute__((noinline, cold)) cgl_rt_hipGetDevice cgl_left_hipGetDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetDevice cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetDevice(int *deviceId)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGetDevice]);
@@ -3551,15 +3800,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetDevice(int *deviceId)
         return cgl_ret;
     }
     return cgl_gp_hipGetDevice(deviceId);
-}
-typedef hipError_t cgl_rt_hipGetDevice;
-static __attribute__((noinline, cold)) cgl_rt_hipGetDevice cgl_left_hipGetDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetDevice cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGetDevice(int *deviceId)
 {
@@ -3599,6 +3839,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetDeviceCount(int *count)
     (void)cg_call(&cgl_sites[CGL_hipGetDeviceCount], NULL, cgl_th_hipGetDeviceCount, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGetDeviceCount;
+static __attribute__((noinline, cold)) cgl_rt_hipGetDeviceCount cgl_left_hipGetDeviceCount(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetDeviceCount cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetDeviceCount(int *count)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGetDeviceCount]);
@@ -3612,15 +3861,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetDeviceCount(int *count)
         return cgl_ret;
     }
     return cgl_gp_hipGetDeviceCount(count);
-}
-typedef hipError_t cgl_rt_hipGetDeviceCount;
-static __attribute__((noinline, cold)) cgl_rt_hipGetDeviceCount cgl_left_hipGetDeviceCount(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetDeviceCount cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) hipError_t cgl_guarded_hipGetDeviceCount(int *count)
 {
@@ -3662,6 +3902,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetAttribute(int *pi
     (void)cg_call(&cgl_sites[CGL_hipDeviceGetAttribute], NULL, cgl_th_hipDeviceGetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDeviceGetAttribute;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetAttribute cgl_left_hipDeviceGetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetAttribute cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, int deviceId)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDeviceGetAttribute]);
@@ -3675,15 +3924,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetAttribute(int *pi
         return cgl_ret;
     }
     return cgl_gp_hipDeviceGetAttribute(pi, attr, deviceId);
-}
-typedef hipError_t cgl_rt_hipDeviceGetAttribute;
-static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetAttribute cgl_left_hipDeviceGetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetAttribute cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, int deviceId)
 {
@@ -3724,6 +3964,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetDefaultMemPool(hi
     (void)cg_call(&cgl_sites[CGL_hipDeviceGetDefaultMemPool], NULL, cgl_th_hipDeviceGetDefaultMemPool, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDeviceGetDefaultMemPool;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetDefaultMemPool cgl_left_hipDeviceGetDefaultMemPool(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetDefaultMemPool cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetDefaultMemPool(hipMemPool_t *mem_pool, int device)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDeviceGetDefaultMemPool]);
@@ -3737,15 +3986,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetDefaultMemPool(hi
         return cgl_ret;
     }
     return cgl_gp_hipDeviceGetDefaultMemPool(mem_pool, device);
-}
-typedef hipError_t cgl_rt_hipDeviceGetDefaultMemPool;
-static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetDefaultMemPool cgl_left_hipDeviceGetDefaultMemPool(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetDefaultMemPool cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t *mem_pool, int device)
 {
@@ -3786,6 +4026,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceSetMemPool(int devic
     (void)cg_call(&cgl_sites[CGL_hipDeviceSetMemPool], NULL, cgl_th_hipDeviceSetMemPool, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDeviceSetMemPool;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceSetMemPool cgl_left_hipDeviceSetMemPool(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceSetMemPool cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceSetMemPool(int device, hipMemPool_t mem_pool)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDeviceSetMemPool]);
@@ -3799,15 +4048,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceSetMemPool(int devic
         return cgl_ret;
     }
     return cgl_gp_hipDeviceSetMemPool(device, mem_pool);
-}
-typedef hipError_t cgl_rt_hipDeviceSetMemPool;
-static __attribute__((noinline, cold)) cgl_rt_hipDeviceSetMemPool cgl_left_hipDeviceSetMemPool(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceSetMemPool cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDeviceSetMemPool(int device, hipMemPool_t mem_pool)
 {
@@ -3848,6 +4088,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetMemPool(hipMemPoo
     (void)cg_call(&cgl_sites[CGL_hipDeviceGetMemPool], NULL, cgl_th_hipDeviceGetMemPool, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDeviceGetMemPool;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetMemPool cgl_left_hipDeviceGetMemPool(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetMemPool cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetMemPool(hipMemPool_t *mem_pool, int device)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDeviceGetMemPool]);
@@ -3861,15 +4110,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetMemPool(hipMemPoo
         return cgl_ret;
     }
     return cgl_gp_hipDeviceGetMemPool(mem_pool, device);
-}
-typedef hipError_t cgl_rt_hipDeviceGetMemPool;
-static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetMemPool cgl_left_hipDeviceGetMemPool(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetMemPool cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDeviceGetMemPool(hipMemPool_t *mem_pool, int device)
 {
@@ -3910,6 +4150,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetDeviceProperties(hipDev
     (void)cg_call(&cgl_sites[CGL_hipGetDeviceProperties], NULL, cgl_th_hipGetDeviceProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGetDeviceProperties;
+static __attribute__((noinline, cold)) cgl_rt_hipGetDeviceProperties cgl_left_hipGetDeviceProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetDeviceProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetDeviceProperties(hipDeviceProp_t *prop, int deviceId)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGetDeviceProperties]);
@@ -3923,15 +4172,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetDeviceProperties(hipDev
         return cgl_ret;
     }
     return cgl_gp_hipGetDeviceProperties(prop, deviceId);
-}
-typedef hipError_t cgl_rt_hipGetDeviceProperties;
-static __attribute__((noinline, cold)) cgl_rt_hipGetDeviceProperties cgl_left_hipGetDeviceProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetDeviceProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGetDeviceProperties(hipDeviceProp_t *prop, int deviceId)
 {
@@ -3971,6 +4211,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceSetCacheConfig(hipFu
     (void)cg_call(&cgl_sites[CGL_hipDeviceSetCacheConfig], NULL, cgl_th_hipDeviceSetCacheConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDeviceSetCacheConfig;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceSetCacheConfig cgl_left_hipDeviceSetCacheConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceSetCacheConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceSetCacheConfig(hipFuncCache_t cacheConfig)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDeviceSetCacheConfig]);
@@ -3984,15 +4233,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceSetCacheConfig(hipFu
         return cgl_ret;
     }
     return cgl_gp_hipDeviceSetCacheConfig(cacheConfig);
-}
-typedef hipError_t cgl_rt_hipDeviceSetCacheConfig;
-static __attribute__((noinline, cold)) cgl_rt_hipDeviceSetCacheConfig cgl_left_hipDeviceSetCacheConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceSetCacheConfig cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDeviceSetCacheConfig(hipFuncCache_t cacheConfig)
 {
@@ -4032,6 +4272,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetCacheConfig(hipFu
     (void)cg_call(&cgl_sites[CGL_hipDeviceGetCacheConfig], NULL, cgl_th_hipDeviceGetCacheConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDeviceGetCacheConfig;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetCacheConfig cgl_left_hipDeviceGetCacheConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetCacheConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetCacheConfig(hipFuncCache_t *cacheConfig)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDeviceGetCacheConfig]);
@@ -4045,15 +4294,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetCacheConfig(hipFu
         return cgl_ret;
     }
     return cgl_gp_hipDeviceGetCacheConfig(cacheConfig);
-}
-typedef hipError_t cgl_rt_hipDeviceGetCacheConfig;
-static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetCacheConfig cgl_left_hipDeviceGetCacheConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetCacheConfig cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDeviceGetCacheConfig(hipFuncCache_t *cacheConfig)
 {
@@ -4094,6 +4334,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetLimit(size_t *pVa
     (void)cg_call(&cgl_sites[CGL_hipDeviceGetLimit], NULL, cgl_th_hipDeviceGetLimit, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDeviceGetLimit;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetLimit cgl_left_hipDeviceGetLimit(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetLimit cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetLimit(size_t *pValue, enum hipLimit_t limit)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDeviceGetLimit]);
@@ -4107,15 +4356,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetLimit(size_t *pVa
         return cgl_ret;
     }
     return cgl_gp_hipDeviceGetLimit(pValue, limit);
-}
-typedef hipError_t cgl_rt_hipDeviceGetLimit;
-static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetLimit cgl_left_hipDeviceGetLimit(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetLimit cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDeviceGetLimit(size_t *pValue, enum hipLimit_t limit)
 {
@@ -4155,6 +4395,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetSharedMemConfig(h
     (void)cg_call(&cgl_sites[CGL_hipDeviceGetSharedMemConfig], NULL, cgl_th_hipDeviceGetSharedMemConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDeviceGetSharedMemConfig;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetSharedMemConfig cgl_left_hipDeviceGetSharedMemConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetSharedMemConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetSharedMemConfig(hipSharedMemConfig *pConfig)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDeviceGetSharedMemConfig]);
@@ -4168,15 +4417,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetSharedMemConfig(h
         return cgl_ret;
     }
     return cgl_gp_hipDeviceGetSharedMemConfig(pConfig);
-}
-typedef hipError_t cgl_rt_hipDeviceGetSharedMemConfig;
-static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetSharedMemConfig cgl_left_hipDeviceGetSharedMemConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetSharedMemConfig cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig *pConfig)
 {
@@ -4216,6 +4456,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetDeviceFlags(unsigned in
     (void)cg_call(&cgl_sites[CGL_hipGetDeviceFlags], NULL, cgl_th_hipGetDeviceFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGetDeviceFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipGetDeviceFlags cgl_left_hipGetDeviceFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetDeviceFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetDeviceFlags(unsigned int *flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGetDeviceFlags]);
@@ -4229,15 +4478,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetDeviceFlags(unsigned in
         return cgl_ret;
     }
     return cgl_gp_hipGetDeviceFlags(flags);
-}
-typedef hipError_t cgl_rt_hipGetDeviceFlags;
-static __attribute__((noinline, cold)) cgl_rt_hipGetDeviceFlags cgl_left_hipGetDeviceFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetDeviceFlags cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGetDeviceFlags(unsigned int *flags)
 {
@@ -4277,6 +4517,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceSetSharedMemConfig(h
     (void)cg_call(&cgl_sites[CGL_hipDeviceSetSharedMemConfig], NULL, cgl_th_hipDeviceSetSharedMemConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDeviceSetSharedMemConfig;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceSetSharedMemConfig cgl_left_hipDeviceSetSharedMemConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceSetSharedMemConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceSetSharedMemConfig(hipSharedMemConfig config)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDeviceSetSharedMemConfig]);
@@ -4290,15 +4539,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceSetSharedMemConfig(h
         return cgl_ret;
     }
     return cgl_gp_hipDeviceSetSharedMemConfig(config);
-}
-typedef hipError_t cgl_rt_hipDeviceSetSharedMemConfig;
-static __attribute__((noinline, cold)) cgl_rt_hipDeviceSetSharedMemConfig cgl_left_hipDeviceSetSharedMemConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceSetSharedMemConfig cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig config)
 {
@@ -4338,6 +4578,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipSetDeviceFlags(unsigned in
     (void)cg_call(&cgl_sites[CGL_hipSetDeviceFlags], NULL, cgl_th_hipSetDeviceFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipSetDeviceFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipSetDeviceFlags cgl_left_hipSetDeviceFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipSetDeviceFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipSetDeviceFlags(unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipSetDeviceFlags]);
@@ -4351,15 +4600,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipSetDeviceFlags(unsigned in
         return cgl_ret;
     }
     return cgl_gp_hipSetDeviceFlags(flags);
-}
-typedef hipError_t cgl_rt_hipSetDeviceFlags;
-static __attribute__((noinline, cold)) cgl_rt_hipSetDeviceFlags cgl_left_hipSetDeviceFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipSetDeviceFlags cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipSetDeviceFlags(unsigned int flags)
 {
@@ -4400,6 +4640,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipChooseDevice(int *device, 
     (void)cg_call(&cgl_sites[CGL_hipChooseDevice], NULL, cgl_th_hipChooseDevice, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipChooseDevice;
+static __attribute__((noinline, cold)) cgl_rt_hipChooseDevice cgl_left_hipChooseDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_hipChooseDevice cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipChooseDevice(int *device, const hipDeviceProp_t *prop)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipChooseDevice]);
@@ -4413,15 +4662,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipChooseDevice(int *device, 
         return cgl_ret;
     }
     return cgl_gp_hipChooseDevice(device, prop);
-}
-typedef hipError_t cgl_rt_hipChooseDevice;
-static __attribute__((noinline, cold)) cgl_rt_hipChooseDevice cgl_left_hipChooseDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_hipChooseDevice cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipChooseDevice(int *device, const hipDeviceProp_t *prop)
 {
@@ -4464,6 +4704,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipExtGetLinkTypeAndHopCount(
     (void)cg_call(&cgl_sites[CGL_hipExtGetLinkTypeAndHopCount], NULL, cgl_th_hipExtGetLinkTypeAndHopCount, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipExtGetLinkTypeAndHopCount;
+static __attribute__((noinline, cold)) cgl_rt_hipExtGetLinkTypeAndHopCount cgl_left_hipExtGetLinkTypeAndHopCount(cg_slot *cgl_s, int cgl_code, cgl_rt_hipExtGetLinkTypeAndHopCount cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipExtGetLinkTypeAndHopCount(int device1, int device2, uint32_t *linktype, uint32_t *hopcount)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipExtGetLinkTypeAndHopCount]);
@@ -4477,15 +4726,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipExtGetLinkTypeAndHopCount(
         return cgl_ret;
     }
     return cgl_gp_hipExtGetLinkTypeAndHopCount(device1, device2, linktype, hopcount);
-}
-typedef hipError_t cgl_rt_hipExtGetLinkTypeAndHopCount;
-static __attribute__((noinline, cold)) cgl_rt_hipExtGetLinkTypeAndHopCount cgl_left_hipExtGetLinkTypeAndHopCount(cg_slot *cgl_s, int cgl_code, cgl_rt_hipExtGetLinkTypeAndHopCount cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipExtGetLinkTypeAndHopCount(int device1, int device2, uint32_t *linktype, uint32_t *hopcount)
 {
@@ -4526,6 +4766,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipIpcGetMemHandle(hipIpcMemH
     (void)cg_call(&cgl_sites[CGL_hipIpcGetMemHandle], NULL, cgl_th_hipIpcGetMemHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipIpcGetMemHandle;
+static __attribute__((noinline, cold)) cgl_rt_hipIpcGetMemHandle cgl_left_hipIpcGetMemHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipIpcGetMemHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipIpcGetMemHandle(hipIpcMemHandle_t *handle, void *devPtr)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipIpcGetMemHandle]);
@@ -4539,15 +4788,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipIpcGetMemHandle(hipIpcMemH
         return cgl_ret;
     }
     return cgl_gp_hipIpcGetMemHandle(handle, devPtr);
-}
-typedef hipError_t cgl_rt_hipIpcGetMemHandle;
-static __attribute__((noinline, cold)) cgl_rt_hipIpcGetMemHandle cgl_left_hipIpcGetMemHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipIpcGetMemHandle cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t *handle, void *devPtr)
 {
@@ -4589,6 +4829,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipIpcOpenMemHandle(void **de
     (void)cg_call(&cgl_sites[CGL_hipIpcOpenMemHandle], NULL, cgl_th_hipIpcOpenMemHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipIpcOpenMemHandle;
+static __attribute__((noinline, cold)) cgl_rt_hipIpcOpenMemHandle cgl_left_hipIpcOpenMemHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipIpcOpenMemHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipIpcOpenMemHandle(void **devPtr, hipIpcMemHandle_t handle, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipIpcOpenMemHandle]);
@@ -4602,15 +4851,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipIpcOpenMemHandle(void **de
         return cgl_ret;
     }
     return cgl_gp_hipIpcOpenMemHandle(devPtr, handle, flags);
-}
-typedef hipError_t cgl_rt_hipIpcOpenMemHandle;
-static __attribute__((noinline, cold)) cgl_rt_hipIpcOpenMemHandle cgl_left_hipIpcOpenMemHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipIpcOpenMemHandle cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipIpcOpenMemHandle(void **devPtr, hipIpcMemHandle_t handle, unsigned int flags)
 {
@@ -4650,6 +4890,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipIpcCloseMemHandle(void *de
     (void)cg_call(&cgl_sites[CGL_hipIpcCloseMemHandle], NULL, cgl_th_hipIpcCloseMemHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipIpcCloseMemHandle;
+static __attribute__((noinline, cold)) cgl_rt_hipIpcCloseMemHandle cgl_left_hipIpcCloseMemHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipIpcCloseMemHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipIpcCloseMemHandle(void *devPtr)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipIpcCloseMemHandle]);
@@ -4663,15 +4912,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipIpcCloseMemHandle(void *de
         return cgl_ret;
     }
     return cgl_gp_hipIpcCloseMemHandle(devPtr);
-}
-typedef hipError_t cgl_rt_hipIpcCloseMemHandle;
-static __attribute__((noinline, cold)) cgl_rt_hipIpcCloseMemHandle cgl_left_hipIpcCloseMemHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipIpcCloseMemHandle cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipIpcCloseMemHandle(void *devPtr)
 {
@@ -4712,6 +4952,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipIpcGetEventHandle(hipIpcEv
     (void)cg_call(&cgl_sites[CGL_hipIpcGetEventHandle], NULL, cgl_th_hipIpcGetEventHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipIpcGetEventHandle;
+static __attribute__((noinline, cold)) cgl_rt_hipIpcGetEventHandle cgl_left_hipIpcGetEventHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipIpcGetEventHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipIpcGetEventHandle(hipIpcEventHandle_t *handle, hipEvent_t event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipIpcGetEventHandle]);
@@ -4725,15 +4974,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipIpcGetEventHandle(hipIpcEv
         return cgl_ret;
     }
     return cgl_gp_hipIpcGetEventHandle(handle, event);
-}
-typedef hipError_t cgl_rt_hipIpcGetEventHandle;
-static __attribute__((noinline, cold)) cgl_rt_hipIpcGetEventHandle cgl_left_hipIpcGetEventHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipIpcGetEventHandle cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipIpcGetEventHandle(hipIpcEventHandle_t *handle, hipEvent_t event)
 {
@@ -4774,6 +5014,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipIpcOpenEventHandle(hipEven
     (void)cg_call(&cgl_sites[CGL_hipIpcOpenEventHandle], NULL, cgl_th_hipIpcOpenEventHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipIpcOpenEventHandle;
+static __attribute__((noinline, cold)) cgl_rt_hipIpcOpenEventHandle cgl_left_hipIpcOpenEventHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipIpcOpenEventHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipIpcOpenEventHandle(hipEvent_t *event, hipIpcEventHandle_t handle)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipIpcOpenEventHandle]);
@@ -4787,15 +5036,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipIpcOpenEventHandle(hipEven
         return cgl_ret;
     }
     return cgl_gp_hipIpcOpenEventHandle(event, handle);
-}
-typedef hipError_t cgl_rt_hipIpcOpenEventHandle;
-static __attribute__((noinline, cold)) cgl_rt_hipIpcOpenEventHandle cgl_left_hipIpcOpenEventHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipIpcOpenEventHandle cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipIpcOpenEventHandle(hipEvent_t *event, hipIpcEventHandle_t handle)
 {
@@ -4837,6 +5077,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipFuncSetAttribute(const voi
     (void)cg_call(&cgl_sites[CGL_hipFuncSetAttribute], NULL, cgl_th_hipFuncSetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipFuncSetAttribute;
+static __attribute__((noinline, cold)) cgl_rt_hipFuncSetAttribute cgl_left_hipFuncSetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFuncSetAttribute cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipFuncSetAttribute(const void *func, hipFuncAttribute attr, int value)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipFuncSetAttribute]);
@@ -4850,15 +5099,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipFuncSetAttribute(const voi
         return cgl_ret;
     }
     return cgl_gp_hipFuncSetAttribute(func, attr, value);
-}
-typedef hipError_t cgl_rt_hipFuncSetAttribute;
-static __attribute__((noinline, cold)) cgl_rt_hipFuncSetAttribute cgl_left_hipFuncSetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFuncSetAttribute cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipFuncSetAttribute(const void *func, hipFuncAttribute attr, int value)
 {
@@ -4899,6 +5139,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipFuncSetCacheConfig(const v
     (void)cg_call(&cgl_sites[CGL_hipFuncSetCacheConfig], NULL, cgl_th_hipFuncSetCacheConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipFuncSetCacheConfig;
+static __attribute__((noinline, cold)) cgl_rt_hipFuncSetCacheConfig cgl_left_hipFuncSetCacheConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFuncSetCacheConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipFuncSetCacheConfig(const void *func, hipFuncCache_t config)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipFuncSetCacheConfig]);
@@ -4912,15 +5161,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipFuncSetCacheConfig(const v
         return cgl_ret;
     }
     return cgl_gp_hipFuncSetCacheConfig(func, config);
-}
-typedef hipError_t cgl_rt_hipFuncSetCacheConfig;
-static __attribute__((noinline, cold)) cgl_rt_hipFuncSetCacheConfig cgl_left_hipFuncSetCacheConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFuncSetCacheConfig cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipFuncSetCacheConfig(const void *func, hipFuncCache_t config)
 {
@@ -4961,6 +5201,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipFuncSetSharedMemConfig(con
     (void)cg_call(&cgl_sites[CGL_hipFuncSetSharedMemConfig], NULL, cgl_th_hipFuncSetSharedMemConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipFuncSetSharedMemConfig;
+static __attribute__((noinline, cold)) cgl_rt_hipFuncSetSharedMemConfig cgl_left_hipFuncSetSharedMemConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFuncSetSharedMemConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipFuncSetSharedMemConfig(const void *func, hipSharedMemConfig config)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipFuncSetSharedMemConfig]);
@@ -4974,15 +5223,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipFuncSetSharedMemConfig(con
         return cgl_ret;
     }
     return cgl_gp_hipFuncSetSharedMemConfig(func, config);
-}
-typedef hipError_t cgl_rt_hipFuncSetSharedMemConfig;
-static __attribute__((noinline, cold)) cgl_rt_hipFuncSetSharedMemConfig cgl_left_hipFuncSetSharedMemConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFuncSetSharedMemConfig cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipFuncSetSharedMemConfig(const void *func, hipSharedMemConfig config)
 {
@@ -5021,6 +5261,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetLastError(void)
     (void)cg_call(&cgl_sites[CGL_hipGetLastError], NULL, cgl_th_hipGetLastError, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGetLastError;
+static __attribute__((noinline, cold)) cgl_rt_hipGetLastError cgl_left_hipGetLastError(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetLastError cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetLastError(void)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGetLastError]);
@@ -5034,15 +5283,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetLastError(void)
         return cgl_ret;
     }
     return cgl_gp_hipGetLastError();
-}
-typedef hipError_t cgl_rt_hipGetLastError;
-static __attribute__((noinline, cold)) cgl_rt_hipGetLastError cgl_left_hipGetLastError(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetLastError cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGetLastError(void)
 {
@@ -5081,6 +5321,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipPeekAtLastError(void)
     (void)cg_call(&cgl_sites[CGL_hipPeekAtLastError], NULL, cgl_th_hipPeekAtLastError, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipPeekAtLastError;
+static __attribute__((noinline, cold)) cgl_rt_hipPeekAtLastError cgl_left_hipPeekAtLastError(cg_slot *cgl_s, int cgl_code, cgl_rt_hipPeekAtLastError cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipPeekAtLastError(void)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipPeekAtLastError]);
@@ -5094,15 +5343,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipPeekAtLastError(void)
         return cgl_ret;
     }
     return cgl_gp_hipPeekAtLastError();
-}
-typedef hipError_t cgl_rt_hipPeekAtLastError;
-static __attribute__((noinline, cold)) cgl_rt_hipPeekAtLastError cgl_left_hipPeekAtLastError(cg_slot *cgl_s, int cgl_code, cgl_rt_hipPeekAtLastError cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipPeekAtLastError(void)
 {
@@ -5142,6 +5382,15 @@ static __attribute__((noinline)) const char *cgl_gp_hipGetErrorName(hipError_t h
     (void)cg_call(&cgl_sites[CGL_hipGetErrorName], NULL, cgl_th_hipGetErrorName, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef const char *cgl_rt_hipGetErrorName;
+static __attribute__((noinline, cold)) cgl_rt_hipGetErrorName cgl_left_hipGetErrorName(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetErrorName cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) const char *cgl_sl_hipGetErrorName(hipError_t hip_error)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGetErrorName]);
@@ -5151,15 +5400,6 @@ static __attribute__((noinline)) const char *cgl_sl_hipGetErrorName(hipError_t h
         return cgl_ret;
     }
     return cgl_gp_hipGetErrorName(hip_error);
-}
-typedef const char *cgl_rt_hipGetErrorName;
-static __attribute__((noinline, cold)) cgl_rt_hipGetErrorName cgl_left_hipGetErrorName(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetErrorName cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT const char *hipGetErrorName(hipError_t hip_error)
 {
@@ -5196,6 +5436,15 @@ static __attribute__((noinline)) const char *cgl_gp_hipGetErrorString(hipError_t
     (void)cg_call(&cgl_sites[CGL_hipGetErrorString], NULL, cgl_th_hipGetErrorString, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef const char *cgl_rt_hipGetErrorString;
+static __attribute__((noinline, cold)) cgl_rt_hipGetErrorString cgl_left_hipGetErrorString(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetErrorString cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) const char *cgl_sl_hipGetErrorString(hipError_t hipError)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGetErrorString]);
@@ -5205,15 +5454,6 @@ static __attribute__((noinline)) const char *cgl_sl_hipGetErrorString(hipError_t
         return cgl_ret;
     }
     return cgl_gp_hipGetErrorString(hipError);
-}
-typedef const char *cgl_rt_hipGetErrorString;
-static __attribute__((noinline, cold)) cgl_rt_hipGetErrorString cgl_left_hipGetErrorString(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetErrorString cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT const char *hipGetErrorString(hipError_t hipError)
 {
@@ -5250,6 +5490,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamCreate(hipStream_t *
     (void)cg_call(&cgl_sites[CGL_hipStreamCreate], NULL, cgl_th_hipStreamCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamCreate;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamCreate cgl_left_hipStreamCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamCreate(hipStream_t *stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamCreate]);
@@ -5263,15 +5512,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamCreate(hipStream_t *
         return cgl_ret;
     }
     return cgl_gp_hipStreamCreate(stream);
-}
-typedef hipError_t cgl_rt_hipStreamCreate;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamCreate cgl_left_hipStreamCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamCreate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamCreate(hipStream_t *stream)
 {
@@ -5312,6 +5552,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamCreateWithFlags(hipS
     (void)cg_call(&cgl_sites[CGL_hipStreamCreateWithFlags], NULL, cgl_th_hipStreamCreateWithFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamCreateWithFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamCreateWithFlags cgl_left_hipStreamCreateWithFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamCreateWithFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamCreateWithFlags(hipStream_t *stream, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamCreateWithFlags]);
@@ -5325,15 +5574,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamCreateWithFlags(hipS
         return cgl_ret;
     }
     return cgl_gp_hipStreamCreateWithFlags(stream, flags);
-}
-typedef hipError_t cgl_rt_hipStreamCreateWithFlags;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamCreateWithFlags cgl_left_hipStreamCreateWithFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamCreateWithFlags cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t *stream, unsigned int flags)
 {
@@ -5375,6 +5615,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamCreateWithPriority(h
     (void)cg_call(&cgl_sites[CGL_hipStreamCreateWithPriority], NULL, cgl_th_hipStreamCreateWithPriority, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamCreateWithPriority;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamCreateWithPriority cgl_left_hipStreamCreateWithPriority(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamCreateWithPriority cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamCreateWithPriority(hipStream_t *stream, unsigned int flags, int priority)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamCreateWithPriority]);
@@ -5388,15 +5637,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamCreateWithPriority(h
         return cgl_ret;
     }
     return cgl_gp_hipStreamCreateWithPriority(stream, flags, priority);
-}
-typedef hipError_t cgl_rt_hipStreamCreateWithPriority;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamCreateWithPriority cgl_left_hipStreamCreateWithPriority(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamCreateWithPriority cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamCreateWithPriority(hipStream_t *stream, unsigned int flags, int priority)
 {
@@ -5437,6 +5677,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetStreamPriorityRan
     (void)cg_call(&cgl_sites[CGL_hipDeviceGetStreamPriorityRange], NULL, cgl_th_hipDeviceGetStreamPriorityRange, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDeviceGetStreamPriorityRange;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetStreamPriorityRange cgl_left_hipDeviceGetStreamPriorityRange(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetStreamPriorityRange cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDeviceGetStreamPriorityRange]);
@@ -5450,15 +5699,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetStreamPriorityRan
         return cgl_ret;
     }
     return cgl_gp_hipDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
-}
-typedef hipError_t cgl_rt_hipDeviceGetStreamPriorityRange;
-static __attribute__((noinline, cold)) cgl_rt_hipDeviceGetStreamPriorityRange cgl_left_hipDeviceGetStreamPriorityRange(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceGetStreamPriorityRange cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
@@ -5498,8 +5738,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamDestroy(hipStream_t 
     (void)cg_call(&cgl_sites[CGL_hipStreamDestroy], (const void *)stream, cgl_th_hipStreamDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamDestroy;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamDestroy cgl_left_hipStreamDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamDestroy(hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipStreamDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamDestroy].real, memory_order_relaxed))(stream);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipStreamDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipStreamDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamDestroy].real, memory_order_relaxed))(stream);
@@ -5511,15 +5776,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamDestroy(hipStream_t 
         return cgl_ret;
     }
     return cgl_gp_hipStreamDestroy(stream);
-}
-typedef hipError_t cgl_rt_hipStreamDestroy;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamDestroy cgl_left_hipStreamDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamDestroy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamDestroy(hipStream_t stream)
 {
@@ -5559,6 +5815,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamQuery(hipStream_t st
     (void)cg_call(&cgl_sites[CGL_hipStreamQuery], (const void *)stream, cgl_th_hipStreamQuery, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamQuery;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamQuery cgl_left_hipStreamQuery(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamQuery cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamQuery(hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamQuery]);
@@ -5572,15 +5837,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamQuery(hipStream_t st
         return cgl_ret;
     }
     return cgl_gp_hipStreamQuery(stream);
-}
-typedef hipError_t cgl_rt_hipStreamQuery;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamQuery cgl_left_hipStreamQuery(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamQuery cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamQuery(hipStream_t stream)
 {
@@ -5620,8 +5876,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamSynchronize(hipStrea
     (void)cg_call(&cgl_sites[CGL_hipStreamSynchronize], (const void *)stream, cgl_th_hipStreamSynchronize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamSynchronize;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamSynchronize cgl_left_hipStreamSynchronize(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamSynchronize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamSynchronize(hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipStreamSynchronize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipStreamSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamSynchronize].real, memory_order_relaxed))(stream);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipStreamSynchronize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipStreamSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_hipStreamSynchronize].real, memory_order_relaxed))(stream);
@@ -5633,15 +5914,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamSynchronize(hipStrea
         return cgl_ret;
     }
     return cgl_gp_hipStreamSynchronize(stream);
-}
-typedef hipError_t cgl_rt_hipStreamSynchronize;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamSynchronize cgl_left_hipStreamSynchronize(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamSynchronize cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamSynchronize(hipStream_t stream)
 {
@@ -5683,6 +5955,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamWaitEvent(hipStream_
     (void)cg_call(&cgl_sites[CGL_hipStreamWaitEvent], (const void *)stream, cgl_th_hipStreamWaitEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamWaitEvent;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamWaitEvent cgl_left_hipStreamWaitEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamWaitEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamWaitEvent]);
@@ -5696,15 +5977,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamWaitEvent(hipStream_
         return cgl_ret;
     }
     return cgl_gp_hipStreamWaitEvent(stream, event, flags);
-}
-typedef hipError_t cgl_rt_hipStreamWaitEvent;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamWaitEvent cgl_left_hipStreamWaitEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamWaitEvent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags)
 {
@@ -5745,6 +6017,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamGetFlags(hipStream_t
     (void)cg_call(&cgl_sites[CGL_hipStreamGetFlags], (const void *)stream, cgl_th_hipStreamGetFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamGetFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamGetFlags cgl_left_hipStreamGetFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamGetFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamGetFlags(hipStream_t stream, unsigned int *flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamGetFlags]);
@@ -5758,15 +6039,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamGetFlags(hipStream_t
         return cgl_ret;
     }
     return cgl_gp_hipStreamGetFlags(stream, flags);
-}
-typedef hipError_t cgl_rt_hipStreamGetFlags;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamGetFlags cgl_left_hipStreamGetFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamGetFlags cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int *flags)
 {
@@ -5807,6 +6079,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamGetPriority(hipStrea
     (void)cg_call(&cgl_sites[CGL_hipStreamGetPriority], (const void *)stream, cgl_th_hipStreamGetPriority, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamGetPriority;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamGetPriority cgl_left_hipStreamGetPriority(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamGetPriority cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamGetPriority(hipStream_t stream, int *priority)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamGetPriority]);
@@ -5820,15 +6101,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamGetPriority(hipStrea
         return cgl_ret;
     }
     return cgl_gp_hipStreamGetPriority(stream, priority);
-}
-typedef hipError_t cgl_rt_hipStreamGetPriority;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamGetPriority cgl_left_hipStreamGetPriority(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamGetPriority cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamGetPriority(hipStream_t stream, int *priority)
 {
@@ -5870,6 +6142,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipExtStreamCreateWithCUMask(
     (void)cg_call(&cgl_sites[CGL_hipExtStreamCreateWithCUMask], NULL, cgl_th_hipExtStreamCreateWithCUMask, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipExtStreamCreateWithCUMask;
+static __attribute__((noinline, cold)) cgl_rt_hipExtStreamCreateWithCUMask cgl_left_hipExtStreamCreateWithCUMask(cg_slot *cgl_s, int cgl_code, cgl_rt_hipExtStreamCreateWithCUMask cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipExtStreamCreateWithCUMask(hipStream_t *stream, uint32_t cuMaskSize, const uint32_t *cuMask)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipExtStreamCreateWithCUMask]);
@@ -5883,15 +6164,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipExtStreamCreateWithCUMask(
         return cgl_ret;
     }
     return cgl_gp_hipExtStreamCreateWithCUMask(stream, cuMaskSize, cuMask);
-}
-typedef hipError_t cgl_rt_hipExtStreamCreateWithCUMask;
-static __attribute__((noinline, cold)) cgl_rt_hipExtStreamCreateWithCUMask cgl_left_hipExtStreamCreateWithCUMask(cg_slot *cgl_s, int cgl_code, cgl_rt_hipExtStreamCreateWithCUMask cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipExtStreamCreateWithCUMask(hipStream_t *stream, uint32_t cuMaskSize, const uint32_t *cuMask)
 {
@@ -5933,6 +6205,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipExtStreamGetCUMask(hipStre
     (void)cg_call(&cgl_sites[CGL_hipExtStreamGetCUMask], (const void *)stream, cgl_th_hipExtStreamGetCUMask, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipExtStreamGetCUMask;
+static __attribute__((noinline, cold)) cgl_rt_hipExtStreamGetCUMask cgl_left_hipExtStreamGetCUMask(cg_slot *cgl_s, int cgl_code, cgl_rt_hipExtStreamGetCUMask cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipExtStreamGetCUMask(hipStream_t stream, uint32_t cuMaskSize, uint32_t *cuMask)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipExtStreamGetCUMask]);
@@ -5946,15 +6227,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipExtStreamGetCUMask(hipStre
         return cgl_ret;
     }
     return cgl_gp_hipExtStreamGetCUMask(stream, cuMaskSize, cuMask);
-}
-typedef hipError_t cgl_rt_hipExtStreamGetCUMask;
-static __attribute__((noinline, cold)) cgl_rt_hipExtStreamGetCUMask cgl_left_hipExtStreamGetCUMask(cg_slot *cgl_s, int cgl_code, cgl_rt_hipExtStreamGetCUMask cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipExtStreamGetCUMask(hipStream_t stream, uint32_t cuMaskSize, uint32_t *cuMask)
 {
@@ -5997,6 +6269,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamAddCallback(hipStrea
     (void)cg_call(&cgl_sites[CGL_hipStreamAddCallback], (const void *)stream, cgl_th_hipStreamAddCallback, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamAddCallback;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamAddCallback cgl_left_hipStreamAddCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamAddCallback cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback, void *userData, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamAddCallback]);
@@ -6010,15 +6291,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamAddCallback(hipStrea
         return cgl_ret;
     }
     return cgl_gp_hipStreamAddCallback(stream, callback, userData, flags);
-}
-typedef hipError_t cgl_rt_hipStreamAddCallback;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamAddCallback cgl_left_hipStreamAddCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamAddCallback cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback, void *userData, unsigned int flags)
 {
@@ -6062,6 +6334,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamWaitValue32(hipStrea
     (void)cg_call(&cgl_sites[CGL_hipStreamWaitValue32], (const void *)stream, cgl_th_hipStreamWaitValue32, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamWaitValue32;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamWaitValue32 cgl_left_hipStreamWaitValue32(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamWaitValue32 cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamWaitValue32(hipStream_t stream, void *ptr, uint32_t value, unsigned int flags, uint32_t mask)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamWaitValue32]);
@@ -6075,15 +6356,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamWaitValue32(hipStrea
         return cgl_ret;
     }
     return cgl_gp_hipStreamWaitValue32(stream, ptr, value, flags, mask);
-}
-typedef hipError_t cgl_rt_hipStreamWaitValue32;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamWaitValue32 cgl_left_hipStreamWaitValue32(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamWaitValue32 cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamWaitValue32(hipStream_t stream, void *ptr, uint32_t value, unsigned int flags, uint32_t mask)
 {
@@ -6127,6 +6399,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamWaitValue64(hipStrea
     (void)cg_call(&cgl_sites[CGL_hipStreamWaitValue64], (const void *)stream, cgl_th_hipStreamWaitValue64, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamWaitValue64;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamWaitValue64 cgl_left_hipStreamWaitValue64(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamWaitValue64 cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamWaitValue64(hipStream_t stream, void *ptr, uint64_t value, unsigned int flags, uint64_t mask)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamWaitValue64]);
@@ -6140,15 +6421,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamWaitValue64(hipStrea
         return cgl_ret;
     }
     return cgl_gp_hipStreamWaitValue64(stream, ptr, value, flags, mask);
-}
-typedef hipError_t cgl_rt_hipStreamWaitValue64;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamWaitValue64 cgl_left_hipStreamWaitValue64(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamWaitValue64 cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamWaitValue64(hipStream_t stream, void *ptr, uint64_t value, unsigned int flags, uint64_t mask)
 {
@@ -6191,6 +6463,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamWriteValue32(hipStre
     (void)cg_call(&cgl_sites[CGL_hipStreamWriteValue32], (const void *)stream, cgl_th_hipStreamWriteValue32, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamWriteValue32;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamWriteValue32 cgl_left_hipStreamWriteValue32(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamWriteValue32 cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamWriteValue32(hipStream_t stream, void *ptr, uint32_t value, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamWriteValue32]);
@@ -6204,15 +6485,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamWriteValue32(hipStre
         return cgl_ret;
     }
     return cgl_gp_hipStreamWriteValue32(stream, ptr, value, flags);
-}
-typedef hipError_t cgl_rt_hipStreamWriteValue32;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamWriteValue32 cgl_left_hipStreamWriteValue32(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamWriteValue32 cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamWriteValue32(hipStream_t stream, void *ptr, uint32_t value, unsigned int flags)
 {
@@ -6255,6 +6527,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamWriteValue64(hipStre
     (void)cg_call(&cgl_sites[CGL_hipStreamWriteValue64], (const void *)stream, cgl_th_hipStreamWriteValue64, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamWriteValue64;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamWriteValue64 cgl_left_hipStreamWriteValue64(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamWriteValue64 cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamWriteValue64(hipStream_t stream, void *ptr, uint64_t value, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamWriteValue64]);
@@ -6268,15 +6549,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamWriteValue64(hipStre
         return cgl_ret;
     }
     return cgl_gp_hipStreamWriteValue64(stream, ptr, value, flags);
-}
-typedef hipError_t cgl_rt_hipStreamWriteValue64;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamWriteValue64 cgl_left_hipStreamWriteValue64(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamWriteValue64 cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamWriteValue64(hipStream_t stream, void *ptr, uint64_t value, unsigned int flags)
 {
@@ -6317,6 +6589,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipEventCreateWithFlags(hipEv
     (void)cg_call(&cgl_sites[CGL_hipEventCreateWithFlags], NULL, cgl_th_hipEventCreateWithFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipEventCreateWithFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipEventCreateWithFlags cgl_left_hipEventCreateWithFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipEventCreateWithFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipEventCreateWithFlags(hipEvent_t *event, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipEventCreateWithFlags]);
@@ -6330,15 +6611,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipEventCreateWithFlags(hipEv
         return cgl_ret;
     }
     return cgl_gp_hipEventCreateWithFlags(event, flags);
-}
-typedef hipError_t cgl_rt_hipEventCreateWithFlags;
-static __attribute__((noinline, cold)) cgl_rt_hipEventCreateWithFlags cgl_left_hipEventCreateWithFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipEventCreateWithFlags cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned int flags)
 {
@@ -6378,6 +6650,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipEventCreate(hipEvent_t *ev
     (void)cg_call(&cgl_sites[CGL_hipEventCreate], NULL, cgl_th_hipEventCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipEventCreate;
+static __attribute__((noinline, cold)) cgl_rt_hipEventCreate cgl_left_hipEventCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipEventCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipEventCreate(hipEvent_t *event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipEventCreate]);
@@ -6391,15 +6672,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipEventCreate(hipEvent_t *ev
         return cgl_ret;
     }
     return cgl_gp_hipEventCreate(event);
-}
-typedef hipError_t cgl_rt_hipEventCreate;
-static __attribute__((noinline, cold)) cgl_rt_hipEventCreate cgl_left_hipEventCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipEventCreate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipEventCreate(hipEvent_t *event)
 {
@@ -6440,6 +6712,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipEventRecord(hipEvent_t eve
     (void)cg_call(&cgl_sites[CGL_hipEventRecord], (const void *)event, cgl_th_hipEventRecord, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipEventRecord;
+static __attribute__((noinline, cold)) cgl_rt_hipEventRecord cgl_left_hipEventRecord(cg_slot *cgl_s, int cgl_code, cgl_rt_hipEventRecord cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipEventRecord(hipEvent_t event, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipEventRecord]);
@@ -6453,15 +6734,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipEventRecord(hipEvent_t eve
         return cgl_ret;
     }
     return cgl_gp_hipEventRecord(event, stream);
-}
-typedef hipError_t cgl_rt_hipEventRecord;
-static __attribute__((noinline, cold)) cgl_rt_hipEventRecord cgl_left_hipEventRecord(cg_slot *cgl_s, int cgl_code, cgl_rt_hipEventRecord cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)
 {
@@ -6501,6 +6773,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipEventDestroy(hipEvent_t ev
     (void)cg_call(&cgl_sites[CGL_hipEventDestroy], (const void *)event, cgl_th_hipEventDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipEventDestroy;
+static __attribute__((noinline, cold)) cgl_rt_hipEventDestroy cgl_left_hipEventDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipEventDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipEventDestroy(hipEvent_t event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipEventDestroy]);
@@ -6514,15 +6795,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipEventDestroy(hipEvent_t ev
         return cgl_ret;
     }
     return cgl_gp_hipEventDestroy(event);
-}
-typedef hipError_t cgl_rt_hipEventDestroy;
-static __attribute__((noinline, cold)) cgl_rt_hipEventDestroy cgl_left_hipEventDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipEventDestroy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipEventDestroy(hipEvent_t event)
 {
@@ -6562,8 +6834,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipEventSynchronize(hipEvent_
     (void)cg_call(&cgl_sites[CGL_hipEventSynchronize], (const void *)event, cgl_th_hipEventSynchronize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipEventSynchronize;
+static __attribute__((noinline, cold)) cgl_rt_hipEventSynchronize cgl_left_hipEventSynchronize(cg_slot *cgl_s, int cgl_code, cgl_rt_hipEventSynchronize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipEventSynchronize(hipEvent_t event)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipEventSynchronize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipEventSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_hipEventSynchronize].real, memory_order_relaxed))(event);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipEventSynchronize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipEventSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipEventSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_hipEventSynchronize].real, memory_order_relaxed))(event);
@@ -6575,15 +6872,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipEventSynchronize(hipEvent_
         return cgl_ret;
     }
     return cgl_gp_hipEventSynchronize(event);
-}
-typedef hipError_t cgl_rt_hipEventSynchronize;
-static __attribute__((noinline, cold)) cgl_rt_hipEventSynchronize cgl_left_hipEventSynchronize(cg_slot *cgl_s, int cgl_code, cgl_rt_hipEventSynchronize cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipEventSynchronize(hipEvent_t event)
 {
@@ -6625,6 +6913,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipEventElapsedTime(float *ms
     (void)cg_call(&cgl_sites[CGL_hipEventElapsedTime], NULL, cgl_th_hipEventElapsedTime, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipEventElapsedTime;
+static __attribute__((noinline, cold)) cgl_rt_hipEventElapsedTime cgl_left_hipEventElapsedTime(cg_slot *cgl_s, int cgl_code, cgl_rt_hipEventElapsedTime cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t stop)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipEventElapsedTime]);
@@ -6638,15 +6935,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipEventElapsedTime(float *ms
         return cgl_ret;
     }
     return cgl_gp_hipEventElapsedTime(ms, start, stop);
-}
-typedef hipError_t cgl_rt_hipEventElapsedTime;
-static __attribute__((noinline, cold)) cgl_rt_hipEventElapsedTime cgl_left_hipEventElapsedTime(cg_slot *cgl_s, int cgl_code, cgl_rt_hipEventElapsedTime cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t stop)
 {
@@ -6686,6 +6974,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipEventQuery(hipEvent_t even
     (void)cg_call(&cgl_sites[CGL_hipEventQuery], (const void *)event, cgl_th_hipEventQuery, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipEventQuery;
+static __attribute__((noinline, cold)) cgl_rt_hipEventQuery cgl_left_hipEventQuery(cg_slot *cgl_s, int cgl_code, cgl_rt_hipEventQuery cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipEventQuery(hipEvent_t event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipEventQuery]);
@@ -6699,15 +6996,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipEventQuery(hipEvent_t even
         return cgl_ret;
     }
     return cgl_gp_hipEventQuery(event);
-}
-typedef hipError_t cgl_rt_hipEventQuery;
-static __attribute__((noinline, cold)) cgl_rt_hipEventQuery cgl_left_hipEventQuery(cg_slot *cgl_s, int cgl_code, cgl_rt_hipEventQuery cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipEventQuery(hipEvent_t event)
 {
@@ -6748,6 +7036,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipPointerGetAttributes(hipPo
     (void)cg_call(&cgl_sites[CGL_hipPointerGetAttributes], NULL, cgl_th_hipPointerGetAttributes, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipPointerGetAttributes;
+static __attribute__((noinline, cold)) cgl_rt_hipPointerGetAttributes cgl_left_hipPointerGetAttributes(cg_slot *cgl_s, int cgl_code, cgl_rt_hipPointerGetAttributes cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *ptr)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipPointerGetAttributes]);
@@ -6761,15 +7058,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipPointerGetAttributes(hipPo
         return cgl_ret;
     }
     return cgl_gp_hipPointerGetAttributes(attributes, ptr);
-}
-typedef hipError_t cgl_rt_hipPointerGetAttributes;
-static __attribute__((noinline, cold)) cgl_rt_hipPointerGetAttributes cgl_left_hipPointerGetAttributes(cg_slot *cgl_s, int cgl_code, cgl_rt_hipPointerGetAttributes cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *ptr)
 {
@@ -6811,6 +7099,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipPointerGetAttribute(void *
     (void)cg_call(&cgl_sites[CGL_hipPointerGetAttribute], NULL, cgl_th_hipPointerGetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipPointerGetAttribute;
+static __attribute__((noinline, cold)) cgl_rt_hipPointerGetAttribute cgl_left_hipPointerGetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipPointerGetAttribute cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipPointerGetAttribute(void *data, hipPointer_attribute attribute, hipDeviceptr_t ptr)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipPointerGetAttribute]);
@@ -6824,15 +7121,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipPointerGetAttribute(void *
         return cgl_ret;
     }
     return cgl_gp_hipPointerGetAttribute(data, attribute, ptr);
-}
-typedef hipError_t cgl_rt_hipPointerGetAttribute;
-static __attribute__((noinline, cold)) cgl_rt_hipPointerGetAttribute cgl_left_hipPointerGetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipPointerGetAttribute cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute attribute, hipDeviceptr_t ptr)
 {
@@ -6875,6 +7163,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDrvPointerGetAttributes(un
     (void)cg_call(&cgl_sites[CGL_hipDrvPointerGetAttributes], NULL, cgl_th_hipDrvPointerGetAttributes, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDrvPointerGetAttributes;
+static __attribute__((noinline, cold)) cgl_rt_hipDrvPointerGetAttributes cgl_left_hipDrvPointerGetAttributes(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDrvPointerGetAttributes cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDrvPointerGetAttributes(unsigned int numAttributes, hipPointer_attribute *attributes, void **data, hipDeviceptr_t ptr)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDrvPointerGetAttributes]);
@@ -6888,15 +7185,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDrvPointerGetAttributes(un
         return cgl_ret;
     }
     return cgl_gp_hipDrvPointerGetAttributes(numAttributes, attributes, data, ptr);
-}
-typedef hipError_t cgl_rt_hipDrvPointerGetAttributes;
-static __attribute__((noinline, cold)) cgl_rt_hipDrvPointerGetAttributes cgl_left_hipDrvPointerGetAttributes(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDrvPointerGetAttributes cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDrvPointerGetAttributes(unsigned int numAttributes, hipPointer_attribute *attributes, void **data, hipDeviceptr_t ptr)
 {
@@ -6937,6 +7225,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipImportExternalSemaphore(hi
     (void)cg_call(&cgl_sites[CGL_hipImportExternalSemaphore], NULL, cgl_th_hipImportExternalSemaphore, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipImportExternalSemaphore;
+static __attribute__((noinline, cold)) cgl_rt_hipImportExternalSemaphore cgl_left_hipImportExternalSemaphore(cg_slot *cgl_s, int cgl_code, cgl_rt_hipImportExternalSemaphore cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipImportExternalSemaphore(hipExternalSemaphore_t *extSem_out, const hipExternalSemaphoreHandleDesc *semHandleDesc)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipImportExternalSemaphore]);
@@ -6950,15 +7247,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipImportExternalSemaphore(hi
         return cgl_ret;
     }
     return cgl_gp_hipImportExternalSemaphore(extSem_out, semHandleDesc);
-}
-typedef hipError_t cgl_rt_hipImportExternalSemaphore;
-static __attribute__((noinline, cold)) cgl_rt_hipImportExternalSemaphore cgl_left_hipImportExternalSemaphore(cg_slot *cgl_s, int cgl_code, cgl_rt_hipImportExternalSemaphore cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipImportExternalSemaphore(hipExternalSemaphore_t *extSem_out, const hipExternalSemaphoreHandleDesc *semHandleDesc)
 {
@@ -7001,6 +7289,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipSignalExternalSemaphoresAs
     (void)cg_call(&cgl_sites[CGL_hipSignalExternalSemaphoresAsync], NULL, cgl_th_hipSignalExternalSemaphoresAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipSignalExternalSemaphoresAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipSignalExternalSemaphoresAsync cgl_left_hipSignalExternalSemaphoresAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipSignalExternalSemaphoresAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipSignalExternalSemaphoresAsync(const hipExternalSemaphore_t *extSemArray, const hipExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipSignalExternalSemaphoresAsync]);
@@ -7014,15 +7311,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipSignalExternalSemaphoresAs
         return cgl_ret;
     }
     return cgl_gp_hipSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
-}
-typedef hipError_t cgl_rt_hipSignalExternalSemaphoresAsync;
-static __attribute__((noinline, cold)) cgl_rt_hipSignalExternalSemaphoresAsync cgl_left_hipSignalExternalSemaphoresAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipSignalExternalSemaphoresAsync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipSignalExternalSemaphoresAsync(const hipExternalSemaphore_t *extSemArray, const hipExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, hipStream_t stream)
 {
@@ -7065,6 +7353,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipWaitExternalSemaphoresAsyn
     (void)cg_call(&cgl_sites[CGL_hipWaitExternalSemaphoresAsync], NULL, cgl_th_hipWaitExternalSemaphoresAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipWaitExternalSemaphoresAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipWaitExternalSemaphoresAsync cgl_left_hipWaitExternalSemaphoresAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipWaitExternalSemaphoresAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipWaitExternalSemaphoresAsync(const hipExternalSemaphore_t *extSemArray, const hipExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipWaitExternalSemaphoresAsync]);
@@ -7078,15 +7375,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipWaitExternalSemaphoresAsyn
         return cgl_ret;
     }
     return cgl_gp_hipWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
-}
-typedef hipError_t cgl_rt_hipWaitExternalSemaphoresAsync;
-static __attribute__((noinline, cold)) cgl_rt_hipWaitExternalSemaphoresAsync cgl_left_hipWaitExternalSemaphoresAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipWaitExternalSemaphoresAsync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipWaitExternalSemaphoresAsync(const hipExternalSemaphore_t *extSemArray, const hipExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, hipStream_t stream)
 {
@@ -7126,6 +7414,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDestroyExternalSemaphore(h
     (void)cg_call(&cgl_sites[CGL_hipDestroyExternalSemaphore], NULL, cgl_th_hipDestroyExternalSemaphore, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDestroyExternalSemaphore;
+static __attribute__((noinline, cold)) cgl_rt_hipDestroyExternalSemaphore cgl_left_hipDestroyExternalSemaphore(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDestroyExternalSemaphore cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDestroyExternalSemaphore(hipExternalSemaphore_t extSem)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDestroyExternalSemaphore]);
@@ -7139,15 +7436,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDestroyExternalSemaphore(h
         return cgl_ret;
     }
     return cgl_gp_hipDestroyExternalSemaphore(extSem);
-}
-typedef hipError_t cgl_rt_hipDestroyExternalSemaphore;
-static __attribute__((noinline, cold)) cgl_rt_hipDestroyExternalSemaphore cgl_left_hipDestroyExternalSemaphore(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDestroyExternalSemaphore cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDestroyExternalSemaphore(hipExternalSemaphore_t extSem)
 {
@@ -7188,6 +7476,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipImportExternalMemory(hipEx
     (void)cg_call(&cgl_sites[CGL_hipImportExternalMemory], NULL, cgl_th_hipImportExternalMemory, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipImportExternalMemory;
+static __attribute__((noinline, cold)) cgl_rt_hipImportExternalMemory cgl_left_hipImportExternalMemory(cg_slot *cgl_s, int cgl_code, cgl_rt_hipImportExternalMemory cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipImportExternalMemory(hipExternalMemory_t *extMem_out, const hipExternalMemoryHandleDesc *memHandleDesc)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipImportExternalMemory]);
@@ -7201,15 +7498,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipImportExternalMemory(hipEx
         return cgl_ret;
     }
     return cgl_gp_hipImportExternalMemory(extMem_out, memHandleDesc);
-}
-typedef hipError_t cgl_rt_hipImportExternalMemory;
-static __attribute__((noinline, cold)) cgl_rt_hipImportExternalMemory cgl_left_hipImportExternalMemory(cg_slot *cgl_s, int cgl_code, cgl_rt_hipImportExternalMemory cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipImportExternalMemory(hipExternalMemory_t *extMem_out, const hipExternalMemoryHandleDesc *memHandleDesc)
 {
@@ -7251,6 +7539,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipExternalMemoryGetMappedBuf
     (void)cg_call(&cgl_sites[CGL_hipExternalMemoryGetMappedBuffer], NULL, cgl_th_hipExternalMemoryGetMappedBuffer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipExternalMemoryGetMappedBuffer;
+static __attribute__((noinline, cold)) cgl_rt_hipExternalMemoryGetMappedBuffer cgl_left_hipExternalMemoryGetMappedBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_hipExternalMemoryGetMappedBuffer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipExternalMemoryGetMappedBuffer(void **devPtr, hipExternalMemory_t extMem, const hipExternalMemoryBufferDesc *bufferDesc)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipExternalMemoryGetMappedBuffer]);
@@ -7264,15 +7561,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipExternalMemoryGetMappedBuf
         return cgl_ret;
     }
     return cgl_gp_hipExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
-}
-typedef hipError_t cgl_rt_hipExternalMemoryGetMappedBuffer;
-static __attribute__((noinline, cold)) cgl_rt_hipExternalMemoryGetMappedBuffer cgl_left_hipExternalMemoryGetMappedBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_hipExternalMemoryGetMappedBuffer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipExternalMemoryGetMappedBuffer(void **devPtr, hipExternalMemory_t extMem, const hipExternalMemoryBufferDesc *bufferDesc)
 {
@@ -7312,6 +7600,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDestroyExternalMemory(hipE
     (void)cg_call(&cgl_sites[CGL_hipDestroyExternalMemory], NULL, cgl_th_hipDestroyExternalMemory, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDestroyExternalMemory;
+static __attribute__((noinline, cold)) cgl_rt_hipDestroyExternalMemory cgl_left_hipDestroyExternalMemory(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDestroyExternalMemory cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDestroyExternalMemory(hipExternalMemory_t extMem)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDestroyExternalMemory]);
@@ -7325,15 +7622,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDestroyExternalMemory(hipE
         return cgl_ret;
     }
     return cgl_gp_hipDestroyExternalMemory(extMem);
-}
-typedef hipError_t cgl_rt_hipDestroyExternalMemory;
-static __attribute__((noinline, cold)) cgl_rt_hipDestroyExternalMemory cgl_left_hipDestroyExternalMemory(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDestroyExternalMemory cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDestroyExternalMemory(hipExternalMemory_t extMem)
 {
@@ -7374,6 +7662,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMalloc(void **ptr, size_t 
     (void)cg_call(&cgl_sites[CGL_hipMalloc], NULL, cgl_th_hipMalloc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMalloc;
+static __attribute__((noinline, cold)) cgl_rt_hipMalloc cgl_left_hipMalloc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMalloc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMalloc(void **ptr, size_t size)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMalloc]);
@@ -7387,15 +7684,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMalloc(void **ptr, size_t 
         return cgl_ret;
     }
     return cgl_gp_hipMalloc(ptr, size);
-}
-typedef hipError_t cgl_rt_hipMalloc;
-static __attribute__((noinline, cold)) cgl_rt_hipMalloc cgl_left_hipMalloc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMalloc cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMalloc(void **ptr, size_t size)
 {
@@ -7437,6 +7725,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipExtMallocWithFlags(void **
     (void)cg_call(&cgl_sites[CGL_hipExtMallocWithFlags], NULL, cgl_th_hipExtMallocWithFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipExtMallocWithFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipExtMallocWithFlags cgl_left_hipExtMallocWithFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipExtMallocWithFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipExtMallocWithFlags]);
@@ -7450,15 +7747,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipExtMallocWithFlags(void **
         return cgl_ret;
     }
     return cgl_gp_hipExtMallocWithFlags(ptr, sizeBytes, flags);
-}
-typedef hipError_t cgl_rt_hipExtMallocWithFlags;
-static __attribute__((noinline, cold)) cgl_rt_hipExtMallocWithFlags cgl_left_hipExtMallocWithFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipExtMallocWithFlags cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigned int flags)
 {
@@ -7499,6 +7787,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMallocHost(void **ptr, siz
     (void)cg_call(&cgl_sites[CGL_hipMallocHost], NULL, cgl_th_hipMallocHost, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMallocHost;
+static __attribute__((noinline, cold)) cgl_rt_hipMallocHost cgl_left_hipMallocHost(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMallocHost cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMallocHost(void **ptr, size_t size)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMallocHost]);
@@ -7512,15 +7809,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMallocHost(void **ptr, siz
         return cgl_ret;
     }
     return cgl_gp_hipMallocHost(ptr, size);
-}
-typedef hipError_t cgl_rt_hipMallocHost;
-static __attribute__((noinline, cold)) cgl_rt_hipMallocHost cgl_left_hipMallocHost(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMallocHost cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMallocHost(void **ptr, size_t size)
 {
@@ -7561,6 +7849,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemAllocHost(void **ptr, s
     (void)cg_call(&cgl_sites[CGL_hipMemAllocHost], NULL, cgl_th_hipMemAllocHost, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemAllocHost;
+static __attribute__((noinline, cold)) cgl_rt_hipMemAllocHost cgl_left_hipMemAllocHost(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemAllocHost cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemAllocHost(void **ptr, size_t size)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemAllocHost]);
@@ -7574,15 +7871,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemAllocHost(void **ptr, s
         return cgl_ret;
     }
     return cgl_gp_hipMemAllocHost(ptr, size);
-}
-typedef hipError_t cgl_rt_hipMemAllocHost;
-static __attribute__((noinline, cold)) cgl_rt_hipMemAllocHost cgl_left_hipMemAllocHost(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemAllocHost cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemAllocHost(void **ptr, size_t size)
 {
@@ -7624,8 +7912,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipHostMalloc(void **ptr, siz
     (void)cg_call(&cgl_sites[CGL_hipHostMalloc], NULL, cgl_th_hipHostMalloc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipHostMalloc;
+static __attribute__((noinline, cold)) cgl_rt_hipHostMalloc cgl_left_hipHostMalloc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipHostMalloc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipHostMalloc(void **ptr, size_t size, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipHostMalloc]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipHostMalloc) *)atomic_load_explicit(&cgl_sites[CGL_hipHostMalloc].real, memory_order_relaxed))(ptr, size, flags);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipHostMalloc(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipHostMalloc]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipHostMalloc) *)atomic_load_explicit(&cgl_sites[CGL_hipHostMalloc].real, memory_order_relaxed))(ptr, size, flags);
@@ -7637,15 +7950,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipHostMalloc(void **ptr, siz
         return cgl_ret;
     }
     return cgl_gp_hipHostMalloc(ptr, size, flags);
-}
-typedef hipError_t cgl_rt_hipHostMalloc;
-static __attribute__((noinline, cold)) cgl_rt_hipHostMalloc cgl_left_hipHostMalloc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipHostMalloc cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
 {
@@ -7687,6 +7991,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMallocManaged(void **dev_p
     (void)cg_call(&cgl_sites[CGL_hipMallocManaged], NULL, cgl_th_hipMallocManaged, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMallocManaged;
+static __attribute__((noinline, cold)) cgl_rt_hipMallocManaged cgl_left_hipMallocManaged(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMallocManaged cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMallocManaged]);
@@ -7700,15 +8013,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMallocManaged(void **dev_p
         return cgl_ret;
     }
     return cgl_gp_hipMallocManaged(dev_ptr, size, flags);
-}
-typedef hipError_t cgl_rt_hipMallocManaged;
-static __attribute__((noinline, cold)) cgl_rt_hipMallocManaged cgl_left_hipMallocManaged(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMallocManaged cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags)
 {
@@ -7751,6 +8055,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPrefetchAsync(const voi
     (void)cg_call(&cgl_sites[CGL_hipMemPrefetchAsync], NULL, cgl_th_hipMemPrefetchAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemPrefetchAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPrefetchAsync cgl_left_hipMemPrefetchAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPrefetchAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPrefetchAsync(const void *dev_ptr, size_t count, int device, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemPrefetchAsync]);
@@ -7764,15 +8077,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPrefetchAsync(const voi
         return cgl_ret;
     }
     return cgl_gp_hipMemPrefetchAsync(dev_ptr, count, device, stream);
-}
-typedef hipError_t cgl_rt_hipMemPrefetchAsync;
-static __attribute__((noinline, cold)) cgl_rt_hipMemPrefetchAsync cgl_left_hipMemPrefetchAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPrefetchAsync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemPrefetchAsync(const void *dev_ptr, size_t count, int device, hipStream_t stream)
 {
@@ -7815,6 +8119,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemAdvise(const void *dev_
     (void)cg_call(&cgl_sites[CGL_hipMemAdvise], NULL, cgl_th_hipMemAdvise, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemAdvise;
+static __attribute__((noinline, cold)) cgl_rt_hipMemAdvise cgl_left_hipMemAdvise(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemAdvise cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemAdvise(const void *dev_ptr, size_t count, hipMemoryAdvise advice, int device)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemAdvise]);
@@ -7828,15 +8141,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemAdvise(const void *dev_
         return cgl_ret;
     }
     return cgl_gp_hipMemAdvise(dev_ptr, count, advice, device);
-}
-typedef hipError_t cgl_rt_hipMemAdvise;
-static __attribute__((noinline, cold)) cgl_rt_hipMemAdvise cgl_left_hipMemAdvise(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemAdvise cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemAdvise(const void *dev_ptr, size_t count, hipMemoryAdvise advice, int device)
 {
@@ -7880,6 +8184,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemRangeGetAttribute(void 
     (void)cg_call(&cgl_sites[CGL_hipMemRangeGetAttribute], NULL, cgl_th_hipMemRangeGetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemRangeGetAttribute;
+static __attribute__((noinline, cold)) cgl_rt_hipMemRangeGetAttribute cgl_left_hipMemRangeGetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemRangeGetAttribute cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemRangeGetAttribute(void *data, size_t data_size, hipMemRangeAttribute attribute, const void *dev_ptr, size_t count)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemRangeGetAttribute]);
@@ -7893,15 +8206,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemRangeGetAttribute(void 
         return cgl_ret;
     }
     return cgl_gp_hipMemRangeGetAttribute(data, data_size, attribute, dev_ptr, count);
-}
-typedef hipError_t cgl_rt_hipMemRangeGetAttribute;
-static __attribute__((noinline, cold)) cgl_rt_hipMemRangeGetAttribute cgl_left_hipMemRangeGetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemRangeGetAttribute cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemRangeGetAttribute(void *data, size_t data_size, hipMemRangeAttribute attribute, const void *dev_ptr, size_t count)
 {
@@ -7946,6 +8250,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemRangeGetAttributes(void
     (void)cg_call(&cgl_sites[CGL_hipMemRangeGetAttributes], NULL, cgl_th_hipMemRangeGetAttributes, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemRangeGetAttributes;
+static __attribute__((noinline, cold)) cgl_rt_hipMemRangeGetAttributes cgl_left_hipMemRangeGetAttributes(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemRangeGetAttributes cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemRangeGetAttributes(void **data, size_t *data_sizes, hipMemRangeAttribute *attributes, size_t num_attributes, const void *dev_ptr, size_t count)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemRangeGetAttributes]);
@@ -7959,15 +8272,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemRangeGetAttributes(void
         return cgl_ret;
     }
     return cgl_gp_hipMemRangeGetAttributes(data, data_sizes, attributes, num_attributes, dev_ptr, count);
-}
-typedef hipError_t cgl_rt_hipMemRangeGetAttributes;
-static __attribute__((noinline, cold)) cgl_rt_hipMemRangeGetAttributes cgl_left_hipMemRangeGetAttributes(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemRangeGetAttributes cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemRangeGetAttributes(void **data, size_t *data_sizes, hipMemRangeAttribute *attributes, size_t num_attributes, const void *dev_ptr, size_t count)
 {
@@ -8010,6 +8314,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamAttachMemAsync(hipSt
     (void)cg_call(&cgl_sites[CGL_hipStreamAttachMemAsync], (const void *)stream, cgl_th_hipStreamAttachMemAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamAttachMemAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamAttachMemAsync cgl_left_hipStreamAttachMemAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamAttachMemAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamAttachMemAsync(hipStream_t stream, void *dev_ptr, size_t length, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamAttachMemAsync]);
@@ -8023,15 +8336,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamAttachMemAsync(hipSt
         return cgl_ret;
     }
     return cgl_gp_hipStreamAttachMemAsync(stream, dev_ptr, length, flags);
-}
-typedef hipError_t cgl_rt_hipStreamAttachMemAsync;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamAttachMemAsync cgl_left_hipStreamAttachMemAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamAttachMemAsync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamAttachMemAsync(hipStream_t stream, void *dev_ptr, size_t length, unsigned int flags)
 {
@@ -8073,6 +8377,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMallocAsync(void **dev_ptr
     (void)cg_call(&cgl_sites[CGL_hipMallocAsync], NULL, cgl_th_hipMallocAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMallocAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMallocAsync cgl_left_hipMallocAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMallocAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMallocAsync]);
@@ -8086,15 +8399,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMallocAsync(void **dev_ptr
         return cgl_ret;
     }
     return cgl_gp_hipMallocAsync(dev_ptr, size, stream);
-}
-typedef hipError_t cgl_rt_hipMallocAsync;
-static __attribute__((noinline, cold)) cgl_rt_hipMallocAsync cgl_left_hipMallocAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMallocAsync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)
 {
@@ -8135,6 +8439,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipFreeAsync(void *dev_ptr, h
     (void)cg_call(&cgl_sites[CGL_hipFreeAsync], NULL, cgl_th_hipFreeAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipFreeAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipFreeAsync cgl_left_hipFreeAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFreeAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipFreeAsync(void *dev_ptr, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipFreeAsync]);
@@ -8148,15 +8461,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipFreeAsync(void *dev_ptr, h
         return cgl_ret;
     }
     return cgl_gp_hipFreeAsync(dev_ptr, stream);
-}
-typedef hipError_t cgl_rt_hipFreeAsync;
-static __attribute__((noinline, cold)) cgl_rt_hipFreeAsync cgl_left_hipFreeAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFreeAsync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream)
 {
@@ -8197,6 +8501,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolTrimTo(hipMemPool_t
     (void)cg_call(&cgl_sites[CGL_hipMemPoolTrimTo], (const void *)mem_pool, cgl_th_hipMemPoolTrimTo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemPoolTrimTo;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPoolTrimTo cgl_left_hipMemPoolTrimTo(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolTrimTo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to_hold)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemPoolTrimTo]);
@@ -8210,15 +8523,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolTrimTo(hipMemPool_t
         return cgl_ret;
     }
     return cgl_gp_hipMemPoolTrimTo(mem_pool, min_bytes_to_hold);
-}
-typedef hipError_t cgl_rt_hipMemPoolTrimTo;
-static __attribute__((noinline, cold)) cgl_rt_hipMemPoolTrimTo cgl_left_hipMemPoolTrimTo(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolTrimTo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to_hold)
 {
@@ -8260,6 +8564,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolSetAttribute(hipMem
     (void)cg_call(&cgl_sites[CGL_hipMemPoolSetAttribute], (const void *)mem_pool, cgl_th_hipMemPoolSetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemPoolSetAttribute;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPoolSetAttribute cgl_left_hipMemPoolSetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolSetAttribute cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolSetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemPoolSetAttribute]);
@@ -8273,15 +8586,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolSetAttribute(hipMem
         return cgl_ret;
     }
     return cgl_gp_hipMemPoolSetAttribute(mem_pool, attr, value);
-}
-typedef hipError_t cgl_rt_hipMemPoolSetAttribute;
-static __attribute__((noinline, cold)) cgl_rt_hipMemPoolSetAttribute cgl_left_hipMemPoolSetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolSetAttribute cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemPoolSetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)
 {
@@ -8323,6 +8627,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolGetAttribute(hipMem
     (void)cg_call(&cgl_sites[CGL_hipMemPoolGetAttribute], (const void *)mem_pool, cgl_th_hipMemPoolGetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemPoolGetAttribute;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPoolGetAttribute cgl_left_hipMemPoolGetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolGetAttribute cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolGetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemPoolGetAttribute]);
@@ -8336,15 +8649,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolGetAttribute(hipMem
         return cgl_ret;
     }
     return cgl_gp_hipMemPoolGetAttribute(mem_pool, attr, value);
-}
-typedef hipError_t cgl_rt_hipMemPoolGetAttribute;
-static __attribute__((noinline, cold)) cgl_rt_hipMemPoolGetAttribute cgl_left_hipMemPoolGetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolGetAttribute cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemPoolGetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)
 {
@@ -8386,6 +8690,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolSetAccess(hipMemPoo
     (void)cg_call(&cgl_sites[CGL_hipMemPoolSetAccess], (const void *)mem_pool, cgl_th_hipMemPoolSetAccess, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemPoolSetAccess;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPoolSetAccess cgl_left_hipMemPoolSetAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolSetAccess cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolSetAccess(hipMemPool_t mem_pool, const hipMemAccessDesc *desc_list, size_t count)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemPoolSetAccess]);
@@ -8399,15 +8712,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolSetAccess(hipMemPoo
         return cgl_ret;
     }
     return cgl_gp_hipMemPoolSetAccess(mem_pool, desc_list, count);
-}
-typedef hipError_t cgl_rt_hipMemPoolSetAccess;
-static __attribute__((noinline, cold)) cgl_rt_hipMemPoolSetAccess cgl_left_hipMemPoolSetAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolSetAccess cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemPoolSetAccess(hipMemPool_t mem_pool, const hipMemAccessDesc *desc_list, size_t count)
 {
@@ -8449,6 +8753,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolGetAccess(hipMemAcc
     (void)cg_call(&cgl_sites[CGL_hipMemPoolGetAccess], NULL, cgl_th_hipMemPoolGetAccess, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemPoolGetAccess;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPoolGetAccess cgl_left_hipMemPoolGetAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolGetAccess cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolGetAccess(hipMemAccessFlags *flags, hipMemPool_t mem_pool, hipMemLocation *location)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemPoolGetAccess]);
@@ -8462,15 +8775,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolGetAccess(hipMemAcc
         return cgl_ret;
     }
     return cgl_gp_hipMemPoolGetAccess(flags, mem_pool, location);
-}
-typedef hipError_t cgl_rt_hipMemPoolGetAccess;
-static __attribute__((noinline, cold)) cgl_rt_hipMemPoolGetAccess cgl_left_hipMemPoolGetAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolGetAccess cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemPoolGetAccess(hipMemAccessFlags *flags, hipMemPool_t mem_pool, hipMemLocation *location)
 {
@@ -8511,6 +8815,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolCreate(hipMemPool_t
     (void)cg_call(&cgl_sites[CGL_hipMemPoolCreate], NULL, cgl_th_hipMemPoolCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemPoolCreate;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPoolCreate cgl_left_hipMemPoolCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *pool_props)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemPoolCreate]);
@@ -8524,15 +8837,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolCreate(hipMemPool_t
         return cgl_ret;
     }
     return cgl_gp_hipMemPoolCreate(mem_pool, pool_props);
-}
-typedef hipError_t cgl_rt_hipMemPoolCreate;
-static __attribute__((noinline, cold)) cgl_rt_hipMemPoolCreate cgl_left_hipMemPoolCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolCreate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *pool_props)
 {
@@ -8572,6 +8876,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolDestroy(hipMemPool_
     (void)cg_call(&cgl_sites[CGL_hipMemPoolDestroy], (const void *)mem_pool, cgl_th_hipMemPoolDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemPoolDestroy;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPoolDestroy cgl_left_hipMemPoolDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolDestroy(hipMemPool_t mem_pool)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemPoolDestroy]);
@@ -8585,15 +8898,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolDestroy(hipMemPool_
         return cgl_ret;
     }
     return cgl_gp_hipMemPoolDestroy(mem_pool);
-}
-typedef hipError_t cgl_rt_hipMemPoolDestroy;
-static __attribute__((noinline, cold)) cgl_rt_hipMemPoolDestroy cgl_left_hipMemPoolDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolDestroy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool)
 {
@@ -8636,6 +8940,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMallocFromPoolAsync(void *
     (void)cg_call(&cgl_sites[CGL_hipMallocFromPoolAsync], NULL, cgl_th_hipMallocFromPoolAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMallocFromPoolAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMallocFromPoolAsync cgl_left_hipMallocFromPoolAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMallocFromPoolAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_pool, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMallocFromPoolAsync]);
@@ -8649,15 +8962,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMallocFromPoolAsync(void *
         return cgl_ret;
     }
     return cgl_gp_hipMallocFromPoolAsync(dev_ptr, size, mem_pool, stream);
-}
-typedef hipError_t cgl_rt_hipMallocFromPoolAsync;
-static __attribute__((noinline, cold)) cgl_rt_hipMallocFromPoolAsync cgl_left_hipMallocFromPoolAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMallocFromPoolAsync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_pool, hipStream_t stream)
 {
@@ -8700,6 +9004,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolExportToShareableHa
     (void)cg_call(&cgl_sites[CGL_hipMemPoolExportToShareableHandle], NULL, cgl_th_hipMemPoolExportToShareableHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemPoolExportToShareableHandle;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPoolExportToShareableHandle cgl_left_hipMemPoolExportToShareableHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolExportToShareableHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolExportToShareableHandle(void *shared_handle, hipMemPool_t mem_pool, hipMemAllocationHandleType handle_type, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemPoolExportToShareableHandle]);
@@ -8713,15 +9026,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolExportToShareableHa
         return cgl_ret;
     }
     return cgl_gp_hipMemPoolExportToShareableHandle(shared_handle, mem_pool, handle_type, flags);
-}
-typedef hipError_t cgl_rt_hipMemPoolExportToShareableHandle;
-static __attribute__((noinline, cold)) cgl_rt_hipMemPoolExportToShareableHandle cgl_left_hipMemPoolExportToShareableHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolExportToShareableHandle cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemPoolExportToShareableHandle(void *shared_handle, hipMemPool_t mem_pool, hipMemAllocationHandleType handle_type, unsigned int flags)
 {
@@ -8764,6 +9068,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolImportFromShareable
     (void)cg_call(&cgl_sites[CGL_hipMemPoolImportFromShareableHandle], NULL, cgl_th_hipMemPoolImportFromShareableHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemPoolImportFromShareableHandle;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPoolImportFromShareableHandle cgl_left_hipMemPoolImportFromShareableHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolImportFromShareableHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolImportFromShareableHandle(hipMemPool_t *mem_pool, void *shared_handle, hipMemAllocationHandleType handle_type, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemPoolImportFromShareableHandle]);
@@ -8777,15 +9090,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolImportFromShareable
         return cgl_ret;
     }
     return cgl_gp_hipMemPoolImportFromShareableHandle(mem_pool, shared_handle, handle_type, flags);
-}
-typedef hipError_t cgl_rt_hipMemPoolImportFromShareableHandle;
-static __attribute__((noinline, cold)) cgl_rt_hipMemPoolImportFromShareableHandle cgl_left_hipMemPoolImportFromShareableHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolImportFromShareableHandle cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemPoolImportFromShareableHandle(hipMemPool_t *mem_pool, void *shared_handle, hipMemAllocationHandleType handle_type, unsigned int flags)
 {
@@ -8826,6 +9130,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolExportPointer(hipMe
     (void)cg_call(&cgl_sites[CGL_hipMemPoolExportPointer], NULL, cgl_th_hipMemPoolExportPointer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemPoolExportPointer;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPoolExportPointer cgl_left_hipMemPoolExportPointer(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolExportPointer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolExportPointer(hipMemPoolPtrExportData *export_data, void *dev_ptr)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemPoolExportPointer]);
@@ -8839,15 +9152,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolExportPointer(hipMe
         return cgl_ret;
     }
     return cgl_gp_hipMemPoolExportPointer(export_data, dev_ptr);
-}
-typedef hipError_t cgl_rt_hipMemPoolExportPointer;
-static __attribute__((noinline, cold)) cgl_rt_hipMemPoolExportPointer cgl_left_hipMemPoolExportPointer(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolExportPointer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemPoolExportPointer(hipMemPoolPtrExportData *export_data, void *dev_ptr)
 {
@@ -8889,6 +9193,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolImportPointer(void 
     (void)cg_call(&cgl_sites[CGL_hipMemPoolImportPointer], NULL, cgl_th_hipMemPoolImportPointer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemPoolImportPointer;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPoolImportPointer cgl_left_hipMemPoolImportPointer(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolImportPointer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolImportPointer(void **dev_ptr, hipMemPool_t mem_pool, hipMemPoolPtrExportData *export_data)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemPoolImportPointer]);
@@ -8902,15 +9215,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolImportPointer(void 
         return cgl_ret;
     }
     return cgl_gp_hipMemPoolImportPointer(dev_ptr, mem_pool, export_data);
-}
-typedef hipError_t cgl_rt_hipMemPoolImportPointer;
-static __attribute__((noinline, cold)) cgl_rt_hipMemPoolImportPointer cgl_left_hipMemPoolImportPointer(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPoolImportPointer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemPoolImportPointer(void **dev_ptr, hipMemPool_t mem_pool, hipMemPoolPtrExportData *export_data)
 {
@@ -8952,6 +9256,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipHostAlloc(void **ptr, size
     (void)cg_call(&cgl_sites[CGL_hipHostAlloc], NULL, cgl_th_hipHostAlloc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipHostAlloc;
+static __attribute__((noinline, cold)) cgl_rt_hipHostAlloc cgl_left_hipHostAlloc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipHostAlloc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipHostAlloc(void **ptr, size_t size, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipHostAlloc]);
@@ -8965,15 +9278,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipHostAlloc(void **ptr, size
         return cgl_ret;
     }
     return cgl_gp_hipHostAlloc(ptr, size, flags);
-}
-typedef hipError_t cgl_rt_hipHostAlloc;
-static __attribute__((noinline, cold)) cgl_rt_hipHostAlloc cgl_left_hipHostAlloc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipHostAlloc cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipHostAlloc(void **ptr, size_t size, unsigned int flags)
 {
@@ -9015,6 +9319,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipHostGetDevicePointer(void 
     (void)cg_call(&cgl_sites[CGL_hipHostGetDevicePointer], NULL, cgl_th_hipHostGetDevicePointer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipHostGetDevicePointer;
+static __attribute__((noinline, cold)) cgl_rt_hipHostGetDevicePointer cgl_left_hipHostGetDevicePointer(cg_slot *cgl_s, int cgl_code, cgl_rt_hipHostGetDevicePointer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipHostGetDevicePointer(void **devPtr, void *hstPtr, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipHostGetDevicePointer]);
@@ -9028,15 +9341,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipHostGetDevicePointer(void 
         return cgl_ret;
     }
     return cgl_gp_hipHostGetDevicePointer(devPtr, hstPtr, flags);
-}
-typedef hipError_t cgl_rt_hipHostGetDevicePointer;
-static __attribute__((noinline, cold)) cgl_rt_hipHostGetDevicePointer cgl_left_hipHostGetDevicePointer(cg_slot *cgl_s, int cgl_code, cgl_rt_hipHostGetDevicePointer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipHostGetDevicePointer(void **devPtr, void *hstPtr, unsigned int flags)
 {
@@ -9077,6 +9381,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipHostGetFlags(unsigned int 
     (void)cg_call(&cgl_sites[CGL_hipHostGetFlags], NULL, cgl_th_hipHostGetFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipHostGetFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipHostGetFlags cgl_left_hipHostGetFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipHostGetFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipHostGetFlags(unsigned int *flagsPtr, void *hostPtr)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipHostGetFlags]);
@@ -9090,15 +9403,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipHostGetFlags(unsigned int 
         return cgl_ret;
     }
     return cgl_gp_hipHostGetFlags(flagsPtr, hostPtr);
-}
-typedef hipError_t cgl_rt_hipHostGetFlags;
-static __attribute__((noinline, cold)) cgl_rt_hipHostGetFlags cgl_left_hipHostGetFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipHostGetFlags cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipHostGetFlags(unsigned int *flagsPtr, void *hostPtr)
 {
@@ -9140,8 +9444,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipHostRegister(void *hostPtr
     (void)cg_call(&cgl_sites[CGL_hipHostRegister], NULL, cgl_th_hipHostRegister, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipHostRegister;
+static __attribute__((noinline, cold)) cgl_rt_hipHostRegister cgl_left_hipHostRegister(cg_slot *cgl_s, int cgl_code, cgl_rt_hipHostRegister cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipHostRegister]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipHostRegister) *)atomic_load_explicit(&cgl_sites[CGL_hipHostRegister].real, memory_order_relaxed))(hostPtr, sizeBytes, flags);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipHostRegister(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipHostRegister]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipHostRegister) *)atomic_load_explicit(&cgl_sites[CGL_hipHostRegister].real, memory_order_relaxed))(hostPtr, sizeBytes, flags);
@@ -9153,15 +9482,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipHostRegister(void *hostPtr
         return cgl_ret;
     }
     return cgl_gp_hipHostRegister(hostPtr, sizeBytes, flags);
-}
-typedef hipError_t cgl_rt_hipHostRegister;
-static __attribute__((noinline, cold)) cgl_rt_hipHostRegister cgl_left_hipHostRegister(cg_slot *cgl_s, int cgl_code, cgl_rt_hipHostRegister cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags)
 {
@@ -9201,8 +9521,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipHostUnregister(void *hostP
     (void)cg_call(&cgl_sites[CGL_hipHostUnregister], NULL, cgl_th_hipHostUnregister, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipHostUnregister;
+static __attribute__((noinline, cold)) cgl_rt_hipHostUnregister cgl_left_hipHostUnregister(cg_slot *cgl_s, int cgl_code, cgl_rt_hipHostUnregister cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipHostUnregister(void *hostPtr)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipHostUnregister]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipHostUnregister) *)atomic_load_explicit(&cgl_sites[CGL_hipHostUnregister].real, memory_order_relaxed))(hostPtr);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipHostUnregister(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipHostUnregister]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipHostUnregister) *)atomic_load_explicit(&cgl_sites[CGL_hipHostUnregister].real, memory_order_relaxed))(hostPtr);
@@ -9214,15 +9559,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipHostUnregister(void *hostP
         return cgl_ret;
     }
     return cgl_gp_hipHostUnregister(hostPtr);
-}
-typedef hipError_t cgl_rt_hipHostUnregister;
-static __attribute__((noinline, cold)) cgl_rt_hipHostUnregister cgl_left_hipHostUnregister(cg_slot *cgl_s, int cgl_code, cgl_rt_hipHostUnregister cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipHostUnregister(void *hostPtr)
 {
@@ -9265,6 +9601,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMallocPitch(void **ptr, si
     (void)cg_call(&cgl_sites[CGL_hipMallocPitch], NULL, cgl_th_hipMallocPitch, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMallocPitch;
+static __attribute__((noinline, cold)) cgl_rt_hipMallocPitch cgl_left_hipMallocPitch(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMallocPitch cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMallocPitch]);
@@ -9278,15 +9623,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMallocPitch(void **ptr, si
         return cgl_ret;
     }
     return cgl_gp_hipMallocPitch(ptr, pitch, width, height);
-}
-typedef hipError_t cgl_rt_hipMallocPitch;
-static __attribute__((noinline, cold)) cgl_rt_hipMallocPitch cgl_left_hipMallocPitch(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMallocPitch cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
 {
@@ -9330,6 +9666,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemAllocPitch(hipDeviceptr
     (void)cg_call(&cgl_sites[CGL_hipMemAllocPitch], NULL, cgl_th_hipMemAllocPitch, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemAllocPitch;
+static __attribute__((noinline, cold)) cgl_rt_hipMemAllocPitch cgl_left_hipMemAllocPitch(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemAllocPitch cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemAllocPitch(hipDeviceptr_t *dptr, size_t *pitch, size_t widthInBytes, size_t height, unsigned int elementSizeBytes)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemAllocPitch]);
@@ -9343,15 +9688,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemAllocPitch(hipDeviceptr
         return cgl_ret;
     }
     return cgl_gp_hipMemAllocPitch(dptr, pitch, widthInBytes, height, elementSizeBytes);
-}
-typedef hipError_t cgl_rt_hipMemAllocPitch;
-static __attribute__((noinline, cold)) cgl_rt_hipMemAllocPitch cgl_left_hipMemAllocPitch(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemAllocPitch cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemAllocPitch(hipDeviceptr_t *dptr, size_t *pitch, size_t widthInBytes, size_t height, unsigned int elementSizeBytes)
 {
@@ -9391,8 +9727,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipFree(void *ptr)
     (void)cg_call(&cgl_sites[CGL_hipFree], NULL, cgl_th_hipFree, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipFree;
+static __attribute__((noinline, cold)) cgl_rt_hipFree cgl_left_hipFree(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFree cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipFree(void *ptr)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipFree]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipFree) *)atomic_load_explicit(&cgl_sites[CGL_hipFree].real, memory_order_relaxed))(ptr);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipFree(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipFree]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipFree) *)atomic_load_explicit(&cgl_sites[CGL_hipFree].real, memory_order_relaxed))(ptr);
@@ -9404,15 +9765,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipFree(void *ptr)
         return cgl_ret;
     }
     return cgl_gp_hipFree(ptr);
-}
-typedef hipError_t cgl_rt_hipFree;
-static __attribute__((noinline, cold)) cgl_rt_hipFree cgl_left_hipFree(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFree cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipFree(void *ptr)
 {
@@ -9452,6 +9804,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipFreeHost(void *ptr)
     (void)cg_call(&cgl_sites[CGL_hipFreeHost], NULL, cgl_th_hipFreeHost, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipFreeHost;
+static __attribute__((noinline, cold)) cgl_rt_hipFreeHost cgl_left_hipFreeHost(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFreeHost cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipFreeHost(void *ptr)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipFreeHost]);
@@ -9465,15 +9826,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipFreeHost(void *ptr)
         return cgl_ret;
     }
     return cgl_gp_hipFreeHost(ptr);
-}
-typedef hipError_t cgl_rt_hipFreeHost;
-static __attribute__((noinline, cold)) cgl_rt_hipFreeHost cgl_left_hipFreeHost(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFreeHost cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipFreeHost(void *ptr)
 {
@@ -9513,8 +9865,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipHostFree(void *ptr)
     (void)cg_call(&cgl_sites[CGL_hipHostFree], NULL, cgl_th_hipHostFree, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipHostFree;
+static __attribute__((noinline, cold)) cgl_rt_hipHostFree cgl_left_hipHostFree(cg_slot *cgl_s, int cgl_code, cgl_rt_hipHostFree cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipHostFree(void *ptr)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipHostFree]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipHostFree) *)atomic_load_explicit(&cgl_sites[CGL_hipHostFree].real, memory_order_relaxed))(ptr);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipHostFree(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipHostFree]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipHostFree) *)atomic_load_explicit(&cgl_sites[CGL_hipHostFree].real, memory_order_relaxed))(ptr);
@@ -9526,15 +9903,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipHostFree(void *ptr)
         return cgl_ret;
     }
     return cgl_gp_hipHostFree(ptr);
-}
-typedef hipError_t cgl_rt_hipHostFree;
-static __attribute__((noinline, cold)) cgl_rt_hipHostFree cgl_left_hipHostFree(cg_slot *cgl_s, int cgl_code, cgl_rt_hipHostFree cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipHostFree(void *ptr)
 {
@@ -9577,8 +9945,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy(void *dst, const vo
     (void)cg_call(&cgl_sites[CGL_hipMemcpy], NULL, cgl_th_hipMemcpy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpy;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy cgl_left_hipMemcpy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy].real, memory_order_relaxed))(dst, src, sizeBytes, kind);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy].real, memory_order_relaxed))(dst, src, sizeBytes, kind);
@@ -9590,15 +9983,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy(void *dst, const vo
         return cgl_ret;
     }
     return cgl_gp_hipMemcpy(dst, src, sizeBytes, kind);
-}
-typedef hipError_t cgl_rt_hipMemcpy;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpy cgl_left_hipMemcpy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
 {
@@ -9642,8 +10026,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyWithStream(void *dst
     (void)cg_call(&cgl_sites[CGL_hipMemcpyWithStream], NULL, cgl_th_hipMemcpyWithStream, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpyWithStream;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyWithStream cgl_left_hipMemcpyWithStream(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyWithStream cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyWithStream(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpyWithStream]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyWithStream) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyWithStream].real, memory_order_relaxed))(dst, src, sizeBytes, kind, stream);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpyWithStream(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpyWithStream]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpyWithStream) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyWithStream].real, memory_order_relaxed))(dst, src, sizeBytes, kind, stream);
@@ -9655,15 +10064,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyWithStream(void *dst
         return cgl_ret;
     }
     return cgl_gp_hipMemcpyWithStream(dst, src, sizeBytes, kind, stream);
-}
-typedef hipError_t cgl_rt_hipMemcpyWithStream;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpyWithStream cgl_left_hipMemcpyWithStream(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyWithStream cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpyWithStream(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)
 {
@@ -9705,8 +10105,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyHtoD(hipDeviceptr_t 
     (void)cg_call(&cgl_sites[CGL_hipMemcpyHtoD], NULL, cgl_th_hipMemcpyHtoD, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpyHtoD;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyHtoD cgl_left_hipMemcpyHtoD(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyHtoD cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t sizeBytes)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpyHtoD]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyHtoD) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyHtoD].real, memory_order_relaxed))(dst, src, sizeBytes);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpyHtoD(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpyHtoD]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpyHtoD) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyHtoD].real, memory_order_relaxed))(dst, src, sizeBytes);
@@ -9718,15 +10143,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyHtoD(hipDeviceptr_t 
         return cgl_ret;
     }
     return cgl_gp_hipMemcpyHtoD(dst, src, sizeBytes);
-}
-typedef hipError_t cgl_rt_hipMemcpyHtoD;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpyHtoD cgl_left_hipMemcpyHtoD(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyHtoD cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t sizeBytes)
 {
@@ -9768,8 +10184,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyDtoH(void *dst, hipD
     (void)cg_call(&cgl_sites[CGL_hipMemcpyDtoH], NULL, cgl_th_hipMemcpyDtoH, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpyDtoH;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyDtoH cgl_left_hipMemcpyDtoH(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyDtoH cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyDtoH(void *dst, hipDeviceptr_t src, size_t sizeBytes)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpyDtoH]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyDtoH) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyDtoH].real, memory_order_relaxed))(dst, src, sizeBytes);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpyDtoH(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpyDtoH]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpyDtoH) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyDtoH].real, memory_order_relaxed))(dst, src, sizeBytes);
@@ -9781,15 +10222,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyDtoH(void *dst, hipD
         return cgl_ret;
     }
     return cgl_gp_hipMemcpyDtoH(dst, src, sizeBytes);
-}
-typedef hipError_t cgl_rt_hipMemcpyDtoH;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpyDtoH cgl_left_hipMemcpyDtoH(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyDtoH cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpyDtoH(void *dst, hipDeviceptr_t src, size_t sizeBytes)
 {
@@ -9831,8 +10263,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyDtoD(hipDeviceptr_t 
     (void)cg_call(&cgl_sites[CGL_hipMemcpyDtoD], NULL, cgl_th_hipMemcpyDtoD, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpyDtoD;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyDtoD cgl_left_hipMemcpyDtoD(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyDtoD cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpyDtoD]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyDtoD) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyDtoD].real, memory_order_relaxed))(dst, src, sizeBytes);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpyDtoD(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpyDtoD]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpyDtoD) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyDtoD].real, memory_order_relaxed))(dst, src, sizeBytes);
@@ -9844,15 +10301,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyDtoD(hipDeviceptr_t 
         return cgl_ret;
     }
     return cgl_gp_hipMemcpyDtoD(dst, src, sizeBytes);
-}
-typedef hipError_t cgl_rt_hipMemcpyDtoD;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpyDtoD cgl_left_hipMemcpyDtoD(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyDtoD cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes)
 {
@@ -9895,8 +10343,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyHtoDAsync(hipDevicep
     (void)cg_call(&cgl_sites[CGL_hipMemcpyHtoDAsync], NULL, cgl_th_hipMemcpyHtoDAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpyHtoDAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyHtoDAsync cgl_left_hipMemcpyHtoDAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyHtoDAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t sizeBytes, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpyHtoDAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyHtoDAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyHtoDAsync].real, memory_order_relaxed))(dst, src, sizeBytes, stream);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpyHtoDAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpyHtoDAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpyHtoDAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyHtoDAsync].real, memory_order_relaxed))(dst, src, sizeBytes, stream);
@@ -9908,15 +10381,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyHtoDAsync(hipDevicep
         return cgl_ret;
     }
     return cgl_gp_hipMemcpyHtoDAsync(dst, src, sizeBytes, stream);
-}
-typedef hipError_t cgl_rt_hipMemcpyHtoDAsync;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpyHtoDAsync cgl_left_hipMemcpyHtoDAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyHtoDAsync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t sizeBytes, hipStream_t stream)
 {
@@ -9959,8 +10423,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyDtoHAsync(void *dst,
     (void)cg_call(&cgl_sites[CGL_hipMemcpyDtoHAsync], NULL, cgl_th_hipMemcpyDtoHAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpyDtoHAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyDtoHAsync cgl_left_hipMemcpyDtoHAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyDtoHAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpyDtoHAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyDtoHAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyDtoHAsync].real, memory_order_relaxed))(dst, src, sizeBytes, stream);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpyDtoHAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpyDtoHAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpyDtoHAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyDtoHAsync].real, memory_order_relaxed))(dst, src, sizeBytes, stream);
@@ -9972,15 +10461,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyDtoHAsync(void *dst,
         return cgl_ret;
     }
     return cgl_gp_hipMemcpyDtoHAsync(dst, src, sizeBytes, stream);
-}
-typedef hipError_t cgl_rt_hipMemcpyDtoHAsync;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpyDtoHAsync cgl_left_hipMemcpyDtoHAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyDtoHAsync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream)
 {
@@ -10023,6 +10503,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyDtoDAsync(hipDevicep
     (void)cg_call(&cgl_sites[CGL_hipMemcpyDtoDAsync], NULL, cgl_th_hipMemcpyDtoDAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpyDtoDAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyDtoDAsync cgl_left_hipMemcpyDtoDAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyDtoDAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpyDtoDAsync]);
@@ -10036,15 +10525,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyDtoDAsync(hipDevicep
         return cgl_ret;
     }
     return cgl_gp_hipMemcpyDtoDAsync(dst, src, sizeBytes, stream);
-}
-typedef hipError_t cgl_rt_hipMemcpyDtoDAsync;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpyDtoDAsync cgl_left_hipMemcpyDtoDAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyDtoDAsync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream)
 {
@@ -10087,6 +10567,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipModuleGetGlobal(hipDevicep
     (void)cg_call(&cgl_sites[CGL_hipModuleGetGlobal], NULL, cgl_th_hipModuleGetGlobal, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipModuleGetGlobal;
+static __attribute__((noinline, cold)) cgl_rt_hipModuleGetGlobal cgl_left_hipModuleGetGlobal(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleGetGlobal cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hipModule_t hmod, const char *name)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipModuleGetGlobal]);
@@ -10100,15 +10589,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleGetGlobal(hipDevicep
         return cgl_ret;
     }
     return cgl_gp_hipModuleGetGlobal(dptr, bytes, hmod, name);
-}
-typedef hipError_t cgl_rt_hipModuleGetGlobal;
-static __attribute__((noinline, cold)) cgl_rt_hipModuleGetGlobal cgl_left_hipModuleGetGlobal(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleGetGlobal cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hipModule_t hmod, const char *name)
 {
@@ -10149,6 +10629,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetSymbolAddress(void **de
     (void)cg_call(&cgl_sites[CGL_hipGetSymbolAddress], NULL, cgl_th_hipGetSymbolAddress, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGetSymbolAddress;
+static __attribute__((noinline, cold)) cgl_rt_hipGetSymbolAddress cgl_left_hipGetSymbolAddress(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetSymbolAddress cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetSymbolAddress(void **devPtr, const void *symbol)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGetSymbolAddress]);
@@ -10162,15 +10651,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetSymbolAddress(void **de
         return cgl_ret;
     }
     return cgl_gp_hipGetSymbolAddress(devPtr, symbol);
-}
-typedef hipError_t cgl_rt_hipGetSymbolAddress;
-static __attribute__((noinline, cold)) cgl_rt_hipGetSymbolAddress cgl_left_hipGetSymbolAddress(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetSymbolAddress cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGetSymbolAddress(void **devPtr, const void *symbol)
 {
@@ -10211,6 +10691,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetSymbolSize(size_t *size
     (void)cg_call(&cgl_sites[CGL_hipGetSymbolSize], NULL, cgl_th_hipGetSymbolSize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGetSymbolSize;
+static __attribute__((noinline, cold)) cgl_rt_hipGetSymbolSize cgl_left_hipGetSymbolSize(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetSymbolSize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetSymbolSize(size_t *size, const void *symbol)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGetSymbolSize]);
@@ -10224,15 +10713,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetSymbolSize(size_t *size
         return cgl_ret;
     }
     return cgl_gp_hipGetSymbolSize(size, symbol);
-}
-typedef hipError_t cgl_rt_hipGetSymbolSize;
-static __attribute__((noinline, cold)) cgl_rt_hipGetSymbolSize cgl_left_hipGetSymbolSize(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetSymbolSize cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGetSymbolSize(size_t *size, const void *symbol)
 {
@@ -10276,8 +10756,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyToSymbol(const void 
     (void)cg_call(&cgl_sites[CGL_hipMemcpyToSymbol], NULL, cgl_th_hipMemcpyToSymbol, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpyToSymbol;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyToSymbol cgl_left_hipMemcpyToSymbol(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyToSymbol cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyToSymbol(const void *symbol, const void *src, size_t sizeBytes, size_t offset, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpyToSymbol]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyToSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyToSymbol].real, memory_order_relaxed))(symbol, src, sizeBytes, offset, kind);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpyToSymbol(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpyToSymbol]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpyToSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyToSymbol].real, memory_order_relaxed))(symbol, src, sizeBytes, offset, kind);
@@ -10289,15 +10794,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyToSymbol(const void 
         return cgl_ret;
     }
     return cgl_gp_hipMemcpyToSymbol(symbol, src, sizeBytes, offset, kind);
-}
-typedef hipError_t cgl_rt_hipMemcpyToSymbol;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpyToSymbol cgl_left_hipMemcpyToSymbol(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyToSymbol cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpyToSymbol(const void *symbol, const void *src, size_t sizeBytes, size_t offset, hipMemcpyKind kind)
 {
@@ -10342,6 +10838,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyToSymbolAsync(const 
     (void)cg_call(&cgl_sites[CGL_hipMemcpyToSymbolAsync], NULL, cgl_th_hipMemcpyToSymbolAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpyToSymbolAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyToSymbolAsync cgl_left_hipMemcpyToSymbolAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyToSymbolAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyToSymbolAsync(const void *symbol, const void *src, size_t sizeBytes, size_t offset, hipMemcpyKind kind, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpyToSymbolAsync]);
@@ -10355,15 +10860,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyToSymbolAsync(const 
         return cgl_ret;
     }
     return cgl_gp_hipMemcpyToSymbolAsync(symbol, src, sizeBytes, offset, kind, stream);
-}
-typedef hipError_t cgl_rt_hipMemcpyToSymbolAsync;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpyToSymbolAsync cgl_left_hipMemcpyToSymbolAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyToSymbolAsync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpyToSymbolAsync(const void *symbol, const void *src, size_t sizeBytes, size_t offset, hipMemcpyKind kind, hipStream_t stream)
 {
@@ -10407,8 +10903,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyFromSymbol(void *dst
     (void)cg_call(&cgl_sites[CGL_hipMemcpyFromSymbol], NULL, cgl_th_hipMemcpyFromSymbol, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpyFromSymbol;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyFromSymbol cgl_left_hipMemcpyFromSymbol(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyFromSymbol cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyFromSymbol(void *dst, const void *symbol, size_t sizeBytes, size_t offset, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpyFromSymbol]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyFromSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyFromSymbol].real, memory_order_relaxed))(dst, symbol, sizeBytes, offset, kind);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpyFromSymbol(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpyFromSymbol]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpyFromSymbol) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyFromSymbol].real, memory_order_relaxed))(dst, symbol, sizeBytes, offset, kind);
@@ -10420,15 +10941,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyFromSymbol(void *dst
         return cgl_ret;
     }
     return cgl_gp_hipMemcpyFromSymbol(dst, symbol, sizeBytes, offset, kind);
-}
-typedef hipError_t cgl_rt_hipMemcpyFromSymbol;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpyFromSymbol cgl_left_hipMemcpyFromSymbol(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyFromSymbol cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpyFromSymbol(void *dst, const void *symbol, size_t sizeBytes, size_t offset, hipMemcpyKind kind)
 {
@@ -10473,6 +10985,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyFromSymbolAsync(void
     (void)cg_call(&cgl_sites[CGL_hipMemcpyFromSymbolAsync], NULL, cgl_th_hipMemcpyFromSymbolAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpyFromSymbolAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyFromSymbolAsync cgl_left_hipMemcpyFromSymbolAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyFromSymbolAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t sizeBytes, size_t offset, hipMemcpyKind kind, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpyFromSymbolAsync]);
@@ -10486,15 +11007,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyFromSymbolAsync(void
         return cgl_ret;
     }
     return cgl_gp_hipMemcpyFromSymbolAsync(dst, symbol, sizeBytes, offset, kind, stream);
-}
-typedef hipError_t cgl_rt_hipMemcpyFromSymbolAsync;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpyFromSymbolAsync cgl_left_hipMemcpyFromSymbolAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyFromSymbolAsync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t sizeBytes, size_t offset, hipMemcpyKind kind, hipStream_t stream)
 {
@@ -10538,8 +11050,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyAsync(void *dst, con
     (void)cg_call(&cgl_sites[CGL_hipMemcpyAsync], NULL, cgl_th_hipMemcpyAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpyAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyAsync cgl_left_hipMemcpyAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpyAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyAsync].real, memory_order_relaxed))(dst, src, sizeBytes, kind, stream);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpyAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpyAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpyAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyAsync].real, memory_order_relaxed))(dst, src, sizeBytes, kind, stream);
@@ -10551,15 +11088,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyAsync(void *dst, con
         return cgl_ret;
     }
     return cgl_gp_hipMemcpyAsync(dst, src, sizeBytes, kind, stream);
-}
-typedef hipError_t cgl_rt_hipMemcpyAsync;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpyAsync cgl_left_hipMemcpyAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyAsync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)
 {
@@ -10601,8 +11129,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemset(void *dst, int valu
     (void)cg_call(&cgl_sites[CGL_hipMemset], NULL, cgl_th_hipMemset, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemset;
+static __attribute__((noinline, cold)) cgl_rt_hipMemset cgl_left_hipMemset(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemset(void *dst, int value, size_t sizeBytes)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemset]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemset) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset].real, memory_order_relaxed))(dst, value, sizeBytes);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemset(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemset) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset].real, memory_order_relaxed))(dst, value, sizeBytes);
@@ -10614,15 +11167,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemset(void *dst, int valu
         return cgl_ret;
     }
     return cgl_gp_hipMemset(dst, value, sizeBytes);
-}
-typedef hipError_t cgl_rt_hipMemset;
-static __attribute__((noinline, cold)) cgl_rt_hipMemset cgl_left_hipMemset(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemset cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemset(void *dst, int value, size_t sizeBytes)
 {
@@ -10664,8 +11208,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemsetD8(hipDeviceptr_t de
     (void)cg_call(&cgl_sites[CGL_hipMemsetD8], NULL, cgl_th_hipMemsetD8, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemsetD8;
+static __attribute__((noinline, cold)) cgl_rt_hipMemsetD8 cgl_left_hipMemsetD8(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemsetD8 cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetD8(hipDeviceptr_t dest, unsigned char value, size_t count)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemsetD8]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemsetD8) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetD8].real, memory_order_relaxed))(dest, value, count);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemsetD8(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemsetD8]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemsetD8) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetD8].real, memory_order_relaxed))(dest, value, count);
@@ -10677,15 +11246,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetD8(hipDeviceptr_t de
         return cgl_ret;
     }
     return cgl_gp_hipMemsetD8(dest, value, count);
-}
-typedef hipError_t cgl_rt_hipMemsetD8;
-static __attribute__((noinline, cold)) cgl_rt_hipMemsetD8 cgl_left_hipMemsetD8(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemsetD8 cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemsetD8(hipDeviceptr_t dest, unsigned char value, size_t count)
 {
@@ -10728,6 +11288,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemsetD8Async(hipDeviceptr
     (void)cg_call(&cgl_sites[CGL_hipMemsetD8Async], NULL, cgl_th_hipMemsetD8Async, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemsetD8Async;
+static __attribute__((noinline, cold)) cgl_rt_hipMemsetD8Async cgl_left_hipMemsetD8Async(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemsetD8Async cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetD8Async(hipDeviceptr_t dest, unsigned char value, size_t count, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemsetD8Async]);
@@ -10741,15 +11310,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetD8Async(hipDeviceptr
         return cgl_ret;
     }
     return cgl_gp_hipMemsetD8Async(dest, value, count, stream);
-}
-typedef hipError_t cgl_rt_hipMemsetD8Async;
-static __attribute__((noinline, cold)) cgl_rt_hipMemsetD8Async cgl_left_hipMemsetD8Async(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemsetD8Async cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemsetD8Async(hipDeviceptr_t dest, unsigned char value, size_t count, hipStream_t stream)
 {
@@ -10791,8 +11351,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemsetD16(hipDeviceptr_t d
     (void)cg_call(&cgl_sites[CGL_hipMemsetD16], NULL, cgl_th_hipMemsetD16, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemsetD16;
+static __attribute__((noinline, cold)) cgl_rt_hipMemsetD16 cgl_left_hipMemsetD16(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemsetD16 cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetD16(hipDeviceptr_t dest, unsigned short value, size_t count)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemsetD16]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemsetD16) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetD16].real, memory_order_relaxed))(dest, value, count);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemsetD16(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemsetD16]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemsetD16) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetD16].real, memory_order_relaxed))(dest, value, count);
@@ -10804,15 +11389,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetD16(hipDeviceptr_t d
         return cgl_ret;
     }
     return cgl_gp_hipMemsetD16(dest, value, count);
-}
-typedef hipError_t cgl_rt_hipMemsetD16;
-static __attribute__((noinline, cold)) cgl_rt_hipMemsetD16 cgl_left_hipMemsetD16(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemsetD16 cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemsetD16(hipDeviceptr_t dest, unsigned short value, size_t count)
 {
@@ -10855,6 +11431,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemsetD16Async(hipDevicept
     (void)cg_call(&cgl_sites[CGL_hipMemsetD16Async], NULL, cgl_th_hipMemsetD16Async, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemsetD16Async;
+static __attribute__((noinline, cold)) cgl_rt_hipMemsetD16Async cgl_left_hipMemsetD16Async(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemsetD16Async cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetD16Async(hipDeviceptr_t dest, unsigned short value, size_t count, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemsetD16Async]);
@@ -10868,15 +11453,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetD16Async(hipDevicept
         return cgl_ret;
     }
     return cgl_gp_hipMemsetD16Async(dest, value, count, stream);
-}
-typedef hipError_t cgl_rt_hipMemsetD16Async;
-static __attribute__((noinline, cold)) cgl_rt_hipMemsetD16Async cgl_left_hipMemsetD16Async(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemsetD16Async cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemsetD16Async(hipDeviceptr_t dest, unsigned short value, size_t count, hipStream_t stream)
 {
@@ -10918,8 +11494,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemsetD32(hipDeviceptr_t d
     (void)cg_call(&cgl_sites[CGL_hipMemsetD32], NULL, cgl_th_hipMemsetD32, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemsetD32;
+static __attribute__((noinline, cold)) cgl_rt_hipMemsetD32 cgl_left_hipMemsetD32(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemsetD32 cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetD32(hipDeviceptr_t dest, int value, size_t count)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemsetD32]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemsetD32) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetD32].real, memory_order_relaxed))(dest, value, count);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemsetD32(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemsetD32]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemsetD32) *)atomic_load_explicit(&cgl_sites[CGL_hipMemsetD32].real, memory_order_relaxed))(dest, value, count);
@@ -10931,15 +11532,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetD32(hipDeviceptr_t d
         return cgl_ret;
     }
     return cgl_gp_hipMemsetD32(dest, value, count);
-}
-typedef hipError_t cgl_rt_hipMemsetD32;
-static __attribute__((noinline, cold)) cgl_rt_hipMemsetD32 cgl_left_hipMemsetD32(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemsetD32 cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemsetD32(hipDeviceptr_t dest, int value, size_t count)
 {
@@ -10982,6 +11574,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemsetAsync(void *dst, int
     (void)cg_call(&cgl_sites[CGL_hipMemsetAsync], NULL, cgl_th_hipMemsetAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemsetAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemsetAsync cgl_left_hipMemsetAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemsetAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetAsync(void *dst, int value, size_t sizeBytes, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemsetAsync]);
@@ -10995,15 +11596,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetAsync(void *dst, int
         return cgl_ret;
     }
     return cgl_gp_hipMemsetAsync(dst, value, sizeBytes, stream);
-}
-typedef hipError_t cgl_rt_hipMemsetAsync;
-static __attribute__((noinline, cold)) cgl_rt_hipMemsetAsync cgl_left_hipMemsetAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemsetAsync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemsetAsync(void *dst, int value, size_t sizeBytes, hipStream_t stream)
 {
@@ -11046,6 +11638,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemsetD32Async(hipDevicept
     (void)cg_call(&cgl_sites[CGL_hipMemsetD32Async], NULL, cgl_th_hipMemsetD32Async, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemsetD32Async;
+static __attribute__((noinline, cold)) cgl_rt_hipMemsetD32Async cgl_left_hipMemsetD32Async(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemsetD32Async cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemsetD32Async]);
@@ -11059,15 +11660,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetD32Async(hipDevicept
         return cgl_ret;
     }
     return cgl_gp_hipMemsetD32Async(dst, value, count, stream);
-}
-typedef hipError_t cgl_rt_hipMemsetD32Async;
-static __attribute__((noinline, cold)) cgl_rt_hipMemsetD32Async cgl_left_hipMemsetD32Async(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemsetD32Async cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count, hipStream_t stream)
 {
@@ -11111,8 +11703,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemset2D(void *dst, size_t
     (void)cg_call(&cgl_sites[CGL_hipMemset2D], NULL, cgl_th_hipMemset2D, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemset2D;
+static __attribute__((noinline, cold)) cgl_rt_hipMemset2D cgl_left_hipMemset2D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemset2D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemset2D]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemset2D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset2D].real, memory_order_relaxed))(dst, pitch, value, width, height);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemset2D(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemset2D]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemset2D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset2D].real, memory_order_relaxed))(dst, pitch, value, width, height);
@@ -11124,15 +11741,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemset2D(void *dst, size_t
         return cgl_ret;
     }
     return cgl_gp_hipMemset2D(dst, pitch, value, width, height);
-}
-typedef hipError_t cgl_rt_hipMemset2D;
-static __attribute__((noinline, cold)) cgl_rt_hipMemset2D cgl_left_hipMemset2D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemset2D cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height)
 {
@@ -11177,6 +11785,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemset2DAsync(void *dst, s
     (void)cg_call(&cgl_sites[CGL_hipMemset2DAsync], NULL, cgl_th_hipMemset2DAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemset2DAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemset2DAsync cgl_left_hipMemset2DAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemset2DAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemset2DAsync(void *dst, size_t pitch, int value, size_t width, size_t height, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemset2DAsync]);
@@ -11190,15 +11807,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemset2DAsync(void *dst, s
         return cgl_ret;
     }
     return cgl_gp_hipMemset2DAsync(dst, pitch, value, width, height, stream);
-}
-typedef hipError_t cgl_rt_hipMemset2DAsync;
-static __attribute__((noinline, cold)) cgl_rt_hipMemset2DAsync cgl_left_hipMemset2DAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemset2DAsync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemset2DAsync(void *dst, size_t pitch, int value, size_t width, size_t height, hipStream_t stream)
 {
@@ -11240,8 +11848,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemset3D(hipPitchedPtr pit
     (void)cg_call(&cgl_sites[CGL_hipMemset3D], NULL, cgl_th_hipMemset3D, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemset3D;
+static __attribute__((noinline, cold)) cgl_rt_hipMemset3D cgl_left_hipMemset3D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemset3D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemset3D(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemset3D]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemset3D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset3D].real, memory_order_relaxed))(pitchedDevPtr, value, extent);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemset3D(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemset3D]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemset3D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemset3D].real, memory_order_relaxed))(pitchedDevPtr, value, extent);
@@ -11253,15 +11886,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemset3D(hipPitchedPtr pit
         return cgl_ret;
     }
     return cgl_gp_hipMemset3D(pitchedDevPtr, value, extent);
-}
-typedef hipError_t cgl_rt_hipMemset3D;
-static __attribute__((noinline, cold)) cgl_rt_hipMemset3D cgl_left_hipMemset3D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemset3D cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemset3D(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
 {
@@ -11304,6 +11928,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemset3DAsync(hipPitchedPt
     (void)cg_call(&cgl_sites[CGL_hipMemset3DAsync], NULL, cgl_th_hipMemset3DAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemset3DAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemset3DAsync cgl_left_hipMemset3DAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemset3DAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemset3DAsync(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemset3DAsync]);
@@ -11317,15 +11950,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemset3DAsync(hipPitchedPt
         return cgl_ret;
     }
     return cgl_gp_hipMemset3DAsync(pitchedDevPtr, value, extent, stream);
-}
-typedef hipError_t cgl_rt_hipMemset3DAsync;
-static __attribute__((noinline, cold)) cgl_rt_hipMemset3DAsync cgl_left_hipMemset3DAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemset3DAsync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemset3DAsync(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent, hipStream_t stream)
 {
@@ -11366,6 +11990,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemGetInfo(size_t *free, s
     (void)cg_call(&cgl_sites[CGL_hipMemGetInfo], NULL, cgl_th_hipMemGetInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemGetInfo;
+static __attribute__((noinline, cold)) cgl_rt_hipMemGetInfo cgl_left_hipMemGetInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemGetInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemGetInfo(size_t *free, size_t *total)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemGetInfo]);
@@ -11379,15 +12012,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemGetInfo(size_t *free, s
         return cgl_ret;
     }
     return cgl_gp_hipMemGetInfo(free, total);
-}
-typedef hipError_t cgl_rt_hipMemGetInfo;
-static __attribute__((noinline, cold)) cgl_rt_hipMemGetInfo cgl_left_hipMemGetInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemGetInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemGetInfo(size_t *free, size_t *total)
 {
@@ -11428,6 +12052,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPtrGetInfo(void *ptr, s
     (void)cg_call(&cgl_sites[CGL_hipMemPtrGetInfo], NULL, cgl_th_hipMemPtrGetInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemPtrGetInfo;
+static __attribute__((noinline, cold)) cgl_rt_hipMemPtrGetInfo cgl_left_hipMemPtrGetInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPtrGetInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPtrGetInfo(void *ptr, size_t *size)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemPtrGetInfo]);
@@ -11441,15 +12074,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemPtrGetInfo(void *ptr, s
         return cgl_ret;
     }
     return cgl_gp_hipMemPtrGetInfo(ptr, size);
-}
-typedef hipError_t cgl_rt_hipMemPtrGetInfo;
-static __attribute__((noinline, cold)) cgl_rt_hipMemPtrGetInfo cgl_left_hipMemPtrGetInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemPtrGetInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemPtrGetInfo(void *ptr, size_t *size)
 {
@@ -11493,6 +12117,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMallocArray(hipArray **arr
     (void)cg_call(&cgl_sites[CGL_hipMallocArray], NULL, cgl_th_hipMallocArray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMallocArray;
+static __attribute__((noinline, cold)) cgl_rt_hipMallocArray cgl_left_hipMallocArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMallocArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMallocArray(hipArray **array, const hipChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMallocArray]);
@@ -11506,15 +12139,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMallocArray(hipArray **arr
         return cgl_ret;
     }
     return cgl_gp_hipMallocArray(array, desc, width, height, flags);
-}
-typedef hipError_t cgl_rt_hipMallocArray;
-static __attribute__((noinline, cold)) cgl_rt_hipMallocArray cgl_left_hipMallocArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMallocArray cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMallocArray(hipArray **array, const hipChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)
 {
@@ -11555,6 +12179,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipArrayCreate(hipArray **pHa
     (void)cg_call(&cgl_sites[CGL_hipArrayCreate], NULL, cgl_th_hipArrayCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipArrayCreate;
+static __attribute__((noinline, cold)) cgl_rt_hipArrayCreate cgl_left_hipArrayCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipArrayCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipArrayCreate(hipArray **pHandle, const HIP_ARRAY_DESCRIPTOR *pAllocateArray)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipArrayCreate]);
@@ -11568,15 +12201,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipArrayCreate(hipArray **pHa
         return cgl_ret;
     }
     return cgl_gp_hipArrayCreate(pHandle, pAllocateArray);
-}
-typedef hipError_t cgl_rt_hipArrayCreate;
-static __attribute__((noinline, cold)) cgl_rt_hipArrayCreate cgl_left_hipArrayCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipArrayCreate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipArrayCreate(hipArray **pHandle, const HIP_ARRAY_DESCRIPTOR *pAllocateArray)
 {
@@ -11616,6 +12240,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipArrayDestroy(hipArray *arr
     (void)cg_call(&cgl_sites[CGL_hipArrayDestroy], NULL, cgl_th_hipArrayDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipArrayDestroy;
+static __attribute__((noinline, cold)) cgl_rt_hipArrayDestroy cgl_left_hipArrayDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipArrayDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipArrayDestroy(hipArray *array)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipArrayDestroy]);
@@ -11629,15 +12262,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipArrayDestroy(hipArray *arr
         return cgl_ret;
     }
     return cgl_gp_hipArrayDestroy(array);
-}
-typedef hipError_t cgl_rt_hipArrayDestroy;
-static __attribute__((noinline, cold)) cgl_rt_hipArrayDestroy cgl_left_hipArrayDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipArrayDestroy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipArrayDestroy(hipArray *array)
 {
@@ -11678,6 +12302,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipArray3DCreate(hipArray **a
     (void)cg_call(&cgl_sites[CGL_hipArray3DCreate], NULL, cgl_th_hipArray3DCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipArray3DCreate;
+static __attribute__((noinline, cold)) cgl_rt_hipArray3DCreate cgl_left_hipArray3DCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipArray3DCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipArray3DCreate(hipArray **array, const HIP_ARRAY3D_DESCRIPTOR *pAllocateArray)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipArray3DCreate]);
@@ -11691,15 +12324,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipArray3DCreate(hipArray **a
         return cgl_ret;
     }
     return cgl_gp_hipArray3DCreate(array, pAllocateArray);
-}
-typedef hipError_t cgl_rt_hipArray3DCreate;
-static __attribute__((noinline, cold)) cgl_rt_hipArray3DCreate cgl_left_hipArray3DCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipArray3DCreate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipArray3DCreate(hipArray **array, const HIP_ARRAY3D_DESCRIPTOR *pAllocateArray)
 {
@@ -11740,6 +12364,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMalloc3D(hipPitchedPtr *pi
     (void)cg_call(&cgl_sites[CGL_hipMalloc3D], NULL, cgl_th_hipMalloc3D, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMalloc3D;
+static __attribute__((noinline, cold)) cgl_rt_hipMalloc3D cgl_left_hipMalloc3D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMalloc3D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMalloc3D(hipPitchedPtr *pitchedDevPtr, hipExtent extent)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMalloc3D]);
@@ -11753,15 +12386,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMalloc3D(hipPitchedPtr *pi
         return cgl_ret;
     }
     return cgl_gp_hipMalloc3D(pitchedDevPtr, extent);
-}
-typedef hipError_t cgl_rt_hipMalloc3D;
-static __attribute__((noinline, cold)) cgl_rt_hipMalloc3D cgl_left_hipMalloc3D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMalloc3D cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMalloc3D(hipPitchedPtr *pitchedDevPtr, hipExtent extent)
 {
@@ -11801,8 +12425,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipFreeArray(hipArray *array)
     (void)cg_call(&cgl_sites[CGL_hipFreeArray], NULL, cgl_th_hipFreeArray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipFreeArray;
+static __attribute__((noinline, cold)) cgl_rt_hipFreeArray cgl_left_hipFreeArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFreeArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipFreeArray(hipArray *array)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipFreeArray]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipFreeArray) *)atomic_load_explicit(&cgl_sites[CGL_hipFreeArray].real, memory_order_relaxed))(array);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipFreeArray(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipFreeArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipFreeArray) *)atomic_load_explicit(&cgl_sites[CGL_hipFreeArray].real, memory_order_relaxed))(array);
@@ -11814,15 +12463,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipFreeArray(hipArray *array)
         return cgl_ret;
     }
     return cgl_gp_hipFreeArray(array);
-}
-typedef hipError_t cgl_rt_hipFreeArray;
-static __attribute__((noinline, cold)) cgl_rt_hipFreeArray cgl_left_hipFreeArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFreeArray cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipFreeArray(hipArray *array)
 {
@@ -11862,8 +12502,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipFreeMipmappedArray(hipMipm
     (void)cg_call(&cgl_sites[CGL_hipFreeMipmappedArray], NULL, cgl_th_hipFreeMipmappedArray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipFreeMipmappedArray;
+static __attribute__((noinline, cold)) cgl_rt_hipFreeMipmappedArray cgl_left_hipFreeMipmappedArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFreeMipmappedArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipFreeMipmappedArray]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipFreeMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_hipFreeMipmappedArray].real, memory_order_relaxed))(mipmappedArray);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipFreeMipmappedArray(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipFreeMipmappedArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipFreeMipmappedArray) *)atomic_load_explicit(&cgl_sites[CGL_hipFreeMipmappedArray].real, memory_order_relaxed))(mipmappedArray);
@@ -11875,15 +12540,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipFreeMipmappedArray(hipMipm
         return cgl_ret;
     }
     return cgl_gp_hipFreeMipmappedArray(mipmappedArray);
-}
-typedef hipError_t cgl_rt_hipFreeMipmappedArray;
-static __attribute__((noinline, cold)) cgl_rt_hipFreeMipmappedArray cgl_left_hipFreeMipmappedArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFreeMipmappedArray cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray)
 {
@@ -11926,6 +12582,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMalloc3DArray(hipArray **a
     (void)cg_call(&cgl_sites[CGL_hipMalloc3DArray], NULL, cgl_th_hipMalloc3DArray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMalloc3DArray;
+static __attribute__((noinline, cold)) cgl_rt_hipMalloc3DArray cgl_left_hipMalloc3DArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMalloc3DArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMalloc3DArray(hipArray **array, const struct hipChannelFormatDesc *desc, struct hipExtent extent, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMalloc3DArray]);
@@ -11939,15 +12604,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMalloc3DArray(hipArray **a
         return cgl_ret;
     }
     return cgl_gp_hipMalloc3DArray(array, desc, extent, flags);
-}
-typedef hipError_t cgl_rt_hipMalloc3DArray;
-static __attribute__((noinline, cold)) cgl_rt_hipMalloc3DArray cgl_left_hipMalloc3DArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMalloc3DArray cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMalloc3DArray(hipArray **array, const struct hipChannelFormatDesc *desc, struct hipExtent extent, unsigned int flags)
 {
@@ -11991,6 +12647,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMallocMipmappedArray(hipMi
     (void)cg_call(&cgl_sites[CGL_hipMallocMipmappedArray], NULL, cgl_th_hipMallocMipmappedArray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMallocMipmappedArray;
+static __attribute__((noinline, cold)) cgl_rt_hipMallocMipmappedArray cgl_left_hipMallocMipmappedArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMallocMipmappedArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMallocMipmappedArray(hipMipmappedArray_t *mipmappedArray, const struct hipChannelFormatDesc *desc, struct hipExtent extent, unsigned int numLevels, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMallocMipmappedArray]);
@@ -12004,15 +12669,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMallocMipmappedArray(hipMi
         return cgl_ret;
     }
     return cgl_gp_hipMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags);
-}
-typedef hipError_t cgl_rt_hipMallocMipmappedArray;
-static __attribute__((noinline, cold)) cgl_rt_hipMallocMipmappedArray cgl_left_hipMallocMipmappedArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMallocMipmappedArray cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMallocMipmappedArray(hipMipmappedArray_t *mipmappedArray, const struct hipChannelFormatDesc *desc, struct hipExtent extent, unsigned int numLevels, unsigned int flags)
 {
@@ -12054,6 +12710,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetMipmappedArrayLevel(hip
     (void)cg_call(&cgl_sites[CGL_hipGetMipmappedArrayLevel], NULL, cgl_th_hipGetMipmappedArrayLevel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGetMipmappedArrayLevel;
+static __attribute__((noinline, cold)) cgl_rt_hipGetMipmappedArrayLevel cgl_left_hipGetMipmappedArrayLevel(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetMipmappedArrayLevel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetMipmappedArrayLevel(hipArray_t *levelArray, hipMipmappedArray_const_t mipmappedArray, unsigned int level)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGetMipmappedArrayLevel]);
@@ -12067,15 +12732,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetMipmappedArrayLevel(hip
         return cgl_ret;
     }
     return cgl_gp_hipGetMipmappedArrayLevel(levelArray, mipmappedArray, level);
-}
-typedef hipError_t cgl_rt_hipGetMipmappedArrayLevel;
-static __attribute__((noinline, cold)) cgl_rt_hipGetMipmappedArrayLevel cgl_left_hipGetMipmappedArrayLevel(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetMipmappedArrayLevel cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGetMipmappedArrayLevel(hipArray_t *levelArray, hipMipmappedArray_const_t mipmappedArray, unsigned int level)
 {
@@ -12121,8 +12777,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2D(void *dst, size_t
     (void)cg_call(&cgl_sites[CGL_hipMemcpy2D], NULL, cgl_th_hipMemcpy2D, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpy2D;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2D cgl_left_hipMemcpy2D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpy2D]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy2D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2D].real, memory_order_relaxed))(dst, dpitch, src, spitch, width, height, kind);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpy2D(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpy2D]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpy2D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2D].real, memory_order_relaxed))(dst, dpitch, src, spitch, width, height, kind);
@@ -12134,15 +12815,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2D(void *dst, size_t
         return cgl_ret;
     }
     return cgl_gp_hipMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
-}
-typedef hipError_t cgl_rt_hipMemcpy2D;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2D cgl_left_hipMemcpy2D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2D cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
@@ -12182,8 +12854,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyParam2D(const hip_Me
     (void)cg_call(&cgl_sites[CGL_hipMemcpyParam2D], NULL, cgl_th_hipMemcpyParam2D, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpyParam2D;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyParam2D cgl_left_hipMemcpyParam2D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyParam2D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyParam2D(const hip_Memcpy2D *pCopy)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpyParam2D]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyParam2D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyParam2D].real, memory_order_relaxed))(pCopy);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpyParam2D(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpyParam2D]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpyParam2D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyParam2D].real, memory_order_relaxed))(pCopy);
@@ -12195,15 +12892,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyParam2D(const hip_Me
         return cgl_ret;
     }
     return cgl_gp_hipMemcpyParam2D(pCopy);
-}
-typedef hipError_t cgl_rt_hipMemcpyParam2D;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpyParam2D cgl_left_hipMemcpyParam2D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyParam2D cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpyParam2D(const hip_Memcpy2D *pCopy)
 {
@@ -12244,6 +12932,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyParam2DAsync(const h
     (void)cg_call(&cgl_sites[CGL_hipMemcpyParam2DAsync], NULL, cgl_th_hipMemcpyParam2DAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpyParam2DAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyParam2DAsync cgl_left_hipMemcpyParam2DAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyParam2DAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpyParam2DAsync]);
@@ -12257,15 +12954,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyParam2DAsync(const h
         return cgl_ret;
     }
     return cgl_gp_hipMemcpyParam2DAsync(pCopy, stream);
-}
-typedef hipError_t cgl_rt_hipMemcpyParam2DAsync;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpyParam2DAsync cgl_left_hipMemcpyParam2DAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyParam2DAsync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream_t stream)
 {
@@ -12312,8 +13000,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2DAsync(void *dst, s
     (void)cg_call(&cgl_sites[CGL_hipMemcpy2DAsync], NULL, cgl_th_hipMemcpy2DAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpy2DAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2DAsync cgl_left_hipMemcpy2DAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2DAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpy2DAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy2DAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DAsync].real, memory_order_relaxed))(dst, dpitch, src, spitch, width, height, kind, stream);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpy2DAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpy2DAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpy2DAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DAsync].real, memory_order_relaxed))(dst, dpitch, src, spitch, width, height, kind, stream);
@@ -12325,15 +13038,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DAsync(void *dst, s
         return cgl_ret;
     }
     return cgl_gp_hipMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
-}
-typedef hipError_t cgl_rt_hipMemcpy2DAsync;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2DAsync cgl_left_hipMemcpy2DAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2DAsync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream)
 {
@@ -12380,8 +13084,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2DToArray(hipArray *
     (void)cg_call(&cgl_sites[CGL_hipMemcpy2DToArray], NULL, cgl_th_hipMemcpy2DToArray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpy2DToArray;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2DToArray cgl_left_hipMemcpy2DToArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2DToArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DToArray(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpy2DToArray]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy2DToArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DToArray].real, memory_order_relaxed))(dst, wOffset, hOffset, src, spitch, width, height, kind);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpy2DToArray(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpy2DToArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpy2DToArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DToArray].real, memory_order_relaxed))(dst, wOffset, hOffset, src, spitch, width, height, kind);
@@ -12393,15 +13122,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DToArray(hipArray *
         return cgl_ret;
     }
     return cgl_gp_hipMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
-}
-typedef hipError_t cgl_rt_hipMemcpy2DToArray;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2DToArray cgl_left_hipMemcpy2DToArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2DToArray cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpy2DToArray(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
@@ -12449,6 +13169,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2DToArrayAsync(hipAr
     (void)cg_call(&cgl_sites[CGL_hipMemcpy2DToArrayAsync], NULL, cgl_th_hipMemcpy2DToArrayAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpy2DToArrayAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2DToArrayAsync cgl_left_hipMemcpy2DToArrayAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2DToArrayAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DToArrayAsync(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpy2DToArrayAsync]);
@@ -12462,15 +13191,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DToArrayAsync(hipAr
         return cgl_ret;
     }
     return cgl_gp_hipMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
-}
-typedef hipError_t cgl_rt_hipMemcpy2DToArrayAsync;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2DToArrayAsync cgl_left_hipMemcpy2DToArrayAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2DToArrayAsync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpy2DToArrayAsync(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream)
 {
@@ -12515,8 +13235,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyToArray(hipArray *ds
     (void)cg_call(&cgl_sites[CGL_hipMemcpyToArray], NULL, cgl_th_hipMemcpyToArray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpyToArray;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyToArray cgl_left_hipMemcpyToArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyToArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyToArray(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t count, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpyToArray]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyToArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyToArray].real, memory_order_relaxed))(dst, wOffset, hOffset, src, count, kind);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpyToArray(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpyToArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpyToArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyToArray].real, memory_order_relaxed))(dst, wOffset, hOffset, src, count, kind);
@@ -12528,15 +13273,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyToArray(hipArray *ds
         return cgl_ret;
     }
     return cgl_gp_hipMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
-}
-typedef hipError_t cgl_rt_hipMemcpyToArray;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpyToArray cgl_left_hipMemcpyToArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyToArray cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpyToArray(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t count, hipMemcpyKind kind)
 {
@@ -12581,8 +13317,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyFromArray(void *dst,
     (void)cg_call(&cgl_sites[CGL_hipMemcpyFromArray], NULL, cgl_th_hipMemcpyFromArray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpyFromArray;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyFromArray cgl_left_hipMemcpyFromArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyFromArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyFromArray(void *dst, hipArray_const_t srcArray, size_t wOffset, size_t hOffset, size_t count, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpyFromArray]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyFromArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyFromArray].real, memory_order_relaxed))(dst, srcArray, wOffset, hOffset, count, kind);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpyFromArray(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpyFromArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpyFromArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyFromArray].real, memory_order_relaxed))(dst, srcArray, wOffset, hOffset, count, kind);
@@ -12594,15 +13355,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyFromArray(void *dst,
         return cgl_ret;
     }
     return cgl_gp_hipMemcpyFromArray(dst, srcArray, wOffset, hOffset, count, kind);
-}
-typedef hipError_t cgl_rt_hipMemcpyFromArray;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpyFromArray cgl_left_hipMemcpyFromArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyFromArray cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpyFromArray(void *dst, hipArray_const_t srcArray, size_t wOffset, size_t hOffset, size_t count, hipMemcpyKind kind)
 {
@@ -12649,8 +13401,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2DFromArray(void *ds
     (void)cg_call(&cgl_sites[CGL_hipMemcpy2DFromArray], NULL, cgl_th_hipMemcpy2DFromArray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpy2DFromArray;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2DFromArray cgl_left_hipMemcpy2DFromArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2DFromArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DFromArray(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpy2DFromArray]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy2DFromArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DFromArray].real, memory_order_relaxed))(dst, dpitch, src, wOffset, hOffset, width, height, kind);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpy2DFromArray(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpy2DFromArray]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpy2DFromArray) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy2DFromArray].real, memory_order_relaxed))(dst, dpitch, src, wOffset, hOffset, width, height, kind);
@@ -12662,15 +13439,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DFromArray(void *ds
         return cgl_ret;
     }
     return cgl_gp_hipMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
-}
-typedef hipError_t cgl_rt_hipMemcpy2DFromArray;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2DFromArray cgl_left_hipMemcpy2DFromArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2DFromArray cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpy2DFromArray(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind)
 {
@@ -12718,6 +13486,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2DFromArrayAsync(voi
     (void)cg_call(&cgl_sites[CGL_hipMemcpy2DFromArrayAsync], NULL, cgl_th_hipMemcpy2DFromArrayAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpy2DFromArrayAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2DFromArrayAsync cgl_left_hipMemcpy2DFromArrayAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2DFromArrayAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DFromArrayAsync(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpy2DFromArrayAsync]);
@@ -12731,15 +13508,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DFromArrayAsync(voi
         return cgl_ret;
     }
     return cgl_gp_hipMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
-}
-typedef hipError_t cgl_rt_hipMemcpy2DFromArrayAsync;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpy2DFromArrayAsync cgl_left_hipMemcpy2DFromArrayAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy2DFromArrayAsync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpy2DFromArrayAsync(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream)
 {
@@ -12782,8 +13550,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyAtoH(void *dst, hipA
     (void)cg_call(&cgl_sites[CGL_hipMemcpyAtoH], NULL, cgl_th_hipMemcpyAtoH, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpyAtoH;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyAtoH cgl_left_hipMemcpyAtoH(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyAtoH cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyAtoH(void *dst, hipArray *srcArray, size_t srcOffset, size_t count)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpyAtoH]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyAtoH) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyAtoH].real, memory_order_relaxed))(dst, srcArray, srcOffset, count);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpyAtoH(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpyAtoH]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpyAtoH) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyAtoH].real, memory_order_relaxed))(dst, srcArray, srcOffset, count);
@@ -12795,15 +13588,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyAtoH(void *dst, hipA
         return cgl_ret;
     }
     return cgl_gp_hipMemcpyAtoH(dst, srcArray, srcOffset, count);
-}
-typedef hipError_t cgl_rt_hipMemcpyAtoH;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpyAtoH cgl_left_hipMemcpyAtoH(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyAtoH cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpyAtoH(void *dst, hipArray *srcArray, size_t srcOffset, size_t count)
 {
@@ -12846,8 +13630,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyHtoA(hipArray *dstAr
     (void)cg_call(&cgl_sites[CGL_hipMemcpyHtoA], NULL, cgl_th_hipMemcpyHtoA, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpyHtoA;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyHtoA cgl_left_hipMemcpyHtoA(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyHtoA cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyHtoA(hipArray *dstArray, size_t dstOffset, const void *srcHost, size_t count)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpyHtoA]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyHtoA) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyHtoA].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, count);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpyHtoA(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpyHtoA]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpyHtoA) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyHtoA].real, memory_order_relaxed))(dstArray, dstOffset, srcHost, count);
@@ -12859,15 +13668,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyHtoA(hipArray *dstAr
         return cgl_ret;
     }
     return cgl_gp_hipMemcpyHtoA(dstArray, dstOffset, srcHost, count);
-}
-typedef hipError_t cgl_rt_hipMemcpyHtoA;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpyHtoA cgl_left_hipMemcpyHtoA(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyHtoA cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpyHtoA(hipArray *dstArray, size_t dstOffset, const void *srcHost, size_t count)
 {
@@ -12907,8 +13707,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy3D(const struct hipM
     (void)cg_call(&cgl_sites[CGL_hipMemcpy3D], NULL, cgl_th_hipMemcpy3D, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpy3D;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy3D cgl_left_hipMemcpy3D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy3D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy3D(const struct hipMemcpy3DParms *p)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpy3D]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy3D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy3D].real, memory_order_relaxed))(p);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpy3D(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpy3D]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpy3D) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy3D].real, memory_order_relaxed))(p);
@@ -12920,15 +13745,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy3D(const struct hipM
         return cgl_ret;
     }
     return cgl_gp_hipMemcpy3D(p);
-}
-typedef hipError_t cgl_rt_hipMemcpy3D;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpy3D cgl_left_hipMemcpy3D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy3D cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpy3D(const struct hipMemcpy3DParms *p)
 {
@@ -12969,8 +13785,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy3DAsync(const struct
     (void)cg_call(&cgl_sites[CGL_hipMemcpy3DAsync], NULL, cgl_th_hipMemcpy3DAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpy3DAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpy3DAsync cgl_left_hipMemcpy3DAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy3DAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy3DAsync(const struct hipMemcpy3DParms *p, hipStream_t stream)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpy3DAsync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpy3DAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy3DAsync].real, memory_order_relaxed))(p, stream);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpy3DAsync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpy3DAsync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpy3DAsync) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpy3DAsync].real, memory_order_relaxed))(p, stream);
@@ -12982,15 +13823,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy3DAsync(const struct
         return cgl_ret;
     }
     return cgl_gp_hipMemcpy3DAsync(p, stream);
-}
-typedef hipError_t cgl_rt_hipMemcpy3DAsync;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpy3DAsync cgl_left_hipMemcpy3DAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpy3DAsync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpy3DAsync(const struct hipMemcpy3DParms *p, hipStream_t stream)
 {
@@ -13030,6 +13862,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDrvMemcpy3D(const HIP_MEMC
     (void)cg_call(&cgl_sites[CGL_hipDrvMemcpy3D], NULL, cgl_th_hipDrvMemcpy3D, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDrvMemcpy3D;
+static __attribute__((noinline, cold)) cgl_rt_hipDrvMemcpy3D cgl_left_hipDrvMemcpy3D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDrvMemcpy3D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDrvMemcpy3D(const HIP_MEMCPY3D *pCopy)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDrvMemcpy3D]);
@@ -13043,15 +13884,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDrvMemcpy3D(const HIP_MEMC
         return cgl_ret;
     }
     return cgl_gp_hipDrvMemcpy3D(pCopy);
-}
-typedef hipError_t cgl_rt_hipDrvMemcpy3D;
-static __attribute__((noinline, cold)) cgl_rt_hipDrvMemcpy3D cgl_left_hipDrvMemcpy3D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDrvMemcpy3D cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDrvMemcpy3D(const HIP_MEMCPY3D *pCopy)
 {
@@ -13092,6 +13924,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDrvMemcpy3DAsync(const HIP
     (void)cg_call(&cgl_sites[CGL_hipDrvMemcpy3DAsync], NULL, cgl_th_hipDrvMemcpy3DAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDrvMemcpy3DAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipDrvMemcpy3DAsync cgl_left_hipDrvMemcpy3DAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDrvMemcpy3DAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDrvMemcpy3DAsync(const HIP_MEMCPY3D *pCopy, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDrvMemcpy3DAsync]);
@@ -13105,15 +13946,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDrvMemcpy3DAsync(const HIP
         return cgl_ret;
     }
     return cgl_gp_hipDrvMemcpy3DAsync(pCopy, stream);
-}
-typedef hipError_t cgl_rt_hipDrvMemcpy3DAsync;
-static __attribute__((noinline, cold)) cgl_rt_hipDrvMemcpy3DAsync cgl_left_hipDrvMemcpy3DAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDrvMemcpy3DAsync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDrvMemcpy3DAsync(const HIP_MEMCPY3D *pCopy, hipStream_t stream)
 {
@@ -13155,6 +13987,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceCanAccessPeer(int *c
     (void)cg_call(&cgl_sites[CGL_hipDeviceCanAccessPeer], NULL, cgl_th_hipDeviceCanAccessPeer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDeviceCanAccessPeer;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceCanAccessPeer cgl_left_hipDeviceCanAccessPeer(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceCanAccessPeer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceCanAccessPeer(int *canAccessPeer, int deviceId, int peerDeviceId)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDeviceCanAccessPeer]);
@@ -13168,15 +14009,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceCanAccessPeer(int *c
         return cgl_ret;
     }
     return cgl_gp_hipDeviceCanAccessPeer(canAccessPeer, deviceId, peerDeviceId);
-}
-typedef hipError_t cgl_rt_hipDeviceCanAccessPeer;
-static __attribute__((noinline, cold)) cgl_rt_hipDeviceCanAccessPeer cgl_left_hipDeviceCanAccessPeer(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceCanAccessPeer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDeviceCanAccessPeer(int *canAccessPeer, int deviceId, int peerDeviceId)
 {
@@ -13217,6 +14049,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceEnablePeerAccess(int
     (void)cg_call(&cgl_sites[CGL_hipDeviceEnablePeerAccess], NULL, cgl_th_hipDeviceEnablePeerAccess, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDeviceEnablePeerAccess;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceEnablePeerAccess cgl_left_hipDeviceEnablePeerAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceEnablePeerAccess cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDeviceEnablePeerAccess]);
@@ -13230,15 +14071,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceEnablePeerAccess(int
         return cgl_ret;
     }
     return cgl_gp_hipDeviceEnablePeerAccess(peerDeviceId, flags);
-}
-typedef hipError_t cgl_rt_hipDeviceEnablePeerAccess;
-static __attribute__((noinline, cold)) cgl_rt_hipDeviceEnablePeerAccess cgl_left_hipDeviceEnablePeerAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceEnablePeerAccess cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags)
 {
@@ -13278,6 +14110,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceDisablePeerAccess(in
     (void)cg_call(&cgl_sites[CGL_hipDeviceDisablePeerAccess], NULL, cgl_th_hipDeviceDisablePeerAccess, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDeviceDisablePeerAccess;
+static __attribute__((noinline, cold)) cgl_rt_hipDeviceDisablePeerAccess cgl_left_hipDeviceDisablePeerAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceDisablePeerAccess cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceDisablePeerAccess(int peerDeviceId)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDeviceDisablePeerAccess]);
@@ -13291,15 +14132,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceDisablePeerAccess(in
         return cgl_ret;
     }
     return cgl_gp_hipDeviceDisablePeerAccess(peerDeviceId);
-}
-typedef hipError_t cgl_rt_hipDeviceDisablePeerAccess;
-static __attribute__((noinline, cold)) cgl_rt_hipDeviceDisablePeerAccess cgl_left_hipDeviceDisablePeerAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDeviceDisablePeerAccess cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDeviceDisablePeerAccess(int peerDeviceId)
 {
@@ -13341,6 +14173,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemGetAddressRange(hipDevi
     (void)cg_call(&cgl_sites[CGL_hipMemGetAddressRange], NULL, cgl_th_hipMemGetAddressRange, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemGetAddressRange;
+static __attribute__((noinline, cold)) cgl_rt_hipMemGetAddressRange cgl_left_hipMemGetAddressRange(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemGetAddressRange cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemGetAddressRange]);
@@ -13354,15 +14195,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemGetAddressRange(hipDevi
         return cgl_ret;
     }
     return cgl_gp_hipMemGetAddressRange(pbase, psize, dptr);
-}
-typedef hipError_t cgl_rt_hipMemGetAddressRange;
-static __attribute__((noinline, cold)) cgl_rt_hipMemGetAddressRange cgl_left_hipMemGetAddressRange(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemGetAddressRange cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr)
 {
@@ -13406,8 +14238,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyPeer(void *dst, int 
     (void)cg_call(&cgl_sites[CGL_hipMemcpyPeer], NULL, cgl_th_hipMemcpyPeer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpyPeer;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyPeer cgl_left_hipMemcpyPeer(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyPeer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId, size_t sizeBytes)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipMemcpyPeer]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipMemcpyPeer) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyPeer].real, memory_order_relaxed))(dst, dstDeviceId, src, srcDeviceId, sizeBytes);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipMemcpyPeer(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpyPeer]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipMemcpyPeer) *)atomic_load_explicit(&cgl_sites[CGL_hipMemcpyPeer].real, memory_order_relaxed))(dst, dstDeviceId, src, srcDeviceId, sizeBytes);
@@ -13419,15 +14276,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyPeer(void *dst, int 
         return cgl_ret;
     }
     return cgl_gp_hipMemcpyPeer(dst, dstDeviceId, src, srcDeviceId, sizeBytes);
-}
-typedef hipError_t cgl_rt_hipMemcpyPeer;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpyPeer cgl_left_hipMemcpyPeer(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyPeer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId, size_t sizeBytes)
 {
@@ -13472,6 +14320,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyPeerAsync(void *dst,
     (void)cg_call(&cgl_sites[CGL_hipMemcpyPeerAsync], NULL, cgl_th_hipMemcpyPeerAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemcpyPeerAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemcpyPeerAsync cgl_left_hipMemcpyPeerAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyPeerAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice, size_t sizeBytes, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemcpyPeerAsync]);
@@ -13485,15 +14342,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyPeerAsync(void *dst,
         return cgl_ret;
     }
     return cgl_gp_hipMemcpyPeerAsync(dst, dstDeviceId, src, srcDevice, sizeBytes, stream);
-}
-typedef hipError_t cgl_rt_hipMemcpyPeerAsync;
-static __attribute__((noinline, cold)) cgl_rt_hipMemcpyPeerAsync cgl_left_hipMemcpyPeerAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemcpyPeerAsync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice, size_t sizeBytes, hipStream_t stream)
 {
@@ -13535,8 +14383,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxCreate(hipCtx_t *ctx, u
     (void)cg_call(&cgl_sites[CGL_hipCtxCreate], NULL, cgl_th_hipCtxCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipCtxCreate;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxCreate cgl_left_hipCtxCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxCreate(hipCtx_t *ctx, unsigned int flags, hipDevice_t device)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipCtxCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipCtxCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxCreate].real, memory_order_relaxed))(ctx, flags, device);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipCtxCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipCtxCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipCtxCreate) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxCreate].real, memory_order_relaxed))(ctx, flags, device);
@@ -13548,15 +14421,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxCreate(hipCtx_t *ctx, u
         return cgl_ret;
     }
     return cgl_gp_hipCtxCreate(ctx, flags, device);
-}
-typedef hipError_t cgl_rt_hipCtxCreate;
-static __attribute__((noinline, cold)) cgl_rt_hipCtxCreate cgl_left_hipCtxCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxCreate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipCtxCreate(hipCtx_t *ctx, unsigned int flags, hipDevice_t device)
 {
@@ -13596,8 +14460,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxDestroy(hipCtx_t ctx)
     (void)cg_call(&cgl_sites[CGL_hipCtxDestroy], (const void *)ctx, cgl_th_hipCtxDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipCtxDestroy;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxDestroy cgl_left_hipCtxDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxDestroy(hipCtx_t ctx)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipCtxDestroy]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipCtxDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxDestroy].real, memory_order_relaxed))(ctx);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipCtxDestroy(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipCtxDestroy]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipCtxDestroy) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxDestroy].real, memory_order_relaxed))(ctx);
@@ -13609,15 +14498,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxDestroy(hipCtx_t ctx)
         return cgl_ret;
     }
     return cgl_gp_hipCtxDestroy(ctx);
-}
-typedef hipError_t cgl_rt_hipCtxDestroy;
-static __attribute__((noinline, cold)) cgl_rt_hipCtxDestroy cgl_left_hipCtxDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxDestroy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipCtxDestroy(hipCtx_t ctx)
 {
@@ -13657,6 +14537,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxPopCurrent(hipCtx_t *ct
     (void)cg_call(&cgl_sites[CGL_hipCtxPopCurrent], NULL, cgl_th_hipCtxPopCurrent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipCtxPopCurrent;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxPopCurrent cgl_left_hipCtxPopCurrent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxPopCurrent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxPopCurrent(hipCtx_t *ctx)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipCtxPopCurrent]);
@@ -13670,15 +14559,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxPopCurrent(hipCtx_t *ct
         return cgl_ret;
     }
     return cgl_gp_hipCtxPopCurrent(ctx);
-}
-typedef hipError_t cgl_rt_hipCtxPopCurrent;
-static __attribute__((noinline, cold)) cgl_rt_hipCtxPopCurrent cgl_left_hipCtxPopCurrent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxPopCurrent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipCtxPopCurrent(hipCtx_t *ctx)
 {
@@ -13718,6 +14598,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxPushCurrent(hipCtx_t ct
     (void)cg_call(&cgl_sites[CGL_hipCtxPushCurrent], (const void *)ctx, cgl_th_hipCtxPushCurrent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipCtxPushCurrent;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxPushCurrent cgl_left_hipCtxPushCurrent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxPushCurrent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxPushCurrent(hipCtx_t ctx)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipCtxPushCurrent]);
@@ -13731,15 +14620,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxPushCurrent(hipCtx_t ct
         return cgl_ret;
     }
     return cgl_gp_hipCtxPushCurrent(ctx);
-}
-typedef hipError_t cgl_rt_hipCtxPushCurrent;
-static __attribute__((noinline, cold)) cgl_rt_hipCtxPushCurrent cgl_left_hipCtxPushCurrent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxPushCurrent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipCtxPushCurrent(hipCtx_t ctx)
 {
@@ -13779,6 +14659,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxSetCurrent(hipCtx_t ctx
     (void)cg_call(&cgl_sites[CGL_hipCtxSetCurrent], (const void *)ctx, cgl_th_hipCtxSetCurrent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipCtxSetCurrent;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxSetCurrent cgl_left_hipCtxSetCurrent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxSetCurrent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxSetCurrent(hipCtx_t ctx)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipCtxSetCurrent]);
@@ -13792,15 +14681,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxSetCurrent(hipCtx_t ctx
         return cgl_ret;
     }
     return cgl_gp_hipCtxSetCurrent(ctx);
-}
-typedef hipError_t cgl_rt_hipCtxSetCurrent;
-static __attribute__((noinline, cold)) cgl_rt_hipCtxSetCurrent cgl_left_hipCtxSetCurrent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxSetCurrent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipCtxSetCurrent(hipCtx_t ctx)
 {
@@ -13840,6 +14720,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxGetCurrent(hipCtx_t *ct
     (void)cg_call(&cgl_sites[CGL_hipCtxGetCurrent], NULL, cgl_th_hipCtxGetCurrent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipCtxGetCurrent;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxGetCurrent cgl_left_hipCtxGetCurrent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxGetCurrent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetCurrent(hipCtx_t *ctx)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipCtxGetCurrent]);
@@ -13853,15 +14742,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetCurrent(hipCtx_t *ct
         return cgl_ret;
     }
     return cgl_gp_hipCtxGetCurrent(ctx);
-}
-typedef hipError_t cgl_rt_hipCtxGetCurrent;
-static __attribute__((noinline, cold)) cgl_rt_hipCtxGetCurrent cgl_left_hipCtxGetCurrent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxGetCurrent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipCtxGetCurrent(hipCtx_t *ctx)
 {
@@ -13901,6 +14781,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxGetDevice(hipDevice_t *
     (void)cg_call(&cgl_sites[CGL_hipCtxGetDevice], NULL, cgl_th_hipCtxGetDevice, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipCtxGetDevice;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxGetDevice cgl_left_hipCtxGetDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxGetDevice cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetDevice(hipDevice_t *device)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipCtxGetDevice]);
@@ -13914,15 +14803,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetDevice(hipDevice_t *
         return cgl_ret;
     }
     return cgl_gp_hipCtxGetDevice(device);
-}
-typedef hipError_t cgl_rt_hipCtxGetDevice;
-static __attribute__((noinline, cold)) cgl_rt_hipCtxGetDevice cgl_left_hipCtxGetDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxGetDevice cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipCtxGetDevice(hipDevice_t *device)
 {
@@ -13963,6 +14843,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxGetApiVersion(hipCtx_t 
     (void)cg_call(&cgl_sites[CGL_hipCtxGetApiVersion], (const void *)ctx, cgl_th_hipCtxGetApiVersion, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipCtxGetApiVersion;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxGetApiVersion cgl_left_hipCtxGetApiVersion(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxGetApiVersion cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetApiVersion(hipCtx_t ctx, int *apiVersion)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipCtxGetApiVersion]);
@@ -13976,15 +14865,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetApiVersion(hipCtx_t 
         return cgl_ret;
     }
     return cgl_gp_hipCtxGetApiVersion(ctx, apiVersion);
-}
-typedef hipError_t cgl_rt_hipCtxGetApiVersion;
-static __attribute__((noinline, cold)) cgl_rt_hipCtxGetApiVersion cgl_left_hipCtxGetApiVersion(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxGetApiVersion cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipCtxGetApiVersion(hipCtx_t ctx, int *apiVersion)
 {
@@ -14024,6 +14904,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxGetCacheConfig(hipFuncC
     (void)cg_call(&cgl_sites[CGL_hipCtxGetCacheConfig], NULL, cgl_th_hipCtxGetCacheConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipCtxGetCacheConfig;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxGetCacheConfig cgl_left_hipCtxGetCacheConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxGetCacheConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetCacheConfig(hipFuncCache_t *cacheConfig)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipCtxGetCacheConfig]);
@@ -14037,15 +14926,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetCacheConfig(hipFuncC
         return cgl_ret;
     }
     return cgl_gp_hipCtxGetCacheConfig(cacheConfig);
-}
-typedef hipError_t cgl_rt_hipCtxGetCacheConfig;
-static __attribute__((noinline, cold)) cgl_rt_hipCtxGetCacheConfig cgl_left_hipCtxGetCacheConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxGetCacheConfig cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipCtxGetCacheConfig(hipFuncCache_t *cacheConfig)
 {
@@ -14085,6 +14965,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxSetCacheConfig(hipFuncC
     (void)cg_call(&cgl_sites[CGL_hipCtxSetCacheConfig], NULL, cgl_th_hipCtxSetCacheConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipCtxSetCacheConfig;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxSetCacheConfig cgl_left_hipCtxSetCacheConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxSetCacheConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxSetCacheConfig(hipFuncCache_t cacheConfig)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipCtxSetCacheConfig]);
@@ -14098,15 +14987,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxSetCacheConfig(hipFuncC
         return cgl_ret;
     }
     return cgl_gp_hipCtxSetCacheConfig(cacheConfig);
-}
-typedef hipError_t cgl_rt_hipCtxSetCacheConfig;
-static __attribute__((noinline, cold)) cgl_rt_hipCtxSetCacheConfig cgl_left_hipCtxSetCacheConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxSetCacheConfig cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipCtxSetCacheConfig(hipFuncCache_t cacheConfig)
 {
@@ -14146,6 +15026,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxSetSharedMemConfig(hipS
     (void)cg_call(&cgl_sites[CGL_hipCtxSetSharedMemConfig], NULL, cgl_th_hipCtxSetSharedMemConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipCtxSetSharedMemConfig;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxSetSharedMemConfig cgl_left_hipCtxSetSharedMemConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxSetSharedMemConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxSetSharedMemConfig(hipSharedMemConfig config)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipCtxSetSharedMemConfig]);
@@ -14159,15 +15048,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxSetSharedMemConfig(hipS
         return cgl_ret;
     }
     return cgl_gp_hipCtxSetSharedMemConfig(config);
-}
-typedef hipError_t cgl_rt_hipCtxSetSharedMemConfig;
-static __attribute__((noinline, cold)) cgl_rt_hipCtxSetSharedMemConfig cgl_left_hipCtxSetSharedMemConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxSetSharedMemConfig cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipCtxSetSharedMemConfig(hipSharedMemConfig config)
 {
@@ -14207,6 +15087,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxGetSharedMemConfig(hipS
     (void)cg_call(&cgl_sites[CGL_hipCtxGetSharedMemConfig], NULL, cgl_th_hipCtxGetSharedMemConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipCtxGetSharedMemConfig;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxGetSharedMemConfig cgl_left_hipCtxGetSharedMemConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxGetSharedMemConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetSharedMemConfig(hipSharedMemConfig *pConfig)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipCtxGetSharedMemConfig]);
@@ -14220,15 +15109,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetSharedMemConfig(hipS
         return cgl_ret;
     }
     return cgl_gp_hipCtxGetSharedMemConfig(pConfig);
-}
-typedef hipError_t cgl_rt_hipCtxGetSharedMemConfig;
-static __attribute__((noinline, cold)) cgl_rt_hipCtxGetSharedMemConfig cgl_left_hipCtxGetSharedMemConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxGetSharedMemConfig cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipCtxGetSharedMemConfig(hipSharedMemConfig *pConfig)
 {
@@ -14267,8 +15147,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxSynchronize(void)
     (void)cg_call(&cgl_sites[CGL_hipCtxSynchronize], NULL, cgl_th_hipCtxSynchronize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipCtxSynchronize;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxSynchronize cgl_left_hipCtxSynchronize(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxSynchronize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxSynchronize(void)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipCtxSynchronize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipCtxSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxSynchronize].real, memory_order_relaxed))();
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipCtxSynchronize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipCtxSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipCtxSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_hipCtxSynchronize].real, memory_order_relaxed))();
@@ -14280,15 +15185,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxSynchronize(void)
         return cgl_ret;
     }
     return cgl_gp_hipCtxSynchronize();
-}
-typedef hipError_t cgl_rt_hipCtxSynchronize;
-static __attribute__((noinline, cold)) cgl_rt_hipCtxSynchronize cgl_left_hipCtxSynchronize(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxSynchronize cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipCtxSynchronize(void)
 {
@@ -14328,6 +15224,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxGetFlags(unsigned int *
     (void)cg_call(&cgl_sites[CGL_hipCtxGetFlags], NULL, cgl_th_hipCtxGetFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipCtxGetFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxGetFlags cgl_left_hipCtxGetFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxGetFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetFlags(unsigned int *flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipCtxGetFlags]);
@@ -14341,15 +15246,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetFlags(unsigned int *
         return cgl_ret;
     }
     return cgl_gp_hipCtxGetFlags(flags);
-}
-typedef hipError_t cgl_rt_hipCtxGetFlags;
-static __attribute__((noinline, cold)) cgl_rt_hipCtxGetFlags cgl_left_hipCtxGetFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxGetFlags cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipCtxGetFlags(unsigned int *flags)
 {
@@ -14390,6 +15286,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxEnablePeerAccess(hipCtx
     (void)cg_call(&cgl_sites[CGL_hipCtxEnablePeerAccess], (const void *)peerCtx, cgl_th_hipCtxEnablePeerAccess, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipCtxEnablePeerAccess;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxEnablePeerAccess cgl_left_hipCtxEnablePeerAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxEnablePeerAccess cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxEnablePeerAccess(hipCtx_t peerCtx, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipCtxEnablePeerAccess]);
@@ -14403,15 +15308,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxEnablePeerAccess(hipCtx
         return cgl_ret;
     }
     return cgl_gp_hipCtxEnablePeerAccess(peerCtx, flags);
-}
-typedef hipError_t cgl_rt_hipCtxEnablePeerAccess;
-static __attribute__((noinline, cold)) cgl_rt_hipCtxEnablePeerAccess cgl_left_hipCtxEnablePeerAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxEnablePeerAccess cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipCtxEnablePeerAccess(hipCtx_t peerCtx, unsigned int flags)
 {
@@ -14451,6 +15347,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxDisablePeerAccess(hipCt
     (void)cg_call(&cgl_sites[CGL_hipCtxDisablePeerAccess], (const void *)peerCtx, cgl_th_hipCtxDisablePeerAccess, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipCtxDisablePeerAccess;
+static __attribute__((noinline, cold)) cgl_rt_hipCtxDisablePeerAccess cgl_left_hipCtxDisablePeerAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxDisablePeerAccess cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxDisablePeerAccess(hipCtx_t peerCtx)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipCtxDisablePeerAccess]);
@@ -14464,15 +15369,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCtxDisablePeerAccess(hipCt
         return cgl_ret;
     }
     return cgl_gp_hipCtxDisablePeerAccess(peerCtx);
-}
-typedef hipError_t cgl_rt_hipCtxDisablePeerAccess;
-static __attribute__((noinline, cold)) cgl_rt_hipCtxDisablePeerAccess cgl_left_hipCtxDisablePeerAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCtxDisablePeerAccess cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipCtxDisablePeerAccess(hipCtx_t peerCtx)
 {
@@ -14514,6 +15410,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDevicePrimaryCtxGetState(h
     (void)cg_call(&cgl_sites[CGL_hipDevicePrimaryCtxGetState], NULL, cgl_th_hipDevicePrimaryCtxGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDevicePrimaryCtxGetState;
+static __attribute__((noinline, cold)) cgl_rt_hipDevicePrimaryCtxGetState cgl_left_hipDevicePrimaryCtxGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDevicePrimaryCtxGetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDevicePrimaryCtxGetState(hipDevice_t dev, unsigned int *flags, int *active)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDevicePrimaryCtxGetState]);
@@ -14527,15 +15432,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDevicePrimaryCtxGetState(h
         return cgl_ret;
     }
     return cgl_gp_hipDevicePrimaryCtxGetState(dev, flags, active);
-}
-typedef hipError_t cgl_rt_hipDevicePrimaryCtxGetState;
-static __attribute__((noinline, cold)) cgl_rt_hipDevicePrimaryCtxGetState cgl_left_hipDevicePrimaryCtxGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDevicePrimaryCtxGetState cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDevicePrimaryCtxGetState(hipDevice_t dev, unsigned int *flags, int *active)
 {
@@ -14575,8 +15471,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDevicePrimaryCtxRelease(hi
     (void)cg_call(&cgl_sites[CGL_hipDevicePrimaryCtxRelease], NULL, cgl_th_hipDevicePrimaryCtxRelease, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDevicePrimaryCtxRelease;
+static __attribute__((noinline, cold)) cgl_rt_hipDevicePrimaryCtxRelease cgl_left_hipDevicePrimaryCtxRelease(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDevicePrimaryCtxRelease cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDevicePrimaryCtxRelease(hipDevice_t dev)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipDevicePrimaryCtxRelease]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDevicePrimaryCtxRelease) *)atomic_load_explicit(&cgl_sites[CGL_hipDevicePrimaryCtxRelease].real, memory_order_relaxed))(dev);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipDevicePrimaryCtxRelease(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDevicePrimaryCtxRelease]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipDevicePrimaryCtxRelease) *)atomic_load_explicit(&cgl_sites[CGL_hipDevicePrimaryCtxRelease].real, memory_order_relaxed))(dev);
@@ -14588,15 +15509,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDevicePrimaryCtxRelease(hi
         return cgl_ret;
     }
     return cgl_gp_hipDevicePrimaryCtxRelease(dev);
-}
-typedef hipError_t cgl_rt_hipDevicePrimaryCtxRelease;
-static __attribute__((noinline, cold)) cgl_rt_hipDevicePrimaryCtxRelease cgl_left_hipDevicePrimaryCtxRelease(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDevicePrimaryCtxRelease cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDevicePrimaryCtxRelease(hipDevice_t dev)
 {
@@ -14637,6 +15549,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDevicePrimaryCtxRetain(hip
     (void)cg_call(&cgl_sites[CGL_hipDevicePrimaryCtxRetain], NULL, cgl_th_hipDevicePrimaryCtxRetain, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDevicePrimaryCtxRetain;
+static __attribute__((noinline, cold)) cgl_rt_hipDevicePrimaryCtxRetain cgl_left_hipDevicePrimaryCtxRetain(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDevicePrimaryCtxRetain cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDevicePrimaryCtxRetain(hipCtx_t *pctx, hipDevice_t dev)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDevicePrimaryCtxRetain]);
@@ -14650,15 +15571,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDevicePrimaryCtxRetain(hip
         return cgl_ret;
     }
     return cgl_gp_hipDevicePrimaryCtxRetain(pctx, dev);
-}
-typedef hipError_t cgl_rt_hipDevicePrimaryCtxRetain;
-static __attribute__((noinline, cold)) cgl_rt_hipDevicePrimaryCtxRetain cgl_left_hipDevicePrimaryCtxRetain(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDevicePrimaryCtxRetain cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDevicePrimaryCtxRetain(hipCtx_t *pctx, hipDevice_t dev)
 {
@@ -14698,8 +15610,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDevicePrimaryCtxReset(hipD
     (void)cg_call(&cgl_sites[CGL_hipDevicePrimaryCtxReset], NULL, cgl_th_hipDevicePrimaryCtxReset, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDevicePrimaryCtxReset;
+static __attribute__((noinline, cold)) cgl_rt_hipDevicePrimaryCtxReset cgl_left_hipDevicePrimaryCtxReset(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDevicePrimaryCtxReset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDevicePrimaryCtxReset(hipDevice_t dev)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipDevicePrimaryCtxReset]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipDevicePrimaryCtxReset) *)atomic_load_explicit(&cgl_sites[CGL_hipDevicePrimaryCtxReset].real, memory_order_relaxed))(dev);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipDevicePrimaryCtxReset(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDevicePrimaryCtxReset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipDevicePrimaryCtxReset) *)atomic_load_explicit(&cgl_sites[CGL_hipDevicePrimaryCtxReset].real, memory_order_relaxed))(dev);
@@ -14711,15 +15648,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDevicePrimaryCtxReset(hipD
         return cgl_ret;
     }
     return cgl_gp_hipDevicePrimaryCtxReset(dev);
-}
-typedef hipError_t cgl_rt_hipDevicePrimaryCtxReset;
-static __attribute__((noinline, cold)) cgl_rt_hipDevicePrimaryCtxReset cgl_left_hipDevicePrimaryCtxReset(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDevicePrimaryCtxReset cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDevicePrimaryCtxReset(hipDevice_t dev)
 {
@@ -14760,6 +15688,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDevicePrimaryCtxSetFlags(h
     (void)cg_call(&cgl_sites[CGL_hipDevicePrimaryCtxSetFlags], NULL, cgl_th_hipDevicePrimaryCtxSetFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDevicePrimaryCtxSetFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipDevicePrimaryCtxSetFlags cgl_left_hipDevicePrimaryCtxSetFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDevicePrimaryCtxSetFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDevicePrimaryCtxSetFlags(hipDevice_t dev, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDevicePrimaryCtxSetFlags]);
@@ -14773,15 +15710,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDevicePrimaryCtxSetFlags(h
         return cgl_ret;
     }
     return cgl_gp_hipDevicePrimaryCtxSetFlags(dev, flags);
-}
-typedef hipError_t cgl_rt_hipDevicePrimaryCtxSetFlags;
-static __attribute__((noinline, cold)) cgl_rt_hipDevicePrimaryCtxSetFlags cgl_left_hipDevicePrimaryCtxSetFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDevicePrimaryCtxSetFlags cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDevicePrimaryCtxSetFlags(hipDevice_t dev, unsigned int flags)
 {
@@ -14822,8 +15750,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipModuleLoad(hipModule_t *mo
     (void)cg_call(&cgl_sites[CGL_hipModuleLoad], NULL, cgl_th_hipModuleLoad, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipModuleLoad;
+static __attribute__((noinline, cold)) cgl_rt_hipModuleLoad cgl_left_hipModuleLoad(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleLoad cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipModuleLoad(hipModule_t *module, const char *fname)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipModuleLoad]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipModuleLoad) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleLoad].real, memory_order_relaxed))(module, fname);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipModuleLoad(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipModuleLoad]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipModuleLoad) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleLoad].real, memory_order_relaxed))(module, fname);
@@ -14835,15 +15788,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleLoad(hipModule_t *mo
         return cgl_ret;
     }
     return cgl_gp_hipModuleLoad(module, fname);
-}
-typedef hipError_t cgl_rt_hipModuleLoad;
-static __attribute__((noinline, cold)) cgl_rt_hipModuleLoad cgl_left_hipModuleLoad(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleLoad cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) hipError_t cgl_guarded_hipModuleLoad(hipModule_t *module, const char *fname)
 {
@@ -14883,8 +15827,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipModuleUnload(hipModule_t m
     (void)cg_call(&cgl_sites[CGL_hipModuleUnload], (const void *)module, cgl_th_hipModuleUnload, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipModuleUnload;
+static __attribute__((noinline, cold)) cgl_rt_hipModuleUnload cgl_left_hipModuleUnload(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleUnload cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipModuleUnload(hipModule_t module)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipModuleUnload]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipModuleUnload) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleUnload].real, memory_order_relaxed))(module);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipModuleUnload(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipModuleUnload]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipModuleUnload) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleUnload].real, memory_order_relaxed))(module);
@@ -14896,15 +15865,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleUnload(hipModule_t m
         return cgl_ret;
     }
     return cgl_gp_hipModuleUnload(module);
-}
-typedef hipError_t cgl_rt_hipModuleUnload;
-static __attribute__((noinline, cold)) cgl_rt_hipModuleUnload cgl_left_hipModuleUnload(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleUnload cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipModuleUnload(hipModule_t module)
 {
@@ -14946,6 +15906,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipModuleGetFunction(hipFunct
     (void)cg_call(&cgl_sites[CGL_hipModuleGetFunction], NULL, cgl_th_hipModuleGetFunction, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipModuleGetFunction;
+static __attribute__((noinline, cold)) cgl_rt_hipModuleGetFunction cgl_left_hipModuleGetFunction(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleGetFunction cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipModuleGetFunction(hipFunction_t *function, hipModule_t module, const char *kname)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipModuleGetFunction]);
@@ -14959,15 +15928,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleGetFunction(hipFunct
         return cgl_ret;
     }
     return cgl_gp_hipModuleGetFunction(function, module, kname);
-}
-typedef hipError_t cgl_rt_hipModuleGetFunction;
-static __attribute__((noinline, cold)) cgl_rt_hipModuleGetFunction cgl_left_hipModuleGetFunction(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleGetFunction cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t module, const char *kname)
 {
@@ -15008,6 +15968,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipFuncGetAttributes(struct h
     (void)cg_call(&cgl_sites[CGL_hipFuncGetAttributes], NULL, cgl_th_hipFuncGetAttributes, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipFuncGetAttributes;
+static __attribute__((noinline, cold)) cgl_rt_hipFuncGetAttributes cgl_left_hipFuncGetAttributes(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFuncGetAttributes cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipFuncGetAttributes(struct hipFuncAttributes *attr, const void *func)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipFuncGetAttributes]);
@@ -15021,15 +15990,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipFuncGetAttributes(struct h
         return cgl_ret;
     }
     return cgl_gp_hipFuncGetAttributes(attr, func);
-}
-typedef hipError_t cgl_rt_hipFuncGetAttributes;
-static __attribute__((noinline, cold)) cgl_rt_hipFuncGetAttributes cgl_left_hipFuncGetAttributes(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFuncGetAttributes cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipFuncGetAttributes(struct hipFuncAttributes *attr, const void *func)
 {
@@ -15071,6 +16031,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipFuncGetAttribute(int *valu
     (void)cg_call(&cgl_sites[CGL_hipFuncGetAttribute], NULL, cgl_th_hipFuncGetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipFuncGetAttribute;
+static __attribute__((noinline, cold)) cgl_rt_hipFuncGetAttribute cgl_left_hipFuncGetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFuncGetAttribute cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipFuncGetAttribute(int *value, hipFunction_attribute attrib, hipFunction_t hfunc)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipFuncGetAttribute]);
@@ -15084,15 +16053,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipFuncGetAttribute(int *valu
         return cgl_ret;
     }
     return cgl_gp_hipFuncGetAttribute(value, attrib, hfunc);
-}
-typedef hipError_t cgl_rt_hipFuncGetAttribute;
-static __attribute__((noinline, cold)) cgl_rt_hipFuncGetAttribute cgl_left_hipFuncGetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipFuncGetAttribute cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipFuncGetAttribute(int *value, hipFunction_attribute attrib, hipFunction_t hfunc)
 {
@@ -15134,6 +16094,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipModuleGetTexRef(textureRef
     (void)cg_call(&cgl_sites[CGL_hipModuleGetTexRef], NULL, cgl_th_hipModuleGetTexRef, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipModuleGetTexRef;
+static __attribute__((noinline, cold)) cgl_rt_hipModuleGetTexRef cgl_left_hipModuleGetTexRef(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleGetTexRef cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipModuleGetTexRef(textureReference **texRef, hipModule_t hmod, const char *name)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipModuleGetTexRef]);
@@ -15147,15 +16116,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleGetTexRef(textureRef
         return cgl_ret;
     }
     return cgl_gp_hipModuleGetTexRef(texRef, hmod, name);
-}
-typedef hipError_t cgl_rt_hipModuleGetTexRef;
-static __attribute__((noinline, cold)) cgl_rt_hipModuleGetTexRef cgl_left_hipModuleGetTexRef(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleGetTexRef cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipModuleGetTexRef(textureReference **texRef, hipModule_t hmod, const char *name)
 {
@@ -15196,8 +16156,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipModuleLoadData(hipModule_t
     (void)cg_call(&cgl_sites[CGL_hipModuleLoadData], NULL, cgl_th_hipModuleLoadData, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipModuleLoadData;
+static __attribute__((noinline, cold)) cgl_rt_hipModuleLoadData cgl_left_hipModuleLoadData(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleLoadData cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipModuleLoadData(hipModule_t *module, const void *image)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipModuleLoadData]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipModuleLoadData) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleLoadData].real, memory_order_relaxed))(module, image);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipModuleLoadData(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipModuleLoadData]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipModuleLoadData) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleLoadData].real, memory_order_relaxed))(module, image);
@@ -15209,15 +16194,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleLoadData(hipModule_t
         return cgl_ret;
     }
     return cgl_gp_hipModuleLoadData(module, image);
-}
-typedef hipError_t cgl_rt_hipModuleLoadData;
-static __attribute__((noinline, cold)) cgl_rt_hipModuleLoadData cgl_left_hipModuleLoadData(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleLoadData cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) hipError_t cgl_guarded_hipModuleLoadData(hipModule_t *module, const void *image)
 {
@@ -15261,8 +16237,33 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipModuleLoadDataEx(hipModule
     (void)cg_call(&cgl_sites[CGL_hipModuleLoadDataEx], NULL, cgl_th_hipModuleLoadDataEx, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipModuleLoadDataEx;
+static __attribute__((noinline, cold)) cgl_rt_hipModuleLoadDataEx cgl_left_hipModuleLoadDataEx(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleLoadDataEx cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipModuleLoadDataEx(hipModule_t *module, const void *image, unsigned int numOptions, hipJitOption *options, void **optionValues)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hipModuleLoadDataEx]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hipError_t cgl_ret = ((__typeof__(hipModuleLoadDataEx) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleLoadDataEx].real, memory_order_relaxed))(module, image, numOptions, options, optionValues);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_hipModuleLoadDataEx(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipModuleLoadDataEx]);
     if (CG_LIKELY(cgl_tok != 0)) {
         hipError_t cgl_ret = ((__typeof__(hipModuleLoadDataEx) *)atomic_load_explicit(&cgl_sites[CGL_hipModuleLoadDataEx].real, memory_order_relaxed))(module, image, numOptions, options, optionValues);
@@ -15274,15 +16275,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleLoadDataEx(hipModule
         return cgl_ret;
     }
     return cgl_gp_hipModuleLoadDataEx(module, image, numOptions, options, optionValues);
-}
-typedef hipError_t cgl_rt_hipModuleLoadDataEx;
-static __attribute__((noinline, cold)) cgl_rt_hipModuleLoadDataEx cgl_left_hipModuleLoadDataEx(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleLoadDataEx cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) hipError_t cgl_guarded_hipModuleLoadDataEx(hipModule_t *module, const void *image, unsigned int numOptions, hipJitOption *options, void **optionValues)
 {
@@ -15332,6 +16324,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipModuleLaunchKernel(hipFunc
     (void)cg_call(&cgl_sites[CGL_hipModuleLaunchKernel], (const void *)f, cgl_th_hipModuleLaunchKernel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipModuleLaunchKernel;
+static __attribute__((noinline, cold)) cgl_rt_hipModuleLaunchKernel cgl_left_hipModuleLaunchKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleLaunchKernel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, hipStream_t stream, void **kernelParams, void **extra)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipModuleLaunchKernel]);
@@ -15345,15 +16346,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleLaunchKernel(hipFunc
         return cgl_ret;
     }
     return cgl_gp_hipModuleLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, stream, kernelParams, extra);
-}
-typedef hipError_t cgl_rt_hipModuleLaunchKernel;
-static __attribute__((noinline, cold)) cgl_rt_hipModuleLaunchKernel cgl_left_hipModuleLaunchKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleLaunchKernel cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, hipStream_t stream, void **kernelParams, void **extra)
 {
@@ -15398,6 +16390,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipLaunchCooperativeKernel(co
     (void)cg_call(&cgl_sites[CGL_hipLaunchCooperativeKernel], NULL, cgl_th_hipLaunchCooperativeKernel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipLaunchCooperativeKernel;
+static __attribute__((noinline, cold)) cgl_rt_hipLaunchCooperativeKernel cgl_left_hipLaunchCooperativeKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_hipLaunchCooperativeKernel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDimX, void **kernelParams, unsigned int sharedMemBytes, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipLaunchCooperativeKernel]);
@@ -15411,15 +16412,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchCooperativeKernel(co
         return cgl_ret;
     }
     return cgl_gp_hipLaunchCooperativeKernel(f, gridDim, blockDimX, kernelParams, sharedMemBytes, stream);
-}
-typedef hipError_t cgl_rt_hipLaunchCooperativeKernel;
-static __attribute__((noinline, cold)) cgl_rt_hipLaunchCooperativeKernel cgl_left_hipLaunchCooperativeKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_hipLaunchCooperativeKernel cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDimX, void **kernelParams, unsigned int sharedMemBytes, hipStream_t stream)
 {
@@ -15461,6 +16453,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipLaunchCooperativeKernelMul
     (void)cg_call(&cgl_sites[CGL_hipLaunchCooperativeKernelMultiDevice], NULL, cgl_th_hipLaunchCooperativeKernelMultiDevice, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipLaunchCooperativeKernelMultiDevice;
+static __attribute__((noinline, cold)) cgl_rt_hipLaunchCooperativeKernelMultiDevice cgl_left_hipLaunchCooperativeKernelMultiDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_hipLaunchCooperativeKernelMultiDevice cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchCooperativeKernelMultiDevice(hipLaunchParams *launchParamsList, int numDevices, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipLaunchCooperativeKernelMultiDevice]);
@@ -15474,15 +16475,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchCooperativeKernelMul
         return cgl_ret;
     }
     return cgl_gp_hipLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
-}
-typedef hipError_t cgl_rt_hipLaunchCooperativeKernelMultiDevice;
-static __attribute__((noinline, cold)) cgl_rt_hipLaunchCooperativeKernelMultiDevice cgl_left_hipLaunchCooperativeKernelMultiDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_hipLaunchCooperativeKernelMultiDevice cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipLaunchCooperativeKernelMultiDevice(hipLaunchParams *launchParamsList, int numDevices, unsigned int flags)
 {
@@ -15524,6 +16516,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipExtLaunchMultiKernelMultiD
     (void)cg_call(&cgl_sites[CGL_hipExtLaunchMultiKernelMultiDevice], NULL, cgl_th_hipExtLaunchMultiKernelMultiDevice, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipExtLaunchMultiKernelMultiDevice;
+static __attribute__((noinline, cold)) cgl_rt_hipExtLaunchMultiKernelMultiDevice cgl_left_hipExtLaunchMultiKernelMultiDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_hipExtLaunchMultiKernelMultiDevice cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipExtLaunchMultiKernelMultiDevice(hipLaunchParams *launchParamsList, int numDevices, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipExtLaunchMultiKernelMultiDevice]);
@@ -15537,15 +16538,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipExtLaunchMultiKernelMultiD
         return cgl_ret;
     }
     return cgl_gp_hipExtLaunchMultiKernelMultiDevice(launchParamsList, numDevices, flags);
-}
-typedef hipError_t cgl_rt_hipExtLaunchMultiKernelMultiDevice;
-static __attribute__((noinline, cold)) cgl_rt_hipExtLaunchMultiKernelMultiDevice cgl_left_hipExtLaunchMultiKernelMultiDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_hipExtLaunchMultiKernelMultiDevice cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipExtLaunchMultiKernelMultiDevice(hipLaunchParams *launchParamsList, int numDevices, unsigned int flags)
 {
@@ -15589,6 +16581,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipModuleOccupancyMaxPotentia
     (void)cg_call(&cgl_sites[CGL_hipModuleOccupancyMaxPotentialBlockSize], NULL, cgl_th_hipModuleOccupancyMaxPotentialBlockSize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipModuleOccupancyMaxPotentialBlockSize;
+static __attribute__((noinline, cold)) cgl_rt_hipModuleOccupancyMaxPotentialBlockSize cgl_left_hipModuleOccupancyMaxPotentialBlockSize(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleOccupancyMaxPotentialBlockSize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipModuleOccupancyMaxPotentialBlockSize(int *gridSize, int *blockSize, hipFunction_t f, size_t dynSharedMemPerBlk, int blockSizeLimit)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipModuleOccupancyMaxPotentialBlockSize]);
@@ -15602,15 +16603,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleOccupancyMaxPotentia
         return cgl_ret;
     }
     return cgl_gp_hipModuleOccupancyMaxPotentialBlockSize(gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit);
-}
-typedef hipError_t cgl_rt_hipModuleOccupancyMaxPotentialBlockSize;
-static __attribute__((noinline, cold)) cgl_rt_hipModuleOccupancyMaxPotentialBlockSize cgl_left_hipModuleOccupancyMaxPotentialBlockSize(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleOccupancyMaxPotentialBlockSize cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipModuleOccupancyMaxPotentialBlockSize(int *gridSize, int *blockSize, hipFunction_t f, size_t dynSharedMemPerBlk, int blockSizeLimit)
 {
@@ -15655,6 +16647,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipModuleOccupancyMaxPotentia
     (void)cg_call(&cgl_sites[CGL_hipModuleOccupancyMaxPotentialBlockSizeWithFlags], NULL, cgl_th_hipModuleOccupancyMaxPotentialBlockSizeWithFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipModuleOccupancyMaxPotentialBlockSizeWithFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipModuleOccupancyMaxPotentialBlockSizeWithFlags cgl_left_hipModuleOccupancyMaxPotentialBlockSizeWithFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleOccupancyMaxPotentialBlockSizeWithFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipModuleOccupancyMaxPotentialBlockSizeWithFlags(int *gridSize, int *blockSize, hipFunction_t f, size_t dynSharedMemPerBlk, int blockSizeLimit, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipModuleOccupancyMaxPotentialBlockSizeWithFlags]);
@@ -15668,15 +16669,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleOccupancyMaxPotentia
         return cgl_ret;
     }
     return cgl_gp_hipModuleOccupancyMaxPotentialBlockSizeWithFlags(gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit, flags);
-}
-typedef hipError_t cgl_rt_hipModuleOccupancyMaxPotentialBlockSizeWithFlags;
-static __attribute__((noinline, cold)) cgl_rt_hipModuleOccupancyMaxPotentialBlockSizeWithFlags cgl_left_hipModuleOccupancyMaxPotentialBlockSizeWithFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleOccupancyMaxPotentialBlockSizeWithFlags cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipModuleOccupancyMaxPotentialBlockSizeWithFlags(int *gridSize, int *blockSize, hipFunction_t f, size_t dynSharedMemPerBlk, int blockSizeLimit, unsigned int flags)
 {
@@ -15719,6 +16711,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipModuleOccupancyMaxActiveBl
     (void)cg_call(&cgl_sites[CGL_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor], NULL, cgl_th_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor;
+static __attribute__((noinline, cold)) cgl_rt_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor cgl_left_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, hipFunction_t f, int blockSize, size_t dynSharedMemPerBlk)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor]);
@@ -15732,15 +16733,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleOccupancyMaxActiveBl
         return cgl_ret;
     }
     return cgl_gp_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, f, blockSize, dynSharedMemPerBlk);
-}
-typedef hipError_t cgl_rt_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor;
-static __attribute__((noinline, cold)) cgl_rt_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor cgl_left_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, hipFunction_t f, int blockSize, size_t dynSharedMemPerBlk)
 {
@@ -15784,6 +16776,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipModuleOccupancyMaxActiveBl
     (void)cg_call(&cgl_sites[CGL_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags], NULL, cgl_th_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags cgl_left_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, hipFunction_t f, int blockSize, size_t dynSharedMemPerBlk, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags]);
@@ -15797,15 +16798,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipModuleOccupancyMaxActiveBl
         return cgl_ret;
     }
     return cgl_gp_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, f, blockSize, dynSharedMemPerBlk, flags);
-}
-typedef hipError_t cgl_rt_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags;
-static __attribute__((noinline, cold)) cgl_rt_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags cgl_left_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, hipFunction_t f, int blockSize, size_t dynSharedMemPerBlk, unsigned int flags)
 {
@@ -15848,6 +16840,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipOccupancyMaxActiveBlocksPe
     (void)cg_call(&cgl_sites[CGL_hipOccupancyMaxActiveBlocksPerMultiprocessor], NULL, cgl_th_hipOccupancyMaxActiveBlocksPerMultiprocessor, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipOccupancyMaxActiveBlocksPerMultiprocessor;
+static __attribute__((noinline, cold)) cgl_rt_hipOccupancyMaxActiveBlocksPerMultiprocessor cgl_left_hipOccupancyMaxActiveBlocksPerMultiprocessor(cg_slot *cgl_s, int cgl_code, cgl_rt_hipOccupancyMaxActiveBlocksPerMultiprocessor cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *f, int blockSize, size_t dynSharedMemPerBlk)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipOccupancyMaxActiveBlocksPerMultiprocessor]);
@@ -15861,15 +16862,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipOccupancyMaxActiveBlocksPe
         return cgl_ret;
     }
     return cgl_gp_hipOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, f, blockSize, dynSharedMemPerBlk);
-}
-typedef hipError_t cgl_rt_hipOccupancyMaxActiveBlocksPerMultiprocessor;
-static __attribute__((noinline, cold)) cgl_rt_hipOccupancyMaxActiveBlocksPerMultiprocessor cgl_left_hipOccupancyMaxActiveBlocksPerMultiprocessor(cg_slot *cgl_s, int cgl_code, cgl_rt_hipOccupancyMaxActiveBlocksPerMultiprocessor cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *f, int blockSize, size_t dynSharedMemPerBlk)
 {
@@ -15913,6 +16905,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipOccupancyMaxActiveBlocksPe
     (void)cg_call(&cgl_sites[CGL_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags], NULL, cgl_th_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags cgl_left_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *f, int blockSize, size_t dynSharedMemPerBlk, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags]);
@@ -15926,15 +16927,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipOccupancyMaxActiveBlocksPe
         return cgl_ret;
     }
     return cgl_gp_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, f, blockSize, dynSharedMemPerBlk, flags);
-}
-typedef hipError_t cgl_rt_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags;
-static __attribute__((noinline, cold)) cgl_rt_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags cgl_left_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *f, int blockSize, size_t dynSharedMemPerBlk, unsigned int flags)
 {
@@ -15978,6 +16970,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipOccupancyMaxPotentialBlock
     (void)cg_call(&cgl_sites[CGL_hipOccupancyMaxPotentialBlockSize], NULL, cgl_th_hipOccupancyMaxPotentialBlockSize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipOccupancyMaxPotentialBlockSize;
+static __attribute__((noinline, cold)) cgl_rt_hipOccupancyMaxPotentialBlockSize cgl_left_hipOccupancyMaxPotentialBlockSize(cg_slot *cgl_s, int cgl_code, cgl_rt_hipOccupancyMaxPotentialBlockSize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipOccupancyMaxPotentialBlockSize(int *gridSize, int *blockSize, const void *f, size_t dynSharedMemPerBlk, int blockSizeLimit)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipOccupancyMaxPotentialBlockSize]);
@@ -15991,15 +16992,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipOccupancyMaxPotentialBlock
         return cgl_ret;
     }
     return cgl_gp_hipOccupancyMaxPotentialBlockSize(gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit);
-}
-typedef hipError_t cgl_rt_hipOccupancyMaxPotentialBlockSize;
-static __attribute__((noinline, cold)) cgl_rt_hipOccupancyMaxPotentialBlockSize cgl_left_hipOccupancyMaxPotentialBlockSize(cg_slot *cgl_s, int cgl_code, cgl_rt_hipOccupancyMaxPotentialBlockSize cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipOccupancyMaxPotentialBlockSize(int *gridSize, int *blockSize, const void *f, size_t dynSharedMemPerBlk, int blockSizeLimit)
 {
@@ -16042,6 +17034,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipConfigureCall(dim3 gridDim
     (void)cg_call(&cgl_sites[CGL_hipConfigureCall], NULL, cgl_th_hipConfigureCall, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipConfigureCall;
+static __attribute__((noinline, cold)) cgl_rt_hipConfigureCall cgl_left_hipConfigureCall(cg_slot *cgl_s, int cgl_code, cgl_rt_hipConfigureCall cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipConfigureCall(dim3 gridDim, dim3 blockDim, size_t sharedMem, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipConfigureCall]);
@@ -16055,15 +17056,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipConfigureCall(dim3 gridDim
         return cgl_ret;
     }
     return cgl_gp_hipConfigureCall(gridDim, blockDim, sharedMem, stream);
-}
-typedef hipError_t cgl_rt_hipConfigureCall;
-static __attribute__((noinline, cold)) cgl_rt_hipConfigureCall cgl_left_hipConfigureCall(cg_slot *cgl_s, int cgl_code, cgl_rt_hipConfigureCall cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipConfigureCall(dim3 gridDim, dim3 blockDim, size_t sharedMem, hipStream_t stream)
 {
@@ -16105,6 +17097,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipSetupArgument(const void *
     (void)cg_call(&cgl_sites[CGL_hipSetupArgument], NULL, cgl_th_hipSetupArgument, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipSetupArgument;
+static __attribute__((noinline, cold)) cgl_rt_hipSetupArgument cgl_left_hipSetupArgument(cg_slot *cgl_s, int cgl_code, cgl_rt_hipSetupArgument cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipSetupArgument(const void *arg, size_t size, size_t offset)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipSetupArgument]);
@@ -16118,15 +17119,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipSetupArgument(const void *
         return cgl_ret;
     }
     return cgl_gp_hipSetupArgument(arg, size, offset);
-}
-typedef hipError_t cgl_rt_hipSetupArgument;
-static __attribute__((noinline, cold)) cgl_rt_hipSetupArgument cgl_left_hipSetupArgument(cg_slot *cgl_s, int cgl_code, cgl_rt_hipSetupArgument cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipSetupArgument(const void *arg, size_t size, size_t offset)
 {
@@ -16166,6 +17158,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipLaunchByPtr(const void *fu
     (void)cg_call(&cgl_sites[CGL_hipLaunchByPtr], NULL, cgl_th_hipLaunchByPtr, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipLaunchByPtr;
+static __attribute__((noinline, cold)) cgl_rt_hipLaunchByPtr cgl_left_hipLaunchByPtr(cg_slot *cgl_s, int cgl_code, cgl_rt_hipLaunchByPtr cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchByPtr(const void *func)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipLaunchByPtr]);
@@ -16179,15 +17180,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchByPtr(const void *fu
         return cgl_ret;
     }
     return cgl_gp_hipLaunchByPtr(func);
-}
-typedef hipError_t cgl_rt_hipLaunchByPtr;
-static __attribute__((noinline, cold)) cgl_rt_hipLaunchByPtr cgl_left_hipLaunchByPtr(cg_slot *cgl_s, int cgl_code, cgl_rt_hipLaunchByPtr cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipLaunchByPtr(const void *func)
 {
@@ -16232,6 +17224,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipLaunchKernel(const void *f
     (void)cg_call(&cgl_sites[CGL_hipLaunchKernel], NULL, cgl_th_hipLaunchKernel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipLaunchKernel;
+static __attribute__((noinline, cold)) cgl_rt_hipLaunchKernel cgl_left_hipLaunchKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_hipLaunchKernel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks, void **args, size_t sharedMemBytes, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipLaunchKernel]);
@@ -16245,15 +17246,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchKernel(const void *f
         return cgl_ret;
     }
     return cgl_gp_hipLaunchKernel(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream);
-}
-typedef hipError_t cgl_rt_hipLaunchKernel;
-static __attribute__((noinline, cold)) cgl_rt_hipLaunchKernel cgl_left_hipLaunchKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_hipLaunchKernel cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks, void **args, size_t sharedMemBytes, hipStream_t stream)
 {
@@ -16293,6 +17285,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDrvMemcpy2DUnaligned(const
     (void)cg_call(&cgl_sites[CGL_hipDrvMemcpy2DUnaligned], NULL, cgl_th_hipDrvMemcpy2DUnaligned, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDrvMemcpy2DUnaligned;
+static __attribute__((noinline, cold)) cgl_rt_hipDrvMemcpy2DUnaligned cgl_left_hipDrvMemcpy2DUnaligned(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDrvMemcpy2DUnaligned cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDrvMemcpy2DUnaligned(const hip_Memcpy2D *pCopy)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDrvMemcpy2DUnaligned]);
@@ -16306,15 +17307,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDrvMemcpy2DUnaligned(const
         return cgl_ret;
     }
     return cgl_gp_hipDrvMemcpy2DUnaligned(pCopy);
-}
-typedef hipError_t cgl_rt_hipDrvMemcpy2DUnaligned;
-static __attribute__((noinline, cold)) cgl_rt_hipDrvMemcpy2DUnaligned cgl_left_hipDrvMemcpy2DUnaligned(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDrvMemcpy2DUnaligned cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDrvMemcpy2DUnaligned(const hip_Memcpy2D *pCopy)
 {
@@ -16362,6 +17354,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipExtLaunchKernel(const void
     (void)cg_call(&cgl_sites[CGL_hipExtLaunchKernel], NULL, cgl_th_hipExtLaunchKernel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipExtLaunchKernel;
+static __attribute__((noinline, cold)) cgl_rt_hipExtLaunchKernel cgl_left_hipExtLaunchKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_hipExtLaunchKernel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipExtLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks, void **args, size_t sharedMemBytes, hipStream_t stream, hipEvent_t startEvent, hipEvent_t stopEvent, int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipExtLaunchKernel]);
@@ -16375,15 +17376,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipExtLaunchKernel(const void
         return cgl_ret;
     }
     return cgl_gp_hipExtLaunchKernel(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream, startEvent, stopEvent, flags);
-}
-typedef hipError_t cgl_rt_hipExtLaunchKernel;
-static __attribute__((noinline, cold)) cgl_rt_hipExtLaunchKernel cgl_left_hipExtLaunchKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_hipExtLaunchKernel cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipExtLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks, void **args, size_t sharedMemBytes, hipStream_t stream, hipEvent_t startEvent, hipEvent_t stopEvent, int flags)
 {
@@ -16425,6 +17417,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipBindTextureToMipmappedArra
     (void)cg_call(&cgl_sites[CGL_hipBindTextureToMipmappedArray], NULL, cgl_th_hipBindTextureToMipmappedArray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipBindTextureToMipmappedArray;
+static __attribute__((noinline, cold)) cgl_rt_hipBindTextureToMipmappedArray cgl_left_hipBindTextureToMipmappedArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipBindTextureToMipmappedArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipBindTextureToMipmappedArray(const textureReference *tex, hipMipmappedArray_const_t mipmappedArray, const hipChannelFormatDesc *desc)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipBindTextureToMipmappedArray]);
@@ -16438,15 +17439,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipBindTextureToMipmappedArra
         return cgl_ret;
     }
     return cgl_gp_hipBindTextureToMipmappedArray(tex, mipmappedArray, desc);
-}
-typedef hipError_t cgl_rt_hipBindTextureToMipmappedArray;
-static __attribute__((noinline, cold)) cgl_rt_hipBindTextureToMipmappedArray cgl_left_hipBindTextureToMipmappedArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipBindTextureToMipmappedArray cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipBindTextureToMipmappedArray(const textureReference *tex, hipMipmappedArray_const_t mipmappedArray, const hipChannelFormatDesc *desc)
 {
@@ -16487,6 +17479,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetTextureReference(const 
     (void)cg_call(&cgl_sites[CGL_hipGetTextureReference], NULL, cgl_th_hipGetTextureReference, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGetTextureReference;
+static __attribute__((noinline, cold)) cgl_rt_hipGetTextureReference cgl_left_hipGetTextureReference(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetTextureReference cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetTextureReference(const textureReference **texref, const void *symbol)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGetTextureReference]);
@@ -16500,15 +17501,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetTextureReference(const 
         return cgl_ret;
     }
     return cgl_gp_hipGetTextureReference(texref, symbol);
-}
-typedef hipError_t cgl_rt_hipGetTextureReference;
-static __attribute__((noinline, cold)) cgl_rt_hipGetTextureReference cgl_left_hipGetTextureReference(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetTextureReference cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGetTextureReference(const textureReference **texref, const void *symbol)
 {
@@ -16551,6 +17543,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCreateTextureObject(hipTex
     (void)cg_call(&cgl_sites[CGL_hipCreateTextureObject], NULL, cgl_th_hipCreateTextureObject, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipCreateTextureObject;
+static __attribute__((noinline, cold)) cgl_rt_hipCreateTextureObject cgl_left_hipCreateTextureObject(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCreateTextureObject cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipCreateTextureObject(hipTextureObject_t *pTexObject, const hipResourceDesc *pResDesc, const hipTextureDesc *pTexDesc, const struct hipResourceViewDesc *pResViewDesc)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipCreateTextureObject]);
@@ -16564,15 +17565,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipCreateTextureObject(hipTex
         return cgl_ret;
     }
     return cgl_gp_hipCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-}
-typedef hipError_t cgl_rt_hipCreateTextureObject;
-static __attribute__((noinline, cold)) cgl_rt_hipCreateTextureObject cgl_left_hipCreateTextureObject(cg_slot *cgl_s, int cgl_code, cgl_rt_hipCreateTextureObject cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipCreateTextureObject(hipTextureObject_t *pTexObject, const hipResourceDesc *pResDesc, const hipTextureDesc *pTexDesc, const struct hipResourceViewDesc *pResViewDesc)
 {
@@ -16612,6 +17604,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDestroyTextureObject(hipTe
     (void)cg_call(&cgl_sites[CGL_hipDestroyTextureObject], (const void *)textureObject, cgl_th_hipDestroyTextureObject, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipDestroyTextureObject;
+static __attribute__((noinline, cold)) cgl_rt_hipDestroyTextureObject cgl_left_hipDestroyTextureObject(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDestroyTextureObject cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipDestroyTextureObject(hipTextureObject_t textureObject)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipDestroyTextureObject]);
@@ -16625,15 +17626,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipDestroyTextureObject(hipTe
         return cgl_ret;
     }
     return cgl_gp_hipDestroyTextureObject(textureObject);
-}
-typedef hipError_t cgl_rt_hipDestroyTextureObject;
-static __attribute__((noinline, cold)) cgl_rt_hipDestroyTextureObject cgl_left_hipDestroyTextureObject(cg_slot *cgl_s, int cgl_code, cgl_rt_hipDestroyTextureObject cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipDestroyTextureObject(hipTextureObject_t textureObject)
 {
@@ -16674,6 +17666,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetChannelDesc(hipChannelF
     (void)cg_call(&cgl_sites[CGL_hipGetChannelDesc], NULL, cgl_th_hipGetChannelDesc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGetChannelDesc;
+static __attribute__((noinline, cold)) cgl_rt_hipGetChannelDesc cgl_left_hipGetChannelDesc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetChannelDesc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetChannelDesc(hipChannelFormatDesc *desc, hipArray_const_t array)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGetChannelDesc]);
@@ -16687,15 +17688,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetChannelDesc(hipChannelF
         return cgl_ret;
     }
     return cgl_gp_hipGetChannelDesc(desc, array);
-}
-typedef hipError_t cgl_rt_hipGetChannelDesc;
-static __attribute__((noinline, cold)) cgl_rt_hipGetChannelDesc cgl_left_hipGetChannelDesc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetChannelDesc cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGetChannelDesc(hipChannelFormatDesc *desc, hipArray_const_t array)
 {
@@ -16736,6 +17728,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetTextureObjectResourceDe
     (void)cg_call(&cgl_sites[CGL_hipGetTextureObjectResourceDesc], NULL, cgl_th_hipGetTextureObjectResourceDesc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGetTextureObjectResourceDesc;
+static __attribute__((noinline, cold)) cgl_rt_hipGetTextureObjectResourceDesc cgl_left_hipGetTextureObjectResourceDesc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetTextureObjectResourceDesc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetTextureObjectResourceDesc(hipResourceDesc *pResDesc, hipTextureObject_t textureObject)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGetTextureObjectResourceDesc]);
@@ -16749,15 +17750,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetTextureObjectResourceDe
         return cgl_ret;
     }
     return cgl_gp_hipGetTextureObjectResourceDesc(pResDesc, textureObject);
-}
-typedef hipError_t cgl_rt_hipGetTextureObjectResourceDesc;
-static __attribute__((noinline, cold)) cgl_rt_hipGetTextureObjectResourceDesc cgl_left_hipGetTextureObjectResourceDesc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetTextureObjectResourceDesc cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGetTextureObjectResourceDesc(hipResourceDesc *pResDesc, hipTextureObject_t textureObject)
 {
@@ -16798,6 +17790,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetTextureObjectResourceVi
     (void)cg_call(&cgl_sites[CGL_hipGetTextureObjectResourceViewDesc], NULL, cgl_th_hipGetTextureObjectResourceViewDesc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGetTextureObjectResourceViewDesc;
+static __attribute__((noinline, cold)) cgl_rt_hipGetTextureObjectResourceViewDesc cgl_left_hipGetTextureObjectResourceViewDesc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetTextureObjectResourceViewDesc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetTextureObjectResourceViewDesc(struct hipResourceViewDesc *pResViewDesc, hipTextureObject_t textureObject)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGetTextureObjectResourceViewDesc]);
@@ -16811,15 +17812,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetTextureObjectResourceVi
         return cgl_ret;
     }
     return cgl_gp_hipGetTextureObjectResourceViewDesc(pResViewDesc, textureObject);
-}
-typedef hipError_t cgl_rt_hipGetTextureObjectResourceViewDesc;
-static __attribute__((noinline, cold)) cgl_rt_hipGetTextureObjectResourceViewDesc cgl_left_hipGetTextureObjectResourceViewDesc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetTextureObjectResourceViewDesc cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGetTextureObjectResourceViewDesc(struct hipResourceViewDesc *pResViewDesc, hipTextureObject_t textureObject)
 {
@@ -16860,6 +17852,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetTextureObjectTextureDes
     (void)cg_call(&cgl_sites[CGL_hipGetTextureObjectTextureDesc], NULL, cgl_th_hipGetTextureObjectTextureDesc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGetTextureObjectTextureDesc;
+static __attribute__((noinline, cold)) cgl_rt_hipGetTextureObjectTextureDesc cgl_left_hipGetTextureObjectTextureDesc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetTextureObjectTextureDesc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetTextureObjectTextureDesc(hipTextureDesc *pTexDesc, hipTextureObject_t textureObject)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGetTextureObjectTextureDesc]);
@@ -16873,15 +17874,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetTextureObjectTextureDes
         return cgl_ret;
     }
     return cgl_gp_hipGetTextureObjectTextureDesc(pTexDesc, textureObject);
-}
-typedef hipError_t cgl_rt_hipGetTextureObjectTextureDesc;
-static __attribute__((noinline, cold)) cgl_rt_hipGetTextureObjectTextureDesc cgl_left_hipGetTextureObjectTextureDesc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetTextureObjectTextureDesc cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGetTextureObjectTextureDesc(hipTextureDesc *pTexDesc, hipTextureObject_t textureObject)
 {
@@ -16923,6 +17915,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetAddressMode(textu
     (void)cg_call(&cgl_sites[CGL_hipTexRefSetAddressMode], NULL, cgl_th_hipTexRefSetAddressMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexRefSetAddressMode;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetAddressMode cgl_left_hipTexRefSetAddressMode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetAddressMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetAddressMode(textureReference *texRef, int dim, enum hipTextureAddressMode am)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexRefSetAddressMode]);
@@ -16936,15 +17937,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetAddressMode(textu
         return cgl_ret;
     }
     return cgl_gp_hipTexRefSetAddressMode(texRef, dim, am);
-}
-typedef hipError_t cgl_rt_hipTexRefSetAddressMode;
-static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetAddressMode cgl_left_hipTexRefSetAddressMode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetAddressMode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexRefSetAddressMode(textureReference *texRef, int dim, enum hipTextureAddressMode am)
 {
@@ -16986,6 +17978,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetArray(textureRefe
     (void)cg_call(&cgl_sites[CGL_hipTexRefSetArray], NULL, cgl_th_hipTexRefSetArray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexRefSetArray;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetArray cgl_left_hipTexRefSetArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetArray(textureReference *tex, hipArray_const_t array, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexRefSetArray]);
@@ -16999,15 +18000,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetArray(textureRefe
         return cgl_ret;
     }
     return cgl_gp_hipTexRefSetArray(tex, array, flags);
-}
-typedef hipError_t cgl_rt_hipTexRefSetArray;
-static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetArray cgl_left_hipTexRefSetArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetArray cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexRefSetArray(textureReference *tex, hipArray_const_t array, unsigned int flags)
 {
@@ -17048,6 +18040,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetFilterMode(textur
     (void)cg_call(&cgl_sites[CGL_hipTexRefSetFilterMode], NULL, cgl_th_hipTexRefSetFilterMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexRefSetFilterMode;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetFilterMode cgl_left_hipTexRefSetFilterMode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetFilterMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetFilterMode(textureReference *texRef, enum hipTextureFilterMode fm)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexRefSetFilterMode]);
@@ -17061,15 +18062,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetFilterMode(textur
         return cgl_ret;
     }
     return cgl_gp_hipTexRefSetFilterMode(texRef, fm);
-}
-typedef hipError_t cgl_rt_hipTexRefSetFilterMode;
-static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetFilterMode cgl_left_hipTexRefSetFilterMode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetFilterMode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexRefSetFilterMode(textureReference *texRef, enum hipTextureFilterMode fm)
 {
@@ -17110,6 +18102,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetFlags(textureRefe
     (void)cg_call(&cgl_sites[CGL_hipTexRefSetFlags], NULL, cgl_th_hipTexRefSetFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexRefSetFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetFlags cgl_left_hipTexRefSetFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetFlags(textureReference *texRef, unsigned int Flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexRefSetFlags]);
@@ -17123,15 +18124,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetFlags(textureRefe
         return cgl_ret;
     }
     return cgl_gp_hipTexRefSetFlags(texRef, Flags);
-}
-typedef hipError_t cgl_rt_hipTexRefSetFlags;
-static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetFlags cgl_left_hipTexRefSetFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetFlags cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexRefSetFlags(textureReference *texRef, unsigned int Flags)
 {
@@ -17173,6 +18165,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetFormat(textureRef
     (void)cg_call(&cgl_sites[CGL_hipTexRefSetFormat], NULL, cgl_th_hipTexRefSetFormat, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexRefSetFormat;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetFormat cgl_left_hipTexRefSetFormat(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetFormat cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetFormat(textureReference *texRef, hipArray_Format fmt, int NumPackedComponents)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexRefSetFormat]);
@@ -17186,15 +18187,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetFormat(textureRef
         return cgl_ret;
     }
     return cgl_gp_hipTexRefSetFormat(texRef, fmt, NumPackedComponents);
-}
-typedef hipError_t cgl_rt_hipTexRefSetFormat;
-static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetFormat cgl_left_hipTexRefSetFormat(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetFormat cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexRefSetFormat(textureReference *texRef, hipArray_Format fmt, int NumPackedComponents)
 {
@@ -17237,6 +18229,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexObjectCreate(hipTexture
     (void)cg_call(&cgl_sites[CGL_hipTexObjectCreate], NULL, cgl_th_hipTexObjectCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexObjectCreate;
+static __attribute__((noinline, cold)) cgl_rt_hipTexObjectCreate cgl_left_hipTexObjectCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexObjectCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexObjectCreate(hipTextureObject_t *pTexObject, const HIP_RESOURCE_DESC *pResDesc, const HIP_TEXTURE_DESC *pTexDesc, const HIP_RESOURCE_VIEW_DESC *pResViewDesc)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexObjectCreate]);
@@ -17250,15 +18251,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexObjectCreate(hipTexture
         return cgl_ret;
     }
     return cgl_gp_hipTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
-}
-typedef hipError_t cgl_rt_hipTexObjectCreate;
-static __attribute__((noinline, cold)) cgl_rt_hipTexObjectCreate cgl_left_hipTexObjectCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexObjectCreate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexObjectCreate(hipTextureObject_t *pTexObject, const HIP_RESOURCE_DESC *pResDesc, const HIP_TEXTURE_DESC *pTexDesc, const HIP_RESOURCE_VIEW_DESC *pResViewDesc)
 {
@@ -17298,6 +18290,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexObjectDestroy(hipTextur
     (void)cg_call(&cgl_sites[CGL_hipTexObjectDestroy], (const void *)texObject, cgl_th_hipTexObjectDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexObjectDestroy;
+static __attribute__((noinline, cold)) cgl_rt_hipTexObjectDestroy cgl_left_hipTexObjectDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexObjectDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexObjectDestroy(hipTextureObject_t texObject)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexObjectDestroy]);
@@ -17311,15 +18312,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexObjectDestroy(hipTextur
         return cgl_ret;
     }
     return cgl_gp_hipTexObjectDestroy(texObject);
-}
-typedef hipError_t cgl_rt_hipTexObjectDestroy;
-static __attribute__((noinline, cold)) cgl_rt_hipTexObjectDestroy cgl_left_hipTexObjectDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexObjectDestroy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexObjectDestroy(hipTextureObject_t texObject)
 {
@@ -17360,6 +18352,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexObjectGetResourceDesc(H
     (void)cg_call(&cgl_sites[CGL_hipTexObjectGetResourceDesc], NULL, cgl_th_hipTexObjectGetResourceDesc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexObjectGetResourceDesc;
+static __attribute__((noinline, cold)) cgl_rt_hipTexObjectGetResourceDesc cgl_left_hipTexObjectGetResourceDesc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexObjectGetResourceDesc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexObjectGetResourceDesc(HIP_RESOURCE_DESC *pResDesc, hipTextureObject_t texObject)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexObjectGetResourceDesc]);
@@ -17373,15 +18374,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexObjectGetResourceDesc(H
         return cgl_ret;
     }
     return cgl_gp_hipTexObjectGetResourceDesc(pResDesc, texObject);
-}
-typedef hipError_t cgl_rt_hipTexObjectGetResourceDesc;
-static __attribute__((noinline, cold)) cgl_rt_hipTexObjectGetResourceDesc cgl_left_hipTexObjectGetResourceDesc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexObjectGetResourceDesc cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexObjectGetResourceDesc(HIP_RESOURCE_DESC *pResDesc, hipTextureObject_t texObject)
 {
@@ -17422,6 +18414,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexObjectGetResourceViewDe
     (void)cg_call(&cgl_sites[CGL_hipTexObjectGetResourceViewDesc], NULL, cgl_th_hipTexObjectGetResourceViewDesc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexObjectGetResourceViewDesc;
+static __attribute__((noinline, cold)) cgl_rt_hipTexObjectGetResourceViewDesc cgl_left_hipTexObjectGetResourceViewDesc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexObjectGetResourceViewDesc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexObjectGetResourceViewDesc(HIP_RESOURCE_VIEW_DESC *pResViewDesc, hipTextureObject_t texObject)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexObjectGetResourceViewDesc]);
@@ -17435,15 +18436,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexObjectGetResourceViewDe
         return cgl_ret;
     }
     return cgl_gp_hipTexObjectGetResourceViewDesc(pResViewDesc, texObject);
-}
-typedef hipError_t cgl_rt_hipTexObjectGetResourceViewDesc;
-static __attribute__((noinline, cold)) cgl_rt_hipTexObjectGetResourceViewDesc cgl_left_hipTexObjectGetResourceViewDesc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexObjectGetResourceViewDesc cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexObjectGetResourceViewDesc(HIP_RESOURCE_VIEW_DESC *pResViewDesc, hipTextureObject_t texObject)
 {
@@ -17484,6 +18476,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexObjectGetTextureDesc(HI
     (void)cg_call(&cgl_sites[CGL_hipTexObjectGetTextureDesc], NULL, cgl_th_hipTexObjectGetTextureDesc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexObjectGetTextureDesc;
+static __attribute__((noinline, cold)) cgl_rt_hipTexObjectGetTextureDesc cgl_left_hipTexObjectGetTextureDesc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexObjectGetTextureDesc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexObjectGetTextureDesc(HIP_TEXTURE_DESC *pTexDesc, hipTextureObject_t texObject)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexObjectGetTextureDesc]);
@@ -17497,15 +18498,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexObjectGetTextureDesc(HI
         return cgl_ret;
     }
     return cgl_gp_hipTexObjectGetTextureDesc(pTexDesc, texObject);
-}
-typedef hipError_t cgl_rt_hipTexObjectGetTextureDesc;
-static __attribute__((noinline, cold)) cgl_rt_hipTexObjectGetTextureDesc cgl_left_hipTexObjectGetTextureDesc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexObjectGetTextureDesc cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexObjectGetTextureDesc(HIP_TEXTURE_DESC *pTexDesc, hipTextureObject_t texObject)
 {
@@ -17549,6 +18541,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipBindTexture(size_t *offset
     (void)cg_call(&cgl_sites[CGL_hipBindTexture], NULL, cgl_th_hipBindTexture, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipBindTexture;
+static __attribute__((noinline, cold)) cgl_rt_hipBindTexture cgl_left_hipBindTexture(cg_slot *cgl_s, int cgl_code, cgl_rt_hipBindTexture cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipBindTexture(size_t *offset, const textureReference *tex, const void *devPtr, const hipChannelFormatDesc *desc, size_t size)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipBindTexture]);
@@ -17562,15 +18563,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipBindTexture(size_t *offset
         return cgl_ret;
     }
     return cgl_gp_hipBindTexture(offset, tex, devPtr, desc, size);
-}
-typedef hipError_t cgl_rt_hipBindTexture;
-static __attribute__((noinline, cold)) cgl_rt_hipBindTexture cgl_left_hipBindTexture(cg_slot *cgl_s, int cgl_code, cgl_rt_hipBindTexture cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipBindTexture(size_t *offset, const textureReference *tex, const void *devPtr, const hipChannelFormatDesc *desc, size_t size)
 {
@@ -17616,6 +18608,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipBindTexture2D(size_t *offs
     (void)cg_call(&cgl_sites[CGL_hipBindTexture2D], NULL, cgl_th_hipBindTexture2D, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipBindTexture2D;
+static __attribute__((noinline, cold)) cgl_rt_hipBindTexture2D cgl_left_hipBindTexture2D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipBindTexture2D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipBindTexture2D(size_t *offset, const textureReference *tex, const void *devPtr, const hipChannelFormatDesc *desc, size_t width, size_t height, size_t pitch)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipBindTexture2D]);
@@ -17629,15 +18630,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipBindTexture2D(size_t *offs
         return cgl_ret;
     }
     return cgl_gp_hipBindTexture2D(offset, tex, devPtr, desc, width, height, pitch);
-}
-typedef hipError_t cgl_rt_hipBindTexture2D;
-static __attribute__((noinline, cold)) cgl_rt_hipBindTexture2D cgl_left_hipBindTexture2D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipBindTexture2D cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipBindTexture2D(size_t *offset, const textureReference *tex, const void *devPtr, const hipChannelFormatDesc *desc, size_t width, size_t height, size_t pitch)
 {
@@ -17679,6 +18671,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipBindTextureToArray(const t
     (void)cg_call(&cgl_sites[CGL_hipBindTextureToArray], NULL, cgl_th_hipBindTextureToArray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipBindTextureToArray;
+static __attribute__((noinline, cold)) cgl_rt_hipBindTextureToArray cgl_left_hipBindTextureToArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipBindTextureToArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipBindTextureToArray(const textureReference *tex, hipArray_const_t array, const hipChannelFormatDesc *desc)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipBindTextureToArray]);
@@ -17692,15 +18693,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipBindTextureToArray(const t
         return cgl_ret;
     }
     return cgl_gp_hipBindTextureToArray(tex, array, desc);
-}
-typedef hipError_t cgl_rt_hipBindTextureToArray;
-static __attribute__((noinline, cold)) cgl_rt_hipBindTextureToArray cgl_left_hipBindTextureToArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipBindTextureToArray cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipBindTextureToArray(const textureReference *tex, hipArray_const_t array, const hipChannelFormatDesc *desc)
 {
@@ -17741,6 +18733,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetTextureAlignmentOffset(
     (void)cg_call(&cgl_sites[CGL_hipGetTextureAlignmentOffset], NULL, cgl_th_hipGetTextureAlignmentOffset, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGetTextureAlignmentOffset;
+static __attribute__((noinline, cold)) cgl_rt_hipGetTextureAlignmentOffset cgl_left_hipGetTextureAlignmentOffset(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetTextureAlignmentOffset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetTextureAlignmentOffset(size_t *offset, const textureReference *texref)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGetTextureAlignmentOffset]);
@@ -17754,15 +18755,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGetTextureAlignmentOffset(
         return cgl_ret;
     }
     return cgl_gp_hipGetTextureAlignmentOffset(offset, texref);
-}
-typedef hipError_t cgl_rt_hipGetTextureAlignmentOffset;
-static __attribute__((noinline, cold)) cgl_rt_hipGetTextureAlignmentOffset cgl_left_hipGetTextureAlignmentOffset(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetTextureAlignmentOffset cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGetTextureAlignmentOffset(size_t *offset, const textureReference *texref)
 {
@@ -17802,6 +18794,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipUnbindTexture(const textur
     (void)cg_call(&cgl_sites[CGL_hipUnbindTexture], NULL, cgl_th_hipUnbindTexture, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipUnbindTexture;
+static __attribute__((noinline, cold)) cgl_rt_hipUnbindTexture cgl_left_hipUnbindTexture(cg_slot *cgl_s, int cgl_code, cgl_rt_hipUnbindTexture cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipUnbindTexture(const textureReference *tex)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipUnbindTexture]);
@@ -17815,15 +18816,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipUnbindTexture(const textur
         return cgl_ret;
     }
     return cgl_gp_hipUnbindTexture(tex);
-}
-typedef hipError_t cgl_rt_hipUnbindTexture;
-static __attribute__((noinline, cold)) cgl_rt_hipUnbindTexture cgl_left_hipUnbindTexture(cg_slot *cgl_s, int cgl_code, cgl_rt_hipUnbindTexture cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipUnbindTexture(const textureReference *tex)
 {
@@ -17864,6 +18856,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetAddress(hipDevice
     (void)cg_call(&cgl_sites[CGL_hipTexRefGetAddress], NULL, cgl_th_hipTexRefGetAddress, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexRefGetAddress;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetAddress cgl_left_hipTexRefGetAddress(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetAddress cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetAddress(hipDeviceptr_t *dev_ptr, const textureReference *texRef)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexRefGetAddress]);
@@ -17877,15 +18878,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetAddress(hipDevice
         return cgl_ret;
     }
     return cgl_gp_hipTexRefGetAddress(dev_ptr, texRef);
-}
-typedef hipError_t cgl_rt_hipTexRefGetAddress;
-static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetAddress cgl_left_hipTexRefGetAddress(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetAddress cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexRefGetAddress(hipDeviceptr_t *dev_ptr, const textureReference *texRef)
 {
@@ -17927,6 +18919,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetAddressMode(enum 
     (void)cg_call(&cgl_sites[CGL_hipTexRefGetAddressMode], NULL, cgl_th_hipTexRefGetAddressMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexRefGetAddressMode;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetAddressMode cgl_left_hipTexRefGetAddressMode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetAddressMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetAddressMode(enum hipTextureAddressMode *pam, const textureReference *texRef, int dim)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexRefGetAddressMode]);
@@ -17940,15 +18941,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetAddressMode(enum 
         return cgl_ret;
     }
     return cgl_gp_hipTexRefGetAddressMode(pam, texRef, dim);
-}
-typedef hipError_t cgl_rt_hipTexRefGetAddressMode;
-static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetAddressMode cgl_left_hipTexRefGetAddressMode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetAddressMode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexRefGetAddressMode(enum hipTextureAddressMode *pam, const textureReference *texRef, int dim)
 {
@@ -17989,6 +18981,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetFilterMode(enum h
     (void)cg_call(&cgl_sites[CGL_hipTexRefGetFilterMode], NULL, cgl_th_hipTexRefGetFilterMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexRefGetFilterMode;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetFilterMode cgl_left_hipTexRefGetFilterMode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetFilterMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetFilterMode(enum hipTextureFilterMode *pfm, const textureReference *texRef)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexRefGetFilterMode]);
@@ -18002,15 +19003,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetFilterMode(enum h
         return cgl_ret;
     }
     return cgl_gp_hipTexRefGetFilterMode(pfm, texRef);
-}
-typedef hipError_t cgl_rt_hipTexRefGetFilterMode;
-static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetFilterMode cgl_left_hipTexRefGetFilterMode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetFilterMode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexRefGetFilterMode(enum hipTextureFilterMode *pfm, const textureReference *texRef)
 {
@@ -18051,6 +19043,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetFlags(unsigned in
     (void)cg_call(&cgl_sites[CGL_hipTexRefGetFlags], NULL, cgl_th_hipTexRefGetFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexRefGetFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetFlags cgl_left_hipTexRefGetFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetFlags(unsigned int *pFlags, const textureReference *texRef)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexRefGetFlags]);
@@ -18064,15 +19065,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetFlags(unsigned in
         return cgl_ret;
     }
     return cgl_gp_hipTexRefGetFlags(pFlags, texRef);
-}
-typedef hipError_t cgl_rt_hipTexRefGetFlags;
-static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetFlags cgl_left_hipTexRefGetFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetFlags cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexRefGetFlags(unsigned int *pFlags, const textureReference *texRef)
 {
@@ -18114,6 +19106,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetFormat(hipArray_F
     (void)cg_call(&cgl_sites[CGL_hipTexRefGetFormat], NULL, cgl_th_hipTexRefGetFormat, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexRefGetFormat;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetFormat cgl_left_hipTexRefGetFormat(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetFormat cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetFormat(hipArray_Format *pFormat, int *pNumChannels, const textureReference *texRef)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexRefGetFormat]);
@@ -18127,15 +19128,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetFormat(hipArray_F
         return cgl_ret;
     }
     return cgl_gp_hipTexRefGetFormat(pFormat, pNumChannels, texRef);
-}
-typedef hipError_t cgl_rt_hipTexRefGetFormat;
-static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetFormat cgl_left_hipTexRefGetFormat(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetFormat cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexRefGetFormat(hipArray_Format *pFormat, int *pNumChannels, const textureReference *texRef)
 {
@@ -18176,6 +19168,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetMaxAnisotropy(int
     (void)cg_call(&cgl_sites[CGL_hipTexRefGetMaxAnisotropy], NULL, cgl_th_hipTexRefGetMaxAnisotropy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexRefGetMaxAnisotropy;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetMaxAnisotropy cgl_left_hipTexRefGetMaxAnisotropy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetMaxAnisotropy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetMaxAnisotropy(int *pmaxAnsio, const textureReference *texRef)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexRefGetMaxAnisotropy]);
@@ -18189,15 +19190,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetMaxAnisotropy(int
         return cgl_ret;
     }
     return cgl_gp_hipTexRefGetMaxAnisotropy(pmaxAnsio, texRef);
-}
-typedef hipError_t cgl_rt_hipTexRefGetMaxAnisotropy;
-static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetMaxAnisotropy cgl_left_hipTexRefGetMaxAnisotropy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetMaxAnisotropy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexRefGetMaxAnisotropy(int *pmaxAnsio, const textureReference *texRef)
 {
@@ -18238,6 +19230,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetMipmapFilterMode(
     (void)cg_call(&cgl_sites[CGL_hipTexRefGetMipmapFilterMode], NULL, cgl_th_hipTexRefGetMipmapFilterMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexRefGetMipmapFilterMode;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetMipmapFilterMode cgl_left_hipTexRefGetMipmapFilterMode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetMipmapFilterMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetMipmapFilterMode(enum hipTextureFilterMode *pfm, const textureReference *texRef)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexRefGetMipmapFilterMode]);
@@ -18251,15 +19252,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetMipmapFilterMode(
         return cgl_ret;
     }
     return cgl_gp_hipTexRefGetMipmapFilterMode(pfm, texRef);
-}
-typedef hipError_t cgl_rt_hipTexRefGetMipmapFilterMode;
-static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetMipmapFilterMode cgl_left_hipTexRefGetMipmapFilterMode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetMipmapFilterMode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexRefGetMipmapFilterMode(enum hipTextureFilterMode *pfm, const textureReference *texRef)
 {
@@ -18300,6 +19292,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetMipmapLevelBias(f
     (void)cg_call(&cgl_sites[CGL_hipTexRefGetMipmapLevelBias], NULL, cgl_th_hipTexRefGetMipmapLevelBias, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexRefGetMipmapLevelBias;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetMipmapLevelBias cgl_left_hipTexRefGetMipmapLevelBias(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetMipmapLevelBias cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetMipmapLevelBias(float *pbias, const textureReference *texRef)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexRefGetMipmapLevelBias]);
@@ -18313,15 +19314,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetMipmapLevelBias(f
         return cgl_ret;
     }
     return cgl_gp_hipTexRefGetMipmapLevelBias(pbias, texRef);
-}
-typedef hipError_t cgl_rt_hipTexRefGetMipmapLevelBias;
-static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetMipmapLevelBias cgl_left_hipTexRefGetMipmapLevelBias(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetMipmapLevelBias cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexRefGetMipmapLevelBias(float *pbias, const textureReference *texRef)
 {
@@ -18363,6 +19355,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetMipmapLevelClamp(
     (void)cg_call(&cgl_sites[CGL_hipTexRefGetMipmapLevelClamp], NULL, cgl_th_hipTexRefGetMipmapLevelClamp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexRefGetMipmapLevelClamp;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetMipmapLevelClamp cgl_left_hipTexRefGetMipmapLevelClamp(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetMipmapLevelClamp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, const textureReference *texRef)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexRefGetMipmapLevelClamp]);
@@ -18376,15 +19377,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetMipmapLevelClamp(
         return cgl_ret;
     }
     return cgl_gp_hipTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, texRef);
-}
-typedef hipError_t cgl_rt_hipTexRefGetMipmapLevelClamp;
-static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetMipmapLevelClamp cgl_left_hipTexRefGetMipmapLevelClamp(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetMipmapLevelClamp cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, const textureReference *texRef)
 {
@@ -18425,6 +19417,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetMipMappedArray(hi
     (void)cg_call(&cgl_sites[CGL_hipTexRefGetMipMappedArray], NULL, cgl_th_hipTexRefGetMipMappedArray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexRefGetMipMappedArray;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetMipMappedArray cgl_left_hipTexRefGetMipMappedArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetMipMappedArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetMipMappedArray(hipMipmappedArray_t *pArray, const textureReference *texRef)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexRefGetMipMappedArray]);
@@ -18438,15 +19439,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetMipMappedArray(hi
         return cgl_ret;
     }
     return cgl_gp_hipTexRefGetMipMappedArray(pArray, texRef);
-}
-typedef hipError_t cgl_rt_hipTexRefGetMipMappedArray;
-static __attribute__((noinline, cold)) cgl_rt_hipTexRefGetMipMappedArray cgl_left_hipTexRefGetMipMappedArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefGetMipMappedArray cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexRefGetMipMappedArray(hipMipmappedArray_t *pArray, const textureReference *texRef)
 {
@@ -18489,6 +19481,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetAddress(size_t *B
     (void)cg_call(&cgl_sites[CGL_hipTexRefSetAddress], NULL, cgl_th_hipTexRefSetAddress, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexRefSetAddress;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetAddress cgl_left_hipTexRefSetAddress(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetAddress cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetAddress(size_t *ByteOffset, textureReference *texRef, hipDeviceptr_t dptr, size_t bytes)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexRefSetAddress]);
@@ -18502,15 +19503,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetAddress(size_t *B
         return cgl_ret;
     }
     return cgl_gp_hipTexRefSetAddress(ByteOffset, texRef, dptr, bytes);
-}
-typedef hipError_t cgl_rt_hipTexRefSetAddress;
-static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetAddress cgl_left_hipTexRefSetAddress(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetAddress cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexRefSetAddress(size_t *ByteOffset, textureReference *texRef, hipDeviceptr_t dptr, size_t bytes)
 {
@@ -18553,6 +19545,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetAddress2D(texture
     (void)cg_call(&cgl_sites[CGL_hipTexRefSetAddress2D], NULL, cgl_th_hipTexRefSetAddress2D, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexRefSetAddress2D;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetAddress2D cgl_left_hipTexRefSetAddress2D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetAddress2D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetAddress2D(textureReference *texRef, const HIP_ARRAY_DESCRIPTOR *desc, hipDeviceptr_t dptr, size_t Pitch)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexRefSetAddress2D]);
@@ -18566,15 +19567,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetAddress2D(texture
         return cgl_ret;
     }
     return cgl_gp_hipTexRefSetAddress2D(texRef, desc, dptr, Pitch);
-}
-typedef hipError_t cgl_rt_hipTexRefSetAddress2D;
-static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetAddress2D cgl_left_hipTexRefSetAddress2D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetAddress2D cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexRefSetAddress2D(textureReference *texRef, const HIP_ARRAY_DESCRIPTOR *desc, hipDeviceptr_t dptr, size_t Pitch)
 {
@@ -18615,6 +19607,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetMaxAnisotropy(tex
     (void)cg_call(&cgl_sites[CGL_hipTexRefSetMaxAnisotropy], NULL, cgl_th_hipTexRefSetMaxAnisotropy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexRefSetMaxAnisotropy;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetMaxAnisotropy cgl_left_hipTexRefSetMaxAnisotropy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetMaxAnisotropy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetMaxAnisotropy(textureReference *texRef, unsigned int maxAniso)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexRefSetMaxAnisotropy]);
@@ -18628,15 +19629,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetMaxAnisotropy(tex
         return cgl_ret;
     }
     return cgl_gp_hipTexRefSetMaxAnisotropy(texRef, maxAniso);
-}
-typedef hipError_t cgl_rt_hipTexRefSetMaxAnisotropy;
-static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetMaxAnisotropy cgl_left_hipTexRefSetMaxAnisotropy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetMaxAnisotropy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexRefSetMaxAnisotropy(textureReference *texRef, unsigned int maxAniso)
 {
@@ -18677,6 +19669,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetBorderColor(textu
     (void)cg_call(&cgl_sites[CGL_hipTexRefSetBorderColor], NULL, cgl_th_hipTexRefSetBorderColor, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexRefSetBorderColor;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetBorderColor cgl_left_hipTexRefSetBorderColor(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetBorderColor cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetBorderColor(textureReference *texRef, float *pBorderColor)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexRefSetBorderColor]);
@@ -18690,15 +19691,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetBorderColor(textu
         return cgl_ret;
     }
     return cgl_gp_hipTexRefSetBorderColor(texRef, pBorderColor);
-}
-typedef hipError_t cgl_rt_hipTexRefSetBorderColor;
-static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetBorderColor cgl_left_hipTexRefSetBorderColor(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetBorderColor cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexRefSetBorderColor(textureReference *texRef, float *pBorderColor)
 {
@@ -18739,6 +19731,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetMipmapFilterMode(
     (void)cg_call(&cgl_sites[CGL_hipTexRefSetMipmapFilterMode], NULL, cgl_th_hipTexRefSetMipmapFilterMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexRefSetMipmapFilterMode;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetMipmapFilterMode cgl_left_hipTexRefSetMipmapFilterMode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetMipmapFilterMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetMipmapFilterMode(textureReference *texRef, enum hipTextureFilterMode fm)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexRefSetMipmapFilterMode]);
@@ -18752,15 +19753,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetMipmapFilterMode(
         return cgl_ret;
     }
     return cgl_gp_hipTexRefSetMipmapFilterMode(texRef, fm);
-}
-typedef hipError_t cgl_rt_hipTexRefSetMipmapFilterMode;
-static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetMipmapFilterMode cgl_left_hipTexRefSetMipmapFilterMode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetMipmapFilterMode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexRefSetMipmapFilterMode(textureReference *texRef, enum hipTextureFilterMode fm)
 {
@@ -18801,6 +19793,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetMipmapLevelBias(t
     (void)cg_call(&cgl_sites[CGL_hipTexRefSetMipmapLevelBias], NULL, cgl_th_hipTexRefSetMipmapLevelBias, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexRefSetMipmapLevelBias;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetMipmapLevelBias cgl_left_hipTexRefSetMipmapLevelBias(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetMipmapLevelBias cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetMipmapLevelBias(textureReference *texRef, float bias)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexRefSetMipmapLevelBias]);
@@ -18814,15 +19815,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetMipmapLevelBias(t
         return cgl_ret;
     }
     return cgl_gp_hipTexRefSetMipmapLevelBias(texRef, bias);
-}
-typedef hipError_t cgl_rt_hipTexRefSetMipmapLevelBias;
-static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetMipmapLevelBias cgl_left_hipTexRefSetMipmapLevelBias(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetMipmapLevelBias cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexRefSetMipmapLevelBias(textureReference *texRef, float bias)
 {
@@ -18864,6 +19856,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetMipmapLevelClamp(
     (void)cg_call(&cgl_sites[CGL_hipTexRefSetMipmapLevelClamp], NULL, cgl_th_hipTexRefSetMipmapLevelClamp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexRefSetMipmapLevelClamp;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetMipmapLevelClamp cgl_left_hipTexRefSetMipmapLevelClamp(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetMipmapLevelClamp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetMipmapLevelClamp(textureReference *texRef, float minMipMapLevelClamp, float maxMipMapLevelClamp)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexRefSetMipmapLevelClamp]);
@@ -18877,15 +19878,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetMipmapLevelClamp(
         return cgl_ret;
     }
     return cgl_gp_hipTexRefSetMipmapLevelClamp(texRef, minMipMapLevelClamp, maxMipMapLevelClamp);
-}
-typedef hipError_t cgl_rt_hipTexRefSetMipmapLevelClamp;
-static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetMipmapLevelClamp cgl_left_hipTexRefSetMipmapLevelClamp(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetMipmapLevelClamp cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexRefSetMipmapLevelClamp(textureReference *texRef, float minMipMapLevelClamp, float maxMipMapLevelClamp)
 {
@@ -18927,6 +19919,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetMipmappedArray(te
     (void)cg_call(&cgl_sites[CGL_hipTexRefSetMipmappedArray], NULL, cgl_th_hipTexRefSetMipmappedArray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipTexRefSetMipmappedArray;
+static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetMipmappedArray cgl_left_hipTexRefSetMipmappedArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetMipmappedArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetMipmappedArray(textureReference *texRef, struct hipMipmappedArray *mipmappedArray, unsigned int Flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipTexRefSetMipmappedArray]);
@@ -18940,15 +19941,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetMipmappedArray(te
         return cgl_ret;
     }
     return cgl_gp_hipTexRefSetMipmappedArray(texRef, mipmappedArray, Flags);
-}
-typedef hipError_t cgl_rt_hipTexRefSetMipmappedArray;
-static __attribute__((noinline, cold)) cgl_rt_hipTexRefSetMipmappedArray cgl_left_hipTexRefSetMipmappedArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipTexRefSetMipmappedArray cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipTexRefSetMipmappedArray(textureReference *texRef, struct hipMipmappedArray *mipmappedArray, unsigned int Flags)
 {
@@ -18990,6 +19982,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMipmappedArrayCreate(hipMi
     (void)cg_call(&cgl_sites[CGL_hipMipmappedArrayCreate], NULL, cgl_th_hipMipmappedArrayCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMipmappedArrayCreate;
+static __attribute__((noinline, cold)) cgl_rt_hipMipmappedArrayCreate cgl_left_hipMipmappedArrayCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMipmappedArrayCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMipmappedArrayCreate(hipMipmappedArray_t *pHandle, HIP_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMipmappedArrayCreate]);
@@ -19003,15 +20004,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMipmappedArrayCreate(hipMi
         return cgl_ret;
     }
     return cgl_gp_hipMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
-}
-typedef hipError_t cgl_rt_hipMipmappedArrayCreate;
-static __attribute__((noinline, cold)) cgl_rt_hipMipmappedArrayCreate cgl_left_hipMipmappedArrayCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMipmappedArrayCreate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMipmappedArrayCreate(hipMipmappedArray_t *pHandle, HIP_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)
 {
@@ -19051,6 +20043,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMipmappedArrayDestroy(hipM
     (void)cg_call(&cgl_sites[CGL_hipMipmappedArrayDestroy], NULL, cgl_th_hipMipmappedArrayDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMipmappedArrayDestroy;
+static __attribute__((noinline, cold)) cgl_rt_hipMipmappedArrayDestroy cgl_left_hipMipmappedArrayDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMipmappedArrayDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMipmappedArrayDestroy(hipMipmappedArray_t hMipmappedArray)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMipmappedArrayDestroy]);
@@ -19064,15 +20065,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMipmappedArrayDestroy(hipM
         return cgl_ret;
     }
     return cgl_gp_hipMipmappedArrayDestroy(hMipmappedArray);
-}
-typedef hipError_t cgl_rt_hipMipmappedArrayDestroy;
-static __attribute__((noinline, cold)) cgl_rt_hipMipmappedArrayDestroy cgl_left_hipMipmappedArrayDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMipmappedArrayDestroy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMipmappedArrayDestroy(hipMipmappedArray_t hMipmappedArray)
 {
@@ -19114,6 +20106,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMipmappedArrayGetLevel(hip
     (void)cg_call(&cgl_sites[CGL_hipMipmappedArrayGetLevel], NULL, cgl_th_hipMipmappedArrayGetLevel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMipmappedArrayGetLevel;
+static __attribute__((noinline, cold)) cgl_rt_hipMipmappedArrayGetLevel cgl_left_hipMipmappedArrayGetLevel(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMipmappedArrayGetLevel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMipmappedArrayGetLevel(hipArray_t *pLevelArray, hipMipmappedArray_t hMipMappedArray, unsigned int level)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMipmappedArrayGetLevel]);
@@ -19127,15 +20128,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMipmappedArrayGetLevel(hip
         return cgl_ret;
     }
     return cgl_gp_hipMipmappedArrayGetLevel(pLevelArray, hMipMappedArray, level);
-}
-typedef hipError_t cgl_rt_hipMipmappedArrayGetLevel;
-static __attribute__((noinline, cold)) cgl_rt_hipMipmappedArrayGetLevel cgl_left_hipMipmappedArrayGetLevel(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMipmappedArrayGetLevel cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMipmappedArrayGetLevel(hipArray_t *pLevelArray, hipMipmappedArray_t hMipMappedArray, unsigned int level)
 {
@@ -19177,6 +20169,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipRegisterApiCallback(uint32
     (void)cg_call(&cgl_sites[CGL_hipRegisterApiCallback], NULL, cgl_th_hipRegisterApiCallback, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipRegisterApiCallback;
+static __attribute__((noinline, cold)) cgl_rt_hipRegisterApiCallback cgl_left_hipRegisterApiCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_hipRegisterApiCallback cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipRegisterApiCallback(uint32_t id, void *fun, void *arg)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipRegisterApiCallback]);
@@ -19190,15 +20191,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipRegisterApiCallback(uint32
         return cgl_ret;
     }
     return cgl_gp_hipRegisterApiCallback(id, fun, arg);
-}
-typedef hipError_t cgl_rt_hipRegisterApiCallback;
-static __attribute__((noinline, cold)) cgl_rt_hipRegisterApiCallback cgl_left_hipRegisterApiCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_hipRegisterApiCallback cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipRegisterApiCallback(uint32_t id, void *fun, void *arg)
 {
@@ -19238,6 +20230,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipRemoveApiCallback(uint32_t
     (void)cg_call(&cgl_sites[CGL_hipRemoveApiCallback], NULL, cgl_th_hipRemoveApiCallback, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipRemoveApiCallback;
+static __attribute__((noinline, cold)) cgl_rt_hipRemoveApiCallback cgl_left_hipRemoveApiCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_hipRemoveApiCallback cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipRemoveApiCallback(uint32_t id)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipRemoveApiCallback]);
@@ -19251,15 +20252,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipRemoveApiCallback(uint32_t
         return cgl_ret;
     }
     return cgl_gp_hipRemoveApiCallback(id);
-}
-typedef hipError_t cgl_rt_hipRemoveApiCallback;
-static __attribute__((noinline, cold)) cgl_rt_hipRemoveApiCallback cgl_left_hipRemoveApiCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_hipRemoveApiCallback cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipRemoveApiCallback(uint32_t id)
 {
@@ -19301,6 +20293,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipRegisterActivityCallback(u
     (void)cg_call(&cgl_sites[CGL_hipRegisterActivityCallback], NULL, cgl_th_hipRegisterActivityCallback, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipRegisterActivityCallback;
+static __attribute__((noinline, cold)) cgl_rt_hipRegisterActivityCallback cgl_left_hipRegisterActivityCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_hipRegisterActivityCallback cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipRegisterActivityCallback(uint32_t id, void *fun, void *arg)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipRegisterActivityCallback]);
@@ -19314,15 +20315,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipRegisterActivityCallback(u
         return cgl_ret;
     }
     return cgl_gp_hipRegisterActivityCallback(id, fun, arg);
-}
-typedef hipError_t cgl_rt_hipRegisterActivityCallback;
-static __attribute__((noinline, cold)) cgl_rt_hipRegisterActivityCallback cgl_left_hipRegisterActivityCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_hipRegisterActivityCallback cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipRegisterActivityCallback(uint32_t id, void *fun, void *arg)
 {
@@ -19362,6 +20354,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipRemoveActivityCallback(uin
     (void)cg_call(&cgl_sites[CGL_hipRemoveActivityCallback], NULL, cgl_th_hipRemoveActivityCallback, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipRemoveActivityCallback;
+static __attribute__((noinline, cold)) cgl_rt_hipRemoveActivityCallback cgl_left_hipRemoveActivityCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_hipRemoveActivityCallback cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipRemoveActivityCallback(uint32_t id)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipRemoveActivityCallback]);
@@ -19375,15 +20376,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipRemoveActivityCallback(uin
         return cgl_ret;
     }
     return cgl_gp_hipRemoveActivityCallback(id);
-}
-typedef hipError_t cgl_rt_hipRemoveActivityCallback;
-static __attribute__((noinline, cold)) cgl_rt_hipRemoveActivityCallback cgl_left_hipRemoveActivityCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_hipRemoveActivityCallback cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipRemoveActivityCallback(uint32_t id)
 {
@@ -19423,6 +20415,15 @@ static __attribute__((noinline)) const char *cgl_gp_hipApiName(uint32_t id)
     (void)cg_call(&cgl_sites[CGL_hipApiName], NULL, cgl_th_hipApiName, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef const char *cgl_rt_hipApiName;
+static __attribute__((noinline, cold)) cgl_rt_hipApiName cgl_left_hipApiName(cg_slot *cgl_s, int cgl_code, cgl_rt_hipApiName cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) const char *cgl_sl_hipApiName(uint32_t id)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipApiName]);
@@ -19432,15 +20433,6 @@ static __attribute__((noinline)) const char *cgl_sl_hipApiName(uint32_t id)
         return cgl_ret;
     }
     return cgl_gp_hipApiName(id);
-}
-typedef const char *cgl_rt_hipApiName;
-static __attribute__((noinline, cold)) cgl_rt_hipApiName cgl_left_hipApiName(cg_slot *cgl_s, int cgl_code, cgl_rt_hipApiName cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT const char *hipApiName(uint32_t id)
 {
@@ -19477,6 +20469,15 @@ static __attribute__((noinline)) const char *cgl_gp_hipKernelNameRef(const hipFu
     (void)cg_call(&cgl_sites[CGL_hipKernelNameRef], (const void *)f, cgl_th_hipKernelNameRef, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef const char *cgl_rt_hipKernelNameRef;
+static __attribute__((noinline, cold)) cgl_rt_hipKernelNameRef cgl_left_hipKernelNameRef(cg_slot *cgl_s, int cgl_code, cgl_rt_hipKernelNameRef cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) const char *cgl_sl_hipKernelNameRef(const hipFunction_t f)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipKernelNameRef]);
@@ -19486,15 +20487,6 @@ static __attribute__((noinline)) const char *cgl_sl_hipKernelNameRef(const hipFu
         return cgl_ret;
     }
     return cgl_gp_hipKernelNameRef(f);
-}
-typedef const char *cgl_rt_hipKernelNameRef;
-static __attribute__((noinline, cold)) cgl_rt_hipKernelNameRef cgl_left_hipKernelNameRef(cg_slot *cgl_s, int cgl_code, cgl_rt_hipKernelNameRef cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT const char *hipKernelNameRef(const hipFunction_t f)
 {
@@ -19532,6 +20524,15 @@ static __attribute__((noinline)) const char *cgl_gp_hipKernelNameRefByPtr(const 
     (void)cg_call(&cgl_sites[CGL_hipKernelNameRefByPtr], NULL, cgl_th_hipKernelNameRefByPtr, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef const char *cgl_rt_hipKernelNameRefByPtr;
+static __attribute__((noinline, cold)) cgl_rt_hipKernelNameRefByPtr cgl_left_hipKernelNameRefByPtr(cg_slot *cgl_s, int cgl_code, cgl_rt_hipKernelNameRefByPtr cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) const char *cgl_sl_hipKernelNameRefByPtr(const void *hostFunction, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipKernelNameRefByPtr]);
@@ -19541,15 +20542,6 @@ static __attribute__((noinline)) const char *cgl_sl_hipKernelNameRefByPtr(const 
         return cgl_ret;
     }
     return cgl_gp_hipKernelNameRefByPtr(hostFunction, stream);
-}
-typedef const char *cgl_rt_hipKernelNameRefByPtr;
-static __attribute__((noinline, cold)) cgl_rt_hipKernelNameRefByPtr cgl_left_hipKernelNameRefByPtr(cg_slot *cgl_s, int cgl_code, cgl_rt_hipKernelNameRefByPtr cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT const char *hipKernelNameRefByPtr(const void *hostFunction, hipStream_t stream)
 {
@@ -19586,6 +20578,15 @@ static __attribute__((noinline)) int cgl_gp_hipGetStreamDeviceId(hipStream_t str
     (void)cg_call(&cgl_sites[CGL_hipGetStreamDeviceId], (const void *)stream, cgl_th_hipGetStreamDeviceId, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_hipGetStreamDeviceId;
+static __attribute__((noinline, cold)) cgl_rt_hipGetStreamDeviceId cgl_left_hipGetStreamDeviceId(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetStreamDeviceId cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_hipGetStreamDeviceId(hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGetStreamDeviceId]);
@@ -19595,15 +20596,6 @@ static __attribute__((noinline)) int cgl_sl_hipGetStreamDeviceId(hipStream_t str
         return cgl_ret;
     }
     return cgl_gp_hipGetStreamDeviceId(stream);
-}
-typedef int cgl_rt_hipGetStreamDeviceId;
-static __attribute__((noinline, cold)) cgl_rt_hipGetStreamDeviceId cgl_left_hipGetStreamDeviceId(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGetStreamDeviceId cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int hipGetStreamDeviceId(hipStream_t stream)
 {
@@ -19641,6 +20633,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamBeginCapture(hipStre
     (void)cg_call(&cgl_sites[CGL_hipStreamBeginCapture], (const void *)stream, cgl_th_hipStreamBeginCapture, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamBeginCapture;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamBeginCapture cgl_left_hipStreamBeginCapture(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamBeginCapture cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamBeginCapture]);
@@ -19654,15 +20655,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamBeginCapture(hipStre
         return cgl_ret;
     }
     return cgl_gp_hipStreamBeginCapture(stream, mode);
-}
-typedef hipError_t cgl_rt_hipStreamBeginCapture;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamBeginCapture cgl_left_hipStreamBeginCapture(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamBeginCapture cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)
 {
@@ -19703,6 +20695,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamEndCapture(hipStream
     (void)cg_call(&cgl_sites[CGL_hipStreamEndCapture], (const void *)stream, cgl_th_hipStreamEndCapture, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamEndCapture;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamEndCapture cgl_left_hipStreamEndCapture(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamEndCapture cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamEndCapture]);
@@ -19716,15 +20717,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamEndCapture(hipStream
         return cgl_ret;
     }
     return cgl_gp_hipStreamEndCapture(stream, pGraph);
-}
-typedef hipError_t cgl_rt_hipStreamEndCapture;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamEndCapture cgl_left_hipStreamEndCapture(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamEndCapture cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)
 {
@@ -19766,6 +20758,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamGetCaptureInfo(hipSt
     (void)cg_call(&cgl_sites[CGL_hipStreamGetCaptureInfo], (const void *)stream, cgl_th_hipStreamGetCaptureInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamGetCaptureInfo;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamGetCaptureInfo cgl_left_hipStreamGetCaptureInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamGetCaptureInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamGetCaptureInfo(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus, unsigned long long *pId)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamGetCaptureInfo]);
@@ -19779,15 +20780,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamGetCaptureInfo(hipSt
         return cgl_ret;
     }
     return cgl_gp_hipStreamGetCaptureInfo(stream, pCaptureStatus, pId);
-}
-typedef hipError_t cgl_rt_hipStreamGetCaptureInfo;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamGetCaptureInfo cgl_left_hipStreamGetCaptureInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamGetCaptureInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamGetCaptureInfo(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus, unsigned long long *pId)
 {
@@ -19832,6 +20824,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamGetCaptureInfo_v2(hi
     (void)cg_call(&cgl_sites[CGL_hipStreamGetCaptureInfo_v2], (const void *)stream, cgl_th_hipStreamGetCaptureInfo_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamGetCaptureInfo_v2;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamGetCaptureInfo_v2 cgl_left_hipStreamGetCaptureInfo_v2(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamGetCaptureInfo_v2 cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamGetCaptureInfo_v2(hipStream_t stream, hipStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, hipGraph_t *graph_out, const hipGraphNode_t **dependencies_out, size_t *numDependencies_out)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamGetCaptureInfo_v2]);
@@ -19845,15 +20846,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamGetCaptureInfo_v2(hi
         return cgl_ret;
     }
     return cgl_gp_hipStreamGetCaptureInfo_v2(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
-}
-typedef hipError_t cgl_rt_hipStreamGetCaptureInfo_v2;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamGetCaptureInfo_v2 cgl_left_hipStreamGetCaptureInfo_v2(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamGetCaptureInfo_v2 cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamGetCaptureInfo_v2(hipStream_t stream, hipStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, hipGraph_t *graph_out, const hipGraphNode_t **dependencies_out, size_t *numDependencies_out)
 {
@@ -19894,6 +20886,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamIsCapturing(hipStrea
     (void)cg_call(&cgl_sites[CGL_hipStreamIsCapturing], (const void *)stream, cgl_th_hipStreamIsCapturing, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamIsCapturing;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamIsCapturing cgl_left_hipStreamIsCapturing(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamIsCapturing cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamIsCapturing]);
@@ -19907,15 +20908,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamIsCapturing(hipStrea
         return cgl_ret;
     }
     return cgl_gp_hipStreamIsCapturing(stream, pCaptureStatus);
-}
-typedef hipError_t cgl_rt_hipStreamIsCapturing;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamIsCapturing cgl_left_hipStreamIsCapturing(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamIsCapturing cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus)
 {
@@ -19958,6 +20950,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamUpdateCaptureDepende
     (void)cg_call(&cgl_sites[CGL_hipStreamUpdateCaptureDependencies], (const void *)stream, cgl_th_hipStreamUpdateCaptureDependencies, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipStreamUpdateCaptureDependencies;
+static __attribute__((noinline, cold)) cgl_rt_hipStreamUpdateCaptureDependencies cgl_left_hipStreamUpdateCaptureDependencies(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamUpdateCaptureDependencies cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamUpdateCaptureDependencies(hipStream_t stream, hipGraphNode_t *dependencies, size_t numDependencies, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipStreamUpdateCaptureDependencies]);
@@ -19971,15 +20972,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamUpdateCaptureDepende
         return cgl_ret;
     }
     return cgl_gp_hipStreamUpdateCaptureDependencies(stream, dependencies, numDependencies, flags);
-}
-typedef hipError_t cgl_rt_hipStreamUpdateCaptureDependencies;
-static __attribute__((noinline, cold)) cgl_rt_hipStreamUpdateCaptureDependencies cgl_left_hipStreamUpdateCaptureDependencies(cg_slot *cgl_s, int cgl_code, cgl_rt_hipStreamUpdateCaptureDependencies cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipStreamUpdateCaptureDependencies(hipStream_t stream, hipGraphNode_t *dependencies, size_t numDependencies, unsigned int flags)
 {
@@ -20021,6 +21013,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipLaunchHostFunc(hipStream_t
     (void)cg_call(&cgl_sites[CGL_hipLaunchHostFunc], (const void *)stream, cgl_th_hipLaunchHostFunc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipLaunchHostFunc;
+static __attribute__((noinline, cold)) cgl_rt_hipLaunchHostFunc cgl_left_hipLaunchHostFunc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipLaunchHostFunc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipLaunchHostFunc]);
@@ -20034,15 +21035,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchHostFunc(hipStream_t
         return cgl_ret;
     }
     return cgl_gp_hipLaunchHostFunc(stream, fn, userData);
-}
-typedef hipError_t cgl_rt_hipLaunchHostFunc;
-static __attribute__((noinline, cold)) cgl_rt_hipLaunchHostFunc cgl_left_hipLaunchHostFunc(cg_slot *cgl_s, int cgl_code, cgl_rt_hipLaunchHostFunc cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData)
 {
@@ -20082,6 +21074,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipThreadExchangeStreamCaptur
     (void)cg_call(&cgl_sites[CGL_hipThreadExchangeStreamCaptureMode], NULL, cgl_th_hipThreadExchangeStreamCaptureMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipThreadExchangeStreamCaptureMode;
+static __attribute__((noinline, cold)) cgl_rt_hipThreadExchangeStreamCaptureMode cgl_left_hipThreadExchangeStreamCaptureMode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipThreadExchangeStreamCaptureMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipThreadExchangeStreamCaptureMode(hipStreamCaptureMode *mode)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipThreadExchangeStreamCaptureMode]);
@@ -20095,15 +21096,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipThreadExchangeStreamCaptur
         return cgl_ret;
     }
     return cgl_gp_hipThreadExchangeStreamCaptureMode(mode);
-}
-typedef hipError_t cgl_rt_hipThreadExchangeStreamCaptureMode;
-static __attribute__((noinline, cold)) cgl_rt_hipThreadExchangeStreamCaptureMode cgl_left_hipThreadExchangeStreamCaptureMode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipThreadExchangeStreamCaptureMode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipThreadExchangeStreamCaptureMode(hipStreamCaptureMode *mode)
 {
@@ -20144,6 +21136,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphCreate(hipGraph_t *pG
     (void)cg_call(&cgl_sites[CGL_hipGraphCreate], NULL, cgl_th_hipGraphCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphCreate;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphCreate cgl_left_hipGraphCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphCreate]);
@@ -20157,15 +21158,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphCreate(hipGraph_t *pG
         return cgl_ret;
     }
     return cgl_gp_hipGraphCreate(pGraph, flags);
-}
-typedef hipError_t cgl_rt_hipGraphCreate;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphCreate cgl_left_hipGraphCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphCreate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)
 {
@@ -20205,6 +21197,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphDestroy(hipGraph_t gr
     (void)cg_call(&cgl_sites[CGL_hipGraphDestroy], (const void *)graph, cgl_th_hipGraphDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphDestroy;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphDestroy cgl_left_hipGraphDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphDestroy(hipGraph_t graph)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphDestroy]);
@@ -20218,15 +21219,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphDestroy(hipGraph_t gr
         return cgl_ret;
     }
     return cgl_gp_hipGraphDestroy(graph);
-}
-typedef hipError_t cgl_rt_hipGraphDestroy;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphDestroy cgl_left_hipGraphDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphDestroy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphDestroy(hipGraph_t graph)
 {
@@ -20269,6 +21261,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddDependencies(hipGr
     (void)cg_call(&cgl_sites[CGL_hipGraphAddDependencies], (const void *)graph, cgl_th_hipGraphAddDependencies, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphAddDependencies;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphAddDependencies cgl_left_hipGraphAddDependencies(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddDependencies cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddDependencies(hipGraph_t graph, const hipGraphNode_t *from, const hipGraphNode_t *to, size_t numDependencies)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphAddDependencies]);
@@ -20282,15 +21283,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddDependencies(hipGr
         return cgl_ret;
     }
     return cgl_gp_hipGraphAddDependencies(graph, from, to, numDependencies);
-}
-typedef hipError_t cgl_rt_hipGraphAddDependencies;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphAddDependencies cgl_left_hipGraphAddDependencies(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddDependencies cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphAddDependencies(hipGraph_t graph, const hipGraphNode_t *from, const hipGraphNode_t *to, size_t numDependencies)
 {
@@ -20333,6 +21325,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphRemoveDependencies(hi
     (void)cg_call(&cgl_sites[CGL_hipGraphRemoveDependencies], (const void *)graph, cgl_th_hipGraphRemoveDependencies, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphRemoveDependencies;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphRemoveDependencies cgl_left_hipGraphRemoveDependencies(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphRemoveDependencies cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphRemoveDependencies(hipGraph_t graph, const hipGraphNode_t *from, const hipGraphNode_t *to, size_t numDependencies)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphRemoveDependencies]);
@@ -20346,15 +21347,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphRemoveDependencies(hi
         return cgl_ret;
     }
     return cgl_gp_hipGraphRemoveDependencies(graph, from, to, numDependencies);
-}
-typedef hipError_t cgl_rt_hipGraphRemoveDependencies;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphRemoveDependencies cgl_left_hipGraphRemoveDependencies(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphRemoveDependencies cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphRemoveDependencies(hipGraph_t graph, const hipGraphNode_t *from, const hipGraphNode_t *to, size_t numDependencies)
 {
@@ -20397,6 +21389,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphGetEdges(hipGraph_t g
     (void)cg_call(&cgl_sites[CGL_hipGraphGetEdges], (const void *)graph, cgl_th_hipGraphGetEdges, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphGetEdges;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphGetEdges cgl_left_hipGraphGetEdges(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphGetEdges cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphGetEdges(hipGraph_t graph, hipGraphNode_t *from, hipGraphNode_t *to, size_t *numEdges)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphGetEdges]);
@@ -20410,15 +21411,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphGetEdges(hipGraph_t g
         return cgl_ret;
     }
     return cgl_gp_hipGraphGetEdges(graph, from, to, numEdges);
-}
-typedef hipError_t cgl_rt_hipGraphGetEdges;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphGetEdges cgl_left_hipGraphGetEdges(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphGetEdges cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphGetEdges(hipGraph_t graph, hipGraphNode_t *from, hipGraphNode_t *to, size_t *numEdges)
 {
@@ -20460,6 +21452,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphGetNodes(hipGraph_t g
     (void)cg_call(&cgl_sites[CGL_hipGraphGetNodes], (const void *)graph, cgl_th_hipGraphGetNodes, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphGetNodes;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphGetNodes cgl_left_hipGraphGetNodes(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphGetNodes cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphGetNodes(hipGraph_t graph, hipGraphNode_t *nodes, size_t *numNodes)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphGetNodes]);
@@ -20473,15 +21474,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphGetNodes(hipGraph_t g
         return cgl_ret;
     }
     return cgl_gp_hipGraphGetNodes(graph, nodes, numNodes);
-}
-typedef hipError_t cgl_rt_hipGraphGetNodes;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphGetNodes cgl_left_hipGraphGetNodes(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphGetNodes cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphGetNodes(hipGraph_t graph, hipGraphNode_t *nodes, size_t *numNodes)
 {
@@ -20523,6 +21515,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphGetRootNodes(hipGraph
     (void)cg_call(&cgl_sites[CGL_hipGraphGetRootNodes], (const void *)graph, cgl_th_hipGraphGetRootNodes, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphGetRootNodes;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphGetRootNodes cgl_left_hipGraphGetRootNodes(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphGetRootNodes cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphGetRootNodes(hipGraph_t graph, hipGraphNode_t *pRootNodes, size_t *pNumRootNodes)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphGetRootNodes]);
@@ -20536,15 +21537,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphGetRootNodes(hipGraph
         return cgl_ret;
     }
     return cgl_gp_hipGraphGetRootNodes(graph, pRootNodes, pNumRootNodes);
-}
-typedef hipError_t cgl_rt_hipGraphGetRootNodes;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphGetRootNodes cgl_left_hipGraphGetRootNodes(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphGetRootNodes cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphGetRootNodes(hipGraph_t graph, hipGraphNode_t *pRootNodes, size_t *pNumRootNodes)
 {
@@ -20586,6 +21578,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphNodeGetDependencies(h
     (void)cg_call(&cgl_sites[CGL_hipGraphNodeGetDependencies], (const void *)node, cgl_th_hipGraphNodeGetDependencies, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphNodeGetDependencies;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphNodeGetDependencies cgl_left_hipGraphNodeGetDependencies(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphNodeGetDependencies cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphNodeGetDependencies(hipGraphNode_t node, hipGraphNode_t *pDependencies, size_t *pNumDependencies)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphNodeGetDependencies]);
@@ -20599,15 +21600,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphNodeGetDependencies(h
         return cgl_ret;
     }
     return cgl_gp_hipGraphNodeGetDependencies(node, pDependencies, pNumDependencies);
-}
-typedef hipError_t cgl_rt_hipGraphNodeGetDependencies;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphNodeGetDependencies cgl_left_hipGraphNodeGetDependencies(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphNodeGetDependencies cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphNodeGetDependencies(hipGraphNode_t node, hipGraphNode_t *pDependencies, size_t *pNumDependencies)
 {
@@ -20649,6 +21641,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphNodeGetDependentNodes
     (void)cg_call(&cgl_sites[CGL_hipGraphNodeGetDependentNodes], (const void *)node, cgl_th_hipGraphNodeGetDependentNodes, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphNodeGetDependentNodes;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphNodeGetDependentNodes cgl_left_hipGraphNodeGetDependentNodes(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphNodeGetDependentNodes cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphNodeGetDependentNodes(hipGraphNode_t node, hipGraphNode_t *pDependentNodes, size_t *pNumDependentNodes)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphNodeGetDependentNodes]);
@@ -20662,15 +21663,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphNodeGetDependentNodes
         return cgl_ret;
     }
     return cgl_gp_hipGraphNodeGetDependentNodes(node, pDependentNodes, pNumDependentNodes);
-}
-typedef hipError_t cgl_rt_hipGraphNodeGetDependentNodes;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphNodeGetDependentNodes cgl_left_hipGraphNodeGetDependentNodes(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphNodeGetDependentNodes cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphNodeGetDependentNodes(hipGraphNode_t node, hipGraphNode_t *pDependentNodes, size_t *pNumDependentNodes)
 {
@@ -20711,6 +21703,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphNodeGetType(hipGraphN
     (void)cg_call(&cgl_sites[CGL_hipGraphNodeGetType], (const void *)node, cgl_th_hipGraphNodeGetType, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphNodeGetType;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphNodeGetType cgl_left_hipGraphNodeGetType(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphNodeGetType cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphNodeGetType(hipGraphNode_t node, hipGraphNodeType *pType)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphNodeGetType]);
@@ -20724,15 +21725,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphNodeGetType(hipGraphN
         return cgl_ret;
     }
     return cgl_gp_hipGraphNodeGetType(node, pType);
-}
-typedef hipError_t cgl_rt_hipGraphNodeGetType;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphNodeGetType cgl_left_hipGraphNodeGetType(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphNodeGetType cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphNodeGetType(hipGraphNode_t node, hipGraphNodeType *pType)
 {
@@ -20772,6 +21764,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphDestroyNode(hipGraphN
     (void)cg_call(&cgl_sites[CGL_hipGraphDestroyNode], (const void *)node, cgl_th_hipGraphDestroyNode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphDestroyNode;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphDestroyNode cgl_left_hipGraphDestroyNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphDestroyNode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphDestroyNode(hipGraphNode_t node)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphDestroyNode]);
@@ -20785,15 +21786,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphDestroyNode(hipGraphN
         return cgl_ret;
     }
     return cgl_gp_hipGraphDestroyNode(node);
-}
-typedef hipError_t cgl_rt_hipGraphDestroyNode;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphDestroyNode cgl_left_hipGraphDestroyNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphDestroyNode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphDestroyNode(hipGraphNode_t node)
 {
@@ -20834,6 +21826,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphClone(hipGraph_t *pGr
     (void)cg_call(&cgl_sites[CGL_hipGraphClone], NULL, cgl_th_hipGraphClone, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphClone;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphClone cgl_left_hipGraphClone(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphClone cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphClone(hipGraph_t *pGraphClone, hipGraph_t originalGraph)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphClone]);
@@ -20847,15 +21848,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphClone(hipGraph_t *pGr
         return cgl_ret;
     }
     return cgl_gp_hipGraphClone(pGraphClone, originalGraph);
-}
-typedef hipError_t cgl_rt_hipGraphClone;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphClone cgl_left_hipGraphClone(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphClone cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphClone(hipGraph_t *pGraphClone, hipGraph_t originalGraph)
 {
@@ -20897,6 +21889,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphNodeFindInClone(hipGr
     (void)cg_call(&cgl_sites[CGL_hipGraphNodeFindInClone], NULL, cgl_th_hipGraphNodeFindInClone, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphNodeFindInClone;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphNodeFindInClone cgl_left_hipGraphNodeFindInClone(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphNodeFindInClone cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphNodeFindInClone(hipGraphNode_t *pNode, hipGraphNode_t originalNode, hipGraph_t clonedGraph)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphNodeFindInClone]);
@@ -20910,15 +21911,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphNodeFindInClone(hipGr
         return cgl_ret;
     }
     return cgl_gp_hipGraphNodeFindInClone(pNode, originalNode, clonedGraph);
-}
-typedef hipError_t cgl_rt_hipGraphNodeFindInClone;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphNodeFindInClone cgl_left_hipGraphNodeFindInClone(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphNodeFindInClone cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphNodeFindInClone(hipGraphNode_t *pNode, hipGraphNode_t originalNode, hipGraph_t clonedGraph)
 {
@@ -20962,6 +21954,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphInstantiate(hipGraphE
     (void)cg_call(&cgl_sites[CGL_hipGraphInstantiate], NULL, cgl_th_hipGraphInstantiate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphInstantiate;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphInstantiate cgl_left_hipGraphInstantiate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphInstantiate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphInstantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph, hipGraphNode_t *pErrorNode, char *pLogBuffer, size_t bufferSize)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphInstantiate]);
@@ -20975,15 +21976,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphInstantiate(hipGraphE
         return cgl_ret;
     }
     return cgl_gp_hipGraphInstantiate(pGraphExec, graph, pErrorNode, pLogBuffer, bufferSize);
-}
-typedef hipError_t cgl_rt_hipGraphInstantiate;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphInstantiate cgl_left_hipGraphInstantiate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphInstantiate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphInstantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph, hipGraphNode_t *pErrorNode, char *pLogBuffer, size_t bufferSize)
 {
@@ -21025,6 +22017,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphInstantiateWithFlags(
     (void)cg_call(&cgl_sites[CGL_hipGraphInstantiateWithFlags], NULL, cgl_th_hipGraphInstantiateWithFlags, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphInstantiateWithFlags;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphInstantiateWithFlags cgl_left_hipGraphInstantiateWithFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphInstantiateWithFlags cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hipGraph_t graph, unsigned long long flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphInstantiateWithFlags]);
@@ -21038,15 +22039,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphInstantiateWithFlags(
         return cgl_ret;
     }
     return cgl_gp_hipGraphInstantiateWithFlags(pGraphExec, graph, flags);
-}
-typedef hipError_t cgl_rt_hipGraphInstantiateWithFlags;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphInstantiateWithFlags cgl_left_hipGraphInstantiateWithFlags(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphInstantiateWithFlags cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hipGraph_t graph, unsigned long long flags)
 {
@@ -21087,6 +22079,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphLaunch(hipGraphExec_t
     (void)cg_call(&cgl_sites[CGL_hipGraphLaunch], (const void *)graphExec, cgl_th_hipGraphLaunch, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphLaunch;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphLaunch cgl_left_hipGraphLaunch(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphLaunch cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphLaunch]);
@@ -21100,15 +22101,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphLaunch(hipGraphExec_t
         return cgl_ret;
     }
     return cgl_gp_hipGraphLaunch(graphExec, stream);
-}
-typedef hipError_t cgl_rt_hipGraphLaunch;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphLaunch cgl_left_hipGraphLaunch(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphLaunch cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream)
 {
@@ -21148,6 +22140,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecDestroy(hipGraphE
     (void)cg_call(&cgl_sites[CGL_hipGraphExecDestroy], (const void *)graphExec, cgl_th_hipGraphExecDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphExecDestroy;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphExecDestroy cgl_left_hipGraphExecDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecDestroy(hipGraphExec_t graphExec)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphExecDestroy]);
@@ -21161,15 +22162,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecDestroy(hipGraphE
         return cgl_ret;
     }
     return cgl_gp_hipGraphExecDestroy(graphExec);
-}
-typedef hipError_t cgl_rt_hipGraphExecDestroy;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphExecDestroy cgl_left_hipGraphExecDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecDestroy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec)
 {
@@ -21212,6 +22204,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecUpdate(hipGraphEx
     (void)cg_call(&cgl_sites[CGL_hipGraphExecUpdate], (const void *)hGraphExec, cgl_th_hipGraphExecUpdate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphExecUpdate;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphExecUpdate cgl_left_hipGraphExecUpdate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecUpdate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t hGraph, hipGraphNode_t *hErrorNode_out, hipGraphExecUpdateResult *updateResult_out)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphExecUpdate]);
@@ -21225,15 +22226,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecUpdate(hipGraphEx
         return cgl_ret;
     }
     return cgl_gp_hipGraphExecUpdate(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
-}
-typedef hipError_t cgl_rt_hipGraphExecUpdate;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphExecUpdate cgl_left_hipGraphExecUpdate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecUpdate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t hGraph, hipGraphNode_t *hErrorNode_out, hipGraphExecUpdateResult *updateResult_out)
 {
@@ -21277,6 +22269,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddKernelNode(hipGrap
     (void)cg_call(&cgl_sites[CGL_hipGraphAddKernelNode], NULL, cgl_th_hipGraphAddKernelNode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphAddKernelNode;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphAddKernelNode cgl_left_hipGraphAddKernelNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddKernelNode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddKernelNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipKernelNodeParams *pNodeParams)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphAddKernelNode]);
@@ -21290,15 +22291,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddKernelNode(hipGrap
         return cgl_ret;
     }
     return cgl_gp_hipGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
-}
-typedef hipError_t cgl_rt_hipGraphAddKernelNode;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphAddKernelNode cgl_left_hipGraphAddKernelNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddKernelNode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphAddKernelNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipKernelNodeParams *pNodeParams)
 {
@@ -21339,6 +22331,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphKernelNodeGetParams(h
     (void)cg_call(&cgl_sites[CGL_hipGraphKernelNodeGetParams], (const void *)node, cgl_th_hipGraphKernelNodeGetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphKernelNodeGetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphKernelNodeGetParams cgl_left_hipGraphKernelNodeGetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphKernelNodeGetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphKernelNodeGetParams(hipGraphNode_t node, hipKernelNodeParams *pNodeParams)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphKernelNodeGetParams]);
@@ -21352,15 +22353,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphKernelNodeGetParams(h
         return cgl_ret;
     }
     return cgl_gp_hipGraphKernelNodeGetParams(node, pNodeParams);
-}
-typedef hipError_t cgl_rt_hipGraphKernelNodeGetParams;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphKernelNodeGetParams cgl_left_hipGraphKernelNodeGetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphKernelNodeGetParams cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphKernelNodeGetParams(hipGraphNode_t node, hipKernelNodeParams *pNodeParams)
 {
@@ -21401,6 +22393,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphKernelNodeSetParams(h
     (void)cg_call(&cgl_sites[CGL_hipGraphKernelNodeSetParams], (const void *)node, cgl_th_hipGraphKernelNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphKernelNodeSetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphKernelNodeSetParams cgl_left_hipGraphKernelNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphKernelNodeSetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphKernelNodeSetParams(hipGraphNode_t node, const hipKernelNodeParams *pNodeParams)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphKernelNodeSetParams]);
@@ -21414,15 +22415,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphKernelNodeSetParams(h
         return cgl_ret;
     }
     return cgl_gp_hipGraphKernelNodeSetParams(node, pNodeParams);
-}
-typedef hipError_t cgl_rt_hipGraphKernelNodeSetParams;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphKernelNodeSetParams cgl_left_hipGraphKernelNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphKernelNodeSetParams cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphKernelNodeSetParams(hipGraphNode_t node, const hipKernelNodeParams *pNodeParams)
 {
@@ -21464,6 +22456,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecKernelNodeSetPara
     (void)cg_call(&cgl_sites[CGL_hipGraphExecKernelNodeSetParams], (const void *)hGraphExec, cgl_th_hipGraphExecKernelNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphExecKernelNodeSetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphExecKernelNodeSetParams cgl_left_hipGraphExecKernelNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecKernelNodeSetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecKernelNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipKernelNodeParams *pNodeParams)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphExecKernelNodeSetParams]);
@@ -21477,15 +22478,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecKernelNodeSetPara
         return cgl_ret;
     }
     return cgl_gp_hipGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams);
-}
-typedef hipError_t cgl_rt_hipGraphExecKernelNodeSetParams;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphExecKernelNodeSetParams cgl_left_hipGraphExecKernelNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecKernelNodeSetParams cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphExecKernelNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipKernelNodeParams *pNodeParams)
 {
@@ -21529,6 +22521,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddMemcpyNode(hipGrap
     (void)cg_call(&cgl_sites[CGL_hipGraphAddMemcpyNode], NULL, cgl_th_hipGraphAddMemcpyNode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphAddMemcpyNode;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphAddMemcpyNode cgl_left_hipGraphAddMemcpyNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddMemcpyNode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemcpyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipMemcpy3DParms *pCopyParams)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphAddMemcpyNode]);
@@ -21542,15 +22543,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemcpyNode(hipGrap
         return cgl_ret;
     }
     return cgl_gp_hipGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
-}
-typedef hipError_t cgl_rt_hipGraphAddMemcpyNode;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphAddMemcpyNode cgl_left_hipGraphAddMemcpyNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddMemcpyNode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphAddMemcpyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipMemcpy3DParms *pCopyParams)
 {
@@ -21591,6 +22583,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphMemcpyNodeGetParams(h
     (void)cg_call(&cgl_sites[CGL_hipGraphMemcpyNodeGetParams], (const void *)node, cgl_th_hipGraphMemcpyNodeGetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphMemcpyNodeGetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphMemcpyNodeGetParams cgl_left_hipGraphMemcpyNodeGetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphMemcpyNodeGetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemcpyNodeGetParams(hipGraphNode_t node, hipMemcpy3DParms *pNodeParams)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphMemcpyNodeGetParams]);
@@ -21604,15 +22605,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemcpyNodeGetParams(h
         return cgl_ret;
     }
     return cgl_gp_hipGraphMemcpyNodeGetParams(node, pNodeParams);
-}
-typedef hipError_t cgl_rt_hipGraphMemcpyNodeGetParams;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphMemcpyNodeGetParams cgl_left_hipGraphMemcpyNodeGetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphMemcpyNodeGetParams cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphMemcpyNodeGetParams(hipGraphNode_t node, hipMemcpy3DParms *pNodeParams)
 {
@@ -21653,6 +22645,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphMemcpyNodeSetParams(h
     (void)cg_call(&cgl_sites[CGL_hipGraphMemcpyNodeSetParams], (const void *)node, cgl_th_hipGraphMemcpyNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphMemcpyNodeSetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphMemcpyNodeSetParams cgl_left_hipGraphMemcpyNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphMemcpyNodeSetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemcpyNodeSetParams(hipGraphNode_t node, const hipMemcpy3DParms *pNodeParams)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphMemcpyNodeSetParams]);
@@ -21666,15 +22667,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemcpyNodeSetParams(h
         return cgl_ret;
     }
     return cgl_gp_hipGraphMemcpyNodeSetParams(node, pNodeParams);
-}
-typedef hipError_t cgl_rt_hipGraphMemcpyNodeSetParams;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphMemcpyNodeSetParams cgl_left_hipGraphMemcpyNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphMemcpyNodeSetParams cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphMemcpyNodeSetParams(hipGraphNode_t node, const hipMemcpy3DParms *pNodeParams)
 {
@@ -21716,6 +22708,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphKernelNodeSetAttribut
     (void)cg_call(&cgl_sites[CGL_hipGraphKernelNodeSetAttribute], (const void *)hNode, cgl_th_hipGraphKernelNodeSetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphKernelNodeSetAttribute;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphKernelNodeSetAttribute cgl_left_hipGraphKernelNodeSetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphKernelNodeSetAttribute cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphKernelNodeSetAttribute(hipGraphNode_t hNode, hipKernelNodeAttrID attr, const hipKernelNodeAttrValue *value)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphKernelNodeSetAttribute]);
@@ -21729,15 +22730,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphKernelNodeSetAttribut
         return cgl_ret;
     }
     return cgl_gp_hipGraphKernelNodeSetAttribute(hNode, attr, value);
-}
-typedef hipError_t cgl_rt_hipGraphKernelNodeSetAttribute;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphKernelNodeSetAttribute cgl_left_hipGraphKernelNodeSetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphKernelNodeSetAttribute cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphKernelNodeSetAttribute(hipGraphNode_t hNode, hipKernelNodeAttrID attr, const hipKernelNodeAttrValue *value)
 {
@@ -21779,6 +22771,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphKernelNodeGetAttribut
     (void)cg_call(&cgl_sites[CGL_hipGraphKernelNodeGetAttribute], (const void *)hNode, cgl_th_hipGraphKernelNodeGetAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphKernelNodeGetAttribute;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphKernelNodeGetAttribute cgl_left_hipGraphKernelNodeGetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphKernelNodeGetAttribute cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphKernelNodeGetAttribute(hipGraphNode_t hNode, hipKernelNodeAttrID attr, hipKernelNodeAttrValue *value)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphKernelNodeGetAttribute]);
@@ -21792,15 +22793,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphKernelNodeGetAttribut
         return cgl_ret;
     }
     return cgl_gp_hipGraphKernelNodeGetAttribute(hNode, attr, value);
-}
-typedef hipError_t cgl_rt_hipGraphKernelNodeGetAttribute;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphKernelNodeGetAttribute cgl_left_hipGraphKernelNodeGetAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphKernelNodeGetAttribute cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphKernelNodeGetAttribute(hipGraphNode_t hNode, hipKernelNodeAttrID attr, hipKernelNodeAttrValue *value)
 {
@@ -21842,6 +22834,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecMemcpyNodeSetPara
     (void)cg_call(&cgl_sites[CGL_hipGraphExecMemcpyNodeSetParams], (const void *)hGraphExec, cgl_th_hipGraphExecMemcpyNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphExecMemcpyNodeSetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphExecMemcpyNodeSetParams cgl_left_hipGraphExecMemcpyNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecMemcpyNodeSetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecMemcpyNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, hipMemcpy3DParms *pNodeParams)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphExecMemcpyNodeSetParams]);
@@ -21855,15 +22856,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecMemcpyNodeSetPara
         return cgl_ret;
     }
     return cgl_gp_hipGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
-}
-typedef hipError_t cgl_rt_hipGraphExecMemcpyNodeSetParams;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphExecMemcpyNodeSetParams cgl_left_hipGraphExecMemcpyNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecMemcpyNodeSetParams cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphExecMemcpyNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, hipMemcpy3DParms *pNodeParams)
 {
@@ -21910,6 +22902,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddMemcpyNode1D(hipGr
     (void)cg_call(&cgl_sites[CGL_hipGraphAddMemcpyNode1D], NULL, cgl_th_hipGraphAddMemcpyNode1D, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphAddMemcpyNode1D;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphAddMemcpyNode1D cgl_left_hipGraphAddMemcpyNode1D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddMemcpyNode1D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemcpyNode1D(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, hipMemcpyKind kind)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphAddMemcpyNode1D]);
@@ -21923,15 +22924,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemcpyNode1D(hipGr
         return cgl_ret;
     }
     return cgl_gp_hipGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
-}
-typedef hipError_t cgl_rt_hipGraphAddMemcpyNode1D;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphAddMemcpyNode1D cgl_left_hipGraphAddMemcpyNode1D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddMemcpyNode1D cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphAddMemcpyNode1D(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, hipMemcpyKind kind)
 {
@@ -21975,6 +22967,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphMemcpyNodeSetParams1D
     (void)cg_call(&cgl_sites[CGL_hipGraphMemcpyNodeSetParams1D], (const void *)node, cgl_th_hipGraphMemcpyNodeSetParams1D, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphMemcpyNodeSetParams1D;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphMemcpyNodeSetParams1D cgl_left_hipGraphMemcpyNodeSetParams1D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphMemcpyNodeSetParams1D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemcpyNodeSetParams1D(hipGraphNode_t node, void *dst, const void *src, size_t count, hipMemcpyKind kind)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphMemcpyNodeSetParams1D]);
@@ -21988,15 +22989,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemcpyNodeSetParams1D
         return cgl_ret;
     }
     return cgl_gp_hipGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
-}
-typedef hipError_t cgl_rt_hipGraphMemcpyNodeSetParams1D;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphMemcpyNodeSetParams1D cgl_left_hipGraphMemcpyNodeSetParams1D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphMemcpyNodeSetParams1D cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphMemcpyNodeSetParams1D(hipGraphNode_t node, void *dst, const void *src, size_t count, hipMemcpyKind kind)
 {
@@ -22041,6 +23033,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecMemcpyNodeSetPara
     (void)cg_call(&cgl_sites[CGL_hipGraphExecMemcpyNodeSetParams1D], (const void *)hGraphExec, cgl_th_hipGraphExecMemcpyNodeSetParams1D, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphExecMemcpyNodeSetParams1D;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphExecMemcpyNodeSetParams1D cgl_left_hipGraphExecMemcpyNodeSetParams1D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecMemcpyNodeSetParams1D cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecMemcpyNodeSetParams1D(hipGraphExec_t hGraphExec, hipGraphNode_t node, void *dst, const void *src, size_t count, hipMemcpyKind kind)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphExecMemcpyNodeSetParams1D]);
@@ -22054,15 +23055,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecMemcpyNodeSetPara
         return cgl_ret;
     }
     return cgl_gp_hipGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
-}
-typedef hipError_t cgl_rt_hipGraphExecMemcpyNodeSetParams1D;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphExecMemcpyNodeSetParams1D cgl_left_hipGraphExecMemcpyNodeSetParams1D(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecMemcpyNodeSetParams1D cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphExecMemcpyNodeSetParams1D(hipGraphExec_t hGraphExec, hipGraphNode_t node, void *dst, const void *src, size_t count, hipMemcpyKind kind)
 {
@@ -22110,6 +23102,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddMemcpyNodeFromSymb
     (void)cg_call(&cgl_sites[CGL_hipGraphAddMemcpyNodeFromSymbol], NULL, cgl_th_hipGraphAddMemcpyNodeFromSymbol, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphAddMemcpyNodeFromSymbol;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphAddMemcpyNodeFromSymbol cgl_left_hipGraphAddMemcpyNodeFromSymbol(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddMemcpyNodeFromSymbol cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemcpyNodeFromSymbol(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, hipMemcpyKind kind)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphAddMemcpyNodeFromSymbol]);
@@ -22123,15 +23124,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemcpyNodeFromSymb
         return cgl_ret;
     }
     return cgl_gp_hipGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
-}
-typedef hipError_t cgl_rt_hipGraphAddMemcpyNodeFromSymbol;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphAddMemcpyNodeFromSymbol cgl_left_hipGraphAddMemcpyNodeFromSymbol(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddMemcpyNodeFromSymbol cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphAddMemcpyNodeFromSymbol(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, hipMemcpyKind kind)
 {
@@ -22176,6 +23168,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphMemcpyNodeSetParamsFr
     (void)cg_call(&cgl_sites[CGL_hipGraphMemcpyNodeSetParamsFromSymbol], (const void *)node, cgl_th_hipGraphMemcpyNodeSetParamsFromSymbol, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphMemcpyNodeSetParamsFromSymbol;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphMemcpyNodeSetParamsFromSymbol cgl_left_hipGraphMemcpyNodeSetParamsFromSymbol(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphMemcpyNodeSetParamsFromSymbol cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemcpyNodeSetParamsFromSymbol(hipGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, hipMemcpyKind kind)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphMemcpyNodeSetParamsFromSymbol]);
@@ -22189,15 +23190,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemcpyNodeSetParamsFr
         return cgl_ret;
     }
     return cgl_gp_hipGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind);
-}
-typedef hipError_t cgl_rt_hipGraphMemcpyNodeSetParamsFromSymbol;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphMemcpyNodeSetParamsFromSymbol cgl_left_hipGraphMemcpyNodeSetParamsFromSymbol(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphMemcpyNodeSetParamsFromSymbol cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphMemcpyNodeSetParamsFromSymbol(hipGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, hipMemcpyKind kind)
 {
@@ -22243,6 +23235,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecMemcpyNodeSetPara
     (void)cg_call(&cgl_sites[CGL_hipGraphExecMemcpyNodeSetParamsFromSymbol], (const void *)hGraphExec, cgl_th_hipGraphExecMemcpyNodeSetParamsFromSymbol, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphExecMemcpyNodeSetParamsFromSymbol;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphExecMemcpyNodeSetParamsFromSymbol cgl_left_hipGraphExecMemcpyNodeSetParamsFromSymbol(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecMemcpyNodeSetParamsFromSymbol cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecMemcpyNodeSetParamsFromSymbol(hipGraphExec_t hGraphExec, hipGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, hipMemcpyKind kind)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphExecMemcpyNodeSetParamsFromSymbol]);
@@ -22256,15 +23257,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecMemcpyNodeSetPara
         return cgl_ret;
     }
     return cgl_gp_hipGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind);
-}
-typedef hipError_t cgl_rt_hipGraphExecMemcpyNodeSetParamsFromSymbol;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphExecMemcpyNodeSetParamsFromSymbol cgl_left_hipGraphExecMemcpyNodeSetParamsFromSymbol(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecMemcpyNodeSetParamsFromSymbol cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphExecMemcpyNodeSetParamsFromSymbol(hipGraphExec_t hGraphExec, hipGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, hipMemcpyKind kind)
 {
@@ -22312,6 +23304,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddMemcpyNodeToSymbol
     (void)cg_call(&cgl_sites[CGL_hipGraphAddMemcpyNodeToSymbol], NULL, cgl_th_hipGraphAddMemcpyNodeToSymbol, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphAddMemcpyNodeToSymbol;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphAddMemcpyNodeToSymbol cgl_left_hipGraphAddMemcpyNodeToSymbol(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddMemcpyNodeToSymbol cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemcpyNodeToSymbol(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, hipMemcpyKind kind)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphAddMemcpyNodeToSymbol]);
@@ -22325,15 +23326,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemcpyNodeToSymbol
         return cgl_ret;
     }
     return cgl_gp_hipGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
-}
-typedef hipError_t cgl_rt_hipGraphAddMemcpyNodeToSymbol;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphAddMemcpyNodeToSymbol cgl_left_hipGraphAddMemcpyNodeToSymbol(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddMemcpyNodeToSymbol cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphAddMemcpyNodeToSymbol(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, hipMemcpyKind kind)
 {
@@ -22378,6 +23370,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphMemcpyNodeSetParamsTo
     (void)cg_call(&cgl_sites[CGL_hipGraphMemcpyNodeSetParamsToSymbol], (const void *)node, cgl_th_hipGraphMemcpyNodeSetParamsToSymbol, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphMemcpyNodeSetParamsToSymbol;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphMemcpyNodeSetParamsToSymbol cgl_left_hipGraphMemcpyNodeSetParamsToSymbol(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphMemcpyNodeSetParamsToSymbol cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemcpyNodeSetParamsToSymbol(hipGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, hipMemcpyKind kind)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphMemcpyNodeSetParamsToSymbol]);
@@ -22391,15 +23392,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemcpyNodeSetParamsTo
         return cgl_ret;
     }
     return cgl_gp_hipGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind);
-}
-typedef hipError_t cgl_rt_hipGraphMemcpyNodeSetParamsToSymbol;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphMemcpyNodeSetParamsToSymbol cgl_left_hipGraphMemcpyNodeSetParamsToSymbol(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphMemcpyNodeSetParamsToSymbol cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphMemcpyNodeSetParamsToSymbol(hipGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, hipMemcpyKind kind)
 {
@@ -22445,6 +23437,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecMemcpyNodeSetPara
     (void)cg_call(&cgl_sites[CGL_hipGraphExecMemcpyNodeSetParamsToSymbol], (const void *)hGraphExec, cgl_th_hipGraphExecMemcpyNodeSetParamsToSymbol, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphExecMemcpyNodeSetParamsToSymbol;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphExecMemcpyNodeSetParamsToSymbol cgl_left_hipGraphExecMemcpyNodeSetParamsToSymbol(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecMemcpyNodeSetParamsToSymbol cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecMemcpyNodeSetParamsToSymbol(hipGraphExec_t hGraphExec, hipGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, hipMemcpyKind kind)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphExecMemcpyNodeSetParamsToSymbol]);
@@ -22458,15 +23459,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecMemcpyNodeSetPara
         return cgl_ret;
     }
     return cgl_gp_hipGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind);
-}
-typedef hipError_t cgl_rt_hipGraphExecMemcpyNodeSetParamsToSymbol;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphExecMemcpyNodeSetParamsToSymbol cgl_left_hipGraphExecMemcpyNodeSetParamsToSymbol(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecMemcpyNodeSetParamsToSymbol cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphExecMemcpyNodeSetParamsToSymbol(hipGraphExec_t hGraphExec, hipGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, hipMemcpyKind kind)
 {
@@ -22510,6 +23502,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddMemsetNode(hipGrap
     (void)cg_call(&cgl_sites[CGL_hipGraphAddMemsetNode], NULL, cgl_th_hipGraphAddMemsetNode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphAddMemsetNode;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphAddMemsetNode cgl_left_hipGraphAddMemsetNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddMemsetNode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemsetNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipMemsetParams *pMemsetParams)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphAddMemsetNode]);
@@ -22523,15 +23524,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemsetNode(hipGrap
         return cgl_ret;
     }
     return cgl_gp_hipGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
-}
-typedef hipError_t cgl_rt_hipGraphAddMemsetNode;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphAddMemsetNode cgl_left_hipGraphAddMemsetNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddMemsetNode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphAddMemsetNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipMemsetParams *pMemsetParams)
 {
@@ -22572,6 +23564,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphMemsetNodeGetParams(h
     (void)cg_call(&cgl_sites[CGL_hipGraphMemsetNodeGetParams], (const void *)node, cgl_th_hipGraphMemsetNodeGetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphMemsetNodeGetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphMemsetNodeGetParams cgl_left_hipGraphMemsetNodeGetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphMemsetNodeGetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemsetNodeGetParams(hipGraphNode_t node, hipMemsetParams *pNodeParams)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphMemsetNodeGetParams]);
@@ -22585,15 +23586,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemsetNodeGetParams(h
         return cgl_ret;
     }
     return cgl_gp_hipGraphMemsetNodeGetParams(node, pNodeParams);
-}
-typedef hipError_t cgl_rt_hipGraphMemsetNodeGetParams;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphMemsetNodeGetParams cgl_left_hipGraphMemsetNodeGetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphMemsetNodeGetParams cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphMemsetNodeGetParams(hipGraphNode_t node, hipMemsetParams *pNodeParams)
 {
@@ -22634,6 +23626,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphMemsetNodeSetParams(h
     (void)cg_call(&cgl_sites[CGL_hipGraphMemsetNodeSetParams], (const void *)node, cgl_th_hipGraphMemsetNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphMemsetNodeSetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphMemsetNodeSetParams cgl_left_hipGraphMemsetNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphMemsetNodeSetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemsetNodeSetParams(hipGraphNode_t node, const hipMemsetParams *pNodeParams)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphMemsetNodeSetParams]);
@@ -22647,15 +23648,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemsetNodeSetParams(h
         return cgl_ret;
     }
     return cgl_gp_hipGraphMemsetNodeSetParams(node, pNodeParams);
-}
-typedef hipError_t cgl_rt_hipGraphMemsetNodeSetParams;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphMemsetNodeSetParams cgl_left_hipGraphMemsetNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphMemsetNodeSetParams cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphMemsetNodeSetParams(hipGraphNode_t node, const hipMemsetParams *pNodeParams)
 {
@@ -22697,6 +23689,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecMemsetNodeSetPara
     (void)cg_call(&cgl_sites[CGL_hipGraphExecMemsetNodeSetParams], (const void *)hGraphExec, cgl_th_hipGraphExecMemsetNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphExecMemsetNodeSetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphExecMemsetNodeSetParams cgl_left_hipGraphExecMemsetNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecMemsetNodeSetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecMemsetNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipMemsetParams *pNodeParams)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphExecMemsetNodeSetParams]);
@@ -22710,15 +23711,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecMemsetNodeSetPara
         return cgl_ret;
     }
     return cgl_gp_hipGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams);
-}
-typedef hipError_t cgl_rt_hipGraphExecMemsetNodeSetParams;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphExecMemsetNodeSetParams cgl_left_hipGraphExecMemsetNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecMemsetNodeSetParams cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphExecMemsetNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipMemsetParams *pNodeParams)
 {
@@ -22762,6 +23754,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddHostNode(hipGraphN
     (void)cg_call(&cgl_sites[CGL_hipGraphAddHostNode], NULL, cgl_th_hipGraphAddHostNode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphAddHostNode;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphAddHostNode cgl_left_hipGraphAddHostNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddHostNode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddHostNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipHostNodeParams *pNodeParams)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphAddHostNode]);
@@ -22775,15 +23776,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddHostNode(hipGraphN
         return cgl_ret;
     }
     return cgl_gp_hipGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
-}
-typedef hipError_t cgl_rt_hipGraphAddHostNode;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphAddHostNode cgl_left_hipGraphAddHostNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddHostNode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphAddHostNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipHostNodeParams *pNodeParams)
 {
@@ -22824,6 +23816,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphHostNodeGetParams(hip
     (void)cg_call(&cgl_sites[CGL_hipGraphHostNodeGetParams], (const void *)node, cgl_th_hipGraphHostNodeGetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphHostNodeGetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphHostNodeGetParams cgl_left_hipGraphHostNodeGetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphHostNodeGetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphHostNodeGetParams(hipGraphNode_t node, hipHostNodeParams *pNodeParams)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphHostNodeGetParams]);
@@ -22837,15 +23838,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphHostNodeGetParams(hip
         return cgl_ret;
     }
     return cgl_gp_hipGraphHostNodeGetParams(node, pNodeParams);
-}
-typedef hipError_t cgl_rt_hipGraphHostNodeGetParams;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphHostNodeGetParams cgl_left_hipGraphHostNodeGetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphHostNodeGetParams cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphHostNodeGetParams(hipGraphNode_t node, hipHostNodeParams *pNodeParams)
 {
@@ -22886,6 +23878,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphHostNodeSetParams(hip
     (void)cg_call(&cgl_sites[CGL_hipGraphHostNodeSetParams], (const void *)node, cgl_th_hipGraphHostNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphHostNodeSetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphHostNodeSetParams cgl_left_hipGraphHostNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphHostNodeSetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphHostNodeSetParams(hipGraphNode_t node, const hipHostNodeParams *pNodeParams)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphHostNodeSetParams]);
@@ -22899,15 +23900,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphHostNodeSetParams(hip
         return cgl_ret;
     }
     return cgl_gp_hipGraphHostNodeSetParams(node, pNodeParams);
-}
-typedef hipError_t cgl_rt_hipGraphHostNodeSetParams;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphHostNodeSetParams cgl_left_hipGraphHostNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphHostNodeSetParams cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphHostNodeSetParams(hipGraphNode_t node, const hipHostNodeParams *pNodeParams)
 {
@@ -22949,6 +23941,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecHostNodeSetParams
     (void)cg_call(&cgl_sites[CGL_hipGraphExecHostNodeSetParams], (const void *)hGraphExec, cgl_th_hipGraphExecHostNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphExecHostNodeSetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphExecHostNodeSetParams cgl_left_hipGraphExecHostNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecHostNodeSetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecHostNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipHostNodeParams *pNodeParams)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphExecHostNodeSetParams]);
@@ -22962,15 +23963,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecHostNodeSetParams
         return cgl_ret;
     }
     return cgl_gp_hipGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams);
-}
-typedef hipError_t cgl_rt_hipGraphExecHostNodeSetParams;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphExecHostNodeSetParams cgl_left_hipGraphExecHostNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecHostNodeSetParams cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphExecHostNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipHostNodeParams *pNodeParams)
 {
@@ -23014,6 +24006,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddChildGraphNode(hip
     (void)cg_call(&cgl_sites[CGL_hipGraphAddChildGraphNode], NULL, cgl_th_hipGraphAddChildGraphNode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphAddChildGraphNode;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphAddChildGraphNode cgl_left_hipGraphAddChildGraphNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddChildGraphNode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddChildGraphNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipGraph_t childGraph)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphAddChildGraphNode]);
@@ -23027,15 +24028,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddChildGraphNode(hip
         return cgl_ret;
     }
     return cgl_gp_hipGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
-}
-typedef hipError_t cgl_rt_hipGraphAddChildGraphNode;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphAddChildGraphNode cgl_left_hipGraphAddChildGraphNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddChildGraphNode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphAddChildGraphNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipGraph_t childGraph)
 {
@@ -23076,6 +24068,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphChildGraphNodeGetGrap
     (void)cg_call(&cgl_sites[CGL_hipGraphChildGraphNodeGetGraph], (const void *)node, cgl_th_hipGraphChildGraphNodeGetGraph, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphChildGraphNodeGetGraph;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphChildGraphNodeGetGraph cgl_left_hipGraphChildGraphNodeGetGraph(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphChildGraphNodeGetGraph cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphChildGraphNodeGetGraph(hipGraphNode_t node, hipGraph_t *pGraph)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphChildGraphNodeGetGraph]);
@@ -23089,15 +24090,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphChildGraphNodeGetGrap
         return cgl_ret;
     }
     return cgl_gp_hipGraphChildGraphNodeGetGraph(node, pGraph);
-}
-typedef hipError_t cgl_rt_hipGraphChildGraphNodeGetGraph;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphChildGraphNodeGetGraph cgl_left_hipGraphChildGraphNodeGetGraph(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphChildGraphNodeGetGraph cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphChildGraphNodeGetGraph(hipGraphNode_t node, hipGraph_t *pGraph)
 {
@@ -23139,6 +24131,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecChildGraphNodeSet
     (void)cg_call(&cgl_sites[CGL_hipGraphExecChildGraphNodeSetParams], (const void *)hGraphExec, cgl_th_hipGraphExecChildGraphNodeSetParams, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphExecChildGraphNodeSetParams;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphExecChildGraphNodeSetParams cgl_left_hipGraphExecChildGraphNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecChildGraphNodeSetParams cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecChildGraphNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, hipGraph_t childGraph)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphExecChildGraphNodeSetParams]);
@@ -23152,15 +24153,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecChildGraphNodeSet
         return cgl_ret;
     }
     return cgl_gp_hipGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
-}
-typedef hipError_t cgl_rt_hipGraphExecChildGraphNodeSetParams;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphExecChildGraphNodeSetParams cgl_left_hipGraphExecChildGraphNodeSetParams(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecChildGraphNodeSetParams cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphExecChildGraphNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, hipGraph_t childGraph)
 {
@@ -23203,6 +24195,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddEmptyNode(hipGraph
     (void)cg_call(&cgl_sites[CGL_hipGraphAddEmptyNode], NULL, cgl_th_hipGraphAddEmptyNode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphAddEmptyNode;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphAddEmptyNode cgl_left_hipGraphAddEmptyNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddEmptyNode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddEmptyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphAddEmptyNode]);
@@ -23216,15 +24217,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddEmptyNode(hipGraph
         return cgl_ret;
     }
     return cgl_gp_hipGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
-}
-typedef hipError_t cgl_rt_hipGraphAddEmptyNode;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphAddEmptyNode cgl_left_hipGraphAddEmptyNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddEmptyNode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphAddEmptyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies)
 {
@@ -23268,6 +24260,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddEventRecordNode(hi
     (void)cg_call(&cgl_sites[CGL_hipGraphAddEventRecordNode], NULL, cgl_th_hipGraphAddEventRecordNode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphAddEventRecordNode;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphAddEventRecordNode cgl_left_hipGraphAddEventRecordNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddEventRecordNode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddEventRecordNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphAddEventRecordNode]);
@@ -23281,15 +24282,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddEventRecordNode(hi
         return cgl_ret;
     }
     return cgl_gp_hipGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
-}
-typedef hipError_t cgl_rt_hipGraphAddEventRecordNode;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphAddEventRecordNode cgl_left_hipGraphAddEventRecordNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddEventRecordNode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphAddEventRecordNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)
 {
@@ -23330,6 +24322,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphEventRecordNodeGetEve
     (void)cg_call(&cgl_sites[CGL_hipGraphEventRecordNodeGetEvent], (const void *)node, cgl_th_hipGraphEventRecordNodeGetEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphEventRecordNodeGetEvent;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphEventRecordNodeGetEvent cgl_left_hipGraphEventRecordNodeGetEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphEventRecordNodeGetEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphEventRecordNodeGetEvent(hipGraphNode_t node, hipEvent_t *event_out)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphEventRecordNodeGetEvent]);
@@ -23343,15 +24344,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphEventRecordNodeGetEve
         return cgl_ret;
     }
     return cgl_gp_hipGraphEventRecordNodeGetEvent(node, event_out);
-}
-typedef hipError_t cgl_rt_hipGraphEventRecordNodeGetEvent;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphEventRecordNodeGetEvent cgl_left_hipGraphEventRecordNodeGetEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphEventRecordNodeGetEvent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphEventRecordNodeGetEvent(hipGraphNode_t node, hipEvent_t *event_out)
 {
@@ -23392,6 +24384,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphEventRecordNodeSetEve
     (void)cg_call(&cgl_sites[CGL_hipGraphEventRecordNodeSetEvent], (const void *)node, cgl_th_hipGraphEventRecordNodeSetEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphEventRecordNodeSetEvent;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphEventRecordNodeSetEvent cgl_left_hipGraphEventRecordNodeSetEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphEventRecordNodeSetEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphEventRecordNodeSetEvent(hipGraphNode_t node, hipEvent_t event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphEventRecordNodeSetEvent]);
@@ -23405,15 +24406,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphEventRecordNodeSetEve
         return cgl_ret;
     }
     return cgl_gp_hipGraphEventRecordNodeSetEvent(node, event);
-}
-typedef hipError_t cgl_rt_hipGraphEventRecordNodeSetEvent;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphEventRecordNodeSetEvent cgl_left_hipGraphEventRecordNodeSetEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphEventRecordNodeSetEvent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphEventRecordNodeSetEvent(hipGraphNode_t node, hipEvent_t event)
 {
@@ -23455,6 +24447,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecEventRecordNodeSe
     (void)cg_call(&cgl_sites[CGL_hipGraphExecEventRecordNodeSetEvent], (const void *)hGraphExec, cgl_th_hipGraphExecEventRecordNodeSetEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphExecEventRecordNodeSetEvent;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphExecEventRecordNodeSetEvent cgl_left_hipGraphExecEventRecordNodeSetEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecEventRecordNodeSetEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecEventRecordNodeSetEvent(hipGraphExec_t hGraphExec, hipGraphNode_t hNode, hipEvent_t event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphExecEventRecordNodeSetEvent]);
@@ -23468,15 +24469,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecEventRecordNodeSe
         return cgl_ret;
     }
     return cgl_gp_hipGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
-}
-typedef hipError_t cgl_rt_hipGraphExecEventRecordNodeSetEvent;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphExecEventRecordNodeSetEvent cgl_left_hipGraphExecEventRecordNodeSetEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecEventRecordNodeSetEvent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphExecEventRecordNodeSetEvent(hipGraphExec_t hGraphExec, hipGraphNode_t hNode, hipEvent_t event)
 {
@@ -23520,6 +24512,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddEventWaitNode(hipG
     (void)cg_call(&cgl_sites[CGL_hipGraphAddEventWaitNode], NULL, cgl_th_hipGraphAddEventWaitNode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphAddEventWaitNode;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphAddEventWaitNode cgl_left_hipGraphAddEventWaitNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddEventWaitNode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddEventWaitNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphAddEventWaitNode]);
@@ -23533,15 +24534,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddEventWaitNode(hipG
         return cgl_ret;
     }
     return cgl_gp_hipGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
-}
-typedef hipError_t cgl_rt_hipGraphAddEventWaitNode;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphAddEventWaitNode cgl_left_hipGraphAddEventWaitNode(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphAddEventWaitNode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphAddEventWaitNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)
 {
@@ -23582,6 +24574,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphEventWaitNodeGetEvent
     (void)cg_call(&cgl_sites[CGL_hipGraphEventWaitNodeGetEvent], (const void *)node, cgl_th_hipGraphEventWaitNodeGetEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphEventWaitNodeGetEvent;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphEventWaitNodeGetEvent cgl_left_hipGraphEventWaitNodeGetEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphEventWaitNodeGetEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphEventWaitNodeGetEvent(hipGraphNode_t node, hipEvent_t *event_out)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphEventWaitNodeGetEvent]);
@@ -23595,15 +24596,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphEventWaitNodeGetEvent
         return cgl_ret;
     }
     return cgl_gp_hipGraphEventWaitNodeGetEvent(node, event_out);
-}
-typedef hipError_t cgl_rt_hipGraphEventWaitNodeGetEvent;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphEventWaitNodeGetEvent cgl_left_hipGraphEventWaitNodeGetEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphEventWaitNodeGetEvent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphEventWaitNodeGetEvent(hipGraphNode_t node, hipEvent_t *event_out)
 {
@@ -23644,6 +24636,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphEventWaitNodeSetEvent
     (void)cg_call(&cgl_sites[CGL_hipGraphEventWaitNodeSetEvent], (const void *)node, cgl_th_hipGraphEventWaitNodeSetEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphEventWaitNodeSetEvent;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphEventWaitNodeSetEvent cgl_left_hipGraphEventWaitNodeSetEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphEventWaitNodeSetEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphEventWaitNodeSetEvent(hipGraphNode_t node, hipEvent_t event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphEventWaitNodeSetEvent]);
@@ -23657,15 +24658,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphEventWaitNodeSetEvent
         return cgl_ret;
     }
     return cgl_gp_hipGraphEventWaitNodeSetEvent(node, event);
-}
-typedef hipError_t cgl_rt_hipGraphEventWaitNodeSetEvent;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphEventWaitNodeSetEvent cgl_left_hipGraphEventWaitNodeSetEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphEventWaitNodeSetEvent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphEventWaitNodeSetEvent(hipGraphNode_t node, hipEvent_t event)
 {
@@ -23707,6 +24699,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecEventWaitNodeSetE
     (void)cg_call(&cgl_sites[CGL_hipGraphExecEventWaitNodeSetEvent], (const void *)hGraphExec, cgl_th_hipGraphExecEventWaitNodeSetEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphExecEventWaitNodeSetEvent;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphExecEventWaitNodeSetEvent cgl_left_hipGraphExecEventWaitNodeSetEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecEventWaitNodeSetEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecEventWaitNodeSetEvent(hipGraphExec_t hGraphExec, hipGraphNode_t hNode, hipEvent_t event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphExecEventWaitNodeSetEvent]);
@@ -23720,15 +24721,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecEventWaitNodeSetE
         return cgl_ret;
     }
     return cgl_gp_hipGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
-}
-typedef hipError_t cgl_rt_hipGraphExecEventWaitNodeSetEvent;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphExecEventWaitNodeSetEvent cgl_left_hipGraphExecEventWaitNodeSetEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphExecEventWaitNodeSetEvent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphExecEventWaitNodeSetEvent(hipGraphExec_t hGraphExec, hipGraphNode_t hNode, hipEvent_t event)
 {
@@ -23769,6 +24761,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemAddressFree(void *devPt
     (void)cg_call(&cgl_sites[CGL_hipMemAddressFree], NULL, cgl_th_hipMemAddressFree, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemAddressFree;
+static __attribute__((noinline, cold)) cgl_rt_hipMemAddressFree cgl_left_hipMemAddressFree(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemAddressFree cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemAddressFree(void *devPtr, size_t size)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemAddressFree]);
@@ -23782,15 +24783,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemAddressFree(void *devPt
         return cgl_ret;
     }
     return cgl_gp_hipMemAddressFree(devPtr, size);
-}
-typedef hipError_t cgl_rt_hipMemAddressFree;
-static __attribute__((noinline, cold)) cgl_rt_hipMemAddressFree cgl_left_hipMemAddressFree(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemAddressFree cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemAddressFree(void *devPtr, size_t size)
 {
@@ -23834,6 +24826,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemAddressReserve(void **p
     (void)cg_call(&cgl_sites[CGL_hipMemAddressReserve], NULL, cgl_th_hipMemAddressReserve, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemAddressReserve;
+static __attribute__((noinline, cold)) cgl_rt_hipMemAddressReserve cgl_left_hipMemAddressReserve(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemAddressReserve cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemAddressReserve(void **ptr, size_t size, size_t alignment, void *addr, unsigned long long flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemAddressReserve]);
@@ -23847,15 +24848,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemAddressReserve(void **p
         return cgl_ret;
     }
     return cgl_gp_hipMemAddressReserve(ptr, size, alignment, addr, flags);
-}
-typedef hipError_t cgl_rt_hipMemAddressReserve;
-static __attribute__((noinline, cold)) cgl_rt_hipMemAddressReserve cgl_left_hipMemAddressReserve(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemAddressReserve cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t alignment, void *addr, unsigned long long flags)
 {
@@ -23898,6 +24890,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemCreate(hipMemGenericAll
     (void)cg_call(&cgl_sites[CGL_hipMemCreate], NULL, cgl_th_hipMemCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemCreate;
+static __attribute__((noinline, cold)) cgl_rt_hipMemCreate cgl_left_hipMemCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t size, const hipMemAllocationProp *prop, unsigned long long flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemCreate]);
@@ -23911,15 +24912,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemCreate(hipMemGenericAll
         return cgl_ret;
     }
     return cgl_gp_hipMemCreate(handle, size, prop, flags);
-}
-typedef hipError_t cgl_rt_hipMemCreate;
-static __attribute__((noinline, cold)) cgl_rt_hipMemCreate cgl_left_hipMemCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemCreate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t size, const hipMemAllocationProp *prop, unsigned long long flags)
 {
@@ -23962,6 +24954,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemExportToShareableHandle
     (void)cg_call(&cgl_sites[CGL_hipMemExportToShareableHandle], NULL, cgl_th_hipMemExportToShareableHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemExportToShareableHandle;
+static __attribute__((noinline, cold)) cgl_rt_hipMemExportToShareableHandle cgl_left_hipMemExportToShareableHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemExportToShareableHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemExportToShareableHandle(void *shareableHandle, hipMemGenericAllocationHandle_t handle, hipMemAllocationHandleType handleType, unsigned long long flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemExportToShareableHandle]);
@@ -23975,15 +24976,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemExportToShareableHandle
         return cgl_ret;
     }
     return cgl_gp_hipMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
-}
-typedef hipError_t cgl_rt_hipMemExportToShareableHandle;
-static __attribute__((noinline, cold)) cgl_rt_hipMemExportToShareableHandle cgl_left_hipMemExportToShareableHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemExportToShareableHandle cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemExportToShareableHandle(void *shareableHandle, hipMemGenericAllocationHandle_t handle, hipMemAllocationHandleType handleType, unsigned long long flags)
 {
@@ -24025,6 +25017,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemGetAccess(unsigned long
     (void)cg_call(&cgl_sites[CGL_hipMemGetAccess], NULL, cgl_th_hipMemGetAccess, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemGetAccess;
+static __attribute__((noinline, cold)) cgl_rt_hipMemGetAccess cgl_left_hipMemGetAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemGetAccess cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemGetAccess(unsigned long long *flags, const hipMemLocation *location, void *ptr)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemGetAccess]);
@@ -24038,15 +25039,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemGetAccess(unsigned long
         return cgl_ret;
     }
     return cgl_gp_hipMemGetAccess(flags, location, ptr);
-}
-typedef hipError_t cgl_rt_hipMemGetAccess;
-static __attribute__((noinline, cold)) cgl_rt_hipMemGetAccess cgl_left_hipMemGetAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemGetAccess cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemGetAccess(unsigned long long *flags, const hipMemLocation *location, void *ptr)
 {
@@ -24088,6 +25080,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemGetAllocationGranularit
     (void)cg_call(&cgl_sites[CGL_hipMemGetAllocationGranularity], NULL, cgl_th_hipMemGetAllocationGranularity, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemGetAllocationGranularity;
+static __attribute__((noinline, cold)) cgl_rt_hipMemGetAllocationGranularity cgl_left_hipMemGetAllocationGranularity(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemGetAllocationGranularity cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemGetAllocationGranularity(size_t *granularity, const hipMemAllocationProp *prop, hipMemAllocationGranularity_flags option)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemGetAllocationGranularity]);
@@ -24101,15 +25102,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemGetAllocationGranularit
         return cgl_ret;
     }
     return cgl_gp_hipMemGetAllocationGranularity(granularity, prop, option);
-}
-typedef hipError_t cgl_rt_hipMemGetAllocationGranularity;
-static __attribute__((noinline, cold)) cgl_rt_hipMemGetAllocationGranularity cgl_left_hipMemGetAllocationGranularity(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemGetAllocationGranularity cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemGetAllocationGranularity(size_t *granularity, const hipMemAllocationProp *prop, hipMemAllocationGranularity_flags option)
 {
@@ -24150,6 +25142,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemGetAllocationProperties
     (void)cg_call(&cgl_sites[CGL_hipMemGetAllocationPropertiesFromHandle], NULL, cgl_th_hipMemGetAllocationPropertiesFromHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemGetAllocationPropertiesFromHandle;
+static __attribute__((noinline, cold)) cgl_rt_hipMemGetAllocationPropertiesFromHandle cgl_left_hipMemGetAllocationPropertiesFromHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemGetAllocationPropertiesFromHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemGetAllocationPropertiesFromHandle(hipMemAllocationProp *prop, hipMemGenericAllocationHandle_t handle)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemGetAllocationPropertiesFromHandle]);
@@ -24163,15 +25164,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemGetAllocationProperties
         return cgl_ret;
     }
     return cgl_gp_hipMemGetAllocationPropertiesFromHandle(prop, handle);
-}
-typedef hipError_t cgl_rt_hipMemGetAllocationPropertiesFromHandle;
-static __attribute__((noinline, cold)) cgl_rt_hipMemGetAllocationPropertiesFromHandle cgl_left_hipMemGetAllocationPropertiesFromHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemGetAllocationPropertiesFromHandle cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemGetAllocationPropertiesFromHandle(hipMemAllocationProp *prop, hipMemGenericAllocationHandle_t handle)
 {
@@ -24213,6 +25205,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemImportFromShareableHand
     (void)cg_call(&cgl_sites[CGL_hipMemImportFromShareableHandle], NULL, cgl_th_hipMemImportFromShareableHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemImportFromShareableHandle;
+static __attribute__((noinline, cold)) cgl_rt_hipMemImportFromShareableHandle cgl_left_hipMemImportFromShareableHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemImportFromShareableHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemImportFromShareableHandle(hipMemGenericAllocationHandle_t *handle, void *osHandle, hipMemAllocationHandleType shHandleType)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemImportFromShareableHandle]);
@@ -24226,15 +25227,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemImportFromShareableHand
         return cgl_ret;
     }
     return cgl_gp_hipMemImportFromShareableHandle(handle, osHandle, shHandleType);
-}
-typedef hipError_t cgl_rt_hipMemImportFromShareableHandle;
-static __attribute__((noinline, cold)) cgl_rt_hipMemImportFromShareableHandle cgl_left_hipMemImportFromShareableHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemImportFromShareableHandle cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemImportFromShareableHandle(hipMemGenericAllocationHandle_t *handle, void *osHandle, hipMemAllocationHandleType shHandleType)
 {
@@ -24278,6 +25270,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemMap(void *ptr, size_t s
     (void)cg_call(&cgl_sites[CGL_hipMemMap], NULL, cgl_th_hipMemMap, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemMap;
+static __attribute__((noinline, cold)) cgl_rt_hipMemMap cgl_left_hipMemMap(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemMap cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemMap(void *ptr, size_t size, size_t offset, hipMemGenericAllocationHandle_t handle, unsigned long long flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemMap]);
@@ -24291,15 +25292,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemMap(void *ptr, size_t s
         return cgl_ret;
     }
     return cgl_gp_hipMemMap(ptr, size, offset, handle, flags);
-}
-typedef hipError_t cgl_rt_hipMemMap;
-static __attribute__((noinline, cold)) cgl_rt_hipMemMap cgl_left_hipMemMap(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemMap cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemMap(void *ptr, size_t size, size_t offset, hipMemGenericAllocationHandle_t handle, unsigned long long flags)
 {
@@ -24341,6 +25333,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemMapArrayAsync(hipArrayM
     (void)cg_call(&cgl_sites[CGL_hipMemMapArrayAsync], NULL, cgl_th_hipMemMapArrayAsync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemMapArrayAsync;
+static __attribute__((noinline, cold)) cgl_rt_hipMemMapArrayAsync cgl_left_hipMemMapArrayAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemMapArrayAsync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemMapArrayAsync(hipArrayMapInfo *mapInfoList, unsigned int count, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemMapArrayAsync]);
@@ -24354,15 +25355,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemMapArrayAsync(hipArrayM
         return cgl_ret;
     }
     return cgl_gp_hipMemMapArrayAsync(mapInfoList, count, stream);
-}
-typedef hipError_t cgl_rt_hipMemMapArrayAsync;
-static __attribute__((noinline, cold)) cgl_rt_hipMemMapArrayAsync cgl_left_hipMemMapArrayAsync(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemMapArrayAsync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemMapArrayAsync(hipArrayMapInfo *mapInfoList, unsigned int count, hipStream_t stream)
 {
@@ -24402,6 +25394,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemRelease(hipMemGenericAl
     (void)cg_call(&cgl_sites[CGL_hipMemRelease], (const void *)handle, cgl_th_hipMemRelease, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemRelease;
+static __attribute__((noinline, cold)) cgl_rt_hipMemRelease cgl_left_hipMemRelease(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemRelease cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemRelease(hipMemGenericAllocationHandle_t handle)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemRelease]);
@@ -24415,15 +25416,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemRelease(hipMemGenericAl
         return cgl_ret;
     }
     return cgl_gp_hipMemRelease(handle);
-}
-typedef hipError_t cgl_rt_hipMemRelease;
-static __attribute__((noinline, cold)) cgl_rt_hipMemRelease cgl_left_hipMemRelease(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemRelease cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemRelease(hipMemGenericAllocationHandle_t handle)
 {
@@ -24464,6 +25456,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemRetainAllocationHandle(
     (void)cg_call(&cgl_sites[CGL_hipMemRetainAllocationHandle], NULL, cgl_th_hipMemRetainAllocationHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemRetainAllocationHandle;
+static __attribute__((noinline, cold)) cgl_rt_hipMemRetainAllocationHandle cgl_left_hipMemRetainAllocationHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemRetainAllocationHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemRetainAllocationHandle(hipMemGenericAllocationHandle_t *handle, void *addr)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemRetainAllocationHandle]);
@@ -24477,15 +25478,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemRetainAllocationHandle(
         return cgl_ret;
     }
     return cgl_gp_hipMemRetainAllocationHandle(handle, addr);
-}
-typedef hipError_t cgl_rt_hipMemRetainAllocationHandle;
-static __attribute__((noinline, cold)) cgl_rt_hipMemRetainAllocationHandle cgl_left_hipMemRetainAllocationHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemRetainAllocationHandle cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemRetainAllocationHandle(hipMemGenericAllocationHandle_t *handle, void *addr)
 {
@@ -24528,6 +25520,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemSetAccess(void *ptr, si
     (void)cg_call(&cgl_sites[CGL_hipMemSetAccess], NULL, cgl_th_hipMemSetAccess, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemSetAccess;
+static __attribute__((noinline, cold)) cgl_rt_hipMemSetAccess cgl_left_hipMemSetAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemSetAccess cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemSetAccess(void *ptr, size_t size, const hipMemAccessDesc *desc, size_t count)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemSetAccess]);
@@ -24541,15 +25542,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemSetAccess(void *ptr, si
         return cgl_ret;
     }
     return cgl_gp_hipMemSetAccess(ptr, size, desc, count);
-}
-typedef hipError_t cgl_rt_hipMemSetAccess;
-static __attribute__((noinline, cold)) cgl_rt_hipMemSetAccess cgl_left_hipMemSetAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemSetAccess cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemSetAccess(void *ptr, size_t size, const hipMemAccessDesc *desc, size_t count)
 {
@@ -24590,6 +25582,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemUnmap(void *ptr, size_t
     (void)cg_call(&cgl_sites[CGL_hipMemUnmap], NULL, cgl_th_hipMemUnmap, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipMemUnmap;
+static __attribute__((noinline, cold)) cgl_rt_hipMemUnmap cgl_left_hipMemUnmap(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemUnmap cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemUnmap(void *ptr, size_t size)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipMemUnmap]);
@@ -24603,15 +25604,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipMemUnmap(void *ptr, size_t
         return cgl_ret;
     }
     return cgl_gp_hipMemUnmap(ptr, size);
-}
-typedef hipError_t cgl_rt_hipMemUnmap;
-static __attribute__((noinline, cold)) cgl_rt_hipMemUnmap cgl_left_hipMemUnmap(cg_slot *cgl_s, int cgl_code, cgl_rt_hipMemUnmap cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipMemUnmap(void *ptr, size_t size)
 {
@@ -24654,6 +25646,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGLGetDevices(unsigned int 
     (void)cg_call(&cgl_sites[CGL_hipGLGetDevices], NULL, cgl_th_hipGLGetDevices, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGLGetDevices;
+static __attribute__((noinline, cold)) cgl_rt_hipGLGetDevices cgl_left_hipGLGetDevices(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGLGetDevices cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGLGetDevices(unsigned int *pHipDeviceCount, int *pHipDevices, unsigned int hipDeviceCount, hipGLDeviceList deviceList)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGLGetDevices]);
@@ -24667,15 +25668,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGLGetDevices(unsigned int 
         return cgl_ret;
     }
     return cgl_gp_hipGLGetDevices(pHipDeviceCount, pHipDevices, hipDeviceCount, deviceList);
-}
-typedef hipError_t cgl_rt_hipGLGetDevices;
-static __attribute__((noinline, cold)) cgl_rt_hipGLGetDevices cgl_left_hipGLGetDevices(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGLGetDevices cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGLGetDevices(unsigned int *pHipDeviceCount, int *pHipDevices, unsigned int hipDeviceCount, hipGLDeviceList deviceList)
 {
@@ -24717,6 +25709,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphicsGLRegisterBuffer(h
     (void)cg_call(&cgl_sites[CGL_hipGraphicsGLRegisterBuffer], NULL, cgl_th_hipGraphicsGLRegisterBuffer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphicsGLRegisterBuffer;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphicsGLRegisterBuffer cgl_left_hipGraphicsGLRegisterBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphicsGLRegisterBuffer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsGLRegisterBuffer(hipGraphicsResource **resource, GLuint buffer, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphicsGLRegisterBuffer]);
@@ -24730,15 +25731,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsGLRegisterBuffer(h
         return cgl_ret;
     }
     return cgl_gp_hipGraphicsGLRegisterBuffer(resource, buffer, flags);
-}
-typedef hipError_t cgl_rt_hipGraphicsGLRegisterBuffer;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphicsGLRegisterBuffer cgl_left_hipGraphicsGLRegisterBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphicsGLRegisterBuffer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphicsGLRegisterBuffer(hipGraphicsResource **resource, GLuint buffer, unsigned int flags)
 {
@@ -24781,6 +25773,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphicsGLRegisterImage(hi
     (void)cg_call(&cgl_sites[CGL_hipGraphicsGLRegisterImage], NULL, cgl_th_hipGraphicsGLRegisterImage, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphicsGLRegisterImage;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphicsGLRegisterImage cgl_left_hipGraphicsGLRegisterImage(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphicsGLRegisterImage cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsGLRegisterImage(hipGraphicsResource **resource, GLuint image, GLenum target, unsigned int flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphicsGLRegisterImage]);
@@ -24794,15 +25795,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsGLRegisterImage(hi
         return cgl_ret;
     }
     return cgl_gp_hipGraphicsGLRegisterImage(resource, image, target, flags);
-}
-typedef hipError_t cgl_rt_hipGraphicsGLRegisterImage;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphicsGLRegisterImage cgl_left_hipGraphicsGLRegisterImage(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphicsGLRegisterImage cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphicsGLRegisterImage(hipGraphicsResource **resource, GLuint image, GLenum target, unsigned int flags)
 {
@@ -24844,6 +25836,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphicsMapResources(int c
     (void)cg_call(&cgl_sites[CGL_hipGraphicsMapResources], NULL, cgl_th_hipGraphicsMapResources, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphicsMapResources;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphicsMapResources cgl_left_hipGraphicsMapResources(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphicsMapResources cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsMapResources(int count, hipGraphicsResource_t *resources, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphicsMapResources]);
@@ -24857,15 +25858,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsMapResources(int c
         return cgl_ret;
     }
     return cgl_gp_hipGraphicsMapResources(count, resources, stream);
-}
-typedef hipError_t cgl_rt_hipGraphicsMapResources;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphicsMapResources cgl_left_hipGraphicsMapResources(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphicsMapResources cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphicsMapResources(int count, hipGraphicsResource_t *resources, hipStream_t stream)
 {
@@ -24908,6 +25900,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphicsSubResourceGetMapp
     (void)cg_call(&cgl_sites[CGL_hipGraphicsSubResourceGetMappedArray], NULL, cgl_th_hipGraphicsSubResourceGetMappedArray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphicsSubResourceGetMappedArray;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphicsSubResourceGetMappedArray cgl_left_hipGraphicsSubResourceGetMappedArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphicsSubResourceGetMappedArray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsSubResourceGetMappedArray(hipArray_t *array, hipGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphicsSubResourceGetMappedArray]);
@@ -24921,15 +25922,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsSubResourceGetMapp
         return cgl_ret;
     }
     return cgl_gp_hipGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel);
-}
-typedef hipError_t cgl_rt_hipGraphicsSubResourceGetMappedArray;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphicsSubResourceGetMappedArray cgl_left_hipGraphicsSubResourceGetMappedArray(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphicsSubResourceGetMappedArray cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphicsSubResourceGetMappedArray(hipArray_t *array, hipGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
@@ -24971,6 +25963,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphicsResourceGetMappedP
     (void)cg_call(&cgl_sites[CGL_hipGraphicsResourceGetMappedPointer], NULL, cgl_th_hipGraphicsResourceGetMappedPointer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphicsResourceGetMappedPointer;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphicsResourceGetMappedPointer cgl_left_hipGraphicsResourceGetMappedPointer(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphicsResourceGetMappedPointer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, hipGraphicsResource_t resource)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphicsResourceGetMappedPointer]);
@@ -24984,15 +25985,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsResourceGetMappedP
         return cgl_ret;
     }
     return cgl_gp_hipGraphicsResourceGetMappedPointer(devPtr, size, resource);
-}
-typedef hipError_t cgl_rt_hipGraphicsResourceGetMappedPointer;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphicsResourceGetMappedPointer cgl_left_hipGraphicsResourceGetMappedPointer(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphicsResourceGetMappedPointer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, hipGraphicsResource_t resource)
 {
@@ -25034,6 +26026,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphicsUnmapResources(int
     (void)cg_call(&cgl_sites[CGL_hipGraphicsUnmapResources], NULL, cgl_th_hipGraphicsUnmapResources, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphicsUnmapResources;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphicsUnmapResources cgl_left_hipGraphicsUnmapResources(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphicsUnmapResources cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsUnmapResources(int count, hipGraphicsResource_t *resources, hipStream_t stream)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphicsUnmapResources]);
@@ -25047,15 +26048,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsUnmapResources(int
         return cgl_ret;
     }
     return cgl_gp_hipGraphicsUnmapResources(count, resources, stream);
-}
-typedef hipError_t cgl_rt_hipGraphicsUnmapResources;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphicsUnmapResources cgl_left_hipGraphicsUnmapResources(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphicsUnmapResources cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphicsUnmapResources(int count, hipGraphicsResource_t *resources, hipStream_t stream)
 {
@@ -25095,6 +26087,15 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphicsUnregisterResource
     (void)cg_call(&cgl_sites[CGL_hipGraphicsUnregisterResource], (const void *)resource, cgl_th_hipGraphicsUnregisterResource, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hipError_t cgl_rt_hipGraphicsUnregisterResource;
+static __attribute__((noinline, cold)) cgl_rt_hipGraphicsUnregisterResource cgl_left_hipGraphicsUnregisterResource(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphicsUnregisterResource cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsUnregisterResource(hipGraphicsResource_t resource)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hipGraphicsUnregisterResource]);
@@ -25108,15 +26109,6 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsUnregisterResource
         return cgl_ret;
     }
     return cgl_gp_hipGraphicsUnregisterResource(resource);
-}
-typedef hipError_t cgl_rt_hipGraphicsUnregisterResource;
-static __attribute__((noinline, cold)) cgl_rt_hipGraphicsUnregisterResource cgl_left_hipGraphicsUnregisterResource(cg_slot *cgl_s, int cgl_code, cgl_rt_hipGraphicsUnregisterResource cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hipError_t hipGraphicsUnregisterResource(hipGraphicsResource_t resource)
 {
@@ -25156,6 +26148,15 @@ static __attribute__((noinline)) const char *cgl_gp_hiprtcGetErrorString(hiprtcR
     (void)cg_call(&cgl_sites[CGL_hiprtcGetErrorString], NULL, cgl_th_hiprtcGetErrorString, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef const char *cgl_rt_hiprtcGetErrorString;
+static __attribute__((noinline, cold)) cgl_rt_hiprtcGetErrorString cgl_left_hiprtcGetErrorString(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcGetErrorString cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) const char *cgl_sl_hiprtcGetErrorString(hiprtcResult result)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hiprtcGetErrorString]);
@@ -25165,15 +26166,6 @@ static __attribute__((noinline)) const char *cgl_sl_hiprtcGetErrorString(hiprtcR
         return cgl_ret;
     }
     return cgl_gp_hiprtcGetErrorString(result);
-}
-typedef const char *cgl_rt_hiprtcGetErrorString;
-static __attribute__((noinline, cold)) cgl_rt_hiprtcGetErrorString cgl_left_hiprtcGetErrorString(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcGetErrorString cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT const char *hiprtcGetErrorString(hiprtcResult result)
 {
@@ -25211,6 +26203,15 @@ static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcVersion(int *major, i
     (void)cg_call(&cgl_sites[CGL_hiprtcVersion], NULL, cgl_th_hiprtcVersion, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hiprtcResult cgl_rt_hiprtcVersion;
+static __attribute__((noinline, cold)) cgl_rt_hiprtcVersion cgl_left_hiprtcVersion(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcVersion cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcVersion(int *major, int *minor)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hiprtcVersion]);
@@ -25220,15 +26221,6 @@ static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcVersion(int *major, i
         return cgl_ret;
     }
     return cgl_gp_hiprtcVersion(major, minor);
-}
-typedef hiprtcResult cgl_rt_hiprtcVersion;
-static __attribute__((noinline, cold)) cgl_rt_hiprtcVersion cgl_left_hiprtcVersion(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcVersion cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hiprtcResult hiprtcVersion(int *major, int *minor)
 {
@@ -25266,6 +26258,15 @@ static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcAddNameExpression(hip
     (void)cg_call(&cgl_sites[CGL_hiprtcAddNameExpression], (const void *)prog, cgl_th_hiprtcAddNameExpression, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hiprtcResult cgl_rt_hiprtcAddNameExpression;
+static __attribute__((noinline, cold)) cgl_rt_hiprtcAddNameExpression cgl_left_hiprtcAddNameExpression(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcAddNameExpression cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcAddNameExpression(hiprtcProgram prog, const char *name_expression)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hiprtcAddNameExpression]);
@@ -25275,15 +26276,6 @@ static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcAddNameExpression(hip
         return cgl_ret;
     }
     return cgl_gp_hiprtcAddNameExpression(prog, name_expression);
-}
-typedef hiprtcResult cgl_rt_hiprtcAddNameExpression;
-static __attribute__((noinline, cold)) cgl_rt_hiprtcAddNameExpression cgl_left_hiprtcAddNameExpression(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcAddNameExpression cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hiprtcResult hiprtcAddNameExpression(hiprtcProgram prog, const char *name_expression)
 {
@@ -25322,16 +26314,6 @@ static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcCompileProgram(hiprtc
     (void)cg_call(&cgl_sites[CGL_hiprtcCompileProgram], (const void *)prog, cgl_th_hiprtcCompileProgram, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcCompileProgram(hiprtcProgram prog, int numOptions, const char **options)
-{
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hiprtcCompileProgram]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        hiprtcResult cgl_ret = ((__typeof__(hiprtcCompileProgram) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcCompileProgram].real, memory_order_relaxed))(prog, numOptions, options);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
-    return cgl_gp_hiprtcCompileProgram(prog, numOptions, options);
-}
 typedef hiprtcResult cgl_rt_hiprtcCompileProgram;
 static __attribute__((noinline, cold)) cgl_rt_hiprtcCompileProgram cgl_left_hiprtcCompileProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcCompileProgram cgl_ret)
 {
@@ -25340,6 +26322,29 @@ static __attribute__((noinline, cold)) cgl_rt_hiprtcCompileProgram cgl_left_hipr
     else
         cg_leave_code((uintptr_t)cgl_s, cgl_code);
     return cgl_ret;
+}
+static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcCompileProgram(hiprtcProgram prog, int numOptions, const char **options)
+{
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_hiprtcCompileProgram]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            hiprtcResult cgl_ret = ((__typeof__(hiprtcCompileProgram) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcCompileProgram].real, memory_order_relaxed))(prog, numOptions, options);
+            cg_peak_out(cgl_c);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_hiprtcCompileProgram(cgl_s, cgl_code, cgl_ret);
+        }
+    }
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hiprtcCompileProgram]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        hiprtcResult cgl_ret = ((__typeof__(hiprtcCompileProgram) *)atomic_load_explicit(&cgl_sites[CGL_hiprtcCompileProgram].real, memory_order_relaxed))(prog, numOptions, options);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_hiprtcCompileProgram(prog, numOptions, options);
 }
 CG_EXPORT hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int numOptions, const char **options)
 {
@@ -25381,6 +26386,15 @@ static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcCreateProgram(hiprtcP
     (void)cg_call(&cgl_sites[CGL_hiprtcCreateProgram], NULL, cgl_th_hiprtcCreateProgram, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hiprtcResult cgl_rt_hiprtcCreateProgram;
+static __attribute__((noinline, cold)) cgl_rt_hiprtcCreateProgram cgl_left_hiprtcCreateProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcCreateProgram cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcCreateProgram(hiprtcProgram *prog, const char *src, const char *name, int numHeaders, const char **headers, const char **includeNames)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hiprtcCreateProgram]);
@@ -25390,15 +26404,6 @@ static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcCreateProgram(hiprtcP
         return cgl_ret;
     }
     return cgl_gp_hiprtcCreateProgram(prog, src, name, numHeaders, headers, includeNames);
-}
-typedef hiprtcResult cgl_rt_hiprtcCreateProgram;
-static __attribute__((noinline, cold)) cgl_rt_hiprtcCreateProgram cgl_left_hiprtcCreateProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcCreateProgram cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hiprtcResult hiprtcCreateProgram(hiprtcProgram *prog, const char *src, const char *name, int numHeaders, const char **headers, const char **includeNames)
 {
@@ -25435,6 +26440,15 @@ static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcDestroyProgram(hiprtc
     (void)cg_call(&cgl_sites[CGL_hiprtcDestroyProgram], NULL, cgl_th_hiprtcDestroyProgram, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hiprtcResult cgl_rt_hiprtcDestroyProgram;
+static __attribute__((noinline, cold)) cgl_rt_hiprtcDestroyProgram cgl_left_hiprtcDestroyProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcDestroyProgram cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcDestroyProgram(hiprtcProgram *prog)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hiprtcDestroyProgram]);
@@ -25444,15 +26458,6 @@ static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcDestroyProgram(hiprtc
         return cgl_ret;
     }
     return cgl_gp_hiprtcDestroyProgram(prog);
-}
-typedef hiprtcResult cgl_rt_hiprtcDestroyProgram;
-static __attribute__((noinline, cold)) cgl_rt_hiprtcDestroyProgram cgl_left_hiprtcDestroyProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcDestroyProgram cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hiprtcResult hiprtcDestroyProgram(hiprtcProgram *prog)
 {
@@ -25491,6 +26496,15 @@ static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcGetLoweredName(hiprtc
     (void)cg_call(&cgl_sites[CGL_hiprtcGetLoweredName], (const void *)prog, cgl_th_hiprtcGetLoweredName, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hiprtcResult cgl_rt_hiprtcGetLoweredName;
+static __attribute__((noinline, cold)) cgl_rt_hiprtcGetLoweredName cgl_left_hiprtcGetLoweredName(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcGetLoweredName cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcGetLoweredName(hiprtcProgram prog, const char *name_expression, const char **lowered_name)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hiprtcGetLoweredName]);
@@ -25500,15 +26514,6 @@ static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcGetLoweredName(hiprtc
         return cgl_ret;
     }
     return cgl_gp_hiprtcGetLoweredName(prog, name_expression, lowered_name);
-}
-typedef hiprtcResult cgl_rt_hiprtcGetLoweredName;
-static __attribute__((noinline, cold)) cgl_rt_hiprtcGetLoweredName cgl_left_hiprtcGetLoweredName(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcGetLoweredName cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hiprtcResult hiprtcGetLoweredName(hiprtcProgram prog, const char *name_expression, const char **lowered_name)
 {
@@ -25546,6 +26551,15 @@ static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcGetProgramLog(hiprtcP
     (void)cg_call(&cgl_sites[CGL_hiprtcGetProgramLog], (const void *)prog, cgl_th_hiprtcGetProgramLog, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hiprtcResult cgl_rt_hiprtcGetProgramLog;
+static __attribute__((noinline, cold)) cgl_rt_hiprtcGetProgramLog cgl_left_hiprtcGetProgramLog(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcGetProgramLog cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcGetProgramLog(hiprtcProgram prog, char *log)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hiprtcGetProgramLog]);
@@ -25555,15 +26569,6 @@ static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcGetProgramLog(hiprtcP
         return cgl_ret;
     }
     return cgl_gp_hiprtcGetProgramLog(prog, log);
-}
-typedef hiprtcResult cgl_rt_hiprtcGetProgramLog;
-static __attribute__((noinline, cold)) cgl_rt_hiprtcGetProgramLog cgl_left_hiprtcGetProgramLog(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcGetProgramLog cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hiprtcResult hiprtcGetProgramLog(hiprtcProgram prog, char *log)
 {
@@ -25601,6 +26606,15 @@ static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcGetProgramLogSize(hip
     (void)cg_call(&cgl_sites[CGL_hiprtcGetProgramLogSize], (const void *)prog, cgl_th_hiprtcGetProgramLogSize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hiprtcResult cgl_rt_hiprtcGetProgramLogSize;
+static __attribute__((noinline, cold)) cgl_rt_hiprtcGetProgramLogSize cgl_left_hiprtcGetProgramLogSize(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcGetProgramLogSize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcGetProgramLogSize(hiprtcProgram prog, size_t *logSizeRet)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hiprtcGetProgramLogSize]);
@@ -25610,15 +26624,6 @@ static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcGetProgramLogSize(hip
         return cgl_ret;
     }
     return cgl_gp_hiprtcGetProgramLogSize(prog, logSizeRet);
-}
-typedef hiprtcResult cgl_rt_hiprtcGetProgramLogSize;
-static __attribute__((noinline, cold)) cgl_rt_hiprtcGetProgramLogSize cgl_left_hiprtcGetProgramLogSize(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcGetProgramLogSize cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hiprtcResult hiprtcGetProgramLogSize(hiprtcProgram prog, size_t *logSizeRet)
 {
@@ -25656,6 +26661,15 @@ static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcGetCode(hiprtcProgram
     (void)cg_call(&cgl_sites[CGL_hiprtcGetCode], (const void *)prog, cgl_th_hiprtcGetCode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hiprtcResult cgl_rt_hiprtcGetCode;
+static __attribute__((noinline, cold)) cgl_rt_hiprtcGetCode cgl_left_hiprtcGetCode(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcGetCode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcGetCode(hiprtcProgram prog, char *code)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hiprtcGetCode]);
@@ -25665,15 +26679,6 @@ static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcGetCode(hiprtcProgram
         return cgl_ret;
     }
     return cgl_gp_hiprtcGetCode(prog, code);
-}
-typedef hiprtcResult cgl_rt_hiprtcGetCode;
-static __attribute__((noinline, cold)) cgl_rt_hiprtcGetCode cgl_left_hiprtcGetCode(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcGetCode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hiprtcResult hiprtcGetCode(hiprtcProgram prog, char *code)
 {
@@ -25711,6 +26716,15 @@ static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcGetCodeSize(hiprtcPro
     (void)cg_call(&cgl_sites[CGL_hiprtcGetCodeSize], (const void *)prog, cgl_th_hiprtcGetCodeSize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef hiprtcResult cgl_rt_hiprtcGetCodeSize;
+static __attribute__((noinline, cold)) cgl_rt_hiprtcGetCodeSize cgl_left_hiprtcGetCodeSize(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcGetCodeSize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcGetCodeSize(hiprtcProgram prog, size_t *codeSizeRet)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_hiprtcGetCodeSize]);
@@ -25720,15 +26734,6 @@ static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcGetCodeSize(hiprtcPro
         return cgl_ret;
     }
     return cgl_gp_hiprtcGetCodeSize(prog, codeSizeRet);
-}
-typedef hiprtcResult cgl_rt_hiprtcGetCodeSize;
-static __attribute__((noinline, cold)) cgl_rt_hiprtcGetCodeSize cgl_left_hiprtcGetCodeSize(cg_slot *cgl_s, int cgl_code, cgl_rt_hiprtcGetCodeSize cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT hiprtcResult hiprtcGetCodeSize(hiprtcProgram prog, size_t *codeSizeRet)
 {

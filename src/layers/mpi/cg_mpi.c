@@ -1477,6 +1477,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Abort(MPI_Comm comm, int errorco
     (void)cg_call(&cgl_sites[CGL_MPI_Abort], (const void *)comm, cgl_th_MPI_Abort, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Abort;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Abort cgl_left_MPI_Abort(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Abort cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Abort(MPI_Comm comm, int errorcode)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Abort]);
@@ -1490,15 +1499,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Abort(MPI_Comm comm, int errorco
         return cgl_ret;
     }
     return cgl_gp_MPI_Abort(comm, errorcode);
-}
-typedef int cgl_rt_MPI_Abort;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Abort cgl_left_MPI_Abort(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Abort cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
 {
@@ -1546,6 +1546,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Accumulate(const void *origin_ad
     (void)cg_call(&cgl_sites[CGL_MPI_Accumulate], NULL, cgl_th_MPI_Accumulate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Accumulate;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Accumulate cgl_left_MPI_Accumulate(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Accumulate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Accumulate]);
@@ -1559,15 +1568,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Accumulate(const void *origin_ad
         return cgl_ret;
     }
     return cgl_gp_MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-}
-typedef int cgl_rt_MPI_Accumulate;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Accumulate cgl_left_MPI_Accumulate(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Accumulate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
@@ -1607,6 +1607,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Add_error_class(int *errorclass)
     (void)cg_call(&cgl_sites[CGL_MPI_Add_error_class], NULL, cgl_th_MPI_Add_error_class, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Add_error_class;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Add_error_class cgl_left_MPI_Add_error_class(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Add_error_class cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Add_error_class(int *errorclass)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Add_error_class]);
@@ -1620,15 +1629,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Add_error_class(int *errorclass)
         return cgl_ret;
     }
     return cgl_gp_MPI_Add_error_class(errorclass);
-}
-typedef int cgl_rt_MPI_Add_error_class;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Add_error_class cgl_left_MPI_Add_error_class(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Add_error_class cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Add_error_class(int *errorclass)
 {
@@ -1669,6 +1669,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Add_error_code(int errorclass, i
     (void)cg_call(&cgl_sites[CGL_MPI_Add_error_code], NULL, cgl_th_MPI_Add_error_code, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Add_error_code;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Add_error_code cgl_left_MPI_Add_error_code(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Add_error_code cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Add_error_code(int errorclass, int *errorcode)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Add_error_code]);
@@ -1682,15 +1691,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Add_error_code(int errorclass, i
         return cgl_ret;
     }
     return cgl_gp_MPI_Add_error_code(errorclass, errorcode);
-}
-typedef int cgl_rt_MPI_Add_error_code;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Add_error_code cgl_left_MPI_Add_error_code(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Add_error_code cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Add_error_code(int errorclass, int *errorcode)
 {
@@ -1731,6 +1731,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Add_error_string(int errorcode, 
     (void)cg_call(&cgl_sites[CGL_MPI_Add_error_string], NULL, cgl_th_MPI_Add_error_string, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Add_error_string;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Add_error_string cgl_left_MPI_Add_error_string(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Add_error_string cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Add_error_string(int errorcode, const char *string)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Add_error_string]);
@@ -1744,15 +1753,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Add_error_string(int errorcode, 
         return cgl_ret;
     }
     return cgl_gp_MPI_Add_error_string(errorcode, string);
-}
-typedef int cgl_rt_MPI_Add_error_string;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Add_error_string cgl_left_MPI_Add_error_string(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Add_error_string cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Add_error_string(int errorcode, const char *string)
 {
@@ -1798,8 +1798,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Allgather(const void *sendbuf, i
     (void)cg_call(&cgl_sites[CGL_MPI_Allgather], NULL, cgl_th_MPI_Allgather, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Allgather;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Allgather cgl_left_MPI_Allgather(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Allgather cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Allgather]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Allgather) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Allgather].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Allgather(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Allgather]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Allgather) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Allgather].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -1811,15 +1836,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Allgather(const void *sendbuf, i
         return cgl_ret;
     }
     return cgl_gp_MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-typedef int cgl_rt_MPI_Allgather;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Allgather cgl_left_MPI_Allgather(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Allgather cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -1866,6 +1882,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Iallgather(const void *sendbuf, 
     (void)cg_call(&cgl_sites[CGL_MPI_Iallgather], NULL, cgl_th_MPI_Iallgather, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Iallgather;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Iallgather cgl_left_MPI_Iallgather(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Iallgather cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Iallgather]);
@@ -1879,15 +1904,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Iallgather(const void *sendbuf, 
         return cgl_ret;
     }
     return cgl_gp_MPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-}
-typedef int cgl_rt_MPI_Iallgather;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Iallgather cgl_left_MPI_Iallgather(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Iallgather cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
@@ -1934,8 +1950,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Allgatherv(const void *sendbuf, 
     (void)cg_call(&cgl_sites[CGL_MPI_Allgatherv], NULL, cgl_th_MPI_Allgatherv, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Allgatherv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Allgatherv cgl_left_MPI_Allgatherv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Allgatherv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Allgatherv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Allgatherv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Allgatherv].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Allgatherv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Allgatherv]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Allgatherv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Allgatherv].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
@@ -1947,15 +1988,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Allgatherv(const void *sendbuf, 
         return cgl_ret;
     }
     return cgl_gp_MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-}
-typedef int cgl_rt_MPI_Allgatherv;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Allgatherv cgl_left_MPI_Allgatherv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Allgatherv cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -2003,6 +2035,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Iallgatherv(const void *sendbuf,
     (void)cg_call(&cgl_sites[CGL_MPI_Iallgatherv], NULL, cgl_th_MPI_Iallgatherv, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Iallgatherv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Iallgatherv cgl_left_MPI_Iallgatherv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Iallgatherv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Iallgatherv]);
@@ -2016,15 +2057,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Iallgatherv(const void *sendbuf,
         return cgl_ret;
     }
     return cgl_gp_MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-}
-typedef int cgl_rt_MPI_Iallgatherv;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Iallgatherv cgl_left_MPI_Iallgatherv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Iallgatherv cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
@@ -2066,6 +2098,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Alloc_mem(MPI_Aint size, MPI_Inf
     (void)cg_call(&cgl_sites[CGL_MPI_Alloc_mem], NULL, cgl_th_MPI_Alloc_mem, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Alloc_mem;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Alloc_mem cgl_left_MPI_Alloc_mem(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Alloc_mem cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Alloc_mem]);
@@ -2079,15 +2120,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Alloc_mem(MPI_Aint size, MPI_Inf
         return cgl_ret;
     }
     return cgl_gp_MPI_Alloc_mem(size, info, baseptr);
-}
-typedef int cgl_rt_MPI_Alloc_mem;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Alloc_mem cgl_left_MPI_Alloc_mem(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Alloc_mem cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
@@ -2132,8 +2164,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Allreduce(const void *sendbuf, v
     (void)cg_call(&cgl_sites[CGL_MPI_Allreduce], NULL, cgl_th_MPI_Allreduce, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Allreduce;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Allreduce cgl_left_MPI_Allreduce(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Allreduce cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Allreduce]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Allreduce) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Allreduce].real, memory_order_relaxed))(sendbuf, recvbuf, count, datatype, op, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Allreduce(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Allreduce]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Allreduce) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Allreduce].real, memory_order_relaxed))(sendbuf, recvbuf, count, datatype, op, comm);
@@ -2145,15 +2202,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Allreduce(const void *sendbuf, v
         return cgl_ret;
     }
     return cgl_gp_MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-}
-typedef int cgl_rt_MPI_Allreduce;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Allreduce cgl_left_MPI_Allreduce(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Allreduce cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
@@ -2199,6 +2247,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Iallreduce(const void *sendbuf, 
     (void)cg_call(&cgl_sites[CGL_MPI_Iallreduce], NULL, cgl_th_MPI_Iallreduce, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Iallreduce;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Iallreduce cgl_left_MPI_Iallreduce(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Iallreduce cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Iallreduce]);
@@ -2212,15 +2269,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Iallreduce(const void *sendbuf, 
         return cgl_ret;
     }
     return cgl_gp_MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
-}
-typedef int cgl_rt_MPI_Iallreduce;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Iallreduce cgl_left_MPI_Iallreduce(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Iallreduce cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
@@ -2266,8 +2314,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Alltoall(const void *sendbuf, in
     (void)cg_call(&cgl_sites[CGL_MPI_Alltoall], NULL, cgl_th_MPI_Alltoall, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Alltoall;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Alltoall cgl_left_MPI_Alltoall(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Alltoall cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Alltoall]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Alltoall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Alltoall].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Alltoall(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Alltoall]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Alltoall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Alltoall].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -2279,15 +2352,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Alltoall(const void *sendbuf, in
         return cgl_ret;
     }
     return cgl_gp_MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-typedef int cgl_rt_MPI_Alltoall;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Alltoall cgl_left_MPI_Alltoall(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Alltoall cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -2334,6 +2398,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ialltoall(const void *sendbuf, i
     (void)cg_call(&cgl_sites[CGL_MPI_Ialltoall], NULL, cgl_th_MPI_Ialltoall, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Ialltoall;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ialltoall cgl_left_MPI_Ialltoall(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ialltoall cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Ialltoall]);
@@ -2347,15 +2420,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ialltoall(const void *sendbuf, i
         return cgl_ret;
     }
     return cgl_gp_MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-}
-typedef int cgl_rt_MPI_Ialltoall;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Ialltoall cgl_left_MPI_Ialltoall(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ialltoall cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
@@ -2403,8 +2467,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Alltoallv(const void *sendbuf, c
     (void)cg_call(&cgl_sites[CGL_MPI_Alltoallv], NULL, cgl_th_MPI_Alltoallv, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Alltoallv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Alltoallv cgl_left_MPI_Alltoallv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Alltoallv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Alltoallv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Alltoallv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Alltoallv].real, memory_order_relaxed))(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Alltoallv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Alltoallv]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Alltoallv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Alltoallv].real, memory_order_relaxed))(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
@@ -2416,15 +2505,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Alltoallv(const void *sendbuf, c
         return cgl_ret;
     }
     return cgl_gp_MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-}
-typedef int cgl_rt_MPI_Alltoallv;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Alltoallv cgl_left_MPI_Alltoallv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Alltoallv cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -2473,6 +2553,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ialltoallv(const void *sendbuf, 
     (void)cg_call(&cgl_sites[CGL_MPI_Ialltoallv], NULL, cgl_th_MPI_Ialltoallv, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Ialltoallv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ialltoallv cgl_left_MPI_Ialltoallv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ialltoallv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Ialltoallv]);
@@ -2486,15 +2575,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ialltoallv(const void *sendbuf, 
         return cgl_ret;
     }
     return cgl_gp_MPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-}
-typedef int cgl_rt_MPI_Ialltoallv;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Ialltoallv cgl_left_MPI_Ialltoallv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ialltoallv cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
@@ -2542,8 +2622,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Alltoallw(const void *sendbuf, c
     (void)cg_call(&cgl_sites[CGL_MPI_Alltoallw], NULL, cgl_th_MPI_Alltoallw, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Alltoallw;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Alltoallw cgl_left_MPI_Alltoallw(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Alltoallw cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Alltoallw]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Alltoallw) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Alltoallw].real, memory_order_relaxed))(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Alltoallw(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Alltoallw]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Alltoallw) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Alltoallw].real, memory_order_relaxed))(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
@@ -2555,15 +2660,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Alltoallw(const void *sendbuf, c
         return cgl_ret;
     }
     return cgl_gp_MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-}
-typedef int cgl_rt_MPI_Alltoallw;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Alltoallw cgl_left_MPI_Alltoallw(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Alltoallw cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
@@ -2612,6 +2708,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ialltoallw(const void *sendbuf, 
     (void)cg_call(&cgl_sites[CGL_MPI_Ialltoallw], NULL, cgl_th_MPI_Ialltoallw, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Ialltoallw;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ialltoallw cgl_left_MPI_Ialltoallw(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ialltoallw cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Ialltoallw]);
@@ -2625,15 +2730,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ialltoallw(const void *sendbuf, 
         return cgl_ret;
     }
     return cgl_gp_MPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-}
-typedef int cgl_rt_MPI_Ialltoallw;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Ialltoallw cgl_left_MPI_Ialltoallw(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ialltoallw cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
@@ -2673,8 +2769,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Barrier(MPI_Comm comm)
     (void)cg_call(&cgl_sites[CGL_MPI_Barrier], (const void *)comm, cgl_th_MPI_Barrier, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Barrier;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Barrier cgl_left_MPI_Barrier(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Barrier cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Barrier(MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Barrier]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Barrier) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Barrier].real, memory_order_relaxed))(comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Barrier(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Barrier]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Barrier) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Barrier].real, memory_order_relaxed))(comm);
@@ -2686,15 +2807,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Barrier(MPI_Comm comm)
         return cgl_ret;
     }
     return cgl_gp_MPI_Barrier(comm);
-}
-typedef int cgl_rt_MPI_Barrier;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Barrier cgl_left_MPI_Barrier(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Barrier cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Barrier(MPI_Comm comm)
 {
@@ -2735,6 +2847,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ibarrier(MPI_Comm comm, MPI_Requ
     (void)cg_call(&cgl_sites[CGL_MPI_Ibarrier], (const void *)comm, cgl_th_MPI_Ibarrier, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Ibarrier;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ibarrier cgl_left_MPI_Ibarrier(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ibarrier cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Ibarrier]);
@@ -2748,15 +2869,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ibarrier(MPI_Comm comm, MPI_Requ
         return cgl_ret;
     }
     return cgl_gp_MPI_Ibarrier(comm, request);
-}
-typedef int cgl_rt_MPI_Ibarrier;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Ibarrier cgl_left_MPI_Ibarrier(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ibarrier cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
@@ -2800,8 +2912,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Bcast(void *buffer, int count, M
     (void)cg_call(&cgl_sites[CGL_MPI_Bcast], NULL, cgl_th_MPI_Bcast, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Bcast;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Bcast cgl_left_MPI_Bcast(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Bcast cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Bcast]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Bcast) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Bcast].real, memory_order_relaxed))(buffer, count, datatype, root, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Bcast(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Bcast]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Bcast) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Bcast].real, memory_order_relaxed))(buffer, count, datatype, root, comm);
@@ -2813,15 +2950,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Bcast(void *buffer, int count, M
         return cgl_ret;
     }
     return cgl_gp_MPI_Bcast(buffer, count, datatype, root, comm);
-}
-typedef int cgl_rt_MPI_Bcast;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Bcast cgl_left_MPI_Bcast(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Bcast cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
@@ -2866,8 +2994,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Bsend(const void *buf, int count
     (void)cg_call(&cgl_sites[CGL_MPI_Bsend], NULL, cgl_th_MPI_Bsend, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Bsend;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Bsend cgl_left_MPI_Bsend(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Bsend cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Bsend]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Bsend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Bsend].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Bsend(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Bsend]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Bsend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Bsend].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm);
@@ -2879,15 +3032,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Bsend(const void *buf, int count
         return cgl_ret;
     }
     return cgl_gp_MPI_Bsend(buf, count, datatype, dest, tag, comm);
-}
-typedef int cgl_rt_MPI_Bsend;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Bsend cgl_left_MPI_Bsend(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Bsend cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
@@ -2932,6 +3076,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ibcast(void *buffer, int count, 
     (void)cg_call(&cgl_sites[CGL_MPI_Ibcast], NULL, cgl_th_MPI_Ibcast, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Ibcast;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ibcast cgl_left_MPI_Ibcast(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ibcast cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Ibcast]);
@@ -2945,15 +3098,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ibcast(void *buffer, int count, 
         return cgl_ret;
     }
     return cgl_gp_MPI_Ibcast(buffer, count, datatype, root, comm, request);
-}
-typedef int cgl_rt_MPI_Ibcast;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Ibcast cgl_left_MPI_Ibcast(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ibcast cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
@@ -2999,6 +3143,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Bsend_init(const void *buf, int 
     (void)cg_call(&cgl_sites[CGL_MPI_Bsend_init], NULL, cgl_th_MPI_Bsend_init, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Bsend_init;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Bsend_init cgl_left_MPI_Bsend_init(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Bsend_init cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Bsend_init]);
@@ -3012,15 +3165,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Bsend_init(const void *buf, int 
         return cgl_ret;
     }
     return cgl_gp_MPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
-}
-typedef int cgl_rt_MPI_Bsend_init;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Bsend_init cgl_left_MPI_Bsend_init(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Bsend_init cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -3061,6 +3205,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Buffer_attach(void *buffer, int 
     (void)cg_call(&cgl_sites[CGL_MPI_Buffer_attach], NULL, cgl_th_MPI_Buffer_attach, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Buffer_attach;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Buffer_attach cgl_left_MPI_Buffer_attach(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Buffer_attach cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Buffer_attach(void *buffer, int size)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Buffer_attach]);
@@ -3074,15 +3227,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Buffer_attach(void *buffer, int 
         return cgl_ret;
     }
     return cgl_gp_MPI_Buffer_attach(buffer, size);
-}
-typedef int cgl_rt_MPI_Buffer_attach;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Buffer_attach cgl_left_MPI_Buffer_attach(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Buffer_attach cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Buffer_attach(void *buffer, int size)
 {
@@ -3123,6 +3267,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Buffer_detach(void *buffer, int 
     (void)cg_call(&cgl_sites[CGL_MPI_Buffer_detach], NULL, cgl_th_MPI_Buffer_detach, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Buffer_detach;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Buffer_detach cgl_left_MPI_Buffer_detach(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Buffer_detach cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Buffer_detach(void *buffer, int *size)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Buffer_detach]);
@@ -3136,15 +3289,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Buffer_detach(void *buffer, int 
         return cgl_ret;
     }
     return cgl_gp_MPI_Buffer_detach(buffer, size);
-}
-typedef int cgl_rt_MPI_Buffer_detach;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Buffer_detach cgl_left_MPI_Buffer_detach(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Buffer_detach cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Buffer_detach(void *buffer, int *size)
 {
@@ -3184,6 +3328,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Cancel(MPI_Request *request)
     (void)cg_call(&cgl_sites[CGL_MPI_Cancel], NULL, cgl_th_MPI_Cancel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Cancel;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Cancel cgl_left_MPI_Cancel(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cancel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Cancel(MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Cancel]);
@@ -3197,15 +3350,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Cancel(MPI_Request *request)
         return cgl_ret;
     }
     return cgl_gp_MPI_Cancel(request);
-}
-typedef int cgl_rt_MPI_Cancel;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Cancel cgl_left_MPI_Cancel(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cancel cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Cancel(MPI_Request *request)
 {
@@ -3248,6 +3392,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Cart_coords(MPI_Comm comm, int r
     (void)cg_call(&cgl_sites[CGL_MPI_Cart_coords], (const void *)comm, cgl_th_MPI_Cart_coords, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Cart_coords;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Cart_coords cgl_left_MPI_Cart_coords(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cart_coords cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Cart_coords]);
@@ -3261,15 +3414,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Cart_coords(MPI_Comm comm, int r
         return cgl_ret;
     }
     return cgl_gp_MPI_Cart_coords(comm, rank, maxdims, coords);
-}
-typedef int cgl_rt_MPI_Cart_coords;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Cart_coords cgl_left_MPI_Cart_coords(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cart_coords cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
@@ -3314,8 +3458,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Cart_create(MPI_Comm old_comm, i
     (void)cg_call(&cgl_sites[CGL_MPI_Cart_create], (const void *)old_comm, cgl_th_MPI_Cart_create, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Cart_create;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Cart_create cgl_left_MPI_Cart_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cart_create cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Cart_create(MPI_Comm old_comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Cart_create]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Cart_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_create].real, memory_order_relaxed))(old_comm, ndims, dims, periods, reorder, comm_cart);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Cart_create(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Cart_create]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Cart_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_create].real, memory_order_relaxed))(old_comm, ndims, dims, periods, reorder, comm_cart);
@@ -3327,15 +3496,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Cart_create(MPI_Comm old_comm, i
         return cgl_ret;
     }
     return cgl_gp_MPI_Cart_create(old_comm, ndims, dims, periods, reorder, comm_cart);
-}
-typedef int cgl_rt_MPI_Cart_create;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Cart_create cgl_left_MPI_Cart_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cart_create cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Cart_create(MPI_Comm old_comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart)
 {
@@ -3379,6 +3539,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Cart_get(MPI_Comm comm, int maxd
     (void)cg_call(&cgl_sites[CGL_MPI_Cart_get], (const void *)comm, cgl_th_MPI_Cart_get, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Cart_get;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Cart_get cgl_left_MPI_Cart_get(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cart_get cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Cart_get]);
@@ -3392,15 +3561,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Cart_get(MPI_Comm comm, int maxd
         return cgl_ret;
     }
     return cgl_gp_MPI_Cart_get(comm, maxdims, dims, periods, coords);
-}
-typedef int cgl_rt_MPI_Cart_get;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Cart_get cgl_left_MPI_Cart_get(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cart_get cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
@@ -3444,6 +3604,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Cart_map(MPI_Comm comm, int ndim
     (void)cg_call(&cgl_sites[CGL_MPI_Cart_map], (const void *)comm, cgl_th_MPI_Cart_map, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Cart_map;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Cart_map cgl_left_MPI_Cart_map(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cart_map cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Cart_map]);
@@ -3457,15 +3626,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Cart_map(MPI_Comm comm, int ndim
         return cgl_ret;
     }
     return cgl_gp_MPI_Cart_map(comm, ndims, dims, periods, newrank);
-}
-typedef int cgl_rt_MPI_Cart_map;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Cart_map cgl_left_MPI_Cart_map(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cart_map cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
@@ -3507,6 +3667,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Cart_rank(MPI_Comm comm, const i
     (void)cg_call(&cgl_sites[CGL_MPI_Cart_rank], (const void *)comm, cgl_th_MPI_Cart_rank, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Cart_rank;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Cart_rank cgl_left_MPI_Cart_rank(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cart_rank cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Cart_rank]);
@@ -3520,15 +3689,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Cart_rank(MPI_Comm comm, const i
         return cgl_ret;
     }
     return cgl_gp_MPI_Cart_rank(comm, coords, rank);
-}
-typedef int cgl_rt_MPI_Cart_rank;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Cart_rank cgl_left_MPI_Cart_rank(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cart_rank cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
@@ -3572,6 +3732,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Cart_shift(MPI_Comm comm, int di
     (void)cg_call(&cgl_sites[CGL_MPI_Cart_shift], (const void *)comm, cgl_th_MPI_Cart_shift, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Cart_shift;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Cart_shift cgl_left_MPI_Cart_shift(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cart_shift cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Cart_shift]);
@@ -3585,15 +3754,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Cart_shift(MPI_Comm comm, int di
         return cgl_ret;
     }
     return cgl_gp_MPI_Cart_shift(comm, direction, disp, rank_source, rank_dest);
-}
-typedef int cgl_rt_MPI_Cart_shift;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Cart_shift cgl_left_MPI_Cart_shift(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cart_shift cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
@@ -3635,8 +3795,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Cart_sub(MPI_Comm comm, const in
     (void)cg_call(&cgl_sites[CGL_MPI_Cart_sub], (const void *)comm, cgl_th_MPI_Cart_sub, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Cart_sub;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Cart_sub cgl_left_MPI_Cart_sub(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cart_sub cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *new_comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Cart_sub]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Cart_sub) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_sub].real, memory_order_relaxed))(comm, remain_dims, new_comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Cart_sub(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Cart_sub]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Cart_sub) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Cart_sub].real, memory_order_relaxed))(comm, remain_dims, new_comm);
@@ -3648,15 +3833,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Cart_sub(MPI_Comm comm, const in
         return cgl_ret;
     }
     return cgl_gp_MPI_Cart_sub(comm, remain_dims, new_comm);
-}
-typedef int cgl_rt_MPI_Cart_sub;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Cart_sub cgl_left_MPI_Cart_sub(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cart_sub cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *new_comm)
 {
@@ -3697,6 +3873,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Cartdim_get(MPI_Comm comm, int *
     (void)cg_call(&cgl_sites[CGL_MPI_Cartdim_get], (const void *)comm, cgl_th_MPI_Cartdim_get, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Cartdim_get;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Cartdim_get cgl_left_MPI_Cartdim_get(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cartdim_get cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Cartdim_get]);
@@ -3710,15 +3895,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Cartdim_get(MPI_Comm comm, int *
         return cgl_ret;
     }
     return cgl_gp_MPI_Cartdim_get(comm, ndims);
-}
-typedef int cgl_rt_MPI_Cartdim_get;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Cartdim_get cgl_left_MPI_Cartdim_get(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Cartdim_get cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
@@ -3758,6 +3934,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Close_port(const char *port_name
     (void)cg_call(&cgl_sites[CGL_MPI_Close_port], NULL, cgl_th_MPI_Close_port, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Close_port;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Close_port cgl_left_MPI_Close_port(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Close_port cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Close_port(const char *port_name)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Close_port]);
@@ -3771,15 +3956,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Close_port(const char *port_name
         return cgl_ret;
     }
     return cgl_gp_MPI_Close_port(port_name);
-}
-typedef int cgl_rt_MPI_Close_port;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Close_port cgl_left_MPI_Close_port(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Close_port cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Close_port(const char *port_name)
 {
@@ -3823,8 +3999,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_accept(const char *port_nam
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_accept], NULL, cgl_th_MPI_Comm_accept, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_accept;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_accept cgl_left_MPI_Comm_accept(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_accept cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Comm_accept]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_accept) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_accept].real, memory_order_relaxed))(port_name, info, root, comm, newcomm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Comm_accept(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_accept]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Comm_accept) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_accept].real, memory_order_relaxed))(port_name, info, root, comm, newcomm);
@@ -3836,15 +4037,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_accept(const char *port_nam
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_accept(port_name, info, root, comm, newcomm);
-}
-typedef int cgl_rt_MPI_Comm_accept;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_accept cgl_left_MPI_Comm_accept(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_accept cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
@@ -3884,6 +4076,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_c2f(MPI_Comm comm)
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_c2f], (const void *)comm, cgl_th_MPI_Comm_c2f, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_c2f;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_c2f cgl_left_MPI_Comm_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_c2f cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_c2f(MPI_Comm comm)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_c2f]);
@@ -3893,15 +4094,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_c2f(MPI_Comm comm)
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_c2f(comm);
-}
-typedef int cgl_rt_MPI_Comm_c2f;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_c2f cgl_left_MPI_Comm_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_c2f cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_c2f(MPI_Comm comm)
 {
@@ -3939,6 +4131,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_call_errhandler(MPI_Comm co
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_call_errhandler], (const void *)comm, cgl_th_MPI_Comm_call_errhandler, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_call_errhandler;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_call_errhandler cgl_left_MPI_Comm_call_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_call_errhandler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_call_errhandler]);
@@ -3952,15 +4153,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_call_errhandler(MPI_Comm co
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_call_errhandler(comm, errorcode);
-}
-typedef int cgl_rt_MPI_Comm_call_errhandler;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_call_errhandler cgl_left_MPI_Comm_call_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_call_errhandler cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
@@ -4002,6 +4194,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_compare(MPI_Comm comm1, MPI
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_compare], (const void *)comm1, cgl_th_MPI_Comm_compare, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_compare;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_compare cgl_left_MPI_Comm_compare(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_compare cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_compare]);
@@ -4015,15 +4216,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_compare(MPI_Comm comm1, MPI
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_compare(comm1, comm2, result);
-}
-typedef int cgl_rt_MPI_Comm_compare;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_compare cgl_left_MPI_Comm_compare(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_compare cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
@@ -4067,8 +4259,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_connect(const char *port_na
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_connect], NULL, cgl_th_MPI_Comm_connect, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_connect;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_connect cgl_left_MPI_Comm_connect(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_connect cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Comm_connect]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_connect) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_connect].real, memory_order_relaxed))(port_name, info, root, comm, newcomm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Comm_connect(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_connect]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Comm_connect) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_connect].real, memory_order_relaxed))(port_name, info, root, comm, newcomm);
@@ -4080,15 +4297,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_connect(const char *port_na
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_connect(port_name, info, root, comm, newcomm);
-}
-typedef int cgl_rt_MPI_Comm_connect;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_connect cgl_left_MPI_Comm_connect(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_connect cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
@@ -4129,6 +4337,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_create_errhandler(MPI_Comm_
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_create_errhandler], NULL, cgl_th_MPI_Comm_create_errhandler, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_create_errhandler;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_create_errhandler cgl_left_MPI_Comm_create_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_create_errhandler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_create_errhandler]);
@@ -4142,15 +4359,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_create_errhandler(MPI_Comm_
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_create_errhandler(function, errhandler);
-}
-typedef int cgl_rt_MPI_Comm_create_errhandler;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_create_errhandler cgl_left_MPI_Comm_create_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_create_errhandler cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler)
 {
@@ -4193,6 +4401,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_create_keyval(MPI_Comm_copy
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_create_keyval], NULL, cgl_th_MPI_Comm_create_keyval, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_create_keyval;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_create_keyval cgl_left_MPI_Comm_create_keyval(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_create_keyval cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_create_keyval]);
@@ -4206,15 +4423,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_create_keyval(MPI_Comm_copy
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
-}
-typedef int cgl_rt_MPI_Comm_create_keyval;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_create_keyval cgl_left_MPI_Comm_create_keyval(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_create_keyval cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state)
 {
@@ -4257,8 +4465,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_create_group(MPI_Comm comm,
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_create_group], (const void *)comm, cgl_th_MPI_Comm_create_group, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_create_group;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_create_group cgl_left_MPI_Comm_create_group(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_create_group cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Comm_create_group]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_create_group) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_create_group].real, memory_order_relaxed))(comm, group, tag, newcomm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Comm_create_group(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_create_group]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Comm_create_group) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_create_group].real, memory_order_relaxed))(comm, group, tag, newcomm);
@@ -4270,15 +4503,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_create_group(MPI_Comm comm,
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_create_group(comm, group, tag, newcomm);
-}
-typedef int cgl_rt_MPI_Comm_create_group;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_create_group cgl_left_MPI_Comm_create_group(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_create_group cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
@@ -4320,8 +4544,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_create(MPI_Comm comm, MPI_G
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_create], (const void *)comm, cgl_th_MPI_Comm_create, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_create;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_create cgl_left_MPI_Comm_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_create cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Comm_create]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_create].real, memory_order_relaxed))(comm, group, newcomm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Comm_create(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_create]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Comm_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_create].real, memory_order_relaxed))(comm, group, newcomm);
@@ -4333,15 +4582,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_create(MPI_Comm comm, MPI_G
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_create(comm, group, newcomm);
-}
-typedef int cgl_rt_MPI_Comm_create;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_create cgl_left_MPI_Comm_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_create cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
@@ -4382,6 +4622,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_delete_attr(MPI_Comm comm, 
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_delete_attr], (const void *)comm, cgl_th_MPI_Comm_delete_attr, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_delete_attr;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_delete_attr cgl_left_MPI_Comm_delete_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_delete_attr cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_delete_attr]);
@@ -4395,15 +4644,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_delete_attr(MPI_Comm comm, 
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_delete_attr(comm, comm_keyval);
-}
-typedef int cgl_rt_MPI_Comm_delete_attr;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_delete_attr cgl_left_MPI_Comm_delete_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_delete_attr cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
@@ -4443,8 +4683,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_disconnect(MPI_Comm *comm)
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_disconnect], NULL, cgl_th_MPI_Comm_disconnect, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_disconnect;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_disconnect cgl_left_MPI_Comm_disconnect(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_disconnect cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_disconnect(MPI_Comm *comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Comm_disconnect]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_disconnect) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_disconnect].real, memory_order_relaxed))(comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Comm_disconnect(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_disconnect]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Comm_disconnect) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_disconnect].real, memory_order_relaxed))(comm);
@@ -4456,15 +4721,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_disconnect(MPI_Comm *comm)
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_disconnect(comm);
-}
-typedef int cgl_rt_MPI_Comm_disconnect;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_disconnect cgl_left_MPI_Comm_disconnect(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_disconnect cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_disconnect(MPI_Comm *comm)
 {
@@ -4505,8 +4761,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_dup(MPI_Comm comm, MPI_Comm
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_dup], (const void *)comm, cgl_th_MPI_Comm_dup, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_dup;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_dup cgl_left_MPI_Comm_dup(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_dup cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Comm_dup]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_dup) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_dup].real, memory_order_relaxed))(comm, newcomm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Comm_dup(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_dup]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Comm_dup) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_dup].real, memory_order_relaxed))(comm, newcomm);
@@ -4518,15 +4799,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_dup(MPI_Comm comm, MPI_Comm
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_dup(comm, newcomm);
-}
-typedef int cgl_rt_MPI_Comm_dup;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_dup cgl_left_MPI_Comm_dup(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_dup cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
@@ -4568,6 +4840,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_idup(MPI_Comm comm, MPI_Com
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_idup], (const void *)comm, cgl_th_MPI_Comm_idup, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_idup;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_idup cgl_left_MPI_Comm_idup(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_idup cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_idup]);
@@ -4581,15 +4862,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_idup(MPI_Comm comm, MPI_Com
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_idup(comm, newcomm, request);
-}
-typedef int cgl_rt_MPI_Comm_idup;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_idup cgl_left_MPI_Comm_idup(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_idup cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
@@ -4631,8 +4903,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_dup_with_info(MPI_Comm comm
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_dup_with_info], (const void *)comm, cgl_th_MPI_Comm_dup_with_info, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_dup_with_info;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_dup_with_info cgl_left_MPI_Comm_dup_with_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_dup_with_info cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Comm_dup_with_info]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_dup_with_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_dup_with_info].real, memory_order_relaxed))(comm, info, newcomm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Comm_dup_with_info(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_dup_with_info]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Comm_dup_with_info) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_dup_with_info].real, memory_order_relaxed))(comm, info, newcomm);
@@ -4644,15 +4941,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_dup_with_info(MPI_Comm comm
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_dup_with_info(comm, info, newcomm);
-}
-typedef int cgl_rt_MPI_Comm_dup_with_info;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_dup_with_info cgl_left_MPI_Comm_dup_with_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_dup_with_info cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
@@ -4692,6 +4980,15 @@ static __attribute__((noinline)) MPI_Comm cgl_gp_MPI_Comm_f2c(int comm)
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_f2c], NULL, cgl_th_MPI_Comm_f2c, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef MPI_Comm cgl_rt_MPI_Comm_f2c;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_f2c cgl_left_MPI_Comm_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_f2c cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) MPI_Comm cgl_sl_MPI_Comm_f2c(int comm)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_f2c]);
@@ -4701,15 +4998,6 @@ static __attribute__((noinline)) MPI_Comm cgl_sl_MPI_Comm_f2c(int comm)
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_f2c(comm);
-}
-typedef MPI_Comm cgl_rt_MPI_Comm_f2c;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_f2c cgl_left_MPI_Comm_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_f2c cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT MPI_Comm MPI_Comm_f2c(int comm)
 {
@@ -4746,6 +5034,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_free_keyval(int *comm_keyva
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_free_keyval], NULL, cgl_th_MPI_Comm_free_keyval, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_free_keyval;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_free_keyval cgl_left_MPI_Comm_free_keyval(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_free_keyval cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_free_keyval(int *comm_keyval)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_free_keyval]);
@@ -4759,15 +5056,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_free_keyval(int *comm_keyva
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_free_keyval(comm_keyval);
-}
-typedef int cgl_rt_MPI_Comm_free_keyval;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_free_keyval cgl_left_MPI_Comm_free_keyval(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_free_keyval cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_free_keyval(int *comm_keyval)
 {
@@ -4807,8 +5095,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_free(MPI_Comm *comm)
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_free], NULL, cgl_th_MPI_Comm_free, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_free;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_free cgl_left_MPI_Comm_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_free cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_free(MPI_Comm *comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Comm_free]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_free].real, memory_order_relaxed))(comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Comm_free(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_free]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Comm_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_free].real, memory_order_relaxed))(comm);
@@ -4820,15 +5133,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_free(MPI_Comm *comm)
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_free(comm);
-}
-typedef int cgl_rt_MPI_Comm_free;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_free cgl_left_MPI_Comm_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_free cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_free(MPI_Comm *comm)
 {
@@ -4871,6 +5175,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_get_attr(MPI_Comm comm, int
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_get_attr], (const void *)comm, cgl_th_MPI_Comm_get_attr, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_get_attr;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_get_attr cgl_left_MPI_Comm_get_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_get_attr cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_get_attr]);
@@ -4884,15 +5197,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_get_attr(MPI_Comm comm, int
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag);
-}
-typedef int cgl_rt_MPI_Comm_get_attr;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_get_attr cgl_left_MPI_Comm_get_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_get_attr cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
@@ -4940,8 +5244,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Dist_graph_create(MPI_Comm comm_
     (void)cg_call(&cgl_sites[CGL_MPI_Dist_graph_create], (const void *)comm_old, cgl_th_MPI_Dist_graph_create, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Dist_graph_create;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Dist_graph_create cgl_left_MPI_Dist_graph_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Dist_graph_create cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int nodes[], const int degrees[], const int targets[], const int weights[], MPI_Info info, int reorder, MPI_Comm *newcomm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Dist_graph_create]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Dist_graph_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Dist_graph_create].real, memory_order_relaxed))(comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Dist_graph_create(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Dist_graph_create]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Dist_graph_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Dist_graph_create].real, memory_order_relaxed))(comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm);
@@ -4953,15 +5282,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Dist_graph_create(MPI_Comm comm_
         return cgl_ret;
     }
     return cgl_gp_MPI_Dist_graph_create(comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm);
-}
-typedef int cgl_rt_MPI_Dist_graph_create;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Dist_graph_create cgl_left_MPI_Dist_graph_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Dist_graph_create cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int nodes[], const int degrees[], const int targets[], const int weights[], MPI_Info info, int reorder, MPI_Comm *newcomm)
 {
@@ -5010,8 +5330,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Dist_graph_create_adjacent(MPI_C
     (void)cg_call(&cgl_sites[CGL_MPI_Dist_graph_create_adjacent], (const void *)comm_old, cgl_th_MPI_Dist_graph_create_adjacent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Dist_graph_create_adjacent;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Dist_graph_create_adjacent cgl_left_MPI_Dist_graph_create_adjacent(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Dist_graph_create_adjacent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Dist_graph_create_adjacent]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Dist_graph_create_adjacent) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Dist_graph_create_adjacent].real, memory_order_relaxed))(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Dist_graph_create_adjacent(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Dist_graph_create_adjacent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Dist_graph_create_adjacent) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Dist_graph_create_adjacent].real, memory_order_relaxed))(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
@@ -5023,15 +5368,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Dist_graph_create_adjacent(MPI_C
         return cgl_ret;
     }
     return cgl_gp_MPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
-}
-typedef int cgl_rt_MPI_Dist_graph_create_adjacent;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Dist_graph_create_adjacent cgl_left_MPI_Dist_graph_create_adjacent(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Dist_graph_create_adjacent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
@@ -5077,6 +5413,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Dist_graph_neighbors(MPI_Comm co
     (void)cg_call(&cgl_sites[CGL_MPI_Dist_graph_neighbors], (const void *)comm, cgl_th_MPI_Dist_graph_neighbors, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Dist_graph_neighbors;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Dist_graph_neighbors cgl_left_MPI_Dist_graph_neighbors(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Dist_graph_neighbors cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Dist_graph_neighbors]);
@@ -5090,15 +5435,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Dist_graph_neighbors(MPI_Comm co
         return cgl_ret;
     }
     return cgl_gp_MPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
-}
-typedef int cgl_rt_MPI_Dist_graph_neighbors;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Dist_graph_neighbors cgl_left_MPI_Dist_graph_neighbors(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Dist_graph_neighbors cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
 {
@@ -5141,6 +5477,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Dist_graph_neighbors_count(MPI_C
     (void)cg_call(&cgl_sites[CGL_MPI_Dist_graph_neighbors_count], (const void *)comm, cgl_th_MPI_Dist_graph_neighbors_count, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Dist_graph_neighbors_count;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Dist_graph_neighbors_count cgl_left_MPI_Dist_graph_neighbors_count(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Dist_graph_neighbors_count cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *inneighbors, int *outneighbors, int *weighted)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Dist_graph_neighbors_count]);
@@ -5154,15 +5499,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Dist_graph_neighbors_count(MPI_C
         return cgl_ret;
     }
     return cgl_gp_MPI_Dist_graph_neighbors_count(comm, inneighbors, outneighbors, weighted);
-}
-typedef int cgl_rt_MPI_Dist_graph_neighbors_count;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Dist_graph_neighbors_count cgl_left_MPI_Dist_graph_neighbors_count(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Dist_graph_neighbors_count cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *inneighbors, int *outneighbors, int *weighted)
 {
@@ -5203,6 +5539,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_get_errhandler(MPI_Comm com
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_get_errhandler], (const void *)comm, cgl_th_MPI_Comm_get_errhandler, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_get_errhandler;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_get_errhandler cgl_left_MPI_Comm_get_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_get_errhandler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *erhandler)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_get_errhandler]);
@@ -5216,15 +5561,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_get_errhandler(MPI_Comm com
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_get_errhandler(comm, erhandler);
-}
-typedef int cgl_rt_MPI_Comm_get_errhandler;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_get_errhandler cgl_left_MPI_Comm_get_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_get_errhandler cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *erhandler)
 {
@@ -5265,6 +5601,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_get_info(MPI_Comm comm, MPI
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_get_info], (const void *)comm, cgl_th_MPI_Comm_get_info, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_get_info;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_get_info cgl_left_MPI_Comm_get_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_get_info cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_get_info]);
@@ -5278,15 +5623,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_get_info(MPI_Comm comm, MPI
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_get_info(comm, info_used);
-}
-typedef int cgl_rt_MPI_Comm_get_info;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_get_info cgl_left_MPI_Comm_get_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_get_info cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
@@ -5328,6 +5664,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_get_name(MPI_Comm comm, cha
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_get_name], (const void *)comm, cgl_th_MPI_Comm_get_name, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_get_name;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_get_name cgl_left_MPI_Comm_get_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_get_name cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_get_name]);
@@ -5341,15 +5686,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_get_name(MPI_Comm comm, cha
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_get_name(comm, comm_name, resultlen);
-}
-typedef int cgl_rt_MPI_Comm_get_name;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_get_name cgl_left_MPI_Comm_get_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_get_name cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
@@ -5389,6 +5725,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_get_parent(MPI_Comm *parent
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_get_parent], NULL, cgl_th_MPI_Comm_get_parent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_get_parent;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_get_parent cgl_left_MPI_Comm_get_parent(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_get_parent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_get_parent(MPI_Comm *parent)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_get_parent]);
@@ -5402,15 +5747,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_get_parent(MPI_Comm *parent
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_get_parent(parent);
-}
-typedef int cgl_rt_MPI_Comm_get_parent;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_get_parent cgl_left_MPI_Comm_get_parent(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_get_parent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_get_parent(MPI_Comm *parent)
 {
@@ -5451,6 +5787,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_group(MPI_Comm comm, MPI_Gr
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_group], (const void *)comm, cgl_th_MPI_Comm_group, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_group;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_group cgl_left_MPI_Comm_group(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_group cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_group]);
@@ -5464,15 +5809,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_group(MPI_Comm comm, MPI_Gr
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_group(comm, group);
-}
-typedef int cgl_rt_MPI_Comm_group;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_group cgl_left_MPI_Comm_group(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_group cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
@@ -5513,8 +5849,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_join(int fd, MPI_Comm *inte
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_join], NULL, cgl_th_MPI_Comm_join, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_join;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_join cgl_left_MPI_Comm_join(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_join cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Comm_join]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_join) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_join].real, memory_order_relaxed))(fd, intercomm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Comm_join(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_join]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Comm_join) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_join].real, memory_order_relaxed))(fd, intercomm);
@@ -5526,15 +5887,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_join(int fd, MPI_Comm *inte
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_join(fd, intercomm);
-}
-typedef int cgl_rt_MPI_Comm_join;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_join cgl_left_MPI_Comm_join(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_join cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
@@ -5575,6 +5927,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_rank(MPI_Comm comm, int *ra
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_rank], (const void *)comm, cgl_th_MPI_Comm_rank, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_rank;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_rank cgl_left_MPI_Comm_rank(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_rank cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_rank]);
@@ -5588,15 +5949,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_rank(MPI_Comm comm, int *ra
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_rank(comm, rank);
-}
-typedef int cgl_rt_MPI_Comm_rank;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_rank cgl_left_MPI_Comm_rank(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_rank cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_rank(MPI_Comm comm, int *rank)
 {
@@ -5637,6 +5989,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_remote_group(MPI_Comm comm,
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_remote_group], (const void *)comm, cgl_th_MPI_Comm_remote_group, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_remote_group;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_remote_group cgl_left_MPI_Comm_remote_group(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_remote_group cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_remote_group]);
@@ -5650,15 +6011,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_remote_group(MPI_Comm comm,
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_remote_group(comm, group);
-}
-typedef int cgl_rt_MPI_Comm_remote_group;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_remote_group cgl_left_MPI_Comm_remote_group(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_remote_group cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
@@ -5699,6 +6051,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_remote_size(MPI_Comm comm, 
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_remote_size], (const void *)comm, cgl_th_MPI_Comm_remote_size, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_remote_size;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_remote_size cgl_left_MPI_Comm_remote_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_remote_size cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_remote_size]);
@@ -5712,15 +6073,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_remote_size(MPI_Comm comm, 
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_remote_size(comm, size);
-}
-typedef int cgl_rt_MPI_Comm_remote_size;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_remote_size cgl_left_MPI_Comm_remote_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_remote_size cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
@@ -5762,6 +6114,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_set_attr(MPI_Comm comm, int
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_set_attr], (const void *)comm, cgl_th_MPI_Comm_set_attr, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_set_attr;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_set_attr cgl_left_MPI_Comm_set_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_set_attr cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_set_attr]);
@@ -5775,15 +6136,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_set_attr(MPI_Comm comm, int
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_set_attr(comm, comm_keyval, attribute_val);
-}
-typedef int cgl_rt_MPI_Comm_set_attr;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_set_attr cgl_left_MPI_Comm_set_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_set_attr cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
@@ -5824,6 +6176,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_set_errhandler(MPI_Comm com
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_set_errhandler], (const void *)comm, cgl_th_MPI_Comm_set_errhandler, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_set_errhandler;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_set_errhandler cgl_left_MPI_Comm_set_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_set_errhandler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_set_errhandler]);
@@ -5837,15 +6198,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_set_errhandler(MPI_Comm com
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_set_errhandler(comm, errhandler);
-}
-typedef int cgl_rt_MPI_Comm_set_errhandler;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_set_errhandler cgl_left_MPI_Comm_set_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_set_errhandler cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
@@ -5886,6 +6238,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_set_info(MPI_Comm comm, MPI
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_set_info], (const void *)comm, cgl_th_MPI_Comm_set_info, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_set_info;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_set_info cgl_left_MPI_Comm_set_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_set_info cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_set_info]);
@@ -5899,15 +6260,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_set_info(MPI_Comm comm, MPI
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_set_info(comm, info);
-}
-typedef int cgl_rt_MPI_Comm_set_info;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_set_info cgl_left_MPI_Comm_set_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_set_info cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
@@ -5948,6 +6300,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_set_name(MPI_Comm comm, con
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_set_name], (const void *)comm, cgl_th_MPI_Comm_set_name, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_set_name;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_set_name cgl_left_MPI_Comm_set_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_set_name cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_set_name]);
@@ -5961,15 +6322,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_set_name(MPI_Comm comm, con
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_set_name(comm, comm_name);
-}
-typedef int cgl_rt_MPI_Comm_set_name;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_set_name cgl_left_MPI_Comm_set_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_set_name cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
@@ -6010,6 +6362,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_size(MPI_Comm comm, int *si
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_size], (const void *)comm, cgl_th_MPI_Comm_size, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_size;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_size cgl_left_MPI_Comm_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_size cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_size(MPI_Comm comm, int *size)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_size]);
@@ -6023,15 +6384,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_size(MPI_Comm comm, int *si
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_size(comm, size);
-}
-typedef int cgl_rt_MPI_Comm_size;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_size cgl_left_MPI_Comm_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_size cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_size(MPI_Comm comm, int *size)
 {
@@ -6078,8 +6430,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_spawn(const char *command, 
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_spawn], NULL, cgl_th_MPI_Comm_spawn, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_spawn;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_spawn cgl_left_MPI_Comm_spawn(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_spawn cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Comm_spawn]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_spawn) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_spawn].real, memory_order_relaxed))(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Comm_spawn(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_spawn]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Comm_spawn) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_spawn].real, memory_order_relaxed))(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
@@ -6091,15 +6468,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_spawn(const char *command, 
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
-}
-typedef int cgl_rt_MPI_Comm_spawn;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_spawn cgl_left_MPI_Comm_spawn(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_spawn cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
@@ -6147,8 +6515,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_spawn_multiple(int count, c
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_spawn_multiple], NULL, cgl_th_MPI_Comm_spawn_multiple, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_spawn_multiple;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_spawn_multiple cgl_left_MPI_Comm_spawn_multiple(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_spawn_multiple cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Comm_spawn_multiple]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_spawn_multiple) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_spawn_multiple].real, memory_order_relaxed))(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Comm_spawn_multiple(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_spawn_multiple]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Comm_spawn_multiple) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_spawn_multiple].real, memory_order_relaxed))(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
@@ -6160,15 +6553,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_spawn_multiple(int count, c
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
-}
-typedef int cgl_rt_MPI_Comm_spawn_multiple;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_spawn_multiple cgl_left_MPI_Comm_spawn_multiple(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_spawn_multiple cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
@@ -6211,8 +6595,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_split(MPI_Comm comm, int co
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_split], (const void *)comm, cgl_th_MPI_Comm_split, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_split;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_split cgl_left_MPI_Comm_split(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_split cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Comm_split]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_split) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_split].real, memory_order_relaxed))(comm, color, key, newcomm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Comm_split(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_split]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Comm_split) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_split].real, memory_order_relaxed))(comm, color, key, newcomm);
@@ -6224,15 +6633,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_split(MPI_Comm comm, int co
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_split(comm, color, key, newcomm);
-}
-typedef int cgl_rt_MPI_Comm_split;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_split cgl_left_MPI_Comm_split(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_split cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
@@ -6276,8 +6676,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_split_type(MPI_Comm comm, i
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_split_type], (const void *)comm, cgl_th_MPI_Comm_split_type, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_split_type;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_split_type cgl_left_MPI_Comm_split_type(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_split_type cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Comm_split_type]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Comm_split_type) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_split_type].real, memory_order_relaxed))(comm, split_type, key, info, newcomm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Comm_split_type(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_split_type]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Comm_split_type) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Comm_split_type].real, memory_order_relaxed))(comm, split_type, key, info, newcomm);
@@ -6289,15 +6714,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_split_type(MPI_Comm comm, i
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_split_type(comm, split_type, key, info, newcomm);
-}
-typedef int cgl_rt_MPI_Comm_split_type;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_split_type cgl_left_MPI_Comm_split_type(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_split_type cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
@@ -6338,6 +6754,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_test_inter(MPI_Comm comm, i
     (void)cg_call(&cgl_sites[CGL_MPI_Comm_test_inter], (const void *)comm, cgl_th_MPI_Comm_test_inter, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Comm_test_inter;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_test_inter cgl_left_MPI_Comm_test_inter(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_test_inter cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Comm_test_inter]);
@@ -6351,15 +6776,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Comm_test_inter(MPI_Comm comm, i
         return cgl_ret;
     }
     return cgl_gp_MPI_Comm_test_inter(comm, flag);
-}
-typedef int cgl_rt_MPI_Comm_test_inter;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Comm_test_inter cgl_left_MPI_Comm_test_inter(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Comm_test_inter cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
@@ -6405,6 +6821,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Compare_and_swap(const void *ori
     (void)cg_call(&cgl_sites[CGL_MPI_Compare_and_swap], NULL, cgl_th_MPI_Compare_and_swap, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Compare_and_swap;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Compare_and_swap cgl_left_MPI_Compare_and_swap(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Compare_and_swap cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Compare_and_swap]);
@@ -6418,15 +6843,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Compare_and_swap(const void *ori
         return cgl_ret;
     }
     return cgl_gp_MPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
-}
-typedef int cgl_rt_MPI_Compare_and_swap;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Compare_and_swap cgl_left_MPI_Compare_and_swap(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Compare_and_swap cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
@@ -6468,6 +6884,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Dims_create(int nnodes, int ndim
     (void)cg_call(&cgl_sites[CGL_MPI_Dims_create], NULL, cgl_th_MPI_Dims_create, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Dims_create;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Dims_create cgl_left_MPI_Dims_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Dims_create cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Dims_create(int nnodes, int ndims, int dims[])
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Dims_create]);
@@ -6481,15 +6906,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Dims_create(int nnodes, int ndim
         return cgl_ret;
     }
     return cgl_gp_MPI_Dims_create(nnodes, ndims, dims);
-}
-typedef int cgl_rt_MPI_Dims_create;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Dims_create cgl_left_MPI_Dims_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Dims_create cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Dims_create(int nnodes, int ndims, int dims[])
 {
@@ -6529,6 +6945,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Errhandler_c2f(MPI_Errhandler er
     (void)cg_call(&cgl_sites[CGL_MPI_Errhandler_c2f], (const void *)errhandler, cgl_th_MPI_Errhandler_c2f, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Errhandler_c2f;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Errhandler_c2f cgl_left_MPI_Errhandler_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Errhandler_c2f cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Errhandler_c2f(MPI_Errhandler errhandler)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Errhandler_c2f]);
@@ -6538,15 +6963,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Errhandler_c2f(MPI_Errhandler er
         return cgl_ret;
     }
     return cgl_gp_MPI_Errhandler_c2f(errhandler);
-}
-typedef int cgl_rt_MPI_Errhandler_c2f;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Errhandler_c2f cgl_left_MPI_Errhandler_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Errhandler_c2f cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Errhandler_c2f(MPI_Errhandler errhandler)
 {
@@ -6583,6 +6999,15 @@ static __attribute__((noinline)) MPI_Errhandler cgl_gp_MPI_Errhandler_f2c(int er
     (void)cg_call(&cgl_sites[CGL_MPI_Errhandler_f2c], NULL, cgl_th_MPI_Errhandler_f2c, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef MPI_Errhandler cgl_rt_MPI_Errhandler_f2c;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Errhandler_f2c cgl_left_MPI_Errhandler_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Errhandler_f2c cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) MPI_Errhandler cgl_sl_MPI_Errhandler_f2c(int errhandler)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Errhandler_f2c]);
@@ -6592,15 +7017,6 @@ static __attribute__((noinline)) MPI_Errhandler cgl_sl_MPI_Errhandler_f2c(int er
         return cgl_ret;
     }
     return cgl_gp_MPI_Errhandler_f2c(errhandler);
-}
-typedef MPI_Errhandler cgl_rt_MPI_Errhandler_f2c;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Errhandler_f2c cgl_left_MPI_Errhandler_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Errhandler_f2c cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT MPI_Errhandler MPI_Errhandler_f2c(int errhandler)
 {
@@ -6637,6 +7053,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Errhandler_free(MPI_Errhandler *
     (void)cg_call(&cgl_sites[CGL_MPI_Errhandler_free], NULL, cgl_th_MPI_Errhandler_free, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Errhandler_free;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Errhandler_free cgl_left_MPI_Errhandler_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Errhandler_free cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Errhandler_free]);
@@ -6650,15 +7075,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Errhandler_free(MPI_Errhandler *
         return cgl_ret;
     }
     return cgl_gp_MPI_Errhandler_free(errhandler);
-}
-typedef int cgl_rt_MPI_Errhandler_free;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Errhandler_free cgl_left_MPI_Errhandler_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Errhandler_free cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
@@ -6699,6 +7115,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Error_class(int errorcode, int *
     (void)cg_call(&cgl_sites[CGL_MPI_Error_class], NULL, cgl_th_MPI_Error_class, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Error_class;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Error_class cgl_left_MPI_Error_class(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Error_class cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Error_class(int errorcode, int *errorclass)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Error_class]);
@@ -6712,15 +7137,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Error_class(int errorcode, int *
         return cgl_ret;
     }
     return cgl_gp_MPI_Error_class(errorcode, errorclass);
-}
-typedef int cgl_rt_MPI_Error_class;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Error_class cgl_left_MPI_Error_class(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Error_class cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Error_class(int errorcode, int *errorclass)
 {
@@ -6762,6 +7178,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Error_string(int errorcode, char
     (void)cg_call(&cgl_sites[CGL_MPI_Error_string], NULL, cgl_th_MPI_Error_string, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Error_string;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Error_string cgl_left_MPI_Error_string(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Error_string cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Error_string]);
@@ -6775,15 +7200,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Error_string(int errorcode, char
         return cgl_ret;
     }
     return cgl_gp_MPI_Error_string(errorcode, string, resultlen);
-}
-typedef int cgl_rt_MPI_Error_string;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Error_string cgl_left_MPI_Error_string(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Error_string cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Error_string(int errorcode, char *string, int *resultlen)
 {
@@ -6828,8 +7244,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Exscan(const void *sendbuf, void
     (void)cg_call(&cgl_sites[CGL_MPI_Exscan], NULL, cgl_th_MPI_Exscan, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Exscan;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Exscan cgl_left_MPI_Exscan(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Exscan cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Exscan]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Exscan) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Exscan].real, memory_order_relaxed))(sendbuf, recvbuf, count, datatype, op, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Exscan(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Exscan]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Exscan) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Exscan].real, memory_order_relaxed))(sendbuf, recvbuf, count, datatype, op, comm);
@@ -6841,15 +7282,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Exscan(const void *sendbuf, void
         return cgl_ret;
     }
     return cgl_gp_MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
-}
-typedef int cgl_rt_MPI_Exscan;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Exscan cgl_left_MPI_Exscan(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Exscan cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
@@ -6895,6 +7327,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Fetch_and_op(const void *origin_
     (void)cg_call(&cgl_sites[CGL_MPI_Fetch_and_op], NULL, cgl_th_MPI_Fetch_and_op, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Fetch_and_op;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Fetch_and_op cgl_left_MPI_Fetch_and_op(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Fetch_and_op cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Fetch_and_op]);
@@ -6908,15 +7349,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Fetch_and_op(const void *origin_
         return cgl_ret;
     }
     return cgl_gp_MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
-}
-typedef int cgl_rt_MPI_Fetch_and_op;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Fetch_and_op cgl_left_MPI_Fetch_and_op(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Fetch_and_op cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
@@ -6962,6 +7394,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Iexscan(const void *sendbuf, voi
     (void)cg_call(&cgl_sites[CGL_MPI_Iexscan], NULL, cgl_th_MPI_Iexscan, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Iexscan;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Iexscan cgl_left_MPI_Iexscan(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Iexscan cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Iexscan]);
@@ -6975,15 +7416,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Iexscan(const void *sendbuf, voi
         return cgl_ret;
     }
     return cgl_gp_MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-}
-typedef int cgl_rt_MPI_Iexscan;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Iexscan cgl_left_MPI_Iexscan(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Iexscan cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
@@ -7023,6 +7455,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_c2f(MPI_File file)
     (void)cg_call(&cgl_sites[CGL_MPI_File_c2f], (const void *)file, cgl_th_MPI_File_c2f, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_c2f;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_c2f cgl_left_MPI_File_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_c2f cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_c2f(MPI_File file)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_c2f]);
@@ -7032,15 +7473,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_c2f(MPI_File file)
         return cgl_ret;
     }
     return cgl_gp_MPI_File_c2f(file);
-}
-typedef int cgl_rt_MPI_File_c2f;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_c2f cgl_left_MPI_File_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_c2f cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_c2f(MPI_File file)
 {
@@ -7077,6 +7509,15 @@ static __attribute__((noinline)) MPI_File cgl_gp_MPI_File_f2c(int file)
     (void)cg_call(&cgl_sites[CGL_MPI_File_f2c], NULL, cgl_th_MPI_File_f2c, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef MPI_File cgl_rt_MPI_File_f2c;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_f2c cgl_left_MPI_File_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_f2c cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) MPI_File cgl_sl_MPI_File_f2c(int file)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_f2c]);
@@ -7086,15 +7527,6 @@ static __attribute__((noinline)) MPI_File cgl_sl_MPI_File_f2c(int file)
         return cgl_ret;
     }
     return cgl_gp_MPI_File_f2c(file);
-}
-typedef MPI_File cgl_rt_MPI_File_f2c;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_f2c cgl_left_MPI_File_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_f2c cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT MPI_File MPI_File_f2c(int file)
 {
@@ -7132,6 +7564,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_call_errhandler(MPI_File fh
     (void)cg_call(&cgl_sites[CGL_MPI_File_call_errhandler], (const void *)fh, cgl_th_MPI_File_call_errhandler, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_call_errhandler;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_call_errhandler cgl_left_MPI_File_call_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_call_errhandler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_call_errhandler]);
@@ -7145,15 +7586,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_call_errhandler(MPI_File fh
         return cgl_ret;
     }
     return cgl_gp_MPI_File_call_errhandler(fh, errorcode);
-}
-typedef int cgl_rt_MPI_File_call_errhandler;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_call_errhandler cgl_left_MPI_File_call_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_call_errhandler cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
@@ -7194,6 +7626,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_create_errhandler(MPI_File_
     (void)cg_call(&cgl_sites[CGL_MPI_File_create_errhandler], NULL, cgl_th_MPI_File_create_errhandler, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_create_errhandler;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_create_errhandler cgl_left_MPI_File_create_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_create_errhandler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_create_errhandler(MPI_File_errhandler_function *function, MPI_Errhandler *errhandler)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_create_errhandler]);
@@ -7207,15 +7648,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_create_errhandler(MPI_File_
         return cgl_ret;
     }
     return cgl_gp_MPI_File_create_errhandler(function, errhandler);
-}
-typedef int cgl_rt_MPI_File_create_errhandler;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_create_errhandler cgl_left_MPI_File_create_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_create_errhandler cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_create_errhandler(MPI_File_errhandler_function *function, MPI_Errhandler *errhandler)
 {
@@ -7256,6 +7688,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_set_errhandler(MPI_File fil
     (void)cg_call(&cgl_sites[CGL_MPI_File_set_errhandler], (const void *)file, cgl_th_MPI_File_set_errhandler, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_set_errhandler;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_set_errhandler cgl_left_MPI_File_set_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_set_errhandler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_set_errhandler]);
@@ -7269,15 +7710,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_set_errhandler(MPI_File fil
         return cgl_ret;
     }
     return cgl_gp_MPI_File_set_errhandler(file, errhandler);
-}
-typedef int cgl_rt_MPI_File_set_errhandler;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_set_errhandler cgl_left_MPI_File_set_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_set_errhandler cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
@@ -7318,6 +7750,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_errhandler(MPI_File fil
     (void)cg_call(&cgl_sites[CGL_MPI_File_get_errhandler], (const void *)file, cgl_th_MPI_File_get_errhandler, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_get_errhandler;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_errhandler cgl_left_MPI_File_get_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_errhandler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_get_errhandler]);
@@ -7331,15 +7772,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_get_errhandler(MPI_File fil
         return cgl_ret;
     }
     return cgl_gp_MPI_File_get_errhandler(file, errhandler);
-}
-typedef int cgl_rt_MPI_File_get_errhandler;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_errhandler cgl_left_MPI_File_get_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_errhandler cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
@@ -7383,8 +7815,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_open(MPI_Comm comm, const c
     (void)cg_call(&cgl_sites[CGL_MPI_File_open], (const void *)comm, cgl_th_MPI_File_open, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_open;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_open cgl_left_MPI_File_open(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_open cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_open]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_open) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_open].real, memory_order_relaxed))(comm, filename, amode, info, fh);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_open(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_open]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_open) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_open].real, memory_order_relaxed))(comm, filename, amode, info, fh);
@@ -7396,15 +7853,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_open(MPI_Comm comm, const c
         return cgl_ret;
     }
     return cgl_gp_MPI_File_open(comm, filename, amode, info, fh);
-}
-typedef int cgl_rt_MPI_File_open;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_open cgl_left_MPI_File_open(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_open cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
@@ -7444,8 +7892,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_close(MPI_File *fh)
     (void)cg_call(&cgl_sites[CGL_MPI_File_close], NULL, cgl_th_MPI_File_close, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_close;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_close cgl_left_MPI_File_close(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_close cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_close(MPI_File *fh)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_close]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_close) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_close].real, memory_order_relaxed))(fh);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_close(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_close]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_close) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_close].real, memory_order_relaxed))(fh);
@@ -7457,15 +7930,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_close(MPI_File *fh)
         return cgl_ret;
     }
     return cgl_gp_MPI_File_close(fh);
-}
-typedef int cgl_rt_MPI_File_close;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_close cgl_left_MPI_File_close(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_close cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_close(MPI_File *fh)
 {
@@ -7506,8 +7970,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_delete(const char *filename
     (void)cg_call(&cgl_sites[CGL_MPI_File_delete], NULL, cgl_th_MPI_File_delete, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_delete;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_delete cgl_left_MPI_File_delete(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_delete cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_delete(const char *filename, MPI_Info info)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_delete]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_delete) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_delete].real, memory_order_relaxed))(filename, info);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_delete(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_delete]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_delete) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_delete].real, memory_order_relaxed))(filename, info);
@@ -7519,15 +8008,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_delete(const char *filename
         return cgl_ret;
     }
     return cgl_gp_MPI_File_delete(filename, info);
-}
-typedef int cgl_rt_MPI_File_delete;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_delete cgl_left_MPI_File_delete(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_delete cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_delete(const char *filename, MPI_Info info)
 {
@@ -7568,8 +8048,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_set_size(MPI_File fh, MPI_O
     (void)cg_call(&cgl_sites[CGL_MPI_File_set_size], (const void *)fh, cgl_th_MPI_File_set_size, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_set_size;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_set_size cgl_left_MPI_File_set_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_set_size cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_set_size]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_set_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_set_size].real, memory_order_relaxed))(fh, size);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_set_size(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_set_size]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_set_size) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_set_size].real, memory_order_relaxed))(fh, size);
@@ -7581,15 +8086,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_set_size(MPI_File fh, MPI_O
         return cgl_ret;
     }
     return cgl_gp_MPI_File_set_size(fh, size);
-}
-typedef int cgl_rt_MPI_File_set_size;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_set_size cgl_left_MPI_File_set_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_set_size cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
@@ -7630,8 +8126,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_preallocate(MPI_File fh, MP
     (void)cg_call(&cgl_sites[CGL_MPI_File_preallocate], (const void *)fh, cgl_th_MPI_File_preallocate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_preallocate;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_preallocate cgl_left_MPI_File_preallocate(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_preallocate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_preallocate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_preallocate) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_preallocate].real, memory_order_relaxed))(fh, size);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_preallocate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_preallocate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_preallocate) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_preallocate].real, memory_order_relaxed))(fh, size);
@@ -7643,15 +8164,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_preallocate(MPI_File fh, MP
         return cgl_ret;
     }
     return cgl_gp_MPI_File_preallocate(fh, size);
-}
-typedef int cgl_rt_MPI_File_preallocate;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_preallocate cgl_left_MPI_File_preallocate(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_preallocate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
@@ -7692,6 +8204,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_size(MPI_File fh, MPI_O
     (void)cg_call(&cgl_sites[CGL_MPI_File_get_size], (const void *)fh, cgl_th_MPI_File_get_size, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_get_size;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_size cgl_left_MPI_File_get_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_size cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_size(MPI_File fh, MPI_Offset *size)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_get_size]);
@@ -7705,15 +8226,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_get_size(MPI_File fh, MPI_O
         return cgl_ret;
     }
     return cgl_gp_MPI_File_get_size(fh, size);
-}
-typedef int cgl_rt_MPI_File_get_size;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_size cgl_left_MPI_File_get_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_size cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_get_size(MPI_File fh, MPI_Offset *size)
 {
@@ -7754,6 +8266,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_group(MPI_File fh, MPI_
     (void)cg_call(&cgl_sites[CGL_MPI_File_get_group], (const void *)fh, cgl_th_MPI_File_get_group, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_get_group;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_group cgl_left_MPI_File_get_group(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_group cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_group(MPI_File fh, MPI_Group *group)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_get_group]);
@@ -7767,15 +8288,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_get_group(MPI_File fh, MPI_
         return cgl_ret;
     }
     return cgl_gp_MPI_File_get_group(fh, group);
-}
-typedef int cgl_rt_MPI_File_get_group;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_group cgl_left_MPI_File_get_group(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_group cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_get_group(MPI_File fh, MPI_Group *group)
 {
@@ -7816,6 +8328,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_amode(MPI_File fh, int 
     (void)cg_call(&cgl_sites[CGL_MPI_File_get_amode], (const void *)fh, cgl_th_MPI_File_get_amode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_get_amode;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_amode cgl_left_MPI_File_get_amode(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_amode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_amode(MPI_File fh, int *amode)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_get_amode]);
@@ -7829,15 +8350,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_get_amode(MPI_File fh, int 
         return cgl_ret;
     }
     return cgl_gp_MPI_File_get_amode(fh, amode);
-}
-typedef int cgl_rt_MPI_File_get_amode;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_amode cgl_left_MPI_File_get_amode(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_amode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_get_amode(MPI_File fh, int *amode)
 {
@@ -7878,6 +8390,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_set_info(MPI_File fh, MPI_I
     (void)cg_call(&cgl_sites[CGL_MPI_File_set_info], (const void *)fh, cgl_th_MPI_File_set_info, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_set_info;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_set_info cgl_left_MPI_File_set_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_set_info cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_set_info(MPI_File fh, MPI_Info info)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_set_info]);
@@ -7891,15 +8412,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_set_info(MPI_File fh, MPI_I
         return cgl_ret;
     }
     return cgl_gp_MPI_File_set_info(fh, info);
-}
-typedef int cgl_rt_MPI_File_set_info;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_set_info cgl_left_MPI_File_set_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_set_info cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_set_info(MPI_File fh, MPI_Info info)
 {
@@ -7940,6 +8452,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_info(MPI_File fh, MPI_I
     (void)cg_call(&cgl_sites[CGL_MPI_File_get_info], (const void *)fh, cgl_th_MPI_File_get_info, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_get_info;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_info cgl_left_MPI_File_get_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_info cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_get_info]);
@@ -7953,15 +8474,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_get_info(MPI_File fh, MPI_I
         return cgl_ret;
     }
     return cgl_gp_MPI_File_get_info(fh, info_used);
-}
-typedef int cgl_rt_MPI_File_get_info;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_info cgl_left_MPI_File_get_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_info cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 {
@@ -8006,8 +8518,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_set_view(MPI_File fh, MPI_O
     (void)cg_call(&cgl_sites[CGL_MPI_File_set_view], (const void *)fh, cgl_th_MPI_File_set_view, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_set_view;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_set_view cgl_left_MPI_File_set_view(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_set_view cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_set_view]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_set_view) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_set_view].real, memory_order_relaxed))(fh, disp, etype, filetype, datarep, info);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_set_view(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_set_view]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_set_view) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_set_view].real, memory_order_relaxed))(fh, disp, etype, filetype, datarep, info);
@@ -8019,15 +8556,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_set_view(MPI_File fh, MPI_O
         return cgl_ret;
     }
     return cgl_gp_MPI_File_set_view(fh, disp, etype, filetype, datarep, info);
-}
-typedef int cgl_rt_MPI_File_set_view;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_set_view cgl_left_MPI_File_set_view(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_set_view cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info)
 {
@@ -8071,6 +8599,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_view(MPI_File fh, MPI_O
     (void)cg_call(&cgl_sites[CGL_MPI_File_get_view], (const void *)fh, cgl_th_MPI_File_get_view, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_get_view;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_view cgl_left_MPI_File_get_view(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_view cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_get_view]);
@@ -8084,15 +8621,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_get_view(MPI_File fh, MPI_O
         return cgl_ret;
     }
     return cgl_gp_MPI_File_get_view(fh, disp, etype, filetype, datarep);
-}
-typedef int cgl_rt_MPI_File_get_view;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_view cgl_left_MPI_File_get_view(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_view cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep)
 {
@@ -8137,8 +8665,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_at(MPI_File fh, MPI_Of
     (void)cg_call(&cgl_sites[CGL_MPI_File_read_at], (const void *)fh, cgl_th_MPI_File_read_at, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_read_at;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_at cgl_left_MPI_File_read_at(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_at cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_read_at]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_read_at) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_at].real, memory_order_relaxed))(fh, offset, buf, count, datatype, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_read_at(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_read_at]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_read_at) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_at].real, memory_order_relaxed))(fh, offset, buf, count, datatype, status);
@@ -8150,15 +8703,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_read_at(MPI_File fh, MPI_Of
         return cgl_ret;
     }
     return cgl_gp_MPI_File_read_at(fh, offset, buf, count, datatype, status);
-}
-typedef int cgl_rt_MPI_File_read_at;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_at cgl_left_MPI_File_read_at(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_at cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -8203,8 +8747,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_at_all(MPI_File fh, MP
     (void)cg_call(&cgl_sites[CGL_MPI_File_read_at_all], (const void *)fh, cgl_th_MPI_File_read_at_all, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_read_at_all;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_at_all cgl_left_MPI_File_read_at_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_at_all cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_read_at_all]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_read_at_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_at_all].real, memory_order_relaxed))(fh, offset, buf, count, datatype, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_read_at_all(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_read_at_all]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_read_at_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_at_all].real, memory_order_relaxed))(fh, offset, buf, count, datatype, status);
@@ -8216,15 +8785,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_read_at_all(MPI_File fh, MP
         return cgl_ret;
     }
     return cgl_gp_MPI_File_read_at_all(fh, offset, buf, count, datatype, status);
-}
-typedef int cgl_rt_MPI_File_read_at_all;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_at_all cgl_left_MPI_File_read_at_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_at_all cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -8269,8 +8829,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_at(MPI_File fh, MPI_O
     (void)cg_call(&cgl_sites[CGL_MPI_File_write_at], (const void *)fh, cgl_th_MPI_File_write_at, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_write_at;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_at cgl_left_MPI_File_write_at(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_at cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_write_at]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_write_at) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_at].real, memory_order_relaxed))(fh, offset, buf, count, datatype, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_write_at(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_write_at]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_write_at) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_at].real, memory_order_relaxed))(fh, offset, buf, count, datatype, status);
@@ -8282,15 +8867,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_write_at(MPI_File fh, MPI_O
         return cgl_ret;
     }
     return cgl_gp_MPI_File_write_at(fh, offset, buf, count, datatype, status);
-}
-typedef int cgl_rt_MPI_File_write_at;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_at cgl_left_MPI_File_write_at(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_at cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -8335,8 +8911,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_at_all(MPI_File fh, M
     (void)cg_call(&cgl_sites[CGL_MPI_File_write_at_all], (const void *)fh, cgl_th_MPI_File_write_at_all, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_write_at_all;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_at_all cgl_left_MPI_File_write_at_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_at_all cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_write_at_all]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_write_at_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_at_all].real, memory_order_relaxed))(fh, offset, buf, count, datatype, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_write_at_all(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_write_at_all]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_write_at_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_at_all].real, memory_order_relaxed))(fh, offset, buf, count, datatype, status);
@@ -8348,15 +8949,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_write_at_all(MPI_File fh, M
         return cgl_ret;
     }
     return cgl_gp_MPI_File_write_at_all(fh, offset, buf, count, datatype, status);
-}
-typedef int cgl_rt_MPI_File_write_at_all;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_at_all cgl_left_MPI_File_write_at_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_at_all cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -8401,6 +8993,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iread_at(MPI_File fh, MPI_O
     (void)cg_call(&cgl_sites[CGL_MPI_File_iread_at], (const void *)fh, cgl_th_MPI_File_iread_at, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_iread_at;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_iread_at cgl_left_MPI_File_iread_at(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iread_at cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_iread_at]);
@@ -8414,15 +9015,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_iread_at(MPI_File fh, MPI_O
         return cgl_ret;
     }
     return cgl_gp_MPI_File_iread_at(fh, offset, buf, count, datatype, request);
-}
-typedef int cgl_rt_MPI_File_iread_at;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_iread_at cgl_left_MPI_File_iread_at(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iread_at cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -8467,6 +9059,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite_at(MPI_File fh, MPI_
     (void)cg_call(&cgl_sites[CGL_MPI_File_iwrite_at], (const void *)fh, cgl_th_MPI_File_iwrite_at, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_iwrite_at;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_iwrite_at cgl_left_MPI_File_iwrite_at(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iwrite_at cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_iwrite_at]);
@@ -8480,15 +9081,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite_at(MPI_File fh, MPI_
         return cgl_ret;
     }
     return cgl_gp_MPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
-}
-typedef int cgl_rt_MPI_File_iwrite_at;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_iwrite_at cgl_left_MPI_File_iwrite_at(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iwrite_at cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -8533,6 +9125,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iread_at_all(MPI_File fh, M
     (void)cg_call(&cgl_sites[CGL_MPI_File_iread_at_all], (const void *)fh, cgl_th_MPI_File_iread_at_all, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_iread_at_all;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_iread_at_all cgl_left_MPI_File_iread_at_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iread_at_all cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_iread_at_all]);
@@ -8546,15 +9147,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_iread_at_all(MPI_File fh, M
         return cgl_ret;
     }
     return cgl_gp_MPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
-}
-typedef int cgl_rt_MPI_File_iread_at_all;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_iread_at_all cgl_left_MPI_File_iread_at_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iread_at_all cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -8599,6 +9191,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite_at_all(MPI_File fh, 
     (void)cg_call(&cgl_sites[CGL_MPI_File_iwrite_at_all], (const void *)fh, cgl_th_MPI_File_iwrite_at_all, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_iwrite_at_all;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_iwrite_at_all cgl_left_MPI_File_iwrite_at_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iwrite_at_all cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_iwrite_at_all]);
@@ -8612,15 +9213,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite_at_all(MPI_File fh, 
         return cgl_ret;
     }
     return cgl_gp_MPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
-}
-typedef int cgl_rt_MPI_File_iwrite_at_all;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_iwrite_at_all cgl_left_MPI_File_iwrite_at_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iwrite_at_all cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -8664,8 +9256,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read(MPI_File fh, void *buf
     (void)cg_call(&cgl_sites[CGL_MPI_File_read], (const void *)fh, cgl_th_MPI_File_read, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_read;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_read cgl_left_MPI_File_read(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_read]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_read) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read].real, memory_order_relaxed))(fh, buf, count, datatype, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_read(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_read]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_read) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read].real, memory_order_relaxed))(fh, buf, count, datatype, status);
@@ -8677,15 +9294,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_read(MPI_File fh, void *buf
         return cgl_ret;
     }
     return cgl_gp_MPI_File_read(fh, buf, count, datatype, status);
-}
-typedef int cgl_rt_MPI_File_read;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_read cgl_left_MPI_File_read(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -8729,8 +9337,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_all(MPI_File fh, void 
     (void)cg_call(&cgl_sites[CGL_MPI_File_read_all], (const void *)fh, cgl_th_MPI_File_read_all, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_read_all;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_all cgl_left_MPI_File_read_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_all cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_read_all]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_read_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_all].real, memory_order_relaxed))(fh, buf, count, datatype, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_read_all(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_read_all]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_read_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_all].real, memory_order_relaxed))(fh, buf, count, datatype, status);
@@ -8742,15 +9375,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_read_all(MPI_File fh, void 
         return cgl_ret;
     }
     return cgl_gp_MPI_File_read_all(fh, buf, count, datatype, status);
-}
-typedef int cgl_rt_MPI_File_read_all;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_all cgl_left_MPI_File_read_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_all cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -8794,8 +9418,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write(MPI_File fh, const vo
     (void)cg_call(&cgl_sites[CGL_MPI_File_write], (const void *)fh, cgl_th_MPI_File_write, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_write;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_write cgl_left_MPI_File_write(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_write]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_write) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write].real, memory_order_relaxed))(fh, buf, count, datatype, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_write(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_write]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_write) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write].real, memory_order_relaxed))(fh, buf, count, datatype, status);
@@ -8807,15 +9456,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_write(MPI_File fh, const vo
         return cgl_ret;
     }
     return cgl_gp_MPI_File_write(fh, buf, count, datatype, status);
-}
-typedef int cgl_rt_MPI_File_write;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_write cgl_left_MPI_File_write(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -8859,8 +9499,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_all(MPI_File fh, cons
     (void)cg_call(&cgl_sites[CGL_MPI_File_write_all], (const void *)fh, cgl_th_MPI_File_write_all, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_write_all;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_all cgl_left_MPI_File_write_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_all cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_write_all]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_write_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_all].real, memory_order_relaxed))(fh, buf, count, datatype, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_write_all(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_write_all]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_write_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_all].real, memory_order_relaxed))(fh, buf, count, datatype, status);
@@ -8872,15 +9537,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_write_all(MPI_File fh, cons
         return cgl_ret;
     }
     return cgl_gp_MPI_File_write_all(fh, buf, count, datatype, status);
-}
-typedef int cgl_rt_MPI_File_write_all;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_all cgl_left_MPI_File_write_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_all cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -8924,6 +9580,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iread(MPI_File fh, void *bu
     (void)cg_call(&cgl_sites[CGL_MPI_File_iread], (const void *)fh, cgl_th_MPI_File_iread, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_iread;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_iread cgl_left_MPI_File_iread(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iread cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_iread]);
@@ -8937,15 +9602,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_iread(MPI_File fh, void *bu
         return cgl_ret;
     }
     return cgl_gp_MPI_File_iread(fh, buf, count, datatype, request);
-}
-typedef int cgl_rt_MPI_File_iread;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_iread cgl_left_MPI_File_iread(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iread cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -8989,6 +9645,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite(MPI_File fh, const v
     (void)cg_call(&cgl_sites[CGL_MPI_File_iwrite], (const void *)fh, cgl_th_MPI_File_iwrite, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_iwrite;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_iwrite cgl_left_MPI_File_iwrite(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iwrite cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_iwrite]);
@@ -9002,15 +9667,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite(MPI_File fh, const v
         return cgl_ret;
     }
     return cgl_gp_MPI_File_iwrite(fh, buf, count, datatype, request);
-}
-typedef int cgl_rt_MPI_File_iwrite;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_iwrite cgl_left_MPI_File_iwrite(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iwrite cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -9054,6 +9710,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iread_all(MPI_File fh, void
     (void)cg_call(&cgl_sites[CGL_MPI_File_iread_all], (const void *)fh, cgl_th_MPI_File_iread_all, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_iread_all;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_iread_all cgl_left_MPI_File_iread_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iread_all cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_iread_all]);
@@ -9067,15 +9732,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_iread_all(MPI_File fh, void
         return cgl_ret;
     }
     return cgl_gp_MPI_File_iread_all(fh, buf, count, datatype, request);
-}
-typedef int cgl_rt_MPI_File_iread_all;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_iread_all cgl_left_MPI_File_iread_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iread_all cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -9119,6 +9775,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite_all(MPI_File fh, con
     (void)cg_call(&cgl_sites[CGL_MPI_File_iwrite_all], (const void *)fh, cgl_th_MPI_File_iwrite_all, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_iwrite_all;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_iwrite_all cgl_left_MPI_File_iwrite_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iwrite_all cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_iwrite_all]);
@@ -9132,15 +9797,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite_all(MPI_File fh, con
         return cgl_ret;
     }
     return cgl_gp_MPI_File_iwrite_all(fh, buf, count, datatype, request);
-}
-typedef int cgl_rt_MPI_File_iwrite_all;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_iwrite_all cgl_left_MPI_File_iwrite_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iwrite_all cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -9182,6 +9838,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_seek(MPI_File fh, MPI_Offse
     (void)cg_call(&cgl_sites[CGL_MPI_File_seek], (const void *)fh, cgl_th_MPI_File_seek, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_seek;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_seek cgl_left_MPI_File_seek(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_seek cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_seek]);
@@ -9195,15 +9860,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_seek(MPI_File fh, MPI_Offse
         return cgl_ret;
     }
     return cgl_gp_MPI_File_seek(fh, offset, whence);
-}
-typedef int cgl_rt_MPI_File_seek;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_seek cgl_left_MPI_File_seek(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_seek cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
@@ -9244,6 +9900,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_position(MPI_File fh, M
     (void)cg_call(&cgl_sites[CGL_MPI_File_get_position], (const void *)fh, cgl_th_MPI_File_get_position, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_get_position;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_position cgl_left_MPI_File_get_position(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_position cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_get_position]);
@@ -9257,15 +9922,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_get_position(MPI_File fh, M
         return cgl_ret;
     }
     return cgl_gp_MPI_File_get_position(fh, offset);
-}
-typedef int cgl_rt_MPI_File_get_position;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_position cgl_left_MPI_File_get_position(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_position cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 {
@@ -9307,6 +9963,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_byte_offset(MPI_File fh
     (void)cg_call(&cgl_sites[CGL_MPI_File_get_byte_offset], (const void *)fh, cgl_th_MPI_File_get_byte_offset, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_get_byte_offset;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_byte_offset cgl_left_MPI_File_get_byte_offset(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_byte_offset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_get_byte_offset]);
@@ -9320,15 +9985,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_get_byte_offset(MPI_File fh
         return cgl_ret;
     }
     return cgl_gp_MPI_File_get_byte_offset(fh, offset, disp);
-}
-typedef int cgl_rt_MPI_File_get_byte_offset;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_byte_offset cgl_left_MPI_File_get_byte_offset(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_byte_offset cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 {
@@ -9372,8 +10028,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_shared(MPI_File fh, vo
     (void)cg_call(&cgl_sites[CGL_MPI_File_read_shared], (const void *)fh, cgl_th_MPI_File_read_shared, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_read_shared;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_shared cgl_left_MPI_File_read_shared(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_shared cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_read_shared]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_read_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_shared].real, memory_order_relaxed))(fh, buf, count, datatype, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_read_shared(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_read_shared]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_read_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_shared].real, memory_order_relaxed))(fh, buf, count, datatype, status);
@@ -9385,15 +10066,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_read_shared(MPI_File fh, vo
         return cgl_ret;
     }
     return cgl_gp_MPI_File_read_shared(fh, buf, count, datatype, status);
-}
-typedef int cgl_rt_MPI_File_read_shared;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_shared cgl_left_MPI_File_read_shared(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_shared cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -9437,8 +10109,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_shared(MPI_File fh, c
     (void)cg_call(&cgl_sites[CGL_MPI_File_write_shared], (const void *)fh, cgl_th_MPI_File_write_shared, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_write_shared;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_shared cgl_left_MPI_File_write_shared(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_shared cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_write_shared]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_write_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_shared].real, memory_order_relaxed))(fh, buf, count, datatype, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_write_shared(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_write_shared]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_write_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_shared].real, memory_order_relaxed))(fh, buf, count, datatype, status);
@@ -9450,15 +10147,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_write_shared(MPI_File fh, c
         return cgl_ret;
     }
     return cgl_gp_MPI_File_write_shared(fh, buf, count, datatype, status);
-}
-typedef int cgl_rt_MPI_File_write_shared;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_shared cgl_left_MPI_File_write_shared(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_shared cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -9502,6 +10190,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iread_shared(MPI_File fh, v
     (void)cg_call(&cgl_sites[CGL_MPI_File_iread_shared], (const void *)fh, cgl_th_MPI_File_iread_shared, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_iread_shared;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_iread_shared cgl_left_MPI_File_iread_shared(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iread_shared cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_iread_shared]);
@@ -9515,15 +10212,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_iread_shared(MPI_File fh, v
         return cgl_ret;
     }
     return cgl_gp_MPI_File_iread_shared(fh, buf, count, datatype, request);
-}
-typedef int cgl_rt_MPI_File_iread_shared;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_iread_shared cgl_left_MPI_File_iread_shared(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iread_shared cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -9567,6 +10255,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite_shared(MPI_File fh, 
     (void)cg_call(&cgl_sites[CGL_MPI_File_iwrite_shared], (const void *)fh, cgl_th_MPI_File_iwrite_shared, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_iwrite_shared;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_iwrite_shared cgl_left_MPI_File_iwrite_shared(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iwrite_shared cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_iwrite_shared]);
@@ -9580,15 +10277,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite_shared(MPI_File fh, 
         return cgl_ret;
     }
     return cgl_gp_MPI_File_iwrite_shared(fh, buf, count, datatype, request);
-}
-typedef int cgl_rt_MPI_File_iwrite_shared;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_iwrite_shared cgl_left_MPI_File_iwrite_shared(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_iwrite_shared cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -9632,8 +10320,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_ordered(MPI_File fh, v
     (void)cg_call(&cgl_sites[CGL_MPI_File_read_ordered], (const void *)fh, cgl_th_MPI_File_read_ordered, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_read_ordered;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_ordered cgl_left_MPI_File_read_ordered(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_ordered cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_read_ordered]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_read_ordered) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_ordered].real, memory_order_relaxed))(fh, buf, count, datatype, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_read_ordered(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_read_ordered]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_read_ordered) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_ordered].real, memory_order_relaxed))(fh, buf, count, datatype, status);
@@ -9645,15 +10358,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_read_ordered(MPI_File fh, v
         return cgl_ret;
     }
     return cgl_gp_MPI_File_read_ordered(fh, buf, count, datatype, status);
-}
-typedef int cgl_rt_MPI_File_read_ordered;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_ordered cgl_left_MPI_File_read_ordered(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_ordered cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -9697,8 +10401,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_ordered(MPI_File fh, 
     (void)cg_call(&cgl_sites[CGL_MPI_File_write_ordered], (const void *)fh, cgl_th_MPI_File_write_ordered, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_write_ordered;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_ordered cgl_left_MPI_File_write_ordered(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_ordered cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_write_ordered]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_write_ordered) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_ordered].real, memory_order_relaxed))(fh, buf, count, datatype, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_write_ordered(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_write_ordered]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_write_ordered) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_ordered].real, memory_order_relaxed))(fh, buf, count, datatype, status);
@@ -9710,15 +10439,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_write_ordered(MPI_File fh, 
         return cgl_ret;
     }
     return cgl_gp_MPI_File_write_ordered(fh, buf, count, datatype, status);
-}
-typedef int cgl_rt_MPI_File_write_ordered;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_ordered cgl_left_MPI_File_write_ordered(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_ordered cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -9760,6 +10480,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_seek_shared(MPI_File fh, MP
     (void)cg_call(&cgl_sites[CGL_MPI_File_seek_shared], (const void *)fh, cgl_th_MPI_File_seek_shared, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_seek_shared;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_seek_shared cgl_left_MPI_File_seek_shared(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_seek_shared cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_seek_shared]);
@@ -9773,15 +10502,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_seek_shared(MPI_File fh, MP
         return cgl_ret;
     }
     return cgl_gp_MPI_File_seek_shared(fh, offset, whence);
-}
-typedef int cgl_rt_MPI_File_seek_shared;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_seek_shared cgl_left_MPI_File_seek_shared(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_seek_shared cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
@@ -9822,6 +10542,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_position_shared(MPI_Fil
     (void)cg_call(&cgl_sites[CGL_MPI_File_get_position_shared], (const void *)fh, cgl_th_MPI_File_get_position_shared, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_get_position_shared;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_position_shared cgl_left_MPI_File_get_position_shared(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_position_shared cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_get_position_shared]);
@@ -9835,15 +10564,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_get_position_shared(MPI_Fil
         return cgl_ret;
     }
     return cgl_gp_MPI_File_get_position_shared(fh, offset);
-}
-typedef int cgl_rt_MPI_File_get_position_shared;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_position_shared cgl_left_MPI_File_get_position_shared(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_position_shared cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 {
@@ -9887,6 +10607,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_at_all_begin(MPI_File 
     (void)cg_call(&cgl_sites[CGL_MPI_File_read_at_all_begin], (const void *)fh, cgl_th_MPI_File_read_at_all_begin, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_read_at_all_begin;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_at_all_begin cgl_left_MPI_File_read_at_all_begin(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_at_all_begin cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_read_at_all_begin]);
@@ -9900,15 +10629,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_read_at_all_begin(MPI_File 
         return cgl_ret;
     }
     return cgl_gp_MPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
-}
-typedef int cgl_rt_MPI_File_read_at_all_begin;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_at_all_begin cgl_left_MPI_File_read_at_all_begin(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_at_all_begin cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype)
 {
@@ -9950,8 +10670,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_at_all_end(MPI_File fh
     (void)cg_call(&cgl_sites[CGL_MPI_File_read_at_all_end], (const void *)fh, cgl_th_MPI_File_read_at_all_end, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_read_at_all_end;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_at_all_end cgl_left_MPI_File_read_at_all_end(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_at_all_end cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_read_at_all_end]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_read_at_all_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_at_all_end].real, memory_order_relaxed))(fh, buf, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_read_at_all_end(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_read_at_all_end]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_read_at_all_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_at_all_end].real, memory_order_relaxed))(fh, buf, status);
@@ -9963,15 +10708,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_read_at_all_end(MPI_File fh
         return cgl_ret;
     }
     return cgl_gp_MPI_File_read_at_all_end(fh, buf, status);
-}
-typedef int cgl_rt_MPI_File_read_at_all_end;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_at_all_end cgl_left_MPI_File_read_at_all_end(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_at_all_end cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
@@ -10015,6 +10751,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_at_all_begin(MPI_File
     (void)cg_call(&cgl_sites[CGL_MPI_File_write_at_all_begin], (const void *)fh, cgl_th_MPI_File_write_at_all_begin, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_write_at_all_begin;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_at_all_begin cgl_left_MPI_File_write_at_all_begin(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_at_all_begin cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_write_at_all_begin]);
@@ -10028,15 +10773,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_write_at_all_begin(MPI_File
         return cgl_ret;
     }
     return cgl_gp_MPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
-}
-typedef int cgl_rt_MPI_File_write_at_all_begin;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_at_all_begin cgl_left_MPI_File_write_at_all_begin(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_at_all_begin cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype)
 {
@@ -10078,8 +10814,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_at_all_end(MPI_File f
     (void)cg_call(&cgl_sites[CGL_MPI_File_write_at_all_end], (const void *)fh, cgl_th_MPI_File_write_at_all_end, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_write_at_all_end;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_at_all_end cgl_left_MPI_File_write_at_all_end(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_at_all_end cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_write_at_all_end]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_write_at_all_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_at_all_end].real, memory_order_relaxed))(fh, buf, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_write_at_all_end(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_write_at_all_end]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_write_at_all_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_at_all_end].real, memory_order_relaxed))(fh, buf, status);
@@ -10091,15 +10852,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_write_at_all_end(MPI_File f
         return cgl_ret;
     }
     return cgl_gp_MPI_File_write_at_all_end(fh, buf, status);
-}
-typedef int cgl_rt_MPI_File_write_at_all_end;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_at_all_end cgl_left_MPI_File_write_at_all_end(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_at_all_end cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
@@ -10142,6 +10894,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_all_begin(MPI_File fh,
     (void)cg_call(&cgl_sites[CGL_MPI_File_read_all_begin], (const void *)fh, cgl_th_MPI_File_read_all_begin, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_read_all_begin;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_all_begin cgl_left_MPI_File_read_all_begin(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_all_begin cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_read_all_begin]);
@@ -10155,15 +10916,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_read_all_begin(MPI_File fh,
         return cgl_ret;
     }
     return cgl_gp_MPI_File_read_all_begin(fh, buf, count, datatype);
-}
-typedef int cgl_rt_MPI_File_read_all_begin;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_all_begin cgl_left_MPI_File_read_all_begin(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_all_begin cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
@@ -10205,8 +10957,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_all_end(MPI_File fh, v
     (void)cg_call(&cgl_sites[CGL_MPI_File_read_all_end], (const void *)fh, cgl_th_MPI_File_read_all_end, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_read_all_end;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_all_end cgl_left_MPI_File_read_all_end(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_all_end cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_read_all_end]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_read_all_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_all_end].real, memory_order_relaxed))(fh, buf, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_read_all_end(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_read_all_end]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_read_all_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_all_end].real, memory_order_relaxed))(fh, buf, status);
@@ -10218,15 +10995,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_read_all_end(MPI_File fh, v
         return cgl_ret;
     }
     return cgl_gp_MPI_File_read_all_end(fh, buf, status);
-}
-typedef int cgl_rt_MPI_File_read_all_end;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_all_end cgl_left_MPI_File_read_all_end(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_all_end cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
@@ -10269,6 +11037,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_all_begin(MPI_File fh
     (void)cg_call(&cgl_sites[CGL_MPI_File_write_all_begin], (const void *)fh, cgl_th_MPI_File_write_all_begin, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_write_all_begin;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_all_begin cgl_left_MPI_File_write_all_begin(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_all_begin cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_write_all_begin]);
@@ -10282,15 +11059,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_write_all_begin(MPI_File fh
         return cgl_ret;
     }
     return cgl_gp_MPI_File_write_all_begin(fh, buf, count, datatype);
-}
-typedef int cgl_rt_MPI_File_write_all_begin;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_all_begin cgl_left_MPI_File_write_all_begin(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_all_begin cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
@@ -10332,8 +11100,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_all_end(MPI_File fh, 
     (void)cg_call(&cgl_sites[CGL_MPI_File_write_all_end], (const void *)fh, cgl_th_MPI_File_write_all_end, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_write_all_end;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_all_end cgl_left_MPI_File_write_all_end(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_all_end cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_write_all_end]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_write_all_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_all_end].real, memory_order_relaxed))(fh, buf, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_write_all_end(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_write_all_end]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_write_all_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_all_end].real, memory_order_relaxed))(fh, buf, status);
@@ -10345,15 +11138,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_write_all_end(MPI_File fh, 
         return cgl_ret;
     }
     return cgl_gp_MPI_File_write_all_end(fh, buf, status);
-}
-typedef int cgl_rt_MPI_File_write_all_end;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_all_end cgl_left_MPI_File_write_all_end(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_all_end cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
@@ -10396,6 +11180,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_ordered_begin(MPI_File
     (void)cg_call(&cgl_sites[CGL_MPI_File_read_ordered_begin], (const void *)fh, cgl_th_MPI_File_read_ordered_begin, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_read_ordered_begin;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_ordered_begin cgl_left_MPI_File_read_ordered_begin(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_ordered_begin cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_read_ordered_begin]);
@@ -10409,15 +11202,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_read_ordered_begin(MPI_File
         return cgl_ret;
     }
     return cgl_gp_MPI_File_read_ordered_begin(fh, buf, count, datatype);
-}
-typedef int cgl_rt_MPI_File_read_ordered_begin;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_ordered_begin cgl_left_MPI_File_read_ordered_begin(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_ordered_begin cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
@@ -10459,8 +11243,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_ordered_end(MPI_File f
     (void)cg_call(&cgl_sites[CGL_MPI_File_read_ordered_end], (const void *)fh, cgl_th_MPI_File_read_ordered_end, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_read_ordered_end;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_ordered_end cgl_left_MPI_File_read_ordered_end(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_ordered_end cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_read_ordered_end]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_read_ordered_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_ordered_end].real, memory_order_relaxed))(fh, buf, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_read_ordered_end(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_read_ordered_end]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_read_ordered_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_read_ordered_end].real, memory_order_relaxed))(fh, buf, status);
@@ -10472,15 +11281,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_read_ordered_end(MPI_File f
         return cgl_ret;
     }
     return cgl_gp_MPI_File_read_ordered_end(fh, buf, status);
-}
-typedef int cgl_rt_MPI_File_read_ordered_end;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_read_ordered_end cgl_left_MPI_File_read_ordered_end(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_read_ordered_end cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 {
@@ -10523,6 +11323,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_ordered_begin(MPI_Fil
     (void)cg_call(&cgl_sites[CGL_MPI_File_write_ordered_begin], (const void *)fh, cgl_th_MPI_File_write_ordered_begin, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_write_ordered_begin;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_ordered_begin cgl_left_MPI_File_write_ordered_begin(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_ordered_begin cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_write_ordered_begin]);
@@ -10536,15 +11345,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_write_ordered_begin(MPI_Fil
         return cgl_ret;
     }
     return cgl_gp_MPI_File_write_ordered_begin(fh, buf, count, datatype);
-}
-typedef int cgl_rt_MPI_File_write_ordered_begin;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_ordered_begin cgl_left_MPI_File_write_ordered_begin(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_ordered_begin cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
@@ -10586,8 +11386,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_ordered_end(MPI_File 
     (void)cg_call(&cgl_sites[CGL_MPI_File_write_ordered_end], (const void *)fh, cgl_th_MPI_File_write_ordered_end, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_write_ordered_end;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_ordered_end cgl_left_MPI_File_write_ordered_end(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_ordered_end cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_write_ordered_end]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_write_ordered_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_ordered_end].real, memory_order_relaxed))(fh, buf, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_write_ordered_end(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_write_ordered_end]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_write_ordered_end) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_write_ordered_end].real, memory_order_relaxed))(fh, buf, status);
@@ -10599,15 +11424,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_write_ordered_end(MPI_File 
         return cgl_ret;
     }
     return cgl_gp_MPI_File_write_ordered_end(fh, buf, status);
-}
-typedef int cgl_rt_MPI_File_write_ordered_end;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_write_ordered_end cgl_left_MPI_File_write_ordered_end(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_write_ordered_end cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
@@ -10649,6 +11465,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_type_extent(MPI_File fh
     (void)cg_call(&cgl_sites[CGL_MPI_File_get_type_extent], (const void *)fh, cgl_th_MPI_File_get_type_extent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_get_type_extent;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_type_extent cgl_left_MPI_File_get_type_extent(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_type_extent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_get_type_extent]);
@@ -10662,15 +11487,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_get_type_extent(MPI_File fh
         return cgl_ret;
     }
     return cgl_gp_MPI_File_get_type_extent(fh, datatype, extent);
-}
-typedef int cgl_rt_MPI_File_get_type_extent;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_type_extent cgl_left_MPI_File_get_type_extent(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_type_extent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
 {
@@ -10711,6 +11527,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_set_atomicity(MPI_File fh, 
     (void)cg_call(&cgl_sites[CGL_MPI_File_set_atomicity], (const void *)fh, cgl_th_MPI_File_set_atomicity, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_set_atomicity;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_set_atomicity cgl_left_MPI_File_set_atomicity(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_set_atomicity cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_set_atomicity(MPI_File fh, int flag)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_set_atomicity]);
@@ -10724,15 +11549,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_set_atomicity(MPI_File fh, 
         return cgl_ret;
     }
     return cgl_gp_MPI_File_set_atomicity(fh, flag);
-}
-typedef int cgl_rt_MPI_File_set_atomicity;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_set_atomicity cgl_left_MPI_File_set_atomicity(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_set_atomicity cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_set_atomicity(MPI_File fh, int flag)
 {
@@ -10773,6 +11589,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_atomicity(MPI_File fh, 
     (void)cg_call(&cgl_sites[CGL_MPI_File_get_atomicity], (const void *)fh, cgl_th_MPI_File_get_atomicity, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_get_atomicity;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_atomicity cgl_left_MPI_File_get_atomicity(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_atomicity cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_atomicity(MPI_File fh, int *flag)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_get_atomicity]);
@@ -10786,15 +11611,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_get_atomicity(MPI_File fh, 
         return cgl_ret;
     }
     return cgl_gp_MPI_File_get_atomicity(fh, flag);
-}
-typedef int cgl_rt_MPI_File_get_atomicity;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_get_atomicity cgl_left_MPI_File_get_atomicity(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_get_atomicity cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_get_atomicity(MPI_File fh, int *flag)
 {
@@ -10834,8 +11650,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_sync(MPI_File fh)
     (void)cg_call(&cgl_sites[CGL_MPI_File_sync], (const void *)fh, cgl_th_MPI_File_sync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_File_sync;
+static __attribute__((noinline, cold)) cgl_rt_MPI_File_sync cgl_left_MPI_File_sync(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_sync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_File_sync(MPI_File fh)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_File_sync]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_File_sync) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_sync].real, memory_order_relaxed))(fh);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_File_sync(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_File_sync]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_File_sync) *)atomic_load_explicit(&cgl_sites[CGL_MPI_File_sync].real, memory_order_relaxed))(fh);
@@ -10847,15 +11688,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_File_sync(MPI_File fh)
         return cgl_ret;
     }
     return cgl_gp_MPI_File_sync(fh);
-}
-typedef int cgl_rt_MPI_File_sync;
-static __attribute__((noinline, cold)) cgl_rt_MPI_File_sync cgl_left_MPI_File_sync(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_File_sync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_File_sync(MPI_File fh)
 {
@@ -10894,8 +11726,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Finalize(void)
     (void)cg_call(&cgl_sites[CGL_MPI_Finalize], NULL, cgl_th_MPI_Finalize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Finalize;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Finalize cgl_left_MPI_Finalize(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Finalize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Finalize(void)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Finalize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Finalize) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Finalize].real, memory_order_relaxed))();
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Finalize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Finalize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Finalize) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Finalize].real, memory_order_relaxed))();
@@ -10907,15 +11764,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Finalize(void)
         return cgl_ret;
     }
     return cgl_gp_MPI_Finalize();
-}
-typedef int cgl_rt_MPI_Finalize;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Finalize cgl_left_MPI_Finalize(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Finalize cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Finalize(void)
 {
@@ -10955,6 +11803,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Finalized(int *flag)
     (void)cg_call(&cgl_sites[CGL_MPI_Finalized], NULL, cgl_th_MPI_Finalized, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Finalized;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Finalized cgl_left_MPI_Finalized(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Finalized cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Finalized(int *flag)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Finalized]);
@@ -10968,15 +11825,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Finalized(int *flag)
         return cgl_ret;
     }
     return cgl_gp_MPI_Finalized(flag);
-}
-typedef int cgl_rt_MPI_Finalized;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Finalized cgl_left_MPI_Finalized(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Finalized cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Finalized(int *flag)
 {
@@ -11016,6 +11864,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Free_mem(void *base)
     (void)cg_call(&cgl_sites[CGL_MPI_Free_mem], NULL, cgl_th_MPI_Free_mem, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Free_mem;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Free_mem cgl_left_MPI_Free_mem(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Free_mem cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Free_mem(void *base)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Free_mem]);
@@ -11029,15 +11886,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Free_mem(void *base)
         return cgl_ret;
     }
     return cgl_gp_MPI_Free_mem(base);
-}
-typedef int cgl_rt_MPI_Free_mem;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Free_mem cgl_left_MPI_Free_mem(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Free_mem cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Free_mem(void *base)
 {
@@ -11084,8 +11932,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Gather(const void *sendbuf, int 
     (void)cg_call(&cgl_sites[CGL_MPI_Gather], NULL, cgl_th_MPI_Gather, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Gather;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Gather cgl_left_MPI_Gather(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Gather cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Gather]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Gather) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Gather].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Gather(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Gather]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Gather) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Gather].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -11097,15 +11970,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Gather(const void *sendbuf, int 
         return cgl_ret;
     }
     return cgl_gp_MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
-typedef int cgl_rt_MPI_Gather;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Gather cgl_left_MPI_Gather(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Gather cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
@@ -11153,6 +12017,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Igather(const void *sendbuf, int
     (void)cg_call(&cgl_sites[CGL_MPI_Igather], NULL, cgl_th_MPI_Igather, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Igather;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Igather cgl_left_MPI_Igather(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Igather cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Igather]);
@@ -11166,15 +12039,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Igather(const void *sendbuf, int
         return cgl_ret;
     }
     return cgl_gp_MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-}
-typedef int cgl_rt_MPI_Igather;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Igather cgl_left_MPI_Igather(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Igather cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
@@ -11222,8 +12086,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Gatherv(const void *sendbuf, int
     (void)cg_call(&cgl_sites[CGL_MPI_Gatherv], NULL, cgl_th_MPI_Gatherv, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Gatherv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Gatherv cgl_left_MPI_Gatherv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Gatherv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Gatherv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Gatherv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Gatherv].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Gatherv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Gatherv]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Gatherv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Gatherv].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
@@ -11235,15 +12124,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Gatherv(const void *sendbuf, int
         return cgl_ret;
     }
     return cgl_gp_MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
-}
-typedef int cgl_rt_MPI_Gatherv;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Gatherv cgl_left_MPI_Gatherv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Gatherv cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
@@ -11292,6 +12172,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Igatherv(const void *sendbuf, in
     (void)cg_call(&cgl_sites[CGL_MPI_Igatherv], NULL, cgl_th_MPI_Igatherv, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Igatherv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Igatherv cgl_left_MPI_Igatherv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Igatherv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Igatherv]);
@@ -11305,15 +12194,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Igatherv(const void *sendbuf, in
         return cgl_ret;
     }
     return cgl_gp_MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
-}
-typedef int cgl_rt_MPI_Igatherv;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Igatherv cgl_left_MPI_Igatherv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Igatherv cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
@@ -11354,6 +12234,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get_address(const void *location
     (void)cg_call(&cgl_sites[CGL_MPI_Get_address], NULL, cgl_th_MPI_Get_address, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Get_address;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Get_address cgl_left_MPI_Get_address(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get_address cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Get_address(const void *location, MPI_Aint *address)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Get_address]);
@@ -11367,15 +12256,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Get_address(const void *location
         return cgl_ret;
     }
     return cgl_gp_MPI_Get_address(location, address);
-}
-typedef int cgl_rt_MPI_Get_address;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Get_address cgl_left_MPI_Get_address(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get_address cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Get_address(const void *location, MPI_Aint *address)
 {
@@ -11417,6 +12297,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get_count(const MPI_Status *stat
     (void)cg_call(&cgl_sites[CGL_MPI_Get_count], NULL, cgl_th_MPI_Get_count, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Get_count;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Get_count cgl_left_MPI_Get_count(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get_count cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Get_count]);
@@ -11430,15 +12319,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Get_count(const MPI_Status *stat
         return cgl_ret;
     }
     return cgl_gp_MPI_Get_count(status, datatype, count);
-}
-typedef int cgl_rt_MPI_Get_count;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Get_count cgl_left_MPI_Get_count(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get_count cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
@@ -11480,6 +12360,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get_elements(const MPI_Status *s
     (void)cg_call(&cgl_sites[CGL_MPI_Get_elements], NULL, cgl_th_MPI_Get_elements, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Get_elements;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Get_elements cgl_left_MPI_Get_elements(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get_elements cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Get_elements]);
@@ -11493,15 +12382,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Get_elements(const MPI_Status *s
         return cgl_ret;
     }
     return cgl_gp_MPI_Get_elements(status, datatype, count);
-}
-typedef int cgl_rt_MPI_Get_elements;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Get_elements cgl_left_MPI_Get_elements(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get_elements cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
@@ -11543,6 +12423,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get_elements_x(const MPI_Status 
     (void)cg_call(&cgl_sites[CGL_MPI_Get_elements_x], NULL, cgl_th_MPI_Get_elements_x, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Get_elements_x;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Get_elements_x cgl_left_MPI_Get_elements_x(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get_elements_x cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Get_elements_x]);
@@ -11556,15 +12445,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Get_elements_x(const MPI_Status 
         return cgl_ret;
     }
     return cgl_gp_MPI_Get_elements_x(status, datatype, count);
-}
-typedef int cgl_rt_MPI_Get_elements_x;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Get_elements_x cgl_left_MPI_Get_elements_x(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get_elements_x cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
@@ -11611,6 +12491,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get(void *origin_addr, int origi
     (void)cg_call(&cgl_sites[CGL_MPI_Get], NULL, cgl_th_MPI_Get, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Get;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Get cgl_left_MPI_Get(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Get]);
@@ -11624,15 +12513,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Get(void *origin_addr, int origi
         return cgl_ret;
     }
     return cgl_gp_MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-}
-typedef int cgl_rt_MPI_Get;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Get cgl_left_MPI_Get(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
@@ -11683,6 +12563,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get_accumulate(const void *origi
     (void)cg_call(&cgl_sites[CGL_MPI_Get_accumulate], NULL, cgl_th_MPI_Get_accumulate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Get_accumulate;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Get_accumulate cgl_left_MPI_Get_accumulate(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get_accumulate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Get_accumulate]);
@@ -11696,15 +12585,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Get_accumulate(const void *origi
         return cgl_ret;
     }
     return cgl_gp_MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
-}
-typedef int cgl_rt_MPI_Get_accumulate;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Get_accumulate cgl_left_MPI_Get_accumulate(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get_accumulate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
@@ -11745,6 +12625,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get_library_version(char *versio
     (void)cg_call(&cgl_sites[CGL_MPI_Get_library_version], NULL, cgl_th_MPI_Get_library_version, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Get_library_version;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Get_library_version cgl_left_MPI_Get_library_version(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get_library_version cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Get_library_version(char *version, int *resultlen)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Get_library_version]);
@@ -11758,15 +12647,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Get_library_version(char *versio
         return cgl_ret;
     }
     return cgl_gp_MPI_Get_library_version(version, resultlen);
-}
-typedef int cgl_rt_MPI_Get_library_version;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Get_library_version cgl_left_MPI_Get_library_version(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get_library_version cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Get_library_version(char *version, int *resultlen)
 {
@@ -11807,6 +12687,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get_processor_name(char *name, i
     (void)cg_call(&cgl_sites[CGL_MPI_Get_processor_name], NULL, cgl_th_MPI_Get_processor_name, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Get_processor_name;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Get_processor_name cgl_left_MPI_Get_processor_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get_processor_name cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Get_processor_name(char *name, int *resultlen)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Get_processor_name]);
@@ -11820,15 +12709,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Get_processor_name(char *name, i
         return cgl_ret;
     }
     return cgl_gp_MPI_Get_processor_name(name, resultlen);
-}
-typedef int cgl_rt_MPI_Get_processor_name;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Get_processor_name cgl_left_MPI_Get_processor_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get_processor_name cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Get_processor_name(char *name, int *resultlen)
 {
@@ -11869,6 +12749,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get_version(int *version, int *s
     (void)cg_call(&cgl_sites[CGL_MPI_Get_version], NULL, cgl_th_MPI_Get_version, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Get_version;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Get_version cgl_left_MPI_Get_version(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get_version cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Get_version(int *version, int *subversion)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Get_version]);
@@ -11882,15 +12771,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Get_version(int *version, int *s
         return cgl_ret;
     }
     return cgl_gp_MPI_Get_version(version, subversion);
-}
-typedef int cgl_rt_MPI_Get_version;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Get_version cgl_left_MPI_Get_version(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Get_version cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Get_version(int *version, int *subversion)
 {
@@ -11935,8 +12815,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Graph_create(MPI_Comm comm_old, 
     (void)cg_call(&cgl_sites[CGL_MPI_Graph_create], (const void *)comm_old, cgl_th_MPI_Graph_create, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Graph_create;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Graph_create cgl_left_MPI_Graph_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Graph_create cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Graph_create]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Graph_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Graph_create].real, memory_order_relaxed))(comm_old, nnodes, index, edges, reorder, comm_graph);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Graph_create(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Graph_create]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Graph_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Graph_create].real, memory_order_relaxed))(comm_old, nnodes, index, edges, reorder, comm_graph);
@@ -11948,15 +12853,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Graph_create(MPI_Comm comm_old, 
         return cgl_ret;
     }
     return cgl_gp_MPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
-}
-typedef int cgl_rt_MPI_Graph_create;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Graph_create cgl_left_MPI_Graph_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Graph_create cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph)
 {
@@ -12000,6 +12896,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Graph_get(MPI_Comm comm, int max
     (void)cg_call(&cgl_sites[CGL_MPI_Graph_get], (const void *)comm, cgl_th_MPI_Graph_get, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Graph_get;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Graph_get cgl_left_MPI_Graph_get(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Graph_get cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Graph_get]);
@@ -12013,15 +12918,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Graph_get(MPI_Comm comm, int max
         return cgl_ret;
     }
     return cgl_gp_MPI_Graph_get(comm, maxindex, maxedges, index, edges);
-}
-typedef int cgl_rt_MPI_Graph_get;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Graph_get cgl_left_MPI_Graph_get(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Graph_get cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
@@ -12065,6 +12961,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Graph_map(MPI_Comm comm, int nno
     (void)cg_call(&cgl_sites[CGL_MPI_Graph_map], (const void *)comm, cgl_th_MPI_Graph_map, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Graph_map;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Graph_map cgl_left_MPI_Graph_map(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Graph_map cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Graph_map]);
@@ -12078,15 +12983,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Graph_map(MPI_Comm comm, int nno
         return cgl_ret;
     }
     return cgl_gp_MPI_Graph_map(comm, nnodes, index, edges, newrank);
-}
-typedef int cgl_rt_MPI_Graph_map;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Graph_map cgl_left_MPI_Graph_map(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Graph_map cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
 {
@@ -12128,6 +13024,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Graph_neighbors_count(MPI_Comm c
     (void)cg_call(&cgl_sites[CGL_MPI_Graph_neighbors_count], (const void *)comm, cgl_th_MPI_Graph_neighbors_count, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Graph_neighbors_count;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Graph_neighbors_count cgl_left_MPI_Graph_neighbors_count(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Graph_neighbors_count cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Graph_neighbors_count]);
@@ -12141,15 +13046,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Graph_neighbors_count(MPI_Comm c
         return cgl_ret;
     }
     return cgl_gp_MPI_Graph_neighbors_count(comm, rank, nneighbors);
-}
-typedef int cgl_rt_MPI_Graph_neighbors_count;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Graph_neighbors_count cgl_left_MPI_Graph_neighbors_count(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Graph_neighbors_count cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
@@ -12192,6 +13088,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Graph_neighbors(MPI_Comm comm, i
     (void)cg_call(&cgl_sites[CGL_MPI_Graph_neighbors], (const void *)comm, cgl_th_MPI_Graph_neighbors, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Graph_neighbors;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Graph_neighbors cgl_left_MPI_Graph_neighbors(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Graph_neighbors cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Graph_neighbors]);
@@ -12205,15 +13110,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Graph_neighbors(MPI_Comm comm, i
         return cgl_ret;
     }
     return cgl_gp_MPI_Graph_neighbors(comm, rank, maxneighbors, neighbors);
-}
-typedef int cgl_rt_MPI_Graph_neighbors;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Graph_neighbors cgl_left_MPI_Graph_neighbors(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Graph_neighbors cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
@@ -12255,6 +13151,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Graphdims_get(MPI_Comm comm, int
     (void)cg_call(&cgl_sites[CGL_MPI_Graphdims_get], (const void *)comm, cgl_th_MPI_Graphdims_get, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Graphdims_get;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Graphdims_get cgl_left_MPI_Graphdims_get(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Graphdims_get cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Graphdims_get]);
@@ -12268,15 +13173,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Graphdims_get(MPI_Comm comm, int
         return cgl_ret;
     }
     return cgl_gp_MPI_Graphdims_get(comm, nnodes, nedges);
-}
-typedef int cgl_rt_MPI_Graphdims_get;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Graphdims_get cgl_left_MPI_Graphdims_get(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Graphdims_get cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
@@ -12316,6 +13212,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Grequest_complete(MPI_Request re
     (void)cg_call(&cgl_sites[CGL_MPI_Grequest_complete], (const void *)request, cgl_th_MPI_Grequest_complete, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Grequest_complete;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Grequest_complete cgl_left_MPI_Grequest_complete(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Grequest_complete cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Grequest_complete(MPI_Request request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Grequest_complete]);
@@ -12329,15 +13234,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Grequest_complete(MPI_Request re
         return cgl_ret;
     }
     return cgl_gp_MPI_Grequest_complete(request);
-}
-typedef int cgl_rt_MPI_Grequest_complete;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Grequest_complete cgl_left_MPI_Grequest_complete(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Grequest_complete cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Grequest_complete(MPI_Request request)
 {
@@ -12381,6 +13277,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Grequest_start(MPI_Grequest_quer
     (void)cg_call(&cgl_sites[CGL_MPI_Grequest_start], NULL, cgl_th_MPI_Grequest_start, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Grequest_start;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Grequest_start cgl_left_MPI_Grequest_start(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Grequest_start cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Grequest_start]);
@@ -12394,15 +13299,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Grequest_start(MPI_Grequest_quer
         return cgl_ret;
     }
     return cgl_gp_MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
-}
-typedef int cgl_rt_MPI_Grequest_start;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Grequest_start cgl_left_MPI_Grequest_start(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Grequest_start cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
 {
@@ -12442,6 +13338,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_c2f(MPI_Group group)
     (void)cg_call(&cgl_sites[CGL_MPI_Group_c2f], (const void *)group, cgl_th_MPI_Group_c2f, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Group_c2f;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_c2f cgl_left_MPI_Group_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_c2f cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Group_c2f(MPI_Group group)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Group_c2f]);
@@ -12451,15 +13356,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_c2f(MPI_Group group)
         return cgl_ret;
     }
     return cgl_gp_MPI_Group_c2f(group);
-}
-typedef int cgl_rt_MPI_Group_c2f;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Group_c2f cgl_left_MPI_Group_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_c2f cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Group_c2f(MPI_Group group)
 {
@@ -12498,6 +13394,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_compare(MPI_Group group1, 
     (void)cg_call(&cgl_sites[CGL_MPI_Group_compare], (const void *)group1, cgl_th_MPI_Group_compare, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Group_compare;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_compare cgl_left_MPI_Group_compare(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_compare cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Group_compare]);
@@ -12511,15 +13416,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_compare(MPI_Group group1, 
         return cgl_ret;
     }
     return cgl_gp_MPI_Group_compare(group1, group2, result);
-}
-typedef int cgl_rt_MPI_Group_compare;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Group_compare cgl_left_MPI_Group_compare(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_compare cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
@@ -12561,6 +13457,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_difference(MPI_Group group
     (void)cg_call(&cgl_sites[CGL_MPI_Group_difference], (const void *)group1, cgl_th_MPI_Group_difference, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Group_difference;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_difference cgl_left_MPI_Group_difference(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_difference cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Group_difference]);
@@ -12574,15 +13479,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_difference(MPI_Group group
         return cgl_ret;
     }
     return cgl_gp_MPI_Group_difference(group1, group2, newgroup);
-}
-typedef int cgl_rt_MPI_Group_difference;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Group_difference cgl_left_MPI_Group_difference(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_difference cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
@@ -12625,6 +13521,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_excl(MPI_Group group, int 
     (void)cg_call(&cgl_sites[CGL_MPI_Group_excl], (const void *)group, cgl_th_MPI_Group_excl, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Group_excl;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_excl cgl_left_MPI_Group_excl(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_excl cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Group_excl]);
@@ -12638,15 +13543,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_excl(MPI_Group group, int 
         return cgl_ret;
     }
     return cgl_gp_MPI_Group_excl(group, n, ranks, newgroup);
-}
-typedef int cgl_rt_MPI_Group_excl;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Group_excl cgl_left_MPI_Group_excl(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_excl cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
@@ -12686,6 +13582,15 @@ static __attribute__((noinline)) MPI_Group cgl_gp_MPI_Group_f2c(int group)
     (void)cg_call(&cgl_sites[CGL_MPI_Group_f2c], NULL, cgl_th_MPI_Group_f2c, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef MPI_Group cgl_rt_MPI_Group_f2c;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_f2c cgl_left_MPI_Group_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_f2c cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) MPI_Group cgl_sl_MPI_Group_f2c(int group)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Group_f2c]);
@@ -12695,15 +13600,6 @@ static __attribute__((noinline)) MPI_Group cgl_sl_MPI_Group_f2c(int group)
         return cgl_ret;
     }
     return cgl_gp_MPI_Group_f2c(group);
-}
-typedef MPI_Group cgl_rt_MPI_Group_f2c;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Group_f2c cgl_left_MPI_Group_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_f2c cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT MPI_Group MPI_Group_f2c(int group)
 {
@@ -12740,6 +13636,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_free(MPI_Group *group)
     (void)cg_call(&cgl_sites[CGL_MPI_Group_free], NULL, cgl_th_MPI_Group_free, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Group_free;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_free cgl_left_MPI_Group_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_free cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Group_free(MPI_Group *group)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Group_free]);
@@ -12753,15 +13658,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_free(MPI_Group *group)
         return cgl_ret;
     }
     return cgl_gp_MPI_Group_free(group);
-}
-typedef int cgl_rt_MPI_Group_free;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Group_free cgl_left_MPI_Group_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_free cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Group_free(MPI_Group *group)
 {
@@ -12804,6 +13700,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_incl(MPI_Group group, int 
     (void)cg_call(&cgl_sites[CGL_MPI_Group_incl], (const void *)group, cgl_th_MPI_Group_incl, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Group_incl;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_incl cgl_left_MPI_Group_incl(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_incl cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Group_incl]);
@@ -12817,15 +13722,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_incl(MPI_Group group, int 
         return cgl_ret;
     }
     return cgl_gp_MPI_Group_incl(group, n, ranks, newgroup);
-}
-typedef int cgl_rt_MPI_Group_incl;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Group_incl cgl_left_MPI_Group_incl(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_incl cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
@@ -12867,6 +13763,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_intersection(MPI_Group gro
     (void)cg_call(&cgl_sites[CGL_MPI_Group_intersection], (const void *)group1, cgl_th_MPI_Group_intersection, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Group_intersection;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_intersection cgl_left_MPI_Group_intersection(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_intersection cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Group_intersection]);
@@ -12880,15 +13785,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_intersection(MPI_Group gro
         return cgl_ret;
     }
     return cgl_gp_MPI_Group_intersection(group1, group2, newgroup);
-}
-typedef int cgl_rt_MPI_Group_intersection;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Group_intersection cgl_left_MPI_Group_intersection(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_intersection cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
@@ -12931,6 +13827,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_range_excl(MPI_Group group
     (void)cg_call(&cgl_sites[CGL_MPI_Group_range_excl], (const void *)group, cgl_th_MPI_Group_range_excl, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Group_range_excl;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_range_excl cgl_left_MPI_Group_range_excl(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_range_excl cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Group_range_excl]);
@@ -12944,15 +13849,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_range_excl(MPI_Group group
         return cgl_ret;
     }
     return cgl_gp_MPI_Group_range_excl(group, n, ranges, newgroup);
-}
-typedef int cgl_rt_MPI_Group_range_excl;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Group_range_excl cgl_left_MPI_Group_range_excl(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_range_excl cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
@@ -12995,6 +13891,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_range_incl(MPI_Group group
     (void)cg_call(&cgl_sites[CGL_MPI_Group_range_incl], (const void *)group, cgl_th_MPI_Group_range_incl, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Group_range_incl;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_range_incl cgl_left_MPI_Group_range_incl(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_range_incl cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Group_range_incl]);
@@ -13008,15 +13913,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_range_incl(MPI_Group group
         return cgl_ret;
     }
     return cgl_gp_MPI_Group_range_incl(group, n, ranges, newgroup);
-}
-typedef int cgl_rt_MPI_Group_range_incl;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Group_range_incl cgl_left_MPI_Group_range_incl(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_range_incl cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
@@ -13057,6 +13953,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_rank(MPI_Group group, int 
     (void)cg_call(&cgl_sites[CGL_MPI_Group_rank], (const void *)group, cgl_th_MPI_Group_rank, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Group_rank;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_rank cgl_left_MPI_Group_rank(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_rank cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Group_rank(MPI_Group group, int *rank)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Group_rank]);
@@ -13070,15 +13975,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_rank(MPI_Group group, int 
         return cgl_ret;
     }
     return cgl_gp_MPI_Group_rank(group, rank);
-}
-typedef int cgl_rt_MPI_Group_rank;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Group_rank cgl_left_MPI_Group_rank(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_rank cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Group_rank(MPI_Group group, int *rank)
 {
@@ -13119,6 +14015,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_size(MPI_Group group, int 
     (void)cg_call(&cgl_sites[CGL_MPI_Group_size], (const void *)group, cgl_th_MPI_Group_size, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Group_size;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_size cgl_left_MPI_Group_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_size cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Group_size(MPI_Group group, int *size)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Group_size]);
@@ -13132,15 +14037,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_size(MPI_Group group, int 
         return cgl_ret;
     }
     return cgl_gp_MPI_Group_size(group, size);
-}
-typedef int cgl_rt_MPI_Group_size;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Group_size cgl_left_MPI_Group_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_size cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Group_size(MPI_Group group, int *size)
 {
@@ -13184,6 +14080,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_translate_ranks(MPI_Group 
     (void)cg_call(&cgl_sites[CGL_MPI_Group_translate_ranks], (const void *)group1, cgl_th_MPI_Group_translate_ranks, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Group_translate_ranks;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_translate_ranks cgl_left_MPI_Group_translate_ranks(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_translate_ranks cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Group_translate_ranks]);
@@ -13197,15 +14102,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_translate_ranks(MPI_Group 
         return cgl_ret;
     }
     return cgl_gp_MPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2);
-}
-typedef int cgl_rt_MPI_Group_translate_ranks;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Group_translate_ranks cgl_left_MPI_Group_translate_ranks(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_translate_ranks cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
 {
@@ -13247,6 +14143,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_union(MPI_Group group1, MP
     (void)cg_call(&cgl_sites[CGL_MPI_Group_union], (const void *)group1, cgl_th_MPI_Group_union, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Group_union;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Group_union cgl_left_MPI_Group_union(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_union cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Group_union]);
@@ -13260,15 +14165,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Group_union(MPI_Group group1, MP
         return cgl_ret;
     }
     return cgl_gp_MPI_Group_union(group1, group2, newgroup);
-}
-typedef int cgl_rt_MPI_Group_union;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Group_union cgl_left_MPI_Group_union(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Group_union cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
@@ -13314,6 +14210,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ibsend(const void *buf, int coun
     (void)cg_call(&cgl_sites[CGL_MPI_Ibsend], NULL, cgl_th_MPI_Ibsend, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Ibsend;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ibsend cgl_left_MPI_Ibsend(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ibsend cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Ibsend]);
@@ -13327,15 +14232,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ibsend(const void *buf, int coun
         return cgl_ret;
     }
     return cgl_gp_MPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
-}
-typedef int cgl_rt_MPI_Ibsend;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Ibsend cgl_left_MPI_Ibsend(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ibsend cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -13380,6 +14276,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Improbe(int source, int tag, MPI
     (void)cg_call(&cgl_sites[CGL_MPI_Improbe], NULL, cgl_th_MPI_Improbe, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Improbe;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Improbe cgl_left_MPI_Improbe(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Improbe cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Improbe]);
@@ -13393,15 +14298,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Improbe(int source, int tag, MPI
         return cgl_ret;
     }
     return cgl_gp_MPI_Improbe(source, tag, comm, flag, message, status);
-}
-typedef int cgl_rt_MPI_Improbe;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Improbe cgl_left_MPI_Improbe(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Improbe cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
@@ -13445,6 +14341,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Imrecv(void *buf, int count, MPI
     (void)cg_call(&cgl_sites[CGL_MPI_Imrecv], NULL, cgl_th_MPI_Imrecv, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Imrecv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Imrecv cgl_left_MPI_Imrecv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Imrecv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Imrecv]);
@@ -13458,15 +14363,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Imrecv(void *buf, int count, MPI
         return cgl_ret;
     }
     return cgl_gp_MPI_Imrecv(buf, count, type, message, request);
-}
-typedef int cgl_rt_MPI_Imrecv;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Imrecv cgl_left_MPI_Imrecv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Imrecv cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Request *request)
 {
@@ -13506,6 +14402,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Info_c2f(MPI_Info info)
     (void)cg_call(&cgl_sites[CGL_MPI_Info_c2f], (const void *)info, cgl_th_MPI_Info_c2f, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Info_c2f;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Info_c2f cgl_left_MPI_Info_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_c2f cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Info_c2f(MPI_Info info)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Info_c2f]);
@@ -13515,15 +14420,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Info_c2f(MPI_Info info)
         return cgl_ret;
     }
     return cgl_gp_MPI_Info_c2f(info);
-}
-typedef int cgl_rt_MPI_Info_c2f;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Info_c2f cgl_left_MPI_Info_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_c2f cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Info_c2f(MPI_Info info)
 {
@@ -13560,6 +14456,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Info_create(MPI_Info *info)
     (void)cg_call(&cgl_sites[CGL_MPI_Info_create], NULL, cgl_th_MPI_Info_create, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Info_create;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Info_create cgl_left_MPI_Info_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_create cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Info_create(MPI_Info *info)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Info_create]);
@@ -13573,15 +14478,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Info_create(MPI_Info *info)
         return cgl_ret;
     }
     return cgl_gp_MPI_Info_create(info);
-}
-typedef int cgl_rt_MPI_Info_create;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Info_create cgl_left_MPI_Info_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_create cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Info_create(MPI_Info *info)
 {
@@ -13622,6 +14518,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Info_delete(MPI_Info info, const
     (void)cg_call(&cgl_sites[CGL_MPI_Info_delete], (const void *)info, cgl_th_MPI_Info_delete, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Info_delete;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Info_delete cgl_left_MPI_Info_delete(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_delete cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Info_delete(MPI_Info info, const char *key)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Info_delete]);
@@ -13635,15 +14540,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Info_delete(MPI_Info info, const
         return cgl_ret;
     }
     return cgl_gp_MPI_Info_delete(info, key);
-}
-typedef int cgl_rt_MPI_Info_delete;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Info_delete cgl_left_MPI_Info_delete(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_delete cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Info_delete(MPI_Info info, const char *key)
 {
@@ -13684,6 +14580,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Info_dup(MPI_Info info, MPI_Info
     (void)cg_call(&cgl_sites[CGL_MPI_Info_dup], (const void *)info, cgl_th_MPI_Info_dup, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Info_dup;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Info_dup cgl_left_MPI_Info_dup(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_dup cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Info_dup]);
@@ -13697,15 +14602,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Info_dup(MPI_Info info, MPI_Info
         return cgl_ret;
     }
     return cgl_gp_MPI_Info_dup(info, newinfo);
-}
-typedef int cgl_rt_MPI_Info_dup;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Info_dup cgl_left_MPI_Info_dup(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_dup cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
@@ -13745,6 +14641,15 @@ static __attribute__((noinline)) MPI_Info cgl_gp_MPI_Info_f2c(int info)
     (void)cg_call(&cgl_sites[CGL_MPI_Info_f2c], NULL, cgl_th_MPI_Info_f2c, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef MPI_Info cgl_rt_MPI_Info_f2c;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Info_f2c cgl_left_MPI_Info_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_f2c cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) MPI_Info cgl_sl_MPI_Info_f2c(int info)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Info_f2c]);
@@ -13754,15 +14659,6 @@ static __attribute__((noinline)) MPI_Info cgl_sl_MPI_Info_f2c(int info)
         return cgl_ret;
     }
     return cgl_gp_MPI_Info_f2c(info);
-}
-typedef MPI_Info cgl_rt_MPI_Info_f2c;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Info_f2c cgl_left_MPI_Info_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_f2c cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT MPI_Info MPI_Info_f2c(int info)
 {
@@ -13799,6 +14695,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Info_free(MPI_Info *info)
     (void)cg_call(&cgl_sites[CGL_MPI_Info_free], NULL, cgl_th_MPI_Info_free, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Info_free;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Info_free cgl_left_MPI_Info_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_free cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Info_free(MPI_Info *info)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Info_free]);
@@ -13812,15 +14717,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Info_free(MPI_Info *info)
         return cgl_ret;
     }
     return cgl_gp_MPI_Info_free(info);
-}
-typedef int cgl_rt_MPI_Info_free;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Info_free cgl_left_MPI_Info_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_free cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Info_free(MPI_Info *info)
 {
@@ -13864,6 +14760,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Info_get(MPI_Info info, const ch
     (void)cg_call(&cgl_sites[CGL_MPI_Info_get], (const void *)info, cgl_th_MPI_Info_get, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Info_get;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Info_get cgl_left_MPI_Info_get(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_get cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Info_get]);
@@ -13877,15 +14782,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Info_get(MPI_Info info, const ch
         return cgl_ret;
     }
     return cgl_gp_MPI_Info_get(info, key, valuelen, value, flag);
-}
-typedef int cgl_rt_MPI_Info_get;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Info_get cgl_left_MPI_Info_get(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_get cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
@@ -13926,6 +14822,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Info_get_nkeys(MPI_Info info, in
     (void)cg_call(&cgl_sites[CGL_MPI_Info_get_nkeys], (const void *)info, cgl_th_MPI_Info_get_nkeys, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Info_get_nkeys;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Info_get_nkeys cgl_left_MPI_Info_get_nkeys(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_get_nkeys cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Info_get_nkeys]);
@@ -13939,15 +14844,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Info_get_nkeys(MPI_Info info, in
         return cgl_ret;
     }
     return cgl_gp_MPI_Info_get_nkeys(info, nkeys);
-}
-typedef int cgl_rt_MPI_Info_get_nkeys;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Info_get_nkeys cgl_left_MPI_Info_get_nkeys(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_get_nkeys cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
@@ -13989,6 +14885,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Info_get_nthkey(MPI_Info info, i
     (void)cg_call(&cgl_sites[CGL_MPI_Info_get_nthkey], (const void *)info, cgl_th_MPI_Info_get_nthkey, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Info_get_nthkey;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Info_get_nthkey cgl_left_MPI_Info_get_nthkey(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_get_nthkey cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Info_get_nthkey]);
@@ -14002,15 +14907,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Info_get_nthkey(MPI_Info info, i
         return cgl_ret;
     }
     return cgl_gp_MPI_Info_get_nthkey(info, n, key);
-}
-typedef int cgl_rt_MPI_Info_get_nthkey;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Info_get_nthkey cgl_left_MPI_Info_get_nthkey(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_get_nthkey cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
@@ -14053,6 +14949,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Info_get_valuelen(MPI_Info info,
     (void)cg_call(&cgl_sites[CGL_MPI_Info_get_valuelen], (const void *)info, cgl_th_MPI_Info_get_valuelen, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Info_get_valuelen;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Info_get_valuelen cgl_left_MPI_Info_get_valuelen(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_get_valuelen cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Info_get_valuelen]);
@@ -14066,15 +14971,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Info_get_valuelen(MPI_Info info,
         return cgl_ret;
     }
     return cgl_gp_MPI_Info_get_valuelen(info, key, valuelen, flag);
-}
-typedef int cgl_rt_MPI_Info_get_valuelen;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Info_get_valuelen cgl_left_MPI_Info_get_valuelen(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_get_valuelen cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
@@ -14116,6 +15012,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Info_set(MPI_Info info, const ch
     (void)cg_call(&cgl_sites[CGL_MPI_Info_set], (const void *)info, cgl_th_MPI_Info_set, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Info_set;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Info_set cgl_left_MPI_Info_set(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_set cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Info_set]);
@@ -14129,15 +15034,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Info_set(MPI_Info info, const ch
         return cgl_ret;
     }
     return cgl_gp_MPI_Info_set(info, key, value);
-}
-typedef int cgl_rt_MPI_Info_set;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Info_set cgl_left_MPI_Info_set(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Info_set cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
@@ -14178,8 +15074,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Init(int *argc, char ***argv)
     (void)cg_call(&cgl_sites[CGL_MPI_Init], NULL, cgl_th_MPI_Init, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Init;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Init cgl_left_MPI_Init(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Init cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Init(int *argc, char ***argv)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Init]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Init) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Init].real, memory_order_relaxed))(argc, argv);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Init(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Init]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Init) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Init].real, memory_order_relaxed))(argc, argv);
@@ -14191,15 +15112,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Init(int *argc, char ***argv)
         return cgl_ret;
     }
     return cgl_gp_MPI_Init(argc, argv);
-}
-typedef int cgl_rt_MPI_Init;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Init cgl_left_MPI_Init(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Init cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Init(int *argc, char ***argv)
 {
@@ -14239,6 +15151,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Initialized(int *flag)
     (void)cg_call(&cgl_sites[CGL_MPI_Initialized], NULL, cgl_th_MPI_Initialized, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Initialized;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Initialized cgl_left_MPI_Initialized(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Initialized cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Initialized(int *flag)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Initialized]);
@@ -14252,15 +15173,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Initialized(int *flag)
         return cgl_ret;
     }
     return cgl_gp_MPI_Initialized(flag);
-}
-typedef int cgl_rt_MPI_Initialized;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Initialized cgl_left_MPI_Initialized(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Initialized cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Initialized(int *flag)
 {
@@ -14303,8 +15215,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Init_thread(int *argc, char ***a
     (void)cg_call(&cgl_sites[CGL_MPI_Init_thread], NULL, cgl_th_MPI_Init_thread, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Init_thread;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Init_thread cgl_left_MPI_Init_thread(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Init_thread cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Init_thread]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Init_thread) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Init_thread].real, memory_order_relaxed))(argc, argv, required, provided);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Init_thread(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Init_thread]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Init_thread) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Init_thread].real, memory_order_relaxed))(argc, argv, required, provided);
@@ -14316,15 +15253,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Init_thread(int *argc, char ***a
         return cgl_ret;
     }
     return cgl_gp_MPI_Init_thread(argc, argv, required, provided);
-}
-typedef int cgl_rt_MPI_Init_thread;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Init_thread cgl_left_MPI_Init_thread(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Init_thread cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
@@ -14369,8 +15297,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Intercomm_create(MPI_Comm local_
     (void)cg_call(&cgl_sites[CGL_MPI_Intercomm_create], (const void *)local_comm, cgl_th_MPI_Intercomm_create, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Intercomm_create;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Intercomm_create cgl_left_MPI_Intercomm_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Intercomm_create cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm bridge_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Intercomm_create]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Intercomm_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Intercomm_create].real, memory_order_relaxed))(local_comm, local_leader, bridge_comm, remote_leader, tag, newintercomm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Intercomm_create(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Intercomm_create]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Intercomm_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Intercomm_create].real, memory_order_relaxed))(local_comm, local_leader, bridge_comm, remote_leader, tag, newintercomm);
@@ -14382,15 +15335,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Intercomm_create(MPI_Comm local_
         return cgl_ret;
     }
     return cgl_gp_MPI_Intercomm_create(local_comm, local_leader, bridge_comm, remote_leader, tag, newintercomm);
-}
-typedef int cgl_rt_MPI_Intercomm_create;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Intercomm_create cgl_left_MPI_Intercomm_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Intercomm_create cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm bridge_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
 {
@@ -14432,8 +15376,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Intercomm_merge(MPI_Comm interco
     (void)cg_call(&cgl_sites[CGL_MPI_Intercomm_merge], (const void *)intercomm, cgl_th_MPI_Intercomm_merge, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Intercomm_merge;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Intercomm_merge cgl_left_MPI_Intercomm_merge(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Intercomm_merge cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintercomm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Intercomm_merge]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Intercomm_merge) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Intercomm_merge].real, memory_order_relaxed))(intercomm, high, newintercomm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Intercomm_merge(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Intercomm_merge]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Intercomm_merge) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Intercomm_merge].real, memory_order_relaxed))(intercomm, high, newintercomm);
@@ -14445,15 +15414,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Intercomm_merge(MPI_Comm interco
         return cgl_ret;
     }
     return cgl_gp_MPI_Intercomm_merge(intercomm, high, newintercomm);
-}
-typedef int cgl_rt_MPI_Intercomm_merge;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Intercomm_merge cgl_left_MPI_Intercomm_merge(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Intercomm_merge cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintercomm)
 {
@@ -14497,6 +15457,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Iprobe(int source, int tag, MPI_
     (void)cg_call(&cgl_sites[CGL_MPI_Iprobe], NULL, cgl_th_MPI_Iprobe, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Iprobe;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Iprobe cgl_left_MPI_Iprobe(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Iprobe cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Iprobe]);
@@ -14510,15 +15479,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Iprobe(int source, int tag, MPI_
         return cgl_ret;
     }
     return cgl_gp_MPI_Iprobe(source, tag, comm, flag, status);
-}
-typedef int cgl_rt_MPI_Iprobe;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Iprobe cgl_left_MPI_Iprobe(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Iprobe cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
@@ -14564,6 +15524,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Irecv(void *buf, int count, MPI_
     (void)cg_call(&cgl_sites[CGL_MPI_Irecv], NULL, cgl_th_MPI_Irecv, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Irecv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Irecv cgl_left_MPI_Irecv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Irecv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Irecv]);
@@ -14577,15 +15546,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Irecv(void *buf, int count, MPI_
         return cgl_ret;
     }
     return cgl_gp_MPI_Irecv(buf, count, datatype, source, tag, comm, request);
-}
-typedef int cgl_rt_MPI_Irecv;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Irecv cgl_left_MPI_Irecv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Irecv cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -14631,6 +15591,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Irsend(const void *buf, int coun
     (void)cg_call(&cgl_sites[CGL_MPI_Irsend], NULL, cgl_th_MPI_Irsend, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Irsend;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Irsend cgl_left_MPI_Irsend(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Irsend cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Irsend]);
@@ -14644,15 +15613,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Irsend(const void *buf, int coun
         return cgl_ret;
     }
     return cgl_gp_MPI_Irsend(buf, count, datatype, dest, tag, comm, request);
-}
-typedef int cgl_rt_MPI_Irsend;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Irsend cgl_left_MPI_Irsend(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Irsend cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -14698,6 +15658,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Isend(const void *buf, int count
     (void)cg_call(&cgl_sites[CGL_MPI_Isend], NULL, cgl_th_MPI_Isend, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Isend;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Isend cgl_left_MPI_Isend(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Isend cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Isend]);
@@ -14711,15 +15680,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Isend(const void *buf, int count
         return cgl_ret;
     }
     return cgl_gp_MPI_Isend(buf, count, datatype, dest, tag, comm, request);
-}
-typedef int cgl_rt_MPI_Isend;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Isend cgl_left_MPI_Isend(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Isend cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -14765,6 +15725,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Issend(const void *buf, int coun
     (void)cg_call(&cgl_sites[CGL_MPI_Issend], NULL, cgl_th_MPI_Issend, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Issend;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Issend cgl_left_MPI_Issend(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Issend cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Issend]);
@@ -14778,15 +15747,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Issend(const void *buf, int coun
         return cgl_ret;
     }
     return cgl_gp_MPI_Issend(buf, count, datatype, dest, tag, comm, request);
-}
-typedef int cgl_rt_MPI_Issend;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Issend cgl_left_MPI_Issend(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Issend cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -14826,6 +15786,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Is_thread_main(int *flag)
     (void)cg_call(&cgl_sites[CGL_MPI_Is_thread_main], NULL, cgl_th_MPI_Is_thread_main, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Is_thread_main;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Is_thread_main cgl_left_MPI_Is_thread_main(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Is_thread_main cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Is_thread_main(int *flag)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Is_thread_main]);
@@ -14839,15 +15808,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Is_thread_main(int *flag)
         return cgl_ret;
     }
     return cgl_gp_MPI_Is_thread_main(flag);
-}
-typedef int cgl_rt_MPI_Is_thread_main;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Is_thread_main cgl_left_MPI_Is_thread_main(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Is_thread_main cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Is_thread_main(int *flag)
 {
@@ -14889,6 +15849,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Lookup_name(const char *service_
     (void)cg_call(&cgl_sites[CGL_MPI_Lookup_name], NULL, cgl_th_MPI_Lookup_name, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Lookup_name;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Lookup_name cgl_left_MPI_Lookup_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Lookup_name cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Lookup_name]);
@@ -14902,15 +15871,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Lookup_name(const char *service_
         return cgl_ret;
     }
     return cgl_gp_MPI_Lookup_name(service_name, info, port_name);
-}
-typedef int cgl_rt_MPI_Lookup_name;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Lookup_name cgl_left_MPI_Lookup_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Lookup_name cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
@@ -14950,6 +15910,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Message_c2f(MPI_Message message)
     (void)cg_call(&cgl_sites[CGL_MPI_Message_c2f], (const void *)message, cgl_th_MPI_Message_c2f, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Message_c2f;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Message_c2f cgl_left_MPI_Message_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Message_c2f cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Message_c2f(MPI_Message message)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Message_c2f]);
@@ -14959,15 +15928,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Message_c2f(MPI_Message message)
         return cgl_ret;
     }
     return cgl_gp_MPI_Message_c2f(message);
-}
-typedef int cgl_rt_MPI_Message_c2f;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Message_c2f cgl_left_MPI_Message_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Message_c2f cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Message_c2f(MPI_Message message)
 {
@@ -15004,6 +15964,15 @@ static __attribute__((noinline)) MPI_Message cgl_gp_MPI_Message_f2c(int message)
     (void)cg_call(&cgl_sites[CGL_MPI_Message_f2c], NULL, cgl_th_MPI_Message_f2c, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef MPI_Message cgl_rt_MPI_Message_f2c;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Message_f2c cgl_left_MPI_Message_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Message_f2c cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) MPI_Message cgl_sl_MPI_Message_f2c(int message)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Message_f2c]);
@@ -15013,15 +15982,6 @@ static __attribute__((noinline)) MPI_Message cgl_sl_MPI_Message_f2c(int message)
         return cgl_ret;
     }
     return cgl_gp_MPI_Message_f2c(message);
-}
-typedef MPI_Message cgl_rt_MPI_Message_f2c;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Message_f2c cgl_left_MPI_Message_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Message_f2c cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT MPI_Message MPI_Message_f2c(int message)
 {
@@ -15062,8 +16022,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Mprobe(int source, int tag, MPI_
     (void)cg_call(&cgl_sites[CGL_MPI_Mprobe], NULL, cgl_th_MPI_Mprobe, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Mprobe;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Mprobe cgl_left_MPI_Mprobe(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Mprobe cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Mprobe]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Mprobe) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Mprobe].real, memory_order_relaxed))(source, tag, comm, message, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Mprobe(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Mprobe]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Mprobe) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Mprobe].real, memory_order_relaxed))(source, tag, comm, message, status);
@@ -15075,15 +16060,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Mprobe(int source, int tag, MPI_
         return cgl_ret;
     }
     return cgl_gp_MPI_Mprobe(source, tag, comm, message, status);
-}
-typedef int cgl_rt_MPI_Mprobe;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Mprobe cgl_left_MPI_Mprobe(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Mprobe cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
@@ -15127,8 +16103,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Mrecv(void *buf, int count, MPI_
     (void)cg_call(&cgl_sites[CGL_MPI_Mrecv], NULL, cgl_th_MPI_Mrecv, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Mrecv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Mrecv cgl_left_MPI_Mrecv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Mrecv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Mrecv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Mrecv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Mrecv].real, memory_order_relaxed))(buf, count, type, message, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Mrecv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Mrecv]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Mrecv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Mrecv].real, memory_order_relaxed))(buf, count, type, message, status);
@@ -15140,15 +16141,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Mrecv(void *buf, int count, MPI_
         return cgl_ret;
     }
     return cgl_gp_MPI_Mrecv(buf, count, type, message, status);
-}
-typedef int cgl_rt_MPI_Mrecv;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Mrecv cgl_left_MPI_Mrecv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Mrecv cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Status *status)
 {
@@ -15194,8 +16186,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_allgather(const void *s
     (void)cg_call(&cgl_sites[CGL_MPI_Neighbor_allgather], NULL, cgl_th_MPI_Neighbor_allgather, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Neighbor_allgather;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Neighbor_allgather cgl_left_MPI_Neighbor_allgather(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Neighbor_allgather cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Neighbor_allgather]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Neighbor_allgather) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_allgather].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Neighbor_allgather(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Neighbor_allgather]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Neighbor_allgather) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_allgather].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -15207,15 +16224,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_allgather(const void *s
         return cgl_ret;
     }
     return cgl_gp_MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-typedef int cgl_rt_MPI_Neighbor_allgather;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Neighbor_allgather cgl_left_MPI_Neighbor_allgather(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Neighbor_allgather cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -15262,6 +16270,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_allgather(const void *
     (void)cg_call(&cgl_sites[CGL_MPI_Ineighbor_allgather], NULL, cgl_th_MPI_Ineighbor_allgather, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Ineighbor_allgather;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ineighbor_allgather cgl_left_MPI_Ineighbor_allgather(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ineighbor_allgather cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Ineighbor_allgather]);
@@ -15275,15 +16292,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_allgather(const void *
         return cgl_ret;
     }
     return cgl_gp_MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-}
-typedef int cgl_rt_MPI_Ineighbor_allgather;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Ineighbor_allgather cgl_left_MPI_Ineighbor_allgather(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ineighbor_allgather cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
@@ -15330,8 +16338,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_allgatherv(const void *
     (void)cg_call(&cgl_sites[CGL_MPI_Neighbor_allgatherv], NULL, cgl_th_MPI_Neighbor_allgatherv, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Neighbor_allgatherv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Neighbor_allgatherv cgl_left_MPI_Neighbor_allgatherv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Neighbor_allgatherv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Neighbor_allgatherv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Neighbor_allgatherv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_allgatherv].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Neighbor_allgatherv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Neighbor_allgatherv]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Neighbor_allgatherv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_allgatherv].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
@@ -15343,15 +16376,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_allgatherv(const void *
         return cgl_ret;
     }
     return cgl_gp_MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-}
-typedef int cgl_rt_MPI_Neighbor_allgatherv;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Neighbor_allgatherv cgl_left_MPI_Neighbor_allgatherv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Neighbor_allgatherv cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -15399,6 +16423,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_allgatherv(const void 
     (void)cg_call(&cgl_sites[CGL_MPI_Ineighbor_allgatherv], NULL, cgl_th_MPI_Ineighbor_allgatherv, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Ineighbor_allgatherv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ineighbor_allgatherv cgl_left_MPI_Ineighbor_allgatherv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ineighbor_allgatherv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Ineighbor_allgatherv]);
@@ -15412,15 +16445,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_allgatherv(const void 
         return cgl_ret;
     }
     return cgl_gp_MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
-}
-typedef int cgl_rt_MPI_Ineighbor_allgatherv;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Ineighbor_allgatherv cgl_left_MPI_Ineighbor_allgatherv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ineighbor_allgatherv cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
@@ -15466,8 +16490,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoall(const void *se
     (void)cg_call(&cgl_sites[CGL_MPI_Neighbor_alltoall], NULL, cgl_th_MPI_Neighbor_alltoall, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Neighbor_alltoall;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Neighbor_alltoall cgl_left_MPI_Neighbor_alltoall(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Neighbor_alltoall cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Neighbor_alltoall]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Neighbor_alltoall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_alltoall].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Neighbor_alltoall(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Neighbor_alltoall]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Neighbor_alltoall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_alltoall].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -15479,15 +16528,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_alltoall(const void *se
         return cgl_ret;
     }
     return cgl_gp_MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
-typedef int cgl_rt_MPI_Neighbor_alltoall;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Neighbor_alltoall cgl_left_MPI_Neighbor_alltoall(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Neighbor_alltoall cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -15534,6 +16574,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_alltoall(const void *s
     (void)cg_call(&cgl_sites[CGL_MPI_Ineighbor_alltoall], NULL, cgl_th_MPI_Ineighbor_alltoall, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Ineighbor_alltoall;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ineighbor_alltoall cgl_left_MPI_Ineighbor_alltoall(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ineighbor_alltoall cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Ineighbor_alltoall]);
@@ -15547,15 +16596,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_alltoall(const void *s
         return cgl_ret;
     }
     return cgl_gp_MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-}
-typedef int cgl_rt_MPI_Ineighbor_alltoall;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Ineighbor_alltoall cgl_left_MPI_Ineighbor_alltoall(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ineighbor_alltoall cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
@@ -15603,8 +16643,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoallv(const void *s
     (void)cg_call(&cgl_sites[CGL_MPI_Neighbor_alltoallv], NULL, cgl_th_MPI_Neighbor_alltoallv, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Neighbor_alltoallv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Neighbor_alltoallv cgl_left_MPI_Neighbor_alltoallv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Neighbor_alltoallv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Neighbor_alltoallv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Neighbor_alltoallv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_alltoallv].real, memory_order_relaxed))(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Neighbor_alltoallv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Neighbor_alltoallv]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Neighbor_alltoallv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_alltoallv].real, memory_order_relaxed))(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
@@ -15616,15 +16681,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_alltoallv(const void *s
         return cgl_ret;
     }
     return cgl_gp_MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-}
-typedef int cgl_rt_MPI_Neighbor_alltoallv;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Neighbor_alltoallv cgl_left_MPI_Neighbor_alltoallv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Neighbor_alltoallv cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -15673,6 +16729,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_alltoallv(const void *
     (void)cg_call(&cgl_sites[CGL_MPI_Ineighbor_alltoallv], NULL, cgl_th_MPI_Ineighbor_alltoallv, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Ineighbor_alltoallv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ineighbor_alltoallv cgl_left_MPI_Ineighbor_alltoallv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ineighbor_alltoallv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Ineighbor_alltoallv]);
@@ -15686,15 +16751,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_alltoallv(const void *
         return cgl_ret;
     }
     return cgl_gp_MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
-}
-typedef int cgl_rt_MPI_Ineighbor_alltoallv;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Ineighbor_alltoallv cgl_left_MPI_Ineighbor_alltoallv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ineighbor_alltoallv cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
@@ -15742,8 +16798,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoallw(const void *s
     (void)cg_call(&cgl_sites[CGL_MPI_Neighbor_alltoallw], NULL, cgl_th_MPI_Neighbor_alltoallw, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Neighbor_alltoallw;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Neighbor_alltoallw cgl_left_MPI_Neighbor_alltoallw(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Neighbor_alltoallw cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Neighbor_alltoallw]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Neighbor_alltoallw) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_alltoallw].real, memory_order_relaxed))(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Neighbor_alltoallw(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Neighbor_alltoallw]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Neighbor_alltoallw) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Neighbor_alltoallw].real, memory_order_relaxed))(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
@@ -15755,15 +16836,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_alltoallw(const void *s
         return cgl_ret;
     }
     return cgl_gp_MPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
-}
-typedef int cgl_rt_MPI_Neighbor_alltoallw;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Neighbor_alltoallw cgl_left_MPI_Neighbor_alltoallw(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Neighbor_alltoallw cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
@@ -15812,6 +16884,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_alltoallw(const void *
     (void)cg_call(&cgl_sites[CGL_MPI_Ineighbor_alltoallw], NULL, cgl_th_MPI_Ineighbor_alltoallw, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Ineighbor_alltoallw;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ineighbor_alltoallw cgl_left_MPI_Ineighbor_alltoallw(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ineighbor_alltoallw cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Ineighbor_alltoallw]);
@@ -15825,15 +16906,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_alltoallw(const void *
         return cgl_ret;
     }
     return cgl_gp_MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
-}
-typedef int cgl_rt_MPI_Ineighbor_alltoallw;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Ineighbor_alltoallw cgl_left_MPI_Ineighbor_alltoallw(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ineighbor_alltoallw cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
@@ -15873,6 +16945,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Op_c2f(MPI_Op op)
     (void)cg_call(&cgl_sites[CGL_MPI_Op_c2f], (const void *)op, cgl_th_MPI_Op_c2f, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Op_c2f;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Op_c2f cgl_left_MPI_Op_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Op_c2f cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Op_c2f(MPI_Op op)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Op_c2f]);
@@ -15882,15 +16963,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Op_c2f(MPI_Op op)
         return cgl_ret;
     }
     return cgl_gp_MPI_Op_c2f(op);
-}
-typedef int cgl_rt_MPI_Op_c2f;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Op_c2f cgl_left_MPI_Op_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Op_c2f cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Op_c2f(MPI_Op op)
 {
@@ -15928,6 +17000,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Op_commutative(MPI_Op op, int *c
     (void)cg_call(&cgl_sites[CGL_MPI_Op_commutative], (const void *)op, cgl_th_MPI_Op_commutative, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Op_commutative;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Op_commutative cgl_left_MPI_Op_commutative(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Op_commutative cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Op_commutative(MPI_Op op, int *commute)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Op_commutative]);
@@ -15941,15 +17022,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Op_commutative(MPI_Op op, int *c
         return cgl_ret;
     }
     return cgl_gp_MPI_Op_commutative(op, commute);
-}
-typedef int cgl_rt_MPI_Op_commutative;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Op_commutative cgl_left_MPI_Op_commutative(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Op_commutative cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Op_commutative(MPI_Op op, int *commute)
 {
@@ -15991,6 +17063,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Op_create(MPI_User_function *fun
     (void)cg_call(&cgl_sites[CGL_MPI_Op_create], NULL, cgl_th_MPI_Op_create, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Op_create;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Op_create cgl_left_MPI_Op_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Op_create cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Op_create(MPI_User_function *function, int commute, MPI_Op *op)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Op_create]);
@@ -16004,15 +17085,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Op_create(MPI_User_function *fun
         return cgl_ret;
     }
     return cgl_gp_MPI_Op_create(function, commute, op);
-}
-typedef int cgl_rt_MPI_Op_create;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Op_create cgl_left_MPI_Op_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Op_create cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Op_create(MPI_User_function *function, int commute, MPI_Op *op)
 {
@@ -16053,6 +17125,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Open_port(MPI_Info info, char *p
     (void)cg_call(&cgl_sites[CGL_MPI_Open_port], (const void *)info, cgl_th_MPI_Open_port, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Open_port;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Open_port cgl_left_MPI_Open_port(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Open_port cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Open_port(MPI_Info info, char *port_name)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Open_port]);
@@ -16066,15 +17147,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Open_port(MPI_Info info, char *p
         return cgl_ret;
     }
     return cgl_gp_MPI_Open_port(info, port_name);
-}
-typedef int cgl_rt_MPI_Open_port;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Open_port cgl_left_MPI_Open_port(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Open_port cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Open_port(MPI_Info info, char *port_name)
 {
@@ -16114,6 +17186,15 @@ static __attribute__((noinline)) MPI_Op cgl_gp_MPI_Op_f2c(int op)
     (void)cg_call(&cgl_sites[CGL_MPI_Op_f2c], NULL, cgl_th_MPI_Op_f2c, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef MPI_Op cgl_rt_MPI_Op_f2c;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Op_f2c cgl_left_MPI_Op_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Op_f2c cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) MPI_Op cgl_sl_MPI_Op_f2c(int op)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Op_f2c]);
@@ -16123,15 +17204,6 @@ static __attribute__((noinline)) MPI_Op cgl_sl_MPI_Op_f2c(int op)
         return cgl_ret;
     }
     return cgl_gp_MPI_Op_f2c(op);
-}
-typedef MPI_Op cgl_rt_MPI_Op_f2c;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Op_f2c cgl_left_MPI_Op_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Op_f2c cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT MPI_Op MPI_Op_f2c(int op)
 {
@@ -16168,6 +17240,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Op_free(MPI_Op *op)
     (void)cg_call(&cgl_sites[CGL_MPI_Op_free], NULL, cgl_th_MPI_Op_free, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Op_free;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Op_free cgl_left_MPI_Op_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Op_free cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Op_free(MPI_Op *op)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Op_free]);
@@ -16181,15 +17262,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Op_free(MPI_Op *op)
         return cgl_ret;
     }
     return cgl_gp_MPI_Op_free(op);
-}
-typedef int cgl_rt_MPI_Op_free;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Op_free cgl_left_MPI_Op_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Op_free cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Op_free(MPI_Op *op)
 {
@@ -16235,6 +17307,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Pack_external(const char datarep
     (void)cg_call(&cgl_sites[CGL_MPI_Pack_external], NULL, cgl_th_MPI_Pack_external, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Pack_external;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Pack_external cgl_left_MPI_Pack_external(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Pack_external cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Pack_external]);
@@ -16248,15 +17329,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Pack_external(const char datarep
         return cgl_ret;
     }
     return cgl_gp_MPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position);
-}
-typedef int cgl_rt_MPI_Pack_external;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Pack_external cgl_left_MPI_Pack_external(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Pack_external cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
@@ -16299,6 +17371,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Pack_external_size(const char da
     (void)cg_call(&cgl_sites[CGL_MPI_Pack_external_size], NULL, cgl_th_MPI_Pack_external_size, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Pack_external_size;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Pack_external_size cgl_left_MPI_Pack_external_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Pack_external_size cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Pack_external_size]);
@@ -16312,15 +17393,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Pack_external_size(const char da
         return cgl_ret;
     }
     return cgl_gp_MPI_Pack_external_size(datarep, incount, datatype, size);
-}
-typedef int cgl_rt_MPI_Pack_external_size;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Pack_external_size cgl_left_MPI_Pack_external_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Pack_external_size cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size)
 {
@@ -16366,6 +17438,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Pack(const void *inbuf, int inco
     (void)cg_call(&cgl_sites[CGL_MPI_Pack], NULL, cgl_th_MPI_Pack, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Pack;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Pack cgl_left_MPI_Pack(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Pack cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Pack]);
@@ -16379,15 +17460,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Pack(const void *inbuf, int inco
         return cgl_ret;
     }
     return cgl_gp_MPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm);
-}
-typedef int cgl_rt_MPI_Pack;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Pack cgl_left_MPI_Pack(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Pack cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm)
 {
@@ -16430,6 +17502,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Pack_size(int incount, MPI_Datat
     (void)cg_call(&cgl_sites[CGL_MPI_Pack_size], NULL, cgl_th_MPI_Pack_size, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Pack_size;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Pack_size cgl_left_MPI_Pack_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Pack_size cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Pack_size]);
@@ -16443,15 +17524,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Pack_size(int incount, MPI_Datat
         return cgl_ret;
     }
     return cgl_gp_MPI_Pack_size(incount, datatype, comm, size);
-}
-typedef int cgl_rt_MPI_Pack_size;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Pack_size cgl_left_MPI_Pack_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Pack_size cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
@@ -16494,8 +17566,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Probe(int source, int tag, MPI_C
     (void)cg_call(&cgl_sites[CGL_MPI_Probe], NULL, cgl_th_MPI_Probe, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Probe;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Probe cgl_left_MPI_Probe(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Probe cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Probe]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Probe) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Probe].real, memory_order_relaxed))(source, tag, comm, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Probe(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Probe]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Probe) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Probe].real, memory_order_relaxed))(source, tag, comm, status);
@@ -16507,15 +17604,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Probe(int source, int tag, MPI_C
         return cgl_ret;
     }
     return cgl_gp_MPI_Probe(source, tag, comm, status);
-}
-typedef int cgl_rt_MPI_Probe;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Probe cgl_left_MPI_Probe(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Probe cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
@@ -16557,6 +17645,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Publish_name(const char *service
     (void)cg_call(&cgl_sites[CGL_MPI_Publish_name], NULL, cgl_th_MPI_Publish_name, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Publish_name;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Publish_name cgl_left_MPI_Publish_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Publish_name cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Publish_name]);
@@ -16570,15 +17667,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Publish_name(const char *service
         return cgl_ret;
     }
     return cgl_gp_MPI_Publish_name(service_name, info, port_name);
-}
-typedef int cgl_rt_MPI_Publish_name;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Publish_name cgl_left_MPI_Publish_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Publish_name cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
@@ -16625,6 +17713,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Put(const void *origin_addr, int
     (void)cg_call(&cgl_sites[CGL_MPI_Put], NULL, cgl_th_MPI_Put, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Put;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Put cgl_left_MPI_Put(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Put cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Put]);
@@ -16638,15 +17735,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Put(const void *origin_addr, int
         return cgl_ret;
     }
     return cgl_gp_MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
-}
-typedef int cgl_rt_MPI_Put;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Put cgl_left_MPI_Put(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Put cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
@@ -16686,6 +17774,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Query_thread(int *provided)
     (void)cg_call(&cgl_sites[CGL_MPI_Query_thread], NULL, cgl_th_MPI_Query_thread, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Query_thread;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Query_thread cgl_left_MPI_Query_thread(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Query_thread cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Query_thread(int *provided)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Query_thread]);
@@ -16699,15 +17796,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Query_thread(int *provided)
         return cgl_ret;
     }
     return cgl_gp_MPI_Query_thread(provided);
-}
-typedef int cgl_rt_MPI_Query_thread;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Query_thread cgl_left_MPI_Query_thread(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Query_thread cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Query_thread(int *provided)
 {
@@ -16756,6 +17844,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Raccumulate(const void *origin_a
     (void)cg_call(&cgl_sites[CGL_MPI_Raccumulate], NULL, cgl_th_MPI_Raccumulate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Raccumulate;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Raccumulate cgl_left_MPI_Raccumulate(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Raccumulate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Raccumulate]);
@@ -16769,15 +17866,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Raccumulate(const void *origin_a
         return cgl_ret;
     }
     return cgl_gp_MPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-}
-typedef int cgl_rt_MPI_Raccumulate;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Raccumulate cgl_left_MPI_Raccumulate(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Raccumulate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
@@ -16823,6 +17911,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Recv_init(void *buf, int count, 
     (void)cg_call(&cgl_sites[CGL_MPI_Recv_init], NULL, cgl_th_MPI_Recv_init, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Recv_init;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Recv_init cgl_left_MPI_Recv_init(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Recv_init cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Recv_init]);
@@ -16836,15 +17933,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Recv_init(void *buf, int count, 
         return cgl_ret;
     }
     return cgl_gp_MPI_Recv_init(buf, count, datatype, source, tag, comm, request);
-}
-typedef int cgl_rt_MPI_Recv_init;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Recv_init cgl_left_MPI_Recv_init(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Recv_init cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -16890,8 +17978,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Recv(void *buf, int count, MPI_D
     (void)cg_call(&cgl_sites[CGL_MPI_Recv], NULL, cgl_th_MPI_Recv, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Recv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Recv cgl_left_MPI_Recv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Recv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Recv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Recv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Recv].real, memory_order_relaxed))(buf, count, datatype, source, tag, comm, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Recv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Recv]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Recv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Recv].real, memory_order_relaxed))(buf, count, datatype, source, tag, comm, status);
@@ -16903,15 +18016,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Recv(void *buf, int count, MPI_D
         return cgl_ret;
     }
     return cgl_gp_MPI_Recv(buf, count, datatype, source, tag, comm, status);
-}
-typedef int cgl_rt_MPI_Recv;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Recv cgl_left_MPI_Recv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Recv cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
@@ -16957,8 +18061,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Reduce(const void *sendbuf, void
     (void)cg_call(&cgl_sites[CGL_MPI_Reduce], NULL, cgl_th_MPI_Reduce, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Reduce;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Reduce cgl_left_MPI_Reduce(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Reduce cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Reduce]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Reduce) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Reduce].real, memory_order_relaxed))(sendbuf, recvbuf, count, datatype, op, root, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Reduce(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Reduce]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Reduce) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Reduce].real, memory_order_relaxed))(sendbuf, recvbuf, count, datatype, op, root, comm);
@@ -16970,15 +18099,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Reduce(const void *sendbuf, void
         return cgl_ret;
     }
     return cgl_gp_MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-}
-typedef int cgl_rt_MPI_Reduce;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Reduce cgl_left_MPI_Reduce(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Reduce cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
@@ -17025,6 +18145,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ireduce(const void *sendbuf, voi
     (void)cg_call(&cgl_sites[CGL_MPI_Ireduce], NULL, cgl_th_MPI_Ireduce, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Ireduce;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ireduce cgl_left_MPI_Ireduce(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ireduce cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Ireduce]);
@@ -17038,15 +18167,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ireduce(const void *sendbuf, voi
         return cgl_ret;
     }
     return cgl_gp_MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-}
-typedef int cgl_rt_MPI_Ireduce;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Ireduce cgl_left_MPI_Ireduce(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ireduce cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
@@ -17090,6 +18210,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Reduce_local(const void *inbuf, 
     (void)cg_call(&cgl_sites[CGL_MPI_Reduce_local], NULL, cgl_th_MPI_Reduce_local, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Reduce_local;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Reduce_local cgl_left_MPI_Reduce_local(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Reduce_local cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Reduce_local]);
@@ -17103,15 +18232,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Reduce_local(const void *inbuf, 
         return cgl_ret;
     }
     return cgl_gp_MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op);
-}
-typedef int cgl_rt_MPI_Reduce_local;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Reduce_local cgl_left_MPI_Reduce_local(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Reduce_local cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
@@ -17156,8 +18276,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Reduce_scatter(const void *sendb
     (void)cg_call(&cgl_sites[CGL_MPI_Reduce_scatter], NULL, cgl_th_MPI_Reduce_scatter, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Reduce_scatter;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Reduce_scatter cgl_left_MPI_Reduce_scatter(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Reduce_scatter cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Reduce_scatter]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Reduce_scatter) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Reduce_scatter].real, memory_order_relaxed))(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Reduce_scatter(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Reduce_scatter]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Reduce_scatter) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Reduce_scatter].real, memory_order_relaxed))(sendbuf, recvbuf, recvcounts, datatype, op, comm);
@@ -17169,15 +18314,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Reduce_scatter(const void *sendb
         return cgl_ret;
     }
     return cgl_gp_MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-}
-typedef int cgl_rt_MPI_Reduce_scatter;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Reduce_scatter cgl_left_MPI_Reduce_scatter(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Reduce_scatter cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
@@ -17223,6 +18359,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ireduce_scatter(const void *send
     (void)cg_call(&cgl_sites[CGL_MPI_Ireduce_scatter], NULL, cgl_th_MPI_Ireduce_scatter, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Ireduce_scatter;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ireduce_scatter cgl_left_MPI_Ireduce_scatter(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ireduce_scatter cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Ireduce_scatter]);
@@ -17236,15 +18381,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ireduce_scatter(const void *send
         return cgl_ret;
     }
     return cgl_gp_MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
-}
-typedef int cgl_rt_MPI_Ireduce_scatter;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Ireduce_scatter cgl_left_MPI_Ireduce_scatter(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ireduce_scatter cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
@@ -17289,8 +18425,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Reduce_scatter_block(const void 
     (void)cg_call(&cgl_sites[CGL_MPI_Reduce_scatter_block], NULL, cgl_th_MPI_Reduce_scatter_block, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Reduce_scatter_block;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Reduce_scatter_block cgl_left_MPI_Reduce_scatter_block(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Reduce_scatter_block cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Reduce_scatter_block]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Reduce_scatter_block) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Reduce_scatter_block].real, memory_order_relaxed))(sendbuf, recvbuf, recvcount, datatype, op, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Reduce_scatter_block(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Reduce_scatter_block]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Reduce_scatter_block) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Reduce_scatter_block].real, memory_order_relaxed))(sendbuf, recvbuf, recvcount, datatype, op, comm);
@@ -17302,15 +18463,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Reduce_scatter_block(const void 
         return cgl_ret;
     }
     return cgl_gp_MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-}
-typedef int cgl_rt_MPI_Reduce_scatter_block;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Reduce_scatter_block cgl_left_MPI_Reduce_scatter_block(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Reduce_scatter_block cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
@@ -17356,6 +18508,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ireduce_scatter_block(const void
     (void)cg_call(&cgl_sites[CGL_MPI_Ireduce_scatter_block], NULL, cgl_th_MPI_Ireduce_scatter_block, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Ireduce_scatter_block;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ireduce_scatter_block cgl_left_MPI_Ireduce_scatter_block(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ireduce_scatter_block cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Ireduce_scatter_block]);
@@ -17369,15 +18530,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ireduce_scatter_block(const void
         return cgl_ret;
     }
     return cgl_gp_MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
-}
-typedef int cgl_rt_MPI_Ireduce_scatter_block;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Ireduce_scatter_block cgl_left_MPI_Ireduce_scatter_block(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ireduce_scatter_block cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
@@ -17421,6 +18573,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Register_datarep(const char *dat
     (void)cg_call(&cgl_sites[CGL_MPI_Register_datarep], NULL, cgl_th_MPI_Register_datarep, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Register_datarep;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Register_datarep cgl_left_MPI_Register_datarep(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Register_datarep cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Register_datarep]);
@@ -17434,15 +18595,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Register_datarep(const char *dat
         return cgl_ret;
     }
     return cgl_gp_MPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
-}
-typedef int cgl_rt_MPI_Register_datarep;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Register_datarep cgl_left_MPI_Register_datarep(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Register_datarep cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
@@ -17482,6 +18634,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Request_c2f(MPI_Request request)
     (void)cg_call(&cgl_sites[CGL_MPI_Request_c2f], (const void *)request, cgl_th_MPI_Request_c2f, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Request_c2f;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Request_c2f cgl_left_MPI_Request_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Request_c2f cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Request_c2f(MPI_Request request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Request_c2f]);
@@ -17491,15 +18652,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Request_c2f(MPI_Request request)
         return cgl_ret;
     }
     return cgl_gp_MPI_Request_c2f(request);
-}
-typedef int cgl_rt_MPI_Request_c2f;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Request_c2f cgl_left_MPI_Request_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Request_c2f cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Request_c2f(MPI_Request request)
 {
@@ -17536,6 +18688,15 @@ static __attribute__((noinline)) MPI_Request cgl_gp_MPI_Request_f2c(int request)
     (void)cg_call(&cgl_sites[CGL_MPI_Request_f2c], NULL, cgl_th_MPI_Request_f2c, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef MPI_Request cgl_rt_MPI_Request_f2c;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Request_f2c cgl_left_MPI_Request_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Request_f2c cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) MPI_Request cgl_sl_MPI_Request_f2c(int request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Request_f2c]);
@@ -17545,15 +18706,6 @@ static __attribute__((noinline)) MPI_Request cgl_sl_MPI_Request_f2c(int request)
         return cgl_ret;
     }
     return cgl_gp_MPI_Request_f2c(request);
-}
-typedef MPI_Request cgl_rt_MPI_Request_f2c;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Request_f2c cgl_left_MPI_Request_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Request_f2c cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT MPI_Request MPI_Request_f2c(int request)
 {
@@ -17590,6 +18742,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Request_free(MPI_Request *reques
     (void)cg_call(&cgl_sites[CGL_MPI_Request_free], NULL, cgl_th_MPI_Request_free, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Request_free;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Request_free cgl_left_MPI_Request_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Request_free cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Request_free(MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Request_free]);
@@ -17603,15 +18764,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Request_free(MPI_Request *reques
         return cgl_ret;
     }
     return cgl_gp_MPI_Request_free(request);
-}
-typedef int cgl_rt_MPI_Request_free;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Request_free cgl_left_MPI_Request_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Request_free cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Request_free(MPI_Request *request)
 {
@@ -17653,6 +18805,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Request_get_status(MPI_Request r
     (void)cg_call(&cgl_sites[CGL_MPI_Request_get_status], (const void *)request, cgl_th_MPI_Request_get_status, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Request_get_status;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Request_get_status cgl_left_MPI_Request_get_status(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Request_get_status cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Request_get_status]);
@@ -17666,15 +18827,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Request_get_status(MPI_Request r
         return cgl_ret;
     }
     return cgl_gp_MPI_Request_get_status(request, flag, status);
-}
-typedef int cgl_rt_MPI_Request_get_status;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Request_get_status cgl_left_MPI_Request_get_status(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Request_get_status cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
@@ -17722,6 +18874,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Rget(void *origin_addr, int orig
     (void)cg_call(&cgl_sites[CGL_MPI_Rget], NULL, cgl_th_MPI_Rget, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Rget;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Rget cgl_left_MPI_Rget(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Rget cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Rget]);
@@ -17735,15 +18896,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Rget(void *origin_addr, int orig
         return cgl_ret;
     }
     return cgl_gp_MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
-}
-typedef int cgl_rt_MPI_Rget;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Rget cgl_left_MPI_Rget(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Rget cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
@@ -17795,6 +18947,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Rget_accumulate(const void *orig
     (void)cg_call(&cgl_sites[CGL_MPI_Rget_accumulate], NULL, cgl_th_MPI_Rget_accumulate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Rget_accumulate;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Rget_accumulate cgl_left_MPI_Rget_accumulate(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Rget_accumulate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Rget_accumulate]);
@@ -17808,15 +18969,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Rget_accumulate(const void *orig
         return cgl_ret;
     }
     return cgl_gp_MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
-}
-typedef int cgl_rt_MPI_Rget_accumulate;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Rget_accumulate cgl_left_MPI_Rget_accumulate(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Rget_accumulate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
@@ -17864,6 +19016,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Rput(const void *origin_addr, in
     (void)cg_call(&cgl_sites[CGL_MPI_Rput], NULL, cgl_th_MPI_Rput, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Rput;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Rput cgl_left_MPI_Rput(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Rput cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_cout, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Rput]);
@@ -17877,15 +19038,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Rput(const void *origin_addr, in
         return cgl_ret;
     }
     return cgl_gp_MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, target_datatype, win, request);
-}
-typedef int cgl_rt_MPI_Rput;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Rput cgl_left_MPI_Rput(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Rput cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_cout, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
@@ -17930,8 +19082,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Rsend(const void *ibuf, int coun
     (void)cg_call(&cgl_sites[CGL_MPI_Rsend], NULL, cgl_th_MPI_Rsend, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Rsend;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Rsend cgl_left_MPI_Rsend(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Rsend cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Rsend(const void *ibuf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Rsend]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Rsend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Rsend].real, memory_order_relaxed))(ibuf, count, datatype, dest, tag, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Rsend(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Rsend]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Rsend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Rsend].real, memory_order_relaxed))(ibuf, count, datatype, dest, tag, comm);
@@ -17943,15 +19120,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Rsend(const void *ibuf, int coun
         return cgl_ret;
     }
     return cgl_gp_MPI_Rsend(ibuf, count, datatype, dest, tag, comm);
-}
-typedef int cgl_rt_MPI_Rsend;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Rsend cgl_left_MPI_Rsend(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Rsend cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Rsend(const void *ibuf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
@@ -17997,6 +19165,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Rsend_init(const void *buf, int 
     (void)cg_call(&cgl_sites[CGL_MPI_Rsend_init], NULL, cgl_th_MPI_Rsend_init, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Rsend_init;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Rsend_init cgl_left_MPI_Rsend_init(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Rsend_init cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Rsend_init]);
@@ -18010,15 +19187,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Rsend_init(const void *buf, int 
         return cgl_ret;
     }
     return cgl_gp_MPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
-}
-typedef int cgl_rt_MPI_Rsend_init;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Rsend_init cgl_left_MPI_Rsend_init(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Rsend_init cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -18063,8 +19231,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Scan(const void *sendbuf, void *
     (void)cg_call(&cgl_sites[CGL_MPI_Scan], NULL, cgl_th_MPI_Scan, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Scan;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Scan cgl_left_MPI_Scan(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Scan cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Scan]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Scan) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Scan].real, memory_order_relaxed))(sendbuf, recvbuf, count, datatype, op, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Scan(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Scan]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Scan) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Scan].real, memory_order_relaxed))(sendbuf, recvbuf, count, datatype, op, comm);
@@ -18076,15 +19269,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Scan(const void *sendbuf, void *
         return cgl_ret;
     }
     return cgl_gp_MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-}
-typedef int cgl_rt_MPI_Scan;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Scan cgl_left_MPI_Scan(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Scan cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
@@ -18130,6 +19314,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Iscan(const void *sendbuf, void 
     (void)cg_call(&cgl_sites[CGL_MPI_Iscan], NULL, cgl_th_MPI_Iscan, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Iscan;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Iscan cgl_left_MPI_Iscan(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Iscan cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Iscan]);
@@ -18143,15 +19336,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Iscan(const void *sendbuf, void 
         return cgl_ret;
     }
     return cgl_gp_MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
-}
-typedef int cgl_rt_MPI_Iscan;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Iscan cgl_left_MPI_Iscan(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Iscan cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
@@ -18198,8 +19382,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Scatter(const void *sendbuf, int
     (void)cg_call(&cgl_sites[CGL_MPI_Scatter], NULL, cgl_th_MPI_Scatter, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Scatter;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Scatter cgl_left_MPI_Scatter(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Scatter cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Scatter]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Scatter) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Scatter].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Scatter(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Scatter]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Scatter) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Scatter].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -18211,15 +19420,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Scatter(const void *sendbuf, int
         return cgl_ret;
     }
     return cgl_gp_MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
-typedef int cgl_rt_MPI_Scatter;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Scatter cgl_left_MPI_Scatter(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Scatter cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
@@ -18267,6 +19467,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Iscatter(const void *sendbuf, in
     (void)cg_call(&cgl_sites[CGL_MPI_Iscatter], NULL, cgl_th_MPI_Iscatter, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Iscatter;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Iscatter cgl_left_MPI_Iscatter(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Iscatter cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Iscatter]);
@@ -18280,15 +19489,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Iscatter(const void *sendbuf, in
         return cgl_ret;
     }
     return cgl_gp_MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-}
-typedef int cgl_rt_MPI_Iscatter;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Iscatter cgl_left_MPI_Iscatter(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Iscatter cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
@@ -18336,8 +19536,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Scatterv(const void *sendbuf, co
     (void)cg_call(&cgl_sites[CGL_MPI_Scatterv], NULL, cgl_th_MPI_Scatterv, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Scatterv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Scatterv cgl_left_MPI_Scatterv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Scatterv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Scatterv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Scatterv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Scatterv].real, memory_order_relaxed))(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Scatterv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Scatterv]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Scatterv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Scatterv].real, memory_order_relaxed))(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -18349,15 +19574,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Scatterv(const void *sendbuf, co
         return cgl_ret;
     }
     return cgl_gp_MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
-typedef int cgl_rt_MPI_Scatterv;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Scatterv cgl_left_MPI_Scatterv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Scatterv cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
@@ -18406,6 +19622,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Iscatterv(const void *sendbuf, c
     (void)cg_call(&cgl_sites[CGL_MPI_Iscatterv], NULL, cgl_th_MPI_Iscatterv, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Iscatterv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Iscatterv cgl_left_MPI_Iscatterv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Iscatterv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Iscatterv]);
@@ -18419,15 +19644,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Iscatterv(const void *sendbuf, c
         return cgl_ret;
     }
     return cgl_gp_MPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
-}
-typedef int cgl_rt_MPI_Iscatterv;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Iscatterv cgl_left_MPI_Iscatterv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Iscatterv cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
@@ -18473,6 +19689,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Send_init(const void *buf, int c
     (void)cg_call(&cgl_sites[CGL_MPI_Send_init], NULL, cgl_th_MPI_Send_init, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Send_init;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Send_init cgl_left_MPI_Send_init(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Send_init cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Send_init]);
@@ -18486,15 +19711,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Send_init(const void *buf, int c
         return cgl_ret;
     }
     return cgl_gp_MPI_Send_init(buf, count, datatype, dest, tag, comm, request);
-}
-typedef int cgl_rt_MPI_Send_init;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Send_init cgl_left_MPI_Send_init(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Send_init cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -18539,8 +19755,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Send(const void *buf, int count,
     (void)cg_call(&cgl_sites[CGL_MPI_Send], NULL, cgl_th_MPI_Send, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Send;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Send cgl_left_MPI_Send(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Send cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Send]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Send) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Send].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Send(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Send]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Send) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Send].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm);
@@ -18552,15 +19793,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Send(const void *buf, int count,
         return cgl_ret;
     }
     return cgl_gp_MPI_Send(buf, count, datatype, dest, tag, comm);
-}
-typedef int cgl_rt_MPI_Send;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Send cgl_left_MPI_Send(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Send cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
@@ -18611,8 +19843,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Sendrecv(const void *sendbuf, in
     (void)cg_call(&cgl_sites[CGL_MPI_Sendrecv], NULL, cgl_th_MPI_Sendrecv, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Sendrecv;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Sendrecv cgl_left_MPI_Sendrecv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Sendrecv cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Sendrecv]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Sendrecv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Sendrecv].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Sendrecv(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Sendrecv]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Sendrecv) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Sendrecv].real, memory_order_relaxed))(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
@@ -18624,15 +19881,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Sendrecv(const void *sendbuf, in
         return cgl_ret;
     }
     return cgl_gp_MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
-}
-typedef int cgl_rt_MPI_Sendrecv;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Sendrecv cgl_left_MPI_Sendrecv(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Sendrecv cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
@@ -18680,8 +19928,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Sendrecv_replace(void *buf, int 
     (void)cg_call(&cgl_sites[CGL_MPI_Sendrecv_replace], NULL, cgl_th_MPI_Sendrecv_replace, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Sendrecv_replace;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Sendrecv_replace cgl_left_MPI_Sendrecv_replace(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Sendrecv_replace cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Sendrecv_replace]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Sendrecv_replace) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Sendrecv_replace].real, memory_order_relaxed))(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Sendrecv_replace(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Sendrecv_replace]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Sendrecv_replace) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Sendrecv_replace].real, memory_order_relaxed))(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
@@ -18693,15 +19966,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Sendrecv_replace(void *buf, int 
         return cgl_ret;
     }
     return cgl_gp_MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
-}
-typedef int cgl_rt_MPI_Sendrecv_replace;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Sendrecv_replace cgl_left_MPI_Sendrecv_replace(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Sendrecv_replace cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
@@ -18747,6 +20011,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ssend_init(const void *buf, int 
     (void)cg_call(&cgl_sites[CGL_MPI_Ssend_init], NULL, cgl_th_MPI_Ssend_init, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Ssend_init;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ssend_init cgl_left_MPI_Ssend_init(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ssend_init cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Ssend_init]);
@@ -18760,15 +20033,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ssend_init(const void *buf, int 
         return cgl_ret;
     }
     return cgl_gp_MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
-}
-typedef int cgl_rt_MPI_Ssend_init;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Ssend_init cgl_left_MPI_Ssend_init(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ssend_init cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -18813,8 +20077,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ssend(const void *buf, int count
     (void)cg_call(&cgl_sites[CGL_MPI_Ssend], NULL, cgl_th_MPI_Ssend, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Ssend;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Ssend cgl_left_MPI_Ssend(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ssend cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Ssend]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Ssend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ssend].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Ssend(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Ssend]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Ssend) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Ssend].real, memory_order_relaxed))(buf, count, datatype, dest, tag, comm);
@@ -18826,15 +20115,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ssend(const void *buf, int count
         return cgl_ret;
     }
     return cgl_gp_MPI_Ssend(buf, count, datatype, dest, tag, comm);
-}
-typedef int cgl_rt_MPI_Ssend;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Ssend cgl_left_MPI_Ssend(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Ssend cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
@@ -18874,6 +20154,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Start(MPI_Request *request)
     (void)cg_call(&cgl_sites[CGL_MPI_Start], NULL, cgl_th_MPI_Start, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Start;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Start cgl_left_MPI_Start(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Start cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Start(MPI_Request *request)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Start]);
@@ -18887,15 +20176,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Start(MPI_Request *request)
         return cgl_ret;
     }
     return cgl_gp_MPI_Start(request);
-}
-typedef int cgl_rt_MPI_Start;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Start cgl_left_MPI_Start(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Start cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Start(MPI_Request *request)
 {
@@ -18936,6 +20216,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Startall(int count, MPI_Request 
     (void)cg_call(&cgl_sites[CGL_MPI_Startall], NULL, cgl_th_MPI_Startall, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Startall;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Startall cgl_left_MPI_Startall(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Startall cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Startall(int count, MPI_Request array_of_requests[])
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Startall]);
@@ -18949,15 +20238,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Startall(int count, MPI_Request 
         return cgl_ret;
     }
     return cgl_gp_MPI_Startall(count, array_of_requests);
-}
-typedef int cgl_rt_MPI_Startall;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Startall cgl_left_MPI_Startall(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Startall cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Startall(int count, MPI_Request array_of_requests[])
 {
@@ -18998,6 +20278,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Status_c2f(const MPI_Status *c_s
     (void)cg_call(&cgl_sites[CGL_MPI_Status_c2f], NULL, cgl_th_MPI_Status_c2f, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Status_c2f;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Status_c2f cgl_left_MPI_Status_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Status_c2f cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Status_c2f(const MPI_Status *c_status, int *f_status)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Status_c2f]);
@@ -19011,15 +20300,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Status_c2f(const MPI_Status *c_s
         return cgl_ret;
     }
     return cgl_gp_MPI_Status_c2f(c_status, f_status);
-}
-typedef int cgl_rt_MPI_Status_c2f;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Status_c2f cgl_left_MPI_Status_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Status_c2f cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Status_c2f(const MPI_Status *c_status, int *f_status)
 {
@@ -19060,6 +20340,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Status_f2c(const int *f_status, 
     (void)cg_call(&cgl_sites[CGL_MPI_Status_f2c], NULL, cgl_th_MPI_Status_f2c, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Status_f2c;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Status_f2c cgl_left_MPI_Status_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Status_f2c cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Status_f2c(const int *f_status, MPI_Status *c_status)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Status_f2c]);
@@ -19073,15 +20362,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Status_f2c(const int *f_status, 
         return cgl_ret;
     }
     return cgl_gp_MPI_Status_f2c(f_status, c_status);
-}
-typedef int cgl_rt_MPI_Status_f2c;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Status_f2c cgl_left_MPI_Status_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Status_f2c cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Status_f2c(const int *f_status, MPI_Status *c_status)
 {
@@ -19122,6 +20402,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Status_set_cancelled(MPI_Status 
     (void)cg_call(&cgl_sites[CGL_MPI_Status_set_cancelled], NULL, cgl_th_MPI_Status_set_cancelled, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Status_set_cancelled;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Status_set_cancelled cgl_left_MPI_Status_set_cancelled(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Status_set_cancelled cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Status_set_cancelled]);
@@ -19135,15 +20424,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Status_set_cancelled(MPI_Status 
         return cgl_ret;
     }
     return cgl_gp_MPI_Status_set_cancelled(status, flag);
-}
-typedef int cgl_rt_MPI_Status_set_cancelled;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Status_set_cancelled cgl_left_MPI_Status_set_cancelled(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Status_set_cancelled cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
@@ -19185,6 +20465,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Status_set_elements(MPI_Status *
     (void)cg_call(&cgl_sites[CGL_MPI_Status_set_elements], NULL, cgl_th_MPI_Status_set_elements, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Status_set_elements;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Status_set_elements cgl_left_MPI_Status_set_elements(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Status_set_elements cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Status_set_elements]);
@@ -19198,15 +20487,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Status_set_elements(MPI_Status *
         return cgl_ret;
     }
     return cgl_gp_MPI_Status_set_elements(status, datatype, count);
-}
-typedef int cgl_rt_MPI_Status_set_elements;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Status_set_elements cgl_left_MPI_Status_set_elements(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Status_set_elements cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
@@ -19248,6 +20528,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Status_set_elements_x(MPI_Status
     (void)cg_call(&cgl_sites[CGL_MPI_Status_set_elements_x], NULL, cgl_th_MPI_Status_set_elements_x, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Status_set_elements_x;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Status_set_elements_x cgl_left_MPI_Status_set_elements_x(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Status_set_elements_x cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Status_set_elements_x]);
@@ -19261,15 +20550,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Status_set_elements_x(MPI_Status
         return cgl_ret;
     }
     return cgl_gp_MPI_Status_set_elements_x(status, datatype, count);
-}
-typedef int cgl_rt_MPI_Status_set_elements_x;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Status_set_elements_x cgl_left_MPI_Status_set_elements_x(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Status_set_elements_x cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
@@ -19312,6 +20592,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Testall(int count, MPI_Request a
     (void)cg_call(&cgl_sites[CGL_MPI_Testall], NULL, cgl_th_MPI_Testall, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Testall;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Testall cgl_left_MPI_Testall(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Testall cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Testall]);
@@ -19325,15 +20614,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Testall(int count, MPI_Request a
         return cgl_ret;
     }
     return cgl_gp_MPI_Testall(count, array_of_requests, flag, array_of_statuses);
-}
-typedef int cgl_rt_MPI_Testall;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Testall cgl_left_MPI_Testall(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Testall cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
 {
@@ -19377,6 +20657,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Testany(int count, MPI_Request a
     (void)cg_call(&cgl_sites[CGL_MPI_Testany], NULL, cgl_th_MPI_Testany, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Testany;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Testany cgl_left_MPI_Testany(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Testany cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Testany]);
@@ -19390,15 +20679,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Testany(int count, MPI_Request a
         return cgl_ret;
     }
     return cgl_gp_MPI_Testany(count, array_of_requests, index, flag, status);
-}
-typedef int cgl_rt_MPI_Testany;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Testany cgl_left_MPI_Testany(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Testany cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
 {
@@ -19440,6 +20720,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Test(MPI_Request *request, int *
     (void)cg_call(&cgl_sites[CGL_MPI_Test], NULL, cgl_th_MPI_Test, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Test;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Test cgl_left_MPI_Test(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Test cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Test]);
@@ -19453,15 +20742,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Test(MPI_Request *request, int *
         return cgl_ret;
     }
     return cgl_gp_MPI_Test(request, flag, status);
-}
-typedef int cgl_rt_MPI_Test;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Test cgl_left_MPI_Test(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Test cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
@@ -19502,6 +20782,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Test_cancelled(const MPI_Status 
     (void)cg_call(&cgl_sites[CGL_MPI_Test_cancelled], NULL, cgl_th_MPI_Test_cancelled, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Test_cancelled;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Test_cancelled cgl_left_MPI_Test_cancelled(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Test_cancelled cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Test_cancelled]);
@@ -19515,15 +20804,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Test_cancelled(const MPI_Status 
         return cgl_ret;
     }
     return cgl_gp_MPI_Test_cancelled(status, flag);
-}
-typedef int cgl_rt_MPI_Test_cancelled;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Test_cancelled cgl_left_MPI_Test_cancelled(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Test_cancelled cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
@@ -19567,6 +20847,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Testsome(int incount, MPI_Reques
     (void)cg_call(&cgl_sites[CGL_MPI_Testsome], NULL, cgl_th_MPI_Testsome, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Testsome;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Testsome cgl_left_MPI_Testsome(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Testsome cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Testsome]);
@@ -19580,15 +20869,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Testsome(int incount, MPI_Reques
         return cgl_ret;
     }
     return cgl_gp_MPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-}
-typedef int cgl_rt_MPI_Testsome;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Testsome cgl_left_MPI_Testsome(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Testsome cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
@@ -19629,6 +20909,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Topo_test(MPI_Comm comm, int *st
     (void)cg_call(&cgl_sites[CGL_MPI_Topo_test], (const void *)comm, cgl_th_MPI_Topo_test, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Topo_test;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Topo_test cgl_left_MPI_Topo_test(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Topo_test cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Topo_test(MPI_Comm comm, int *status)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Topo_test]);
@@ -19642,15 +20931,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Topo_test(MPI_Comm comm, int *st
         return cgl_ret;
     }
     return cgl_gp_MPI_Topo_test(comm, status);
-}
-typedef int cgl_rt_MPI_Topo_test;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Topo_test cgl_left_MPI_Topo_test(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Topo_test cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Topo_test(MPI_Comm comm, int *status)
 {
@@ -19690,6 +20970,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_c2f(MPI_Datatype datatype)
     (void)cg_call(&cgl_sites[CGL_MPI_Type_c2f], (const void *)datatype, cgl_th_MPI_Type_c2f, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_c2f;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_c2f cgl_left_MPI_Type_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_c2f cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_c2f(MPI_Datatype datatype)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_c2f]);
@@ -19699,15 +20988,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_c2f(MPI_Datatype datatype)
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_c2f(datatype);
-}
-typedef int cgl_rt_MPI_Type_c2f;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_c2f cgl_left_MPI_Type_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_c2f cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_c2f(MPI_Datatype datatype)
 {
@@ -19744,6 +21024,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_commit(MPI_Datatype *type)
     (void)cg_call(&cgl_sites[CGL_MPI_Type_commit], NULL, cgl_th_MPI_Type_commit, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_commit;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_commit cgl_left_MPI_Type_commit(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_commit cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_commit(MPI_Datatype *type)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_commit]);
@@ -19757,15 +21046,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_commit(MPI_Datatype *type)
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_commit(type);
-}
-typedef int cgl_rt_MPI_Type_commit;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_commit cgl_left_MPI_Type_commit(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_commit cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_commit(MPI_Datatype *type)
 {
@@ -19807,6 +21087,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_contiguous(int count, MPI_D
     (void)cg_call(&cgl_sites[CGL_MPI_Type_contiguous], NULL, cgl_th_MPI_Type_contiguous, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_contiguous;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_contiguous cgl_left_MPI_Type_contiguous(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_contiguous cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_contiguous]);
@@ -19820,15 +21109,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_contiguous(int count, MPI_D
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_contiguous(count, oldtype, newtype);
-}
-typedef int cgl_rt_MPI_Type_contiguous;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_contiguous cgl_left_MPI_Type_contiguous(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_contiguous cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -19877,6 +21157,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_darray(int size, int
     (void)cg_call(&cgl_sites[CGL_MPI_Type_create_darray], NULL, cgl_th_MPI_Type_create_darray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_create_darray;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_darray cgl_left_MPI_Type_create_darray(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_darray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_darray(int size, int rank, int ndims, const int gsize_array[], const int distrib_array[], const int darg_array[], const int psize_array[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_create_darray]);
@@ -19890,15 +21179,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_create_darray(int size, int
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_create_darray(size, rank, ndims, gsize_array, distrib_array, darg_array, psize_array, order, oldtype, newtype);
-}
-typedef int cgl_rt_MPI_Type_create_darray;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_darray cgl_left_MPI_Type_create_darray(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_darray cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_create_darray(int size, int rank, int ndims, const int gsize_array[], const int distrib_array[], const int darg_array[], const int psize_array[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -19940,6 +21220,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_f90_complex(int p, i
     (void)cg_call(&cgl_sites[CGL_MPI_Type_create_f90_complex], NULL, cgl_th_MPI_Type_create_f90_complex, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_create_f90_complex;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_f90_complex cgl_left_MPI_Type_create_f90_complex(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_f90_complex cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_create_f90_complex]);
@@ -19953,15 +21242,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_create_f90_complex(int p, i
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_create_f90_complex(p, r, newtype);
-}
-typedef int cgl_rt_MPI_Type_create_f90_complex;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_f90_complex cgl_left_MPI_Type_create_f90_complex(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_f90_complex cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
@@ -20002,6 +21282,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_f90_integer(int r, M
     (void)cg_call(&cgl_sites[CGL_MPI_Type_create_f90_integer], NULL, cgl_th_MPI_Type_create_f90_integer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_create_f90_integer;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_f90_integer cgl_left_MPI_Type_create_f90_integer(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_f90_integer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_create_f90_integer]);
@@ -20015,15 +21304,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_create_f90_integer(int r, M
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_create_f90_integer(r, newtype);
-}
-typedef int cgl_rt_MPI_Type_create_f90_integer;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_f90_integer cgl_left_MPI_Type_create_f90_integer(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_f90_integer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
@@ -20065,6 +21345,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_f90_real(int p, int 
     (void)cg_call(&cgl_sites[CGL_MPI_Type_create_f90_real], NULL, cgl_th_MPI_Type_create_f90_real, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_create_f90_real;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_f90_real cgl_left_MPI_Type_create_f90_real(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_f90_real cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_create_f90_real]);
@@ -20078,15 +21367,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_create_f90_real(int p, int 
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_create_f90_real(p, r, newtype);
-}
-typedef int cgl_rt_MPI_Type_create_f90_real;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_f90_real cgl_left_MPI_Type_create_f90_real(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_f90_real cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
@@ -20130,6 +21410,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_hindexed_block(int c
     (void)cg_call(&cgl_sites[CGL_MPI_Type_create_hindexed_block], NULL, cgl_th_MPI_Type_create_hindexed_block, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_create_hindexed_block;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_hindexed_block cgl_left_MPI_Type_create_hindexed_block(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_hindexed_block cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_create_hindexed_block]);
@@ -20143,15 +21432,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_create_hindexed_block(int c
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
-}
-typedef int cgl_rt_MPI_Type_create_hindexed_block;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_hindexed_block cgl_left_MPI_Type_create_hindexed_block(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_hindexed_block cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -20195,6 +21475,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_hindexed(int count, 
     (void)cg_call(&cgl_sites[CGL_MPI_Type_create_hindexed], NULL, cgl_th_MPI_Type_create_hindexed, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_create_hindexed;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_hindexed cgl_left_MPI_Type_create_hindexed(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_hindexed cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_create_hindexed]);
@@ -20208,15 +21497,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_create_hindexed(int count, 
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-}
-typedef int cgl_rt_MPI_Type_create_hindexed;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_hindexed cgl_left_MPI_Type_create_hindexed(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_hindexed cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -20260,6 +21540,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_hvector(int count, i
     (void)cg_call(&cgl_sites[CGL_MPI_Type_create_hvector], NULL, cgl_th_MPI_Type_create_hvector, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_create_hvector;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_hvector cgl_left_MPI_Type_create_hvector(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_hvector cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_create_hvector]);
@@ -20273,15 +21562,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_create_hvector(int count, i
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
-}
-typedef int cgl_rt_MPI_Type_create_hvector;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_hvector cgl_left_MPI_Type_create_hvector(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_hvector cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -20324,6 +21604,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_keyval(MPI_Type_copy
     (void)cg_call(&cgl_sites[CGL_MPI_Type_create_keyval], NULL, cgl_th_MPI_Type_create_keyval, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_create_keyval;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_keyval cgl_left_MPI_Type_create_keyval(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_keyval cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_create_keyval]);
@@ -20337,15 +21626,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_create_keyval(MPI_Type_copy
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
-}
-typedef int cgl_rt_MPI_Type_create_keyval;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_keyval cgl_left_MPI_Type_create_keyval(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_keyval cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state)
 {
@@ -20389,6 +21669,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_indexed_block(int co
     (void)cg_call(&cgl_sites[CGL_MPI_Type_create_indexed_block], NULL, cgl_th_MPI_Type_create_indexed_block, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_create_indexed_block;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_indexed_block cgl_left_MPI_Type_create_indexed_block(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_indexed_block cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_create_indexed_block]);
@@ -20402,15 +21691,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_create_indexed_block(int co
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
-}
-typedef int cgl_rt_MPI_Type_create_indexed_block;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_indexed_block cgl_left_MPI_Type_create_indexed_block(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_indexed_block cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -20454,6 +21734,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_struct(int count, co
     (void)cg_call(&cgl_sites[CGL_MPI_Type_create_struct], NULL, cgl_th_MPI_Type_create_struct, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_create_struct;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_struct cgl_left_MPI_Type_create_struct(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_struct cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_struct(int count, const int array_of_block_lengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_create_struct]);
@@ -20467,15 +21756,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_create_struct(int count, co
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_create_struct(count, array_of_block_lengths, array_of_displacements, array_of_types, newtype);
-}
-typedef int cgl_rt_MPI_Type_create_struct;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_struct cgl_left_MPI_Type_create_struct(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_struct cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_create_struct(int count, const int array_of_block_lengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
@@ -20521,6 +21801,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_subarray(int ndims, 
     (void)cg_call(&cgl_sites[CGL_MPI_Type_create_subarray], NULL, cgl_th_MPI_Type_create_subarray, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_create_subarray;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_subarray cgl_left_MPI_Type_create_subarray(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_subarray cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_subarray(int ndims, const int size_array[], const int subsize_array[], const int start_array[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_create_subarray]);
@@ -20534,15 +21823,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_create_subarray(int ndims, 
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_create_subarray(ndims, size_array, subsize_array, start_array, order, oldtype, newtype);
-}
-typedef int cgl_rt_MPI_Type_create_subarray;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_subarray cgl_left_MPI_Type_create_subarray(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_subarray cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_create_subarray(int ndims, const int size_array[], const int subsize_array[], const int start_array[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -20585,6 +21865,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_resized(MPI_Datatype
     (void)cg_call(&cgl_sites[CGL_MPI_Type_create_resized], (const void *)oldtype, cgl_th_MPI_Type_create_resized, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_create_resized;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_resized cgl_left_MPI_Type_create_resized(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_resized cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_create_resized]);
@@ -20598,15 +21887,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_create_resized(MPI_Datatype
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_create_resized(oldtype, lb, extent, newtype);
-}
-typedef int cgl_rt_MPI_Type_create_resized;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_create_resized cgl_left_MPI_Type_create_resized(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_create_resized cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
@@ -20647,6 +21927,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_delete_attr(MPI_Datatype ty
     (void)cg_call(&cgl_sites[CGL_MPI_Type_delete_attr], (const void *)type, cgl_th_MPI_Type_delete_attr, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_delete_attr;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_delete_attr cgl_left_MPI_Type_delete_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_delete_attr cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_delete_attr(MPI_Datatype type, int type_keyval)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_delete_attr]);
@@ -20660,15 +21949,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_delete_attr(MPI_Datatype ty
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_delete_attr(type, type_keyval);
-}
-typedef int cgl_rt_MPI_Type_delete_attr;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_delete_attr cgl_left_MPI_Type_delete_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_delete_attr cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_delete_attr(MPI_Datatype type, int type_keyval)
 {
@@ -20709,6 +21989,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_dup(MPI_Datatype type, MPI_
     (void)cg_call(&cgl_sites[CGL_MPI_Type_dup], (const void *)type, cgl_th_MPI_Type_dup, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_dup;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_dup cgl_left_MPI_Type_dup(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_dup cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_dup(MPI_Datatype type, MPI_Datatype *newtype)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_dup]);
@@ -20722,15 +22011,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_dup(MPI_Datatype type, MPI_
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_dup(type, newtype);
-}
-typedef int cgl_rt_MPI_Type_dup;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_dup cgl_left_MPI_Type_dup(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_dup cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_dup(MPI_Datatype type, MPI_Datatype *newtype)
 {
@@ -20770,6 +22050,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_free(MPI_Datatype *type)
     (void)cg_call(&cgl_sites[CGL_MPI_Type_free], NULL, cgl_th_MPI_Type_free, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_free;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_free cgl_left_MPI_Type_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_free cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_free(MPI_Datatype *type)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_free]);
@@ -20783,15 +22072,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_free(MPI_Datatype *type)
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_free(type);
-}
-typedef int cgl_rt_MPI_Type_free;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_free cgl_left_MPI_Type_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_free cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_free(MPI_Datatype *type)
 {
@@ -20831,6 +22111,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_free_keyval(int *type_keyva
     (void)cg_call(&cgl_sites[CGL_MPI_Type_free_keyval], NULL, cgl_th_MPI_Type_free_keyval, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_free_keyval;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_free_keyval cgl_left_MPI_Type_free_keyval(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_free_keyval cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_free_keyval(int *type_keyval)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_free_keyval]);
@@ -20844,15 +22133,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_free_keyval(int *type_keyva
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_free_keyval(type_keyval);
-}
-typedef int cgl_rt_MPI_Type_free_keyval;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_free_keyval cgl_left_MPI_Type_free_keyval(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_free_keyval cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_free_keyval(int *type_keyval)
 {
@@ -20892,6 +22172,15 @@ static __attribute__((noinline)) MPI_Datatype cgl_gp_MPI_Type_f2c(int datatype)
     (void)cg_call(&cgl_sites[CGL_MPI_Type_f2c], NULL, cgl_th_MPI_Type_f2c, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef MPI_Datatype cgl_rt_MPI_Type_f2c;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_f2c cgl_left_MPI_Type_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_f2c cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) MPI_Datatype cgl_sl_MPI_Type_f2c(int datatype)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_f2c]);
@@ -20901,15 +22190,6 @@ static __attribute__((noinline)) MPI_Datatype cgl_sl_MPI_Type_f2c(int datatype)
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_f2c(datatype);
-}
-typedef MPI_Datatype cgl_rt_MPI_Type_f2c;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_f2c cgl_left_MPI_Type_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_f2c cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT MPI_Datatype MPI_Type_f2c(int datatype)
 {
@@ -20949,6 +22229,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_get_attr(MPI_Datatype type,
     (void)cg_call(&cgl_sites[CGL_MPI_Type_get_attr], (const void *)type, cgl_th_MPI_Type_get_attr, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_get_attr;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_get_attr cgl_left_MPI_Type_get_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_get_attr cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_get_attr(MPI_Datatype type, int type_keyval, void *attribute_val, int *flag)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_get_attr]);
@@ -20962,15 +22251,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_get_attr(MPI_Datatype type,
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_get_attr(type, type_keyval, attribute_val, flag);
-}
-typedef int cgl_rt_MPI_Type_get_attr;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_get_attr cgl_left_MPI_Type_get_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_get_attr cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_get_attr(MPI_Datatype type, int type_keyval, void *attribute_val, int *flag)
 {
@@ -21016,6 +22296,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_get_contents(MPI_Datatype m
     (void)cg_call(&cgl_sites[CGL_MPI_Type_get_contents], (const void *)mtype, cgl_th_MPI_Type_get_contents, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_get_contents;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_get_contents cgl_left_MPI_Type_get_contents(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_get_contents cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_get_contents(MPI_Datatype mtype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_get_contents]);
@@ -21029,15 +22318,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_get_contents(MPI_Datatype m
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_get_contents(mtype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
-}
-typedef int cgl_rt_MPI_Type_get_contents;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_get_contents cgl_left_MPI_Type_get_contents(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_get_contents cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_get_contents(MPI_Datatype mtype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
@@ -21081,6 +22361,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_get_envelope(MPI_Datatype t
     (void)cg_call(&cgl_sites[CGL_MPI_Type_get_envelope], (const void *)type, cgl_th_MPI_Type_get_envelope, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_get_envelope;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_get_envelope cgl_left_MPI_Type_get_envelope(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_get_envelope cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_get_envelope(MPI_Datatype type, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_get_envelope]);
@@ -21094,15 +22383,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_get_envelope(MPI_Datatype t
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_get_envelope(type, num_integers, num_addresses, num_datatypes, combiner);
-}
-typedef int cgl_rt_MPI_Type_get_envelope;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_get_envelope cgl_left_MPI_Type_get_envelope(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_get_envelope cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_get_envelope(MPI_Datatype type, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner)
 {
@@ -21144,6 +22424,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_get_extent(MPI_Datatype typ
     (void)cg_call(&cgl_sites[CGL_MPI_Type_get_extent], (const void *)type, cgl_th_MPI_Type_get_extent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_get_extent;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_get_extent cgl_left_MPI_Type_get_extent(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_get_extent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_get_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_get_extent]);
@@ -21157,15 +22446,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_get_extent(MPI_Datatype typ
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_get_extent(type, lb, extent);
-}
-typedef int cgl_rt_MPI_Type_get_extent;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_get_extent cgl_left_MPI_Type_get_extent(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_get_extent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_get_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
 {
@@ -21207,6 +22487,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_get_extent_x(MPI_Datatype t
     (void)cg_call(&cgl_sites[CGL_MPI_Type_get_extent_x], (const void *)type, cgl_th_MPI_Type_get_extent_x, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_get_extent_x;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_get_extent_x cgl_left_MPI_Type_get_extent_x(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_get_extent_x cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_get_extent_x(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_get_extent_x]);
@@ -21220,15 +22509,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_get_extent_x(MPI_Datatype t
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_get_extent_x(type, lb, extent);
-}
-typedef int cgl_rt_MPI_Type_get_extent_x;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_get_extent_x cgl_left_MPI_Type_get_extent_x(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_get_extent_x cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_get_extent_x(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent)
 {
@@ -21270,6 +22550,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_get_name(MPI_Datatype type,
     (void)cg_call(&cgl_sites[CGL_MPI_Type_get_name], (const void *)type, cgl_th_MPI_Type_get_name, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_get_name;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_get_name cgl_left_MPI_Type_get_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_get_name cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_get_name(MPI_Datatype type, char *type_name, int *resultlen)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_get_name]);
@@ -21283,15 +22572,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_get_name(MPI_Datatype type,
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_get_name(type, type_name, resultlen);
-}
-typedef int cgl_rt_MPI_Type_get_name;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_get_name cgl_left_MPI_Type_get_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_get_name cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_get_name(MPI_Datatype type, char *type_name, int *resultlen)
 {
@@ -21333,6 +22613,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_get_true_extent(MPI_Datatyp
     (void)cg_call(&cgl_sites[CGL_MPI_Type_get_true_extent], (const void *)datatype, cgl_th_MPI_Type_get_true_extent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_get_true_extent;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_get_true_extent cgl_left_MPI_Type_get_true_extent(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_get_true_extent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_get_true_extent]);
@@ -21346,15 +22635,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_get_true_extent(MPI_Datatyp
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_get_true_extent(datatype, true_lb, true_extent);
-}
-typedef int cgl_rt_MPI_Type_get_true_extent;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_get_true_extent cgl_left_MPI_Type_get_true_extent(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_get_true_extent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
@@ -21396,6 +22676,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_get_true_extent_x(MPI_Datat
     (void)cg_call(&cgl_sites[CGL_MPI_Type_get_true_extent_x], (const void *)datatype, cgl_th_MPI_Type_get_true_extent_x, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_get_true_extent_x;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_get_true_extent_x cgl_left_MPI_Type_get_true_extent_x(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_get_true_extent_x cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_get_true_extent_x]);
@@ -21409,15 +22698,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_get_true_extent_x(MPI_Datat
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
-}
-typedef int cgl_rt_MPI_Type_get_true_extent_x;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_get_true_extent_x cgl_left_MPI_Type_get_true_extent_x(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_get_true_extent_x cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
@@ -21461,6 +22741,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_indexed(int count, const in
     (void)cg_call(&cgl_sites[CGL_MPI_Type_indexed], NULL, cgl_th_MPI_Type_indexed, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_indexed;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_indexed cgl_left_MPI_Type_indexed(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_indexed cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_indexed]);
@@ -21474,15 +22763,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_indexed(int count, const in
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
-}
-typedef int cgl_rt_MPI_Type_indexed;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_indexed cgl_left_MPI_Type_indexed(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_indexed cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -21524,6 +22804,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_match_size(int typeclass, i
     (void)cg_call(&cgl_sites[CGL_MPI_Type_match_size], NULL, cgl_th_MPI_Type_match_size, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_match_size;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_match_size cgl_left_MPI_Type_match_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_match_size cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_match_size(int typeclass, int size, MPI_Datatype *type)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_match_size]);
@@ -21537,15 +22826,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_match_size(int typeclass, i
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_match_size(typeclass, size, type);
-}
-typedef int cgl_rt_MPI_Type_match_size;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_match_size cgl_left_MPI_Type_match_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_match_size cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *type)
 {
@@ -21587,6 +22867,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_set_attr(MPI_Datatype type,
     (void)cg_call(&cgl_sites[CGL_MPI_Type_set_attr], (const void *)type, cgl_th_MPI_Type_set_attr, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_set_attr;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_set_attr cgl_left_MPI_Type_set_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_set_attr cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_set_attr(MPI_Datatype type, int type_keyval, void *attr_val)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_set_attr]);
@@ -21600,15 +22889,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_set_attr(MPI_Datatype type,
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_set_attr(type, type_keyval, attr_val);
-}
-typedef int cgl_rt_MPI_Type_set_attr;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_set_attr cgl_left_MPI_Type_set_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_set_attr cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_set_attr(MPI_Datatype type, int type_keyval, void *attr_val)
 {
@@ -21649,6 +22929,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_set_name(MPI_Datatype type,
     (void)cg_call(&cgl_sites[CGL_MPI_Type_set_name], (const void *)type, cgl_th_MPI_Type_set_name, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_set_name;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_set_name cgl_left_MPI_Type_set_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_set_name cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_set_name(MPI_Datatype type, const char *type_name)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_set_name]);
@@ -21662,15 +22951,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_set_name(MPI_Datatype type,
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_set_name(type, type_name);
-}
-typedef int cgl_rt_MPI_Type_set_name;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_set_name cgl_left_MPI_Type_set_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_set_name cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_set_name(MPI_Datatype type, const char *type_name)
 {
@@ -21711,6 +22991,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_size(MPI_Datatype type, int
     (void)cg_call(&cgl_sites[CGL_MPI_Type_size], (const void *)type, cgl_th_MPI_Type_size, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_size;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_size cgl_left_MPI_Type_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_size cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_size(MPI_Datatype type, int *size)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_size]);
@@ -21724,15 +23013,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_size(MPI_Datatype type, int
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_size(type, size);
-}
-typedef int cgl_rt_MPI_Type_size;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_size cgl_left_MPI_Type_size(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_size cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_size(MPI_Datatype type, int *size)
 {
@@ -21773,6 +23053,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_size_x(MPI_Datatype type, M
     (void)cg_call(&cgl_sites[CGL_MPI_Type_size_x], (const void *)type, cgl_th_MPI_Type_size_x, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_size_x;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_size_x cgl_left_MPI_Type_size_x(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_size_x cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_size_x(MPI_Datatype type, MPI_Count *size)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_size_x]);
@@ -21786,15 +23075,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_size_x(MPI_Datatype type, M
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_size_x(type, size);
-}
-typedef int cgl_rt_MPI_Type_size_x;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_size_x cgl_left_MPI_Type_size_x(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_size_x cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_size_x(MPI_Datatype type, MPI_Count *size)
 {
@@ -21838,6 +23118,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_vector(int count, int block
     (void)cg_call(&cgl_sites[CGL_MPI_Type_vector], NULL, cgl_th_MPI_Type_vector, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Type_vector;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Type_vector cgl_left_MPI_Type_vector(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_vector cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Type_vector]);
@@ -21851,15 +23140,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Type_vector(int count, int block
         return cgl_ret;
     }
     return cgl_gp_MPI_Type_vector(count, blocklength, stride, oldtype, newtype);
-}
-typedef int cgl_rt_MPI_Type_vector;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Type_vector cgl_left_MPI_Type_vector(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Type_vector cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -21905,6 +23185,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Unpack(const void *inbuf, int in
     (void)cg_call(&cgl_sites[CGL_MPI_Unpack], NULL, cgl_th_MPI_Unpack, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Unpack;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Unpack cgl_left_MPI_Unpack(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Unpack cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Unpack]);
@@ -21918,15 +23207,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Unpack(const void *inbuf, int in
         return cgl_ret;
     }
     return cgl_gp_MPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm);
-}
-typedef int cgl_rt_MPI_Unpack;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Unpack cgl_left_MPI_Unpack(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Unpack cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
@@ -21968,6 +23248,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Unpublish_name(const char *servi
     (void)cg_call(&cgl_sites[CGL_MPI_Unpublish_name], NULL, cgl_th_MPI_Unpublish_name, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Unpublish_name;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Unpublish_name cgl_left_MPI_Unpublish_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Unpublish_name cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Unpublish_name]);
@@ -21981,15 +23270,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Unpublish_name(const char *servi
         return cgl_ret;
     }
     return cgl_gp_MPI_Unpublish_name(service_name, info, port_name);
-}
-typedef int cgl_rt_MPI_Unpublish_name;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Unpublish_name cgl_left_MPI_Unpublish_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Unpublish_name cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
@@ -22035,6 +23315,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Unpack_external(const char datar
     (void)cg_call(&cgl_sites[CGL_MPI_Unpack_external], NULL, cgl_th_MPI_Unpack_external, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Unpack_external;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Unpack_external cgl_left_MPI_Unpack_external(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Unpack_external cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Unpack_external]);
@@ -22048,15 +23337,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Unpack_external(const char datar
         return cgl_ret;
     }
     return cgl_gp_MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
-}
-typedef int cgl_rt_MPI_Unpack_external;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Unpack_external cgl_left_MPI_Unpack_external(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Unpack_external cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
 {
@@ -22098,8 +23378,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Waitall(int count, MPI_Request a
     (void)cg_call(&cgl_sites[CGL_MPI_Waitall], NULL, cgl_th_MPI_Waitall, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Waitall;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Waitall cgl_left_MPI_Waitall(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Waitall cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Waitall]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Waitall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Waitall].real, memory_order_relaxed))(count, array_of_requests, array_of_statuses);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Waitall(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Waitall]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Waitall) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Waitall].real, memory_order_relaxed))(count, array_of_requests, array_of_statuses);
@@ -22111,15 +23416,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Waitall(int count, MPI_Request a
         return cgl_ret;
     }
     return cgl_gp_MPI_Waitall(count, array_of_requests, array_of_statuses);
-}
-typedef int cgl_rt_MPI_Waitall;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Waitall cgl_left_MPI_Waitall(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Waitall cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses)
 {
@@ -22162,8 +23458,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Waitany(int count, MPI_Request a
     (void)cg_call(&cgl_sites[CGL_MPI_Waitany], NULL, cgl_th_MPI_Waitany, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Waitany;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Waitany cgl_left_MPI_Waitany(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Waitany cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Waitany]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Waitany) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Waitany].real, memory_order_relaxed))(count, array_of_requests, index, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Waitany(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Waitany]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Waitany) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Waitany].real, memory_order_relaxed))(count, array_of_requests, index, status);
@@ -22175,15 +23496,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Waitany(int count, MPI_Request a
         return cgl_ret;
     }
     return cgl_gp_MPI_Waitany(count, array_of_requests, index, status);
-}
-typedef int cgl_rt_MPI_Waitany;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Waitany cgl_left_MPI_Waitany(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Waitany cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
@@ -22224,8 +23536,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Wait(MPI_Request *request, MPI_S
     (void)cg_call(&cgl_sites[CGL_MPI_Wait], NULL, cgl_th_MPI_Wait, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Wait;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Wait cgl_left_MPI_Wait(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Wait cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Wait]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Wait) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Wait].real, memory_order_relaxed))(request, status);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Wait(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Wait]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Wait) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Wait].real, memory_order_relaxed))(request, status);
@@ -22237,15 +23574,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Wait(MPI_Request *request, MPI_S
         return cgl_ret;
     }
     return cgl_gp_MPI_Wait(request, status);
-}
-typedef int cgl_rt_MPI_Wait;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Wait cgl_left_MPI_Wait(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Wait cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
@@ -22289,8 +23617,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Waitsome(int incount, MPI_Reques
     (void)cg_call(&cgl_sites[CGL_MPI_Waitsome], NULL, cgl_th_MPI_Waitsome, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Waitsome;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Waitsome cgl_left_MPI_Waitsome(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Waitsome cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Waitsome]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Waitsome) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Waitsome].real, memory_order_relaxed))(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Waitsome(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Waitsome]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Waitsome) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Waitsome].real, memory_order_relaxed))(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
@@ -22302,15 +23655,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Waitsome(int incount, MPI_Reques
         return cgl_ret;
     }
     return cgl_gp_MPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-}
-typedef int cgl_rt_MPI_Waitsome;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Waitsome cgl_left_MPI_Waitsome(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Waitsome cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) int cgl_guarded_MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
@@ -22355,8 +23699,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_allocate(MPI_Aint size, int 
     (void)cg_call(&cgl_sites[CGL_MPI_Win_allocate], NULL, cgl_th_MPI_Win_allocate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_allocate;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_allocate cgl_left_MPI_Win_allocate(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_allocate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Win_allocate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_allocate) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_allocate].real, memory_order_relaxed))(size, disp_unit, info, comm, baseptr, win);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Win_allocate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_allocate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Win_allocate) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_allocate].real, memory_order_relaxed))(size, disp_unit, info, comm, baseptr, win);
@@ -22368,15 +23737,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_allocate(MPI_Aint size, int 
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
-}
-typedef int cgl_rt_MPI_Win_allocate;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_allocate cgl_left_MPI_Win_allocate(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_allocate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
@@ -22421,8 +23781,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_allocate_shared(MPI_Aint siz
     (void)cg_call(&cgl_sites[CGL_MPI_Win_allocate_shared], NULL, cgl_th_MPI_Win_allocate_shared, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_allocate_shared;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_allocate_shared cgl_left_MPI_Win_allocate_shared(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_allocate_shared cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Win_allocate_shared]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_allocate_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_allocate_shared].real, memory_order_relaxed))(size, disp_unit, info, comm, baseptr, win);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Win_allocate_shared(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_allocate_shared]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Win_allocate_shared) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_allocate_shared].real, memory_order_relaxed))(size, disp_unit, info, comm, baseptr, win);
@@ -22434,15 +23819,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_allocate_shared(MPI_Aint siz
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
-}
-typedef int cgl_rt_MPI_Win_allocate_shared;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_allocate_shared cgl_left_MPI_Win_allocate_shared(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_allocate_shared cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
@@ -22484,6 +23860,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_attach(MPI_Win win, void *ba
     (void)cg_call(&cgl_sites[CGL_MPI_Win_attach], (const void *)win, cgl_th_MPI_Win_attach, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_attach;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_attach cgl_left_MPI_Win_attach(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_attach cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_attach]);
@@ -22497,15 +23882,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_attach(MPI_Win win, void *ba
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_attach(win, base, size);
-}
-typedef int cgl_rt_MPI_Win_attach;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_attach cgl_left_MPI_Win_attach(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_attach cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
@@ -22545,6 +23921,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_c2f(MPI_Win win)
     (void)cg_call(&cgl_sites[CGL_MPI_Win_c2f], (const void *)win, cgl_th_MPI_Win_c2f, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_c2f;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_c2f cgl_left_MPI_Win_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_c2f cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_c2f(MPI_Win win)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_c2f]);
@@ -22554,15 +23939,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_c2f(MPI_Win win)
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_c2f(win);
-}
-typedef int cgl_rt_MPI_Win_c2f;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_c2f cgl_left_MPI_Win_c2f(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_c2f cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_c2f(MPI_Win win)
 {
@@ -22600,6 +23976,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_call_errhandler(MPI_Win win,
     (void)cg_call(&cgl_sites[CGL_MPI_Win_call_errhandler], (const void *)win, cgl_th_MPI_Win_call_errhandler, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_call_errhandler;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_call_errhandler cgl_left_MPI_Win_call_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_call_errhandler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_call_errhandler]);
@@ -22613,15 +23998,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_call_errhandler(MPI_Win win,
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_call_errhandler(win, errorcode);
-}
-typedef int cgl_rt_MPI_Win_call_errhandler;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_call_errhandler cgl_left_MPI_Win_call_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_call_errhandler cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
@@ -22661,8 +24037,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_complete(MPI_Win win)
     (void)cg_call(&cgl_sites[CGL_MPI_Win_complete], (const void *)win, cgl_th_MPI_Win_complete, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_complete;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_complete cgl_left_MPI_Win_complete(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_complete cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_complete(MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Win_complete]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_complete) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_complete].real, memory_order_relaxed))(win);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Win_complete(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_complete]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Win_complete) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_complete].real, memory_order_relaxed))(win);
@@ -22674,15 +24075,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_complete(MPI_Win win)
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_complete(win);
-}
-typedef int cgl_rt_MPI_Win_complete;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_complete cgl_left_MPI_Win_complete(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_complete cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_complete(MPI_Win win)
 {
@@ -22727,8 +24119,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_create(void *base, MPI_Aint 
     (void)cg_call(&cgl_sites[CGL_MPI_Win_create], NULL, cgl_th_MPI_Win_create, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_create;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_create cgl_left_MPI_Win_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_create cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Win_create]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_create].real, memory_order_relaxed))(base, size, disp_unit, info, comm, win);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Win_create(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_create]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Win_create) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_create].real, memory_order_relaxed))(base, size, disp_unit, info, comm, win);
@@ -22740,15 +24157,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_create(void *base, MPI_Aint 
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_create(base, size, disp_unit, info, comm, win);
-}
-typedef int cgl_rt_MPI_Win_create;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_create cgl_left_MPI_Win_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_create cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
@@ -22790,8 +24198,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_create_dynamic(MPI_Info info
     (void)cg_call(&cgl_sites[CGL_MPI_Win_create_dynamic], (const void *)info, cgl_th_MPI_Win_create_dynamic, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_create_dynamic;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_create_dynamic cgl_left_MPI_Win_create_dynamic(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_create_dynamic cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Win_create_dynamic]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_create_dynamic) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_create_dynamic].real, memory_order_relaxed))(info, comm, win);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Win_create_dynamic(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_create_dynamic]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Win_create_dynamic) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_create_dynamic].real, memory_order_relaxed))(info, comm, win);
@@ -22803,15 +24236,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_create_dynamic(MPI_Info info
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_create_dynamic(info, comm, win);
-}
-typedef int cgl_rt_MPI_Win_create_dynamic;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_create_dynamic cgl_left_MPI_Win_create_dynamic(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_create_dynamic cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
@@ -22852,6 +24276,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_create_errhandler(MPI_Win_er
     (void)cg_call(&cgl_sites[CGL_MPI_Win_create_errhandler], NULL, cgl_th_MPI_Win_create_errhandler, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_create_errhandler;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_create_errhandler cgl_left_MPI_Win_create_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_create_errhandler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_create_errhandler(MPI_Win_errhandler_function *function, MPI_Errhandler *errhandler)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_create_errhandler]);
@@ -22865,15 +24298,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_create_errhandler(MPI_Win_er
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_create_errhandler(function, errhandler);
-}
-typedef int cgl_rt_MPI_Win_create_errhandler;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_create_errhandler cgl_left_MPI_Win_create_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_create_errhandler cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_create_errhandler(MPI_Win_errhandler_function *function, MPI_Errhandler *errhandler)
 {
@@ -22916,6 +24340,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_create_keyval(MPI_Win_copy_a
     (void)cg_call(&cgl_sites[CGL_MPI_Win_create_keyval], NULL, cgl_th_MPI_Win_create_keyval, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_create_keyval;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_create_keyval cgl_left_MPI_Win_create_keyval(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_create_keyval cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_create_keyval]);
@@ -22929,15 +24362,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_create_keyval(MPI_Win_copy_a
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
-}
-typedef int cgl_rt_MPI_Win_create_keyval;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_create_keyval cgl_left_MPI_Win_create_keyval(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_create_keyval cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state)
 {
@@ -22978,6 +24402,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_delete_attr(MPI_Win win, int
     (void)cg_call(&cgl_sites[CGL_MPI_Win_delete_attr], (const void *)win, cgl_th_MPI_Win_delete_attr, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_delete_attr;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_delete_attr cgl_left_MPI_Win_delete_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_delete_attr cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_delete_attr]);
@@ -22991,15 +24424,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_delete_attr(MPI_Win win, int
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_delete_attr(win, win_keyval);
-}
-typedef int cgl_rt_MPI_Win_delete_attr;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_delete_attr cgl_left_MPI_Win_delete_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_delete_attr cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
@@ -23040,6 +24464,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_detach(MPI_Win win, const vo
     (void)cg_call(&cgl_sites[CGL_MPI_Win_detach], (const void *)win, cgl_th_MPI_Win_detach, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_detach;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_detach cgl_left_MPI_Win_detach(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_detach cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_detach(MPI_Win win, const void *base)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_detach]);
@@ -23053,15 +24486,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_detach(MPI_Win win, const vo
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_detach(win, base);
-}
-typedef int cgl_rt_MPI_Win_detach;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_detach cgl_left_MPI_Win_detach(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_detach cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_detach(MPI_Win win, const void *base)
 {
@@ -23101,6 +24525,15 @@ static __attribute__((noinline)) MPI_Win cgl_gp_MPI_Win_f2c(int win)
     (void)cg_call(&cgl_sites[CGL_MPI_Win_f2c], NULL, cgl_th_MPI_Win_f2c, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef MPI_Win cgl_rt_MPI_Win_f2c;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_f2c cgl_left_MPI_Win_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_f2c cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) MPI_Win cgl_sl_MPI_Win_f2c(int win)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_f2c]);
@@ -23110,15 +24543,6 @@ static __attribute__((noinline)) MPI_Win cgl_sl_MPI_Win_f2c(int win)
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_f2c(win);
-}
-typedef MPI_Win cgl_rt_MPI_Win_f2c;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_f2c cgl_left_MPI_Win_f2c(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_f2c cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT MPI_Win MPI_Win_f2c(int win)
 {
@@ -23156,8 +24580,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_fence(int assert, MPI_Win wi
     (void)cg_call(&cgl_sites[CGL_MPI_Win_fence], NULL, cgl_th_MPI_Win_fence, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_fence;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_fence cgl_left_MPI_Win_fence(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_fence cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_fence(int assert, MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Win_fence]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_fence) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_fence].real, memory_order_relaxed))(assert, win);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Win_fence(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_fence]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Win_fence) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_fence].real, memory_order_relaxed))(assert, win);
@@ -23169,15 +24618,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_fence(int assert, MPI_Win wi
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_fence(assert, win);
-}
-typedef int cgl_rt_MPI_Win_fence;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_fence cgl_left_MPI_Win_fence(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_fence cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_fence(int assert, MPI_Win win)
 {
@@ -23218,8 +24658,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_flush(int rank, MPI_Win win)
     (void)cg_call(&cgl_sites[CGL_MPI_Win_flush], NULL, cgl_th_MPI_Win_flush, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_flush;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_flush cgl_left_MPI_Win_flush(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_flush cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_flush(int rank, MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Win_flush]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_flush) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_flush].real, memory_order_relaxed))(rank, win);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Win_flush(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_flush]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Win_flush) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_flush].real, memory_order_relaxed))(rank, win);
@@ -23231,15 +24696,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_flush(int rank, MPI_Win win)
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_flush(rank, win);
-}
-typedef int cgl_rt_MPI_Win_flush;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_flush cgl_left_MPI_Win_flush(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_flush cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_flush(int rank, MPI_Win win)
 {
@@ -23279,8 +24735,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_flush_all(MPI_Win win)
     (void)cg_call(&cgl_sites[CGL_MPI_Win_flush_all], (const void *)win, cgl_th_MPI_Win_flush_all, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_flush_all;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_flush_all cgl_left_MPI_Win_flush_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_flush_all cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_flush_all(MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Win_flush_all]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_flush_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_flush_all].real, memory_order_relaxed))(win);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Win_flush_all(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_flush_all]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Win_flush_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_flush_all].real, memory_order_relaxed))(win);
@@ -23292,15 +24773,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_flush_all(MPI_Win win)
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_flush_all(win);
-}
-typedef int cgl_rt_MPI_Win_flush_all;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_flush_all cgl_left_MPI_Win_flush_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_flush_all cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_flush_all(MPI_Win win)
 {
@@ -23341,8 +24813,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_flush_local(int rank, MPI_Wi
     (void)cg_call(&cgl_sites[CGL_MPI_Win_flush_local], NULL, cgl_th_MPI_Win_flush_local, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_flush_local;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_flush_local cgl_left_MPI_Win_flush_local(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_flush_local cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_flush_local(int rank, MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Win_flush_local]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_flush_local) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_flush_local].real, memory_order_relaxed))(rank, win);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Win_flush_local(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_flush_local]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Win_flush_local) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_flush_local].real, memory_order_relaxed))(rank, win);
@@ -23354,15 +24851,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_flush_local(int rank, MPI_Wi
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_flush_local(rank, win);
-}
-typedef int cgl_rt_MPI_Win_flush_local;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_flush_local cgl_left_MPI_Win_flush_local(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_flush_local cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_flush_local(int rank, MPI_Win win)
 {
@@ -23402,8 +24890,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_flush_local_all(MPI_Win win)
     (void)cg_call(&cgl_sites[CGL_MPI_Win_flush_local_all], (const void *)win, cgl_th_MPI_Win_flush_local_all, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_flush_local_all;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_flush_local_all cgl_left_MPI_Win_flush_local_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_flush_local_all cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_flush_local_all(MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Win_flush_local_all]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_flush_local_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_flush_local_all].real, memory_order_relaxed))(win);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Win_flush_local_all(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_flush_local_all]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Win_flush_local_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_flush_local_all].real, memory_order_relaxed))(win);
@@ -23415,15 +24928,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_flush_local_all(MPI_Win win)
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_flush_local_all(win);
-}
-typedef int cgl_rt_MPI_Win_flush_local_all;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_flush_local_all cgl_left_MPI_Win_flush_local_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_flush_local_all cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_flush_local_all(MPI_Win win)
 {
@@ -23463,8 +24967,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_free(MPI_Win *win)
     (void)cg_call(&cgl_sites[CGL_MPI_Win_free], NULL, cgl_th_MPI_Win_free, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_free;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_free cgl_left_MPI_Win_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_free cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_free(MPI_Win *win)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Win_free]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_free].real, memory_order_relaxed))(win);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Win_free(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_free]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Win_free) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_free].real, memory_order_relaxed))(win);
@@ -23476,15 +25005,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_free(MPI_Win *win)
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_free(win);
-}
-typedef int cgl_rt_MPI_Win_free;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_free cgl_left_MPI_Win_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_free cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_free(MPI_Win *win)
 {
@@ -23524,6 +25044,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_free_keyval(int *win_keyval)
     (void)cg_call(&cgl_sites[CGL_MPI_Win_free_keyval], NULL, cgl_th_MPI_Win_free_keyval, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_free_keyval;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_free_keyval cgl_left_MPI_Win_free_keyval(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_free_keyval cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_free_keyval(int *win_keyval)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_free_keyval]);
@@ -23537,15 +25066,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_free_keyval(int *win_keyval)
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_free_keyval(win_keyval);
-}
-typedef int cgl_rt_MPI_Win_free_keyval;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_free_keyval cgl_left_MPI_Win_free_keyval(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_free_keyval cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_free_keyval(int *win_keyval)
 {
@@ -23588,6 +25108,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_get_attr(MPI_Win win, int wi
     (void)cg_call(&cgl_sites[CGL_MPI_Win_get_attr], (const void *)win, cgl_th_MPI_Win_get_attr, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_get_attr;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_get_attr cgl_left_MPI_Win_get_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_get_attr cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_get_attr]);
@@ -23601,15 +25130,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_get_attr(MPI_Win win, int wi
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_get_attr(win, win_keyval, attribute_val, flag);
-}
-typedef int cgl_rt_MPI_Win_get_attr;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_get_attr cgl_left_MPI_Win_get_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_get_attr cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
@@ -23650,6 +25170,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_get_errhandler(MPI_Win win, 
     (void)cg_call(&cgl_sites[CGL_MPI_Win_get_errhandler], (const void *)win, cgl_th_MPI_Win_get_errhandler, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_get_errhandler;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_get_errhandler cgl_left_MPI_Win_get_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_get_errhandler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_get_errhandler]);
@@ -23663,15 +25192,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_get_errhandler(MPI_Win win, 
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_get_errhandler(win, errhandler);
-}
-typedef int cgl_rt_MPI_Win_get_errhandler;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_get_errhandler cgl_left_MPI_Win_get_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_get_errhandler cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
@@ -23712,6 +25232,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_get_group(MPI_Win win, MPI_G
     (void)cg_call(&cgl_sites[CGL_MPI_Win_get_group], (const void *)win, cgl_th_MPI_Win_get_group, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_get_group;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_get_group cgl_left_MPI_Win_get_group(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_get_group cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_get_group]);
@@ -23725,15 +25254,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_get_group(MPI_Win win, MPI_G
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_get_group(win, group);
-}
-typedef int cgl_rt_MPI_Win_get_group;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_get_group cgl_left_MPI_Win_get_group(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_get_group cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
@@ -23774,6 +25294,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_get_info(MPI_Win win, MPI_In
     (void)cg_call(&cgl_sites[CGL_MPI_Win_get_info], (const void *)win, cgl_th_MPI_Win_get_info, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_get_info;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_get_info cgl_left_MPI_Win_get_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_get_info cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_get_info]);
@@ -23787,15 +25316,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_get_info(MPI_Win win, MPI_In
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_get_info(win, info_used);
-}
-typedef int cgl_rt_MPI_Win_get_info;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_get_info cgl_left_MPI_Win_get_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_get_info cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
@@ -23837,6 +25357,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_get_name(MPI_Win win, char *
     (void)cg_call(&cgl_sites[CGL_MPI_Win_get_name], (const void *)win, cgl_th_MPI_Win_get_name, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_get_name;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_get_name cgl_left_MPI_Win_get_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_get_name cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_get_name]);
@@ -23850,15 +25379,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_get_name(MPI_Win win, char *
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_get_name(win, win_name, resultlen);
-}
-typedef int cgl_rt_MPI_Win_get_name;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_get_name cgl_left_MPI_Win_get_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_get_name cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
@@ -23901,8 +25421,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_lock(int lock_type, int rank
     (void)cg_call(&cgl_sites[CGL_MPI_Win_lock], NULL, cgl_th_MPI_Win_lock, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_lock;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_lock cgl_left_MPI_Win_lock(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_lock cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Win_lock]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_lock) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_lock].real, memory_order_relaxed))(lock_type, rank, assert, win);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Win_lock(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_lock]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Win_lock) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_lock].real, memory_order_relaxed))(lock_type, rank, assert, win);
@@ -23914,15 +25459,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_lock(int lock_type, int rank
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_lock(lock_type, rank, assert, win);
-}
-typedef int cgl_rt_MPI_Win_lock;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_lock cgl_left_MPI_Win_lock(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_lock cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
@@ -23963,8 +25499,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_lock_all(int assert, MPI_Win
     (void)cg_call(&cgl_sites[CGL_MPI_Win_lock_all], NULL, cgl_th_MPI_Win_lock_all, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_lock_all;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_lock_all cgl_left_MPI_Win_lock_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_lock_all cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_lock_all(int assert, MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Win_lock_all]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_lock_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_lock_all].real, memory_order_relaxed))(assert, win);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Win_lock_all(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_lock_all]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Win_lock_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_lock_all].real, memory_order_relaxed))(assert, win);
@@ -23976,15 +25537,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_lock_all(int assert, MPI_Win
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_lock_all(assert, win);
-}
-typedef int cgl_rt_MPI_Win_lock_all;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_lock_all cgl_left_MPI_Win_lock_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_lock_all cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_lock_all(int assert, MPI_Win win)
 {
@@ -24026,6 +25578,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_post(MPI_Group group, int as
     (void)cg_call(&cgl_sites[CGL_MPI_Win_post], (const void *)group, cgl_th_MPI_Win_post, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_post;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_post cgl_left_MPI_Win_post(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_post cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_post]);
@@ -24039,15 +25600,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_post(MPI_Group group, int as
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_post(group, assert, win);
-}
-typedef int cgl_rt_MPI_Win_post;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_post cgl_left_MPI_Win_post(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_post cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
@@ -24089,6 +25641,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_set_attr(MPI_Win win, int wi
     (void)cg_call(&cgl_sites[CGL_MPI_Win_set_attr], (const void *)win, cgl_th_MPI_Win_set_attr, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_set_attr;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_set_attr cgl_left_MPI_Win_set_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_set_attr cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_set_attr]);
@@ -24102,15 +25663,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_set_attr(MPI_Win win, int wi
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_set_attr(win, win_keyval, attribute_val);
-}
-typedef int cgl_rt_MPI_Win_set_attr;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_set_attr cgl_left_MPI_Win_set_attr(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_set_attr cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
@@ -24151,6 +25703,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_set_errhandler(MPI_Win win, 
     (void)cg_call(&cgl_sites[CGL_MPI_Win_set_errhandler], (const void *)win, cgl_th_MPI_Win_set_errhandler, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_set_errhandler;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_set_errhandler cgl_left_MPI_Win_set_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_set_errhandler cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_set_errhandler]);
@@ -24164,15 +25725,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_set_errhandler(MPI_Win win, 
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_set_errhandler(win, errhandler);
-}
-typedef int cgl_rt_MPI_Win_set_errhandler;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_set_errhandler cgl_left_MPI_Win_set_errhandler(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_set_errhandler cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
@@ -24213,6 +25765,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_set_info(MPI_Win win, MPI_In
     (void)cg_call(&cgl_sites[CGL_MPI_Win_set_info], (const void *)win, cgl_th_MPI_Win_set_info, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_set_info;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_set_info cgl_left_MPI_Win_set_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_set_info cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_set_info]);
@@ -24226,15 +25787,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_set_info(MPI_Win win, MPI_In
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_set_info(win, info);
-}
-typedef int cgl_rt_MPI_Win_set_info;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_set_info cgl_left_MPI_Win_set_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_set_info cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
@@ -24275,6 +25827,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_set_name(MPI_Win win, const 
     (void)cg_call(&cgl_sites[CGL_MPI_Win_set_name], (const void *)win, cgl_th_MPI_Win_set_name, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_set_name;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_set_name cgl_left_MPI_Win_set_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_set_name cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_set_name(MPI_Win win, const char *win_name)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_set_name]);
@@ -24288,15 +25849,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_set_name(MPI_Win win, const 
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_set_name(win, win_name);
-}
-typedef int cgl_rt_MPI_Win_set_name;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_set_name cgl_left_MPI_Win_set_name(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_set_name cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_set_name(MPI_Win win, const char *win_name)
 {
@@ -24340,6 +25892,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_shared_query(MPI_Win win, in
     (void)cg_call(&cgl_sites[CGL_MPI_Win_shared_query], (const void *)win, cgl_th_MPI_Win_shared_query, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_shared_query;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_shared_query cgl_left_MPI_Win_shared_query(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_shared_query cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_shared_query]);
@@ -24353,15 +25914,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_shared_query(MPI_Win win, in
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
-}
-typedef int cgl_rt_MPI_Win_shared_query;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_shared_query cgl_left_MPI_Win_shared_query(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_shared_query cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
@@ -24403,8 +25955,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_start(MPI_Group group, int a
     (void)cg_call(&cgl_sites[CGL_MPI_Win_start], (const void *)group, cgl_th_MPI_Win_start, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_start;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_start cgl_left_MPI_Win_start(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_start cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Win_start]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_start) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_start].real, memory_order_relaxed))(group, assert, win);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Win_start(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_start]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Win_start) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_start].real, memory_order_relaxed))(group, assert, win);
@@ -24416,15 +25993,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_start(MPI_Group group, int a
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_start(group, assert, win);
-}
-typedef int cgl_rt_MPI_Win_start;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_start cgl_left_MPI_Win_start(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_start cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
@@ -24464,6 +26032,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_sync(MPI_Win win)
     (void)cg_call(&cgl_sites[CGL_MPI_Win_sync], (const void *)win, cgl_th_MPI_Win_sync, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_sync;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_sync cgl_left_MPI_Win_sync(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_sync cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_sync(MPI_Win win)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_sync]);
@@ -24477,15 +26054,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_sync(MPI_Win win)
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_sync(win);
-}
-typedef int cgl_rt_MPI_Win_sync;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_sync cgl_left_MPI_Win_sync(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_sync cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_sync(MPI_Win win)
 {
@@ -24526,6 +26094,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_test(MPI_Win win, int *flag)
     (void)cg_call(&cgl_sites[CGL_MPI_Win_test], (const void *)win, cgl_th_MPI_Win_test, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_test;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_test cgl_left_MPI_Win_test(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_test cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_test(MPI_Win win, int *flag)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_test]);
@@ -24539,15 +26116,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_test(MPI_Win win, int *flag)
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_test(win, flag);
-}
-typedef int cgl_rt_MPI_Win_test;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_test cgl_left_MPI_Win_test(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_test cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_test(MPI_Win win, int *flag)
 {
@@ -24588,8 +26156,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_unlock(int rank, MPI_Win win
     (void)cg_call(&cgl_sites[CGL_MPI_Win_unlock], NULL, cgl_th_MPI_Win_unlock, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_unlock;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_unlock cgl_left_MPI_Win_unlock(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_unlock cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_unlock(int rank, MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Win_unlock]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_unlock) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_unlock].real, memory_order_relaxed))(rank, win);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Win_unlock(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_unlock]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Win_unlock) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_unlock].real, memory_order_relaxed))(rank, win);
@@ -24601,15 +26194,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_unlock(int rank, MPI_Win win
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_unlock(rank, win);
-}
-typedef int cgl_rt_MPI_Win_unlock;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_unlock cgl_left_MPI_Win_unlock(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_unlock cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_unlock(int rank, MPI_Win win)
 {
@@ -24649,8 +26233,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_unlock_all(MPI_Win win)
     (void)cg_call(&cgl_sites[CGL_MPI_Win_unlock_all], (const void *)win, cgl_th_MPI_Win_unlock_all, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_unlock_all;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_unlock_all cgl_left_MPI_Win_unlock_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_unlock_all cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_unlock_all(MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Win_unlock_all]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_unlock_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_unlock_all].real, memory_order_relaxed))(win);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Win_unlock_all(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_unlock_all]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Win_unlock_all) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_unlock_all].real, memory_order_relaxed))(win);
@@ -24662,15 +26271,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_unlock_all(MPI_Win win)
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_unlock_all(win);
-}
-typedef int cgl_rt_MPI_Win_unlock_all;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_unlock_all cgl_left_MPI_Win_unlock_all(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_unlock_all cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_unlock_all(MPI_Win win)
 {
@@ -24710,8 +26310,33 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_wait(MPI_Win win)
     (void)cg_call(&cgl_sites[CGL_MPI_Win_wait], (const void *)win, cgl_th_MPI_Win_wait, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Win_wait;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Win_wait cgl_left_MPI_Win_wait(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_wait cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Win_wait(MPI_Win win)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_MPI_Win_wait]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int cgl_ret = ((__typeof__(MPI_Win_wait) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_wait].real, memory_order_relaxed))(win);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_MPI_Win_wait(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Win_wait]);
     if (CG_LIKELY(cgl_tok != 0)) {
         int cgl_ret = ((__typeof__(MPI_Win_wait) *)atomic_load_explicit(&cgl_sites[CGL_MPI_Win_wait].real, memory_order_relaxed))(win);
@@ -24723,15 +26348,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Win_wait(MPI_Win win)
         return cgl_ret;
     }
     return cgl_gp_MPI_Win_wait(win);
-}
-typedef int cgl_rt_MPI_Win_wait;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Win_wait cgl_left_MPI_Win_wait(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Win_wait cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Win_wait(MPI_Win win)
 {
@@ -24770,6 +26386,15 @@ static __attribute__((noinline)) double cgl_gp_MPI_Wtick(void)
     (void)cg_call(&cgl_sites[CGL_MPI_Wtick], NULL, cgl_th_MPI_Wtick, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef double cgl_rt_MPI_Wtick;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Wtick cgl_left_MPI_Wtick(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Wtick cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) double cgl_sl_MPI_Wtick(void)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Wtick]);
@@ -24779,15 +26404,6 @@ static __attribute__((noinline)) double cgl_sl_MPI_Wtick(void)
         return cgl_ret;
     }
     return cgl_gp_MPI_Wtick();
-}
-typedef double cgl_rt_MPI_Wtick;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Wtick cgl_left_MPI_Wtick(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Wtick cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT double MPI_Wtick(void)
 {
@@ -24823,6 +26439,15 @@ static __attribute__((noinline)) double cgl_gp_MPI_Wtime(void)
     (void)cg_call(&cgl_sites[CGL_MPI_Wtime], NULL, cgl_th_MPI_Wtime, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef double cgl_rt_MPI_Wtime;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Wtime cgl_left_MPI_Wtime(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Wtime cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) double cgl_sl_MPI_Wtime(void)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Wtime]);
@@ -24832,15 +26457,6 @@ static __attribute__((noinline)) double cgl_sl_MPI_Wtime(void)
         return cgl_ret;
     }
     return cgl_gp_MPI_Wtime();
-}
-typedef double cgl_rt_MPI_Wtime;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Wtime cgl_left_MPI_Wtime(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Wtime cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT double MPI_Wtime(void)
 {
@@ -24878,6 +26494,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_init_thread(int required, int 
     (void)cg_call(&cgl_sites[CGL_MPI_T_init_thread], NULL, cgl_th_MPI_T_init_thread, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_init_thread;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_init_thread cgl_left_MPI_T_init_thread(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_init_thread cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_init_thread(int required, int *provided)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_init_thread]);
@@ -24891,15 +26516,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_init_thread(int required, int 
         return cgl_ret;
     }
     return cgl_gp_MPI_T_init_thread(required, provided);
-}
-typedef int cgl_rt_MPI_T_init_thread;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_init_thread cgl_left_MPI_T_init_thread(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_init_thread cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_init_thread(int required, int *provided)
 {
@@ -24938,6 +26554,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_finalize(void)
     (void)cg_call(&cgl_sites[CGL_MPI_T_finalize], NULL, cgl_th_MPI_T_finalize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_finalize;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_finalize cgl_left_MPI_T_finalize(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_finalize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_finalize(void)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_finalize]);
@@ -24951,15 +26576,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_finalize(void)
         return cgl_ret;
     }
     return cgl_gp_MPI_T_finalize();
-}
-typedef int cgl_rt_MPI_T_finalize;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_finalize cgl_left_MPI_T_finalize(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_finalize cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_finalize(void)
 {
@@ -24999,6 +26615,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_cvar_get_num(int *num_cvar)
     (void)cg_call(&cgl_sites[CGL_MPI_T_cvar_get_num], NULL, cgl_th_MPI_T_cvar_get_num, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_cvar_get_num;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_cvar_get_num cgl_left_MPI_T_cvar_get_num(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_cvar_get_num cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_get_num(int *num_cvar)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_cvar_get_num]);
@@ -25012,15 +26637,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_get_num(int *num_cvar)
         return cgl_ret;
     }
     return cgl_gp_MPI_T_cvar_get_num(num_cvar);
-}
-typedef int cgl_rt_MPI_T_cvar_get_num;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_cvar_get_num cgl_left_MPI_T_cvar_get_num(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_cvar_get_num cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_cvar_get_num(int *num_cvar)
 {
@@ -25069,6 +26685,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_cvar_get_info(int cvar_index, 
     (void)cg_call(&cgl_sites[CGL_MPI_T_cvar_get_info], NULL, cgl_th_MPI_T_cvar_get_info, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_cvar_get_info;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_cvar_get_info cgl_left_MPI_T_cvar_get_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_cvar_get_info cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_cvar_get_info]);
@@ -25082,15 +26707,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_get_info(int cvar_index, 
         return cgl_ret;
     }
     return cgl_gp_MPI_T_cvar_get_info(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope);
-}
-typedef int cgl_rt_MPI_T_cvar_get_info;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_cvar_get_info cgl_left_MPI_T_cvar_get_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_cvar_get_info cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope)
 {
@@ -25131,6 +26747,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_cvar_get_index(const char *nam
     (void)cg_call(&cgl_sites[CGL_MPI_T_cvar_get_index], NULL, cgl_th_MPI_T_cvar_get_index, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_cvar_get_index;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_cvar_get_index cgl_left_MPI_T_cvar_get_index(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_cvar_get_index cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_get_index(const char *name, int *cvar_index)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_cvar_get_index]);
@@ -25144,15 +26769,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_get_index(const char *nam
         return cgl_ret;
     }
     return cgl_gp_MPI_T_cvar_get_index(name, cvar_index);
-}
-typedef int cgl_rt_MPI_T_cvar_get_index;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_cvar_get_index cgl_left_MPI_T_cvar_get_index(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_cvar_get_index cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_cvar_get_index(const char *name, int *cvar_index)
 {
@@ -25195,6 +26811,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_cvar_handle_alloc(int cvar_ind
     (void)cg_call(&cgl_sites[CGL_MPI_T_cvar_handle_alloc], NULL, cgl_th_MPI_T_cvar_handle_alloc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_cvar_handle_alloc;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_cvar_handle_alloc cgl_left_MPI_T_cvar_handle_alloc(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_cvar_handle_alloc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_cvar_handle_alloc]);
@@ -25208,15 +26833,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_handle_alloc(int cvar_ind
         return cgl_ret;
     }
     return cgl_gp_MPI_T_cvar_handle_alloc(cvar_index, obj_handle, handle, count);
-}
-typedef int cgl_rt_MPI_T_cvar_handle_alloc;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_cvar_handle_alloc cgl_left_MPI_T_cvar_handle_alloc(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_cvar_handle_alloc cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count)
 {
@@ -25256,6 +26872,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_cvar_handle_free(MPI_T_cvar_ha
     (void)cg_call(&cgl_sites[CGL_MPI_T_cvar_handle_free], NULL, cgl_th_MPI_T_cvar_handle_free, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_cvar_handle_free;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_cvar_handle_free cgl_left_MPI_T_cvar_handle_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_cvar_handle_free cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_cvar_handle_free]);
@@ -25269,15 +26894,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_handle_free(MPI_T_cvar_ha
         return cgl_ret;
     }
     return cgl_gp_MPI_T_cvar_handle_free(handle);
-}
-typedef int cgl_rt_MPI_T_cvar_handle_free;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_cvar_handle_free cgl_left_MPI_T_cvar_handle_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_cvar_handle_free cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 {
@@ -25318,6 +26934,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_cvar_read(MPI_T_cvar_handle ha
     (void)cg_call(&cgl_sites[CGL_MPI_T_cvar_read], (const void *)handle, cgl_th_MPI_T_cvar_read, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_cvar_read;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_cvar_read cgl_left_MPI_T_cvar_read(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_cvar_read cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_cvar_read]);
@@ -25331,15 +26956,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_read(MPI_T_cvar_handle ha
         return cgl_ret;
     }
     return cgl_gp_MPI_T_cvar_read(handle, buf);
-}
-typedef int cgl_rt_MPI_T_cvar_read;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_cvar_read cgl_left_MPI_T_cvar_read(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_cvar_read cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 {
@@ -25380,6 +26996,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_cvar_write(MPI_T_cvar_handle h
     (void)cg_call(&cgl_sites[CGL_MPI_T_cvar_write], (const void *)handle, cgl_th_MPI_T_cvar_write, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_cvar_write;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_cvar_write cgl_left_MPI_T_cvar_write(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_cvar_write cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_cvar_write]);
@@ -25393,15 +27018,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_write(MPI_T_cvar_handle h
         return cgl_ret;
     }
     return cgl_gp_MPI_T_cvar_write(handle, buf);
-}
-typedef int cgl_rt_MPI_T_cvar_write;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_cvar_write cgl_left_MPI_T_cvar_write(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_cvar_write cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 {
@@ -25441,6 +27057,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_category_get_num(int *num_cat)
     (void)cg_call(&cgl_sites[CGL_MPI_T_category_get_num], NULL, cgl_th_MPI_T_category_get_num, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_category_get_num;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_category_get_num cgl_left_MPI_T_category_get_num(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_category_get_num cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_num(int *num_cat)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_category_get_num]);
@@ -25454,15 +27079,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_num(int *num_cat)
         return cgl_ret;
     }
     return cgl_gp_MPI_T_category_get_num(num_cat);
-}
-typedef int cgl_rt_MPI_T_category_get_num;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_category_get_num cgl_left_MPI_T_category_get_num(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_category_get_num cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_category_get_num(int *num_cat)
 {
@@ -25509,6 +27125,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_category_get_info(int cat_inde
     (void)cg_call(&cgl_sites[CGL_MPI_T_category_get_info], NULL, cgl_th_MPI_T_category_get_info, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_category_get_info;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_category_get_info cgl_left_MPI_T_category_get_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_category_get_info cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_category_get_info]);
@@ -25522,15 +27147,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_info(int cat_inde
         return cgl_ret;
     }
     return cgl_gp_MPI_T_category_get_info(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories);
-}
-typedef int cgl_rt_MPI_T_category_get_info;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_category_get_info cgl_left_MPI_T_category_get_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_category_get_info cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories)
 {
@@ -25571,6 +27187,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_category_get_index(const char 
     (void)cg_call(&cgl_sites[CGL_MPI_T_category_get_index], NULL, cgl_th_MPI_T_category_get_index, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_category_get_index;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_category_get_index cgl_left_MPI_T_category_get_index(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_category_get_index cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_index(const char *name, int *category_index)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_category_get_index]);
@@ -25584,15 +27209,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_index(const char 
         return cgl_ret;
     }
     return cgl_gp_MPI_T_category_get_index(name, category_index);
-}
-typedef int cgl_rt_MPI_T_category_get_index;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_category_get_index cgl_left_MPI_T_category_get_index(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_category_get_index cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_category_get_index(const char *name, int *category_index)
 {
@@ -25634,6 +27250,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_category_get_cvars(int cat_ind
     (void)cg_call(&cgl_sites[CGL_MPI_T_category_get_cvars], NULL, cgl_th_MPI_T_category_get_cvars, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_category_get_cvars;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_category_get_cvars cgl_left_MPI_T_category_get_cvars(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_category_get_cvars cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_cvars(int cat_index, int len, int indices[])
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_category_get_cvars]);
@@ -25647,15 +27272,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_cvars(int cat_ind
         return cgl_ret;
     }
     return cgl_gp_MPI_T_category_get_cvars(cat_index, len, indices);
-}
-typedef int cgl_rt_MPI_T_category_get_cvars;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_category_get_cvars cgl_left_MPI_T_category_get_cvars(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_category_get_cvars cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_category_get_cvars(int cat_index, int len, int indices[])
 {
@@ -25697,6 +27313,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_category_get_pvars(int cat_ind
     (void)cg_call(&cgl_sites[CGL_MPI_T_category_get_pvars], NULL, cgl_th_MPI_T_category_get_pvars, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_category_get_pvars;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_category_get_pvars cgl_left_MPI_T_category_get_pvars(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_category_get_pvars cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_category_get_pvars]);
@@ -25710,15 +27335,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_pvars(int cat_ind
         return cgl_ret;
     }
     return cgl_gp_MPI_T_category_get_pvars(cat_index, len, indices);
-}
-typedef int cgl_rt_MPI_T_category_get_pvars;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_category_get_pvars cgl_left_MPI_T_category_get_pvars(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_category_get_pvars cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
@@ -25760,6 +27376,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_category_get_categories(int ca
     (void)cg_call(&cgl_sites[CGL_MPI_T_category_get_categories], NULL, cgl_th_MPI_T_category_get_categories, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_category_get_categories;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_category_get_categories cgl_left_MPI_T_category_get_categories(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_category_get_categories cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_categories(int cat_index, int len, int indices[])
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_category_get_categories]);
@@ -25773,15 +27398,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_categories(int ca
         return cgl_ret;
     }
     return cgl_gp_MPI_T_category_get_categories(cat_index, len, indices);
-}
-typedef int cgl_rt_MPI_T_category_get_categories;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_category_get_categories cgl_left_MPI_T_category_get_categories(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_category_get_categories cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_category_get_categories(int cat_index, int len, int indices[])
 {
@@ -25821,6 +27437,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_category_changed(int *stamp)
     (void)cg_call(&cgl_sites[CGL_MPI_T_category_changed], NULL, cgl_th_MPI_T_category_changed, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_category_changed;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_category_changed cgl_left_MPI_T_category_changed(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_category_changed cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_category_changed(int *stamp)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_category_changed]);
@@ -25834,15 +27459,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_category_changed(int *stamp)
         return cgl_ret;
     }
     return cgl_gp_MPI_T_category_changed(stamp);
-}
-typedef int cgl_rt_MPI_T_category_changed;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_category_changed cgl_left_MPI_T_category_changed(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_category_changed cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_category_changed(int *stamp)
 {
@@ -25882,6 +27498,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_get_num(int *num_pvar)
     (void)cg_call(&cgl_sites[CGL_MPI_T_pvar_get_num], NULL, cgl_th_MPI_T_pvar_get_num, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_pvar_get_num;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_get_num cgl_left_MPI_T_pvar_get_num(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_get_num cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_get_num(int *num_pvar)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_pvar_get_num]);
@@ -25895,15 +27520,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_get_num(int *num_pvar)
         return cgl_ret;
     }
     return cgl_gp_MPI_T_pvar_get_num(num_pvar);
-}
-typedef int cgl_rt_MPI_T_pvar_get_num;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_get_num cgl_left_MPI_T_pvar_get_num(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_get_num cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_pvar_get_num(int *num_pvar)
 {
@@ -25955,6 +27571,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_get_info(int pvar_index, 
     (void)cg_call(&cgl_sites[CGL_MPI_T_pvar_get_info], NULL, cgl_th_MPI_T_pvar_get_info, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_pvar_get_info;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_get_info cgl_left_MPI_T_pvar_get_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_get_info cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_pvar_get_info]);
@@ -25968,15 +27593,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_get_info(int pvar_index, 
         return cgl_ret;
     }
     return cgl_gp_MPI_T_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic);
-}
-typedef int cgl_rt_MPI_T_pvar_get_info;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_get_info cgl_left_MPI_T_pvar_get_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_get_info cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic)
 {
@@ -26018,6 +27634,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_get_index(const char *nam
     (void)cg_call(&cgl_sites[CGL_MPI_T_pvar_get_index], NULL, cgl_th_MPI_T_pvar_get_index, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_pvar_get_index;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_get_index cgl_left_MPI_T_pvar_get_index(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_get_index cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_pvar_get_index]);
@@ -26031,15 +27656,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_get_index(const char *nam
         return cgl_ret;
     }
     return cgl_gp_MPI_T_pvar_get_index(name, var_class, pvar_index);
-}
-typedef int cgl_rt_MPI_T_pvar_get_index;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_get_index cgl_left_MPI_T_pvar_get_index(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_get_index cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
@@ -26079,6 +27695,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_session_create(MPI_T_pvar
     (void)cg_call(&cgl_sites[CGL_MPI_T_pvar_session_create], NULL, cgl_th_MPI_T_pvar_session_create, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_pvar_session_create;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_session_create cgl_left_MPI_T_pvar_session_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_session_create cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_session_create(MPI_T_pvar_session *session)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_pvar_session_create]);
@@ -26092,15 +27717,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_session_create(MPI_T_pvar
         return cgl_ret;
     }
     return cgl_gp_MPI_T_pvar_session_create(session);
-}
-typedef int cgl_rt_MPI_T_pvar_session_create;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_session_create cgl_left_MPI_T_pvar_session_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_session_create cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_pvar_session_create(MPI_T_pvar_session *session)
 {
@@ -26140,6 +27756,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_session_free(MPI_T_pvar_s
     (void)cg_call(&cgl_sites[CGL_MPI_T_pvar_session_free], NULL, cgl_th_MPI_T_pvar_session_free, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_pvar_session_free;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_session_free cgl_left_MPI_T_pvar_session_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_session_free cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_session_free(MPI_T_pvar_session *session)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_pvar_session_free]);
@@ -26153,15 +27778,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_session_free(MPI_T_pvar_s
         return cgl_ret;
     }
     return cgl_gp_MPI_T_pvar_session_free(session);
-}
-typedef int cgl_rt_MPI_T_pvar_session_free;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_session_free cgl_left_MPI_T_pvar_session_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_session_free cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_pvar_session_free(MPI_T_pvar_session *session)
 {
@@ -26205,6 +27821,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_handle_alloc(MPI_T_pvar_s
     (void)cg_call(&cgl_sites[CGL_MPI_T_pvar_handle_alloc], (const void *)session, cgl_th_MPI_T_pvar_handle_alloc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_pvar_handle_alloc;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_handle_alloc cgl_left_MPI_T_pvar_handle_alloc(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_handle_alloc cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_pvar_handle_alloc]);
@@ -26218,15 +27843,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_handle_alloc(MPI_T_pvar_s
         return cgl_ret;
     }
     return cgl_gp_MPI_T_pvar_handle_alloc(session, pvar_index, obj_handle, handle, count);
-}
-typedef int cgl_rt_MPI_T_pvar_handle_alloc;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_handle_alloc cgl_left_MPI_T_pvar_handle_alloc(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_handle_alloc cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count)
 {
@@ -26267,6 +27883,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_handle_free(MPI_T_pvar_se
     (void)cg_call(&cgl_sites[CGL_MPI_T_pvar_handle_free], (const void *)session, cgl_th_MPI_T_pvar_handle_free, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_pvar_handle_free;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_handle_free cgl_left_MPI_T_pvar_handle_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_handle_free cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_pvar_handle_free]);
@@ -26280,15 +27905,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_handle_free(MPI_T_pvar_se
         return cgl_ret;
     }
     return cgl_gp_MPI_T_pvar_handle_free(session, handle);
-}
-typedef int cgl_rt_MPI_T_pvar_handle_free;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_handle_free cgl_left_MPI_T_pvar_handle_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_handle_free cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
 {
@@ -26329,6 +27945,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_start(MPI_T_pvar_session 
     (void)cg_call(&cgl_sites[CGL_MPI_T_pvar_start], (const void *)session, cgl_th_MPI_T_pvar_start, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_pvar_start;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_start cgl_left_MPI_T_pvar_start(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_start cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_pvar_start]);
@@ -26342,15 +27967,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_start(MPI_T_pvar_session 
         return cgl_ret;
     }
     return cgl_gp_MPI_T_pvar_start(session, handle);
-}
-typedef int cgl_rt_MPI_T_pvar_start;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_start cgl_left_MPI_T_pvar_start(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_start cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
@@ -26391,6 +28007,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_stop(MPI_T_pvar_session s
     (void)cg_call(&cgl_sites[CGL_MPI_T_pvar_stop], (const void *)session, cgl_th_MPI_T_pvar_stop, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_pvar_stop;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_stop cgl_left_MPI_T_pvar_stop(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_stop cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_pvar_stop]);
@@ -26404,15 +28029,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_stop(MPI_T_pvar_session s
         return cgl_ret;
     }
     return cgl_gp_MPI_T_pvar_stop(session, handle);
-}
-typedef int cgl_rt_MPI_T_pvar_stop;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_stop cgl_left_MPI_T_pvar_stop(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_stop cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
@@ -26454,6 +28070,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_read(MPI_T_pvar_session s
     (void)cg_call(&cgl_sites[CGL_MPI_T_pvar_read], (const void *)session, cgl_th_MPI_T_pvar_read, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_pvar_read;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_read cgl_left_MPI_T_pvar_read(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_read cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_pvar_read]);
@@ -26467,15 +28092,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_read(MPI_T_pvar_session s
         return cgl_ret;
     }
     return cgl_gp_MPI_T_pvar_read(session, handle, buf);
-}
-typedef int cgl_rt_MPI_T_pvar_read;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_read cgl_left_MPI_T_pvar_read(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_read cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
@@ -26517,6 +28133,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_write(MPI_T_pvar_session 
     (void)cg_call(&cgl_sites[CGL_MPI_T_pvar_write], (const void *)session, cgl_th_MPI_T_pvar_write, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_pvar_write;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_write cgl_left_MPI_T_pvar_write(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_write cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_pvar_write]);
@@ -26530,15 +28155,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_write(MPI_T_pvar_session 
         return cgl_ret;
     }
     return cgl_gp_MPI_T_pvar_write(session, handle, buf);
-}
-typedef int cgl_rt_MPI_T_pvar_write;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_write cgl_left_MPI_T_pvar_write(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_write cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
 {
@@ -26579,6 +28195,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_reset(MPI_T_pvar_session 
     (void)cg_call(&cgl_sites[CGL_MPI_T_pvar_reset], (const void *)session, cgl_th_MPI_T_pvar_reset, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_pvar_reset;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_reset cgl_left_MPI_T_pvar_reset(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_reset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_pvar_reset]);
@@ -26592,15 +28217,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_reset(MPI_T_pvar_session 
         return cgl_ret;
     }
     return cgl_gp_MPI_T_pvar_reset(session, handle);
-}
-typedef int cgl_rt_MPI_T_pvar_reset;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_reset cgl_left_MPI_T_pvar_reset(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_reset cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
@@ -26642,6 +28258,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_readreset(MPI_T_pvar_sess
     (void)cg_call(&cgl_sites[CGL_MPI_T_pvar_readreset], (const void *)session, cgl_th_MPI_T_pvar_readreset, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_pvar_readreset;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_readreset cgl_left_MPI_T_pvar_readreset(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_readreset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_pvar_readreset]);
@@ -26655,15 +28280,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_readreset(MPI_T_pvar_sess
         return cgl_ret;
     }
     return cgl_gp_MPI_T_pvar_readreset(session, handle, buf);
-}
-typedef int cgl_rt_MPI_T_pvar_readreset;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_pvar_readreset cgl_left_MPI_T_pvar_readreset(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_pvar_readreset cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
@@ -26706,6 +28322,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_enum_get_info(MPI_T_enum enumt
     (void)cg_call(&cgl_sites[CGL_MPI_T_enum_get_info], (const void *)enumtype, cgl_th_MPI_T_enum_get_info, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_enum_get_info;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_enum_get_info cgl_left_MPI_T_enum_get_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_enum_get_info cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_enum_get_info]);
@@ -26719,15 +28344,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_enum_get_info(MPI_T_enum enumt
         return cgl_ret;
     }
     return cgl_gp_MPI_T_enum_get_info(enumtype, num, name, name_len);
-}
-typedef int cgl_rt_MPI_T_enum_get_info;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_enum_get_info cgl_left_MPI_T_enum_get_info(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_enum_get_info cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
 {
@@ -26771,6 +28387,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_enum_get_item(MPI_T_enum enumt
     (void)cg_call(&cgl_sites[CGL_MPI_T_enum_get_item], (const void *)enumtype, cgl_th_MPI_T_enum_get_item, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_T_enum_get_item;
+static __attribute__((noinline, cold)) cgl_rt_MPI_T_enum_get_item cgl_left_MPI_T_enum_get_item(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_enum_get_item cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_T_enum_get_item]);
@@ -26784,15 +28409,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_T_enum_get_item(MPI_T_enum enumt
         return cgl_ret;
     }
     return cgl_gp_MPI_T_enum_get_item(enumtype, index, value, name, name_len);
-}
-typedef int cgl_rt_MPI_T_enum_get_item;
-static __attribute__((noinline, cold)) cgl_rt_MPI_T_enum_get_item cgl_left_MPI_T_enum_get_item(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_T_enum_get_item cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len)
 {
@@ -26833,6 +28449,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Attr_delete(MPI_Comm comm, int k
     (void)cg_call(&cgl_sites[CGL_MPI_Attr_delete], (const void *)comm, cgl_th_MPI_Attr_delete, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Attr_delete;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Attr_delete cgl_left_MPI_Attr_delete(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Attr_delete cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Attr_delete(MPI_Comm comm, int keyval)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Attr_delete]);
@@ -26846,15 +28471,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Attr_delete(MPI_Comm comm, int k
         return cgl_ret;
     }
     return cgl_gp_MPI_Attr_delete(comm, keyval);
-}
-typedef int cgl_rt_MPI_Attr_delete;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Attr_delete cgl_left_MPI_Attr_delete(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Attr_delete cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Attr_delete(MPI_Comm comm, int keyval)
 {
@@ -26897,6 +28513,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Attr_get(MPI_Comm comm, int keyv
     (void)cg_call(&cgl_sites[CGL_MPI_Attr_get], (const void *)comm, cgl_th_MPI_Attr_get, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Attr_get;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Attr_get cgl_left_MPI_Attr_get(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Attr_get cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Attr_get]);
@@ -26910,15 +28535,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Attr_get(MPI_Comm comm, int keyv
         return cgl_ret;
     }
     return cgl_gp_MPI_Attr_get(comm, keyval, attribute_val, flag);
-}
-typedef int cgl_rt_MPI_Attr_get;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Attr_get cgl_left_MPI_Attr_get(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Attr_get cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
@@ -26960,6 +28576,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Attr_put(MPI_Comm comm, int keyv
     (void)cg_call(&cgl_sites[CGL_MPI_Attr_put], (const void *)comm, cgl_th_MPI_Attr_put, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Attr_put;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Attr_put cgl_left_MPI_Attr_put(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Attr_put cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Attr_put]);
@@ -26973,15 +28598,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Attr_put(MPI_Comm comm, int keyv
         return cgl_ret;
     }
     return cgl_gp_MPI_Attr_put(comm, keyval, attribute_val);
-}
-typedef int cgl_rt_MPI_Attr_put;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Attr_put cgl_left_MPI_Attr_put(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Attr_put cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
@@ -27024,6 +28640,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Keyval_create(MPI_Copy_function 
     (void)cg_call(&cgl_sites[CGL_MPI_Keyval_create], NULL, cgl_th_MPI_Keyval_create, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Keyval_create;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Keyval_create cgl_left_MPI_Keyval_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Keyval_create cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Keyval_create]);
@@ -27037,15 +28662,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Keyval_create(MPI_Copy_function 
         return cgl_ret;
     }
     return cgl_gp_MPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
-}
-typedef int cgl_rt_MPI_Keyval_create;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Keyval_create cgl_left_MPI_Keyval_create(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Keyval_create cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
 {
@@ -27085,6 +28701,15 @@ static __attribute__((noinline)) int cgl_gp_MPI_Keyval_free(int *keyval)
     (void)cg_call(&cgl_sites[CGL_MPI_Keyval_free], NULL, cgl_th_MPI_Keyval_free, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int cgl_rt_MPI_Keyval_free;
+static __attribute__((noinline, cold)) cgl_rt_MPI_Keyval_free cgl_left_MPI_Keyval_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Keyval_free cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int cgl_sl_MPI_Keyval_free(int *keyval)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_MPI_Keyval_free]);
@@ -27098,15 +28723,6 @@ static __attribute__((noinline)) int cgl_sl_MPI_Keyval_free(int *keyval)
         return cgl_ret;
     }
     return cgl_gp_MPI_Keyval_free(keyval);
-}
-typedef int cgl_rt_MPI_Keyval_free;
-static __attribute__((noinline, cold)) cgl_rt_MPI_Keyval_free cgl_left_MPI_Keyval_free(cg_slot *cgl_s, int cgl_code, cgl_rt_MPI_Keyval_free cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int MPI_Keyval_free(int *keyval)
 {

@@ -19,6 +19,7 @@ enum {
     CGL_toyAdd,
     CGL_toyNop,
     CGL_toyTouch,
+    CGL_toyLaunch,
     CGL_toyRunCallback,
     CGL_toyGetStats,
     CGL_toyResetStats,
@@ -49,6 +50,7 @@ static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_toyAdd] = {"toyAdd", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_toyNop] = {"toyNop", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_toyTouch] = {"toyTouch", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_toyLaunch] = {"toyLaunch", NULL, 0, 1, 0, "a launch blocks when the device's queue is full", NULL, NULL, 0, NULL, 0},
     [CGL_toyRunCallback] = {"toyRunCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_toyGetStats] = {"toyGetStats", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_toyResetStats] = {"toyResetStats", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
@@ -123,6 +125,7 @@ static void *const cgl_wrappers[CGL_NSITES] = {
     [CGL_toyAdd] = (void *)toyAdd,
     [CGL_toyNop] = (void *)toyNop,
     [CGL_toyTouch] = (void *)toyTouch,
+    [CGL_toyLaunch] = (void *)toyLaunch,
     [CGL_toyRunCallback] = (void *)toyRunCallback,
     [CGL_toyGetStats] = (void *)toyGetStats,
     [CGL_toyResetStats] = (void *)toyResetStats,
@@ -178,6 +181,15 @@ static __attribute__((noinline)) toy_result_t cgl_gp_toyGetDevice(uint32_t index
     (void)cg_call(&cgl_sites[CGL_toyGetDevice], NULL, cgl_th_toyGetDevice, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef toy_result_t cgl_rt_toyGetDevice;
+static __attribute__((noinline, cold)) cgl_rt_toyGetDevice cgl_left_toyGetDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_toyGetDevice cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) toy_result_t cgl_sl_toyGetDevice(uint32_t index, toy_device_t *device)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyGetDevice]);
@@ -191,15 +203,6 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyGetDevice(uint32_t index
         return cgl_ret;
     }
     return cgl_gp_toyGetDevice(index, device);
-}
-typedef toy_result_t cgl_rt_toyGetDevice;
-static __attribute__((noinline, cold)) cgl_rt_toyGetDevice cgl_left_toyGetDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_toyGetDevice cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyGetDevice(uint32_t index, toy_device_t *device)
 {
@@ -242,8 +245,33 @@ static __attribute__((noinline)) toy_result_t cgl_gp_toyCompile(toy_device_t dev
     (void)cg_call(&cgl_sites[CGL_toyCompile], (const void *)device, cgl_th_toyCompile, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef toy_result_t cgl_rt_toyCompile;
+static __attribute__((noinline, cold)) cgl_rt_toyCompile cgl_left_toyCompile(cg_slot *cgl_s, int cgl_code, cgl_rt_toyCompile cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) toy_result_t cgl_sl_toyCompile(toy_device_t device, const char *source, uint32_t sleep_us, toy_program_t *program)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_toyCompile]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            toy_result_t cgl_ret = ((__typeof__(toyCompile) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile].real, memory_order_relaxed))(device, source, sleep_us, program);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_toyCompile(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyCompile]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyCompile) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile].real, memory_order_relaxed))(device, source, sleep_us, program);
@@ -255,15 +283,6 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyCompile(toy_device_t dev
         return cgl_ret;
     }
     return cgl_gp_toyCompile(device, source, sleep_us, program);
-}
-typedef toy_result_t cgl_rt_toyCompile;
-static __attribute__((noinline, cold)) cgl_rt_toyCompile cgl_left_toyCompile(cg_slot *cgl_s, int cgl_code, cgl_rt_toyCompile cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyCompile(toy_device_t device, const char *source, uint32_t sleep_us, toy_program_t *program)
 {
@@ -303,6 +322,15 @@ static __attribute__((noinline)) toy_result_t cgl_gp_toyProgramRelease(toy_progr
     (void)cg_call(&cgl_sites[CGL_toyProgramRelease], (const void *)program, cgl_th_toyProgramRelease, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef toy_result_t cgl_rt_toyProgramRelease;
+static __attribute__((noinline, cold)) cgl_rt_toyProgramRelease cgl_left_toyProgramRelease(cg_slot *cgl_s, int cgl_code, cgl_rt_toyProgramRelease cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) toy_result_t cgl_sl_toyProgramRelease(toy_program_t program)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyProgramRelease]);
@@ -316,15 +344,6 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyProgramRelease(toy_progr
         return cgl_ret;
     }
     return cgl_gp_toyProgramRelease(program);
-}
-typedef toy_result_t cgl_rt_toyProgramRelease;
-static __attribute__((noinline, cold)) cgl_rt_toyProgramRelease cgl_left_toyProgramRelease(cg_slot *cgl_s, int cgl_code, cgl_rt_toyProgramRelease cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyProgramRelease(toy_program_t program)
 {
@@ -365,8 +384,33 @@ static __attribute__((noinline)) toy_result_t cgl_gp_toyWait(toy_device_t device
     (void)cg_call(&cgl_sites[CGL_toyWait], (const void *)device, cgl_th_toyWait, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef toy_result_t cgl_rt_toyWait;
+static __attribute__((noinline, cold)) cgl_rt_toyWait cgl_left_toyWait(cg_slot *cgl_s, int cgl_code, cgl_rt_toyWait cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) toy_result_t cgl_sl_toyWait(toy_device_t device, uint32_t ms)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_toyWait]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            toy_result_t cgl_ret = ((__typeof__(toyWait) *)atomic_load_explicit(&cgl_sites[CGL_toyWait].real, memory_order_relaxed))(device, ms);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_toyWait(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyWait]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyWait) *)atomic_load_explicit(&cgl_sites[CGL_toyWait].real, memory_order_relaxed))(device, ms);
@@ -378,15 +422,6 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyWait(toy_device_t device
         return cgl_ret;
     }
     return cgl_gp_toyWait(device, ms);
-}
-typedef toy_result_t cgl_rt_toyWait;
-static __attribute__((noinline, cold)) cgl_rt_toyWait cgl_left_toyWait(cg_slot *cgl_s, int cgl_code, cgl_rt_toyWait cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyWait(toy_device_t device, uint32_t ms)
 {
@@ -428,6 +463,15 @@ static __attribute__((noinline)) toy_result_t cgl_gp_toyAdd(int32_t a, int32_t b
     (void)cg_call(&cgl_sites[CGL_toyAdd], NULL, cgl_th_toyAdd, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef toy_result_t cgl_rt_toyAdd;
+static __attribute__((noinline, cold)) cgl_rt_toyAdd cgl_left_toyAdd(cg_slot *cgl_s, int cgl_code, cgl_rt_toyAdd cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) toy_result_t cgl_sl_toyAdd(int32_t a, int32_t b, int32_t *sum)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyAdd]);
@@ -441,15 +485,6 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyAdd(int32_t a, int32_t b
         return cgl_ret;
     }
     return cgl_gp_toyAdd(a, b, sum);
-}
-typedef toy_result_t cgl_rt_toyAdd;
-static __attribute__((noinline, cold)) cgl_rt_toyAdd cgl_left_toyAdd(cg_slot *cgl_s, int cgl_code, cgl_rt_toyAdd cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyAdd(int32_t a, int32_t b, int32_t *sum)
 {
@@ -489,6 +524,15 @@ static __attribute__((noinline)) int32_t cgl_gp_toyNop(int32_t x)
     (void)cg_call(&cgl_sites[CGL_toyNop], NULL, cgl_th_toyNop, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef int32_t cgl_rt_toyNop;
+static __attribute__((noinline, cold)) cgl_rt_toyNop cgl_left_toyNop(cg_slot *cgl_s, int cgl_code, cgl_rt_toyNop cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) int32_t cgl_sl_toyNop(int32_t x)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyNop]);
@@ -498,15 +542,6 @@ static __attribute__((noinline)) int32_t cgl_sl_toyNop(int32_t x)
         return cgl_ret;
     }
     return cgl_gp_toyNop(x);
-}
-typedef int32_t cgl_rt_toyNop;
-static __attribute__((noinline, cold)) cgl_rt_toyNop cgl_left_toyNop(cg_slot *cgl_s, int cgl_code, cgl_rt_toyNop cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT int32_t TOY_APICALL toyNop(int32_t x)
 {
@@ -568,6 +603,73 @@ CG_EXPORT void TOY_APICALL toyTouch(const void *p)
     cgl_sl_toyTouch(p);
 }
 
+/* toyLaunch: returns no result code: never an error; no handle key */
+struct cgl_fr_toyLaunch {
+    int32_t x;
+    int32_t cgl_ret;
+};
+static int cgl_th_toyLaunch(void *cgl_frame)
+{
+    struct cgl_fr_toyLaunch *cgl_f = cgl_frame;
+    cgl_f->cgl_ret = ((__typeof__(toyLaunch) *)atomic_load_explicit(&cgl_sites[CGL_toyLaunch].real, memory_order_relaxed))(cgl_f->x);
+    return 0;
+}
+static __attribute__((noinline)) int32_t cgl_gp_toyLaunch(int32_t x)
+{
+    struct cgl_fr_toyLaunch cgl_fr = {.x = x};
+    (void)cg_call(&cgl_sites[CGL_toyLaunch], NULL, cgl_th_toyLaunch, &cgl_fr);
+    return cgl_fr.cgl_ret;
+}
+typedef int32_t cgl_rt_toyLaunch;
+static __attribute__((noinline, cold)) cgl_rt_toyLaunch cgl_left_toyLaunch(cg_slot *cgl_s, int cgl_code, cgl_rt_toyLaunch cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
+static __attribute__((noinline)) int32_t cgl_sl_toyLaunch(int32_t x)
+{
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_toyLaunch]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            int32_t cgl_ret = ((__typeof__(toyLaunch) *)atomic_load_explicit(&cgl_sites[CGL_toyLaunch].real, memory_order_relaxed))(x);
+            cg_peak_out(cgl_c);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_toyLaunch(cgl_s, cgl_code, cgl_ret);
+        }
+    }
+    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyLaunch]);
+    if (CG_LIKELY(cgl_tok != 0)) {
+        int32_t cgl_ret = ((__typeof__(toyLaunch) *)atomic_load_explicit(&cgl_sites[CGL_toyLaunch].real, memory_order_relaxed))(x);
+        cg_leave(cgl_tok);
+        return cgl_ret;
+    }
+    return cgl_gp_toyLaunch(x);
+}
+CG_EXPORT int32_t TOY_APICALL toyLaunch(int32_t x)
+{
+    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyLaunch]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            int32_t cgl_ret = ((__typeof__(toyLaunch) *)atomic_load_explicit(&cgl_sites[CGL_toyLaunch].real, memory_order_relaxed))(x);
+            int cgl_code = 0;
+            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+            return cgl_left_toyLaunch(cgl_s, cgl_code, cgl_ret);
+        }
+    }
+    __typeof__(toyLaunch) *cgl_fn = (__typeof__(toyLaunch) *)atomic_load_explicit(&cgl_sites[CGL_toyLaunch].direct, memory_order_relaxed);
+    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(x);
+    return cgl_sl_toyLaunch(x);
+}
+
 /* toyRunCallback: returns the result type: checked; keyed by its first parameter (a handle) */
 struct cgl_fr_toyRunCallback {
     toy_device_t device;
@@ -587,6 +689,15 @@ static __attribute__((noinline)) toy_result_t cgl_gp_toyRunCallback(toy_device_t
     (void)cg_call(&cgl_sites[CGL_toyRunCallback], (const void *)device, cgl_th_toyRunCallback, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef toy_result_t cgl_rt_toyRunCallback;
+static __attribute__((noinline, cold)) cgl_rt_toyRunCallback cgl_left_toyRunCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_toyRunCallback cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) toy_result_t cgl_sl_toyRunCallback(toy_device_t device, toy_callback_t callback, void *user)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyRunCallback]);
@@ -600,15 +711,6 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyRunCallback(toy_device_t
         return cgl_ret;
     }
     return cgl_gp_toyRunCallback(device, callback, user);
-}
-typedef toy_result_t cgl_rt_toyRunCallback;
-static __attribute__((noinline, cold)) cgl_rt_toyRunCallback cgl_left_toyRunCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_toyRunCallback cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyRunCallback(toy_device_t device, toy_callback_t callback, void *user)
 {
@@ -648,6 +750,15 @@ static __attribute__((noinline)) toy_result_t cgl_gp_toyGetStats(toy_stats_t *st
     (void)cg_call(&cgl_sites[CGL_toyGetStats], NULL, cgl_th_toyGetStats, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef toy_result_t cgl_rt_toyGetStats;
+static __attribute__((noinline, cold)) cgl_rt_toyGetStats cgl_left_toyGetStats(cg_slot *cgl_s, int cgl_code, cgl_rt_toyGetStats cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) toy_result_t cgl_sl_toyGetStats(toy_stats_t *stats)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyGetStats]);
@@ -661,15 +772,6 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyGetStats(toy_stats_t *st
         return cgl_ret;
     }
     return cgl_gp_toyGetStats(stats);
-}
-typedef toy_result_t cgl_rt_toyGetStats;
-static __attribute__((noinline, cold)) cgl_rt_toyGetStats cgl_left_toyGetStats(cg_slot *cgl_s, int cgl_code, cgl_rt_toyGetStats cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyGetStats(toy_stats_t *stats)
 {
@@ -708,6 +810,15 @@ static __attribute__((noinline)) toy_result_t cgl_gp_toyResetStats(void)
     (void)cg_call(&cgl_sites[CGL_toyResetStats], NULL, cgl_th_toyResetStats, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef toy_result_t cgl_rt_toyResetStats;
+static __attribute__((noinline, cold)) cgl_rt_toyResetStats cgl_left_toyResetStats(cg_slot *cgl_s, int cgl_code, cgl_rt_toyResetStats cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) toy_result_t cgl_sl_toyResetStats(void)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyResetStats]);
@@ -721,15 +832,6 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyResetStats(void)
         return cgl_ret;
     }
     return cgl_gp_toyResetStats();
-}
-typedef toy_result_t cgl_rt_toyResetStats;
-static __attribute__((noinline, cold)) cgl_rt_toyResetStats cgl_left_toyResetStats(cg_slot *cgl_s, int cgl_code, cgl_rt_toyResetStats cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyResetStats(void)
 {
@@ -773,6 +875,15 @@ static __attribute__((noinline)) toy_result_t cgl_gp_toySetDims(toy_device_t dev
     (void)cg_call(&cgl_sites[CGL_toySetDims], (const void *)device, cgl_th_toySetDims, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef toy_result_t cgl_rt_toySetDims;
+static __attribute__((noinline, cold)) cgl_rt_toySetDims cgl_left_toySetDims(cg_slot *cgl_s, int cgl_code, cgl_rt_toySetDims cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) toy_result_t cgl_sl_toySetDims(toy_device_t device, const uint32_t dims[3])
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toySetDims]);
@@ -786,15 +897,6 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toySetDims(toy_device_t dev
         return cgl_ret;
     }
     return cgl_gp_toySetDims(device, dims);
-}
-typedef toy_result_t cgl_rt_toySetDims;
-static __attribute__((noinline, cold)) cgl_rt_toySetDims cgl_left_toySetDims(cg_slot *cgl_s, int cgl_code, cgl_rt_toySetDims cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT toy_result_t TOY_APICALL toySetDims(toy_device_t device, const uint32_t dims[3])
 {
@@ -835,6 +937,15 @@ static __attribute__((noinline)) toy_result_t cgl_gp_toySetErrno(int32_t err, to
     (void)cg_call(&cgl_sites[CGL_toySetErrno], NULL, cgl_th_toySetErrno, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef toy_result_t cgl_rt_toySetErrno;
+static __attribute__((noinline, cold)) cgl_rt_toySetErrno cgl_left_toySetErrno(cg_slot *cgl_s, int cgl_code, cgl_rt_toySetErrno cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) toy_result_t cgl_sl_toySetErrno(int32_t err, toy_result_t result)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toySetErrno]);
@@ -848,15 +959,6 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toySetErrno(int32_t err, to
         return cgl_ret;
     }
     return cgl_gp_toySetErrno(err, result);
-}
-typedef toy_result_t cgl_rt_toySetErrno;
-static __attribute__((noinline, cold)) cgl_rt_toySetErrno cgl_left_toySetErrno(cg_slot *cgl_s, int cgl_code, cgl_rt_toySetErrno cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT toy_result_t TOY_APICALL toySetErrno(int32_t err, toy_result_t result)
 {
@@ -900,8 +1002,33 @@ static __attribute__((noinline)) toy_result_t cgl_gp_toyCompile_v2(toy_device_t 
     (void)cg_call(&cgl_sites[CGL_toyCompile_v2], (const void *)device, cgl_th_toyCompile_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef toy_result_t cgl_rt_toyCompile_v2;
+static __attribute__((noinline, cold)) cgl_rt_toyCompile_v2 cgl_left_toyCompile_v2(cg_slot *cgl_s, int cgl_code, cgl_rt_toyCompile_v2 cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) toy_result_t cgl_sl_toyCompile_v2(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_toyCompile_v2]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            toy_result_t cgl_ret = ((__typeof__(toyCompile_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2].real, memory_order_relaxed))(device, source, sleep_us, flags, program);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_toyCompile_v2(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyCompile_v2]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyCompile_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2].real, memory_order_relaxed))(device, source, sleep_us, flags, program);
@@ -913,15 +1040,6 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyCompile_v2(toy_device_t 
         return cgl_ret;
     }
     return cgl_gp_toyCompile_v2(device, source, sleep_us, flags, program);
-}
-typedef toy_result_t cgl_rt_toyCompile_v2;
-static __attribute__((noinline, cold)) cgl_rt_toyCompile_v2 cgl_left_toyCompile_v2(cg_slot *cgl_s, int cgl_code, cgl_rt_toyCompile_v2 cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyCompile_v2(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
 {
@@ -965,8 +1083,33 @@ static __attribute__((noinline)) toy_result_t cgl_gp_toyCompile_v2_ptds(toy_devi
     (void)cg_call(&cgl_sites[CGL_toyCompile_v2_ptds], (const void *)device, cgl_th_toyCompile_v2_ptds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef toy_result_t cgl_rt_toyCompile_v2_ptds;
+static __attribute__((noinline, cold)) cgl_rt_toyCompile_v2_ptds cgl_left_toyCompile_v2_ptds(cg_slot *cgl_s, int cgl_code, cgl_rt_toyCompile_v2_ptds cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) toy_result_t cgl_sl_toyCompile_v2_ptds(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_toyCompile_v2_ptds]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            toy_result_t cgl_ret = ((__typeof__(toyCompile_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2_ptds].real, memory_order_relaxed))(device, source, sleep_us, flags, program);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_toyCompile_v2_ptds(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyCompile_v2_ptds]);
     if (CG_LIKELY(cgl_tok != 0)) {
         toy_result_t cgl_ret = ((__typeof__(toyCompile_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2_ptds].real, memory_order_relaxed))(device, source, sleep_us, flags, program);
@@ -978,15 +1121,6 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyCompile_v2_ptds(toy_devi
         return cgl_ret;
     }
     return cgl_gp_toyCompile_v2_ptds(device, source, sleep_us, flags, program);
-}
-typedef toy_result_t cgl_rt_toyCompile_v2_ptds;
-static __attribute__((noinline, cold)) cgl_rt_toyCompile_v2_ptds cgl_left_toyCompile_v2_ptds(cg_slot *cgl_s, int cgl_code, cgl_rt_toyCompile_v2_ptds cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyCompile_v2_ptds(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
 {
@@ -1026,6 +1160,15 @@ static __attribute__((noinline)) toy_result_t cgl_gp_toyQuery_v2(uint32_t *value
     (void)cg_call(&cgl_sites[CGL_toyQuery_v2], NULL, cgl_th_toyQuery_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef toy_result_t cgl_rt_toyQuery_v2;
+static __attribute__((noinline, cold)) cgl_rt_toyQuery_v2 cgl_left_toyQuery_v2(cg_slot *cgl_s, int cgl_code, cgl_rt_toyQuery_v2 cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) toy_result_t cgl_sl_toyQuery_v2(uint32_t *value)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyQuery_v2]);
@@ -1039,15 +1182,6 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyQuery_v2(uint32_t *value
         return cgl_ret;
     }
     return cgl_gp_toyQuery_v2(value);
-}
-typedef toy_result_t cgl_rt_toyQuery_v2;
-static __attribute__((noinline, cold)) cgl_rt_toyQuery_v2 cgl_left_toyQuery_v2(cg_slot *cgl_s, int cgl_code, cgl_rt_toyQuery_v2 cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT toy_result_t TOY_APICALL toyQuery_v2(uint32_t *value)
 {
@@ -1089,6 +1223,15 @@ static __attribute__((noinline)) toy_result_t cgl_gp_toyGetProcAddress(const cha
     (void)cg_call(&cgl_sites[CGL_toyGetProcAddress], NULL, cgl_th_toyGetProcAddress, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef toy_result_t cgl_rt_toyGetProcAddress;
+static __attribute__((noinline, cold)) cgl_rt_toyGetProcAddress cgl_left_toyGetProcAddress(cg_slot *cgl_s, int cgl_code, cgl_rt_toyGetProcAddress cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) toy_result_t cgl_sl_toyGetProcAddress(const char *name, uint32_t version, void **pfn)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyGetProcAddress]);
@@ -1102,15 +1245,6 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyGetProcAddress(const cha
         return cgl_ret;
     }
     return cgl_gp_toyGetProcAddress(name, version, pfn);
-}
-typedef toy_result_t cgl_rt_toyGetProcAddress;
-static __attribute__((noinline, cold)) cgl_rt_toyGetProcAddress cgl_left_toyGetProcAddress(cg_slot *cgl_s, int cgl_code, cgl_rt_toyGetProcAddress cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) toy_result_t cgl_guarded_toyGetProcAddress(const char *name, uint32_t version, void **pfn)
 {

@@ -1162,8 +1162,33 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeInit(ze_init_flags_t flags
     (void)cg_call(&cgl_sites[CGL_zeInit], NULL, cgl_th_zeInit, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeInit;
+static __attribute__((noinline, cold)) cgl_rt_zeInit cgl_left_zeInit(cg_slot *cgl_s, int cgl_code, cgl_rt_zeInit cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeInit(ze_init_flags_t flags)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_zeInit]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeInit) *)atomic_load_explicit(&cgl_sites[CGL_zeInit].real, memory_order_relaxed))(flags);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_zeInit(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeInit]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeInit) *)atomic_load_explicit(&cgl_sites[CGL_zeInit].real, memory_order_relaxed))(flags);
@@ -1175,15 +1200,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeInit(ze_init_flags_t flags
         return cgl_ret;
     }
     return cgl_gp_zeInit(flags);
-}
-typedef ze_result_t cgl_rt_zeInit;
-static __attribute__((noinline, cold)) cgl_rt_zeInit cgl_left_zeInit(cg_slot *cgl_s, int cgl_code, cgl_rt_zeInit cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) ze_result_t cgl_guarded_zeInit(ze_init_flags_t flags)
 {
@@ -1224,6 +1240,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGet(uint32_t *pCount
     (void)cg_call(&cgl_sites[CGL_zeDriverGet], NULL, cgl_th_zeDriverGet, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDriverGet;
+static __attribute__((noinline, cold)) cgl_rt_zeDriverGet cgl_left_zeDriverGet(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDriverGet cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGet]);
@@ -1237,15 +1262,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGet(uint32_t *pCount
         return cgl_ret;
     }
     return cgl_gp_zeDriverGet(pCount, phDrivers);
-}
-typedef ze_result_t cgl_rt_zeDriverGet;
-static __attribute__((noinline, cold)) cgl_rt_zeDriverGet cgl_left_zeDriverGet(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDriverGet cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 static __attribute__((unused)) ze_result_t cgl_guarded_zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers)
 {
@@ -1286,6 +1302,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetApiVersion(ze_dri
     (void)cg_call(&cgl_sites[CGL_zeDriverGetApiVersion], (const void *)hDriver, cgl_th_zeDriverGetApiVersion, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDriverGetApiVersion;
+static __attribute__((noinline, cold)) cgl_rt_zeDriverGetApiVersion cgl_left_zeDriverGetApiVersion(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDriverGetApiVersion cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t *version)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetApiVersion]);
@@ -1299,15 +1324,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetApiVersion(ze_dri
         return cgl_ret;
     }
     return cgl_gp_zeDriverGetApiVersion(hDriver, version);
-}
-typedef ze_result_t cgl_rt_zeDriverGetApiVersion;
-static __attribute__((noinline, cold)) cgl_rt_zeDriverGetApiVersion cgl_left_zeDriverGetApiVersion(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDriverGetApiVersion cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t *version)
 {
@@ -1348,6 +1364,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetProperties(ze_dri
     (void)cg_call(&cgl_sites[CGL_zeDriverGetProperties], (const void *)hDriver, cgl_th_zeDriverGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDriverGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDriverGetProperties cgl_left_zeDriverGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDriverGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_properties_t *pDriverProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetProperties]);
@@ -1361,15 +1386,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetProperties(ze_dri
         return cgl_ret;
     }
     return cgl_gp_zeDriverGetProperties(hDriver, pDriverProperties);
-}
-typedef ze_result_t cgl_rt_zeDriverGetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zeDriverGetProperties cgl_left_zeDriverGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDriverGetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_properties_t *pDriverProperties)
 {
@@ -1410,6 +1426,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetIpcProperties(ze_
     (void)cg_call(&cgl_sites[CGL_zeDriverGetIpcProperties], (const void *)hDriver, cgl_th_zeDriverGetIpcProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDriverGetIpcProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDriverGetIpcProperties cgl_left_zeDriverGetIpcProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDriverGetIpcProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetIpcProperties(ze_driver_handle_t hDriver, ze_driver_ipc_properties_t *pIpcProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetIpcProperties]);
@@ -1423,15 +1448,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetIpcProperties(ze_
         return cgl_ret;
     }
     return cgl_gp_zeDriverGetIpcProperties(hDriver, pIpcProperties);
-}
-typedef ze_result_t cgl_rt_zeDriverGetIpcProperties;
-static __attribute__((noinline, cold)) cgl_rt_zeDriverGetIpcProperties cgl_left_zeDriverGetIpcProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDriverGetIpcProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetIpcProperties(ze_driver_handle_t hDriver, ze_driver_ipc_properties_t *pIpcProperties)
 {
@@ -1473,6 +1489,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetExtensionProperti
     (void)cg_call(&cgl_sites[CGL_zeDriverGetExtensionProperties], (const void *)hDriver, cgl_th_zeDriverGetExtensionProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDriverGetExtensionProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDriverGetExtensionProperties cgl_left_zeDriverGetExtensionProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDriverGetExtensionProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetExtensionProperties(ze_driver_handle_t hDriver, uint32_t *pCount, ze_driver_extension_properties_t *pExtensionProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetExtensionProperties]);
@@ -1486,15 +1511,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetExtensionProperti
         return cgl_ret;
     }
     return cgl_gp_zeDriverGetExtensionProperties(hDriver, pCount, pExtensionProperties);
-}
-typedef ze_result_t cgl_rt_zeDriverGetExtensionProperties;
-static __attribute__((noinline, cold)) cgl_rt_zeDriverGetExtensionProperties cgl_left_zeDriverGetExtensionProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDriverGetExtensionProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetExtensionProperties(ze_driver_handle_t hDriver, uint32_t *pCount, ze_driver_extension_properties_t *pExtensionProperties)
 {
@@ -1536,6 +1552,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetExtensionFunction
     (void)cg_call(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress], (const void *)hDriver, cgl_th_zeDriverGetExtensionFunctionAddress, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDriverGetExtensionFunctionAddress;
+static __attribute__((noinline, cold)) cgl_rt_zeDriverGetExtensionFunctionAddress cgl_left_zeDriverGetExtensionFunctionAddress(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDriverGetExtensionFunctionAddress cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, const char *name, void **ppFunctionAddress)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDriverGetExtensionFunctionAddress]);
@@ -1549,15 +1574,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetExtensionFunction
         return cgl_ret;
     }
     return cgl_gp_zeDriverGetExtensionFunctionAddress(hDriver, name, ppFunctionAddress);
-}
-typedef ze_result_t cgl_rt_zeDriverGetExtensionFunctionAddress;
-static __attribute__((noinline, cold)) cgl_rt_zeDriverGetExtensionFunctionAddress cgl_left_zeDriverGetExtensionFunctionAddress(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDriverGetExtensionFunctionAddress cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, const char *name, void **ppFunctionAddress)
 {
@@ -1599,6 +1615,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGet(ze_driver_handle
     (void)cg_call(&cgl_sites[CGL_zeDeviceGet], (const void *)hDriver, cgl_th_zeDeviceGet, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDeviceGet;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGet cgl_left_zeDeviceGet(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGet cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGet(ze_driver_handle_t hDriver, uint32_t *pCount, ze_device_handle_t *phDevices)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGet]);
@@ -1612,15 +1637,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGet(ze_driver_handle
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGet(hDriver, pCount, phDevices);
-}
-typedef ze_result_t cgl_rt_zeDeviceGet;
-static __attribute__((noinline, cold)) cgl_rt_zeDeviceGet cgl_left_zeDeviceGet(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGet cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGet(ze_driver_handle_t hDriver, uint32_t *pCount, ze_device_handle_t *phDevices)
 {
@@ -1662,6 +1678,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetSubDevices(ze_dev
     (void)cg_call(&cgl_sites[CGL_zeDeviceGetSubDevices], (const void *)hDevice, cgl_th_zeDeviceGetSubDevices, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDeviceGetSubDevices;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetSubDevices cgl_left_zeDeviceGetSubDevices(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetSubDevices cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetSubDevices(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_handle_t *phSubdevices)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetSubDevices]);
@@ -1675,15 +1700,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetSubDevices(ze_dev
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetSubDevices(hDevice, pCount, phSubdevices);
-}
-typedef ze_result_t cgl_rt_zeDeviceGetSubDevices;
-static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetSubDevices cgl_left_zeDeviceGetSubDevices(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetSubDevices cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetSubDevices(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_handle_t *phSubdevices)
 {
@@ -1724,6 +1740,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetProperties(ze_dev
     (void)cg_call(&cgl_sites[CGL_zeDeviceGetProperties], (const void *)hDevice, cgl_th_zeDeviceGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDeviceGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetProperties cgl_left_zeDeviceGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties_t *pDeviceProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetProperties]);
@@ -1737,15 +1762,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetProperties(ze_dev
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetProperties(hDevice, pDeviceProperties);
-}
-typedef ze_result_t cgl_rt_zeDeviceGetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetProperties cgl_left_zeDeviceGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties_t *pDeviceProperties)
 {
@@ -1786,6 +1802,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetComputeProperties
     (void)cg_call(&cgl_sites[CGL_zeDeviceGetComputeProperties], (const void *)hDevice, cgl_th_zeDeviceGetComputeProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDeviceGetComputeProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetComputeProperties cgl_left_zeDeviceGetComputeProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetComputeProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetComputeProperties(ze_device_handle_t hDevice, ze_device_compute_properties_t *pComputeProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetComputeProperties]);
@@ -1799,15 +1824,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetComputeProperties
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetComputeProperties(hDevice, pComputeProperties);
-}
-typedef ze_result_t cgl_rt_zeDeviceGetComputeProperties;
-static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetComputeProperties cgl_left_zeDeviceGetComputeProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetComputeProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetComputeProperties(ze_device_handle_t hDevice, ze_device_compute_properties_t *pComputeProperties)
 {
@@ -1848,6 +1864,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetModuleProperties(
     (void)cg_call(&cgl_sites[CGL_zeDeviceGetModuleProperties], (const void *)hDevice, cgl_th_zeDeviceGetModuleProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDeviceGetModuleProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetModuleProperties cgl_left_zeDeviceGetModuleProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetModuleProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetModuleProperties(ze_device_handle_t hDevice, ze_device_module_properties_t *pModuleProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetModuleProperties]);
@@ -1861,15 +1886,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetModuleProperties(
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetModuleProperties(hDevice, pModuleProperties);
-}
-typedef ze_result_t cgl_rt_zeDeviceGetModuleProperties;
-static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetModuleProperties cgl_left_zeDeviceGetModuleProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetModuleProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetModuleProperties(ze_device_handle_t hDevice, ze_device_module_properties_t *pModuleProperties)
 {
@@ -1911,6 +1927,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetCommandQueueGroup
     (void)cg_call(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties], (const void *)hDevice, cgl_th_zeDeviceGetCommandQueueGroupProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDeviceGetCommandQueueGroupProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetCommandQueueGroupProperties cgl_left_zeDeviceGetCommandQueueGroupProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetCommandQueueGroupProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetCommandQueueGroupProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_command_queue_group_properties_t *pCommandQueueGroupProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetCommandQueueGroupProperties]);
@@ -1924,15 +1949,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetCommandQueueGroup
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetCommandQueueGroupProperties(hDevice, pCount, pCommandQueueGroupProperties);
-}
-typedef ze_result_t cgl_rt_zeDeviceGetCommandQueueGroupProperties;
-static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetCommandQueueGroupProperties cgl_left_zeDeviceGetCommandQueueGroupProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetCommandQueueGroupProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetCommandQueueGroupProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_command_queue_group_properties_t *pCommandQueueGroupProperties)
 {
@@ -1974,6 +1990,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetMemoryProperties(
     (void)cg_call(&cgl_sites[CGL_zeDeviceGetMemoryProperties], (const void *)hDevice, cgl_th_zeDeviceGetMemoryProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDeviceGetMemoryProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetMemoryProperties cgl_left_zeDeviceGetMemoryProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetMemoryProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetMemoryProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_memory_properties_t *pMemProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetMemoryProperties]);
@@ -1987,15 +2012,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetMemoryProperties(
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetMemoryProperties(hDevice, pCount, pMemProperties);
-}
-typedef ze_result_t cgl_rt_zeDeviceGetMemoryProperties;
-static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetMemoryProperties cgl_left_zeDeviceGetMemoryProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetMemoryProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetMemoryProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_memory_properties_t *pMemProperties)
 {
@@ -2036,6 +2052,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetMemoryAccessPrope
     (void)cg_call(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties], (const void *)hDevice, cgl_th_zeDeviceGetMemoryAccessProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDeviceGetMemoryAccessProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetMemoryAccessProperties cgl_left_zeDeviceGetMemoryAccessProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetMemoryAccessProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetMemoryAccessProperties(ze_device_handle_t hDevice, ze_device_memory_access_properties_t *pMemAccessProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetMemoryAccessProperties]);
@@ -2049,15 +2074,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetMemoryAccessPrope
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetMemoryAccessProperties(hDevice, pMemAccessProperties);
-}
-typedef ze_result_t cgl_rt_zeDeviceGetMemoryAccessProperties;
-static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetMemoryAccessProperties cgl_left_zeDeviceGetMemoryAccessProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetMemoryAccessProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetMemoryAccessProperties(ze_device_handle_t hDevice, ze_device_memory_access_properties_t *pMemAccessProperties)
 {
@@ -2099,6 +2115,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetCacheProperties(z
     (void)cg_call(&cgl_sites[CGL_zeDeviceGetCacheProperties], (const void *)hDevice, cgl_th_zeDeviceGetCacheProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDeviceGetCacheProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetCacheProperties cgl_left_zeDeviceGetCacheProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetCacheProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetCacheProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_cache_properties_t *pCacheProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetCacheProperties]);
@@ -2112,15 +2137,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetCacheProperties(z
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetCacheProperties(hDevice, pCount, pCacheProperties);
-}
-typedef ze_result_t cgl_rt_zeDeviceGetCacheProperties;
-static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetCacheProperties cgl_left_zeDeviceGetCacheProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetCacheProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetCacheProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_cache_properties_t *pCacheProperties)
 {
@@ -2161,6 +2177,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetImageProperties(z
     (void)cg_call(&cgl_sites[CGL_zeDeviceGetImageProperties], (const void *)hDevice, cgl_th_zeDeviceGetImageProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDeviceGetImageProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetImageProperties cgl_left_zeDeviceGetImageProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetImageProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetImageProperties(ze_device_handle_t hDevice, ze_device_image_properties_t *pImageProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetImageProperties]);
@@ -2174,15 +2199,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetImageProperties(z
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetImageProperties(hDevice, pImageProperties);
-}
-typedef ze_result_t cgl_rt_zeDeviceGetImageProperties;
-static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetImageProperties cgl_left_zeDeviceGetImageProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetImageProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetImageProperties(ze_device_handle_t hDevice, ze_device_image_properties_t *pImageProperties)
 {
@@ -2223,6 +2239,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetExternalMemoryPro
     (void)cg_call(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties], (const void *)hDevice, cgl_th_zeDeviceGetExternalMemoryProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDeviceGetExternalMemoryProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetExternalMemoryProperties cgl_left_zeDeviceGetExternalMemoryProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetExternalMemoryProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetExternalMemoryProperties(ze_device_handle_t hDevice, ze_device_external_memory_properties_t *pExternalMemoryProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetExternalMemoryProperties]);
@@ -2236,15 +2261,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetExternalMemoryPro
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetExternalMemoryProperties(hDevice, pExternalMemoryProperties);
-}
-typedef ze_result_t cgl_rt_zeDeviceGetExternalMemoryProperties;
-static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetExternalMemoryProperties cgl_left_zeDeviceGetExternalMemoryProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetExternalMemoryProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetExternalMemoryProperties(ze_device_handle_t hDevice, ze_device_external_memory_properties_t *pExternalMemoryProperties)
 {
@@ -2286,6 +2302,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetP2PProperties(ze_
     (void)cg_call(&cgl_sites[CGL_zeDeviceGetP2PProperties], (const void *)hDevice, cgl_th_zeDeviceGetP2PProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDeviceGetP2PProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetP2PProperties cgl_left_zeDeviceGetP2PProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetP2PProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetP2PProperties(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice, ze_device_p2p_properties_t *pP2PProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetP2PProperties]);
@@ -2299,15 +2324,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetP2PProperties(ze_
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetP2PProperties(hDevice, hPeerDevice, pP2PProperties);
-}
-typedef ze_result_t cgl_rt_zeDeviceGetP2PProperties;
-static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetP2PProperties cgl_left_zeDeviceGetP2PProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetP2PProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetP2PProperties(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice, ze_device_p2p_properties_t *pP2PProperties)
 {
@@ -2349,6 +2365,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceCanAccessPeer(ze_dev
     (void)cg_call(&cgl_sites[CGL_zeDeviceCanAccessPeer], (const void *)hDevice, cgl_th_zeDeviceCanAccessPeer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDeviceCanAccessPeer;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceCanAccessPeer cgl_left_zeDeviceCanAccessPeer(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceCanAccessPeer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceCanAccessPeer(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice, ze_bool_t *value)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceCanAccessPeer]);
@@ -2362,15 +2387,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceCanAccessPeer(ze_dev
         return cgl_ret;
     }
     return cgl_gp_zeDeviceCanAccessPeer(hDevice, hPeerDevice, value);
-}
-typedef ze_result_t cgl_rt_zeDeviceCanAccessPeer;
-static __attribute__((noinline, cold)) cgl_rt_zeDeviceCanAccessPeer cgl_left_zeDeviceCanAccessPeer(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceCanAccessPeer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceCanAccessPeer(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice, ze_bool_t *value)
 {
@@ -2413,6 +2429,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetStatus(ze_device_
     (void)cg_call(&cgl_sites[CGL_zeDeviceGetStatus], (const void *)hDevice, cgl_th_zeDeviceGetStatus, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDeviceGetStatus;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetStatus cgl_left_zeDeviceGetStatus(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetStatus cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetStatus(ze_device_handle_t hDevice)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetStatus]);
@@ -2426,15 +2451,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetStatus(ze_device_
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetStatus(hDevice);
-}
-typedef ze_result_t cgl_rt_zeDeviceGetStatus;
-static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetStatus cgl_left_zeDeviceGetStatus(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetStatus cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetStatus(ze_device_handle_t hDevice)
 {
@@ -2479,6 +2495,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetGlobalTimestamps(
     (void)cg_call(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps], (const void *)hDevice, cgl_th_zeDeviceGetGlobalTimestamps, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDeviceGetGlobalTimestamps;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetGlobalTimestamps cgl_left_zeDeviceGetGlobalTimestamps(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetGlobalTimestamps cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetGlobalTimestamps(ze_device_handle_t hDevice, uint64_t *hostTimestamp, uint64_t *deviceTimestamp)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetGlobalTimestamps]);
@@ -2492,15 +2517,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetGlobalTimestamps(
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetGlobalTimestamps(hDevice, hostTimestamp, deviceTimestamp);
-}
-typedef ze_result_t cgl_rt_zeDeviceGetGlobalTimestamps;
-static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetGlobalTimestamps cgl_left_zeDeviceGetGlobalTimestamps(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetGlobalTimestamps cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetGlobalTimestamps(ze_device_handle_t hDevice, uint64_t *hostTimestamp, uint64_t *deviceTimestamp)
 {
@@ -2542,6 +2558,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeContextCreate(ze_driver_ha
     (void)cg_call(&cgl_sites[CGL_zeContextCreate], (const void *)hDriver, cgl_th_zeContextCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeContextCreate;
+static __attribute__((noinline, cold)) cgl_rt_zeContextCreate cgl_left_zeContextCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeContextCreate(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, ze_context_handle_t *phContext)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextCreate]);
@@ -2555,15 +2580,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextCreate(ze_driver_ha
         return cgl_ret;
     }
     return cgl_gp_zeContextCreate(hDriver, desc, phContext);
-}
-typedef ze_result_t cgl_rt_zeContextCreate;
-static __attribute__((noinline, cold)) cgl_rt_zeContextCreate cgl_left_zeContextCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextCreate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextCreate(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, ze_context_handle_t *phContext)
 {
@@ -2607,6 +2623,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeContextCreateEx(ze_driver_
     (void)cg_call(&cgl_sites[CGL_zeContextCreateEx], (const void *)hDriver, cgl_th_zeContextCreateEx, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeContextCreateEx;
+static __attribute__((noinline, cold)) cgl_rt_zeContextCreateEx cgl_left_zeContextCreateEx(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextCreateEx cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeContextCreateEx(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_context_handle_t *phContext)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextCreateEx]);
@@ -2620,15 +2645,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextCreateEx(ze_driver_
         return cgl_ret;
     }
     return cgl_gp_zeContextCreateEx(hDriver, desc, numDevices, phDevices, phContext);
-}
-typedef ze_result_t cgl_rt_zeContextCreateEx;
-static __attribute__((noinline, cold)) cgl_rt_zeContextCreateEx cgl_left_zeContextCreateEx(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextCreateEx cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextCreateEx(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_context_handle_t *phContext)
 {
@@ -2671,6 +2687,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeContextDestroy(ze_context_
     (void)cg_call(&cgl_sites[CGL_zeContextDestroy], (const void *)hContext, cgl_th_zeContextDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeContextDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zeContextDestroy cgl_left_zeContextDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeContextDestroy(ze_context_handle_t hContext)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextDestroy]);
@@ -2684,15 +2709,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextDestroy(ze_context_
         return cgl_ret;
     }
     return cgl_gp_zeContextDestroy(hContext);
-}
-typedef ze_result_t cgl_rt_zeContextDestroy;
-static __attribute__((noinline, cold)) cgl_rt_zeContextDestroy cgl_left_zeContextDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextDestroy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextDestroy(ze_context_handle_t hContext)
 {
@@ -2735,6 +2751,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeContextGetStatus(ze_contex
     (void)cg_call(&cgl_sites[CGL_zeContextGetStatus], (const void *)hContext, cgl_th_zeContextGetStatus, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeContextGetStatus;
+static __attribute__((noinline, cold)) cgl_rt_zeContextGetStatus cgl_left_zeContextGetStatus(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextGetStatus cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeContextGetStatus(ze_context_handle_t hContext)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextGetStatus]);
@@ -2748,15 +2773,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextGetStatus(ze_contex
         return cgl_ret;
     }
     return cgl_gp_zeContextGetStatus(hContext);
-}
-typedef ze_result_t cgl_rt_zeContextGetStatus;
-static __attribute__((noinline, cold)) cgl_rt_zeContextGetStatus cgl_left_zeContextGetStatus(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextGetStatus cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextGetStatus(ze_context_handle_t hContext)
 {
@@ -2799,6 +2815,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandQueueCreate(ze_cont
     (void)cg_call(&cgl_sites[CGL_zeCommandQueueCreate], (const void *)hContext, cgl_th_zeCommandQueueCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandQueueCreate;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandQueueCreate cgl_left_zeCommandQueueCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandQueueCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *desc, ze_command_queue_handle_t *phCommandQueue)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandQueueCreate]);
@@ -2812,15 +2837,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueCreate(ze_cont
         return cgl_ret;
     }
     return cgl_gp_zeCommandQueueCreate(hContext, hDevice, desc, phCommandQueue);
-}
-typedef ze_result_t cgl_rt_zeCommandQueueCreate;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandQueueCreate cgl_left_zeCommandQueueCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandQueueCreate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *desc, ze_command_queue_handle_t *phCommandQueue)
 {
@@ -2863,6 +2879,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandQueueDestroy(ze_com
     (void)cg_call(&cgl_sites[CGL_zeCommandQueueDestroy], (const void *)hCommandQueue, cgl_th_zeCommandQueueDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandQueueDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandQueueDestroy cgl_left_zeCommandQueueDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandQueueDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueDestroy(ze_command_queue_handle_t hCommandQueue)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandQueueDestroy]);
@@ -2876,15 +2901,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueDestroy(ze_com
         return cgl_ret;
     }
     return cgl_gp_zeCommandQueueDestroy(hCommandQueue);
-}
-typedef ze_result_t cgl_rt_zeCommandQueueDestroy;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandQueueDestroy cgl_left_zeCommandQueueDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandQueueDestroy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueDestroy(ze_command_queue_handle_t hCommandQueue)
 {
@@ -2927,8 +2943,33 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandQueueExecuteCommand
     (void)cg_call(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists], (const void *)hCommandQueue, cgl_th_zeCommandQueueExecuteCommandLists, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandQueueExecuteCommandLists;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandQueueExecuteCommandLists cgl_left_zeCommandQueueExecuteCommandLists(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandQueueExecuteCommandLists cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hCommandQueue, uint32_t numCommandLists, ze_command_list_handle_t *phCommandLists, ze_fence_handle_t hFence)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandQueueExecuteCommandLists) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists].real, memory_order_relaxed))(hCommandQueue, numCommandLists, phCommandLists, hFence);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_zeCommandQueueExecuteCommandLists(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandQueueExecuteCommandLists) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueExecuteCommandLists].real, memory_order_relaxed))(hCommandQueue, numCommandLists, phCommandLists, hFence);
@@ -2940,15 +2981,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueExecuteCommand
         return cgl_ret;
     }
     return cgl_gp_zeCommandQueueExecuteCommandLists(hCommandQueue, numCommandLists, phCommandLists, hFence);
-}
-typedef ze_result_t cgl_rt_zeCommandQueueExecuteCommandLists;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandQueueExecuteCommandLists cgl_left_zeCommandQueueExecuteCommandLists(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandQueueExecuteCommandLists cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hCommandQueue, uint32_t numCommandLists, ze_command_list_handle_t *phCommandLists, ze_fence_handle_t hFence)
 {
@@ -2989,8 +3021,33 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandQueueSynchronize(ze
     (void)cg_call(&cgl_sites[CGL_zeCommandQueueSynchronize], (const void *)hCommandQueue, cgl_th_zeCommandQueueSynchronize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandQueueSynchronize;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandQueueSynchronize cgl_left_zeCommandQueueSynchronize(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandQueueSynchronize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueSynchronize(ze_command_queue_handle_t hCommandQueue, uint64_t timeout)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_zeCommandQueueSynchronize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeCommandQueueSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueSynchronize].real, memory_order_relaxed))(hCommandQueue, timeout);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_zeCommandQueueSynchronize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandQueueSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeCommandQueueSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeCommandQueueSynchronize].real, memory_order_relaxed))(hCommandQueue, timeout);
@@ -3002,15 +3059,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueSynchronize(ze
         return cgl_ret;
     }
     return cgl_gp_zeCommandQueueSynchronize(hCommandQueue, timeout);
-}
-typedef ze_result_t cgl_rt_zeCommandQueueSynchronize;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandQueueSynchronize cgl_left_zeCommandQueueSynchronize(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandQueueSynchronize cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandQueueSynchronize(ze_command_queue_handle_t hCommandQueue, uint64_t timeout)
 {
@@ -3053,6 +3101,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListCreate(ze_conte
     (void)cg_call(&cgl_sites[CGL_zeCommandListCreate], (const void *)hContext, cgl_th_zeCommandListCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListCreate;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListCreate cgl_left_zeCommandListCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_list_desc_t *desc, ze_command_list_handle_t *phCommandList)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListCreate]);
@@ -3066,15 +3123,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListCreate(ze_conte
         return cgl_ret;
     }
     return cgl_gp_zeCommandListCreate(hContext, hDevice, desc, phCommandList);
-}
-typedef ze_result_t cgl_rt_zeCommandListCreate;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListCreate cgl_left_zeCommandListCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListCreate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_list_desc_t *desc, ze_command_list_handle_t *phCommandList)
 {
@@ -3117,6 +3165,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListCreateImmediate
     (void)cg_call(&cgl_sites[CGL_zeCommandListCreateImmediate], (const void *)hContext, cgl_th_zeCommandListCreateImmediate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListCreateImmediate;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListCreateImmediate cgl_left_zeCommandListCreateImmediate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListCreateImmediate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *altdesc, ze_command_list_handle_t *phCommandList)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListCreateImmediate]);
@@ -3130,15 +3187,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListCreateImmediate
         return cgl_ret;
     }
     return cgl_gp_zeCommandListCreateImmediate(hContext, hDevice, altdesc, phCommandList);
-}
-typedef ze_result_t cgl_rt_zeCommandListCreateImmediate;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListCreateImmediate cgl_left_zeCommandListCreateImmediate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListCreateImmediate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *altdesc, ze_command_list_handle_t *phCommandList)
 {
@@ -3181,6 +3229,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListDestroy(ze_comm
     (void)cg_call(&cgl_sites[CGL_zeCommandListDestroy], (const void *)hCommandList, cgl_th_zeCommandListDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListDestroy cgl_left_zeCommandListDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListDestroy(ze_command_list_handle_t hCommandList)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListDestroy]);
@@ -3194,15 +3251,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListDestroy(ze_comm
         return cgl_ret;
     }
     return cgl_gp_zeCommandListDestroy(hCommandList);
-}
-typedef ze_result_t cgl_rt_zeCommandListDestroy;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListDestroy cgl_left_zeCommandListDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListDestroy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListDestroy(ze_command_list_handle_t hCommandList)
 {
@@ -3245,6 +3293,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListClose(ze_comman
     (void)cg_call(&cgl_sites[CGL_zeCommandListClose], (const void *)hCommandList, cgl_th_zeCommandListClose, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListClose;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListClose cgl_left_zeCommandListClose(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListClose cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListClose(ze_command_list_handle_t hCommandList)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListClose]);
@@ -3258,15 +3315,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListClose(ze_comman
         return cgl_ret;
     }
     return cgl_gp_zeCommandListClose(hCommandList);
-}
-typedef ze_result_t cgl_rt_zeCommandListClose;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListClose cgl_left_zeCommandListClose(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListClose cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListClose(ze_command_list_handle_t hCommandList)
 {
@@ -3309,6 +3357,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListReset(ze_comman
     (void)cg_call(&cgl_sites[CGL_zeCommandListReset], (const void *)hCommandList, cgl_th_zeCommandListReset, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListReset;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListReset cgl_left_zeCommandListReset(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListReset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListReset(ze_command_list_handle_t hCommandList)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListReset]);
@@ -3322,15 +3379,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListReset(ze_comman
         return cgl_ret;
     }
     return cgl_gp_zeCommandListReset(hCommandList);
-}
-typedef ze_result_t cgl_rt_zeCommandListReset;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListReset cgl_left_zeCommandListReset(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListReset cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListReset(ze_command_list_handle_t hCommandList)
 {
@@ -3377,6 +3425,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendWriteGlob
     (void)cg_call(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp], (const void *)hCommandList, cgl_th_zeCommandListAppendWriteGlobalTimestamp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendWriteGlobalTimestamp;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendWriteGlobalTimestamp cgl_left_zeCommandListAppendWriteGlobalTimestamp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendWriteGlobalTimestamp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendWriteGlobalTimestamp(ze_command_list_handle_t hCommandList, uint64_t *dstptr, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendWriteGlobalTimestamp]);
@@ -3390,15 +3447,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendWriteGlob
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendWriteGlobalTimestamp(hCommandList, dstptr, hSignalEvent, numWaitEvents, phWaitEvents);
-}
-typedef ze_result_t cgl_rt_zeCommandListAppendWriteGlobalTimestamp;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendWriteGlobalTimestamp cgl_left_zeCommandListAppendWriteGlobalTimestamp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendWriteGlobalTimestamp cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendWriteGlobalTimestamp(ze_command_list_handle_t hCommandList, uint64_t *dstptr, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -3444,6 +3492,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendBarrier(z
     (void)cg_call(&cgl_sites[CGL_zeCommandListAppendBarrier], (const void *)hCommandList, cgl_th_zeCommandListAppendBarrier, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendBarrier;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendBarrier cgl_left_zeCommandListAppendBarrier(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendBarrier cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendBarrier]);
@@ -3457,15 +3514,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendBarrier(z
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendBarrier(hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
-}
-typedef ze_result_t cgl_rt_zeCommandListAppendBarrier;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendBarrier cgl_left_zeCommandListAppendBarrier(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendBarrier cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -3514,6 +3562,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryRan
     (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryRangesBarrier, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendMemoryRangesBarrier;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendMemoryRangesBarrier cgl_left_zeCommandListAppendMemoryRangesBarrier(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendMemoryRangesBarrier cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryRangesBarrier(ze_command_list_handle_t hCommandList, uint32_t numRanges, const size_t *pRangeSizes, const void **pRanges, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryRangesBarrier]);
@@ -3527,15 +3584,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryRan
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemoryRangesBarrier(hCommandList, numRanges, pRangeSizes, pRanges, hSignalEvent, numWaitEvents, phWaitEvents);
-}
-typedef ze_result_t cgl_rt_zeCommandListAppendMemoryRangesBarrier;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendMemoryRangesBarrier cgl_left_zeCommandListAppendMemoryRangesBarrier(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendMemoryRangesBarrier cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryRangesBarrier(ze_command_list_handle_t hCommandList, uint32_t numRanges, const size_t *pRangeSizes, const void **pRanges, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -3576,6 +3624,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeContextSystemBarrier(ze_co
     (void)cg_call(&cgl_sites[CGL_zeContextSystemBarrier], (const void *)hContext, cgl_th_zeContextSystemBarrier, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeContextSystemBarrier;
+static __attribute__((noinline, cold)) cgl_rt_zeContextSystemBarrier cgl_left_zeContextSystemBarrier(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextSystemBarrier cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeContextSystemBarrier(ze_context_handle_t hContext, ze_device_handle_t hDevice)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextSystemBarrier]);
@@ -3589,15 +3646,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextSystemBarrier(ze_co
         return cgl_ret;
     }
     return cgl_gp_zeContextSystemBarrier(hContext, hDevice);
-}
-typedef ze_result_t cgl_rt_zeContextSystemBarrier;
-static __attribute__((noinline, cold)) cgl_rt_zeContextSystemBarrier cgl_left_zeContextSystemBarrier(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextSystemBarrier cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextSystemBarrier(ze_context_handle_t hContext, ze_device_handle_t hDevice)
 {
@@ -3646,6 +3694,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryCop
     (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryCopy], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryCopy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendMemoryCopy;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendMemoryCopy cgl_left_zeCommandListAppendMemoryCopy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendMemoryCopy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryCopy(ze_command_list_handle_t hCommandList, void *dstptr, const void *srcptr, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryCopy]);
@@ -3659,15 +3716,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryCop
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemoryCopy(hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
-}
-typedef ze_result_t cgl_rt_zeCommandListAppendMemoryCopy;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendMemoryCopy cgl_left_zeCommandListAppendMemoryCopy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendMemoryCopy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryCopy(ze_command_list_handle_t hCommandList, void *dstptr, const void *srcptr, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -3717,6 +3765,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryFil
     (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryFill], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryFill, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendMemoryFill;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendMemoryFill cgl_left_zeCommandListAppendMemoryFill(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendMemoryFill cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryFill(ze_command_list_handle_t hCommandList, void *ptr, const void *pattern, size_t pattern_size, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryFill]);
@@ -3730,15 +3787,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryFil
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemoryFill(hCommandList, ptr, pattern, pattern_size, size, hSignalEvent, numWaitEvents, phWaitEvents);
-}
-typedef ze_result_t cgl_rt_zeCommandListAppendMemoryFill;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendMemoryFill cgl_left_zeCommandListAppendMemoryFill(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendMemoryFill cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryFill(ze_command_list_handle_t hCommandList, void *ptr, const void *pattern, size_t pattern_size, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -3792,6 +3840,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryCop
     (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryCopyRegion, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendMemoryCopyRegion;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendMemoryCopyRegion cgl_left_zeCommandListAppendMemoryCopyRegion(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendMemoryCopyRegion cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryCopyRegion(ze_command_list_handle_t hCommandList, void *dstptr, const ze_copy_region_t *dstRegion, uint32_t dstPitch, uint32_t dstSlicePitch, const void *srcptr, const ze_copy_region_t *srcRegion, uint32_t srcPitch, uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryCopyRegion]);
@@ -3805,15 +3862,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryCop
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemoryCopyRegion(hCommandList, dstptr, dstRegion, dstPitch, dstSlicePitch, srcptr, srcRegion, srcPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
-}
-typedef ze_result_t cgl_rt_zeCommandListAppendMemoryCopyRegion;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendMemoryCopyRegion cgl_left_zeCommandListAppendMemoryCopyRegion(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendMemoryCopyRegion cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryCopyRegion(ze_command_list_handle_t hCommandList, void *dstptr, const ze_copy_region_t *dstRegion, uint32_t dstPitch, uint32_t dstSlicePitch, const void *srcptr, const ze_copy_region_t *srcRegion, uint32_t srcPitch, uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -3863,6 +3911,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryCop
     (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryCopyFromContext, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendMemoryCopyFromContext;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendMemoryCopyFromContext cgl_left_zeCommandListAppendMemoryCopyFromContext(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendMemoryCopyFromContext cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryCopyFromContext(ze_command_list_handle_t hCommandList, void *dstptr, ze_context_handle_t hContextSrc, const void *srcptr, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryCopyFromContext]);
@@ -3876,15 +3933,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryCop
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemoryCopyFromContext(hCommandList, dstptr, hContextSrc, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
-}
-typedef ze_result_t cgl_rt_zeCommandListAppendMemoryCopyFromContext;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendMemoryCopyFromContext cgl_left_zeCommandListAppendMemoryCopyFromContext(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendMemoryCopyFromContext cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryCopyFromContext(ze_command_list_handle_t hCommandList, void *dstptr, ze_context_handle_t hContextSrc, const void *srcptr, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -3932,6 +3980,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopy
     (void)cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopy], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendImageCopy;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendImageCopy cgl_left_zeCommandListAppendImageCopy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendImageCopy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, ze_image_handle_t hSrcImage, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopy]);
@@ -3945,15 +4002,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendImageCopy(hCommandList, hDstImage, hSrcImage, hSignalEvent, numWaitEvents, phWaitEvents);
-}
-typedef ze_result_t cgl_rt_zeCommandListAppendImageCopy;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendImageCopy cgl_left_zeCommandListAppendImageCopy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendImageCopy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopy(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, ze_image_handle_t hSrcImage, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -4003,6 +4051,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopy
     (void)cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyRegion, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendImageCopyRegion;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendImageCopyRegion cgl_left_zeCommandListAppendImageCopyRegion(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendImageCopyRegion cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopyRegion(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, ze_image_handle_t hSrcImage, const ze_image_region_t *pDstRegion, const ze_image_region_t *pSrcRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyRegion]);
@@ -4016,15 +4073,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendImageCopyRegion(hCommandList, hDstImage, hSrcImage, pDstRegion, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
-}
-typedef ze_result_t cgl_rt_zeCommandListAppendImageCopyRegion;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendImageCopyRegion cgl_left_zeCommandListAppendImageCopyRegion(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendImageCopyRegion cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyRegion(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, ze_image_handle_t hSrcImage, const ze_image_region_t *pDstRegion, const ze_image_region_t *pSrcRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -4073,6 +4121,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopy
     (void)cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyToMemory, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendImageCopyToMemory;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendImageCopyToMemory cgl_left_zeCommandListAppendImageCopyToMemory(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendImageCopyToMemory cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopyToMemory(ze_command_list_handle_t hCommandList, void *dstptr, ze_image_handle_t hSrcImage, const ze_image_region_t *pSrcRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemory]);
@@ -4086,15 +4143,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendImageCopyToMemory(hCommandList, dstptr, hSrcImage, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
-}
-typedef ze_result_t cgl_rt_zeCommandListAppendImageCopyToMemory;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendImageCopyToMemory cgl_left_zeCommandListAppendImageCopyToMemory(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendImageCopyToMemory cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyToMemory(ze_command_list_handle_t hCommandList, void *dstptr, ze_image_handle_t hSrcImage, const ze_image_region_t *pSrcRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -4143,6 +4191,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopy
     (void)cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyFromMemory, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendImageCopyFromMemory;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendImageCopyFromMemory cgl_left_zeCommandListAppendImageCopyFromMemory(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendImageCopyFromMemory cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopyFromMemory(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, const void *srcptr, const ze_image_region_t *pDstRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemory]);
@@ -4156,15 +4213,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendImageCopyFromMemory(hCommandList, hDstImage, srcptr, pDstRegion, hSignalEvent, numWaitEvents, phWaitEvents);
-}
-typedef ze_result_t cgl_rt_zeCommandListAppendImageCopyFromMemory;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendImageCopyFromMemory cgl_left_zeCommandListAppendImageCopyFromMemory(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendImageCopyFromMemory cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyFromMemory(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, const void *srcptr, const ze_image_region_t *pDstRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -4209,6 +4257,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryPre
     (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch], (const void *)hCommandList, cgl_th_zeCommandListAppendMemoryPrefetch, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendMemoryPrefetch;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendMemoryPrefetch cgl_left_zeCommandListAppendMemoryPrefetch(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendMemoryPrefetch cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryPrefetch(ze_command_list_handle_t hCommandList, const void *ptr, size_t size)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemoryPrefetch]);
@@ -4222,15 +4279,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryPre
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemoryPrefetch(hCommandList, ptr, size);
-}
-typedef ze_result_t cgl_rt_zeCommandListAppendMemoryPrefetch;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendMemoryPrefetch cgl_left_zeCommandListAppendMemoryPrefetch(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendMemoryPrefetch cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemoryPrefetch(ze_command_list_handle_t hCommandList, const void *ptr, size_t size)
 {
@@ -4277,6 +4325,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemAdvise
     (void)cg_call(&cgl_sites[CGL_zeCommandListAppendMemAdvise], (const void *)hCommandList, cgl_th_zeCommandListAppendMemAdvise, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendMemAdvise;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendMemAdvise cgl_left_zeCommandListAppendMemAdvise(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendMemAdvise cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemAdvise(ze_command_list_handle_t hCommandList, ze_device_handle_t hDevice, const void *ptr, size_t size, ze_memory_advice_t advice)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendMemAdvise]);
@@ -4290,15 +4347,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemAdvise
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendMemAdvise(hCommandList, hDevice, ptr, size, advice);
-}
-typedef ze_result_t cgl_rt_zeCommandListAppendMemAdvise;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendMemAdvise cgl_left_zeCommandListAppendMemAdvise(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendMemAdvise cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendMemAdvise(ze_command_list_handle_t hCommandList, ze_device_handle_t hDevice, const void *ptr, size_t size, ze_memory_advice_t advice)
 {
@@ -4342,6 +4390,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolCreate(ze_context
     (void)cg_call(&cgl_sites[CGL_zeEventPoolCreate], (const void *)hContext, cgl_th_zeEventPoolCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeEventPoolCreate;
+static __attribute__((noinline, cold)) cgl_rt_zeEventPoolCreate cgl_left_zeEventPoolCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventPoolCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_pool_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_event_pool_handle_t *phEventPool)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolCreate]);
@@ -4355,15 +4412,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolCreate(ze_context
         return cgl_ret;
     }
     return cgl_gp_zeEventPoolCreate(hContext, desc, numDevices, phDevices, phEventPool);
-}
-typedef ze_result_t cgl_rt_zeEventPoolCreate;
-static __attribute__((noinline, cold)) cgl_rt_zeEventPoolCreate cgl_left_zeEventPoolCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventPoolCreate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_pool_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_event_pool_handle_t *phEventPool)
 {
@@ -4406,6 +4454,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolDestroy(ze_event_
     (void)cg_call(&cgl_sites[CGL_zeEventPoolDestroy], (const void *)hEventPool, cgl_th_zeEventPoolDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeEventPoolDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zeEventPoolDestroy cgl_left_zeEventPoolDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventPoolDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolDestroy(ze_event_pool_handle_t hEventPool)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolDestroy]);
@@ -4419,15 +4476,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolDestroy(ze_event_
         return cgl_ret;
     }
     return cgl_gp_zeEventPoolDestroy(hEventPool);
-}
-typedef ze_result_t cgl_rt_zeEventPoolDestroy;
-static __attribute__((noinline, cold)) cgl_rt_zeEventPoolDestroy cgl_left_zeEventPoolDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventPoolDestroy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolDestroy(ze_event_pool_handle_t hEventPool)
 {
@@ -4472,6 +4520,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventCreate(ze_event_pool_
     (void)cg_call(&cgl_sites[CGL_zeEventCreate], (const void *)hEventPool, cgl_th_zeEventCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeEventCreate;
+static __attribute__((noinline, cold)) cgl_rt_zeEventCreate cgl_left_zeEventCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_desc_t *desc, ze_event_handle_t *phEvent)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventCreate]);
@@ -4485,15 +4542,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventCreate(ze_event_pool_
         return cgl_ret;
     }
     return cgl_gp_zeEventCreate(hEventPool, desc, phEvent);
-}
-typedef ze_result_t cgl_rt_zeEventCreate;
-static __attribute__((noinline, cold)) cgl_rt_zeEventCreate cgl_left_zeEventCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventCreate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_desc_t *desc, ze_event_handle_t *phEvent)
 {
@@ -4536,6 +4584,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventDestroy(ze_event_hand
     (void)cg_call(&cgl_sites[CGL_zeEventDestroy], (const void *)hEvent, cgl_th_zeEventDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeEventDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zeEventDestroy cgl_left_zeEventDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventDestroy(ze_event_handle_t hEvent)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventDestroy]);
@@ -4549,15 +4606,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventDestroy(ze_event_hand
         return cgl_ret;
     }
     return cgl_gp_zeEventDestroy(hEvent);
-}
-typedef ze_result_t cgl_rt_zeEventDestroy;
-static __attribute__((noinline, cold)) cgl_rt_zeEventDestroy cgl_left_zeEventDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventDestroy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventDestroy(ze_event_handle_t hEvent)
 {
@@ -4598,6 +4646,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolGetIpcHandle(ze_e
     (void)cg_call(&cgl_sites[CGL_zeEventPoolGetIpcHandle], (const void *)hEventPool, cgl_th_zeEventPoolGetIpcHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeEventPoolGetIpcHandle;
+static __attribute__((noinline, cold)) cgl_rt_zeEventPoolGetIpcHandle cgl_left_zeEventPoolGetIpcHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventPoolGetIpcHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolGetIpcHandle(ze_event_pool_handle_t hEventPool, ze_ipc_event_pool_handle_t *phIpc)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolGetIpcHandle]);
@@ -4611,15 +4668,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolGetIpcHandle(ze_e
         return cgl_ret;
     }
     return cgl_gp_zeEventPoolGetIpcHandle(hEventPool, phIpc);
-}
-typedef ze_result_t cgl_rt_zeEventPoolGetIpcHandle;
-static __attribute__((noinline, cold)) cgl_rt_zeEventPoolGetIpcHandle cgl_left_zeEventPoolGetIpcHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventPoolGetIpcHandle cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolGetIpcHandle(ze_event_pool_handle_t hEventPool, ze_ipc_event_pool_handle_t *phIpc)
 {
@@ -4661,6 +4709,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolOpenIpcHandle(ze_
     (void)cg_call(&cgl_sites[CGL_zeEventPoolOpenIpcHandle], (const void *)hContext, cgl_th_zeEventPoolOpenIpcHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeEventPoolOpenIpcHandle;
+static __attribute__((noinline, cold)) cgl_rt_zeEventPoolOpenIpcHandle cgl_left_zeEventPoolOpenIpcHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventPoolOpenIpcHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolOpenIpcHandle(ze_context_handle_t hContext, ze_ipc_event_pool_handle_t hIpc, ze_event_pool_handle_t *phEventPool)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolOpenIpcHandle]);
@@ -4674,15 +4731,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolOpenIpcHandle(ze_
         return cgl_ret;
     }
     return cgl_gp_zeEventPoolOpenIpcHandle(hContext, hIpc, phEventPool);
-}
-typedef ze_result_t cgl_rt_zeEventPoolOpenIpcHandle;
-static __attribute__((noinline, cold)) cgl_rt_zeEventPoolOpenIpcHandle cgl_left_zeEventPoolOpenIpcHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventPoolOpenIpcHandle cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolOpenIpcHandle(ze_context_handle_t hContext, ze_ipc_event_pool_handle_t hIpc, ze_event_pool_handle_t *phEventPool)
 {
@@ -4725,6 +4773,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolCloseIpcHandle(ze
     (void)cg_call(&cgl_sites[CGL_zeEventPoolCloseIpcHandle], (const void *)hEventPool, cgl_th_zeEventPoolCloseIpcHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeEventPoolCloseIpcHandle;
+static __attribute__((noinline, cold)) cgl_rt_zeEventPoolCloseIpcHandle cgl_left_zeEventPoolCloseIpcHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventPoolCloseIpcHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolCloseIpcHandle(ze_event_pool_handle_t hEventPool)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventPoolCloseIpcHandle]);
@@ -4738,15 +4795,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolCloseIpcHandle(ze
         return cgl_ret;
     }
     return cgl_gp_zeEventPoolCloseIpcHandle(hEventPool);
-}
-typedef ze_result_t cgl_rt_zeEventPoolCloseIpcHandle;
-static __attribute__((noinline, cold)) cgl_rt_zeEventPoolCloseIpcHandle cgl_left_zeEventPoolCloseIpcHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventPoolCloseIpcHandle cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventPoolCloseIpcHandle(ze_event_pool_handle_t hEventPool)
 {
@@ -4790,6 +4838,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendSignalEve
     (void)cg_call(&cgl_sites[CGL_zeCommandListAppendSignalEvent], (const void *)hCommandList, cgl_th_zeCommandListAppendSignalEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendSignalEvent;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendSignalEvent cgl_left_zeCommandListAppendSignalEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendSignalEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendSignalEvent(ze_command_list_handle_t hCommandList, ze_event_handle_t hEvent)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendSignalEvent]);
@@ -4803,15 +4860,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendSignalEve
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendSignalEvent(hCommandList, hEvent);
-}
-typedef ze_result_t cgl_rt_zeCommandListAppendSignalEvent;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendSignalEvent cgl_left_zeCommandListAppendSignalEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendSignalEvent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendSignalEvent(ze_command_list_handle_t hCommandList, ze_event_handle_t hEvent)
 {
@@ -4856,6 +4904,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendWaitOnEve
     (void)cg_call(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents], (const void *)hCommandList, cgl_th_zeCommandListAppendWaitOnEvents, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendWaitOnEvents;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendWaitOnEvents cgl_left_zeCommandListAppendWaitOnEvents(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendWaitOnEvents cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendWaitOnEvents(ze_command_list_handle_t hCommandList, uint32_t numEvents, ze_event_handle_t *phEvents)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendWaitOnEvents]);
@@ -4869,15 +4926,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendWaitOnEve
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendWaitOnEvents(hCommandList, numEvents, phEvents);
-}
-typedef ze_result_t cgl_rt_zeCommandListAppendWaitOnEvents;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendWaitOnEvents cgl_left_zeCommandListAppendWaitOnEvents(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendWaitOnEvents cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendWaitOnEvents(ze_command_list_handle_t hCommandList, uint32_t numEvents, ze_event_handle_t *phEvents)
 {
@@ -4917,6 +4965,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventHostSignal(ze_event_h
     (void)cg_call(&cgl_sites[CGL_zeEventHostSignal], (const void *)hEvent, cgl_th_zeEventHostSignal, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeEventHostSignal;
+static __attribute__((noinline, cold)) cgl_rt_zeEventHostSignal cgl_left_zeEventHostSignal(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventHostSignal cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostSignal(ze_event_handle_t hEvent)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventHostSignal]);
@@ -4930,15 +4987,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostSignal(ze_event_h
         return cgl_ret;
     }
     return cgl_gp_zeEventHostSignal(hEvent);
-}
-typedef ze_result_t cgl_rt_zeEventHostSignal;
-static __attribute__((noinline, cold)) cgl_rt_zeEventHostSignal cgl_left_zeEventHostSignal(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventHostSignal cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventHostSignal(ze_event_handle_t hEvent)
 {
@@ -4979,8 +5027,33 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventHostSynchronize(ze_ev
     (void)cg_call(&cgl_sites[CGL_zeEventHostSynchronize], (const void *)hEvent, cgl_th_zeEventHostSynchronize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeEventHostSynchronize;
+static __attribute__((noinline, cold)) cgl_rt_zeEventHostSynchronize cgl_left_zeEventHostSynchronize(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventHostSynchronize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeout)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_zeEventHostSynchronize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeEventHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSynchronize].real, memory_order_relaxed))(hEvent, timeout);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_zeEventHostSynchronize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventHostSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeEventHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeEventHostSynchronize].real, memory_order_relaxed))(hEvent, timeout);
@@ -4992,15 +5065,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostSynchronize(ze_ev
         return cgl_ret;
     }
     return cgl_gp_zeEventHostSynchronize(hEvent, timeout);
-}
-typedef ze_result_t cgl_rt_zeEventHostSynchronize;
-static __attribute__((noinline, cold)) cgl_rt_zeEventHostSynchronize cgl_left_zeEventHostSynchronize(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventHostSynchronize cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeout)
 {
@@ -5040,6 +5104,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventQueryStatus(ze_event_
     (void)cg_call(&cgl_sites[CGL_zeEventQueryStatus], (const void *)hEvent, cgl_th_zeEventQueryStatus, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeEventQueryStatus;
+static __attribute__((noinline, cold)) cgl_rt_zeEventQueryStatus cgl_left_zeEventQueryStatus(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventQueryStatus cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryStatus(ze_event_handle_t hEvent)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventQueryStatus]);
@@ -5053,15 +5126,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryStatus(ze_event_
         return cgl_ret;
     }
     return cgl_gp_zeEventQueryStatus(hEvent);
-}
-typedef ze_result_t cgl_rt_zeEventQueryStatus;
-static __attribute__((noinline, cold)) cgl_rt_zeEventQueryStatus cgl_left_zeEventQueryStatus(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventQueryStatus cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventQueryStatus(ze_event_handle_t hEvent)
 {
@@ -5105,6 +5169,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendEventRese
     (void)cg_call(&cgl_sites[CGL_zeCommandListAppendEventReset], (const void *)hCommandList, cgl_th_zeCommandListAppendEventReset, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendEventReset;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendEventReset cgl_left_zeCommandListAppendEventReset(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendEventReset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendEventReset(ze_command_list_handle_t hCommandList, ze_event_handle_t hEvent)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendEventReset]);
@@ -5118,15 +5191,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendEventRese
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendEventReset(hCommandList, hEvent);
-}
-typedef ze_result_t cgl_rt_zeCommandListAppendEventReset;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendEventReset cgl_left_zeCommandListAppendEventReset(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendEventReset cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendEventReset(ze_command_list_handle_t hCommandList, ze_event_handle_t hEvent)
 {
@@ -5166,6 +5230,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventHostReset(ze_event_ha
     (void)cg_call(&cgl_sites[CGL_zeEventHostReset], (const void *)hEvent, cgl_th_zeEventHostReset, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeEventHostReset;
+static __attribute__((noinline, cold)) cgl_rt_zeEventHostReset cgl_left_zeEventHostReset(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventHostReset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostReset(ze_event_handle_t hEvent)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventHostReset]);
@@ -5179,15 +5252,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostReset(ze_event_ha
         return cgl_ret;
     }
     return cgl_gp_zeEventHostReset(hEvent);
-}
-typedef ze_result_t cgl_rt_zeEventHostReset;
-static __attribute__((noinline, cold)) cgl_rt_zeEventHostReset cgl_left_zeEventHostReset(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventHostReset cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventHostReset(ze_event_handle_t hEvent)
 {
@@ -5228,6 +5292,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventQueryKernelTimestamp(
     (void)cg_call(&cgl_sites[CGL_zeEventQueryKernelTimestamp], (const void *)hEvent, cgl_th_zeEventQueryKernelTimestamp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeEventQueryKernelTimestamp;
+static __attribute__((noinline, cold)) cgl_rt_zeEventQueryKernelTimestamp cgl_left_zeEventQueryKernelTimestamp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventQueryKernelTimestamp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryKernelTimestamp(ze_event_handle_t hEvent, ze_kernel_timestamp_result_t *dstptr)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventQueryKernelTimestamp]);
@@ -5241,15 +5314,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryKernelTimestamp(
         return cgl_ret;
     }
     return cgl_gp_zeEventQueryKernelTimestamp(hEvent, dstptr);
-}
-typedef ze_result_t cgl_rt_zeEventQueryKernelTimestamp;
-static __attribute__((noinline, cold)) cgl_rt_zeEventQueryKernelTimestamp cgl_left_zeEventQueryKernelTimestamp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventQueryKernelTimestamp cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventQueryKernelTimestamp(ze_event_handle_t hEvent, ze_kernel_timestamp_result_t *dstptr)
 {
@@ -5299,6 +5363,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendQueryKern
     (void)cg_call(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps], (const void *)hCommandList, cgl_th_zeCommandListAppendQueryKernelTimestamps, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendQueryKernelTimestamps;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendQueryKernelTimestamps cgl_left_zeCommandListAppendQueryKernelTimestamps(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendQueryKernelTimestamps cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendQueryKernelTimestamps(ze_command_list_handle_t hCommandList, uint32_t numEvents, ze_event_handle_t *phEvents, void *dstptr, const size_t *pOffsets, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendQueryKernelTimestamps]);
@@ -5312,15 +5385,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendQueryKern
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendQueryKernelTimestamps(hCommandList, numEvents, phEvents, dstptr, pOffsets, hSignalEvent, numWaitEvents, phWaitEvents);
-}
-typedef ze_result_t cgl_rt_zeCommandListAppendQueryKernelTimestamps;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendQueryKernelTimestamps cgl_left_zeCommandListAppendQueryKernelTimestamps(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendQueryKernelTimestamps cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendQueryKernelTimestamps(ze_command_list_handle_t hCommandList, uint32_t numEvents, ze_event_handle_t *phEvents, void *dstptr, const size_t *pOffsets, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -5362,6 +5426,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceCreate(ze_command_que
     (void)cg_call(&cgl_sites[CGL_zeFenceCreate], (const void *)hCommandQueue, cgl_th_zeFenceCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeFenceCreate;
+static __attribute__((noinline, cold)) cgl_rt_zeFenceCreate cgl_left_zeFenceCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFenceCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceCreate(ze_command_queue_handle_t hCommandQueue, const ze_fence_desc_t *desc, ze_fence_handle_t *phFence)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceCreate]);
@@ -5375,15 +5448,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceCreate(ze_command_que
         return cgl_ret;
     }
     return cgl_gp_zeFenceCreate(hCommandQueue, desc, phFence);
-}
-typedef ze_result_t cgl_rt_zeFenceCreate;
-static __attribute__((noinline, cold)) cgl_rt_zeFenceCreate cgl_left_zeFenceCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFenceCreate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFenceCreate(ze_command_queue_handle_t hCommandQueue, const ze_fence_desc_t *desc, ze_fence_handle_t *phFence)
 {
@@ -5426,6 +5490,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceDestroy(ze_fence_hand
     (void)cg_call(&cgl_sites[CGL_zeFenceDestroy], (const void *)hFence, cgl_th_zeFenceDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeFenceDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zeFenceDestroy cgl_left_zeFenceDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFenceDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceDestroy(ze_fence_handle_t hFence)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceDestroy]);
@@ -5439,15 +5512,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceDestroy(ze_fence_hand
         return cgl_ret;
     }
     return cgl_gp_zeFenceDestroy(hFence);
-}
-typedef ze_result_t cgl_rt_zeFenceDestroy;
-static __attribute__((noinline, cold)) cgl_rt_zeFenceDestroy cgl_left_zeFenceDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFenceDestroy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFenceDestroy(ze_fence_handle_t hFence)
 {
@@ -5488,8 +5552,33 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceHostSynchronize(ze_fe
     (void)cg_call(&cgl_sites[CGL_zeFenceHostSynchronize], (const void *)hFence, cgl_th_zeFenceHostSynchronize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeFenceHostSynchronize;
+static __attribute__((noinline, cold)) cgl_rt_zeFenceHostSynchronize cgl_left_zeFenceHostSynchronize(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFenceHostSynchronize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceHostSynchronize(ze_fence_handle_t hFence, uint64_t timeout)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_zeFenceHostSynchronize]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeFenceHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceHostSynchronize].real, memory_order_relaxed))(hFence, timeout);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_zeFenceHostSynchronize(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceHostSynchronize]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeFenceHostSynchronize) *)atomic_load_explicit(&cgl_sites[CGL_zeFenceHostSynchronize].real, memory_order_relaxed))(hFence, timeout);
@@ -5501,15 +5590,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceHostSynchronize(ze_fe
         return cgl_ret;
     }
     return cgl_gp_zeFenceHostSynchronize(hFence, timeout);
-}
-typedef ze_result_t cgl_rt_zeFenceHostSynchronize;
-static __attribute__((noinline, cold)) cgl_rt_zeFenceHostSynchronize cgl_left_zeFenceHostSynchronize(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFenceHostSynchronize cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFenceHostSynchronize(ze_fence_handle_t hFence, uint64_t timeout)
 {
@@ -5549,6 +5629,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceQueryStatus(ze_fence_
     (void)cg_call(&cgl_sites[CGL_zeFenceQueryStatus], (const void *)hFence, cgl_th_zeFenceQueryStatus, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeFenceQueryStatus;
+static __attribute__((noinline, cold)) cgl_rt_zeFenceQueryStatus cgl_left_zeFenceQueryStatus(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFenceQueryStatus cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceQueryStatus(ze_fence_handle_t hFence)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceQueryStatus]);
@@ -5562,15 +5651,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceQueryStatus(ze_fence_
         return cgl_ret;
     }
     return cgl_gp_zeFenceQueryStatus(hFence);
-}
-typedef ze_result_t cgl_rt_zeFenceQueryStatus;
-static __attribute__((noinline, cold)) cgl_rt_zeFenceQueryStatus cgl_left_zeFenceQueryStatus(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFenceQueryStatus cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFenceQueryStatus(ze_fence_handle_t hFence)
 {
@@ -5610,6 +5690,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceReset(ze_fence_handle
     (void)cg_call(&cgl_sites[CGL_zeFenceReset], (const void *)hFence, cgl_th_zeFenceReset, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeFenceReset;
+static __attribute__((noinline, cold)) cgl_rt_zeFenceReset cgl_left_zeFenceReset(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFenceReset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceReset(ze_fence_handle_t hFence)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFenceReset]);
@@ -5623,15 +5712,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceReset(ze_fence_handle
         return cgl_ret;
     }
     return cgl_gp_zeFenceReset(hFence);
-}
-typedef ze_result_t cgl_rt_zeFenceReset;
-static __attribute__((noinline, cold)) cgl_rt_zeFenceReset cgl_left_zeFenceReset(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFenceReset cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFenceReset(ze_fence_handle_t hFence)
 {
@@ -5673,6 +5753,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeImageGetProperties(ze_devi
     (void)cg_call(&cgl_sites[CGL_zeImageGetProperties], (const void *)hDevice, cgl_th_zeImageGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeImageGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeImageGetProperties cgl_left_zeImageGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeImageGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeImageGetProperties(ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_properties_t *pImageProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageGetProperties]);
@@ -5686,15 +5775,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageGetProperties(ze_devi
         return cgl_ret;
     }
     return cgl_gp_zeImageGetProperties(hDevice, desc, pImageProperties);
-}
-typedef ze_result_t cgl_rt_zeImageGetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zeImageGetProperties cgl_left_zeImageGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeImageGetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeImageGetProperties(ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_properties_t *pImageProperties)
 {
@@ -5737,6 +5817,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeImageCreate(ze_context_han
     (void)cg_call(&cgl_sites[CGL_zeImageCreate], (const void *)hContext, cgl_th_zeImageCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeImageCreate;
+static __attribute__((noinline, cold)) cgl_rt_zeImageCreate cgl_left_zeImageCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeImageCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeImageCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_handle_t *phImage)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageCreate]);
@@ -5750,15 +5839,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageCreate(ze_context_han
         return cgl_ret;
     }
     return cgl_gp_zeImageCreate(hContext, hDevice, desc, phImage);
-}
-typedef ze_result_t cgl_rt_zeImageCreate;
-static __attribute__((noinline, cold)) cgl_rt_zeImageCreate cgl_left_zeImageCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeImageCreate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeImageCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_handle_t *phImage)
 {
@@ -5801,6 +5881,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeImageDestroy(ze_image_hand
     (void)cg_call(&cgl_sites[CGL_zeImageDestroy], (const void *)hImage, cgl_th_zeImageDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeImageDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zeImageDestroy cgl_left_zeImageDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeImageDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeImageDestroy(ze_image_handle_t hImage)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageDestroy]);
@@ -5814,15 +5903,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageDestroy(ze_image_hand
         return cgl_ret;
     }
     return cgl_gp_zeImageDestroy(hImage);
-}
-typedef ze_result_t cgl_rt_zeImageDestroy;
-static __attribute__((noinline, cold)) cgl_rt_zeImageDestroy cgl_left_zeImageDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeImageDestroy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeImageDestroy(ze_image_handle_t hImage)
 {
@@ -5868,6 +5948,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemAllocShared(ze_context_
     (void)cg_call(&cgl_sites[CGL_zeMemAllocShared], (const void *)hContext, cgl_th_zeMemAllocShared, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeMemAllocShared;
+static __attribute__((noinline, cold)) cgl_rt_zeMemAllocShared cgl_left_zeMemAllocShared(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemAllocShared cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocShared(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemAllocShared]);
@@ -5881,15 +5970,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocShared(ze_context_
         return cgl_ret;
     }
     return cgl_gp_zeMemAllocShared(hContext, device_desc, host_desc, size, alignment, hDevice, pptr);
-}
-typedef ze_result_t cgl_rt_zeMemAllocShared;
-static __attribute__((noinline, cold)) cgl_rt_zeMemAllocShared cgl_left_zeMemAllocShared(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemAllocShared cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemAllocShared(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
 {
@@ -5934,6 +6014,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemAllocDevice(ze_context_
     (void)cg_call(&cgl_sites[CGL_zeMemAllocDevice], (const void *)hContext, cgl_th_zeMemAllocDevice, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeMemAllocDevice;
+static __attribute__((noinline, cold)) cgl_rt_zeMemAllocDevice cgl_left_zeMemAllocDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemAllocDevice cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocDevice(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemAllocDevice]);
@@ -5947,15 +6036,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocDevice(ze_context_
         return cgl_ret;
     }
     return cgl_gp_zeMemAllocDevice(hContext, device_desc, size, alignment, hDevice, pptr);
-}
-typedef ze_result_t cgl_rt_zeMemAllocDevice;
-static __attribute__((noinline, cold)) cgl_rt_zeMemAllocDevice cgl_left_zeMemAllocDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemAllocDevice cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemAllocDevice(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
 {
@@ -5999,6 +6079,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemAllocHost(ze_context_ha
     (void)cg_call(&cgl_sites[CGL_zeMemAllocHost], (const void *)hContext, cgl_th_zeMemAllocHost, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeMemAllocHost;
+static __attribute__((noinline, cold)) cgl_rt_zeMemAllocHost cgl_left_zeMemAllocHost(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemAllocHost cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocHost(ze_context_handle_t hContext, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, void **pptr)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemAllocHost]);
@@ -6012,15 +6101,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocHost(ze_context_ha
         return cgl_ret;
     }
     return cgl_gp_zeMemAllocHost(hContext, host_desc, size, alignment, pptr);
-}
-typedef ze_result_t cgl_rt_zeMemAllocHost;
-static __attribute__((noinline, cold)) cgl_rt_zeMemAllocHost cgl_left_zeMemAllocHost(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemAllocHost cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemAllocHost(ze_context_handle_t hContext, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, void **pptr)
 {
@@ -6061,6 +6141,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemFree(ze_context_handle_
     (void)cg_call(&cgl_sites[CGL_zeMemFree], (const void *)hContext, cgl_th_zeMemFree, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeMemFree;
+static __attribute__((noinline, cold)) cgl_rt_zeMemFree cgl_left_zeMemFree(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemFree cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemFree(ze_context_handle_t hContext, void *ptr)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemFree]);
@@ -6074,15 +6163,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemFree(ze_context_handle_
         return cgl_ret;
     }
     return cgl_gp_zeMemFree(hContext, ptr);
-}
-typedef ze_result_t cgl_rt_zeMemFree;
-static __attribute__((noinline, cold)) cgl_rt_zeMemFree cgl_left_zeMemFree(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemFree cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemFree(ze_context_handle_t hContext, void *ptr)
 {
@@ -6125,6 +6205,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemGetAllocProperties(ze_c
     (void)cg_call(&cgl_sites[CGL_zeMemGetAllocProperties], (const void *)hContext, cgl_th_zeMemGetAllocProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeMemGetAllocProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeMemGetAllocProperties cgl_left_zeMemGetAllocProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemGetAllocProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetAllocProperties(ze_context_handle_t hContext, const void *ptr, ze_memory_allocation_properties_t *pMemAllocProperties, ze_device_handle_t *phDevice)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemGetAllocProperties]);
@@ -6138,15 +6227,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetAllocProperties(ze_c
         return cgl_ret;
     }
     return cgl_gp_zeMemGetAllocProperties(hContext, ptr, pMemAllocProperties, phDevice);
-}
-typedef ze_result_t cgl_rt_zeMemGetAllocProperties;
-static __attribute__((noinline, cold)) cgl_rt_zeMemGetAllocProperties cgl_left_zeMemGetAllocProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemGetAllocProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemGetAllocProperties(ze_context_handle_t hContext, const void *ptr, ze_memory_allocation_properties_t *pMemAllocProperties, ze_device_handle_t *phDevice)
 {
@@ -6189,6 +6269,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemGetAddressRange(ze_cont
     (void)cg_call(&cgl_sites[CGL_zeMemGetAddressRange], (const void *)hContext, cgl_th_zeMemGetAddressRange, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeMemGetAddressRange;
+static __attribute__((noinline, cold)) cgl_rt_zeMemGetAddressRange cgl_left_zeMemGetAddressRange(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemGetAddressRange cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetAddressRange(ze_context_handle_t hContext, const void *ptr, void **pBase, size_t *pSize)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemGetAddressRange]);
@@ -6202,15 +6291,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetAddressRange(ze_cont
         return cgl_ret;
     }
     return cgl_gp_zeMemGetAddressRange(hContext, ptr, pBase, pSize);
-}
-typedef ze_result_t cgl_rt_zeMemGetAddressRange;
-static __attribute__((noinline, cold)) cgl_rt_zeMemGetAddressRange cgl_left_zeMemGetAddressRange(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemGetAddressRange cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemGetAddressRange(ze_context_handle_t hContext, const void *ptr, void **pBase, size_t *pSize)
 {
@@ -6252,6 +6332,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemGetIpcHandle(ze_context
     (void)cg_call(&cgl_sites[CGL_zeMemGetIpcHandle], (const void *)hContext, cgl_th_zeMemGetIpcHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeMemGetIpcHandle;
+static __attribute__((noinline, cold)) cgl_rt_zeMemGetIpcHandle cgl_left_zeMemGetIpcHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemGetIpcHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetIpcHandle(ze_context_handle_t hContext, const void *ptr, ze_ipc_mem_handle_t *pIpcHandle)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemGetIpcHandle]);
@@ -6265,15 +6354,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetIpcHandle(ze_context
         return cgl_ret;
     }
     return cgl_gp_zeMemGetIpcHandle(hContext, ptr, pIpcHandle);
-}
-typedef ze_result_t cgl_rt_zeMemGetIpcHandle;
-static __attribute__((noinline, cold)) cgl_rt_zeMemGetIpcHandle cgl_left_zeMemGetIpcHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemGetIpcHandle cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemGetIpcHandle(ze_context_handle_t hContext, const void *ptr, ze_ipc_mem_handle_t *pIpcHandle)
 {
@@ -6317,6 +6397,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemOpenIpcHandle(ze_contex
     (void)cg_call(&cgl_sites[CGL_zeMemOpenIpcHandle], (const void *)hContext, cgl_th_zeMemOpenIpcHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeMemOpenIpcHandle;
+static __attribute__((noinline, cold)) cgl_rt_zeMemOpenIpcHandle cgl_left_zeMemOpenIpcHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemOpenIpcHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemOpenIpcHandle(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_ipc_mem_handle_t handle, ze_ipc_memory_flags_t flags, void **pptr)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemOpenIpcHandle]);
@@ -6330,15 +6419,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemOpenIpcHandle(ze_contex
         return cgl_ret;
     }
     return cgl_gp_zeMemOpenIpcHandle(hContext, hDevice, handle, flags, pptr);
-}
-typedef ze_result_t cgl_rt_zeMemOpenIpcHandle;
-static __attribute__((noinline, cold)) cgl_rt_zeMemOpenIpcHandle cgl_left_zeMemOpenIpcHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemOpenIpcHandle cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemOpenIpcHandle(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_ipc_mem_handle_t handle, ze_ipc_memory_flags_t flags, void **pptr)
 {
@@ -6379,6 +6459,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemCloseIpcHandle(ze_conte
     (void)cg_call(&cgl_sites[CGL_zeMemCloseIpcHandle], (const void *)hContext, cgl_th_zeMemCloseIpcHandle, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeMemCloseIpcHandle;
+static __attribute__((noinline, cold)) cgl_rt_zeMemCloseIpcHandle cgl_left_zeMemCloseIpcHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemCloseIpcHandle cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemCloseIpcHandle(ze_context_handle_t hContext, const void *ptr)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemCloseIpcHandle]);
@@ -6392,15 +6481,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemCloseIpcHandle(ze_conte
         return cgl_ret;
     }
     return cgl_gp_zeMemCloseIpcHandle(hContext, ptr);
-}
-typedef ze_result_t cgl_rt_zeMemCloseIpcHandle;
-static __attribute__((noinline, cold)) cgl_rt_zeMemCloseIpcHandle cgl_left_zeMemCloseIpcHandle(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemCloseIpcHandle cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemCloseIpcHandle(ze_context_handle_t hContext, const void *ptr)
 {
@@ -6444,8 +6524,33 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleCreate(ze_context_ha
     (void)cg_call(&cgl_sites[CGL_zeModuleCreate], (const void *)hContext, cgl_th_zeModuleCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeModuleCreate;
+static __attribute__((noinline, cold)) cgl_rt_zeModuleCreate cgl_left_zeModuleCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_module_desc_t *desc, ze_module_handle_t *phModule, ze_module_build_log_handle_t *phBuildLog)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_zeModuleCreate]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeModuleCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phModule, phBuildLog);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_zeModuleCreate(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleCreate]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleCreate) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleCreate].real, memory_order_relaxed))(hContext, hDevice, desc, phModule, phBuildLog);
@@ -6457,15 +6562,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleCreate(ze_context_ha
         return cgl_ret;
     }
     return cgl_gp_zeModuleCreate(hContext, hDevice, desc, phModule, phBuildLog);
-}
-typedef ze_result_t cgl_rt_zeModuleCreate;
-static __attribute__((noinline, cold)) cgl_rt_zeModuleCreate cgl_left_zeModuleCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleCreate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_module_desc_t *desc, ze_module_handle_t *phModule, ze_module_build_log_handle_t *phBuildLog)
 {
@@ -6508,6 +6604,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleDestroy(ze_module_ha
     (void)cg_call(&cgl_sites[CGL_zeModuleDestroy], (const void *)hModule, cgl_th_zeModuleDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeModuleDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zeModuleDestroy cgl_left_zeModuleDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleDestroy(ze_module_handle_t hModule)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleDestroy]);
@@ -6521,15 +6626,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleDestroy(ze_module_ha
         return cgl_ret;
     }
     return cgl_gp_zeModuleDestroy(hModule);
-}
-typedef ze_result_t cgl_rt_zeModuleDestroy;
-static __attribute__((noinline, cold)) cgl_rt_zeModuleDestroy cgl_left_zeModuleDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleDestroy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleDestroy(ze_module_handle_t hModule)
 {
@@ -6571,8 +6667,33 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleDynamicLink(uint32_t
     (void)cg_call(&cgl_sites[CGL_zeModuleDynamicLink], NULL, cgl_th_zeModuleDynamicLink, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeModuleDynamicLink;
+static __attribute__((noinline, cold)) cgl_rt_zeModuleDynamicLink cgl_left_zeModuleDynamicLink(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleDynamicLink cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleDynamicLink(uint32_t numModules, ze_module_handle_t *phModules, ze_module_build_log_handle_t *phLinkLog)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_zeModuleDynamicLink]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeModuleDynamicLink) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDynamicLink].real, memory_order_relaxed))(numModules, phModules, phLinkLog);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_zeModuleDynamicLink(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleDynamicLink]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeModuleDynamicLink) *)atomic_load_explicit(&cgl_sites[CGL_zeModuleDynamicLink].real, memory_order_relaxed))(numModules, phModules, phLinkLog);
@@ -6584,15 +6705,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleDynamicLink(uint32_t
         return cgl_ret;
     }
     return cgl_gp_zeModuleDynamicLink(numModules, phModules, phLinkLog);
-}
-typedef ze_result_t cgl_rt_zeModuleDynamicLink;
-static __attribute__((noinline, cold)) cgl_rt_zeModuleDynamicLink cgl_left_zeModuleDynamicLink(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleDynamicLink cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleDynamicLink(uint32_t numModules, ze_module_handle_t *phModules, ze_module_build_log_handle_t *phLinkLog)
 {
@@ -6635,6 +6747,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleBuildLogDestroy(ze_m
     (void)cg_call(&cgl_sites[CGL_zeModuleBuildLogDestroy], (const void *)hModuleBuildLog, cgl_th_zeModuleBuildLogDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeModuleBuildLogDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zeModuleBuildLogDestroy cgl_left_zeModuleBuildLogDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleBuildLogDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleBuildLogDestroy(ze_module_build_log_handle_t hModuleBuildLog)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleBuildLogDestroy]);
@@ -6648,15 +6769,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleBuildLogDestroy(ze_m
         return cgl_ret;
     }
     return cgl_gp_zeModuleBuildLogDestroy(hModuleBuildLog);
-}
-typedef ze_result_t cgl_rt_zeModuleBuildLogDestroy;
-static __attribute__((noinline, cold)) cgl_rt_zeModuleBuildLogDestroy cgl_left_zeModuleBuildLogDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleBuildLogDestroy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleBuildLogDestroy(ze_module_build_log_handle_t hModuleBuildLog)
 {
@@ -6698,6 +6810,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleBuildLogGetString(ze
     (void)cg_call(&cgl_sites[CGL_zeModuleBuildLogGetString], (const void *)hModuleBuildLog, cgl_th_zeModuleBuildLogGetString, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeModuleBuildLogGetString;
+static __attribute__((noinline, cold)) cgl_rt_zeModuleBuildLogGetString cgl_left_zeModuleBuildLogGetString(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleBuildLogGetString cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleBuildLogGetString(ze_module_build_log_handle_t hModuleBuildLog, size_t *pSize, char *pBuildLog)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleBuildLogGetString]);
@@ -6711,15 +6832,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleBuildLogGetString(ze
         return cgl_ret;
     }
     return cgl_gp_zeModuleBuildLogGetString(hModuleBuildLog, pSize, pBuildLog);
-}
-typedef ze_result_t cgl_rt_zeModuleBuildLogGetString;
-static __attribute__((noinline, cold)) cgl_rt_zeModuleBuildLogGetString cgl_left_zeModuleBuildLogGetString(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleBuildLogGetString cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleBuildLogGetString(ze_module_build_log_handle_t hModuleBuildLog, size_t *pSize, char *pBuildLog)
 {
@@ -6761,6 +6873,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetNativeBinary(ze_m
     (void)cg_call(&cgl_sites[CGL_zeModuleGetNativeBinary], (const void *)hModule, cgl_th_zeModuleGetNativeBinary, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeModuleGetNativeBinary;
+static __attribute__((noinline, cold)) cgl_rt_zeModuleGetNativeBinary cgl_left_zeModuleGetNativeBinary(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleGetNativeBinary cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetNativeBinary(ze_module_handle_t hModule, size_t *pSize, uint8_t *pModuleNativeBinary)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetNativeBinary]);
@@ -6774,15 +6895,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetNativeBinary(ze_m
         return cgl_ret;
     }
     return cgl_gp_zeModuleGetNativeBinary(hModule, pSize, pModuleNativeBinary);
-}
-typedef ze_result_t cgl_rt_zeModuleGetNativeBinary;
-static __attribute__((noinline, cold)) cgl_rt_zeModuleGetNativeBinary cgl_left_zeModuleGetNativeBinary(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleGetNativeBinary cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetNativeBinary(ze_module_handle_t hModule, size_t *pSize, uint8_t *pModuleNativeBinary)
 {
@@ -6825,6 +6937,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetGlobalPointer(ze_
     (void)cg_call(&cgl_sites[CGL_zeModuleGetGlobalPointer], (const void *)hModule, cgl_th_zeModuleGetGlobalPointer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeModuleGetGlobalPointer;
+static __attribute__((noinline, cold)) cgl_rt_zeModuleGetGlobalPointer cgl_left_zeModuleGetGlobalPointer(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleGetGlobalPointer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetGlobalPointer(ze_module_handle_t hModule, const char *pGlobalName, size_t *pSize, void **pptr)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetGlobalPointer]);
@@ -6838,15 +6959,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetGlobalPointer(ze_
         return cgl_ret;
     }
     return cgl_gp_zeModuleGetGlobalPointer(hModule, pGlobalName, pSize, pptr);
-}
-typedef ze_result_t cgl_rt_zeModuleGetGlobalPointer;
-static __attribute__((noinline, cold)) cgl_rt_zeModuleGetGlobalPointer cgl_left_zeModuleGetGlobalPointer(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleGetGlobalPointer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetGlobalPointer(ze_module_handle_t hModule, const char *pGlobalName, size_t *pSize, void **pptr)
 {
@@ -6888,6 +7000,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetKernelNames(ze_mo
     (void)cg_call(&cgl_sites[CGL_zeModuleGetKernelNames], (const void *)hModule, cgl_th_zeModuleGetKernelNames, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeModuleGetKernelNames;
+static __attribute__((noinline, cold)) cgl_rt_zeModuleGetKernelNames cgl_left_zeModuleGetKernelNames(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleGetKernelNames cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetKernelNames(ze_module_handle_t hModule, uint32_t *pCount, const char **pNames)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetKernelNames]);
@@ -6901,15 +7022,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetKernelNames(ze_mo
         return cgl_ret;
     }
     return cgl_gp_zeModuleGetKernelNames(hModule, pCount, pNames);
-}
-typedef ze_result_t cgl_rt_zeModuleGetKernelNames;
-static __attribute__((noinline, cold)) cgl_rt_zeModuleGetKernelNames cgl_left_zeModuleGetKernelNames(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleGetKernelNames cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetKernelNames(ze_module_handle_t hModule, uint32_t *pCount, const char **pNames)
 {
@@ -6950,6 +7062,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetProperties(ze_mod
     (void)cg_call(&cgl_sites[CGL_zeModuleGetProperties], (const void *)hModule, cgl_th_zeModuleGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeModuleGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeModuleGetProperties cgl_left_zeModuleGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetProperties(ze_module_handle_t hModule, ze_module_properties_t *pModuleProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetProperties]);
@@ -6963,15 +7084,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetProperties(ze_mod
         return cgl_ret;
     }
     return cgl_gp_zeModuleGetProperties(hModule, pModuleProperties);
-}
-typedef ze_result_t cgl_rt_zeModuleGetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zeModuleGetProperties cgl_left_zeModuleGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleGetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetProperties(ze_module_handle_t hModule, ze_module_properties_t *pModuleProperties)
 {
@@ -7013,6 +7125,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelCreate(ze_module_han
     (void)cg_call(&cgl_sites[CGL_zeKernelCreate], (const void *)hModule, cgl_th_zeKernelCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeKernelCreate;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelCreate cgl_left_zeKernelCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t *desc, ze_kernel_handle_t *phKernel)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelCreate]);
@@ -7026,15 +7147,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelCreate(ze_module_han
         return cgl_ret;
     }
     return cgl_gp_zeKernelCreate(hModule, desc, phKernel);
-}
-typedef ze_result_t cgl_rt_zeKernelCreate;
-static __attribute__((noinline, cold)) cgl_rt_zeKernelCreate cgl_left_zeKernelCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelCreate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t *desc, ze_kernel_handle_t *phKernel)
 {
@@ -7077,6 +7189,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelDestroy(ze_kernel_ha
     (void)cg_call(&cgl_sites[CGL_zeKernelDestroy], (const void *)hKernel, cgl_th_zeKernelDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeKernelDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelDestroy cgl_left_zeKernelDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelDestroy(ze_kernel_handle_t hKernel)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelDestroy]);
@@ -7090,15 +7211,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelDestroy(ze_kernel_ha
         return cgl_ret;
     }
     return cgl_gp_zeKernelDestroy(hKernel);
-}
-typedef ze_result_t cgl_rt_zeKernelDestroy;
-static __attribute__((noinline, cold)) cgl_rt_zeKernelDestroy cgl_left_zeKernelDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelDestroy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelDestroy(ze_kernel_handle_t hKernel)
 {
@@ -7140,6 +7252,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetFunctionPointer(z
     (void)cg_call(&cgl_sites[CGL_zeModuleGetFunctionPointer], (const void *)hModule, cgl_th_zeModuleGetFunctionPointer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeModuleGetFunctionPointer;
+static __attribute__((noinline, cold)) cgl_rt_zeModuleGetFunctionPointer cgl_left_zeModuleGetFunctionPointer(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleGetFunctionPointer cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetFunctionPointer(ze_module_handle_t hModule, const char *pFunctionName, void **pfnFunction)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleGetFunctionPointer]);
@@ -7153,15 +7274,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetFunctionPointer(z
         return cgl_ret;
     }
     return cgl_gp_zeModuleGetFunctionPointer(hModule, pFunctionName, pfnFunction);
-}
-typedef ze_result_t cgl_rt_zeModuleGetFunctionPointer;
-static __attribute__((noinline, cold)) cgl_rt_zeModuleGetFunctionPointer cgl_left_zeModuleGetFunctionPointer(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleGetFunctionPointer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleGetFunctionPointer(ze_module_handle_t hModule, const char *pFunctionName, void **pfnFunction)
 {
@@ -7207,6 +7319,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetGroupSize(ze_kern
     (void)cg_call(&cgl_sites[CGL_zeKernelSetGroupSize], (const void *)hKernel, cgl_th_zeKernelSetGroupSize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeKernelSetGroupSize;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelSetGroupSize cgl_left_zeKernelSetGroupSize(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelSetGroupSize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetGroupSize(ze_kernel_handle_t hKernel, uint32_t groupSizeX, uint32_t groupSizeY, uint32_t groupSizeZ)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetGroupSize]);
@@ -7220,15 +7341,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetGroupSize(ze_kern
         return cgl_ret;
     }
     return cgl_gp_zeKernelSetGroupSize(hKernel, groupSizeX, groupSizeY, groupSizeZ);
-}
-typedef ze_result_t cgl_rt_zeKernelSetGroupSize;
-static __attribute__((noinline, cold)) cgl_rt_zeKernelSetGroupSize cgl_left_zeKernelSetGroupSize(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelSetGroupSize cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetGroupSize(ze_kernel_handle_t hKernel, uint32_t groupSizeX, uint32_t groupSizeY, uint32_t groupSizeZ)
 {
@@ -7274,6 +7386,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSuggestGroupSize(ze_
     (void)cg_call(&cgl_sites[CGL_zeKernelSuggestGroupSize], (const void *)hKernel, cgl_th_zeKernelSuggestGroupSize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeKernelSuggestGroupSize;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelSuggestGroupSize cgl_left_zeKernelSuggestGroupSize(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelSuggestGroupSize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSuggestGroupSize(ze_kernel_handle_t hKernel, uint32_t globalSizeX, uint32_t globalSizeY, uint32_t globalSizeZ, uint32_t *groupSizeX, uint32_t *groupSizeY, uint32_t *groupSizeZ)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSuggestGroupSize]);
@@ -7287,15 +7408,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSuggestGroupSize(ze_
         return cgl_ret;
     }
     return cgl_gp_zeKernelSuggestGroupSize(hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ);
-}
-typedef ze_result_t cgl_rt_zeKernelSuggestGroupSize;
-static __attribute__((noinline, cold)) cgl_rt_zeKernelSuggestGroupSize cgl_left_zeKernelSuggestGroupSize(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelSuggestGroupSize cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSuggestGroupSize(ze_kernel_handle_t hKernel, uint32_t globalSizeX, uint32_t globalSizeY, uint32_t globalSizeZ, uint32_t *groupSizeX, uint32_t *groupSizeY, uint32_t *groupSizeZ)
 {
@@ -7336,6 +7448,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSuggestMaxCooperativ
     (void)cg_call(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount], (const void *)hKernel, cgl_th_zeKernelSuggestMaxCooperativeGroupCount, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeKernelSuggestMaxCooperativeGroupCount;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelSuggestMaxCooperativeGroupCount cgl_left_zeKernelSuggestMaxCooperativeGroupCount(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelSuggestMaxCooperativeGroupCount cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSuggestMaxCooperativeGroupCount(ze_kernel_handle_t hKernel, uint32_t *totalGroupCount)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSuggestMaxCooperativeGroupCount]);
@@ -7349,15 +7470,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSuggestMaxCooperativ
         return cgl_ret;
     }
     return cgl_gp_zeKernelSuggestMaxCooperativeGroupCount(hKernel, totalGroupCount);
-}
-typedef ze_result_t cgl_rt_zeKernelSuggestMaxCooperativeGroupCount;
-static __attribute__((noinline, cold)) cgl_rt_zeKernelSuggestMaxCooperativeGroupCount cgl_left_zeKernelSuggestMaxCooperativeGroupCount(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelSuggestMaxCooperativeGroupCount cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSuggestMaxCooperativeGroupCount(ze_kernel_handle_t hKernel, uint32_t *totalGroupCount)
 {
@@ -7403,6 +7515,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetArgumentValue(ze_
     (void)cg_call(&cgl_sites[CGL_zeKernelSetArgumentValue], (const void *)hKernel, cgl_th_zeKernelSetArgumentValue, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeKernelSetArgumentValue;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelSetArgumentValue cgl_left_zeKernelSetArgumentValue(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelSetArgumentValue cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argIndex, size_t argSize, const void *pArgValue)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetArgumentValue]);
@@ -7416,15 +7537,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetArgumentValue(ze_
         return cgl_ret;
     }
     return cgl_gp_zeKernelSetArgumentValue(hKernel, argIndex, argSize, pArgValue);
-}
-typedef ze_result_t cgl_rt_zeKernelSetArgumentValue;
-static __attribute__((noinline, cold)) cgl_rt_zeKernelSetArgumentValue cgl_left_zeKernelSetArgumentValue(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelSetArgumentValue cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argIndex, size_t argSize, const void *pArgValue)
 {
@@ -7468,6 +7580,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetIndirectAccess(ze
     (void)cg_call(&cgl_sites[CGL_zeKernelSetIndirectAccess], (const void *)hKernel, cgl_th_zeKernelSetIndirectAccess, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeKernelSetIndirectAccess;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelSetIndirectAccess cgl_left_zeKernelSetIndirectAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelSetIndirectAccess cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetIndirectAccess]);
@@ -7481,15 +7602,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetIndirectAccess(ze
         return cgl_ret;
     }
     return cgl_gp_zeKernelSetIndirectAccess(hKernel, flags);
-}
-typedef ze_result_t cgl_rt_zeKernelSetIndirectAccess;
-static __attribute__((noinline, cold)) cgl_rt_zeKernelSetIndirectAccess cgl_left_zeKernelSetIndirectAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelSetIndirectAccess cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t flags)
 {
@@ -7533,6 +7645,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelGetIndirectAccess(ze
     (void)cg_call(&cgl_sites[CGL_zeKernelGetIndirectAccess], (const void *)hKernel, cgl_th_zeKernelGetIndirectAccess, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeKernelGetIndirectAccess;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelGetIndirectAccess cgl_left_zeKernelGetIndirectAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelGetIndirectAccess cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t *pFlags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelGetIndirectAccess]);
@@ -7546,15 +7667,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetIndirectAccess(ze
         return cgl_ret;
     }
     return cgl_gp_zeKernelGetIndirectAccess(hKernel, pFlags);
-}
-typedef ze_result_t cgl_rt_zeKernelGetIndirectAccess;
-static __attribute__((noinline, cold)) cgl_rt_zeKernelGetIndirectAccess cgl_left_zeKernelGetIndirectAccess(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelGetIndirectAccess cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelGetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t *pFlags)
 {
@@ -7599,6 +7711,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelGetSourceAttributes(
     (void)cg_call(&cgl_sites[CGL_zeKernelGetSourceAttributes], (const void *)hKernel, cgl_th_zeKernelGetSourceAttributes, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeKernelGetSourceAttributes;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelGetSourceAttributes cgl_left_zeKernelGetSourceAttributes(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelGetSourceAttributes cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetSourceAttributes(ze_kernel_handle_t hKernel, uint32_t *pSize, char **pString)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelGetSourceAttributes]);
@@ -7612,15 +7733,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetSourceAttributes(
         return cgl_ret;
     }
     return cgl_gp_zeKernelGetSourceAttributes(hKernel, pSize, pString);
-}
-typedef ze_result_t cgl_rt_zeKernelGetSourceAttributes;
-static __attribute__((noinline, cold)) cgl_rt_zeKernelGetSourceAttributes cgl_left_zeKernelGetSourceAttributes(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelGetSourceAttributes cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelGetSourceAttributes(ze_kernel_handle_t hKernel, uint32_t *pSize, char **pString)
 {
@@ -7664,6 +7776,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetCacheConfig(ze_ke
     (void)cg_call(&cgl_sites[CGL_zeKernelSetCacheConfig], (const void *)hKernel, cgl_th_zeKernelSetCacheConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeKernelSetCacheConfig;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelSetCacheConfig cgl_left_zeKernelSetCacheConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelSetCacheConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetCacheConfig(ze_kernel_handle_t hKernel, ze_cache_config_flags_t flags)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetCacheConfig]);
@@ -7677,15 +7798,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetCacheConfig(ze_ke
         return cgl_ret;
     }
     return cgl_gp_zeKernelSetCacheConfig(hKernel, flags);
-}
-typedef ze_result_t cgl_rt_zeKernelSetCacheConfig;
-static __attribute__((noinline, cold)) cgl_rt_zeKernelSetCacheConfig cgl_left_zeKernelSetCacheConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelSetCacheConfig cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetCacheConfig(ze_kernel_handle_t hKernel, ze_cache_config_flags_t flags)
 {
@@ -7726,6 +7838,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelGetProperties(ze_ker
     (void)cg_call(&cgl_sites[CGL_zeKernelGetProperties], (const void *)hKernel, cgl_th_zeKernelGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeKernelGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelGetProperties cgl_left_zeKernelGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_properties_t *pKernelProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelGetProperties]);
@@ -7739,15 +7860,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetProperties(ze_ker
         return cgl_ret;
     }
     return cgl_gp_zeKernelGetProperties(hKernel, pKernelProperties);
-}
-typedef ze_result_t cgl_rt_zeKernelGetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zeKernelGetProperties cgl_left_zeKernelGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelGetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_properties_t *pKernelProperties)
 {
@@ -7789,6 +7901,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelGetName(ze_kernel_ha
     (void)cg_call(&cgl_sites[CGL_zeKernelGetName], (const void *)hKernel, cgl_th_zeKernelGetName, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeKernelGetName;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelGetName cgl_left_zeKernelGetName(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelGetName cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetName(ze_kernel_handle_t hKernel, size_t *pSize, char *pName)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelGetName]);
@@ -7802,15 +7923,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetName(ze_kernel_ha
         return cgl_ret;
     }
     return cgl_gp_zeKernelGetName(hKernel, pSize, pName);
-}
-typedef ze_result_t cgl_rt_zeKernelGetName;
-static __attribute__((noinline, cold)) cgl_rt_zeKernelGetName cgl_left_zeKernelGetName(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelGetName cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelGetName(ze_kernel_handle_t hKernel, size_t *pSize, char *pName)
 {
@@ -7859,6 +7971,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendLaunchKer
     (void)cg_call(&cgl_sites[CGL_zeCommandListAppendLaunchKernel], (const void *)hCommandList, cgl_th_zeCommandListAppendLaunchKernel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendLaunchKernel;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendLaunchKernel cgl_left_zeCommandListAppendLaunchKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendLaunchKernel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchFuncArgs, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendLaunchKernel]);
@@ -7872,15 +7993,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchKer
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendLaunchKernel(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
-}
-typedef ze_result_t cgl_rt_zeCommandListAppendLaunchKernel;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendLaunchKernel cgl_left_zeCommandListAppendLaunchKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendLaunchKernel cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchFuncArgs, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -7929,6 +8041,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendLaunchCoo
     (void)cg_call(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel], (const void *)hCommandList, cgl_th_zeCommandListAppendLaunchCooperativeKernel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendLaunchCooperativeKernel;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendLaunchCooperativeKernel cgl_left_zeCommandListAppendLaunchCooperativeKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendLaunchCooperativeKernel cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchCooperativeKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchFuncArgs, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendLaunchCooperativeKernel]);
@@ -7942,15 +8063,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchCoo
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendLaunchCooperativeKernel(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
-}
-typedef ze_result_t cgl_rt_zeCommandListAppendLaunchCooperativeKernel;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendLaunchCooperativeKernel cgl_left_zeCommandListAppendLaunchCooperativeKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendLaunchCooperativeKernel cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchCooperativeKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchFuncArgs, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -7999,6 +8111,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendLaunchKer
     (void)cg_call(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect], (const void *)hCommandList, cgl_th_zeCommandListAppendLaunchKernelIndirect, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendLaunchKernelIndirect;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendLaunchKernelIndirect cgl_left_zeCommandListAppendLaunchKernelIndirect(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendLaunchKernelIndirect cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchKernelIndirect(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendLaunchKernelIndirect]);
@@ -8012,15 +8133,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchKer
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendLaunchKernelIndirect(hCommandList, hKernel, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
-}
-typedef ze_result_t cgl_rt_zeCommandListAppendLaunchKernelIndirect;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendLaunchKernelIndirect cgl_left_zeCommandListAppendLaunchKernelIndirect(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendLaunchKernelIndirect cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchKernelIndirect(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -8070,6 +8182,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendLaunchMul
     (void)cg_call(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect], (const void *)hCommandList, cgl_th_zeCommandListAppendLaunchMultipleKernelsIndirect, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendLaunchMultipleKernelsIndirect;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendLaunchMultipleKernelsIndirect cgl_left_zeCommandListAppendLaunchMultipleKernelsIndirect(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendLaunchMultipleKernelsIndirect cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchMultipleKernelsIndirect(ze_command_list_handle_t hCommandList, uint32_t numKernels, ze_kernel_handle_t *phKernels, const uint32_t *pCountBuffer, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendLaunchMultipleKernelsIndirect]);
@@ -8083,15 +8204,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchMul
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendLaunchMultipleKernelsIndirect(hCommandList, numKernels, phKernels, pCountBuffer, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
-}
-typedef ze_result_t cgl_rt_zeCommandListAppendLaunchMultipleKernelsIndirect;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendLaunchMultipleKernelsIndirect cgl_left_zeCommandListAppendLaunchMultipleKernelsIndirect(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendLaunchMultipleKernelsIndirect cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendLaunchMultipleKernelsIndirect(ze_command_list_handle_t hCommandList, uint32_t numKernels, ze_kernel_handle_t *phKernels, const uint32_t *pCountBuffer, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -8134,6 +8246,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeContextMakeMemoryResident(
     (void)cg_call(&cgl_sites[CGL_zeContextMakeMemoryResident], (const void *)hContext, cgl_th_zeContextMakeMemoryResident, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeContextMakeMemoryResident;
+static __attribute__((noinline, cold)) cgl_rt_zeContextMakeMemoryResident cgl_left_zeContextMakeMemoryResident(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextMakeMemoryResident cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeContextMakeMemoryResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextMakeMemoryResident]);
@@ -8147,15 +8268,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextMakeMemoryResident(
         return cgl_ret;
     }
     return cgl_gp_zeContextMakeMemoryResident(hContext, hDevice, ptr, size);
-}
-typedef ze_result_t cgl_rt_zeContextMakeMemoryResident;
-static __attribute__((noinline, cold)) cgl_rt_zeContextMakeMemoryResident cgl_left_zeContextMakeMemoryResident(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextMakeMemoryResident cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextMakeMemoryResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size)
 {
@@ -8198,6 +8310,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeContextEvictMemory(ze_cont
     (void)cg_call(&cgl_sites[CGL_zeContextEvictMemory], (const void *)hContext, cgl_th_zeContextEvictMemory, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeContextEvictMemory;
+static __attribute__((noinline, cold)) cgl_rt_zeContextEvictMemory cgl_left_zeContextEvictMemory(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextEvictMemory cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeContextEvictMemory(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextEvictMemory]);
@@ -8211,15 +8332,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextEvictMemory(ze_cont
         return cgl_ret;
     }
     return cgl_gp_zeContextEvictMemory(hContext, hDevice, ptr, size);
-}
-typedef ze_result_t cgl_rt_zeContextEvictMemory;
-static __attribute__((noinline, cold)) cgl_rt_zeContextEvictMemory cgl_left_zeContextEvictMemory(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextEvictMemory cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextEvictMemory(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size)
 {
@@ -8261,6 +8373,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeContextMakeImageResident(z
     (void)cg_call(&cgl_sites[CGL_zeContextMakeImageResident], (const void *)hContext, cgl_th_zeContextMakeImageResident, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeContextMakeImageResident;
+static __attribute__((noinline, cold)) cgl_rt_zeContextMakeImageResident cgl_left_zeContextMakeImageResident(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextMakeImageResident cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeContextMakeImageResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_image_handle_t hImage)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextMakeImageResident]);
@@ -8274,15 +8395,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextMakeImageResident(z
         return cgl_ret;
     }
     return cgl_gp_zeContextMakeImageResident(hContext, hDevice, hImage);
-}
-typedef ze_result_t cgl_rt_zeContextMakeImageResident;
-static __attribute__((noinline, cold)) cgl_rt_zeContextMakeImageResident cgl_left_zeContextMakeImageResident(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextMakeImageResident cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextMakeImageResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_image_handle_t hImage)
 {
@@ -8324,6 +8436,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeContextEvictImage(ze_conte
     (void)cg_call(&cgl_sites[CGL_zeContextEvictImage], (const void *)hContext, cgl_th_zeContextEvictImage, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeContextEvictImage;
+static __attribute__((noinline, cold)) cgl_rt_zeContextEvictImage cgl_left_zeContextEvictImage(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextEvictImage cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeContextEvictImage(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_image_handle_t hImage)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeContextEvictImage]);
@@ -8337,15 +8458,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeContextEvictImage(ze_conte
         return cgl_ret;
     }
     return cgl_gp_zeContextEvictImage(hContext, hDevice, hImage);
-}
-typedef ze_result_t cgl_rt_zeContextEvictImage;
-static __attribute__((noinline, cold)) cgl_rt_zeContextEvictImage cgl_left_zeContextEvictImage(cg_slot *cgl_s, int cgl_code, cgl_rt_zeContextEvictImage cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeContextEvictImage(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_image_handle_t hImage)
 {
@@ -8388,6 +8500,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeSamplerCreate(ze_context_h
     (void)cg_call(&cgl_sites[CGL_zeSamplerCreate], (const void *)hContext, cgl_th_zeSamplerCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeSamplerCreate;
+static __attribute__((noinline, cold)) cgl_rt_zeSamplerCreate cgl_left_zeSamplerCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeSamplerCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeSamplerCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_sampler_desc_t *desc, ze_sampler_handle_t *phSampler)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeSamplerCreate]);
@@ -8401,15 +8522,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeSamplerCreate(ze_context_h
         return cgl_ret;
     }
     return cgl_gp_zeSamplerCreate(hContext, hDevice, desc, phSampler);
-}
-typedef ze_result_t cgl_rt_zeSamplerCreate;
-static __attribute__((noinline, cold)) cgl_rt_zeSamplerCreate cgl_left_zeSamplerCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zeSamplerCreate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeSamplerCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_sampler_desc_t *desc, ze_sampler_handle_t *phSampler)
 {
@@ -8452,6 +8564,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeSamplerDestroy(ze_sampler_
     (void)cg_call(&cgl_sites[CGL_zeSamplerDestroy], (const void *)hSampler, cgl_th_zeSamplerDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeSamplerDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zeSamplerDestroy cgl_left_zeSamplerDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeSamplerDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeSamplerDestroy(ze_sampler_handle_t hSampler)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeSamplerDestroy]);
@@ -8465,15 +8586,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeSamplerDestroy(ze_sampler_
         return cgl_ret;
     }
     return cgl_gp_zeSamplerDestroy(hSampler);
-}
-typedef ze_result_t cgl_rt_zeSamplerDestroy;
-static __attribute__((noinline, cold)) cgl_rt_zeSamplerDestroy cgl_left_zeSamplerDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zeSamplerDestroy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeSamplerDestroy(ze_sampler_handle_t hSampler)
 {
@@ -8516,6 +8628,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemReserve(ze_conte
     (void)cg_call(&cgl_sites[CGL_zeVirtualMemReserve], (const void *)hContext, cgl_th_zeVirtualMemReserve, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeVirtualMemReserve;
+static __attribute__((noinline, cold)) cgl_rt_zeVirtualMemReserve cgl_left_zeVirtualMemReserve(cg_slot *cgl_s, int cgl_code, cgl_rt_zeVirtualMemReserve cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemReserve(ze_context_handle_t hContext, const void *pStart, size_t size, void **pptr)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemReserve]);
@@ -8529,15 +8650,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemReserve(ze_conte
         return cgl_ret;
     }
     return cgl_gp_zeVirtualMemReserve(hContext, pStart, size, pptr);
-}
-typedef ze_result_t cgl_rt_zeVirtualMemReserve;
-static __attribute__((noinline, cold)) cgl_rt_zeVirtualMemReserve cgl_left_zeVirtualMemReserve(cg_slot *cgl_s, int cgl_code, cgl_rt_zeVirtualMemReserve cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemReserve(ze_context_handle_t hContext, const void *pStart, size_t size, void **pptr)
 {
@@ -8579,6 +8691,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemFree(ze_context_
     (void)cg_call(&cgl_sites[CGL_zeVirtualMemFree], (const void *)hContext, cgl_th_zeVirtualMemFree, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeVirtualMemFree;
+static __attribute__((noinline, cold)) cgl_rt_zeVirtualMemFree cgl_left_zeVirtualMemFree(cg_slot *cgl_s, int cgl_code, cgl_rt_zeVirtualMemFree cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemFree(ze_context_handle_t hContext, const void *ptr, size_t size)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemFree]);
@@ -8592,15 +8713,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemFree(ze_context_
         return cgl_ret;
     }
     return cgl_gp_zeVirtualMemFree(hContext, ptr, size);
-}
-typedef ze_result_t cgl_rt_zeVirtualMemFree;
-static __attribute__((noinline, cold)) cgl_rt_zeVirtualMemFree cgl_left_zeVirtualMemFree(cg_slot *cgl_s, int cgl_code, cgl_rt_zeVirtualMemFree cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemFree(ze_context_handle_t hContext, const void *ptr, size_t size)
 {
@@ -8643,6 +8755,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemQueryPageSize(ze
     (void)cg_call(&cgl_sites[CGL_zeVirtualMemQueryPageSize], (const void *)hContext, cgl_th_zeVirtualMemQueryPageSize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeVirtualMemQueryPageSize;
+static __attribute__((noinline, cold)) cgl_rt_zeVirtualMemQueryPageSize cgl_left_zeVirtualMemQueryPageSize(cg_slot *cgl_s, int cgl_code, cgl_rt_zeVirtualMemQueryPageSize cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemQueryPageSize(ze_context_handle_t hContext, ze_device_handle_t hDevice, size_t size, size_t *pagesize)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemQueryPageSize]);
@@ -8656,15 +8777,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemQueryPageSize(ze
         return cgl_ret;
     }
     return cgl_gp_zeVirtualMemQueryPageSize(hContext, hDevice, size, pagesize);
-}
-typedef ze_result_t cgl_rt_zeVirtualMemQueryPageSize;
-static __attribute__((noinline, cold)) cgl_rt_zeVirtualMemQueryPageSize cgl_left_zeVirtualMemQueryPageSize(cg_slot *cgl_s, int cgl_code, cgl_rt_zeVirtualMemQueryPageSize cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemQueryPageSize(ze_context_handle_t hContext, ze_device_handle_t hDevice, size_t size, size_t *pagesize)
 {
@@ -8707,6 +8819,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zePhysicalMemCreate(ze_conte
     (void)cg_call(&cgl_sites[CGL_zePhysicalMemCreate], (const void *)hContext, cgl_th_zePhysicalMemCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zePhysicalMemCreate;
+static __attribute__((noinline, cold)) cgl_rt_zePhysicalMemCreate cgl_left_zePhysicalMemCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zePhysicalMemCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zePhysicalMemCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_physical_mem_desc_t *desc, ze_physical_mem_handle_t *phPhysicalMemory)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zePhysicalMemCreate]);
@@ -8720,15 +8841,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zePhysicalMemCreate(ze_conte
         return cgl_ret;
     }
     return cgl_gp_zePhysicalMemCreate(hContext, hDevice, desc, phPhysicalMemory);
-}
-typedef ze_result_t cgl_rt_zePhysicalMemCreate;
-static __attribute__((noinline, cold)) cgl_rt_zePhysicalMemCreate cgl_left_zePhysicalMemCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zePhysicalMemCreate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zePhysicalMemCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_physical_mem_desc_t *desc, ze_physical_mem_handle_t *phPhysicalMemory)
 {
@@ -8772,6 +8884,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zePhysicalMemDestroy(ze_cont
     (void)cg_call(&cgl_sites[CGL_zePhysicalMemDestroy], (const void *)hContext, cgl_th_zePhysicalMemDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zePhysicalMemDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zePhysicalMemDestroy cgl_left_zePhysicalMemDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zePhysicalMemDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zePhysicalMemDestroy(ze_context_handle_t hContext, ze_physical_mem_handle_t hPhysicalMemory)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zePhysicalMemDestroy]);
@@ -8785,15 +8906,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zePhysicalMemDestroy(ze_cont
         return cgl_ret;
     }
     return cgl_gp_zePhysicalMemDestroy(hContext, hPhysicalMemory);
-}
-typedef ze_result_t cgl_rt_zePhysicalMemDestroy;
-static __attribute__((noinline, cold)) cgl_rt_zePhysicalMemDestroy cgl_left_zePhysicalMemDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zePhysicalMemDestroy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zePhysicalMemDestroy(ze_context_handle_t hContext, ze_physical_mem_handle_t hPhysicalMemory)
 {
@@ -8838,6 +8950,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemMap(ze_context_h
     (void)cg_call(&cgl_sites[CGL_zeVirtualMemMap], (const void *)hContext, cgl_th_zeVirtualMemMap, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeVirtualMemMap;
+static __attribute__((noinline, cold)) cgl_rt_zeVirtualMemMap cgl_left_zeVirtualMemMap(cg_slot *cgl_s, int cgl_code, cgl_rt_zeVirtualMemMap cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemMap(ze_context_handle_t hContext, const void *ptr, size_t size, ze_physical_mem_handle_t hPhysicalMemory, size_t offset, ze_memory_access_attribute_t access)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemMap]);
@@ -8851,15 +8972,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemMap(ze_context_h
         return cgl_ret;
     }
     return cgl_gp_zeVirtualMemMap(hContext, ptr, size, hPhysicalMemory, offset, access);
-}
-typedef ze_result_t cgl_rt_zeVirtualMemMap;
-static __attribute__((noinline, cold)) cgl_rt_zeVirtualMemMap cgl_left_zeVirtualMemMap(cg_slot *cgl_s, int cgl_code, cgl_rt_zeVirtualMemMap cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemMap(ze_context_handle_t hContext, const void *ptr, size_t size, ze_physical_mem_handle_t hPhysicalMemory, size_t offset, ze_memory_access_attribute_t access)
 {
@@ -8901,6 +9013,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemUnmap(ze_context
     (void)cg_call(&cgl_sites[CGL_zeVirtualMemUnmap], (const void *)hContext, cgl_th_zeVirtualMemUnmap, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeVirtualMemUnmap;
+static __attribute__((noinline, cold)) cgl_rt_zeVirtualMemUnmap cgl_left_zeVirtualMemUnmap(cg_slot *cgl_s, int cgl_code, cgl_rt_zeVirtualMemUnmap cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemUnmap(ze_context_handle_t hContext, const void *ptr, size_t size)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemUnmap]);
@@ -8914,15 +9035,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemUnmap(ze_context
         return cgl_ret;
     }
     return cgl_gp_zeVirtualMemUnmap(hContext, ptr, size);
-}
-typedef ze_result_t cgl_rt_zeVirtualMemUnmap;
-static __attribute__((noinline, cold)) cgl_rt_zeVirtualMemUnmap cgl_left_zeVirtualMemUnmap(cg_slot *cgl_s, int cgl_code, cgl_rt_zeVirtualMemUnmap cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemUnmap(ze_context_handle_t hContext, const void *ptr, size_t size)
 {
@@ -8965,6 +9077,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemSetAccessAttribu
     (void)cg_call(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute], (const void *)hContext, cgl_th_zeVirtualMemSetAccessAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeVirtualMemSetAccessAttribute;
+static __attribute__((noinline, cold)) cgl_rt_zeVirtualMemSetAccessAttribute cgl_left_zeVirtualMemSetAccessAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_zeVirtualMemSetAccessAttribute cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemSetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t access)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemSetAccessAttribute]);
@@ -8978,15 +9099,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemSetAccessAttribu
         return cgl_ret;
     }
     return cgl_gp_zeVirtualMemSetAccessAttribute(hContext, ptr, size, access);
-}
-typedef ze_result_t cgl_rt_zeVirtualMemSetAccessAttribute;
-static __attribute__((noinline, cold)) cgl_rt_zeVirtualMemSetAccessAttribute cgl_left_zeVirtualMemSetAccessAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_zeVirtualMemSetAccessAttribute cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemSetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t access)
 {
@@ -9030,6 +9142,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemGetAccessAttribu
     (void)cg_call(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute], (const void *)hContext, cgl_th_zeVirtualMemGetAccessAttribute, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeVirtualMemGetAccessAttribute;
+static __attribute__((noinline, cold)) cgl_rt_zeVirtualMemGetAccessAttribute cgl_left_zeVirtualMemGetAccessAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_zeVirtualMemGetAccessAttribute cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemGetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t *access, size_t *outSize)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeVirtualMemGetAccessAttribute]);
@@ -9043,15 +9164,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemGetAccessAttribu
         return cgl_ret;
     }
     return cgl_gp_zeVirtualMemGetAccessAttribute(hContext, ptr, size, access, outSize);
-}
-typedef ze_result_t cgl_rt_zeVirtualMemGetAccessAttribute;
-static __attribute__((noinline, cold)) cgl_rt_zeVirtualMemGetAccessAttribute cgl_left_zeVirtualMemGetAccessAttribute(cg_slot *cgl_s, int cgl_code, cgl_rt_zeVirtualMemGetAccessAttribute cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeVirtualMemGetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t *access, size_t *outSize)
 {
@@ -9097,6 +9209,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetGlobalOffsetExp(z
     (void)cg_call(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp], (const void *)hKernel, cgl_th_zeKernelSetGlobalOffsetExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeKernelSetGlobalOffsetExp;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelSetGlobalOffsetExp cgl_left_zeKernelSetGlobalOffsetExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelSetGlobalOffsetExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetGlobalOffsetExp(ze_kernel_handle_t hKernel, uint32_t offsetX, uint32_t offsetY, uint32_t offsetZ)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSetGlobalOffsetExp]);
@@ -9110,15 +9231,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetGlobalOffsetExp(z
         return cgl_ret;
     }
     return cgl_gp_zeKernelSetGlobalOffsetExp(hKernel, offsetX, offsetY, offsetZ);
-}
-typedef ze_result_t cgl_rt_zeKernelSetGlobalOffsetExp;
-static __attribute__((noinline, cold)) cgl_rt_zeKernelSetGlobalOffsetExp cgl_left_zeKernelSetGlobalOffsetExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelSetGlobalOffsetExp cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSetGlobalOffsetExp(ze_kernel_handle_t hKernel, uint32_t offsetX, uint32_t offsetY, uint32_t offsetZ)
 {
@@ -9160,6 +9272,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceReserveCacheExt(ze_d
     (void)cg_call(&cgl_sites[CGL_zeDeviceReserveCacheExt], (const void *)hDevice, cgl_th_zeDeviceReserveCacheExt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDeviceReserveCacheExt;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceReserveCacheExt cgl_left_zeDeviceReserveCacheExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceReserveCacheExt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceReserveCacheExt(ze_device_handle_t hDevice, size_t cacheLevel, size_t cacheReservationSize)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceReserveCacheExt]);
@@ -9173,15 +9294,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceReserveCacheExt(ze_d
         return cgl_ret;
     }
     return cgl_gp_zeDeviceReserveCacheExt(hDevice, cacheLevel, cacheReservationSize);
-}
-typedef ze_result_t cgl_rt_zeDeviceReserveCacheExt;
-static __attribute__((noinline, cold)) cgl_rt_zeDeviceReserveCacheExt cgl_left_zeDeviceReserveCacheExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceReserveCacheExt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceReserveCacheExt(ze_device_handle_t hDevice, size_t cacheLevel, size_t cacheReservationSize)
 {
@@ -9224,6 +9336,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceSetCacheAdviceExt(ze
     (void)cg_call(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt], (const void *)hDevice, cgl_th_zeDeviceSetCacheAdviceExt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDeviceSetCacheAdviceExt;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceSetCacheAdviceExt cgl_left_zeDeviceSetCacheAdviceExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceSetCacheAdviceExt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceSetCacheAdviceExt(ze_device_handle_t hDevice, void *ptr, size_t regionSize, ze_cache_ext_region_t cacheRegion)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceSetCacheAdviceExt]);
@@ -9237,15 +9358,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceSetCacheAdviceExt(ze
         return cgl_ret;
     }
     return cgl_gp_zeDeviceSetCacheAdviceExt(hDevice, ptr, regionSize, cacheRegion);
-}
-typedef ze_result_t cgl_rt_zeDeviceSetCacheAdviceExt;
-static __attribute__((noinline, cold)) cgl_rt_zeDeviceSetCacheAdviceExt cgl_left_zeDeviceSetCacheAdviceExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceSetCacheAdviceExt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceSetCacheAdviceExt(ze_device_handle_t hDevice, void *ptr, size_t regionSize, ze_cache_ext_region_t cacheRegion)
 {
@@ -9288,6 +9400,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventQueryTimestampsExp(ze
     (void)cg_call(&cgl_sites[CGL_zeEventQueryTimestampsExp], (const void *)hEvent, cgl_th_zeEventQueryTimestampsExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeEventQueryTimestampsExp;
+static __attribute__((noinline, cold)) cgl_rt_zeEventQueryTimestampsExp cgl_left_zeEventQueryTimestampsExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventQueryTimestampsExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryTimestampsExp(ze_event_handle_t hEvent, ze_device_handle_t hDevice, uint32_t *pCount, ze_kernel_timestamp_result_t *pTimestamps)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeEventQueryTimestampsExp]);
@@ -9301,15 +9422,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryTimestampsExp(ze
         return cgl_ret;
     }
     return cgl_gp_zeEventQueryTimestampsExp(hEvent, hDevice, pCount, pTimestamps);
-}
-typedef ze_result_t cgl_rt_zeEventQueryTimestampsExp;
-static __attribute__((noinline, cold)) cgl_rt_zeEventQueryTimestampsExp cgl_left_zeEventQueryTimestampsExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeEventQueryTimestampsExp cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeEventQueryTimestampsExp(ze_event_handle_t hEvent, ze_device_handle_t hDevice, uint32_t *pCount, ze_kernel_timestamp_result_t *pTimestamps)
 {
@@ -9350,6 +9462,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeImageGetMemoryPropertiesEx
     (void)cg_call(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp], (const void *)hImage, cgl_th_zeImageGetMemoryPropertiesExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeImageGetMemoryPropertiesExp;
+static __attribute__((noinline, cold)) cgl_rt_zeImageGetMemoryPropertiesExp cgl_left_zeImageGetMemoryPropertiesExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeImageGetMemoryPropertiesExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeImageGetMemoryPropertiesExp(ze_image_handle_t hImage, ze_image_memory_properties_exp_t *pMemoryProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageGetMemoryPropertiesExp]);
@@ -9363,15 +9484,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageGetMemoryPropertiesEx
         return cgl_ret;
     }
     return cgl_gp_zeImageGetMemoryPropertiesExp(hImage, pMemoryProperties);
-}
-typedef ze_result_t cgl_rt_zeImageGetMemoryPropertiesExp;
-static __attribute__((noinline, cold)) cgl_rt_zeImageGetMemoryPropertiesExp cgl_left_zeImageGetMemoryPropertiesExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeImageGetMemoryPropertiesExp cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeImageGetMemoryPropertiesExp(ze_image_handle_t hImage, ze_image_memory_properties_exp_t *pMemoryProperties)
 {
@@ -9415,6 +9527,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeImageViewCreateExp(ze_cont
     (void)cg_call(&cgl_sites[CGL_zeImageViewCreateExp], (const void *)hContext, cgl_th_zeImageViewCreateExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeImageViewCreateExp;
+static __attribute__((noinline, cold)) cgl_rt_zeImageViewCreateExp cgl_left_zeImageViewCreateExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeImageViewCreateExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeImageViewCreateExp(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_handle_t hImage, ze_image_handle_t *phImageView)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageViewCreateExp]);
@@ -9428,15 +9549,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageViewCreateExp(ze_cont
         return cgl_ret;
     }
     return cgl_gp_zeImageViewCreateExp(hContext, hDevice, desc, hImage, phImageView);
-}
-typedef ze_result_t cgl_rt_zeImageViewCreateExp;
-static __attribute__((noinline, cold)) cgl_rt_zeImageViewCreateExp cgl_left_zeImageViewCreateExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeImageViewCreateExp cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeImageViewCreateExp(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_handle_t hImage, ze_image_handle_t *phImageView)
 {
@@ -9480,6 +9592,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSchedulingHintExp(ze
     (void)cg_call(&cgl_sites[CGL_zeKernelSchedulingHintExp], (const void *)hKernel, cgl_th_zeKernelSchedulingHintExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeKernelSchedulingHintExp;
+static __attribute__((noinline, cold)) cgl_rt_zeKernelSchedulingHintExp cgl_left_zeKernelSchedulingHintExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelSchedulingHintExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSchedulingHintExp(ze_kernel_handle_t hKernel, ze_scheduling_hint_exp_desc_t *pHint)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeKernelSchedulingHintExp]);
@@ -9493,15 +9614,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSchedulingHintExp(ze
         return cgl_ret;
     }
     return cgl_gp_zeKernelSchedulingHintExp(hKernel, pHint);
-}
-typedef ze_result_t cgl_rt_zeKernelSchedulingHintExp;
-static __attribute__((noinline, cold)) cgl_rt_zeKernelSchedulingHintExp cgl_left_zeKernelSchedulingHintExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeKernelSchedulingHintExp cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeKernelSchedulingHintExp(ze_kernel_handle_t hKernel, ze_scheduling_hint_exp_desc_t *pHint)
 {
@@ -9542,6 +9654,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDevicePciGetPropertiesExt(
     (void)cg_call(&cgl_sites[CGL_zeDevicePciGetPropertiesExt], (const void *)hDevice, cgl_th_zeDevicePciGetPropertiesExt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDevicePciGetPropertiesExt;
+static __attribute__((noinline, cold)) cgl_rt_zeDevicePciGetPropertiesExt cgl_left_zeDevicePciGetPropertiesExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDevicePciGetPropertiesExt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDevicePciGetPropertiesExt(ze_device_handle_t hDevice, ze_pci_ext_properties_t *pPciProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDevicePciGetPropertiesExt]);
@@ -9555,15 +9676,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDevicePciGetPropertiesExt(
         return cgl_ret;
     }
     return cgl_gp_zeDevicePciGetPropertiesExt(hDevice, pPciProperties);
-}
-typedef ze_result_t cgl_rt_zeDevicePciGetPropertiesExt;
-static __attribute__((noinline, cold)) cgl_rt_zeDevicePciGetPropertiesExt cgl_left_zeDevicePciGetPropertiesExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDevicePciGetPropertiesExt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDevicePciGetPropertiesExt(ze_device_handle_t hDevice, ze_pci_ext_properties_t *pPciProperties)
 {
@@ -9614,6 +9726,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopy
     (void)cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyToMemoryExt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendImageCopyToMemoryExt;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendImageCopyToMemoryExt cgl_left_zeCommandListAppendImageCopyToMemoryExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendImageCopyToMemoryExt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopyToMemoryExt(ze_command_list_handle_t hCommandList, void *dstptr, ze_image_handle_t hSrcImage, const ze_image_region_t *pSrcRegion, uint32_t destRowPitch, uint32_t destSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyToMemoryExt]);
@@ -9627,15 +9748,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendImageCopyToMemoryExt(hCommandList, dstptr, hSrcImage, pSrcRegion, destRowPitch, destSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
-}
-typedef ze_result_t cgl_rt_zeCommandListAppendImageCopyToMemoryExt;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendImageCopyToMemoryExt cgl_left_zeCommandListAppendImageCopyToMemoryExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendImageCopyToMemoryExt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyToMemoryExt(ze_command_list_handle_t hCommandList, void *dstptr, ze_image_handle_t hSrcImage, const ze_image_region_t *pSrcRegion, uint32_t destRowPitch, uint32_t destSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -9686,6 +9798,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopy
     (void)cg_call(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt], (const void *)hCommandList, cgl_th_zeCommandListAppendImageCopyFromMemoryExt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeCommandListAppendImageCopyFromMemoryExt;
+static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendImageCopyFromMemoryExt cgl_left_zeCommandListAppendImageCopyFromMemoryExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendImageCopyFromMemoryExt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopyFromMemoryExt(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, const void *srcptr, const ze_image_region_t *pDstRegion, uint32_t srcRowPitch, uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeCommandListAppendImageCopyFromMemoryExt]);
@@ -9699,15 +9820,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy
         return cgl_ret;
     }
     return cgl_gp_zeCommandListAppendImageCopyFromMemoryExt(hCommandList, hDstImage, srcptr, pDstRegion, srcRowPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
-}
-typedef ze_result_t cgl_rt_zeCommandListAppendImageCopyFromMemoryExt;
-static __attribute__((noinline, cold)) cgl_rt_zeCommandListAppendImageCopyFromMemoryExt cgl_left_zeCommandListAppendImageCopyFromMemoryExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zeCommandListAppendImageCopyFromMemoryExt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeCommandListAppendImageCopyFromMemoryExt(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, const void *srcptr, const ze_image_region_t *pDstRegion, uint32_t srcRowPitch, uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -9749,6 +9861,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeImageGetAllocPropertiesExt
     (void)cg_call(&cgl_sites[CGL_zeImageGetAllocPropertiesExt], (const void *)hContext, cgl_th_zeImageGetAllocPropertiesExt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeImageGetAllocPropertiesExt;
+static __attribute__((noinline, cold)) cgl_rt_zeImageGetAllocPropertiesExt cgl_left_zeImageGetAllocPropertiesExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zeImageGetAllocPropertiesExt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeImageGetAllocPropertiesExt(ze_context_handle_t hContext, ze_image_handle_t hImage, ze_image_allocation_ext_properties_t *pImageAllocProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeImageGetAllocPropertiesExt]);
@@ -9762,15 +9883,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeImageGetAllocPropertiesExt
         return cgl_ret;
     }
     return cgl_gp_zeImageGetAllocPropertiesExt(hContext, hImage, pImageAllocProperties);
-}
-typedef ze_result_t cgl_rt_zeImageGetAllocPropertiesExt;
-static __attribute__((noinline, cold)) cgl_rt_zeImageGetAllocPropertiesExt cgl_left_zeImageGetAllocPropertiesExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zeImageGetAllocPropertiesExt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeImageGetAllocPropertiesExt(ze_context_handle_t hContext, ze_image_handle_t hImage, ze_image_allocation_ext_properties_t *pImageAllocProperties)
 {
@@ -9813,6 +9925,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleInspectLinkageExt(ze
     (void)cg_call(&cgl_sites[CGL_zeModuleInspectLinkageExt], NULL, cgl_th_zeModuleInspectLinkageExt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeModuleInspectLinkageExt;
+static __attribute__((noinline, cold)) cgl_rt_zeModuleInspectLinkageExt cgl_left_zeModuleInspectLinkageExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleInspectLinkageExt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleInspectLinkageExt(ze_linkage_inspection_ext_desc_t *pInspectDesc, uint32_t numModules, ze_module_handle_t *phModules, ze_module_build_log_handle_t *phLog)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeModuleInspectLinkageExt]);
@@ -9826,15 +9947,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleInspectLinkageExt(ze
         return cgl_ret;
     }
     return cgl_gp_zeModuleInspectLinkageExt(pInspectDesc, numModules, phModules, phLog);
-}
-typedef ze_result_t cgl_rt_zeModuleInspectLinkageExt;
-static __attribute__((noinline, cold)) cgl_rt_zeModuleInspectLinkageExt cgl_left_zeModuleInspectLinkageExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zeModuleInspectLinkageExt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeModuleInspectLinkageExt(ze_linkage_inspection_ext_desc_t *pInspectDesc, uint32_t numModules, ze_module_handle_t *phModules, ze_module_build_log_handle_t *phLog)
 {
@@ -9876,8 +9988,33 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemFreeExt(ze_context_hand
     (void)cg_call(&cgl_sites[CGL_zeMemFreeExt], (const void *)hContext, cgl_th_zeMemFreeExt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeMemFreeExt;
+static __attribute__((noinline, cold)) cgl_rt_zeMemFreeExt cgl_left_zeMemFreeExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemFreeExt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemFreeExt(ze_context_handle_t hContext, const ze_memory_free_ext_desc_t *pMemFreeDesc, void *ptr)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_zeMemFreeExt]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zeMemFreeExt) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFreeExt].real, memory_order_relaxed))(hContext, pMemFreeDesc, ptr);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_zeMemFreeExt(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeMemFreeExt]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zeMemFreeExt) *)atomic_load_explicit(&cgl_sites[CGL_zeMemFreeExt].real, memory_order_relaxed))(hContext, pMemFreeDesc, ptr);
@@ -9889,15 +10026,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeMemFreeExt(ze_context_hand
         return cgl_ret;
     }
     return cgl_gp_zeMemFreeExt(hContext, pMemFreeDesc, ptr);
-}
-typedef ze_result_t cgl_rt_zeMemFreeExt;
-static __attribute__((noinline, cold)) cgl_rt_zeMemFreeExt cgl_left_zeMemFreeExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zeMemFreeExt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeMemFreeExt(ze_context_handle_t hContext, const ze_memory_free_ext_desc_t *pMemFreeDesc, void *ptr)
 {
@@ -9939,6 +10067,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricVertexGetExp(ze_driv
     (void)cg_call(&cgl_sites[CGL_zeFabricVertexGetExp], (const void *)hDriver, cgl_th_zeFabricVertexGetExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeFabricVertexGetExp;
+static __attribute__((noinline, cold)) cgl_rt_zeFabricVertexGetExp cgl_left_zeFabricVertexGetExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFabricVertexGetExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetExp(ze_driver_handle_t hDriver, uint32_t *pCount, ze_fabric_vertex_handle_t *phVertices)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricVertexGetExp]);
@@ -9952,15 +10089,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetExp(ze_driv
         return cgl_ret;
     }
     return cgl_gp_zeFabricVertexGetExp(hDriver, pCount, phVertices);
-}
-typedef ze_result_t cgl_rt_zeFabricVertexGetExp;
-static __attribute__((noinline, cold)) cgl_rt_zeFabricVertexGetExp cgl_left_zeFabricVertexGetExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFabricVertexGetExp cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetExp(ze_driver_handle_t hDriver, uint32_t *pCount, ze_fabric_vertex_handle_t *phVertices)
 {
@@ -10002,6 +10130,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricVertexGetSubVertices
     (void)cg_call(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp], (const void *)hVertex, cgl_th_zeFabricVertexGetSubVerticesExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeFabricVertexGetSubVerticesExp;
+static __attribute__((noinline, cold)) cgl_rt_zeFabricVertexGetSubVerticesExp cgl_left_zeFabricVertexGetSubVerticesExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFabricVertexGetSubVerticesExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetSubVerticesExp(ze_fabric_vertex_handle_t hVertex, uint32_t *pCount, ze_fabric_vertex_handle_t *phSubvertices)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricVertexGetSubVerticesExp]);
@@ -10015,15 +10152,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetSubVertices
         return cgl_ret;
     }
     return cgl_gp_zeFabricVertexGetSubVerticesExp(hVertex, pCount, phSubvertices);
-}
-typedef ze_result_t cgl_rt_zeFabricVertexGetSubVerticesExp;
-static __attribute__((noinline, cold)) cgl_rt_zeFabricVertexGetSubVerticesExp cgl_left_zeFabricVertexGetSubVerticesExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFabricVertexGetSubVerticesExp cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetSubVerticesExp(ze_fabric_vertex_handle_t hVertex, uint32_t *pCount, ze_fabric_vertex_handle_t *phSubvertices)
 {
@@ -10064,6 +10192,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricVertexGetPropertiesE
     (void)cg_call(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp], (const void *)hVertex, cgl_th_zeFabricVertexGetPropertiesExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeFabricVertexGetPropertiesExp;
+static __attribute__((noinline, cold)) cgl_rt_zeFabricVertexGetPropertiesExp cgl_left_zeFabricVertexGetPropertiesExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFabricVertexGetPropertiesExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetPropertiesExp(ze_fabric_vertex_handle_t hVertex, ze_fabric_vertex_exp_properties_t *pVertexProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricVertexGetPropertiesExp]);
@@ -10077,15 +10214,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetPropertiesE
         return cgl_ret;
     }
     return cgl_gp_zeFabricVertexGetPropertiesExp(hVertex, pVertexProperties);
-}
-typedef ze_result_t cgl_rt_zeFabricVertexGetPropertiesExp;
-static __attribute__((noinline, cold)) cgl_rt_zeFabricVertexGetPropertiesExp cgl_left_zeFabricVertexGetPropertiesExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFabricVertexGetPropertiesExp cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetPropertiesExp(ze_fabric_vertex_handle_t hVertex, ze_fabric_vertex_exp_properties_t *pVertexProperties)
 {
@@ -10126,6 +10254,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricVertexGetDeviceExp(z
     (void)cg_call(&cgl_sites[CGL_zeFabricVertexGetDeviceExp], (const void *)hVertex, cgl_th_zeFabricVertexGetDeviceExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeFabricVertexGetDeviceExp;
+static __attribute__((noinline, cold)) cgl_rt_zeFabricVertexGetDeviceExp cgl_left_zeFabricVertexGetDeviceExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFabricVertexGetDeviceExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetDeviceExp(ze_fabric_vertex_handle_t hVertex, ze_device_handle_t *phDevice)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricVertexGetDeviceExp]);
@@ -10139,15 +10276,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetDeviceExp(z
         return cgl_ret;
     }
     return cgl_gp_zeFabricVertexGetDeviceExp(hVertex, phDevice);
-}
-typedef ze_result_t cgl_rt_zeFabricVertexGetDeviceExp;
-static __attribute__((noinline, cold)) cgl_rt_zeFabricVertexGetDeviceExp cgl_left_zeFabricVertexGetDeviceExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFabricVertexGetDeviceExp cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFabricVertexGetDeviceExp(ze_fabric_vertex_handle_t hVertex, ze_device_handle_t *phDevice)
 {
@@ -10188,6 +10316,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetFabricVertexExp(z
     (void)cg_call(&cgl_sites[CGL_zeDeviceGetFabricVertexExp], (const void *)hDevice, cgl_th_zeDeviceGetFabricVertexExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeDeviceGetFabricVertexExp;
+static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetFabricVertexExp cgl_left_zeDeviceGetFabricVertexExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetFabricVertexExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetFabricVertexExp(ze_device_handle_t hDevice, ze_fabric_vertex_handle_t *phVertex)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeDeviceGetFabricVertexExp]);
@@ -10201,15 +10338,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetFabricVertexExp(z
         return cgl_ret;
     }
     return cgl_gp_zeDeviceGetFabricVertexExp(hDevice, phVertex);
-}
-typedef ze_result_t cgl_rt_zeDeviceGetFabricVertexExp;
-static __attribute__((noinline, cold)) cgl_rt_zeDeviceGetFabricVertexExp cgl_left_zeDeviceGetFabricVertexExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeDeviceGetFabricVertexExp cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeDeviceGetFabricVertexExp(ze_device_handle_t hDevice, ze_fabric_vertex_handle_t *phVertex)
 {
@@ -10252,6 +10380,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricEdgeGetExp(ze_fabric
     (void)cg_call(&cgl_sites[CGL_zeFabricEdgeGetExp], (const void *)hVertexA, cgl_th_zeFabricEdgeGetExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeFabricEdgeGetExp;
+static __attribute__((noinline, cold)) cgl_rt_zeFabricEdgeGetExp cgl_left_zeFabricEdgeGetExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFabricEdgeGetExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetExp(ze_fabric_vertex_handle_t hVertexA, ze_fabric_vertex_handle_t hVertexB, uint32_t *pCount, ze_fabric_edge_handle_t *phEdges)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricEdgeGetExp]);
@@ -10265,15 +10402,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetExp(ze_fabric
         return cgl_ret;
     }
     return cgl_gp_zeFabricEdgeGetExp(hVertexA, hVertexB, pCount, phEdges);
-}
-typedef ze_result_t cgl_rt_zeFabricEdgeGetExp;
-static __attribute__((noinline, cold)) cgl_rt_zeFabricEdgeGetExp cgl_left_zeFabricEdgeGetExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFabricEdgeGetExp cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFabricEdgeGetExp(ze_fabric_vertex_handle_t hVertexA, ze_fabric_vertex_handle_t hVertexB, uint32_t *pCount, ze_fabric_edge_handle_t *phEdges)
 {
@@ -10315,6 +10443,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricEdgeGetVerticesExp(z
     (void)cg_call(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp], (const void *)hEdge, cgl_th_zeFabricEdgeGetVerticesExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeFabricEdgeGetVerticesExp;
+static __attribute__((noinline, cold)) cgl_rt_zeFabricEdgeGetVerticesExp cgl_left_zeFabricEdgeGetVerticesExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFabricEdgeGetVerticesExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetVerticesExp(ze_fabric_edge_handle_t hEdge, ze_fabric_vertex_handle_t *phVertexA, ze_fabric_vertex_handle_t *phVertexB)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricEdgeGetVerticesExp]);
@@ -10328,15 +10465,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetVerticesExp(z
         return cgl_ret;
     }
     return cgl_gp_zeFabricEdgeGetVerticesExp(hEdge, phVertexA, phVertexB);
-}
-typedef ze_result_t cgl_rt_zeFabricEdgeGetVerticesExp;
-static __attribute__((noinline, cold)) cgl_rt_zeFabricEdgeGetVerticesExp cgl_left_zeFabricEdgeGetVerticesExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFabricEdgeGetVerticesExp cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFabricEdgeGetVerticesExp(ze_fabric_edge_handle_t hEdge, ze_fabric_vertex_handle_t *phVertexA, ze_fabric_vertex_handle_t *phVertexB)
 {
@@ -10377,6 +10505,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricEdgeGetPropertiesExp
     (void)cg_call(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp], (const void *)hEdge, cgl_th_zeFabricEdgeGetPropertiesExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zeFabricEdgeGetPropertiesExp;
+static __attribute__((noinline, cold)) cgl_rt_zeFabricEdgeGetPropertiesExp cgl_left_zeFabricEdgeGetPropertiesExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFabricEdgeGetPropertiesExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetPropertiesExp(ze_fabric_edge_handle_t hEdge, ze_fabric_edge_exp_properties_t *pEdgeProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zeFabricEdgeGetPropertiesExp]);
@@ -10390,15 +10527,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetPropertiesExp
         return cgl_ret;
     }
     return cgl_gp_zeFabricEdgeGetPropertiesExp(hEdge, pEdgeProperties);
-}
-typedef ze_result_t cgl_rt_zeFabricEdgeGetPropertiesExp;
-static __attribute__((noinline, cold)) cgl_rt_zeFabricEdgeGetPropertiesExp cgl_left_zeFabricEdgeGetPropertiesExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zeFabricEdgeGetPropertiesExp cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t ZE_APICALL zeFabricEdgeGetPropertiesExp(ze_fabric_edge_handle_t hEdge, ze_fabric_edge_exp_properties_t *pEdgeProperties)
 {
@@ -10441,6 +10569,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetModuleGetDebugInfo(zet_mo
     (void)cg_call(&cgl_sites[CGL_zetModuleGetDebugInfo], (const void *)hModule, cgl_th_zetModuleGetDebugInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetModuleGetDebugInfo;
+static __attribute__((noinline, cold)) cgl_rt_zetModuleGetDebugInfo cgl_left_zetModuleGetDebugInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_zetModuleGetDebugInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetModuleGetDebugInfo(zet_module_handle_t hModule, zet_module_debug_info_format_t format, size_t *pSize, uint8_t *pDebugInfo)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetModuleGetDebugInfo]);
@@ -10454,15 +10591,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetModuleGetDebugInfo(zet_mo
         return cgl_ret;
     }
     return cgl_gp_zetModuleGetDebugInfo(hModule, format, pSize, pDebugInfo);
-}
-typedef ze_result_t cgl_rt_zetModuleGetDebugInfo;
-static __attribute__((noinline, cold)) cgl_rt_zetModuleGetDebugInfo cgl_left_zetModuleGetDebugInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_zetModuleGetDebugInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetModuleGetDebugInfo(zet_module_handle_t hModule, zet_module_debug_info_format_t format, size_t *pSize, uint8_t *pDebugInfo)
 {
@@ -10503,6 +10631,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDeviceGetDebugProperties(
     (void)cg_call(&cgl_sites[CGL_zetDeviceGetDebugProperties], (const void *)hDevice, cgl_th_zetDeviceGetDebugProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetDeviceGetDebugProperties;
+static __attribute__((noinline, cold)) cgl_rt_zetDeviceGetDebugProperties cgl_left_zetDeviceGetDebugProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDeviceGetDebugProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDeviceGetDebugProperties(zet_device_handle_t hDevice, zet_device_debug_properties_t *pDebugProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDeviceGetDebugProperties]);
@@ -10516,15 +10653,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDeviceGetDebugProperties(
         return cgl_ret;
     }
     return cgl_gp_zetDeviceGetDebugProperties(hDevice, pDebugProperties);
-}
-typedef ze_result_t cgl_rt_zetDeviceGetDebugProperties;
-static __attribute__((noinline, cold)) cgl_rt_zetDeviceGetDebugProperties cgl_left_zetDeviceGetDebugProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDeviceGetDebugProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetDeviceGetDebugProperties(zet_device_handle_t hDevice, zet_device_debug_properties_t *pDebugProperties)
 {
@@ -10566,6 +10694,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugAttach(zet_device_ha
     (void)cg_call(&cgl_sites[CGL_zetDebugAttach], (const void *)hDevice, cgl_th_zetDebugAttach, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetDebugAttach;
+static __attribute__((noinline, cold)) cgl_rt_zetDebugAttach cgl_left_zetDebugAttach(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugAttach cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugAttach(zet_device_handle_t hDevice, const zet_debug_config_t *config, zet_debug_session_handle_t *phDebug)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugAttach]);
@@ -10579,15 +10716,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugAttach(zet_device_ha
         return cgl_ret;
     }
     return cgl_gp_zetDebugAttach(hDevice, config, phDebug);
-}
-typedef ze_result_t cgl_rt_zetDebugAttach;
-static __attribute__((noinline, cold)) cgl_rt_zetDebugAttach cgl_left_zetDebugAttach(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugAttach cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetDebugAttach(zet_device_handle_t hDevice, const zet_debug_config_t *config, zet_debug_session_handle_t *phDebug)
 {
@@ -10627,6 +10755,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugDetach(zet_debug_ses
     (void)cg_call(&cgl_sites[CGL_zetDebugDetach], (const void *)hDebug, cgl_th_zetDebugDetach, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetDebugDetach;
+static __attribute__((noinline, cold)) cgl_rt_zetDebugDetach cgl_left_zetDebugDetach(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugDetach cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugDetach(zet_debug_session_handle_t hDebug)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugDetach]);
@@ -10640,15 +10777,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugDetach(zet_debug_ses
         return cgl_ret;
     }
     return cgl_gp_zetDebugDetach(hDebug);
-}
-typedef ze_result_t cgl_rt_zetDebugDetach;
-static __attribute__((noinline, cold)) cgl_rt_zetDebugDetach cgl_left_zetDebugDetach(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugDetach cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetDebugDetach(zet_debug_session_handle_t hDebug)
 {
@@ -10690,8 +10818,33 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugReadEvent(zet_debug_
     (void)cg_call(&cgl_sites[CGL_zetDebugReadEvent], (const void *)hDebug, cgl_th_zetDebugReadEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetDebugReadEvent;
+static __attribute__((noinline, cold)) cgl_rt_zetDebugReadEvent cgl_left_zetDebugReadEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugReadEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugReadEvent(zet_debug_session_handle_t hDebug, uint64_t timeout, zet_debug_event_t *event)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_zetDebugReadEvent]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zetDebugReadEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadEvent].real, memory_order_relaxed))(hDebug, timeout, event);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_zetDebugReadEvent(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugReadEvent]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zetDebugReadEvent) *)atomic_load_explicit(&cgl_sites[CGL_zetDebugReadEvent].real, memory_order_relaxed))(hDebug, timeout, event);
@@ -10703,15 +10856,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugReadEvent(zet_debug_
         return cgl_ret;
     }
     return cgl_gp_zetDebugReadEvent(hDebug, timeout, event);
-}
-typedef ze_result_t cgl_rt_zetDebugReadEvent;
-static __attribute__((noinline, cold)) cgl_rt_zetDebugReadEvent cgl_left_zetDebugReadEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugReadEvent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetDebugReadEvent(zet_debug_session_handle_t hDebug, uint64_t timeout, zet_debug_event_t *event)
 {
@@ -10752,6 +10896,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugAcknowledgeEvent(zet
     (void)cg_call(&cgl_sites[CGL_zetDebugAcknowledgeEvent], (const void *)hDebug, cgl_th_zetDebugAcknowledgeEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetDebugAcknowledgeEvent;
+static __attribute__((noinline, cold)) cgl_rt_zetDebugAcknowledgeEvent cgl_left_zetDebugAcknowledgeEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugAcknowledgeEvent cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugAcknowledgeEvent(zet_debug_session_handle_t hDebug, const zet_debug_event_t *event)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugAcknowledgeEvent]);
@@ -10765,15 +10918,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugAcknowledgeEvent(zet
         return cgl_ret;
     }
     return cgl_gp_zetDebugAcknowledgeEvent(hDebug, event);
-}
-typedef ze_result_t cgl_rt_zetDebugAcknowledgeEvent;
-static __attribute__((noinline, cold)) cgl_rt_zetDebugAcknowledgeEvent cgl_left_zetDebugAcknowledgeEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugAcknowledgeEvent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetDebugAcknowledgeEvent(zet_debug_session_handle_t hDebug, const zet_debug_event_t *event)
 {
@@ -10814,6 +10958,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugInterrupt(zet_debug_
     (void)cg_call(&cgl_sites[CGL_zetDebugInterrupt], (const void *)hDebug, cgl_th_zetDebugInterrupt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetDebugInterrupt;
+static __attribute__((noinline, cold)) cgl_rt_zetDebugInterrupt cgl_left_zetDebugInterrupt(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugInterrupt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugInterrupt(zet_debug_session_handle_t hDebug, ze_device_thread_t thread)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugInterrupt]);
@@ -10827,15 +10980,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugInterrupt(zet_debug_
         return cgl_ret;
     }
     return cgl_gp_zetDebugInterrupt(hDebug, thread);
-}
-typedef ze_result_t cgl_rt_zetDebugInterrupt;
-static __attribute__((noinline, cold)) cgl_rt_zetDebugInterrupt cgl_left_zetDebugInterrupt(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugInterrupt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetDebugInterrupt(zet_debug_session_handle_t hDebug, ze_device_thread_t thread)
 {
@@ -10876,6 +11020,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugResume(zet_debug_ses
     (void)cg_call(&cgl_sites[CGL_zetDebugResume], (const void *)hDebug, cgl_th_zetDebugResume, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetDebugResume;
+static __attribute__((noinline, cold)) cgl_rt_zetDebugResume cgl_left_zetDebugResume(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugResume cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugResume(zet_debug_session_handle_t hDebug, ze_device_thread_t thread)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugResume]);
@@ -10889,15 +11042,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugResume(zet_debug_ses
         return cgl_ret;
     }
     return cgl_gp_zetDebugResume(hDebug, thread);
-}
-typedef ze_result_t cgl_rt_zetDebugResume;
-static __attribute__((noinline, cold)) cgl_rt_zetDebugResume cgl_left_zetDebugResume(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugResume cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetDebugResume(zet_debug_session_handle_t hDebug, ze_device_thread_t thread)
 {
@@ -10941,6 +11085,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugReadMemory(zet_debug
     (void)cg_call(&cgl_sites[CGL_zetDebugReadMemory], (const void *)hDebug, cgl_th_zetDebugReadMemory, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetDebugReadMemory;
+static __attribute__((noinline, cold)) cgl_rt_zetDebugReadMemory cgl_left_zetDebugReadMemory(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugReadMemory cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugReadMemory(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, const zet_debug_memory_space_desc_t *desc, size_t size, void *buffer)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugReadMemory]);
@@ -10954,15 +11107,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugReadMemory(zet_debug
         return cgl_ret;
     }
     return cgl_gp_zetDebugReadMemory(hDebug, thread, desc, size, buffer);
-}
-typedef ze_result_t cgl_rt_zetDebugReadMemory;
-static __attribute__((noinline, cold)) cgl_rt_zetDebugReadMemory cgl_left_zetDebugReadMemory(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugReadMemory cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetDebugReadMemory(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, const zet_debug_memory_space_desc_t *desc, size_t size, void *buffer)
 {
@@ -11006,6 +11150,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugWriteMemory(zet_debu
     (void)cg_call(&cgl_sites[CGL_zetDebugWriteMemory], (const void *)hDebug, cgl_th_zetDebugWriteMemory, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetDebugWriteMemory;
+static __attribute__((noinline, cold)) cgl_rt_zetDebugWriteMemory cgl_left_zetDebugWriteMemory(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugWriteMemory cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugWriteMemory(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, const zet_debug_memory_space_desc_t *desc, size_t size, const void *buffer)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugWriteMemory]);
@@ -11019,15 +11172,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugWriteMemory(zet_debu
         return cgl_ret;
     }
     return cgl_gp_zetDebugWriteMemory(hDebug, thread, desc, size, buffer);
-}
-typedef ze_result_t cgl_rt_zetDebugWriteMemory;
-static __attribute__((noinline, cold)) cgl_rt_zetDebugWriteMemory cgl_left_zetDebugWriteMemory(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugWriteMemory cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetDebugWriteMemory(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, const zet_debug_memory_space_desc_t *desc, size_t size, const void *buffer)
 {
@@ -11069,6 +11213,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugGetRegisterSetProper
     (void)cg_call(&cgl_sites[CGL_zetDebugGetRegisterSetProperties], (const void *)hDevice, cgl_th_zetDebugGetRegisterSetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetDebugGetRegisterSetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zetDebugGetRegisterSetProperties cgl_left_zetDebugGetRegisterSetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugGetRegisterSetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugGetRegisterSetProperties(zet_device_handle_t hDevice, uint32_t *pCount, zet_debug_regset_properties_t *pRegisterSetProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugGetRegisterSetProperties]);
@@ -11082,15 +11235,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugGetRegisterSetProper
         return cgl_ret;
     }
     return cgl_gp_zetDebugGetRegisterSetProperties(hDevice, pCount, pRegisterSetProperties);
-}
-typedef ze_result_t cgl_rt_zetDebugGetRegisterSetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zetDebugGetRegisterSetProperties cgl_left_zetDebugGetRegisterSetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugGetRegisterSetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetDebugGetRegisterSetProperties(zet_device_handle_t hDevice, uint32_t *pCount, zet_debug_regset_properties_t *pRegisterSetProperties)
 {
@@ -11135,6 +11279,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugReadRegisters(zet_de
     (void)cg_call(&cgl_sites[CGL_zetDebugReadRegisters], (const void *)hDebug, cgl_th_zetDebugReadRegisters, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetDebugReadRegisters;
+static __attribute__((noinline, cold)) cgl_rt_zetDebugReadRegisters cgl_left_zetDebugReadRegisters(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugReadRegisters cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugReadRegisters(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, uint32_t type, uint32_t start, uint32_t count, void *pRegisterValues)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugReadRegisters]);
@@ -11148,15 +11301,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugReadRegisters(zet_de
         return cgl_ret;
     }
     return cgl_gp_zetDebugReadRegisters(hDebug, thread, type, start, count, pRegisterValues);
-}
-typedef ze_result_t cgl_rt_zetDebugReadRegisters;
-static __attribute__((noinline, cold)) cgl_rt_zetDebugReadRegisters cgl_left_zetDebugReadRegisters(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugReadRegisters cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetDebugReadRegisters(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, uint32_t type, uint32_t start, uint32_t count, void *pRegisterValues)
 {
@@ -11201,6 +11345,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugWriteRegisters(zet_d
     (void)cg_call(&cgl_sites[CGL_zetDebugWriteRegisters], (const void *)hDebug, cgl_th_zetDebugWriteRegisters, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetDebugWriteRegisters;
+static __attribute__((noinline, cold)) cgl_rt_zetDebugWriteRegisters cgl_left_zetDebugWriteRegisters(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugWriteRegisters cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugWriteRegisters(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, uint32_t type, uint32_t start, uint32_t count, void *pRegisterValues)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetDebugWriteRegisters]);
@@ -11214,15 +11367,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugWriteRegisters(zet_d
         return cgl_ret;
     }
     return cgl_gp_zetDebugWriteRegisters(hDebug, thread, type, start, count, pRegisterValues);
-}
-typedef ze_result_t cgl_rt_zetDebugWriteRegisters;
-static __attribute__((noinline, cold)) cgl_rt_zetDebugWriteRegisters cgl_left_zetDebugWriteRegisters(cg_slot *cgl_s, int cgl_code, cgl_rt_zetDebugWriteRegisters cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetDebugWriteRegisters(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, uint32_t type, uint32_t start, uint32_t count, void *pRegisterValues)
 {
@@ -11264,6 +11408,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGroupGet(zet_device
     (void)cg_call(&cgl_sites[CGL_zetMetricGroupGet], (const void *)hDevice, cgl_th_zetMetricGroupGet, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetMetricGroupGet;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricGroupGet cgl_left_zetMetricGroupGet(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricGroupGet cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupGet(zet_device_handle_t hDevice, uint32_t *pCount, zet_metric_group_handle_t *phMetricGroups)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGroupGet]);
@@ -11277,15 +11430,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupGet(zet_device
         return cgl_ret;
     }
     return cgl_gp_zetMetricGroupGet(hDevice, pCount, phMetricGroups);
-}
-typedef ze_result_t cgl_rt_zetMetricGroupGet;
-static __attribute__((noinline, cold)) cgl_rt_zetMetricGroupGet cgl_left_zetMetricGroupGet(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricGroupGet cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetMetricGroupGet(zet_device_handle_t hDevice, uint32_t *pCount, zet_metric_group_handle_t *phMetricGroups)
 {
@@ -11326,6 +11470,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGroupGetProperties(
     (void)cg_call(&cgl_sites[CGL_zetMetricGroupGetProperties], (const void *)hMetricGroup, cgl_th_zetMetricGroupGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetMetricGroupGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricGroupGetProperties cgl_left_zetMetricGroupGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricGroupGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupGetProperties(zet_metric_group_handle_t hMetricGroup, zet_metric_group_properties_t *pProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGroupGetProperties]);
@@ -11339,15 +11492,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupGetProperties(
         return cgl_ret;
     }
     return cgl_gp_zetMetricGroupGetProperties(hMetricGroup, pProperties);
-}
-typedef ze_result_t cgl_rt_zetMetricGroupGetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zetMetricGroupGetProperties cgl_left_zetMetricGroupGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricGroupGetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetMetricGroupGetProperties(zet_metric_group_handle_t hMetricGroup, zet_metric_group_properties_t *pProperties)
 {
@@ -11392,6 +11536,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGroupCalculateMetri
     (void)cg_call(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues], (const void *)hMetricGroup, cgl_th_zetMetricGroupCalculateMetricValues, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetMetricGroupCalculateMetricValues;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricGroupCalculateMetricValues cgl_left_zetMetricGroupCalculateMetricValues(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricGroupCalculateMetricValues cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupCalculateMetricValues(zet_metric_group_handle_t hMetricGroup, zet_metric_group_calculation_type_t type, size_t rawDataSize, const uint8_t *pRawData, uint32_t *pMetricValueCount, zet_typed_value_t *pMetricValues)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGroupCalculateMetricValues]);
@@ -11405,15 +11558,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupCalculateMetri
         return cgl_ret;
     }
     return cgl_gp_zetMetricGroupCalculateMetricValues(hMetricGroup, type, rawDataSize, pRawData, pMetricValueCount, pMetricValues);
-}
-typedef ze_result_t cgl_rt_zetMetricGroupCalculateMetricValues;
-static __attribute__((noinline, cold)) cgl_rt_zetMetricGroupCalculateMetricValues cgl_left_zetMetricGroupCalculateMetricValues(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricGroupCalculateMetricValues cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetMetricGroupCalculateMetricValues(zet_metric_group_handle_t hMetricGroup, zet_metric_group_calculation_type_t type, size_t rawDataSize, const uint8_t *pRawData, uint32_t *pMetricValueCount, zet_typed_value_t *pMetricValues)
 {
@@ -11455,6 +11599,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGet(zet_metric_grou
     (void)cg_call(&cgl_sites[CGL_zetMetricGet], (const void *)hMetricGroup, cgl_th_zetMetricGet, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetMetricGet;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricGet cgl_left_zetMetricGet(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricGet cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGet(zet_metric_group_handle_t hMetricGroup, uint32_t *pCount, zet_metric_handle_t *phMetrics)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGet]);
@@ -11468,15 +11621,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGet(zet_metric_grou
         return cgl_ret;
     }
     return cgl_gp_zetMetricGet(hMetricGroup, pCount, phMetrics);
-}
-typedef ze_result_t cgl_rt_zetMetricGet;
-static __attribute__((noinline, cold)) cgl_rt_zetMetricGet cgl_left_zetMetricGet(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricGet cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetMetricGet(zet_metric_group_handle_t hMetricGroup, uint32_t *pCount, zet_metric_handle_t *phMetrics)
 {
@@ -11517,6 +11661,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGetProperties(zet_m
     (void)cg_call(&cgl_sites[CGL_zetMetricGetProperties], (const void *)hMetric, cgl_th_zetMetricGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetMetricGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricGetProperties cgl_left_zetMetricGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGetProperties(zet_metric_handle_t hMetric, zet_metric_properties_t *pProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGetProperties]);
@@ -11530,15 +11683,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGetProperties(zet_m
         return cgl_ret;
     }
     return cgl_gp_zetMetricGetProperties(hMetric, pProperties);
-}
-typedef ze_result_t cgl_rt_zetMetricGetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zetMetricGetProperties cgl_left_zetMetricGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricGetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetMetricGetProperties(zet_metric_handle_t hMetric, zet_metric_properties_t *pProperties)
 {
@@ -11584,6 +11728,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetContextActivateMetricGrou
     (void)cg_call(&cgl_sites[CGL_zetContextActivateMetricGroups], (const void *)hContext, cgl_th_zetContextActivateMetricGroups, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetContextActivateMetricGroups;
+static __attribute__((noinline, cold)) cgl_rt_zetContextActivateMetricGroups cgl_left_zetContextActivateMetricGroups(cg_slot *cgl_s, int cgl_code, cgl_rt_zetContextActivateMetricGroups cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetContextActivateMetricGroups(zet_context_handle_t hContext, zet_device_handle_t hDevice, uint32_t count, zet_metric_group_handle_t *phMetricGroups)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetContextActivateMetricGroups]);
@@ -11597,15 +11750,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetContextActivateMetricGrou
         return cgl_ret;
     }
     return cgl_gp_zetContextActivateMetricGroups(hContext, hDevice, count, phMetricGroups);
-}
-typedef ze_result_t cgl_rt_zetContextActivateMetricGroups;
-static __attribute__((noinline, cold)) cgl_rt_zetContextActivateMetricGroups cgl_left_zetContextActivateMetricGroups(cg_slot *cgl_s, int cgl_code, cgl_rt_zetContextActivateMetricGroups cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetContextActivateMetricGroups(zet_context_handle_t hContext, zet_device_handle_t hDevice, uint32_t count, zet_metric_group_handle_t *phMetricGroups)
 {
@@ -11653,6 +11797,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricStreamerOpen(zet_co
     (void)cg_call(&cgl_sites[CGL_zetMetricStreamerOpen], (const void *)hContext, cgl_th_zetMetricStreamerOpen, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetMetricStreamerOpen;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricStreamerOpen cgl_left_zetMetricStreamerOpen(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricStreamerOpen cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricStreamerOpen(zet_context_handle_t hContext, zet_device_handle_t hDevice, zet_metric_group_handle_t hMetricGroup, zet_metric_streamer_desc_t *desc, ze_event_handle_t hNotificationEvent, zet_metric_streamer_handle_t *phMetricStreamer)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricStreamerOpen]);
@@ -11666,15 +11819,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricStreamerOpen(zet_co
         return cgl_ret;
     }
     return cgl_gp_zetMetricStreamerOpen(hContext, hDevice, hMetricGroup, desc, hNotificationEvent, phMetricStreamer);
-}
-typedef ze_result_t cgl_rt_zetMetricStreamerOpen;
-static __attribute__((noinline, cold)) cgl_rt_zetMetricStreamerOpen cgl_left_zetMetricStreamerOpen(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricStreamerOpen cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetMetricStreamerOpen(zet_context_handle_t hContext, zet_device_handle_t hDevice, zet_metric_group_handle_t hMetricGroup, zet_metric_streamer_desc_t *desc, ze_event_handle_t hNotificationEvent, zet_metric_streamer_handle_t *phMetricStreamer)
 {
@@ -11719,6 +11863,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetCommandListAppendMetricSt
     (void)cg_call(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker], (const void *)hCommandList, cgl_th_zetCommandListAppendMetricStreamerMarker, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetCommandListAppendMetricStreamerMarker;
+static __attribute__((noinline, cold)) cgl_rt_zetCommandListAppendMetricStreamerMarker cgl_left_zetCommandListAppendMetricStreamerMarker(cg_slot *cgl_s, int cgl_code, cgl_rt_zetCommandListAppendMetricStreamerMarker cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricStreamerMarker(zet_command_list_handle_t hCommandList, zet_metric_streamer_handle_t hMetricStreamer, uint32_t value)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetCommandListAppendMetricStreamerMarker]);
@@ -11732,15 +11885,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricSt
         return cgl_ret;
     }
     return cgl_gp_zetCommandListAppendMetricStreamerMarker(hCommandList, hMetricStreamer, value);
-}
-typedef ze_result_t cgl_rt_zetCommandListAppendMetricStreamerMarker;
-static __attribute__((noinline, cold)) cgl_rt_zetCommandListAppendMetricStreamerMarker cgl_left_zetCommandListAppendMetricStreamerMarker(cg_slot *cgl_s, int cgl_code, cgl_rt_zetCommandListAppendMetricStreamerMarker cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetCommandListAppendMetricStreamerMarker(zet_command_list_handle_t hCommandList, zet_metric_streamer_handle_t hMetricStreamer, uint32_t value)
 {
@@ -11783,6 +11927,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricStreamerClose(zet_m
     (void)cg_call(&cgl_sites[CGL_zetMetricStreamerClose], (const void *)hMetricStreamer, cgl_th_zetMetricStreamerClose, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetMetricStreamerClose;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricStreamerClose cgl_left_zetMetricStreamerClose(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricStreamerClose cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricStreamerClose(zet_metric_streamer_handle_t hMetricStreamer)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricStreamerClose]);
@@ -11796,15 +11949,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricStreamerClose(zet_m
         return cgl_ret;
     }
     return cgl_gp_zetMetricStreamerClose(hMetricStreamer);
-}
-typedef ze_result_t cgl_rt_zetMetricStreamerClose;
-static __attribute__((noinline, cold)) cgl_rt_zetMetricStreamerClose cgl_left_zetMetricStreamerClose(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricStreamerClose cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetMetricStreamerClose(zet_metric_streamer_handle_t hMetricStreamer)
 {
@@ -11847,6 +11991,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricStreamerReadData(ze
     (void)cg_call(&cgl_sites[CGL_zetMetricStreamerReadData], (const void *)hMetricStreamer, cgl_th_zetMetricStreamerReadData, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetMetricStreamerReadData;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricStreamerReadData cgl_left_zetMetricStreamerReadData(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricStreamerReadData cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricStreamerReadData(zet_metric_streamer_handle_t hMetricStreamer, uint32_t maxReportCount, size_t *pRawDataSize, uint8_t *pRawData)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricStreamerReadData]);
@@ -11860,15 +12013,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricStreamerReadData(ze
         return cgl_ret;
     }
     return cgl_gp_zetMetricStreamerReadData(hMetricStreamer, maxReportCount, pRawDataSize, pRawData);
-}
-typedef ze_result_t cgl_rt_zetMetricStreamerReadData;
-static __attribute__((noinline, cold)) cgl_rt_zetMetricStreamerReadData cgl_left_zetMetricStreamerReadData(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricStreamerReadData cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetMetricStreamerReadData(zet_metric_streamer_handle_t hMetricStreamer, uint32_t maxReportCount, size_t *pRawDataSize, uint8_t *pRawData)
 {
@@ -11912,6 +12056,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryPoolCreate(zet
     (void)cg_call(&cgl_sites[CGL_zetMetricQueryPoolCreate], (const void *)hContext, cgl_th_zetMetricQueryPoolCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetMetricQueryPoolCreate;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricQueryPoolCreate cgl_left_zetMetricQueryPoolCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricQueryPoolCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryPoolCreate(zet_context_handle_t hContext, zet_device_handle_t hDevice, zet_metric_group_handle_t hMetricGroup, const zet_metric_query_pool_desc_t *desc, zet_metric_query_pool_handle_t *phMetricQueryPool)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryPoolCreate]);
@@ -11925,15 +12078,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryPoolCreate(zet
         return cgl_ret;
     }
     return cgl_gp_zetMetricQueryPoolCreate(hContext, hDevice, hMetricGroup, desc, phMetricQueryPool);
-}
-typedef ze_result_t cgl_rt_zetMetricQueryPoolCreate;
-static __attribute__((noinline, cold)) cgl_rt_zetMetricQueryPoolCreate cgl_left_zetMetricQueryPoolCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricQueryPoolCreate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetMetricQueryPoolCreate(zet_context_handle_t hContext, zet_device_handle_t hDevice, zet_metric_group_handle_t hMetricGroup, const zet_metric_query_pool_desc_t *desc, zet_metric_query_pool_handle_t *phMetricQueryPool)
 {
@@ -11976,6 +12120,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryPoolDestroy(ze
     (void)cg_call(&cgl_sites[CGL_zetMetricQueryPoolDestroy], (const void *)hMetricQueryPool, cgl_th_zetMetricQueryPoolDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetMetricQueryPoolDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricQueryPoolDestroy cgl_left_zetMetricQueryPoolDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricQueryPoolDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryPoolDestroy(zet_metric_query_pool_handle_t hMetricQueryPool)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryPoolDestroy]);
@@ -11989,15 +12142,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryPoolDestroy(ze
         return cgl_ret;
     }
     return cgl_gp_zetMetricQueryPoolDestroy(hMetricQueryPool);
-}
-typedef ze_result_t cgl_rt_zetMetricQueryPoolDestroy;
-static __attribute__((noinline, cold)) cgl_rt_zetMetricQueryPoolDestroy cgl_left_zetMetricQueryPoolDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricQueryPoolDestroy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetMetricQueryPoolDestroy(zet_metric_query_pool_handle_t hMetricQueryPool)
 {
@@ -12039,6 +12183,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryCreate(zet_met
     (void)cg_call(&cgl_sites[CGL_zetMetricQueryCreate], (const void *)hMetricQueryPool, cgl_th_zetMetricQueryCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetMetricQueryCreate;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricQueryCreate cgl_left_zetMetricQueryCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricQueryCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryCreate(zet_metric_query_pool_handle_t hMetricQueryPool, uint32_t index, zet_metric_query_handle_t *phMetricQuery)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryCreate]);
@@ -12052,15 +12205,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryCreate(zet_met
         return cgl_ret;
     }
     return cgl_gp_zetMetricQueryCreate(hMetricQueryPool, index, phMetricQuery);
-}
-typedef ze_result_t cgl_rt_zetMetricQueryCreate;
-static __attribute__((noinline, cold)) cgl_rt_zetMetricQueryCreate cgl_left_zetMetricQueryCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricQueryCreate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetMetricQueryCreate(zet_metric_query_pool_handle_t hMetricQueryPool, uint32_t index, zet_metric_query_handle_t *phMetricQuery)
 {
@@ -12103,6 +12247,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryDestroy(zet_me
     (void)cg_call(&cgl_sites[CGL_zetMetricQueryDestroy], (const void *)hMetricQuery, cgl_th_zetMetricQueryDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetMetricQueryDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricQueryDestroy cgl_left_zetMetricQueryDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricQueryDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryDestroy(zet_metric_query_handle_t hMetricQuery)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryDestroy]);
@@ -12116,15 +12269,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryDestroy(zet_me
         return cgl_ret;
     }
     return cgl_gp_zetMetricQueryDestroy(hMetricQuery);
-}
-typedef ze_result_t cgl_rt_zetMetricQueryDestroy;
-static __attribute__((noinline, cold)) cgl_rt_zetMetricQueryDestroy cgl_left_zetMetricQueryDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricQueryDestroy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetMetricQueryDestroy(zet_metric_query_handle_t hMetricQuery)
 {
@@ -12167,6 +12311,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryReset(zet_metr
     (void)cg_call(&cgl_sites[CGL_zetMetricQueryReset], (const void *)hMetricQuery, cgl_th_zetMetricQueryReset, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetMetricQueryReset;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricQueryReset cgl_left_zetMetricQueryReset(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricQueryReset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryReset(zet_metric_query_handle_t hMetricQuery)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryReset]);
@@ -12180,15 +12333,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryReset(zet_metr
         return cgl_ret;
     }
     return cgl_gp_zetMetricQueryReset(hMetricQuery);
-}
-typedef ze_result_t cgl_rt_zetMetricQueryReset;
-static __attribute__((noinline, cold)) cgl_rt_zetMetricQueryReset cgl_left_zetMetricQueryReset(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricQueryReset cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetMetricQueryReset(zet_metric_query_handle_t hMetricQuery)
 {
@@ -12232,6 +12376,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetCommandListAppendMetricQu
     (void)cg_call(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin], (const void *)hCommandList, cgl_th_zetCommandListAppendMetricQueryBegin, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetCommandListAppendMetricQueryBegin;
+static __attribute__((noinline, cold)) cgl_rt_zetCommandListAppendMetricQueryBegin cgl_left_zetCommandListAppendMetricQueryBegin(cg_slot *cgl_s, int cgl_code, cgl_rt_zetCommandListAppendMetricQueryBegin cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricQueryBegin(zet_command_list_handle_t hCommandList, zet_metric_query_handle_t hMetricQuery)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetCommandListAppendMetricQueryBegin]);
@@ -12245,15 +12398,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricQu
         return cgl_ret;
     }
     return cgl_gp_zetCommandListAppendMetricQueryBegin(hCommandList, hMetricQuery);
-}
-typedef ze_result_t cgl_rt_zetCommandListAppendMetricQueryBegin;
-static __attribute__((noinline, cold)) cgl_rt_zetCommandListAppendMetricQueryBegin cgl_left_zetCommandListAppendMetricQueryBegin(cg_slot *cgl_s, int cgl_code, cgl_rt_zetCommandListAppendMetricQueryBegin cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetCommandListAppendMetricQueryBegin(zet_command_list_handle_t hCommandList, zet_metric_query_handle_t hMetricQuery)
 {
@@ -12300,6 +12444,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetCommandListAppendMetricQu
     (void)cg_call(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd], (const void *)hCommandList, cgl_th_zetCommandListAppendMetricQueryEnd, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetCommandListAppendMetricQueryEnd;
+static __attribute__((noinline, cold)) cgl_rt_zetCommandListAppendMetricQueryEnd cgl_left_zetCommandListAppendMetricQueryEnd(cg_slot *cgl_s, int cgl_code, cgl_rt_zetCommandListAppendMetricQueryEnd cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricQueryEnd(zet_command_list_handle_t hCommandList, zet_metric_query_handle_t hMetricQuery, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetCommandListAppendMetricQueryEnd]);
@@ -12313,15 +12466,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricQu
         return cgl_ret;
     }
     return cgl_gp_zetCommandListAppendMetricQueryEnd(hCommandList, hMetricQuery, hSignalEvent, numWaitEvents, phWaitEvents);
-}
-typedef ze_result_t cgl_rt_zetCommandListAppendMetricQueryEnd;
-static __attribute__((noinline, cold)) cgl_rt_zetCommandListAppendMetricQueryEnd cgl_left_zetCommandListAppendMetricQueryEnd(cg_slot *cgl_s, int cgl_code, cgl_rt_zetCommandListAppendMetricQueryEnd cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetCommandListAppendMetricQueryEnd(zet_command_list_handle_t hCommandList, zet_metric_query_handle_t hMetricQuery, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -12364,6 +12508,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetCommandListAppendMetricMe
     (void)cg_call(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier], (const void *)hCommandList, cgl_th_zetCommandListAppendMetricMemoryBarrier, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetCommandListAppendMetricMemoryBarrier;
+static __attribute__((noinline, cold)) cgl_rt_zetCommandListAppendMetricMemoryBarrier cgl_left_zetCommandListAppendMetricMemoryBarrier(cg_slot *cgl_s, int cgl_code, cgl_rt_zetCommandListAppendMetricMemoryBarrier cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricMemoryBarrier(zet_command_list_handle_t hCommandList)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetCommandListAppendMetricMemoryBarrier]);
@@ -12377,15 +12530,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricMe
         return cgl_ret;
     }
     return cgl_gp_zetCommandListAppendMetricMemoryBarrier(hCommandList);
-}
-typedef ze_result_t cgl_rt_zetCommandListAppendMetricMemoryBarrier;
-static __attribute__((noinline, cold)) cgl_rt_zetCommandListAppendMetricMemoryBarrier cgl_left_zetCommandListAppendMetricMemoryBarrier(cg_slot *cgl_s, int cgl_code, cgl_rt_zetCommandListAppendMetricMemoryBarrier cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetCommandListAppendMetricMemoryBarrier(zet_command_list_handle_t hCommandList)
 {
@@ -12427,6 +12571,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryGetData(zet_me
     (void)cg_call(&cgl_sites[CGL_zetMetricQueryGetData], (const void *)hMetricQuery, cgl_th_zetMetricQueryGetData, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetMetricQueryGetData;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricQueryGetData cgl_left_zetMetricQueryGetData(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricQueryGetData cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryGetData(zet_metric_query_handle_t hMetricQuery, size_t *pRawDataSize, uint8_t *pRawData)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricQueryGetData]);
@@ -12440,15 +12593,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryGetData(zet_me
         return cgl_ret;
     }
     return cgl_gp_zetMetricQueryGetData(hMetricQuery, pRawDataSize, pRawData);
-}
-typedef ze_result_t cgl_rt_zetMetricQueryGetData;
-static __attribute__((noinline, cold)) cgl_rt_zetMetricQueryGetData cgl_left_zetMetricQueryGetData(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricQueryGetData cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetMetricQueryGetData(zet_metric_query_handle_t hMetricQuery, size_t *pRawDataSize, uint8_t *pRawData)
 {
@@ -12489,6 +12633,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetKernelGetProfileInfo(zet_
     (void)cg_call(&cgl_sites[CGL_zetKernelGetProfileInfo], (const void *)hKernel, cgl_th_zetKernelGetProfileInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetKernelGetProfileInfo;
+static __attribute__((noinline, cold)) cgl_rt_zetKernelGetProfileInfo cgl_left_zetKernelGetProfileInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_zetKernelGetProfileInfo cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetKernelGetProfileInfo(zet_kernel_handle_t hKernel, zet_profile_properties_t *pProfileProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetKernelGetProfileInfo]);
@@ -12502,15 +12655,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetKernelGetProfileInfo(zet_
         return cgl_ret;
     }
     return cgl_gp_zetKernelGetProfileInfo(hKernel, pProfileProperties);
-}
-typedef ze_result_t cgl_rt_zetKernelGetProfileInfo;
-static __attribute__((noinline, cold)) cgl_rt_zetKernelGetProfileInfo cgl_left_zetKernelGetProfileInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_zetKernelGetProfileInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetKernelGetProfileInfo(zet_kernel_handle_t hKernel, zet_profile_properties_t *pProfileProperties)
 {
@@ -12552,6 +12696,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpCreate(zet_conte
     (void)cg_call(&cgl_sites[CGL_zetTracerExpCreate], (const void *)hContext, cgl_th_zetTracerExpCreate, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetTracerExpCreate;
+static __attribute__((noinline, cold)) cgl_rt_zetTracerExpCreate cgl_left_zetTracerExpCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zetTracerExpCreate cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpCreate(zet_context_handle_t hContext, const zet_tracer_exp_desc_t *desc, zet_tracer_exp_handle_t *phTracer)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpCreate]);
@@ -12565,15 +12718,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpCreate(zet_conte
         return cgl_ret;
     }
     return cgl_gp_zetTracerExpCreate(hContext, desc, phTracer);
-}
-typedef ze_result_t cgl_rt_zetTracerExpCreate;
-static __attribute__((noinline, cold)) cgl_rt_zetTracerExpCreate cgl_left_zetTracerExpCreate(cg_slot *cgl_s, int cgl_code, cgl_rt_zetTracerExpCreate cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetTracerExpCreate(zet_context_handle_t hContext, const zet_tracer_exp_desc_t *desc, zet_tracer_exp_handle_t *phTracer)
 {
@@ -12616,6 +12760,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpDestroy(zet_trac
     (void)cg_call(&cgl_sites[CGL_zetTracerExpDestroy], (const void *)hTracer, cgl_th_zetTracerExpDestroy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetTracerExpDestroy;
+static __attribute__((noinline, cold)) cgl_rt_zetTracerExpDestroy cgl_left_zetTracerExpDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zetTracerExpDestroy cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpDestroy(zet_tracer_exp_handle_t hTracer)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpDestroy]);
@@ -12629,15 +12782,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpDestroy(zet_trac
         return cgl_ret;
     }
     return cgl_gp_zetTracerExpDestroy(hTracer);
-}
-typedef ze_result_t cgl_rt_zetTracerExpDestroy;
-static __attribute__((noinline, cold)) cgl_rt_zetTracerExpDestroy cgl_left_zetTracerExpDestroy(cg_slot *cgl_s, int cgl_code, cgl_rt_zetTracerExpDestroy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetTracerExpDestroy(zet_tracer_exp_handle_t hTracer)
 {
@@ -12681,6 +12825,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpSetPrologues(zet
     (void)cg_call(&cgl_sites[CGL_zetTracerExpSetPrologues], (const void *)hTracer, cgl_th_zetTracerExpSetPrologues, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetTracerExpSetPrologues;
+static __attribute__((noinline, cold)) cgl_rt_zetTracerExpSetPrologues cgl_left_zetTracerExpSetPrologues(cg_slot *cgl_s, int cgl_code, cgl_rt_zetTracerExpSetPrologues cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpSetPrologues(zet_tracer_exp_handle_t hTracer, zet_core_callbacks_t *pCoreCbs)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpSetPrologues]);
@@ -12694,15 +12847,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpSetPrologues(zet
         return cgl_ret;
     }
     return cgl_gp_zetTracerExpSetPrologues(hTracer, pCoreCbs);
-}
-typedef ze_result_t cgl_rt_zetTracerExpSetPrologues;
-static __attribute__((noinline, cold)) cgl_rt_zetTracerExpSetPrologues cgl_left_zetTracerExpSetPrologues(cg_slot *cgl_s, int cgl_code, cgl_rt_zetTracerExpSetPrologues cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetTracerExpSetPrologues(zet_tracer_exp_handle_t hTracer, zet_core_callbacks_t *pCoreCbs)
 {
@@ -12746,6 +12890,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpSetEpilogues(zet
     (void)cg_call(&cgl_sites[CGL_zetTracerExpSetEpilogues], (const void *)hTracer, cgl_th_zetTracerExpSetEpilogues, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetTracerExpSetEpilogues;
+static __attribute__((noinline, cold)) cgl_rt_zetTracerExpSetEpilogues cgl_left_zetTracerExpSetEpilogues(cg_slot *cgl_s, int cgl_code, cgl_rt_zetTracerExpSetEpilogues cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpSetEpilogues(zet_tracer_exp_handle_t hTracer, zet_core_callbacks_t *pCoreCbs)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpSetEpilogues]);
@@ -12759,15 +12912,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpSetEpilogues(zet
         return cgl_ret;
     }
     return cgl_gp_zetTracerExpSetEpilogues(hTracer, pCoreCbs);
-}
-typedef ze_result_t cgl_rt_zetTracerExpSetEpilogues;
-static __attribute__((noinline, cold)) cgl_rt_zetTracerExpSetEpilogues cgl_left_zetTracerExpSetEpilogues(cg_slot *cgl_s, int cgl_code, cgl_rt_zetTracerExpSetEpilogues cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetTracerExpSetEpilogues(zet_tracer_exp_handle_t hTracer, zet_core_callbacks_t *pCoreCbs)
 {
@@ -12811,6 +12955,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpSetEnabled(zet_t
     (void)cg_call(&cgl_sites[CGL_zetTracerExpSetEnabled], (const void *)hTracer, cgl_th_zetTracerExpSetEnabled, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetTracerExpSetEnabled;
+static __attribute__((noinline, cold)) cgl_rt_zetTracerExpSetEnabled cgl_left_zetTracerExpSetEnabled(cg_slot *cgl_s, int cgl_code, cgl_rt_zetTracerExpSetEnabled cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpSetEnabled(zet_tracer_exp_handle_t hTracer, ze_bool_t enable)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetTracerExpSetEnabled]);
@@ -12824,15 +12977,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpSetEnabled(zet_t
         return cgl_ret;
     }
     return cgl_gp_zetTracerExpSetEnabled(hTracer, enable);
-}
-typedef ze_result_t cgl_rt_zetTracerExpSetEnabled;
-static __attribute__((noinline, cold)) cgl_rt_zetTracerExpSetEnabled cgl_left_zetTracerExpSetEnabled(cg_slot *cgl_s, int cgl_code, cgl_rt_zetTracerExpSetEnabled cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetTracerExpSetEnabled(zet_tracer_exp_handle_t hTracer, ze_bool_t enable)
 {
@@ -12879,6 +13023,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGroupCalculateMulti
     (void)cg_call(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp], (const void *)hMetricGroup, cgl_th_zetMetricGroupCalculateMultipleMetricValuesExp, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zetMetricGroupCalculateMultipleMetricValuesExp;
+static __attribute__((noinline, cold)) cgl_rt_zetMetricGroupCalculateMultipleMetricValuesExp cgl_left_zetMetricGroupCalculateMultipleMetricValuesExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricGroupCalculateMultipleMetricValuesExp cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupCalculateMultipleMetricValuesExp(zet_metric_group_handle_t hMetricGroup, zet_metric_group_calculation_type_t type, size_t rawDataSize, const uint8_t *pRawData, uint32_t *pSetCount, uint32_t *pTotalMetricValueCount, uint32_t *pMetricCounts, zet_typed_value_t *pMetricValues)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zetMetricGroupCalculateMultipleMetricValuesExp]);
@@ -12892,15 +13045,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupCalculateMulti
         return cgl_ret;
     }
     return cgl_gp_zetMetricGroupCalculateMultipleMetricValuesExp(hMetricGroup, type, rawDataSize, pRawData, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues);
-}
-typedef ze_result_t cgl_rt_zetMetricGroupCalculateMultipleMetricValuesExp;
-static __attribute__((noinline, cold)) cgl_rt_zetMetricGroupCalculateMultipleMetricValuesExp cgl_left_zetMetricGroupCalculateMultipleMetricValuesExp(cg_slot *cgl_s, int cgl_code, cgl_rt_zetMetricGroupCalculateMultipleMetricValuesExp cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zetMetricGroupCalculateMultipleMetricValuesExp(zet_metric_group_handle_t hMetricGroup, zet_metric_group_calculation_type_t type, size_t rawDataSize, const uint8_t *pRawData, uint32_t *pSetCount, uint32_t *pTotalMetricValueCount, uint32_t *pMetricCounts, zet_typed_value_t *pMetricValues)
 {
@@ -12941,6 +13085,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceGetProperties(zes_d
     (void)cg_call(&cgl_sites[CGL_zesDeviceGetProperties], (const void *)hDevice, cgl_th_zesDeviceGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceGetProperties cgl_left_zesDeviceGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetProperties(zes_device_handle_t hDevice, zes_device_properties_t *pProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceGetProperties]);
@@ -12954,15 +13107,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetProperties(zes_d
         return cgl_ret;
     }
     return cgl_gp_zesDeviceGetProperties(hDevice, pProperties);
-}
-typedef ze_result_t cgl_rt_zesDeviceGetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceGetProperties cgl_left_zesDeviceGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceGetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceGetProperties(zes_device_handle_t hDevice, zes_device_properties_t *pProperties)
 {
@@ -13003,6 +13147,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceGetState(zes_device
     (void)cg_call(&cgl_sites[CGL_zesDeviceGetState], (const void *)hDevice, cgl_th_zesDeviceGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceGetState;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceGetState cgl_left_zesDeviceGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceGetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetState(zes_device_handle_t hDevice, zes_device_state_t *pState)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceGetState]);
@@ -13016,15 +13169,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetState(zes_device
         return cgl_ret;
     }
     return cgl_gp_zesDeviceGetState(hDevice, pState);
-}
-typedef ze_result_t cgl_rt_zesDeviceGetState;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceGetState cgl_left_zesDeviceGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceGetState cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceGetState(zes_device_handle_t hDevice, zes_device_state_t *pState)
 {
@@ -13065,8 +13209,33 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceReset(zes_device_ha
     (void)cg_call(&cgl_sites[CGL_zesDeviceReset], (const void *)hDevice, cgl_th_zesDeviceReset, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceReset;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceReset cgl_left_zesDeviceReset(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceReset cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceReset(zes_device_handle_t hDevice, ze_bool_t force)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_zesDeviceReset]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDeviceReset) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceReset].real, memory_order_relaxed))(hDevice, force);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_zesDeviceReset(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceReset]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDeviceReset) *)atomic_load_explicit(&cgl_sites[CGL_zesDeviceReset].real, memory_order_relaxed))(hDevice, force);
@@ -13078,15 +13247,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceReset(zes_device_ha
         return cgl_ret;
     }
     return cgl_gp_zesDeviceReset(hDevice, force);
-}
-typedef ze_result_t cgl_rt_zesDeviceReset;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceReset cgl_left_zesDeviceReset(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceReset cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceReset(zes_device_handle_t hDevice, ze_bool_t force)
 {
@@ -13128,6 +13288,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceProcessesGetState(z
     (void)cg_call(&cgl_sites[CGL_zesDeviceProcessesGetState], (const void *)hDevice, cgl_th_zesDeviceProcessesGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceProcessesGetState;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceProcessesGetState cgl_left_zesDeviceProcessesGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceProcessesGetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceProcessesGetState(zes_device_handle_t hDevice, uint32_t *pCount, zes_process_state_t *pProcesses)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceProcessesGetState]);
@@ -13141,15 +13310,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceProcessesGetState(z
         return cgl_ret;
     }
     return cgl_gp_zesDeviceProcessesGetState(hDevice, pCount, pProcesses);
-}
-typedef ze_result_t cgl_rt_zesDeviceProcessesGetState;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceProcessesGetState cgl_left_zesDeviceProcessesGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceProcessesGetState cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceProcessesGetState(zes_device_handle_t hDevice, uint32_t *pCount, zes_process_state_t *pProcesses)
 {
@@ -13190,6 +13350,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDevicePciGetProperties(ze
     (void)cg_call(&cgl_sites[CGL_zesDevicePciGetProperties], (const void *)hDevice, cgl_th_zesDevicePciGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDevicePciGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesDevicePciGetProperties cgl_left_zesDevicePciGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDevicePciGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetProperties(zes_device_handle_t hDevice, zes_pci_properties_t *pProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDevicePciGetProperties]);
@@ -13203,15 +13372,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetProperties(ze
         return cgl_ret;
     }
     return cgl_gp_zesDevicePciGetProperties(hDevice, pProperties);
-}
-typedef ze_result_t cgl_rt_zesDevicePciGetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zesDevicePciGetProperties cgl_left_zesDevicePciGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDevicePciGetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDevicePciGetProperties(zes_device_handle_t hDevice, zes_pci_properties_t *pProperties)
 {
@@ -13252,6 +13412,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDevicePciGetState(zes_dev
     (void)cg_call(&cgl_sites[CGL_zesDevicePciGetState], (const void *)hDevice, cgl_th_zesDevicePciGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDevicePciGetState;
+static __attribute__((noinline, cold)) cgl_rt_zesDevicePciGetState cgl_left_zesDevicePciGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDevicePciGetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetState(zes_device_handle_t hDevice, zes_pci_state_t *pState)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDevicePciGetState]);
@@ -13265,15 +13434,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetState(zes_dev
         return cgl_ret;
     }
     return cgl_gp_zesDevicePciGetState(hDevice, pState);
-}
-typedef ze_result_t cgl_rt_zesDevicePciGetState;
-static __attribute__((noinline, cold)) cgl_rt_zesDevicePciGetState cgl_left_zesDevicePciGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDevicePciGetState cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDevicePciGetState(zes_device_handle_t hDevice, zes_pci_state_t *pState)
 {
@@ -13315,6 +13475,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDevicePciGetBars(zes_devi
     (void)cg_call(&cgl_sites[CGL_zesDevicePciGetBars], (const void *)hDevice, cgl_th_zesDevicePciGetBars, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDevicePciGetBars;
+static __attribute__((noinline, cold)) cgl_rt_zesDevicePciGetBars cgl_left_zesDevicePciGetBars(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDevicePciGetBars cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetBars(zes_device_handle_t hDevice, uint32_t *pCount, zes_pci_bar_properties_t *pProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDevicePciGetBars]);
@@ -13328,15 +13497,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetBars(zes_devi
         return cgl_ret;
     }
     return cgl_gp_zesDevicePciGetBars(hDevice, pCount, pProperties);
-}
-typedef ze_result_t cgl_rt_zesDevicePciGetBars;
-static __attribute__((noinline, cold)) cgl_rt_zesDevicePciGetBars cgl_left_zesDevicePciGetBars(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDevicePciGetBars cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDevicePciGetBars(zes_device_handle_t hDevice, uint32_t *pCount, zes_pci_bar_properties_t *pProperties)
 {
@@ -13377,6 +13537,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDevicePciGetStats(zes_dev
     (void)cg_call(&cgl_sites[CGL_zesDevicePciGetStats], (const void *)hDevice, cgl_th_zesDevicePciGetStats, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDevicePciGetStats;
+static __attribute__((noinline, cold)) cgl_rt_zesDevicePciGetStats cgl_left_zesDevicePciGetStats(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDevicePciGetStats cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetStats(zes_device_handle_t hDevice, zes_pci_stats_t *pStats)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDevicePciGetStats]);
@@ -13390,15 +13559,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetStats(zes_dev
         return cgl_ret;
     }
     return cgl_gp_zesDevicePciGetStats(hDevice, pStats);
-}
-typedef ze_result_t cgl_rt_zesDevicePciGetStats;
-static __attribute__((noinline, cold)) cgl_rt_zesDevicePciGetStats cgl_left_zesDevicePciGetStats(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDevicePciGetStats cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDevicePciGetStats(zes_device_handle_t hDevice, zes_pci_stats_t *pStats)
 {
@@ -13440,6 +13600,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumDiagnosticTestS
     (void)cg_call(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites], (const void *)hDevice, cgl_th_zesDeviceEnumDiagnosticTestSuites, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumDiagnosticTestSuites;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumDiagnosticTestSuites cgl_left_zesDeviceEnumDiagnosticTestSuites(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumDiagnosticTestSuites cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumDiagnosticTestSuites(zes_device_handle_t hDevice, uint32_t *pCount, zes_diag_handle_t *phDiagnostics)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumDiagnosticTestSuites]);
@@ -13453,15 +13622,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumDiagnosticTestS
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumDiagnosticTestSuites(hDevice, pCount, phDiagnostics);
-}
-typedef ze_result_t cgl_rt_zesDeviceEnumDiagnosticTestSuites;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumDiagnosticTestSuites cgl_left_zesDeviceEnumDiagnosticTestSuites(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumDiagnosticTestSuites cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceEnumDiagnosticTestSuites(zes_device_handle_t hDevice, uint32_t *pCount, zes_diag_handle_t *phDiagnostics)
 {
@@ -13502,6 +13662,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDiagnosticsGetProperties(
     (void)cg_call(&cgl_sites[CGL_zesDiagnosticsGetProperties], (const void *)hDiagnostics, cgl_th_zesDiagnosticsGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDiagnosticsGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesDiagnosticsGetProperties cgl_left_zesDiagnosticsGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDiagnosticsGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsGetProperties(zes_diag_handle_t hDiagnostics, zes_diag_properties_t *pProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDiagnosticsGetProperties]);
@@ -13515,15 +13684,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsGetProperties(
         return cgl_ret;
     }
     return cgl_gp_zesDiagnosticsGetProperties(hDiagnostics, pProperties);
-}
-typedef ze_result_t cgl_rt_zesDiagnosticsGetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zesDiagnosticsGetProperties cgl_left_zesDiagnosticsGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDiagnosticsGetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDiagnosticsGetProperties(zes_diag_handle_t hDiagnostics, zes_diag_properties_t *pProperties)
 {
@@ -13565,6 +13725,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDiagnosticsGetTests(zes_d
     (void)cg_call(&cgl_sites[CGL_zesDiagnosticsGetTests], (const void *)hDiagnostics, cgl_th_zesDiagnosticsGetTests, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDiagnosticsGetTests;
+static __attribute__((noinline, cold)) cgl_rt_zesDiagnosticsGetTests cgl_left_zesDiagnosticsGetTests(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDiagnosticsGetTests cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsGetTests(zes_diag_handle_t hDiagnostics, uint32_t *pCount, zes_diag_test_t *pTests)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDiagnosticsGetTests]);
@@ -13578,15 +13747,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsGetTests(zes_d
         return cgl_ret;
     }
     return cgl_gp_zesDiagnosticsGetTests(hDiagnostics, pCount, pTests);
-}
-typedef ze_result_t cgl_rt_zesDiagnosticsGetTests;
-static __attribute__((noinline, cold)) cgl_rt_zesDiagnosticsGetTests cgl_left_zesDiagnosticsGetTests(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDiagnosticsGetTests cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDiagnosticsGetTests(zes_diag_handle_t hDiagnostics, uint32_t *pCount, zes_diag_test_t *pTests)
 {
@@ -13629,8 +13789,33 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDiagnosticsRunTests(zes_d
     (void)cg_call(&cgl_sites[CGL_zesDiagnosticsRunTests], (const void *)hDiagnostics, cgl_th_zesDiagnosticsRunTests, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDiagnosticsRunTests;
+static __attribute__((noinline, cold)) cgl_rt_zesDiagnosticsRunTests cgl_left_zesDiagnosticsRunTests(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDiagnosticsRunTests cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsRunTests(zes_diag_handle_t hDiagnostics, uint32_t startIndex, uint32_t endIndex, zes_diag_result_t *pResult)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_zesDiagnosticsRunTests]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDiagnosticsRunTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsRunTests].real, memory_order_relaxed))(hDiagnostics, startIndex, endIndex, pResult);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_zesDiagnosticsRunTests(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDiagnosticsRunTests]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDiagnosticsRunTests) *)atomic_load_explicit(&cgl_sites[CGL_zesDiagnosticsRunTests].real, memory_order_relaxed))(hDiagnostics, startIndex, endIndex, pResult);
@@ -13642,15 +13827,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsRunTests(zes_d
         return cgl_ret;
     }
     return cgl_gp_zesDiagnosticsRunTests(hDiagnostics, startIndex, endIndex, pResult);
-}
-typedef ze_result_t cgl_rt_zesDiagnosticsRunTests;
-static __attribute__((noinline, cold)) cgl_rt_zesDiagnosticsRunTests cgl_left_zesDiagnosticsRunTests(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDiagnosticsRunTests cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDiagnosticsRunTests(zes_diag_handle_t hDiagnostics, uint32_t startIndex, uint32_t endIndex, zes_diag_result_t *pResult)
 {
@@ -13691,6 +13867,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEccAvailable(zes_de
     (void)cg_call(&cgl_sites[CGL_zesDeviceEccAvailable], (const void *)hDevice, cgl_th_zesDeviceEccAvailable, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceEccAvailable;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEccAvailable cgl_left_zesDeviceEccAvailable(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEccAvailable cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEccAvailable(zes_device_handle_t hDevice, ze_bool_t *pAvailable)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEccAvailable]);
@@ -13704,15 +13889,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEccAvailable(zes_de
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEccAvailable(hDevice, pAvailable);
-}
-typedef ze_result_t cgl_rt_zesDeviceEccAvailable;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceEccAvailable cgl_left_zesDeviceEccAvailable(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEccAvailable cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceEccAvailable(zes_device_handle_t hDevice, ze_bool_t *pAvailable)
 {
@@ -13753,6 +13929,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEccConfigurable(zes
     (void)cg_call(&cgl_sites[CGL_zesDeviceEccConfigurable], (const void *)hDevice, cgl_th_zesDeviceEccConfigurable, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceEccConfigurable;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEccConfigurable cgl_left_zesDeviceEccConfigurable(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEccConfigurable cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEccConfigurable(zes_device_handle_t hDevice, ze_bool_t *pConfigurable)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEccConfigurable]);
@@ -13766,15 +13951,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEccConfigurable(zes
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEccConfigurable(hDevice, pConfigurable);
-}
-typedef ze_result_t cgl_rt_zesDeviceEccConfigurable;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceEccConfigurable cgl_left_zesDeviceEccConfigurable(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEccConfigurable cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceEccConfigurable(zes_device_handle_t hDevice, ze_bool_t *pConfigurable)
 {
@@ -13815,6 +13991,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceGetEccState(zes_dev
     (void)cg_call(&cgl_sites[CGL_zesDeviceGetEccState], (const void *)hDevice, cgl_th_zesDeviceGetEccState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceGetEccState;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceGetEccState cgl_left_zesDeviceGetEccState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceGetEccState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetEccState(zes_device_handle_t hDevice, zes_device_ecc_properties_t *pState)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceGetEccState]);
@@ -13828,15 +14013,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetEccState(zes_dev
         return cgl_ret;
     }
     return cgl_gp_zesDeviceGetEccState(hDevice, pState);
-}
-typedef ze_result_t cgl_rt_zesDeviceGetEccState;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceGetEccState cgl_left_zesDeviceGetEccState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceGetEccState cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceGetEccState(zes_device_handle_t hDevice, zes_device_ecc_properties_t *pState)
 {
@@ -13878,6 +14054,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceSetEccState(zes_dev
     (void)cg_call(&cgl_sites[CGL_zesDeviceSetEccState], (const void *)hDevice, cgl_th_zesDeviceSetEccState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceSetEccState;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceSetEccState cgl_left_zesDeviceSetEccState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceSetEccState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceSetEccState(zes_device_handle_t hDevice, const zes_device_ecc_desc_t *newState, zes_device_ecc_properties_t *pState)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceSetEccState]);
@@ -13891,15 +14076,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceSetEccState(zes_dev
         return cgl_ret;
     }
     return cgl_gp_zesDeviceSetEccState(hDevice, newState, pState);
-}
-typedef ze_result_t cgl_rt_zesDeviceSetEccState;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceSetEccState cgl_left_zesDeviceSetEccState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceSetEccState cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceSetEccState(zes_device_handle_t hDevice, const zes_device_ecc_desc_t *newState, zes_device_ecc_properties_t *pState)
 {
@@ -13941,6 +14117,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumEngineGroups(ze
     (void)cg_call(&cgl_sites[CGL_zesDeviceEnumEngineGroups], (const void *)hDevice, cgl_th_zesDeviceEnumEngineGroups, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumEngineGroups;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumEngineGroups cgl_left_zesDeviceEnumEngineGroups(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumEngineGroups cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumEngineGroups(zes_device_handle_t hDevice, uint32_t *pCount, zes_engine_handle_t *phEngine)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumEngineGroups]);
@@ -13954,15 +14139,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumEngineGroups(ze
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumEngineGroups(hDevice, pCount, phEngine);
-}
-typedef ze_result_t cgl_rt_zesDeviceEnumEngineGroups;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumEngineGroups cgl_left_zesDeviceEnumEngineGroups(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumEngineGroups cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceEnumEngineGroups(zes_device_handle_t hDevice, uint32_t *pCount, zes_engine_handle_t *phEngine)
 {
@@ -14003,6 +14179,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesEngineGetProperties(zes_e
     (void)cg_call(&cgl_sites[CGL_zesEngineGetProperties], (const void *)hEngine, cgl_th_zesEngineGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesEngineGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesEngineGetProperties cgl_left_zesEngineGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesEngineGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesEngineGetProperties(zes_engine_handle_t hEngine, zes_engine_properties_t *pProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesEngineGetProperties]);
@@ -14016,15 +14201,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesEngineGetProperties(zes_e
         return cgl_ret;
     }
     return cgl_gp_zesEngineGetProperties(hEngine, pProperties);
-}
-typedef ze_result_t cgl_rt_zesEngineGetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zesEngineGetProperties cgl_left_zesEngineGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesEngineGetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesEngineGetProperties(zes_engine_handle_t hEngine, zes_engine_properties_t *pProperties)
 {
@@ -14065,6 +14241,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesEngineGetActivity(zes_eng
     (void)cg_call(&cgl_sites[CGL_zesEngineGetActivity], (const void *)hEngine, cgl_th_zesEngineGetActivity, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesEngineGetActivity;
+static __attribute__((noinline, cold)) cgl_rt_zesEngineGetActivity cgl_left_zesEngineGetActivity(cg_slot *cgl_s, int cgl_code, cgl_rt_zesEngineGetActivity cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesEngineGetActivity(zes_engine_handle_t hEngine, zes_engine_stats_t *pStats)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesEngineGetActivity]);
@@ -14078,15 +14263,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesEngineGetActivity(zes_eng
         return cgl_ret;
     }
     return cgl_gp_zesEngineGetActivity(hEngine, pStats);
-}
-typedef ze_result_t cgl_rt_zesEngineGetActivity;
-static __attribute__((noinline, cold)) cgl_rt_zesEngineGetActivity cgl_left_zesEngineGetActivity(cg_slot *cgl_s, int cgl_code, cgl_rt_zesEngineGetActivity cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesEngineGetActivity(zes_engine_handle_t hEngine, zes_engine_stats_t *pStats)
 {
@@ -14127,6 +14303,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEventRegister(zes_d
     (void)cg_call(&cgl_sites[CGL_zesDeviceEventRegister], (const void *)hDevice, cgl_th_zesDeviceEventRegister, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceEventRegister;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEventRegister cgl_left_zesDeviceEventRegister(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEventRegister cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEventRegister(zes_device_handle_t hDevice, zes_event_type_flags_t events)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEventRegister]);
@@ -14140,15 +14325,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEventRegister(zes_d
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEventRegister(hDevice, events);
-}
-typedef ze_result_t cgl_rt_zesDeviceEventRegister;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceEventRegister cgl_left_zesDeviceEventRegister(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEventRegister cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceEventRegister(zes_device_handle_t hDevice, zes_event_type_flags_t events)
 {
@@ -14193,8 +14369,33 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDriverEventListen(ze_driv
     (void)cg_call(&cgl_sites[CGL_zesDriverEventListen], (const void *)hDriver, cgl_th_zesDriverEventListen, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDriverEventListen;
+static __attribute__((noinline, cold)) cgl_rt_zesDriverEventListen cgl_left_zesDriverEventListen(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDriverEventListen cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDriverEventListen(ze_driver_handle_t hDriver, uint32_t timeout, uint32_t count, zes_device_handle_t *phDevices, uint32_t *pNumDeviceEvents, zes_event_type_flags_t *pEvents)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_zesDriverEventListen]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDriverEventListen) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListen].real, memory_order_relaxed))(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_zesDriverEventListen(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDriverEventListen]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDriverEventListen) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListen].real, memory_order_relaxed))(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
@@ -14206,15 +14407,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDriverEventListen(ze_driv
         return cgl_ret;
     }
     return cgl_gp_zesDriverEventListen(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
-}
-typedef ze_result_t cgl_rt_zesDriverEventListen;
-static __attribute__((noinline, cold)) cgl_rt_zesDriverEventListen cgl_left_zesDriverEventListen(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDriverEventListen cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDriverEventListen(ze_driver_handle_t hDriver, uint32_t timeout, uint32_t count, zes_device_handle_t *phDevices, uint32_t *pNumDeviceEvents, zes_event_type_flags_t *pEvents)
 {
@@ -14259,8 +14451,33 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDriverEventListenEx(ze_dr
     (void)cg_call(&cgl_sites[CGL_zesDriverEventListenEx], (const void *)hDriver, cgl_th_zesDriverEventListenEx, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDriverEventListenEx;
+static __attribute__((noinline, cold)) cgl_rt_zesDriverEventListenEx cgl_left_zesDriverEventListenEx(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDriverEventListenEx cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDriverEventListenEx(ze_driver_handle_t hDriver, uint64_t timeout, uint32_t count, zes_device_handle_t *phDevices, uint32_t *pNumDeviceEvents, zes_event_type_flags_t *pEvents)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_zesDriverEventListenEx]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesDriverEventListenEx) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListenEx].real, memory_order_relaxed))(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_zesDriverEventListenEx(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDriverEventListenEx]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesDriverEventListenEx) *)atomic_load_explicit(&cgl_sites[CGL_zesDriverEventListenEx].real, memory_order_relaxed))(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
@@ -14272,15 +14489,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDriverEventListenEx(ze_dr
         return cgl_ret;
     }
     return cgl_gp_zesDriverEventListenEx(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
-}
-typedef ze_result_t cgl_rt_zesDriverEventListenEx;
-static __attribute__((noinline, cold)) cgl_rt_zesDriverEventListenEx cgl_left_zesDriverEventListenEx(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDriverEventListenEx cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDriverEventListenEx(ze_driver_handle_t hDriver, uint64_t timeout, uint32_t count, zes_device_handle_t *phDevices, uint32_t *pNumDeviceEvents, zes_event_type_flags_t *pEvents)
 {
@@ -14322,6 +14530,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumFabricPorts(zes
     (void)cg_call(&cgl_sites[CGL_zesDeviceEnumFabricPorts], (const void *)hDevice, cgl_th_zesDeviceEnumFabricPorts, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumFabricPorts;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumFabricPorts cgl_left_zesDeviceEnumFabricPorts(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumFabricPorts cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFabricPorts(zes_device_handle_t hDevice, uint32_t *pCount, zes_fabric_port_handle_t *phPort)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumFabricPorts]);
@@ -14335,15 +14552,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFabricPorts(zes
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumFabricPorts(hDevice, pCount, phPort);
-}
-typedef ze_result_t cgl_rt_zesDeviceEnumFabricPorts;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumFabricPorts cgl_left_zesDeviceEnumFabricPorts(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumFabricPorts cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceEnumFabricPorts(zes_device_handle_t hDevice, uint32_t *pCount, zes_fabric_port_handle_t *phPort)
 {
@@ -14384,6 +14592,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetProperties(z
     (void)cg_call(&cgl_sites[CGL_zesFabricPortGetProperties], (const void *)hPort, cgl_th_zesFabricPortGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFabricPortGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesFabricPortGetProperties cgl_left_zesFabricPortGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFabricPortGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetProperties(zes_fabric_port_handle_t hPort, zes_fabric_port_properties_t *pProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetProperties]);
@@ -14397,15 +14614,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetProperties(z
         return cgl_ret;
     }
     return cgl_gp_zesFabricPortGetProperties(hPort, pProperties);
-}
-typedef ze_result_t cgl_rt_zesFabricPortGetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zesFabricPortGetProperties cgl_left_zesFabricPortGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFabricPortGetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFabricPortGetProperties(zes_fabric_port_handle_t hPort, zes_fabric_port_properties_t *pProperties)
 {
@@ -14446,6 +14654,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetLinkType(zes
     (void)cg_call(&cgl_sites[CGL_zesFabricPortGetLinkType], (const void *)hPort, cgl_th_zesFabricPortGetLinkType, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFabricPortGetLinkType;
+static __attribute__((noinline, cold)) cgl_rt_zesFabricPortGetLinkType cgl_left_zesFabricPortGetLinkType(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFabricPortGetLinkType cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetLinkType(zes_fabric_port_handle_t hPort, zes_fabric_link_type_t *pLinkType)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetLinkType]);
@@ -14459,15 +14676,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetLinkType(zes
         return cgl_ret;
     }
     return cgl_gp_zesFabricPortGetLinkType(hPort, pLinkType);
-}
-typedef ze_result_t cgl_rt_zesFabricPortGetLinkType;
-static __attribute__((noinline, cold)) cgl_rt_zesFabricPortGetLinkType cgl_left_zesFabricPortGetLinkType(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFabricPortGetLinkType cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFabricPortGetLinkType(zes_fabric_port_handle_t hPort, zes_fabric_link_type_t *pLinkType)
 {
@@ -14508,6 +14716,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetConfig(zes_f
     (void)cg_call(&cgl_sites[CGL_zesFabricPortGetConfig], (const void *)hPort, cgl_th_zesFabricPortGetConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFabricPortGetConfig;
+static __attribute__((noinline, cold)) cgl_rt_zesFabricPortGetConfig cgl_left_zesFabricPortGetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFabricPortGetConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetConfig(zes_fabric_port_handle_t hPort, zes_fabric_port_config_t *pConfig)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetConfig]);
@@ -14521,15 +14738,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetConfig(zes_f
         return cgl_ret;
     }
     return cgl_gp_zesFabricPortGetConfig(hPort, pConfig);
-}
-typedef ze_result_t cgl_rt_zesFabricPortGetConfig;
-static __attribute__((noinline, cold)) cgl_rt_zesFabricPortGetConfig cgl_left_zesFabricPortGetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFabricPortGetConfig cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFabricPortGetConfig(zes_fabric_port_handle_t hPort, zes_fabric_port_config_t *pConfig)
 {
@@ -14570,6 +14778,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortSetConfig(zes_f
     (void)cg_call(&cgl_sites[CGL_zesFabricPortSetConfig], (const void *)hPort, cgl_th_zesFabricPortSetConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFabricPortSetConfig;
+static __attribute__((noinline, cold)) cgl_rt_zesFabricPortSetConfig cgl_left_zesFabricPortSetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFabricPortSetConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortSetConfig(zes_fabric_port_handle_t hPort, const zes_fabric_port_config_t *pConfig)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortSetConfig]);
@@ -14583,15 +14800,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortSetConfig(zes_f
         return cgl_ret;
     }
     return cgl_gp_zesFabricPortSetConfig(hPort, pConfig);
-}
-typedef ze_result_t cgl_rt_zesFabricPortSetConfig;
-static __attribute__((noinline, cold)) cgl_rt_zesFabricPortSetConfig cgl_left_zesFabricPortSetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFabricPortSetConfig cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFabricPortSetConfig(zes_fabric_port_handle_t hPort, const zes_fabric_port_config_t *pConfig)
 {
@@ -14632,6 +14840,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetState(zes_fa
     (void)cg_call(&cgl_sites[CGL_zesFabricPortGetState], (const void *)hPort, cgl_th_zesFabricPortGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFabricPortGetState;
+static __attribute__((noinline, cold)) cgl_rt_zesFabricPortGetState cgl_left_zesFabricPortGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFabricPortGetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetState(zes_fabric_port_handle_t hPort, zes_fabric_port_state_t *pState)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetState]);
@@ -14645,15 +14862,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetState(zes_fa
         return cgl_ret;
     }
     return cgl_gp_zesFabricPortGetState(hPort, pState);
-}
-typedef ze_result_t cgl_rt_zesFabricPortGetState;
-static __attribute__((noinline, cold)) cgl_rt_zesFabricPortGetState cgl_left_zesFabricPortGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFabricPortGetState cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFabricPortGetState(zes_fabric_port_handle_t hPort, zes_fabric_port_state_t *pState)
 {
@@ -14694,6 +14902,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetThroughput(z
     (void)cg_call(&cgl_sites[CGL_zesFabricPortGetThroughput], (const void *)hPort, cgl_th_zesFabricPortGetThroughput, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFabricPortGetThroughput;
+static __attribute__((noinline, cold)) cgl_rt_zesFabricPortGetThroughput cgl_left_zesFabricPortGetThroughput(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFabricPortGetThroughput cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetThroughput(zes_fabric_port_handle_t hPort, zes_fabric_port_throughput_t *pThroughput)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFabricPortGetThroughput]);
@@ -14707,15 +14924,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetThroughput(z
         return cgl_ret;
     }
     return cgl_gp_zesFabricPortGetThroughput(hPort, pThroughput);
-}
-typedef ze_result_t cgl_rt_zesFabricPortGetThroughput;
-static __attribute__((noinline, cold)) cgl_rt_zesFabricPortGetThroughput cgl_left_zesFabricPortGetThroughput(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFabricPortGetThroughput cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFabricPortGetThroughput(zes_fabric_port_handle_t hPort, zes_fabric_port_throughput_t *pThroughput)
 {
@@ -14757,6 +14965,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumFans(zes_device
     (void)cg_call(&cgl_sites[CGL_zesDeviceEnumFans], (const void *)hDevice, cgl_th_zesDeviceEnumFans, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumFans;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumFans cgl_left_zesDeviceEnumFans(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumFans cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFans(zes_device_handle_t hDevice, uint32_t *pCount, zes_fan_handle_t *phFan)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumFans]);
@@ -14770,15 +14987,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFans(zes_device
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumFans(hDevice, pCount, phFan);
-}
-typedef ze_result_t cgl_rt_zesDeviceEnumFans;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumFans cgl_left_zesDeviceEnumFans(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumFans cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceEnumFans(zes_device_handle_t hDevice, uint32_t *pCount, zes_fan_handle_t *phFan)
 {
@@ -14819,6 +15027,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFanGetProperties(zes_fan_
     (void)cg_call(&cgl_sites[CGL_zesFanGetProperties], (const void *)hFan, cgl_th_zesFanGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFanGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesFanGetProperties cgl_left_zesFanGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFanGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFanGetProperties(zes_fan_handle_t hFan, zes_fan_properties_t *pProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanGetProperties]);
@@ -14832,15 +15049,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanGetProperties(zes_fan_
         return cgl_ret;
     }
     return cgl_gp_zesFanGetProperties(hFan, pProperties);
-}
-typedef ze_result_t cgl_rt_zesFanGetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zesFanGetProperties cgl_left_zesFanGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFanGetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFanGetProperties(zes_fan_handle_t hFan, zes_fan_properties_t *pProperties)
 {
@@ -14881,6 +15089,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFanGetConfig(zes_fan_hand
     (void)cg_call(&cgl_sites[CGL_zesFanGetConfig], (const void *)hFan, cgl_th_zesFanGetConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFanGetConfig;
+static __attribute__((noinline, cold)) cgl_rt_zesFanGetConfig cgl_left_zesFanGetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFanGetConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFanGetConfig(zes_fan_handle_t hFan, zes_fan_config_t *pConfig)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanGetConfig]);
@@ -14894,15 +15111,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanGetConfig(zes_fan_hand
         return cgl_ret;
     }
     return cgl_gp_zesFanGetConfig(hFan, pConfig);
-}
-typedef ze_result_t cgl_rt_zesFanGetConfig;
-static __attribute__((noinline, cold)) cgl_rt_zesFanGetConfig cgl_left_zesFanGetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFanGetConfig cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFanGetConfig(zes_fan_handle_t hFan, zes_fan_config_t *pConfig)
 {
@@ -14942,6 +15150,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFanSetDefaultMode(zes_fan
     (void)cg_call(&cgl_sites[CGL_zesFanSetDefaultMode], (const void *)hFan, cgl_th_zesFanSetDefaultMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFanSetDefaultMode;
+static __attribute__((noinline, cold)) cgl_rt_zesFanSetDefaultMode cgl_left_zesFanSetDefaultMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFanSetDefaultMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFanSetDefaultMode(zes_fan_handle_t hFan)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanSetDefaultMode]);
@@ -14955,15 +15172,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanSetDefaultMode(zes_fan
         return cgl_ret;
     }
     return cgl_gp_zesFanSetDefaultMode(hFan);
-}
-typedef ze_result_t cgl_rt_zesFanSetDefaultMode;
-static __attribute__((noinline, cold)) cgl_rt_zesFanSetDefaultMode cgl_left_zesFanSetDefaultMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFanSetDefaultMode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFanSetDefaultMode(zes_fan_handle_t hFan)
 {
@@ -15004,6 +15212,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFanSetFixedSpeedMode(zes_
     (void)cg_call(&cgl_sites[CGL_zesFanSetFixedSpeedMode], (const void *)hFan, cgl_th_zesFanSetFixedSpeedMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFanSetFixedSpeedMode;
+static __attribute__((noinline, cold)) cgl_rt_zesFanSetFixedSpeedMode cgl_left_zesFanSetFixedSpeedMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFanSetFixedSpeedMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFanSetFixedSpeedMode(zes_fan_handle_t hFan, const zes_fan_speed_t *speed)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanSetFixedSpeedMode]);
@@ -15017,15 +15234,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanSetFixedSpeedMode(zes_
         return cgl_ret;
     }
     return cgl_gp_zesFanSetFixedSpeedMode(hFan, speed);
-}
-typedef ze_result_t cgl_rt_zesFanSetFixedSpeedMode;
-static __attribute__((noinline, cold)) cgl_rt_zesFanSetFixedSpeedMode cgl_left_zesFanSetFixedSpeedMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFanSetFixedSpeedMode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFanSetFixedSpeedMode(zes_fan_handle_t hFan, const zes_fan_speed_t *speed)
 {
@@ -15066,6 +15274,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFanSetSpeedTableMode(zes_
     (void)cg_call(&cgl_sites[CGL_zesFanSetSpeedTableMode], (const void *)hFan, cgl_th_zesFanSetSpeedTableMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFanSetSpeedTableMode;
+static __attribute__((noinline, cold)) cgl_rt_zesFanSetSpeedTableMode cgl_left_zesFanSetSpeedTableMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFanSetSpeedTableMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFanSetSpeedTableMode(zes_fan_handle_t hFan, const zes_fan_speed_table_t *speedTable)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanSetSpeedTableMode]);
@@ -15079,15 +15296,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanSetSpeedTableMode(zes_
         return cgl_ret;
     }
     return cgl_gp_zesFanSetSpeedTableMode(hFan, speedTable);
-}
-typedef ze_result_t cgl_rt_zesFanSetSpeedTableMode;
-static __attribute__((noinline, cold)) cgl_rt_zesFanSetSpeedTableMode cgl_left_zesFanSetSpeedTableMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFanSetSpeedTableMode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFanSetSpeedTableMode(zes_fan_handle_t hFan, const zes_fan_speed_table_t *speedTable)
 {
@@ -15129,6 +15337,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFanGetState(zes_fan_handl
     (void)cg_call(&cgl_sites[CGL_zesFanGetState], (const void *)hFan, cgl_th_zesFanGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFanGetState;
+static __attribute__((noinline, cold)) cgl_rt_zesFanGetState cgl_left_zesFanGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFanGetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFanGetState(zes_fan_handle_t hFan, zes_fan_speed_units_t units, int32_t *pSpeed)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFanGetState]);
@@ -15142,15 +15359,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFanGetState(zes_fan_handl
         return cgl_ret;
     }
     return cgl_gp_zesFanGetState(hFan, units, pSpeed);
-}
-typedef ze_result_t cgl_rt_zesFanGetState;
-static __attribute__((noinline, cold)) cgl_rt_zesFanGetState cgl_left_zesFanGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFanGetState cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFanGetState(zes_fan_handle_t hFan, zes_fan_speed_units_t units, int32_t *pSpeed)
 {
@@ -15192,6 +15400,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumFirmwares(zes_d
     (void)cg_call(&cgl_sites[CGL_zesDeviceEnumFirmwares], (const void *)hDevice, cgl_th_zesDeviceEnumFirmwares, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumFirmwares;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumFirmwares cgl_left_zesDeviceEnumFirmwares(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumFirmwares cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFirmwares(zes_device_handle_t hDevice, uint32_t *pCount, zes_firmware_handle_t *phFirmware)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumFirmwares]);
@@ -15205,15 +15422,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFirmwares(zes_d
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumFirmwares(hDevice, pCount, phFirmware);
-}
-typedef ze_result_t cgl_rt_zesDeviceEnumFirmwares;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumFirmwares cgl_left_zesDeviceEnumFirmwares(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumFirmwares cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceEnumFirmwares(zes_device_handle_t hDevice, uint32_t *pCount, zes_firmware_handle_t *phFirmware)
 {
@@ -15254,6 +15462,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFirmwareGetProperties(zes
     (void)cg_call(&cgl_sites[CGL_zesFirmwareGetProperties], (const void *)hFirmware, cgl_th_zesFirmwareGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFirmwareGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesFirmwareGetProperties cgl_left_zesFirmwareGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFirmwareGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFirmwareGetProperties(zes_firmware_handle_t hFirmware, zes_firmware_properties_t *pProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFirmwareGetProperties]);
@@ -15267,15 +15484,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFirmwareGetProperties(zes
         return cgl_ret;
     }
     return cgl_gp_zesFirmwareGetProperties(hFirmware, pProperties);
-}
-typedef ze_result_t cgl_rt_zesFirmwareGetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zesFirmwareGetProperties cgl_left_zesFirmwareGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFirmwareGetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFirmwareGetProperties(zes_firmware_handle_t hFirmware, zes_firmware_properties_t *pProperties)
 {
@@ -15317,8 +15525,33 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFirmwareFlash(zes_firmwar
     (void)cg_call(&cgl_sites[CGL_zesFirmwareFlash], (const void *)hFirmware, cgl_th_zesFirmwareFlash, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFirmwareFlash;
+static __attribute__((noinline, cold)) cgl_rt_zesFirmwareFlash cgl_left_zesFirmwareFlash(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFirmwareFlash cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFirmwareFlash(zes_firmware_handle_t hFirmware, void *pImage, uint32_t size)
 {
+    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_zesFirmwareFlash]);
+    if (CG_LIKELY(cgl_c != NULL)) {
+        cg_slot *cgl_s = cg_my_slot;
+        if (CG_LIKELY(cg_slot_free(cgl_s))) {
+            cg_slot_enter(cgl_s, cgl_c);
+            cg_peak_in(cgl_c);
+            ze_result_t cgl_ret = ((__typeof__(zesFirmwareFlash) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareFlash].real, memory_order_relaxed))(hFirmware, pImage, size);
+            cg_peak_out(cgl_c);
+            int cgl_code = cgl_thunk_code(cgl_ret);
+            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
+                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
+                cgl_code = 0; /* counted: cg_leave records the stall */
+            }
+            return cgl_left_zesFirmwareFlash(cgl_s, cgl_code, cgl_ret);
+        }
+    }
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFirmwareFlash]);
     if (CG_LIKELY(cgl_tok != 0)) {
         ze_result_t cgl_ret = ((__typeof__(zesFirmwareFlash) *)atomic_load_explicit(&cgl_sites[CGL_zesFirmwareFlash].real, memory_order_relaxed))(hFirmware, pImage, size);
@@ -15330,15 +15563,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFirmwareFlash(zes_firmwar
         return cgl_ret;
     }
     return cgl_gp_zesFirmwareFlash(hFirmware, pImage, size);
-}
-typedef ze_result_t cgl_rt_zesFirmwareFlash;
-static __attribute__((noinline, cold)) cgl_rt_zesFirmwareFlash cgl_left_zesFirmwareFlash(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFirmwareFlash cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFirmwareFlash(zes_firmware_handle_t hFirmware, void *pImage, uint32_t size)
 {
@@ -15380,6 +15604,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumFrequencyDomain
     (void)cg_call(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains], (const void *)hDevice, cgl_th_zesDeviceEnumFrequencyDomains, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumFrequencyDomains;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumFrequencyDomains cgl_left_zesDeviceEnumFrequencyDomains(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumFrequencyDomains cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFrequencyDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_freq_handle_t *phFrequency)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumFrequencyDomains]);
@@ -15393,15 +15626,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFrequencyDomain
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumFrequencyDomains(hDevice, pCount, phFrequency);
-}
-typedef ze_result_t cgl_rt_zesDeviceEnumFrequencyDomains;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumFrequencyDomains cgl_left_zesDeviceEnumFrequencyDomains(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumFrequencyDomains cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceEnumFrequencyDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_freq_handle_t *phFrequency)
 {
@@ -15442,6 +15666,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetProperties(ze
     (void)cg_call(&cgl_sites[CGL_zesFrequencyGetProperties], (const void *)hFrequency, cgl_th_zesFrequencyGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFrequencyGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyGetProperties cgl_left_zesFrequencyGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetProperties(zes_freq_handle_t hFrequency, zes_freq_properties_t *pProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetProperties]);
@@ -15455,15 +15688,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetProperties(ze
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyGetProperties(hFrequency, pProperties);
-}
-typedef ze_result_t cgl_rt_zesFrequencyGetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zesFrequencyGetProperties cgl_left_zesFrequencyGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyGetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFrequencyGetProperties(zes_freq_handle_t hFrequency, zes_freq_properties_t *pProperties)
 {
@@ -15505,6 +15729,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetAvailableCloc
     (void)cg_call(&cgl_sites[CGL_zesFrequencyGetAvailableClocks], (const void *)hFrequency, cgl_th_zesFrequencyGetAvailableClocks, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFrequencyGetAvailableClocks;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyGetAvailableClocks cgl_left_zesFrequencyGetAvailableClocks(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyGetAvailableClocks cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetAvailableClocks(zes_freq_handle_t hFrequency, uint32_t *pCount, double *phFrequency)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetAvailableClocks]);
@@ -15518,15 +15751,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetAvailableCloc
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyGetAvailableClocks(hFrequency, pCount, phFrequency);
-}
-typedef ze_result_t cgl_rt_zesFrequencyGetAvailableClocks;
-static __attribute__((noinline, cold)) cgl_rt_zesFrequencyGetAvailableClocks cgl_left_zesFrequencyGetAvailableClocks(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyGetAvailableClocks cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFrequencyGetAvailableClocks(zes_freq_handle_t hFrequency, uint32_t *pCount, double *phFrequency)
 {
@@ -15567,6 +15791,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetRange(zes_fre
     (void)cg_call(&cgl_sites[CGL_zesFrequencyGetRange], (const void *)hFrequency, cgl_th_zesFrequencyGetRange, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFrequencyGetRange;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyGetRange cgl_left_zesFrequencyGetRange(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyGetRange cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetRange(zes_freq_handle_t hFrequency, zes_freq_range_t *pLimits)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetRange]);
@@ -15580,15 +15813,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetRange(zes_fre
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyGetRange(hFrequency, pLimits);
-}
-typedef ze_result_t cgl_rt_zesFrequencyGetRange;
-static __attribute__((noinline, cold)) cgl_rt_zesFrequencyGetRange cgl_left_zesFrequencyGetRange(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyGetRange cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFrequencyGetRange(zes_freq_handle_t hFrequency, zes_freq_range_t *pLimits)
 {
@@ -15629,6 +15853,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencySetRange(zes_fre
     (void)cg_call(&cgl_sites[CGL_zesFrequencySetRange], (const void *)hFrequency, cgl_th_zesFrequencySetRange, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFrequencySetRange;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencySetRange cgl_left_zesFrequencySetRange(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencySetRange cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencySetRange(zes_freq_handle_t hFrequency, const zes_freq_range_t *pLimits)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencySetRange]);
@@ -15642,15 +15875,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencySetRange(zes_fre
         return cgl_ret;
     }
     return cgl_gp_zesFrequencySetRange(hFrequency, pLimits);
-}
-typedef ze_result_t cgl_rt_zesFrequencySetRange;
-static __attribute__((noinline, cold)) cgl_rt_zesFrequencySetRange cgl_left_zesFrequencySetRange(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencySetRange cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFrequencySetRange(zes_freq_handle_t hFrequency, const zes_freq_range_t *pLimits)
 {
@@ -15691,6 +15915,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetState(zes_fre
     (void)cg_call(&cgl_sites[CGL_zesFrequencyGetState], (const void *)hFrequency, cgl_th_zesFrequencyGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFrequencyGetState;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyGetState cgl_left_zesFrequencyGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyGetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetState(zes_freq_handle_t hFrequency, zes_freq_state_t *pState)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetState]);
@@ -15704,15 +15937,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetState(zes_fre
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyGetState(hFrequency, pState);
-}
-typedef ze_result_t cgl_rt_zesFrequencyGetState;
-static __attribute__((noinline, cold)) cgl_rt_zesFrequencyGetState cgl_left_zesFrequencyGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyGetState cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFrequencyGetState(zes_freq_handle_t hFrequency, zes_freq_state_t *pState)
 {
@@ -15753,6 +15977,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetThrottleTime(
     (void)cg_call(&cgl_sites[CGL_zesFrequencyGetThrottleTime], (const void *)hFrequency, cgl_th_zesFrequencyGetThrottleTime, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFrequencyGetThrottleTime;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyGetThrottleTime cgl_left_zesFrequencyGetThrottleTime(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyGetThrottleTime cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetThrottleTime(zes_freq_handle_t hFrequency, zes_freq_throttle_time_t *pThrottleTime)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyGetThrottleTime]);
@@ -15766,15 +15999,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetThrottleTime(
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyGetThrottleTime(hFrequency, pThrottleTime);
-}
-typedef ze_result_t cgl_rt_zesFrequencyGetThrottleTime;
-static __attribute__((noinline, cold)) cgl_rt_zesFrequencyGetThrottleTime cgl_left_zesFrequencyGetThrottleTime(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyGetThrottleTime cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFrequencyGetThrottleTime(zes_freq_handle_t hFrequency, zes_freq_throttle_time_t *pThrottleTime)
 {
@@ -15815,6 +16039,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetCapabilitie
     (void)cg_call(&cgl_sites[CGL_zesFrequencyOcGetCapabilities], (const void *)hFrequency, cgl_th_zesFrequencyOcGetCapabilities, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFrequencyOcGetCapabilities;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcGetCapabilities cgl_left_zesFrequencyOcGetCapabilities(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcGetCapabilities cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetCapabilities(zes_freq_handle_t hFrequency, zes_oc_capabilities_t *pOcCapabilities)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetCapabilities]);
@@ -15828,15 +16061,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetCapabilitie
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcGetCapabilities(hFrequency, pOcCapabilities);
-}
-typedef ze_result_t cgl_rt_zesFrequencyOcGetCapabilities;
-static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcGetCapabilities cgl_left_zesFrequencyOcGetCapabilities(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcGetCapabilities cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFrequencyOcGetCapabilities(zes_freq_handle_t hFrequency, zes_oc_capabilities_t *pOcCapabilities)
 {
@@ -15877,6 +16101,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetFrequencyTa
     (void)cg_call(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget], (const void *)hFrequency, cgl_th_zesFrequencyOcGetFrequencyTarget, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFrequencyOcGetFrequencyTarget;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcGetFrequencyTarget cgl_left_zesFrequencyOcGetFrequencyTarget(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcGetFrequencyTarget cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetFrequencyTarget(zes_freq_handle_t hFrequency, double *pCurrentOcFrequency)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetFrequencyTarget]);
@@ -15890,15 +16123,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetFrequencyTa
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcGetFrequencyTarget(hFrequency, pCurrentOcFrequency);
-}
-typedef ze_result_t cgl_rt_zesFrequencyOcGetFrequencyTarget;
-static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcGetFrequencyTarget cgl_left_zesFrequencyOcGetFrequencyTarget(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcGetFrequencyTarget cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFrequencyOcGetFrequencyTarget(zes_freq_handle_t hFrequency, double *pCurrentOcFrequency)
 {
@@ -15939,6 +16163,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetFrequencyTa
     (void)cg_call(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget], (const void *)hFrequency, cgl_th_zesFrequencyOcSetFrequencyTarget, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFrequencyOcSetFrequencyTarget;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcSetFrequencyTarget cgl_left_zesFrequencyOcSetFrequencyTarget(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcSetFrequencyTarget cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetFrequencyTarget(zes_freq_handle_t hFrequency, double CurrentOcFrequency)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetFrequencyTarget]);
@@ -15952,15 +16185,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetFrequencyTa
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcSetFrequencyTarget(hFrequency, CurrentOcFrequency);
-}
-typedef ze_result_t cgl_rt_zesFrequencyOcSetFrequencyTarget;
-static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcSetFrequencyTarget cgl_left_zesFrequencyOcSetFrequencyTarget(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcSetFrequencyTarget cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFrequencyOcSetFrequencyTarget(zes_freq_handle_t hFrequency, double CurrentOcFrequency)
 {
@@ -16002,6 +16226,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetVoltageTarg
     (void)cg_call(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget], (const void *)hFrequency, cgl_th_zesFrequencyOcGetVoltageTarget, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFrequencyOcGetVoltageTarget;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcGetVoltageTarget cgl_left_zesFrequencyOcGetVoltageTarget(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcGetVoltageTarget cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetVoltageTarget(zes_freq_handle_t hFrequency, double *pCurrentVoltageTarget, double *pCurrentVoltageOffset)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetVoltageTarget]);
@@ -16015,15 +16248,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetVoltageTarg
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcGetVoltageTarget(hFrequency, pCurrentVoltageTarget, pCurrentVoltageOffset);
-}
-typedef ze_result_t cgl_rt_zesFrequencyOcGetVoltageTarget;
-static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcGetVoltageTarget cgl_left_zesFrequencyOcGetVoltageTarget(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcGetVoltageTarget cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFrequencyOcGetVoltageTarget(zes_freq_handle_t hFrequency, double *pCurrentVoltageTarget, double *pCurrentVoltageOffset)
 {
@@ -16065,6 +16289,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetVoltageTarg
     (void)cg_call(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget], (const void *)hFrequency, cgl_th_zesFrequencyOcSetVoltageTarget, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFrequencyOcSetVoltageTarget;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcSetVoltageTarget cgl_left_zesFrequencyOcSetVoltageTarget(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcSetVoltageTarget cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetVoltageTarget(zes_freq_handle_t hFrequency, double CurrentVoltageTarget, double CurrentVoltageOffset)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetVoltageTarget]);
@@ -16078,15 +16311,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetVoltageTarg
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcSetVoltageTarget(hFrequency, CurrentVoltageTarget, CurrentVoltageOffset);
-}
-typedef ze_result_t cgl_rt_zesFrequencyOcSetVoltageTarget;
-static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcSetVoltageTarget cgl_left_zesFrequencyOcSetVoltageTarget(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcSetVoltageTarget cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFrequencyOcSetVoltageTarget(zes_freq_handle_t hFrequency, double CurrentVoltageTarget, double CurrentVoltageOffset)
 {
@@ -16127,6 +16351,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetMode(zes_fr
     (void)cg_call(&cgl_sites[CGL_zesFrequencyOcSetMode], (const void *)hFrequency, cgl_th_zesFrequencyOcSetMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFrequencyOcSetMode;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcSetMode cgl_left_zesFrequencyOcSetMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcSetMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetMode(zes_freq_handle_t hFrequency, zes_oc_mode_t CurrentOcMode)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetMode]);
@@ -16140,15 +16373,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetMode(zes_fr
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcSetMode(hFrequency, CurrentOcMode);
-}
-typedef ze_result_t cgl_rt_zesFrequencyOcSetMode;
-static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcSetMode cgl_left_zesFrequencyOcSetMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcSetMode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFrequencyOcSetMode(zes_freq_handle_t hFrequency, zes_oc_mode_t CurrentOcMode)
 {
@@ -16189,6 +16413,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetMode(zes_fr
     (void)cg_call(&cgl_sites[CGL_zesFrequencyOcGetMode], (const void *)hFrequency, cgl_th_zesFrequencyOcGetMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFrequencyOcGetMode;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcGetMode cgl_left_zesFrequencyOcGetMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcGetMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetMode(zes_freq_handle_t hFrequency, zes_oc_mode_t *pCurrentOcMode)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetMode]);
@@ -16202,15 +16435,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetMode(zes_fr
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcGetMode(hFrequency, pCurrentOcMode);
-}
-typedef ze_result_t cgl_rt_zesFrequencyOcGetMode;
-static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcGetMode cgl_left_zesFrequencyOcGetMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcGetMode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFrequencyOcGetMode(zes_freq_handle_t hFrequency, zes_oc_mode_t *pCurrentOcMode)
 {
@@ -16251,6 +16475,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetIccMax(zes_
     (void)cg_call(&cgl_sites[CGL_zesFrequencyOcGetIccMax], (const void *)hFrequency, cgl_th_zesFrequencyOcGetIccMax, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFrequencyOcGetIccMax;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcGetIccMax cgl_left_zesFrequencyOcGetIccMax(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcGetIccMax cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetIccMax(zes_freq_handle_t hFrequency, double *pOcIccMax)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetIccMax]);
@@ -16264,15 +16497,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetIccMax(zes_
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcGetIccMax(hFrequency, pOcIccMax);
-}
-typedef ze_result_t cgl_rt_zesFrequencyOcGetIccMax;
-static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcGetIccMax cgl_left_zesFrequencyOcGetIccMax(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcGetIccMax cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFrequencyOcGetIccMax(zes_freq_handle_t hFrequency, double *pOcIccMax)
 {
@@ -16313,6 +16537,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetIccMax(zes_
     (void)cg_call(&cgl_sites[CGL_zesFrequencyOcSetIccMax], (const void *)hFrequency, cgl_th_zesFrequencyOcSetIccMax, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFrequencyOcSetIccMax;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcSetIccMax cgl_left_zesFrequencyOcSetIccMax(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcSetIccMax cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetIccMax(zes_freq_handle_t hFrequency, double ocIccMax)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetIccMax]);
@@ -16326,15 +16559,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetIccMax(zes_
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcSetIccMax(hFrequency, ocIccMax);
-}
-typedef ze_result_t cgl_rt_zesFrequencyOcSetIccMax;
-static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcSetIccMax cgl_left_zesFrequencyOcSetIccMax(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcSetIccMax cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFrequencyOcSetIccMax(zes_freq_handle_t hFrequency, double ocIccMax)
 {
@@ -16375,6 +16599,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetTjMax(zes_f
     (void)cg_call(&cgl_sites[CGL_zesFrequencyOcGetTjMax], (const void *)hFrequency, cgl_th_zesFrequencyOcGetTjMax, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFrequencyOcGetTjMax;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcGetTjMax cgl_left_zesFrequencyOcGetTjMax(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcGetTjMax cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetTjMax(zes_freq_handle_t hFrequency, double *pOcTjMax)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcGetTjMax]);
@@ -16388,15 +16621,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetTjMax(zes_f
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcGetTjMax(hFrequency, pOcTjMax);
-}
-typedef ze_result_t cgl_rt_zesFrequencyOcGetTjMax;
-static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcGetTjMax cgl_left_zesFrequencyOcGetTjMax(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcGetTjMax cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFrequencyOcGetTjMax(zes_freq_handle_t hFrequency, double *pOcTjMax)
 {
@@ -16437,6 +16661,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetTjMax(zes_f
     (void)cg_call(&cgl_sites[CGL_zesFrequencyOcSetTjMax], (const void *)hFrequency, cgl_th_zesFrequencyOcSetTjMax, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesFrequencyOcSetTjMax;
+static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcSetTjMax cgl_left_zesFrequencyOcSetTjMax(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcSetTjMax cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetTjMax(zes_freq_handle_t hFrequency, double ocTjMax)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesFrequencyOcSetTjMax]);
@@ -16450,15 +16683,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetTjMax(zes_f
         return cgl_ret;
     }
     return cgl_gp_zesFrequencyOcSetTjMax(hFrequency, ocTjMax);
-}
-typedef ze_result_t cgl_rt_zesFrequencyOcSetTjMax;
-static __attribute__((noinline, cold)) cgl_rt_zesFrequencyOcSetTjMax cgl_left_zesFrequencyOcSetTjMax(cg_slot *cgl_s, int cgl_code, cgl_rt_zesFrequencyOcSetTjMax cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesFrequencyOcSetTjMax(zes_freq_handle_t hFrequency, double ocTjMax)
 {
@@ -16500,6 +16724,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumLeds(zes_device
     (void)cg_call(&cgl_sites[CGL_zesDeviceEnumLeds], (const void *)hDevice, cgl_th_zesDeviceEnumLeds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumLeds;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumLeds cgl_left_zesDeviceEnumLeds(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumLeds cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumLeds(zes_device_handle_t hDevice, uint32_t *pCount, zes_led_handle_t *phLed)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumLeds]);
@@ -16513,15 +16746,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumLeds(zes_device
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumLeds(hDevice, pCount, phLed);
-}
-typedef ze_result_t cgl_rt_zesDeviceEnumLeds;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumLeds cgl_left_zesDeviceEnumLeds(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumLeds cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceEnumLeds(zes_device_handle_t hDevice, uint32_t *pCount, zes_led_handle_t *phLed)
 {
@@ -16562,6 +16786,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesLedGetProperties(zes_led_
     (void)cg_call(&cgl_sites[CGL_zesLedGetProperties], (const void *)hLed, cgl_th_zesLedGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesLedGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesLedGetProperties cgl_left_zesLedGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesLedGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesLedGetProperties(zes_led_handle_t hLed, zes_led_properties_t *pProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesLedGetProperties]);
@@ -16575,15 +16808,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesLedGetProperties(zes_led_
         return cgl_ret;
     }
     return cgl_gp_zesLedGetProperties(hLed, pProperties);
-}
-typedef ze_result_t cgl_rt_zesLedGetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zesLedGetProperties cgl_left_zesLedGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesLedGetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesLedGetProperties(zes_led_handle_t hLed, zes_led_properties_t *pProperties)
 {
@@ -16624,6 +16848,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesLedGetState(zes_led_handl
     (void)cg_call(&cgl_sites[CGL_zesLedGetState], (const void *)hLed, cgl_th_zesLedGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesLedGetState;
+static __attribute__((noinline, cold)) cgl_rt_zesLedGetState cgl_left_zesLedGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesLedGetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesLedGetState(zes_led_handle_t hLed, zes_led_state_t *pState)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesLedGetState]);
@@ -16637,15 +16870,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesLedGetState(zes_led_handl
         return cgl_ret;
     }
     return cgl_gp_zesLedGetState(hLed, pState);
-}
-typedef ze_result_t cgl_rt_zesLedGetState;
-static __attribute__((noinline, cold)) cgl_rt_zesLedGetState cgl_left_zesLedGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesLedGetState cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesLedGetState(zes_led_handle_t hLed, zes_led_state_t *pState)
 {
@@ -16686,6 +16910,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesLedSetState(zes_led_handl
     (void)cg_call(&cgl_sites[CGL_zesLedSetState], (const void *)hLed, cgl_th_zesLedSetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesLedSetState;
+static __attribute__((noinline, cold)) cgl_rt_zesLedSetState cgl_left_zesLedSetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesLedSetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesLedSetState(zes_led_handle_t hLed, ze_bool_t enable)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesLedSetState]);
@@ -16699,15 +16932,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesLedSetState(zes_led_handl
         return cgl_ret;
     }
     return cgl_gp_zesLedSetState(hLed, enable);
-}
-typedef ze_result_t cgl_rt_zesLedSetState;
-static __attribute__((noinline, cold)) cgl_rt_zesLedSetState cgl_left_zesLedSetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesLedSetState cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesLedSetState(zes_led_handle_t hLed, ze_bool_t enable)
 {
@@ -16748,6 +16972,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesLedSetColor(zes_led_handl
     (void)cg_call(&cgl_sites[CGL_zesLedSetColor], (const void *)hLed, cgl_th_zesLedSetColor, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesLedSetColor;
+static __attribute__((noinline, cold)) cgl_rt_zesLedSetColor cgl_left_zesLedSetColor(cg_slot *cgl_s, int cgl_code, cgl_rt_zesLedSetColor cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesLedSetColor(zes_led_handle_t hLed, const zes_led_color_t *pColor)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesLedSetColor]);
@@ -16761,15 +16994,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesLedSetColor(zes_led_handl
         return cgl_ret;
     }
     return cgl_gp_zesLedSetColor(hLed, pColor);
-}
-typedef ze_result_t cgl_rt_zesLedSetColor;
-static __attribute__((noinline, cold)) cgl_rt_zesLedSetColor cgl_left_zesLedSetColor(cg_slot *cgl_s, int cgl_code, cgl_rt_zesLedSetColor cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesLedSetColor(zes_led_handle_t hLed, const zes_led_color_t *pColor)
 {
@@ -16811,6 +17035,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumMemoryModules(z
     (void)cg_call(&cgl_sites[CGL_zesDeviceEnumMemoryModules], (const void *)hDevice, cgl_th_zesDeviceEnumMemoryModules, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumMemoryModules;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumMemoryModules cgl_left_zesDeviceEnumMemoryModules(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumMemoryModules cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumMemoryModules(zes_device_handle_t hDevice, uint32_t *pCount, zes_mem_handle_t *phMemory)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumMemoryModules]);
@@ -16824,15 +17057,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumMemoryModules(z
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumMemoryModules(hDevice, pCount, phMemory);
-}
-typedef ze_result_t cgl_rt_zesDeviceEnumMemoryModules;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumMemoryModules cgl_left_zesDeviceEnumMemoryModules(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumMemoryModules cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceEnumMemoryModules(zes_device_handle_t hDevice, uint32_t *pCount, zes_mem_handle_t *phMemory)
 {
@@ -16873,6 +17097,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesMemoryGetProperties(zes_m
     (void)cg_call(&cgl_sites[CGL_zesMemoryGetProperties], (const void *)hMemory, cgl_th_zesMemoryGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesMemoryGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesMemoryGetProperties cgl_left_zesMemoryGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesMemoryGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesMemoryGetProperties(zes_mem_handle_t hMemory, zes_mem_properties_t *pProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesMemoryGetProperties]);
@@ -16886,15 +17119,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesMemoryGetProperties(zes_m
         return cgl_ret;
     }
     return cgl_gp_zesMemoryGetProperties(hMemory, pProperties);
-}
-typedef ze_result_t cgl_rt_zesMemoryGetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zesMemoryGetProperties cgl_left_zesMemoryGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesMemoryGetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesMemoryGetProperties(zes_mem_handle_t hMemory, zes_mem_properties_t *pProperties)
 {
@@ -16935,6 +17159,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesMemoryGetState(zes_mem_ha
     (void)cg_call(&cgl_sites[CGL_zesMemoryGetState], (const void *)hMemory, cgl_th_zesMemoryGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesMemoryGetState;
+static __attribute__((noinline, cold)) cgl_rt_zesMemoryGetState cgl_left_zesMemoryGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesMemoryGetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesMemoryGetState(zes_mem_handle_t hMemory, zes_mem_state_t *pState)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesMemoryGetState]);
@@ -16948,15 +17181,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesMemoryGetState(zes_mem_ha
         return cgl_ret;
     }
     return cgl_gp_zesMemoryGetState(hMemory, pState);
-}
-typedef ze_result_t cgl_rt_zesMemoryGetState;
-static __attribute__((noinline, cold)) cgl_rt_zesMemoryGetState cgl_left_zesMemoryGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesMemoryGetState cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesMemoryGetState(zes_mem_handle_t hMemory, zes_mem_state_t *pState)
 {
@@ -16997,6 +17221,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesMemoryGetBandwidth(zes_me
     (void)cg_call(&cgl_sites[CGL_zesMemoryGetBandwidth], (const void *)hMemory, cgl_th_zesMemoryGetBandwidth, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesMemoryGetBandwidth;
+static __attribute__((noinline, cold)) cgl_rt_zesMemoryGetBandwidth cgl_left_zesMemoryGetBandwidth(cg_slot *cgl_s, int cgl_code, cgl_rt_zesMemoryGetBandwidth cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesMemoryGetBandwidth(zes_mem_handle_t hMemory, zes_mem_bandwidth_t *pBandwidth)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesMemoryGetBandwidth]);
@@ -17010,15 +17243,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesMemoryGetBandwidth(zes_me
         return cgl_ret;
     }
     return cgl_gp_zesMemoryGetBandwidth(hMemory, pBandwidth);
-}
-typedef ze_result_t cgl_rt_zesMemoryGetBandwidth;
-static __attribute__((noinline, cold)) cgl_rt_zesMemoryGetBandwidth cgl_left_zesMemoryGetBandwidth(cg_slot *cgl_s, int cgl_code, cgl_rt_zesMemoryGetBandwidth cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesMemoryGetBandwidth(zes_mem_handle_t hMemory, zes_mem_bandwidth_t *pBandwidth)
 {
@@ -17060,6 +17284,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumPerformanceFact
     (void)cg_call(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains], (const void *)hDevice, cgl_th_zesDeviceEnumPerformanceFactorDomains, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumPerformanceFactorDomains;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumPerformanceFactorDomains cgl_left_zesDeviceEnumPerformanceFactorDomains(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumPerformanceFactorDomains cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPerformanceFactorDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_perf_handle_t *phPerf)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumPerformanceFactorDomains]);
@@ -17073,15 +17306,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPerformanceFact
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumPerformanceFactorDomains(hDevice, pCount, phPerf);
-}
-typedef ze_result_t cgl_rt_zesDeviceEnumPerformanceFactorDomains;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumPerformanceFactorDomains cgl_left_zesDeviceEnumPerformanceFactorDomains(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumPerformanceFactorDomains cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceEnumPerformanceFactorDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_perf_handle_t *phPerf)
 {
@@ -17122,6 +17346,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPerformanceFactorGetPrope
     (void)cg_call(&cgl_sites[CGL_zesPerformanceFactorGetProperties], (const void *)hPerf, cgl_th_zesPerformanceFactorGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesPerformanceFactorGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesPerformanceFactorGetProperties cgl_left_zesPerformanceFactorGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPerformanceFactorGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPerformanceFactorGetProperties(zes_perf_handle_t hPerf, zes_perf_properties_t *pProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPerformanceFactorGetProperties]);
@@ -17135,15 +17368,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPerformanceFactorGetPrope
         return cgl_ret;
     }
     return cgl_gp_zesPerformanceFactorGetProperties(hPerf, pProperties);
-}
-typedef ze_result_t cgl_rt_zesPerformanceFactorGetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zesPerformanceFactorGetProperties cgl_left_zesPerformanceFactorGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPerformanceFactorGetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesPerformanceFactorGetProperties(zes_perf_handle_t hPerf, zes_perf_properties_t *pProperties)
 {
@@ -17184,6 +17408,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPerformanceFactorGetConfi
     (void)cg_call(&cgl_sites[CGL_zesPerformanceFactorGetConfig], (const void *)hPerf, cgl_th_zesPerformanceFactorGetConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesPerformanceFactorGetConfig;
+static __attribute__((noinline, cold)) cgl_rt_zesPerformanceFactorGetConfig cgl_left_zesPerformanceFactorGetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPerformanceFactorGetConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPerformanceFactorGetConfig(zes_perf_handle_t hPerf, double *pFactor)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPerformanceFactorGetConfig]);
@@ -17197,15 +17430,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPerformanceFactorGetConfi
         return cgl_ret;
     }
     return cgl_gp_zesPerformanceFactorGetConfig(hPerf, pFactor);
-}
-typedef ze_result_t cgl_rt_zesPerformanceFactorGetConfig;
-static __attribute__((noinline, cold)) cgl_rt_zesPerformanceFactorGetConfig cgl_left_zesPerformanceFactorGetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPerformanceFactorGetConfig cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesPerformanceFactorGetConfig(zes_perf_handle_t hPerf, double *pFactor)
 {
@@ -17246,6 +17470,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPerformanceFactorSetConfi
     (void)cg_call(&cgl_sites[CGL_zesPerformanceFactorSetConfig], (const void *)hPerf, cgl_th_zesPerformanceFactorSetConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesPerformanceFactorSetConfig;
+static __attribute__((noinline, cold)) cgl_rt_zesPerformanceFactorSetConfig cgl_left_zesPerformanceFactorSetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPerformanceFactorSetConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPerformanceFactorSetConfig(zes_perf_handle_t hPerf, double factor)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPerformanceFactorSetConfig]);
@@ -17259,15 +17492,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPerformanceFactorSetConfi
         return cgl_ret;
     }
     return cgl_gp_zesPerformanceFactorSetConfig(hPerf, factor);
-}
-typedef ze_result_t cgl_rt_zesPerformanceFactorSetConfig;
-static __attribute__((noinline, cold)) cgl_rt_zesPerformanceFactorSetConfig cgl_left_zesPerformanceFactorSetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPerformanceFactorSetConfig cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesPerformanceFactorSetConfig(zes_perf_handle_t hPerf, double factor)
 {
@@ -17309,6 +17533,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumPowerDomains(ze
     (void)cg_call(&cgl_sites[CGL_zesDeviceEnumPowerDomains], (const void *)hDevice, cgl_th_zesDeviceEnumPowerDomains, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumPowerDomains;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumPowerDomains cgl_left_zesDeviceEnumPowerDomains(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumPowerDomains cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPowerDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_pwr_handle_t *phPower)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumPowerDomains]);
@@ -17322,15 +17555,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPowerDomains(ze
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumPowerDomains(hDevice, pCount, phPower);
-}
-typedef ze_result_t cgl_rt_zesDeviceEnumPowerDomains;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumPowerDomains cgl_left_zesDeviceEnumPowerDomains(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumPowerDomains cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceEnumPowerDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_pwr_handle_t *phPower)
 {
@@ -17371,6 +17595,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceGetCardPowerDomain(
     (void)cg_call(&cgl_sites[CGL_zesDeviceGetCardPowerDomain], (const void *)hDevice, cgl_th_zesDeviceGetCardPowerDomain, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceGetCardPowerDomain;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceGetCardPowerDomain cgl_left_zesDeviceGetCardPowerDomain(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceGetCardPowerDomain cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetCardPowerDomain(zes_device_handle_t hDevice, zes_pwr_handle_t *phPower)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceGetCardPowerDomain]);
@@ -17384,15 +17617,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetCardPowerDomain(
         return cgl_ret;
     }
     return cgl_gp_zesDeviceGetCardPowerDomain(hDevice, phPower);
-}
-typedef ze_result_t cgl_rt_zesDeviceGetCardPowerDomain;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceGetCardPowerDomain cgl_left_zesDeviceGetCardPowerDomain(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceGetCardPowerDomain cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceGetCardPowerDomain(zes_device_handle_t hDevice, zes_pwr_handle_t *phPower)
 {
@@ -17433,6 +17657,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetProperties(zes_pw
     (void)cg_call(&cgl_sites[CGL_zesPowerGetProperties], (const void *)hPower, cgl_th_zesPowerGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesPowerGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesPowerGetProperties cgl_left_zesPowerGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPowerGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetProperties(zes_pwr_handle_t hPower, zes_power_properties_t *pProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetProperties]);
@@ -17446,15 +17679,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetProperties(zes_pw
         return cgl_ret;
     }
     return cgl_gp_zesPowerGetProperties(hPower, pProperties);
-}
-typedef ze_result_t cgl_rt_zesPowerGetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zesPowerGetProperties cgl_left_zesPowerGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPowerGetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesPowerGetProperties(zes_pwr_handle_t hPower, zes_power_properties_t *pProperties)
 {
@@ -17495,6 +17719,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetEnergyCounter(zes
     (void)cg_call(&cgl_sites[CGL_zesPowerGetEnergyCounter], (const void *)hPower, cgl_th_zesPowerGetEnergyCounter, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesPowerGetEnergyCounter;
+static __attribute__((noinline, cold)) cgl_rt_zesPowerGetEnergyCounter cgl_left_zesPowerGetEnergyCounter(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPowerGetEnergyCounter cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetEnergyCounter(zes_pwr_handle_t hPower, zes_power_energy_counter_t *pEnergy)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetEnergyCounter]);
@@ -17508,15 +17741,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetEnergyCounter(zes
         return cgl_ret;
     }
     return cgl_gp_zesPowerGetEnergyCounter(hPower, pEnergy);
-}
-typedef ze_result_t cgl_rt_zesPowerGetEnergyCounter;
-static __attribute__((noinline, cold)) cgl_rt_zesPowerGetEnergyCounter cgl_left_zesPowerGetEnergyCounter(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPowerGetEnergyCounter cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesPowerGetEnergyCounter(zes_pwr_handle_t hPower, zes_power_energy_counter_t *pEnergy)
 {
@@ -17559,6 +17783,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetLimits(zes_pwr_ha
     (void)cg_call(&cgl_sites[CGL_zesPowerGetLimits], (const void *)hPower, cgl_th_zesPowerGetLimits, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesPowerGetLimits;
+static __attribute__((noinline, cold)) cgl_rt_zesPowerGetLimits cgl_left_zesPowerGetLimits(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPowerGetLimits cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetLimits(zes_pwr_handle_t hPower, zes_power_sustained_limit_t *pSustained, zes_power_burst_limit_t *pBurst, zes_power_peak_limit_t *pPeak)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetLimits]);
@@ -17572,15 +17805,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetLimits(zes_pwr_ha
         return cgl_ret;
     }
     return cgl_gp_zesPowerGetLimits(hPower, pSustained, pBurst, pPeak);
-}
-typedef ze_result_t cgl_rt_zesPowerGetLimits;
-static __attribute__((noinline, cold)) cgl_rt_zesPowerGetLimits cgl_left_zesPowerGetLimits(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPowerGetLimits cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesPowerGetLimits(zes_pwr_handle_t hPower, zes_power_sustained_limit_t *pSustained, zes_power_burst_limit_t *pBurst, zes_power_peak_limit_t *pPeak)
 {
@@ -17623,6 +17847,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerSetLimits(zes_pwr_ha
     (void)cg_call(&cgl_sites[CGL_zesPowerSetLimits], (const void *)hPower, cgl_th_zesPowerSetLimits, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesPowerSetLimits;
+static __attribute__((noinline, cold)) cgl_rt_zesPowerSetLimits cgl_left_zesPowerSetLimits(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPowerSetLimits cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetLimits(zes_pwr_handle_t hPower, const zes_power_sustained_limit_t *pSustained, const zes_power_burst_limit_t *pBurst, const zes_power_peak_limit_t *pPeak)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerSetLimits]);
@@ -17636,15 +17869,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetLimits(zes_pwr_ha
         return cgl_ret;
     }
     return cgl_gp_zesPowerSetLimits(hPower, pSustained, pBurst, pPeak);
-}
-typedef ze_result_t cgl_rt_zesPowerSetLimits;
-static __attribute__((noinline, cold)) cgl_rt_zesPowerSetLimits cgl_left_zesPowerSetLimits(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPowerSetLimits cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesPowerSetLimits(zes_pwr_handle_t hPower, const zes_power_sustained_limit_t *pSustained, const zes_power_burst_limit_t *pBurst, const zes_power_peak_limit_t *pPeak)
 {
@@ -17685,6 +17909,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetEnergyThreshold(z
     (void)cg_call(&cgl_sites[CGL_zesPowerGetEnergyThreshold], (const void *)hPower, cgl_th_zesPowerGetEnergyThreshold, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesPowerGetEnergyThreshold;
+static __attribute__((noinline, cold)) cgl_rt_zesPowerGetEnergyThreshold cgl_left_zesPowerGetEnergyThreshold(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPowerGetEnergyThreshold cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetEnergyThreshold(zes_pwr_handle_t hPower, zes_energy_threshold_t *pThreshold)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetEnergyThreshold]);
@@ -17698,15 +17931,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetEnergyThreshold(z
         return cgl_ret;
     }
     return cgl_gp_zesPowerGetEnergyThreshold(hPower, pThreshold);
-}
-typedef ze_result_t cgl_rt_zesPowerGetEnergyThreshold;
-static __attribute__((noinline, cold)) cgl_rt_zesPowerGetEnergyThreshold cgl_left_zesPowerGetEnergyThreshold(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPowerGetEnergyThreshold cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesPowerGetEnergyThreshold(zes_pwr_handle_t hPower, zes_energy_threshold_t *pThreshold)
 {
@@ -17747,6 +17971,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerSetEnergyThreshold(z
     (void)cg_call(&cgl_sites[CGL_zesPowerSetEnergyThreshold], (const void *)hPower, cgl_th_zesPowerSetEnergyThreshold, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesPowerSetEnergyThreshold;
+static __attribute__((noinline, cold)) cgl_rt_zesPowerSetEnergyThreshold cgl_left_zesPowerSetEnergyThreshold(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPowerSetEnergyThreshold cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetEnergyThreshold(zes_pwr_handle_t hPower, double threshold)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerSetEnergyThreshold]);
@@ -17760,15 +17993,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetEnergyThreshold(z
         return cgl_ret;
     }
     return cgl_gp_zesPowerSetEnergyThreshold(hPower, threshold);
-}
-typedef ze_result_t cgl_rt_zesPowerSetEnergyThreshold;
-static __attribute__((noinline, cold)) cgl_rt_zesPowerSetEnergyThreshold cgl_left_zesPowerSetEnergyThreshold(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPowerSetEnergyThreshold cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesPowerSetEnergyThreshold(zes_pwr_handle_t hPower, double threshold)
 {
@@ -17810,6 +18034,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumPsus(zes_device
     (void)cg_call(&cgl_sites[CGL_zesDeviceEnumPsus], (const void *)hDevice, cgl_th_zesDeviceEnumPsus, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumPsus;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumPsus cgl_left_zesDeviceEnumPsus(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumPsus cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPsus(zes_device_handle_t hDevice, uint32_t *pCount, zes_psu_handle_t *phPsu)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumPsus]);
@@ -17823,15 +18056,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPsus(zes_device
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumPsus(hDevice, pCount, phPsu);
-}
-typedef ze_result_t cgl_rt_zesDeviceEnumPsus;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumPsus cgl_left_zesDeviceEnumPsus(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumPsus cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceEnumPsus(zes_device_handle_t hDevice, uint32_t *pCount, zes_psu_handle_t *phPsu)
 {
@@ -17872,6 +18096,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPsuGetProperties(zes_psu_
     (void)cg_call(&cgl_sites[CGL_zesPsuGetProperties], (const void *)hPsu, cgl_th_zesPsuGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesPsuGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesPsuGetProperties cgl_left_zesPsuGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPsuGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPsuGetProperties(zes_psu_handle_t hPsu, zes_psu_properties_t *pProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPsuGetProperties]);
@@ -17885,15 +18118,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPsuGetProperties(zes_psu_
         return cgl_ret;
     }
     return cgl_gp_zesPsuGetProperties(hPsu, pProperties);
-}
-typedef ze_result_t cgl_rt_zesPsuGetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zesPsuGetProperties cgl_left_zesPsuGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPsuGetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesPsuGetProperties(zes_psu_handle_t hPsu, zes_psu_properties_t *pProperties)
 {
@@ -17934,6 +18158,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPsuGetState(zes_psu_handl
     (void)cg_call(&cgl_sites[CGL_zesPsuGetState], (const void *)hPsu, cgl_th_zesPsuGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesPsuGetState;
+static __attribute__((noinline, cold)) cgl_rt_zesPsuGetState cgl_left_zesPsuGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPsuGetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPsuGetState(zes_psu_handle_t hPsu, zes_psu_state_t *pState)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPsuGetState]);
@@ -17947,15 +18180,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPsuGetState(zes_psu_handl
         return cgl_ret;
     }
     return cgl_gp_zesPsuGetState(hPsu, pState);
-}
-typedef ze_result_t cgl_rt_zesPsuGetState;
-static __attribute__((noinline, cold)) cgl_rt_zesPsuGetState cgl_left_zesPsuGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPsuGetState cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesPsuGetState(zes_psu_handle_t hPsu, zes_psu_state_t *pState)
 {
@@ -17997,6 +18221,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumRasErrorSets(ze
     (void)cg_call(&cgl_sites[CGL_zesDeviceEnumRasErrorSets], (const void *)hDevice, cgl_th_zesDeviceEnumRasErrorSets, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumRasErrorSets;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumRasErrorSets cgl_left_zesDeviceEnumRasErrorSets(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumRasErrorSets cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumRasErrorSets(zes_device_handle_t hDevice, uint32_t *pCount, zes_ras_handle_t *phRas)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumRasErrorSets]);
@@ -18010,15 +18243,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumRasErrorSets(ze
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumRasErrorSets(hDevice, pCount, phRas);
-}
-typedef ze_result_t cgl_rt_zesDeviceEnumRasErrorSets;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumRasErrorSets cgl_left_zesDeviceEnumRasErrorSets(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumRasErrorSets cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceEnumRasErrorSets(zes_device_handle_t hDevice, uint32_t *pCount, zes_ras_handle_t *phRas)
 {
@@ -18059,6 +18283,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesRasGetProperties(zes_ras_
     (void)cg_call(&cgl_sites[CGL_zesRasGetProperties], (const void *)hRas, cgl_th_zesRasGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesRasGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesRasGetProperties cgl_left_zesRasGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesRasGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesRasGetProperties(zes_ras_handle_t hRas, zes_ras_properties_t *pProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesRasGetProperties]);
@@ -18072,15 +18305,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesRasGetProperties(zes_ras_
         return cgl_ret;
     }
     return cgl_gp_zesRasGetProperties(hRas, pProperties);
-}
-typedef ze_result_t cgl_rt_zesRasGetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zesRasGetProperties cgl_left_zesRasGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesRasGetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesRasGetProperties(zes_ras_handle_t hRas, zes_ras_properties_t *pProperties)
 {
@@ -18121,6 +18345,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesRasGetConfig(zes_ras_hand
     (void)cg_call(&cgl_sites[CGL_zesRasGetConfig], (const void *)hRas, cgl_th_zesRasGetConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesRasGetConfig;
+static __attribute__((noinline, cold)) cgl_rt_zesRasGetConfig cgl_left_zesRasGetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesRasGetConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesRasGetConfig(zes_ras_handle_t hRas, zes_ras_config_t *pConfig)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesRasGetConfig]);
@@ -18134,15 +18367,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesRasGetConfig(zes_ras_hand
         return cgl_ret;
     }
     return cgl_gp_zesRasGetConfig(hRas, pConfig);
-}
-typedef ze_result_t cgl_rt_zesRasGetConfig;
-static __attribute__((noinline, cold)) cgl_rt_zesRasGetConfig cgl_left_zesRasGetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesRasGetConfig cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesRasGetConfig(zes_ras_handle_t hRas, zes_ras_config_t *pConfig)
 {
@@ -18183,6 +18407,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesRasSetConfig(zes_ras_hand
     (void)cg_call(&cgl_sites[CGL_zesRasSetConfig], (const void *)hRas, cgl_th_zesRasSetConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesRasSetConfig;
+static __attribute__((noinline, cold)) cgl_rt_zesRasSetConfig cgl_left_zesRasSetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesRasSetConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesRasSetConfig(zes_ras_handle_t hRas, const zes_ras_config_t *pConfig)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesRasSetConfig]);
@@ -18196,15 +18429,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesRasSetConfig(zes_ras_hand
         return cgl_ret;
     }
     return cgl_gp_zesRasSetConfig(hRas, pConfig);
-}
-typedef ze_result_t cgl_rt_zesRasSetConfig;
-static __attribute__((noinline, cold)) cgl_rt_zesRasSetConfig cgl_left_zesRasSetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesRasSetConfig cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesRasSetConfig(zes_ras_handle_t hRas, const zes_ras_config_t *pConfig)
 {
@@ -18246,6 +18470,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesRasGetState(zes_ras_handl
     (void)cg_call(&cgl_sites[CGL_zesRasGetState], (const void *)hRas, cgl_th_zesRasGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesRasGetState;
+static __attribute__((noinline, cold)) cgl_rt_zesRasGetState cgl_left_zesRasGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesRasGetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesRasGetState(zes_ras_handle_t hRas, ze_bool_t clear, zes_ras_state_t *pState)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesRasGetState]);
@@ -18259,15 +18492,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesRasGetState(zes_ras_handl
         return cgl_ret;
     }
     return cgl_gp_zesRasGetState(hRas, clear, pState);
-}
-typedef ze_result_t cgl_rt_zesRasGetState;
-static __attribute__((noinline, cold)) cgl_rt_zesRasGetState cgl_left_zesRasGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesRasGetState cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesRasGetState(zes_ras_handle_t hRas, ze_bool_t clear, zes_ras_state_t *pState)
 {
@@ -18309,6 +18533,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumSchedulers(zes_
     (void)cg_call(&cgl_sites[CGL_zesDeviceEnumSchedulers], (const void *)hDevice, cgl_th_zesDeviceEnumSchedulers, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumSchedulers;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumSchedulers cgl_left_zesDeviceEnumSchedulers(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumSchedulers cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumSchedulers(zes_device_handle_t hDevice, uint32_t *pCount, zes_sched_handle_t *phScheduler)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumSchedulers]);
@@ -18322,15 +18555,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumSchedulers(zes_
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumSchedulers(hDevice, pCount, phScheduler);
-}
-typedef ze_result_t cgl_rt_zesDeviceEnumSchedulers;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumSchedulers cgl_left_zesDeviceEnumSchedulers(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumSchedulers cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceEnumSchedulers(zes_device_handle_t hDevice, uint32_t *pCount, zes_sched_handle_t *phScheduler)
 {
@@ -18371,6 +18595,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerGetProperties(ze
     (void)cg_call(&cgl_sites[CGL_zesSchedulerGetProperties], (const void *)hScheduler, cgl_th_zesSchedulerGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesSchedulerGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesSchedulerGetProperties cgl_left_zesSchedulerGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesSchedulerGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetProperties(zes_sched_handle_t hScheduler, zes_sched_properties_t *pProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerGetProperties]);
@@ -18384,15 +18617,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetProperties(ze
         return cgl_ret;
     }
     return cgl_gp_zesSchedulerGetProperties(hScheduler, pProperties);
-}
-typedef ze_result_t cgl_rt_zesSchedulerGetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zesSchedulerGetProperties cgl_left_zesSchedulerGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesSchedulerGetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesSchedulerGetProperties(zes_sched_handle_t hScheduler, zes_sched_properties_t *pProperties)
 {
@@ -18433,6 +18657,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerGetCurrentMode(z
     (void)cg_call(&cgl_sites[CGL_zesSchedulerGetCurrentMode], (const void *)hScheduler, cgl_th_zesSchedulerGetCurrentMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesSchedulerGetCurrentMode;
+static __attribute__((noinline, cold)) cgl_rt_zesSchedulerGetCurrentMode cgl_left_zesSchedulerGetCurrentMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesSchedulerGetCurrentMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetCurrentMode(zes_sched_handle_t hScheduler, zes_sched_mode_t *pMode)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerGetCurrentMode]);
@@ -18446,15 +18679,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetCurrentMode(z
         return cgl_ret;
     }
     return cgl_gp_zesSchedulerGetCurrentMode(hScheduler, pMode);
-}
-typedef ze_result_t cgl_rt_zesSchedulerGetCurrentMode;
-static __attribute__((noinline, cold)) cgl_rt_zesSchedulerGetCurrentMode cgl_left_zesSchedulerGetCurrentMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesSchedulerGetCurrentMode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesSchedulerGetCurrentMode(zes_sched_handle_t hScheduler, zes_sched_mode_t *pMode)
 {
@@ -18496,6 +18720,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerGetTimeoutModePr
     (void)cg_call(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties], (const void *)hScheduler, cgl_th_zesSchedulerGetTimeoutModeProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesSchedulerGetTimeoutModeProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesSchedulerGetTimeoutModeProperties cgl_left_zesSchedulerGetTimeoutModeProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesSchedulerGetTimeoutModeProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetTimeoutModeProperties(zes_sched_handle_t hScheduler, ze_bool_t getDefaults, zes_sched_timeout_properties_t *pConfig)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerGetTimeoutModeProperties]);
@@ -18509,15 +18742,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetTimeoutModePr
         return cgl_ret;
     }
     return cgl_gp_zesSchedulerGetTimeoutModeProperties(hScheduler, getDefaults, pConfig);
-}
-typedef ze_result_t cgl_rt_zesSchedulerGetTimeoutModeProperties;
-static __attribute__((noinline, cold)) cgl_rt_zesSchedulerGetTimeoutModeProperties cgl_left_zesSchedulerGetTimeoutModeProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesSchedulerGetTimeoutModeProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesSchedulerGetTimeoutModeProperties(zes_sched_handle_t hScheduler, ze_bool_t getDefaults, zes_sched_timeout_properties_t *pConfig)
 {
@@ -18559,6 +18783,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerGetTimesliceMode
     (void)cg_call(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties], (const void *)hScheduler, cgl_th_zesSchedulerGetTimesliceModeProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesSchedulerGetTimesliceModeProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesSchedulerGetTimesliceModeProperties cgl_left_zesSchedulerGetTimesliceModeProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesSchedulerGetTimesliceModeProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetTimesliceModeProperties(zes_sched_handle_t hScheduler, ze_bool_t getDefaults, zes_sched_timeslice_properties_t *pConfig)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerGetTimesliceModeProperties]);
@@ -18572,15 +18805,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetTimesliceMode
         return cgl_ret;
     }
     return cgl_gp_zesSchedulerGetTimesliceModeProperties(hScheduler, getDefaults, pConfig);
-}
-typedef ze_result_t cgl_rt_zesSchedulerGetTimesliceModeProperties;
-static __attribute__((noinline, cold)) cgl_rt_zesSchedulerGetTimesliceModeProperties cgl_left_zesSchedulerGetTimesliceModeProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesSchedulerGetTimesliceModeProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesSchedulerGetTimesliceModeProperties(zes_sched_handle_t hScheduler, ze_bool_t getDefaults, zes_sched_timeslice_properties_t *pConfig)
 {
@@ -18622,6 +18846,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerSetTimeoutMode(z
     (void)cg_call(&cgl_sites[CGL_zesSchedulerSetTimeoutMode], (const void *)hScheduler, cgl_th_zesSchedulerSetTimeoutMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesSchedulerSetTimeoutMode;
+static __attribute__((noinline, cold)) cgl_rt_zesSchedulerSetTimeoutMode cgl_left_zesSchedulerSetTimeoutMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesSchedulerSetTimeoutMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetTimeoutMode(zes_sched_handle_t hScheduler, zes_sched_timeout_properties_t *pProperties, ze_bool_t *pNeedReload)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerSetTimeoutMode]);
@@ -18635,15 +18868,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetTimeoutMode(z
         return cgl_ret;
     }
     return cgl_gp_zesSchedulerSetTimeoutMode(hScheduler, pProperties, pNeedReload);
-}
-typedef ze_result_t cgl_rt_zesSchedulerSetTimeoutMode;
-static __attribute__((noinline, cold)) cgl_rt_zesSchedulerSetTimeoutMode cgl_left_zesSchedulerSetTimeoutMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesSchedulerSetTimeoutMode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesSchedulerSetTimeoutMode(zes_sched_handle_t hScheduler, zes_sched_timeout_properties_t *pProperties, ze_bool_t *pNeedReload)
 {
@@ -18685,6 +18909,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerSetTimesliceMode
     (void)cg_call(&cgl_sites[CGL_zesSchedulerSetTimesliceMode], (const void *)hScheduler, cgl_th_zesSchedulerSetTimesliceMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesSchedulerSetTimesliceMode;
+static __attribute__((noinline, cold)) cgl_rt_zesSchedulerSetTimesliceMode cgl_left_zesSchedulerSetTimesliceMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesSchedulerSetTimesliceMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetTimesliceMode(zes_sched_handle_t hScheduler, zes_sched_timeslice_properties_t *pProperties, ze_bool_t *pNeedReload)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerSetTimesliceMode]);
@@ -18698,15 +18931,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetTimesliceMode
         return cgl_ret;
     }
     return cgl_gp_zesSchedulerSetTimesliceMode(hScheduler, pProperties, pNeedReload);
-}
-typedef ze_result_t cgl_rt_zesSchedulerSetTimesliceMode;
-static __attribute__((noinline, cold)) cgl_rt_zesSchedulerSetTimesliceMode cgl_left_zesSchedulerSetTimesliceMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesSchedulerSetTimesliceMode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesSchedulerSetTimesliceMode(zes_sched_handle_t hScheduler, zes_sched_timeslice_properties_t *pProperties, ze_bool_t *pNeedReload)
 {
@@ -18747,6 +18971,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerSetExclusiveMode
     (void)cg_call(&cgl_sites[CGL_zesSchedulerSetExclusiveMode], (const void *)hScheduler, cgl_th_zesSchedulerSetExclusiveMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesSchedulerSetExclusiveMode;
+static __attribute__((noinline, cold)) cgl_rt_zesSchedulerSetExclusiveMode cgl_left_zesSchedulerSetExclusiveMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesSchedulerSetExclusiveMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetExclusiveMode(zes_sched_handle_t hScheduler, ze_bool_t *pNeedReload)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerSetExclusiveMode]);
@@ -18760,15 +18993,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetExclusiveMode
         return cgl_ret;
     }
     return cgl_gp_zesSchedulerSetExclusiveMode(hScheduler, pNeedReload);
-}
-typedef ze_result_t cgl_rt_zesSchedulerSetExclusiveMode;
-static __attribute__((noinline, cold)) cgl_rt_zesSchedulerSetExclusiveMode cgl_left_zesSchedulerSetExclusiveMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesSchedulerSetExclusiveMode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesSchedulerSetExclusiveMode(zes_sched_handle_t hScheduler, ze_bool_t *pNeedReload)
 {
@@ -18809,6 +19033,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerSetComputeUnitDe
     (void)cg_call(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode], (const void *)hScheduler, cgl_th_zesSchedulerSetComputeUnitDebugMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesSchedulerSetComputeUnitDebugMode;
+static __attribute__((noinline, cold)) cgl_rt_zesSchedulerSetComputeUnitDebugMode cgl_left_zesSchedulerSetComputeUnitDebugMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesSchedulerSetComputeUnitDebugMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetComputeUnitDebugMode(zes_sched_handle_t hScheduler, ze_bool_t *pNeedReload)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesSchedulerSetComputeUnitDebugMode]);
@@ -18822,15 +19055,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetComputeUnitDe
         return cgl_ret;
     }
     return cgl_gp_zesSchedulerSetComputeUnitDebugMode(hScheduler, pNeedReload);
-}
-typedef ze_result_t cgl_rt_zesSchedulerSetComputeUnitDebugMode;
-static __attribute__((noinline, cold)) cgl_rt_zesSchedulerSetComputeUnitDebugMode cgl_left_zesSchedulerSetComputeUnitDebugMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesSchedulerSetComputeUnitDebugMode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesSchedulerSetComputeUnitDebugMode(zes_sched_handle_t hScheduler, ze_bool_t *pNeedReload)
 {
@@ -18872,6 +19096,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumStandbyDomains(
     (void)cg_call(&cgl_sites[CGL_zesDeviceEnumStandbyDomains], (const void *)hDevice, cgl_th_zesDeviceEnumStandbyDomains, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumStandbyDomains;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumStandbyDomains cgl_left_zesDeviceEnumStandbyDomains(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumStandbyDomains cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumStandbyDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_standby_handle_t *phStandby)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumStandbyDomains]);
@@ -18885,15 +19118,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumStandbyDomains(
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumStandbyDomains(hDevice, pCount, phStandby);
-}
-typedef ze_result_t cgl_rt_zesDeviceEnumStandbyDomains;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumStandbyDomains cgl_left_zesDeviceEnumStandbyDomains(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumStandbyDomains cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceEnumStandbyDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_standby_handle_t *phStandby)
 {
@@ -18934,6 +19158,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesStandbyGetProperties(zes_
     (void)cg_call(&cgl_sites[CGL_zesStandbyGetProperties], (const void *)hStandby, cgl_th_zesStandbyGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesStandbyGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesStandbyGetProperties cgl_left_zesStandbyGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesStandbyGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesStandbyGetProperties(zes_standby_handle_t hStandby, zes_standby_properties_t *pProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesStandbyGetProperties]);
@@ -18947,15 +19180,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesStandbyGetProperties(zes_
         return cgl_ret;
     }
     return cgl_gp_zesStandbyGetProperties(hStandby, pProperties);
-}
-typedef ze_result_t cgl_rt_zesStandbyGetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zesStandbyGetProperties cgl_left_zesStandbyGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesStandbyGetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesStandbyGetProperties(zes_standby_handle_t hStandby, zes_standby_properties_t *pProperties)
 {
@@ -18996,6 +19220,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesStandbyGetMode(zes_standb
     (void)cg_call(&cgl_sites[CGL_zesStandbyGetMode], (const void *)hStandby, cgl_th_zesStandbyGetMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesStandbyGetMode;
+static __attribute__((noinline, cold)) cgl_rt_zesStandbyGetMode cgl_left_zesStandbyGetMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesStandbyGetMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesStandbyGetMode(zes_standby_handle_t hStandby, zes_standby_promo_mode_t *pMode)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesStandbyGetMode]);
@@ -19009,15 +19242,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesStandbyGetMode(zes_standb
         return cgl_ret;
     }
     return cgl_gp_zesStandbyGetMode(hStandby, pMode);
-}
-typedef ze_result_t cgl_rt_zesStandbyGetMode;
-static __attribute__((noinline, cold)) cgl_rt_zesStandbyGetMode cgl_left_zesStandbyGetMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesStandbyGetMode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesStandbyGetMode(zes_standby_handle_t hStandby, zes_standby_promo_mode_t *pMode)
 {
@@ -19058,6 +19282,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesStandbySetMode(zes_standb
     (void)cg_call(&cgl_sites[CGL_zesStandbySetMode], (const void *)hStandby, cgl_th_zesStandbySetMode, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesStandbySetMode;
+static __attribute__((noinline, cold)) cgl_rt_zesStandbySetMode cgl_left_zesStandbySetMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesStandbySetMode cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesStandbySetMode(zes_standby_handle_t hStandby, zes_standby_promo_mode_t mode)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesStandbySetMode]);
@@ -19071,15 +19304,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesStandbySetMode(zes_standb
         return cgl_ret;
     }
     return cgl_gp_zesStandbySetMode(hStandby, mode);
-}
-typedef ze_result_t cgl_rt_zesStandbySetMode;
-static __attribute__((noinline, cold)) cgl_rt_zesStandbySetMode cgl_left_zesStandbySetMode(cg_slot *cgl_s, int cgl_code, cgl_rt_zesStandbySetMode cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesStandbySetMode(zes_standby_handle_t hStandby, zes_standby_promo_mode_t mode)
 {
@@ -19121,6 +19345,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumTemperatureSens
     (void)cg_call(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors], (const void *)hDevice, cgl_th_zesDeviceEnumTemperatureSensors, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesDeviceEnumTemperatureSensors;
+static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumTemperatureSensors cgl_left_zesDeviceEnumTemperatureSensors(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumTemperatureSensors cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumTemperatureSensors(zes_device_handle_t hDevice, uint32_t *pCount, zes_temp_handle_t *phTemperature)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesDeviceEnumTemperatureSensors]);
@@ -19134,15 +19367,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumTemperatureSens
         return cgl_ret;
     }
     return cgl_gp_zesDeviceEnumTemperatureSensors(hDevice, pCount, phTemperature);
-}
-typedef ze_result_t cgl_rt_zesDeviceEnumTemperatureSensors;
-static __attribute__((noinline, cold)) cgl_rt_zesDeviceEnumTemperatureSensors cgl_left_zesDeviceEnumTemperatureSensors(cg_slot *cgl_s, int cgl_code, cgl_rt_zesDeviceEnumTemperatureSensors cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesDeviceEnumTemperatureSensors(zes_device_handle_t hDevice, uint32_t *pCount, zes_temp_handle_t *phTemperature)
 {
@@ -19183,6 +19407,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesTemperatureGetProperties(
     (void)cg_call(&cgl_sites[CGL_zesTemperatureGetProperties], (const void *)hTemperature, cgl_th_zesTemperatureGetProperties, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesTemperatureGetProperties;
+static __attribute__((noinline, cold)) cgl_rt_zesTemperatureGetProperties cgl_left_zesTemperatureGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesTemperatureGetProperties cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureGetProperties(zes_temp_handle_t hTemperature, zes_temp_properties_t *pProperties)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesTemperatureGetProperties]);
@@ -19196,15 +19429,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureGetProperties(
         return cgl_ret;
     }
     return cgl_gp_zesTemperatureGetProperties(hTemperature, pProperties);
-}
-typedef ze_result_t cgl_rt_zesTemperatureGetProperties;
-static __attribute__((noinline, cold)) cgl_rt_zesTemperatureGetProperties cgl_left_zesTemperatureGetProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_zesTemperatureGetProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesTemperatureGetProperties(zes_temp_handle_t hTemperature, zes_temp_properties_t *pProperties)
 {
@@ -19245,6 +19469,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesTemperatureGetConfig(zes_
     (void)cg_call(&cgl_sites[CGL_zesTemperatureGetConfig], (const void *)hTemperature, cgl_th_zesTemperatureGetConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesTemperatureGetConfig;
+static __attribute__((noinline, cold)) cgl_rt_zesTemperatureGetConfig cgl_left_zesTemperatureGetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesTemperatureGetConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureGetConfig(zes_temp_handle_t hTemperature, zes_temp_config_t *pConfig)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesTemperatureGetConfig]);
@@ -19258,15 +19491,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureGetConfig(zes_
         return cgl_ret;
     }
     return cgl_gp_zesTemperatureGetConfig(hTemperature, pConfig);
-}
-typedef ze_result_t cgl_rt_zesTemperatureGetConfig;
-static __attribute__((noinline, cold)) cgl_rt_zesTemperatureGetConfig cgl_left_zesTemperatureGetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesTemperatureGetConfig cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesTemperatureGetConfig(zes_temp_handle_t hTemperature, zes_temp_config_t *pConfig)
 {
@@ -19307,6 +19531,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesTemperatureSetConfig(zes_
     (void)cg_call(&cgl_sites[CGL_zesTemperatureSetConfig], (const void *)hTemperature, cgl_th_zesTemperatureSetConfig, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesTemperatureSetConfig;
+static __attribute__((noinline, cold)) cgl_rt_zesTemperatureSetConfig cgl_left_zesTemperatureSetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesTemperatureSetConfig cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureSetConfig(zes_temp_handle_t hTemperature, const zes_temp_config_t *pConfig)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesTemperatureSetConfig]);
@@ -19320,15 +19553,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureSetConfig(zes_
         return cgl_ret;
     }
     return cgl_gp_zesTemperatureSetConfig(hTemperature, pConfig);
-}
-typedef ze_result_t cgl_rt_zesTemperatureSetConfig;
-static __attribute__((noinline, cold)) cgl_rt_zesTemperatureSetConfig cgl_left_zesTemperatureSetConfig(cg_slot *cgl_s, int cgl_code, cgl_rt_zesTemperatureSetConfig cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesTemperatureSetConfig(zes_temp_handle_t hTemperature, const zes_temp_config_t *pConfig)
 {
@@ -19369,6 +19593,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesTemperatureGetState(zes_t
     (void)cg_call(&cgl_sites[CGL_zesTemperatureGetState], (const void *)hTemperature, cgl_th_zesTemperatureGetState, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesTemperatureGetState;
+static __attribute__((noinline, cold)) cgl_rt_zesTemperatureGetState cgl_left_zesTemperatureGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesTemperatureGetState cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureGetState(zes_temp_handle_t hTemperature, double *pTemperature)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesTemperatureGetState]);
@@ -19382,15 +19615,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureGetState(zes_t
         return cgl_ret;
     }
     return cgl_gp_zesTemperatureGetState(hTemperature, pTemperature);
-}
-typedef ze_result_t cgl_rt_zesTemperatureGetState;
-static __attribute__((noinline, cold)) cgl_rt_zesTemperatureGetState cgl_left_zesTemperatureGetState(cg_slot *cgl_s, int cgl_code, cgl_rt_zesTemperatureGetState cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesTemperatureGetState(zes_temp_handle_t hTemperature, double *pTemperature)
 {
@@ -19432,6 +19656,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetLimitsExt(zes_pwr
     (void)cg_call(&cgl_sites[CGL_zesPowerGetLimitsExt], (const void *)hPower, cgl_th_zesPowerGetLimitsExt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesPowerGetLimitsExt;
+static __attribute__((noinline, cold)) cgl_rt_zesPowerGetLimitsExt cgl_left_zesPowerGetLimitsExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPowerGetLimitsExt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerGetLimitsExt]);
@@ -19445,15 +19678,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetLimitsExt(zes_pwr
         return cgl_ret;
     }
     return cgl_gp_zesPowerGetLimitsExt(hPower, pCount, pSustained);
-}
-typedef ze_result_t cgl_rt_zesPowerGetLimitsExt;
-static __attribute__((noinline, cold)) cgl_rt_zesPowerGetLimitsExt cgl_left_zesPowerGetLimitsExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPowerGetLimitsExt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesPowerGetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained)
 {
@@ -19495,6 +19719,15 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerSetLimitsExt(zes_pwr
     (void)cg_call(&cgl_sites[CGL_zesPowerSetLimitsExt], (const void *)hPower, cgl_th_zesPowerSetLimitsExt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+typedef ze_result_t cgl_rt_zesPowerSetLimitsExt;
+static __attribute__((noinline, cold)) cgl_rt_zesPowerSetLimitsExt cgl_left_zesPowerSetLimitsExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPowerSetLimitsExt cgl_ret)
+{
+    if (cgl_code == 0)
+        cg_leave((uintptr_t)cgl_s);
+    else
+        cg_leave_code((uintptr_t)cgl_s, cgl_code);
+    return cgl_ret;
+}
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained)
 {
     uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_zesPowerSetLimitsExt]);
@@ -19508,15 +19741,6 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetLimitsExt(zes_pwr
         return cgl_ret;
     }
     return cgl_gp_zesPowerSetLimitsExt(hPower, pCount, pSustained);
-}
-typedef ze_result_t cgl_rt_zesPowerSetLimitsExt;
-static __attribute__((noinline, cold)) cgl_rt_zesPowerSetLimitsExt cgl_left_zesPowerSetLimitsExt(cg_slot *cgl_s, int cgl_code, cgl_rt_zesPowerSetLimitsExt cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
 }
 CG_EXPORT ze_result_t zesPowerSetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained)
 {
