@@ -68,53 +68,21 @@ static volatile uint32_t sink;
 
 /* ---- the loops: the same shape for every variant ------------------------------ */
 
-__attribute__((noinline)) static uint32_t loop_direct(long n)
-{
-    uint32_t acc = 0;
-    for (long i = 0; i < n; i++)
-        acc += (uint32_t)direct_fn((int32_t)i);
-    return acc;
-}
-
-__attribute__((noinline)) static uint32_t loop_guarded(long n)
-{
-    uint32_t acc = 0;
-    for (long i = 0; i < n; i++)
-        acc += (uint32_t)guarded_fn((int32_t)i);
-    return acc;
-}
-
-__attribute__((noinline)) static uint32_t loop_direct_launch(long n)
-{
-    uint32_t acc = 0;
-    for (long i = 0; i < n; i++)
-        acc += (uint32_t)direct_launch_fn((int32_t)i);
-    return acc;
-}
-
-__attribute__((noinline)) static uint32_t loop_guarded_launch(long n)
-{
-    uint32_t acc = 0;
-    for (long i = 0; i < n; i++)
-        acc += (uint32_t)guarded_launch_fn((int32_t)i);
-    return acc;
-}
-
-__attribute__((noinline)) static uint32_t loop_direct_state(long n)
-{
-    uint32_t acc = 0;
-    for (long i = 0; i < n; i++)
-        acc += (uint32_t)direct_state_fn(0, TOY_ERROR_TIMEOUT);
-    return acc;
-}
-
-__attribute__((noinline)) static uint32_t loop_guarded_state(long n)
-{
-    uint32_t acc = 0;
-    for (long i = 0; i < n; i++)
-        acc += (uint32_t)guarded_state_fn(0, TOY_ERROR_TIMEOUT);
-    return acc;
-}
+/* loop_NAME(n): n calls of FN(ARGS) through its volatile pointer. */
+#define CG_BENCH_LOOP(name, fn, args)                                                                                  \
+    __attribute__((noinline)) static uint32_t name(long n)                                                             \
+    {                                                                                                                  \
+        uint32_t acc = 0;                                                                                              \
+        for (long i = 0; i < n; i++)                                                                                   \
+            acc += (uint32_t)fn args;                                                                                  \
+        return acc;                                                                                                    \
+    }
+CG_BENCH_LOOP(loop_direct, direct_fn, ((int32_t)i))
+CG_BENCH_LOOP(loop_guarded, guarded_fn, ((int32_t)i))
+CG_BENCH_LOOP(loop_direct_launch, direct_launch_fn, ((int32_t)i))
+CG_BENCH_LOOP(loop_guarded_launch, guarded_launch_fn, ((int32_t)i))
+CG_BENCH_LOOP(loop_direct_state, direct_state_fn, (0, TOY_ERROR_TIMEOUT))
+CG_BENCH_LOOP(loop_guarded_state, guarded_state_fn, (0, TOY_ERROR_TIMEOUT))
 
 #ifdef CG_BENCH_PYTHON
 /* The interpreter's functions, from the process that loaded this library. */

@@ -293,17 +293,23 @@ static void emit_tail_call(FILE *out, const gen_func *f, const char *prefix)
     fputs(");\n}\n", out);
 }
 
+/* `ret = real(args);` (or `real(args);`), at `indent`. */
+static void emit_real_line(FILE *out, const gen_func *f, const char *real, const char *indent)
+{
+    if (f->ret_void)
+        fprintf(out, "%s%s(", indent, real);
+    else
+        fprintf(out, "%s%s = %s(", indent, f->ret_member, real);
+    emit_args(out, f, "");
+    fputs(");\n", out);
+}
+
 /* The real call between a short path's entry and its leaving: `leave` for
  * success (or no result code), else cg_leave_code(tok, code) with the code
  * the thunk would return; then the result. */
 static void emit_real_call(FILE *out, const gen_func *f, const char *real, const char *leave, const char *tok)
 {
-    if (f->ret_void)
-        fprintf(out, "        %s(", real);
-    else
-        fprintf(out, "        %s = %s(", f->ret_member, real);
-    emit_args(out, f, "");
-    fputs(");\n", out);
+    emit_real_line(out, f, real, "        ");
     if (f->ret_result)
         fprintf(out,
                 "        int cgl_code = cgl_thunk_code(cgl_ret);\n"
@@ -353,12 +359,7 @@ static void emit_counted(FILE *out, const gen_func *f, const char *real, const c
             "            cg_slot_enter(cgl_s, cgl_c);\n",
             getter, f->name);
     if (peaks) fputs("            cg_peak_in(cgl_c);\n", out);
-    if (f->ret_void)
-        fprintf(out, "            %s(", real);
-    else
-        fprintf(out, "            %s = %s(", f->ret_member, real);
-    emit_args(out, f, "");
-    fputs(");\n", out);
+    emit_real_line(out, f, real, "            ");
     if (peaks) fputs("            cg_peak_out(cgl_c);\n", out);
     if (f->ret_void) {
         fputs("            if (!cg_slot_leave(cgl_s)) cg_leave((uintptr_t)cgl_s);\n            return;\n", out);
