@@ -8,8 +8,12 @@
  *     fn = atomic_load(&site->direct);  if (fn) return fn(args...);
  *
  * `direct` holds the real function only while the site has nothing to do
- * (resolved, no statistics, no lock, no runtime transition). Otherwise the
- * wrapper jumps to its out-of-line rest, which asks cg_enter() whether the
+ * (resolved, no statistics, no lock, no runtime transition). Before it the
+ * wrapper makes a plain counted call itself when the site's `counted` says
+ * so (cg_site_counted, below). Otherwise the wrapper jumps to its
+ * out-of-line rest, which for a site its policy marks blocking first makes
+ * the counted call itself with the site's threads inside counted
+ * (cg_site_peaks), else asks cg_enter() whether the
  * call can take a short path (statistics counted, the CPython GIL left, or
  * both, and nothing else: the site's precomputed `mode`); if so it makes
  * the real call itself and then calls cg_leave(), with no frame and no
