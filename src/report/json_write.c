@@ -173,6 +173,7 @@ static void cgi_json_timing_and_hang(FILE *out, const cgi_stats_region *r)
         cgi_json_str(out, e->thread);
         fprintf(out, ", \"age_ns\": %lu, \"runtime\": ", (unsigned long)e->age_ns);
         cgi_json_str_or_null(out, e->held ? e->runtime : NULL);
+        fprintf(out, ", \"waits_for_loader\": %s", e->loader ? "true" : "false");
         fputs(", \"waits_for_lock\": ", out);
         cgi_json_str_or_null(out, !e->waiting ? NULL : e->domain[0] ? e->domain : "(a handle lock)");
         fputs(", \"lock_held_by\": ", out);

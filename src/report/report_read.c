@@ -387,6 +387,8 @@ static void cgi_read_hang_call(cgi_json *j, cgi_hang_call *e)
             e->age_ns = u;
         else if (strcmp(key, "runtime") == 0) {
             if (!cgi_lex_word(j, "null")) e->held = cgi_lex_str(j, e->runtime, sizeof e->runtime) != 0;
+        } else if (strcmp(key, "waits_for_loader") == 0) {
+            e->loader = cgi_lex_word(j, "true") ? 1 : (cgi_lex_word(j, "false"), 0);
         } else if (strcmp(key, "waits_for_lock") == 0) {
             if (!cgi_lex_word(j, "null") && cgi_lex_str(j, lock, sizeof lock)) {
                 e->waiting = 1;

@@ -103,6 +103,7 @@ static void cgi_stats_sanitize(cgi_stats_region *r)
         cgi_fix_str(pg->waiter[i].thread, sizeof pg->waiter[i].thread);
     for (unsigned i = 0; i < pg->ncalls; i++) {
         cgi_hang_call *e = &pg->call[i];
+        e->loader = e->loader != 0;
         cgi_fix_str(e->thread, sizeof e->thread);
         cgi_fix_str(e->api, sizeof e->api);
         cgi_fix_str(e->name, sizeof e->name);

@@ -317,6 +317,7 @@ static void cgi_text_hang(FILE *out, const cgi_stats_region *r)
             cgi_text_str(out, e->domain[0] ? e->domain : "(a handle lock)", sizeof e->domain);
             if (e->holder_tid) fprintf(out, " held by tid %d", e->holder_tid);
         }
+        if (e->loader) fputs(", waits for the dynamic loader's lock (glibc)", out);
         if (e->held) {
             fputs(", holding ", out);
             CGI_TEXT_FIELD(out, e->runtime);

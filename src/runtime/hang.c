@@ -18,7 +18,9 @@
 
 #include "python.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -108,10 +110,25 @@ static ssize_t cgi_hang_read(const char *path, char *buf, size_t size)
     return n;
 }
 
-/* Is thread `tid` asleep on a futex inside the interpreter's runtime state
- * (the GIL's mutex or condition: python.h)? From its system call as the
- * kernel shows it ("202 0xADDR ..." on x86-64). */
-static int cgi_hang_waits_for_gil(long tid)
+/* Where glibc's dynamic loader keeps its state, its locks among it
+ * (_rtld_global: dl_load_lock, dl_load_write_lock); 0 when unknown. */
+static uintptr_t cgi_rtld_lo, cgi_rtld_hi;
+
+void cgi_hang_prepare(void)
+{
+    static int done; /* the watchdog starts once a process (a forked child: the parent's answer holds) */
+    if (done) return;
+    done = 1;
+    void *p = dlsym(RTLD_DEFAULT, "_rtld_global");
+    Dl_info info;
+    const ElfW(Sym) *sym = NULL;
+    if (p && dladdr1(p, &info, (void **)&sym, RTLD_DL_SYMENT) && sym && sym->st_size)
+        cgi_rtld_lo = (uintptr_t)p, cgi_rtld_hi = (uintptr_t)p + sym->st_size;
+}
+
+/* The futex thread `tid` is asleep on, from its system call as the kernel
+ * shows it ("202 0xADDR ..." on x86-64); 0 when it is in no futex wait. */
+static uintptr_t cgi_hang_futex_of(long tid)
 {
 #ifdef SYS_futex
     char path[64], buf[256];
@@ -120,12 +137,27 @@ static int cgi_hang_waits_for_gil(long tid)
     char *end;
     long nr = strtol(buf, &end, 10);
     if (end == buf || nr != SYS_futex) return 0;
-    uintptr_t addr = (uintptr_t)strtoull(end, NULL, 16);
-    return addr >= cgi_py.runtime_lo && addr < cgi_py.runtime_hi;
+    return (uintptr_t)strtoull(end, NULL, 16);
 #else
     (void)tid;
     return 0;
 #endif
+}
+
+/* Is thread `tid` asleep on a futex inside the interpreter's runtime state
+ * (the GIL's mutex or condition: python.h)? */
+static int cgi_hang_waits_for_gil(long tid)
+{
+    uintptr_t addr = cgi_hang_futex_of(tid);
+    return addr && addr >= cgi_py.runtime_lo && addr < cgi_py.runtime_hi;
+}
+
+/* Is it asleep on one of the dynamic loader's locks (a dlopen inside the
+ * driver call waiting for a thread in dl_iterate_phdr, say)? */
+static int cgi_hang_waits_for_loader(long tid)
+{
+    uintptr_t addr = cgi_hang_futex_of(tid);
+    return addr && addr >= cgi_rtld_lo && addr < cgi_rtld_hi;
 }
 
 /* The other side of a hang under CPython: threads in no guarded call that
@@ -187,6 +219,8 @@ void cgi_hang_report(const cgi_wd_call *v, unsigned n, uint64_t now_ns)
             }
     }
     pg->ncalls = k;
+    for (unsigned i = 0; i < k; i++)
+        pg->call[i].loader = cgi_hang_waits_for_loader(pg->call[i].tid);
     pg->nwaiters = cgi_hang_waiters(pg, ad);
     pg->at_ns = now_ns;
     pg->hang_ns = hang;
@@ -208,6 +242,8 @@ void cgi_hang_report(const cgi_wd_call *v, unsigned n, uint64_t now_ns)
                 w += (size_t)snprintf(what + w, sizeof what - w, ", waits for lock \"%s\"",
                                       e->domain[0] ? e->domain : "(a handle lock)");
         }
+        if (e->loader && w < sizeof what)
+            w += (size_t)snprintf(what + w, sizeof what - w, ", waits for the dynamic loader's lock (glibc)");
         if (e->held && w < sizeof what) {
             if (strcmp(e->runtime, "cpython") == 0)
                 w += (size_t)snprintf(what + w, sizeof what - w, ", holds the GIL (cpython)");

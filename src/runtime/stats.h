@@ -346,7 +346,7 @@ typedef struct cgi_hang_call {
     uint32_t held;      /* 1: holds the runtime (`runtime`); 0: does not or not known */
     uint64_t age_ns;    /* in flight for this long */
     int32_t py_line;
-    uint32_t pad;
+    uint32_t loader; /* 1: asleep on the dynamic loader's lock (glibc's, inside the driver call) */
     char thread[16];
     char api[CGI_API_NAME_MAX];
     char name[CGI_NAME_MAX];

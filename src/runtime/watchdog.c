@@ -192,6 +192,7 @@ void cgi_watchdog_start(void)
     int none = 0;
     if (!atomic_compare_exchange_strong(&cgi_wd_state, &none, 1)) return;
     int saved = errno;
+    cgi_hang_prepare();
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);

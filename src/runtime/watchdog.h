@@ -29,6 +29,10 @@ typedef struct cgi_wd_call {
  * one of them in flight for CALLGUARD_HANG_MS) to stderr and into the
  * statistics file. `now_ns` is since start-up. Watchdog thread only. */
 CGI_HIDDEN void cgi_hang_report(const cgi_wd_call *v, unsigned n, uint64_t now_ns);
+/* hang.c: looks up, once, what a hang report needs that only a thread
+ * making a guarded call may look up (the dynamic loader's lock, which the
+ * watchdog must never take). Called by cgi_watchdog_start. */
+CGI_HIDDEN void cgi_hang_prepare(void);
 /* hang.c: the calls last reported have all returned. */
 CGI_HIDDEN void cgi_hang_over(uint64_t now_ns);
 

@@ -50,8 +50,8 @@ def ze_gil_loader_lock_deadlock_hangs_plain_and_in_detect_mode_completes_with_re
 
 def ze_gil_loader_lock_deadlock_hang_report_names_zeModuleCreate_the_gil_and_the_python_line():
     """Under callguard run --hang-ms 1000 the hung child is reported on stderr while it hangs (docs/report.md,
-    "Hangs"): the main thread in zeModuleCreate, holding the GIL, called from the child's line that calls it; and
-    the other side, the thread that waits for the GIL in no guarded call."""
+    "Hangs"): the main thread in zeModuleCreate, holding the GIL and waiting for the dynamic loader's lock, called
+    from the child's line that calls it; and the other side, the thread that waits for the GIL in no guarded call."""
     with open(CHILD[1]) as f:
         line = next(i for i, text in enumerate(f, 1) if text.startswith("r = module_create("))
     r = run_group([E["CG_CLI"], "run", "--api", "ze", "--hang-ms", "1000", "--"] + CHILD, HANG_S)
@@ -60,6 +60,8 @@ def ze_gil_loader_lock_deadlock_hang_report_names_zeModuleCreate_the_gil_and_the
     check(call, "a hang report names zeModuleCreate within %d s:\n%s" % (HANG_S, r[2]))
     check(int(call.group(1)) >= 1000, "its age is at least --hang-ms: %s" % call.group(0))
     check("holds the GIL (cpython)" in call.group(2), "it holds the GIL: %s" % call.group(0))
+    check("waits for the dynamic loader's lock (glibc)" in call.group(2),
+          "inside it, the simulator's dlopen waits for the loader's lock: %s" % call.group(0))
     check(call.group(2).endswith("python %s:%d" % (CHILD[1], line)), "the Python line %d: %s" % (line, call.group(0)))
     # The other side: thread B, in no guarded call (inside glibc's dl_iterate_phdr, in a ctypes callback),
     # asleep on the GIL.
