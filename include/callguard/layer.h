@@ -338,17 +338,24 @@ static inline struct cg_counters *cg_site_peaks(cg_site *site)
  * site's calls add themselves on the way in and take themselves off on the
  * way out, so that the peak is exact (docs/report.md, "peak_inside"). */
 #define CG_COUNTERS_TO_INSIDE 72
+/* One arrival at a count pair now[0] (threads there now), now[1] (the
+ * most at once), and its departure: the runtime counts its lock waits
+ * the same way. */
+static inline void cg_peak_arrive(_Atomic uint32_t *now)
+{
+    uint32_t n = atomic_fetch_add_explicit(now, 1, memory_order_relaxed) + 1;
+    uint32_t max = atomic_load_explicit(now + 1, memory_order_relaxed);
+    while (n > max &&
+           !atomic_compare_exchange_weak_explicit(now + 1, &max, n, memory_order_relaxed, memory_order_relaxed)) {}
+}
+static inline void cg_peak_depart(_Atomic uint32_t *now) { atomic_fetch_sub_explicit(now, 1, memory_order_relaxed); }
 static inline void cg_peak_in(struct cg_counters *c)
 {
-    _Atomic uint32_t *now = (_Atomic uint32_t *)((char *)c + CG_COUNTERS_TO_INSIDE), *peak = now + 1;
-    uint32_t n = atomic_fetch_add_explicit(now, 1, memory_order_relaxed) + 1;
-    uint32_t max = atomic_load_explicit(peak, memory_order_relaxed);
-    while (n > max &&
-           !atomic_compare_exchange_weak_explicit(peak, &max, n, memory_order_relaxed, memory_order_relaxed)) {}
+    cg_peak_arrive((_Atomic uint32_t *)((char *)c + CG_COUNTERS_TO_INSIDE));
 }
 static inline void cg_peak_out(struct cg_counters *c)
 {
-    atomic_fetch_sub_explicit((_Atomic uint32_t *)((char *)c + CG_COUNTERS_TO_INSIDE), 1, memory_order_relaxed);
+    cg_peak_depart((_Atomic uint32_t *)((char *)c + CG_COUNTERS_TO_INSIDE));
 }
 
 /* Is the thread in no guarded call, with a slot and counts of its own? */

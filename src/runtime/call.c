@@ -500,6 +500,24 @@ __attribute__((noinline)) static void cgi_enter_watch(cgi_slot *slot)
     errno = saved;
 }
 
+/* CGI_MODE_PEAKS's entry and leaving (a blocking site counted in the
+ * runtime, not by its layer: cg_site_peaks): clockless as CGI_MODE_COUNTED,
+ * and the site's threads inside counted around the call, so that its peak
+ * is exact (docs/report.md, "peak_inside"). */
+static inline uintptr_t cgi_enter_peaks(cg_site *s, cgi_slot *slot)
+{
+    cgi_enter_counted(s, slot);
+    cgi_peak_in(&s->ctr->inside);
+    return (uintptr_t)slot | CGI_TOK_PEAKS;
+}
+static inline void cgi_leave_peaks(cgi_slot *slot, int code)
+{
+    cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
+    cgi_peak_out(&c->inside);
+    if (code) cgi_count_code(slot, c, code);
+    cgi_leave_clockless(slot);
+}
+
 /* CGI_MODE_PEAKS_PY with the GIL held: left, the call counted and its peak
  * inside counted, which the slot says (cgi_leave_left takes it off). */
 __attribute__((noinline)) static uintptr_t cgi_enter_peaks_py(cg_site *s, cgi_slot *slot)
@@ -520,9 +538,7 @@ __attribute__((noinline)) static uintptr_t cgi_enter_other(cg_site *s, uint32_t 
         cgi_slot *slot = cgi_my_slot;
         if (atomic_load_explicit(&slot->counters, memory_order_relaxed)) return 0;
         if (cgi_py_holds()) return cgi_enter_peaks_py(s, slot);
-        cgi_enter_counted(s, slot);
-        cgi_peak_in(&s->ctr->inside);
-        return (uintptr_t)slot | CGI_TOK_PEAKS;
+        return cgi_enter_peaks(s, slot);
     }
     if (mode == CGI_MODE_LEAN) {
         /* The interpreter not looked up when the mode was computed:
@@ -597,17 +613,11 @@ uintptr_t cg_enter(cg_site *s)
         return (uintptr_t)slot | (mode == CGI_MODE_TIMED ? CGI_TOK_TIMED : CGI_TOK_TRACED);
     }
     if (mode == CGI_MODE_PEAKS) {
-        /* A blocking site (a launch, a compile, a wait): clockless as
-         * CGI_MODE_COUNTED, and its threads inside counted on the record,
-         * so that its peak is exact (docs/report.md, "peak_inside"). The
-         * layer's short path does this itself where the policy marks the
-         * site blocking (cg_site_peaks); this is for a site made blocking
-         * at run time. */
+        /* A blocking site (a launch, a compile, a wait) made blocking at run
+         * time: the layer's short path counts one its policy marks itself. */
         cgi_slot *slot = cgi_my_slot;
         if (atomic_load_explicit(&slot->counters, memory_order_relaxed)) return 0;
-        cgi_enter_counted(s, slot);
-        cgi_peak_in(&s->ctr->inside);
-        return (uintptr_t)slot | CGI_TOK_PEAKS;
+        return cgi_enter_peaks(s, slot);
     }
     return cgi_enter_other(s, mode);
 }
@@ -656,15 +666,7 @@ __attribute__((noinline)) static void cgi_leave_other(uintptr_t tok, int code)
     case CGI_TOK_LEAN: cgi_py.restore(p); return;
     case CGI_TOK_LEFT: cgi_leave_left(p, code, 0); return;
     case CGI_TOK_LEFT_TIMED: cgi_leave_left(p, code, 1); return;
-    case CGI_TOK_PEAKS: {
-        /* (cg_leave takes a success itself.) */
-        cgi_slot *slot = p;
-        cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
-        cgi_peak_out(&c->inside);
-        if (code) cgi_count_code(slot, c, code);
-        cgi_leave_clockless(slot);
-        return;
-    }
+    case CGI_TOK_PEAKS: cgi_leave_peaks(p, code); return;
     default: return; /* CGI_TOK_NOTHING */
     }
 }
@@ -700,13 +702,6 @@ void cg_leave(uintptr_t tok)
     if (((tok - CGI_TOK_TRACED) & CGI_TOK_TAG) == 0) {
         /* A traced run's every call: no switch. */
         cgi_leave_counted((cgi_slot *)(tok - CGI_TOK_TRACED), 0, 1);
-        return;
-    }
-    if ((tok & CGI_TOK_TAG) == CGI_TOK_PEAKS) {
-        /* A blocking site's successful call: its peak, then as a clockless call. */
-        cgi_slot *slot = (cgi_slot *)(tok - CGI_TOK_PEAKS);
-        cgi_peak_out(&atomic_load_explicit(&slot->counters, memory_order_relaxed)->inside);
-        cgi_leave_clockless(slot);
         return;
     }
     cgi_leave_other(tok, 0);

@@ -81,15 +81,11 @@ typedef struct cgi_peak {
     _Atomic uint32_t now, peak;
 } cgi_peak;
 
-static inline void cgi_peak_in(cgi_peak *p)
-{
-    uint32_t n = atomic_fetch_add_explicit(&p->now, 1, memory_order_relaxed) + 1;
-    uint32_t max = atomic_load_explicit(&p->peak, memory_order_relaxed);
-    while (n > max &&
-           !atomic_compare_exchange_weak_explicit(&p->peak, &max, n, memory_order_relaxed, memory_order_relaxed)) {}
-}
-
-static inline void cgi_peak_out(cgi_peak *p) { atomic_fetch_sub_explicit(&p->now, 1, memory_order_relaxed); }
+/* The layer's own count of a blocking site's threads inside (layer.h) is
+ * the same pair: one primitive for both. */
+_Static_assert(offsetof(cgi_peak, peak) == sizeof(uint32_t), "cg_peak_arrive's pair");
+static inline void cgi_peak_in(cgi_peak *p) { cg_peak_arrive(&p->now); }
+static inline void cgi_peak_out(cgi_peak *p) { cg_peak_depart(&p->now); }
 
 static inline uint64_t cgi_now_ns(void)
 {

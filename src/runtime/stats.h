@@ -289,8 +289,7 @@ _Static_assert(offsetof(cgi_slot, counters) == offsetof(cg_slot, counters), "cg_
 _Static_assert(offsetof(cgi_slot, seq) == offsetof(cg_slot, seq), "cg_slot.seq");
 _Static_assert(offsetof(cgi_slot, calls_off) == offsetof(cg_slot, calls_off), "cg_slot.calls_off");
 _Static_assert(offsetof(cgi_slot, mark) == offsetof(cg_slot, mark), "cg_slot.mark");
-_Static_assert(offsetof(cg_counters, inside) == CG_COUNTERS_TO_INSIDE && offsetof(cgi_peak, peak) == 4,
-               "CG_COUNTERS_TO_INSIDE");
+_Static_assert(offsetof(cg_counters, inside) == CG_COUNTERS_TO_INSIDE, "CG_COUNTERS_TO_INSIDE");
 
 /* Quirks a process can report (docs/quirks.md); more are counted, not kept. */
 #define CGI_STATS_MAX_QUIRKS 16
