@@ -9,9 +9,9 @@
  * hops: leaving the GIL is the whole point of the call there. */
 #define _GNU_SOURCE
 #include "python.h"
+#include "resolve.h"
 
 #include <dlfcn.h>
-#include <link.h>
 
 cgi_py_api cgi_py;
 static pthread_once_t py_once = PTHREAD_ONCE_INIT;
@@ -34,13 +34,7 @@ static void cgi_py_lookup(void)
     *(void **)&cgi_py.restore = cgi_py_sym("PyEval_RestoreThread");
     /* Looked up here, on a thread making a guarded call: the watchdog must
      * never take the loader's lock (a hang may be a thread holding it). */
-    void *rt = cgi_py_sym("_PyRuntime");
-    Dl_info info;
-    const ElfW(Sym) *sym = NULL;
-    if (rt && dladdr1(rt, &info, (void **)&sym, RTLD_DL_SYMENT) && sym && sym->st_size) {
-        cgi_py.runtime_lo = (uintptr_t)rt;
-        cgi_py.runtime_hi = (uintptr_t)rt + sym->st_size;
-    }
+    cgi_symbol_bounds("_PyRuntime", &cgi_py.runtime_lo, &cgi_py.runtime_hi);
     int st = CGI_PY_ABSENT;
     if (cgi_py.is_initialized && cgi_py.unchecked_get && cgi_py.save && cgi_py.restore) {
         /* 3.12 made the current thread state thread-local (_Py_tss_tstate);

@@ -12,15 +12,13 @@
 #define _GNU_SOURCE
 #include "clock.h"
 #include "message.h"
+#include "python.h"
+#include "resolve.h"
 #include "site.h"
 #include "stats.h"
 #include "watchdog.h"
 
-#include "python.h"
-
-#include <dlfcn.h>
 #include <fcntl.h>
-#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -119,11 +117,7 @@ void cgi_hang_prepare(void)
     static int done; /* the watchdog starts once a process (a forked child: the parent's answer holds) */
     if (done) return;
     done = 1;
-    void *p = dlsym(RTLD_DEFAULT, "_rtld_global");
-    Dl_info info;
-    const ElfW(Sym) *sym = NULL;
-    if (p && dladdr1(p, &info, (void **)&sym, RTLD_DL_SYMENT) && sym && sym->st_size)
-        cgi_rtld_lo = (uintptr_t)p, cgi_rtld_hi = (uintptr_t)p + sym->st_size;
+    cgi_symbol_bounds("_rtld_global", &cgi_rtld_lo, &cgi_rtld_hi);
 }
 
 /* The futex thread `tid` is asleep on, from its system call as the kernel

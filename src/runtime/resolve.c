@@ -393,3 +393,13 @@ void *cg_resolve_passthrough(cg_layer *l, const char *name)
     if (p) return p;
     return l->passthrough_missing ? (void *)l->passthrough_missing : (void *)cgi_missing_unknown;
 }
+
+void cgi_symbol_bounds(const char *name, uintptr_t *lo, uintptr_t *hi)
+{
+    *lo = *hi = 0;
+    void *p = dlsym(RTLD_DEFAULT, name);
+    Dl_info info;
+    const ElfW(Sym) *sym = NULL;
+    if (p && dladdr1(p, &info, (void **)&sym, RTLD_DL_SYMENT) && sym && sym->st_size)
+        *lo = (uintptr_t)p, *hi = (uintptr_t)p + sym->st_size;
+}

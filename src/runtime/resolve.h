@@ -14,6 +14,10 @@ CGI_HIDDEN int cgi_is_callguard_object(const void *addr);
 /* Records the layer as its vendor library's soname shim, when its file is named by the soname. */
 CGI_HIDDEN void cgi_note_if_shim(cg_layer *l);
 CGI_HIDDEN int cgi_layer_is_shim(const cg_layer *l);
+/* Where the data object `name` (a global symbol of a loaded object) lies:
+ * [*lo, *hi), or 0 and 0 when it is not found or has no size. Takes the
+ * loader's lock (dlsym): never on the watchdog. */
+CGI_HIDDEN void cgi_symbol_bounds(const char *name, uintptr_t *lo, uintptr_t *hi);
 /* CALLGUARD_<API>_LIBRARY given through cg_configure: wins over the environment. */
 CGI_HIDDEN void cgi_library_set(const char *var, const char *path);
 
