@@ -209,11 +209,15 @@ void run_child_environment(env_list *env, const run_opts *o, const cli_layers *s
     size_t len = 0;
     FILE *f = open_memstream(&preload, &len);
     if (!f) exit(1);
-    /* The fatal-signal hook: libcallguard itself first, so that its
-     * sigaction() and signal() come before libc's and a handler the
-     * program sets later is chained to, not put in place of callguard's. */
+    /* libcallguard itself first, before libc in the lookup order: its
+     * dlsym() answers global look-ups as they are without callguard
+     * (dlsym_interpose.c), and with the fatal-signal hook its sigaction()
+     * and signal() chain a handler the program sets later to callguard's.
+     * By the name the layers need (a wheel's tree has copies, not links:
+     * libcallguard.so would be a second file with the same soname). */
     const char *signals = o->signals ? o->signals : getenv("CALLGUARD_SIGNALS");
-    if (signals && strcmp(signals, "record") == 0) fprintf(f, "%s/libcallguard.so%s", cli_libdir, set->n ? ":" : "");
+    if (set->n || (signals && strcmp(signals, "record") == 0))
+        fprintf(f, "%s/libcallguard.so.0%s", cli_libdir, set->n ? ":" : "");
     for (size_t i = 0; i < set->n; i++)
         fprintf(f, "%s%s", i ? ":" : "", set->v[i].file);
     fclose(f);

@@ -275,7 +275,7 @@ static int cgi_search_object(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
-static void *cgi_search_loaded(const char *name)
+void *cgi_search_loaded(const char *name)
 {
     cgi_search s = {.name = name, .hash = cgi_gnu_hash(name)};
     dl_iterate_phdr(cgi_search_object, &s);

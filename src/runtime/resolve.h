@@ -8,6 +8,9 @@
 CGI_HIDDEN void *cgi_resolve(cg_layer *layer, const char *name);
 /* The real function of the layer's entry point `name` (its real_prefix applied). */
 CGI_HIDDEN void *cgi_resolve_site(cg_layer *layer, const char *name);
+/* The definition of `name` in a loaded object that is not callguard's
+ * (step 2 of the resolution, resolve.c), or NULL. */
+CGI_HIDDEN void *cgi_search_loaded(const char *name);
 /* Records the object holding addr as one of callguard's (runtime, layer, shim). */
 CGI_HIDDEN void cgi_note_own_object(const void *addr);
 CGI_HIDDEN int cgi_is_callguard_object(const void *addr);
