@@ -8,6 +8,9 @@
 #    docs/development.md, "Real clients from PyPI"), for the OpenCL IL tests of cg_load_binary (tests/load: load_cl_il_intel_*), which take
 #    build-venv/lib/libintelocl.so unless -DCALLGUARD_INTEL_OCL=PATH names another. A 265 MB download, about
 #    500 MB installed (after the wheels' duplicate library copies below are made links), under a minute here.
+#  - mpi4py 4 and PyOpenCL's wheel, the PyPI clients of tests/clients/test_clients.py (each compared plainly and
+#    under `callguard run`): mpi4py's wheel against Debian's Open MPI, PyOpenCL's with its own ICD loader
+#    (docs/development.md, "Real clients from PyPI"). About 40 MB with numpy, a few seconds.
 # Needs python3-venv (scripts/setup-debian.sh installs it, then runs this) and PyPI.
 # Usage: scripts/setup-venv.sh [DIR]   (default: build-venv in the source tree). Installs only what DIR lacks.
 set -eu
@@ -16,6 +19,7 @@ venv=${1:-build-venv}
 # The versions the tests were written against; the GPU machine's cuda-bindings is 13.3.1, same API.
 cuda_pkgs="cuda-bindings==13.5.0"
 intel_pkgs="intel-opencl-rt==2026.2.0 intel-cmplr-lib-rt==2026.2.0"
+client_pkgs="mpi4py==4.1.2 pyopencl==2026.1.4"
 [ -x "$venv/bin/python" ] || /usr/bin/python3 -m venv "$venv"
 pip() { "$venv/bin/python" -m pip install --disable-pip-version-check -q "$@"; }
 
@@ -26,6 +30,13 @@ else
     pip $cuda_pkgs
     "$venv/bin/python" -c "import cuda.bindings.driver" ||
         { echo "setup-venv: cuda-bindings does not import in $venv" >&2; exit 1; }
+fi
+
+if "$venv/bin/python" -c "import mpi4py, pyopencl; assert mpi4py.__version__ == '4.1.2'" 2>/dev/null; then
+    echo "setup-venv: $venv has mpi4py 4 and PyOpenCL already"
+else
+    # shellcheck disable=SC2086
+    pip --only-binary :all: $client_pkgs
 fi
 
 lib=$venv/lib
@@ -48,4 +59,4 @@ else
     missing=$(ldd "$lib/libintelocl.so" | grep "not found" || true)
     [ -z "$missing" ] || { echo "setup-venv: libintelocl.so lacks libraries in $venv: $missing" >&2; exit 1; }
 fi
-echo "setup-venv: $venv ready ($cuda_pkgs $intel_pkgs)"
+echo "setup-venv: $venv ready ($cuda_pkgs $intel_pkgs $client_pkgs)"

@@ -1,0 +1,143 @@
+"""The client matrix (issue 32): software nobody here wrote, run plainly and under the default
+`callguard run`, outputs compared. A program under callguard must behave exactly as it does plainly.
+
+Run: test_clients.py TEST (or --list), with CG_CLI (callguard), CG_VENV (build-venv: scripts/setup-venv.sh
+puts mpi4py 4 and PyOpenCL's wheel there) and CG_MPIRUN in the environment (tests/clients/CMakeLists.txt).
+A client that is not installed makes its test skip (77). Covered elsewhere: Debian's mpi4py 3
+(tests/mpi), Debian's PyOpenCL (tests/cli/test_cli_cl.py), cuda-python's error paths (tests/cuda),
+Intel's CPU OpenCL (tests/load); not in the test command: dpctl (about 900 MB, tests/clients/sycl.sh) and,
+on the H200, PyTorch, JAX, CuPy and Triton (tests/gpu/run.sh). docs/development.md, "Real clients".
+"""
+import json
+import os
+import re
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, os.path.join(HERE, "..", "mpi"))
+from cgtest import check, main  # noqa: E402  (tests/cgtest.py)
+from test_mpi import run  # noqa: E402  (in a session of its own; nothing left behind)
+
+E = os.environ
+TMP = tempfile.mkdtemp(prefix="cgclients-")
+VPY = os.path.join(E.get("CG_VENV", ""), "bin", "python")
+MPIRUN = [E.get("CG_MPIRUN") or "mpirun", "--allow-run-as-root", "--oversubscribe", "-n", "2"]
+# What the probe looks up, per API: functions, and for Open MPI the data symbol mpi4py 4 looks for.
+PROBES = ["libOpenCL.so.1:clGetPlatformIDs,clFinish,clGetGLContextInfoKHR",
+          "libze_loader.so.1:zeInit,zeModuleCreate", "libamdhip64.so.5:hipGetDeviceCount",
+          "libmpi.so.40:MPI_Get_version,PMPI_Get_version,ompi_mpi_comm_self", "libcuda.so.1:cuInit"]
+
+
+def cg(*options):
+    return [E["CG_CLI"], "run"] + list(options) + ["--"]
+
+
+def venv_has(module):
+    if not os.access(VPY, os.X_OK):
+        return False
+    r = run([VPY, "-c", "import " + module])
+    return r[0] == 0
+
+
+def counted(report_path):
+    with open(report_path) as f:
+        rep = json.load(f)
+    out = []
+    for proc in rep["processes"]:
+        out.append({s["name"]: s["calls"] for s in proc["sites"] if s["calls"]})
+    return out
+
+
+def global_lookups_answer_as_plainly():
+    """dlopen(NULL) + dlsym and dlsym(RTLD_DEFAULT) of each API's names, before its library is loaded and
+    after loading it RTLD_GLOBAL: the same answers under `callguard run` as plainly (the preloaded layers'
+    names are not found before the library is there), and a failed look-up sets dlerror()."""
+    probe = [sys.executable, os.path.join(HERE, "probe_symbols.py")] + PROBES
+    plain = run(probe)
+    check(plain[0] == 0, "plain probe", plain)
+    check("MPI_Get_version=00 " in plain[1] and "clFinish=11" in plain[1], "the probe's plain answers", plain)
+    g = run(cg("--report", os.path.join(TMP, "probe.json")) + probe)
+    check(g[0] == 0, "the probe under callguard run", g)
+    check(g[1] == plain[1], "the same answers:\n%s-- plain:\n%s" % (g[1], plain[1]))
+
+
+MPI4PY_JOB = r"""
+import sys
+from array import array
+from mpi4py import MPI
+comm = MPI.COMM_WORLD
+rank, size = comm.Get_rank(), comm.Get_size()
+total = array("i", [0])
+comm.Allreduce(array("i", [rank + 1]), total)
+got = comm.sendrecv(rank, dest=(rank + 1) % size, source=(rank - 1) % size)
+comm.Barrier()
+with open("%s.%d" % (sys.argv[1], rank), "w") as f:  # mpirun interleaves the ranks' stdout
+    print(rank, size, MPI.Get_version(), MPI.Get_library_version().split(",")[0], total[0], got, file=f)
+"""
+
+
+def mpi4py4(where):
+    if not venv_has("mpi4py") or not E.get("CG_MPIRUN"):
+        return 77
+    job = os.path.join(TMP, "mpi4py4_job.py")
+    with open(job, "w") as f:
+        f.write(MPI4PY_JOB)
+    out = os.path.join(TMP, "m4-" + where)
+    plain = run(MPIRUN + [VPY, job, out + ".plain"])
+    check(plain[0] == 0, "mpi4py 4 plainly", plain)
+    if where == "around":
+        rep = out + ".json"
+        g = run(cg("--report", rep) + MPIRUN + [VPY, job, out + ".guarded"])
+        ranks = [p for p in counted(rep) if "MPI_Init_thread" in p]
+    else:
+        folder = out + "-reports"
+        g = run(MPIRUN + cg("--report", folder + "/") + [VPY, job, out + ".guarded"])
+        ranks = []
+        for name in sorted(os.listdir(folder)):
+            if re.fullmatch(r"callguard-.+-rank\d-pid\d+\.json", name):
+                ranks += counted(os.path.join(folder, name))
+    check(g[0] == 0, "mpi4py 4 under callguard run (%s mpirun)" % where, g)
+    for rank in (0, 1):
+        with open("%s.plain.%d" % (out, rank)) as f, open("%s.guarded.%d" % (out, rank)) as h:
+            a, b = f.read(), h.read()
+        check(a == b and a.startswith("%d 2 " % rank) and "Open MPI" in a,
+              "rank %d: the same output:\n%s-- plain:\n%s" % (rank, b, a))
+    check(len(ranks) == 2, "two ranks counted their MPI calls: %s" % ranks)
+    for p in ranks:
+        for name in ("MPI_Init_thread", "MPI_Allreduce", "MPI_Barrier", "MPI_Finalize"):
+            check(p.get(name, 0) >= 1, "%s counted: %s" % (name, p))
+
+
+def mpi4py4_from_pypi_same_output_around_mpirun_each_rank_counted():
+    """mpi4py 4.1.2 from PyPI (its import probes the global scope for the MPI ABI) under `callguard run --
+    mpirun -n 2`: the same output as plainly, and each rank's MPI calls counted."""
+    return mpi4py4("around")
+
+
+def mpi4py4_from_pypi_same_output_inside_mpirun_each_rank_counted():
+    """The same with `mpirun -n 2 callguard run --report DIR/`: one report per rank."""
+    return mpi4py4("inside")
+
+
+def pyopencl_wheel_same_output_and_counted():
+    """PyOpenCL's wheel from PyPI (its own ICD loader under a hashed name) on PoCL: the same output under
+    `callguard run` as plainly, and its OpenCL calls counted."""
+    if not venv_has("pyopencl"):
+        return 77
+    job = os.path.join(HERE, "..", "cli", "pyopencl_job.py")
+    env = {"POCL_CACHE_DIR": os.path.join(TMP, "pocl"), "POCL_MAX_PTHREAD_COUNT": "1",
+           "PYOPENCL_COMPILER_OUTPUT": "0"}
+    plain = run([VPY, job], env)
+    check(plain[0] == 0 and plain[1].startswith("sum "), "PyOpenCL's wheel plainly", plain)
+    rep = os.path.join(TMP, "pyopencl.json")
+    g = run(cg("--report", rep) + [VPY, job], env)
+    check(g[0] == 0 and g[1] == plain[1], "the same output under callguard run", g)
+    procs = counted(rep)
+    for name in ("clBuildProgram", "clEnqueueNDRangeKernel"):
+        check(any(p.get(name, 0) >= 1 for p in procs), "%s counted: %s" % (name, procs))
+
+
+if __name__ == "__main__":
+    main()
