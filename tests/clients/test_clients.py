@@ -139,5 +139,26 @@ def pyopencl_wheel_same_output_and_counted():
         check(any(p.get(name, 0) >= 1 for p in procs), "%s counted: %s" % (name, procs))
 
 
+def intel_cpu_opencl_same_output_and_counted():
+    """Intel's CPU OpenCL runtime from PyPI (build-venv/lib/libintelocl.so, through ocl-icd) under
+    examples/cl_vadd.c (four threads building and running kernels): the same output under `callguard run`
+    as plainly, and the builds counted."""
+    lib = os.path.join(E.get("CG_VENV", ""), "lib", "libintelocl.so")
+    if not os.path.exists(lib) or not os.access(E.get("CG_VADD", ""), os.X_OK):
+        return 77
+    vendors = os.path.join(TMP, "intel-vendors")
+    os.makedirs(vendors, exist_ok=True)
+    with open(os.path.join(vendors, "intel-cpu.icd"), "w") as f:  # its own .icd names a build machine's path
+        f.write(lib + "\n")
+    env = {"OCL_ICD_VENDORS": vendors}
+    plain = run([E["CG_VADD"]], env, seconds=120)
+    check(plain[0] == 0 and "all results correct" in plain[1], "cl_vadd on Intel's CPU OpenCL plainly", plain)
+    rep = os.path.join(TMP, "intel.json")
+    g = run(cg("--report", rep) + [E["CG_VADD"]], env, seconds=120)
+    check(g[0] == 0 and g[1] == plain[1], "the same output under callguard run", g)
+    procs = counted(rep)
+    check(any(p.get("clBuildProgram", 0) == 4 for p in procs), "four builds counted: %s" % procs)
+
+
 if __name__ == "__main__":
     main()
