@@ -155,8 +155,12 @@ pause() { # NAME CALLGUARD-OPTIONS...
 }
 read -r longest waited <<<"$(pause detect)"
 st=$(rows "$OUT/b-detect.json" --stalls cuStreamSynchronize)
-if [ "${st:-0}" -ge 1 ] 2>/dev/null && "$PY" -c "import sys; sys.exit(not float(sys.argv[1]) >= 900)" "${waited:-0}"; then
-    ok "b. detect only: the ${waited} ms wait in cuStreamSynchronize is reported as a stall ($st); the main thread paused ${longest} ms"
+# The default mode observes only: PyDLL keeps the GIL through the wait, so the main thread pauses for all of
+# it, as plainly (issue 32; tests/gpu/gil_check.sh does the same with PyTorch loaded).
+if [ "${st:-0}" -ge 1 ] 2>/dev/null &&
+    "$PY" -c "import sys; w, p = map(float, sys.argv[1:]); sys.exit(not (w >= 900 and p >= 0.9 * w))" \
+        "${waited:-0}" "${longest:-0}"; then
+    ok "b. detect only: the ${waited} ms wait in cuStreamSynchronize is reported as a stall ($st); the main thread paused ${longest} ms, the GIL kept as plainly"
 else
     bad "b. detect only: waited '${waited:-?}' ms, longest pause '${longest:-?}' ms, stalls '$st'"
 fi
