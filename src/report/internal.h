@@ -195,7 +195,20 @@ CGI_HIDDEN cgi_row *cgi_row_at(const cgi_report_writer *w, size_t i);
 CGI_HIDDEN void cgi_fold(cgi_report_writer *w, const cgi_stats_region *r);
 
 /* ---- advice.c ---- */
-/* The advice of the whole report: JSON's "advice" list, or text lines. */
-CGI_HIDDEN void cgi_advice_all(FILE *out, const cgi_report_writer *w);
+/* One piece of advice: an entry point several threads were inside at once
+ * (or waited for, where the quirk was applied), and a known bug that
+ * serializes it. */
+typedef struct cgi_advice {
+    const cgi_row *row;
+    const cgi_quirk_view *quirk;
+    int applied;  /* a process of the run applied the quirk */
+    size_t index; /* 0 for the report's first piece */
+} cgi_advice;
+typedef void cgi_advice_fn(const cgi_advice *a, void *arg);
+/* Calls fn for each piece of the report's advice; returns how many. */
+CGI_HIDDEN size_t cgi_advice_each(const cgi_report_writer *w, cgi_advice_fn *fn, void *arg);
+/* The quirk's fix as `callguard run` takes it, "--serialize a=D,b=D"
+ * (malloc'd; NULL when out of memory). */
+CGI_HIDDEN char *cgi_advice_fix(const cgi_quirk_view *q);
 
 #endif

@@ -8,6 +8,7 @@
 #include "pypackage.h"
 #include "utf8.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void cgi_json_str(FILE *out, const char *s)
@@ -448,13 +449,47 @@ static void cgi_json_across_ranks(FILE *out, const cgi_report_writer *w)
     fputs(a.n ? "\n  ]}" : "]}", out);
 }
 
+/* One item of "advice" (docs/report.md). */
+static void cgi_json_advice(const cgi_advice *a, void *arg)
+{
+    FILE *out = arg;
+    const cgi_quirk_view *q = a->quirk;
+    fprintf(out, "%s\n    {\"entry_point\": ", a->index ? "," : "");
+    cgi_json_str(out, CGI_ROW_NAME(a->row));
+    fputs(", \"api\": ", out);
+    cgi_json_str(out, a->row->api);
+    fprintf(out, ", \"peak_inside\": %u, \"peak_waiting\": %u, \"quirk\": ", a->row->peak_inside, a->row->peak_waiting);
+    cgi_json_str(out, q->name);
+    fputs(",\n     \"affects\": {\"api\": ", out);
+    cgi_json_str(out, q->api);
+    fputs(", \"vendor\": [", out);
+    for (unsigned k = 0; k < q->nvendors; k++)
+        fprintf(out, "%s\"0x%04x\"", k ? ", " : "", (unsigned)q->vendor[k]);
+    fputs("], \"driver\": ", out);
+    cgi_json_str_or_null(out, q->driver);
+    fputs(", \"versions\": ", out);
+    cgi_json_str(out, q->versions);
+    fputs(", \"library\": ", out);
+    cgi_json_str_or_null(out, q->library);
+    fputs("},\n     \"why\": ", out);
+    cgi_json_str(out, q->why);
+    fputs(", \"source\": ", out);
+    cgi_json_str(out, q->source);
+    fprintf(out, ", \"applied\": %s, \"fix\": ", a->applied ? "true" : "false");
+    char *fix = a->applied ? NULL : cgi_advice_fix(q);
+    cgi_json_str_or_null(out, fix);
+    free(fix);
+    fputc('}', out);
+}
+
 void cgi_json_end(FILE *out, size_t nproc, const cgi_totals *pall, size_t lost, const cgi_report_writer *w)
 {
     const cgi_totals all = *pall;
     fprintf(out, "%s]", nproc ? "\n  " : "");
     if (lost) fprintf(out, ",\n  \"processes_without_statistics\": %zu", lost);
     cgi_json_across_ranks(out, w);
-    cgi_advice_all(out, w);
+    fputs(",\n  \"advice\": [", out);
+    fputs(cgi_advice_each(w, cgi_json_advice, out) ? "\n  ]" : "]", out);
     fprintf(out,
             ",\n  \"totals\": {\"processes\": %zu, \"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"states\": %lu, "
             "\"total_ns\": %lu, \"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu}\n}\n",

@@ -11,6 +11,7 @@
 #include "utf8.h"
 
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A string of a process (its command line, a thread's name, a Python
@@ -520,9 +521,52 @@ static void cgi_text_across_ranks(FILE *out, const cgi_report_writer *w)
     cgi_ranks_each(w->ranks, cgi_text_rank_site, (void *)w);
 }
 
+/* One piece of advice, as lines that start "callguard: advice:". */
+static void cgi_text_quirk_advice(const cgi_advice *a, void *arg)
+{
+    FILE *out = arg;
+    const cgi_row *row = a->row;
+    const cgi_quirk_view *q = a->quirk;
+    fputs("callguard: advice: ", out);
+    cgi_text_str(out, CGI_ROW_NAME(row), CGI_NAME_MAX);
+    if (a->applied) {
+        fprintf(out, " (at most %u inside, %u waiting at once): quirk ", row->peak_inside, row->peak_waiting);
+        cgi_text_str(out, q->name, 64);
+        fputs(" matched the running driver and was applied: ", out);
+        cgi_text_str(out, q->sites, 256);
+        fputs(" serialized in domain ", out);
+        cgi_text_str(out, q->domain, CGI_DOMAIN_NAME_MAX);
+        fputs("\n", out);
+        return;
+    }
+    fprintf(out, " had %u threads inside at once, which known bug ", row->peak_inside);
+    cgi_text_str(out, q->name, 64);
+    fprintf(out, " breaks on %s drivers", q->api);
+    for (unsigned k = 0; k < q->nvendors; k++)
+        fprintf(out, "%s0x%04x", k ? "," : " of vendor ", (unsigned)q->vendor[k]);
+    if (q->driver) {
+        fputs(" named '", out);
+        cgi_text_str(out, q->driver, 128);
+        fputc('\'', out);
+    }
+    fputs(" versions ", out);
+    cgi_text_str(out, q->versions, 128);
+    if (q->library) {
+        fputs(" with ", out);
+        cgi_text_str(out, q->library, 128);
+    }
+    fputs(": ", out);
+    cgi_text_str(out, q->why, 256);
+    fputs(" (", out);
+    cgi_text_str(out, q->source, 256);
+    char *fix = cgi_advice_fix(q);
+    fprintf(out, ")\n  fix: callguard run %s -- PROGRAM\n", fix ? fix : "--serialize ...");
+    free(fix);
+}
+
 void cgi_text_end(FILE *out, const cgi_report_writer *w, size_t lost)
 {
-    cgi_advice_all(out, w);
+    cgi_advice_each(w, cgi_text_quirk_advice, out);
     const cgi_totals all = w->all;
     size_t nproc = w->nproc;
     if (nproc > 1) cgi_text_combined(out, w);
