@@ -3,8 +3,8 @@
  * The generator runs in three steps, one file each:
  *   policy.c  turns the INI policy, read by the shared reader
  *             (src/policy/policy_ini.c: syntax and values), into `policy`,
- *   parse.c   reads the API header with libclang, and check.c checks the
- *             policy against what the header declares,
+ *   parse.c   reads the API header with libclang, then check.c checks the
+ *             policy against what the header declares (main.c calls each),
  *   emit.c    writes the layer's C file (and its list of pass-through names).
  * main.c parses the command line and writes the output atomically.
  * Every error is reported once, on stderr, by the step that finds it. */
@@ -142,17 +142,18 @@ typedef struct gen_api {
     size_t nnames;
 } gen_api;
 
-/* Parses the policy's header(s) and fills `api`; checks the policy's entry
- * point sections and result settings against the header. `incdirs` are the
- * extra -I directories of the command line. Returns nonzero after printing
- * an error. */
+/* Parses the policy's header(s) and fills `api`; checks the policy's result
+ * settings against the header's codes. `incdirs` are the extra -I
+ * directories of the command line. Returns nonzero after printing an error. */
 int parse_api(const policy *p, const strlist *incdirs, gen_api *api);
-void gen_api_free(gen_api *api);
-void gen_func_free(gen_func *f);
 /* The policy's entry point sections against the entry points and result
  * codes parse.c found: fills each one's base, wrapper kind, states and
- * thread rules (check.c). Returns nonzero after printing an error. */
+ * thread rules (check.c; main.c calls it after parse_api). Returns nonzero
+ * after printing an error. */
 int check_policy(const policy *p, gen_api *api);
+/* Free what parse_api and check_policy built (util.c). */
+void gen_api_free(gen_api *api);
+void gen_func_free(gen_func *f);
 
 /* Writes the layer. `command` is the command line to record in the first
  * line. Returns nonzero on a write error. */

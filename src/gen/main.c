@@ -228,7 +228,7 @@ int main(int argc, char **argv)
     int rc = 0;
     policy p;
     gen_api api = {0};
-    if (policy_read(policy_path, &p) || parse_api(&p, &search, &api)) {
+    if (policy_read(policy_path, &p) || parse_api(&p, &search, &api) || check_policy(&p, &api)) {
         rc = GEN_EXIT_INPUT;
     } else if (api.nfuncs == 0) {
         fprintf(stderr, "%s: no entry points: %s declares no function with the prefix %s\n", policy_path, p.header,

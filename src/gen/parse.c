@@ -638,7 +638,7 @@ int parse_api(const policy *p, const strlist *incdirs, gen_api *api)
         clang_getInclusions(c.tu, on_inclusion, &c);
         clang_visitChildren(clang_getTranslationUnitCursor(c.tu), on_top_level, &c);
         select_functions(&c, api);
-        rc = collect_codes(&c, api) || check_policy(p, api);
+        rc = collect_codes(&c, api);
         clang_disposeTranslationUnit(c.tu);
     }
     clang_disposeIndex(index);
@@ -650,39 +650,4 @@ int parse_api(const policy *p, const strlist *incdirs, gen_api *api)
     strlist_free(&c.includes);
     strlist_free(&c.empty_macros);
     return rc;
-}
-
-void gen_func_free(gen_func *f)
-{
-    for (size_t j = 0; j < f->nparams; j++) {
-        free(f->params[j].name);
-        free(f->params[j].decl);
-        free(f->params[j].frame_decl);
-    }
-    free(f->params);
-    free(f->name);
-    free(f->ret);
-    free(f->ret_member);
-    free(f->callconv);
-    free(f->decl_head);
-    free(f->guarded_head);
-    free(f->slow_head);
-    free(f->general_head);
-    free(f->base);
-    free(f->rules);
-}
-
-void gen_api_free(gen_api *api)
-{
-    for (size_t i = 0; i < api->nfuncs; i++)
-        gen_func_free(&api->funcs[i]);
-    free(api->funcs);
-    strlist_free(&api->passthrough);
-    for (size_t i = 0; i < api->ncodes; i++)
-        free(api->codes[i].name);
-    free(api->codes);
-    for (size_t i = 0; i < api->nnames; i++)
-        free(api->names[i].name);
-    free(api->names);
-    memset(api, 0, sizeof *api);
 }

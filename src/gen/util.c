@@ -1,4 +1,5 @@
-/* util.c: allocation, string and error helpers of callguard-gen. The generator is a
+/* util.c: allocation, string and error helpers of callguard-gen, and freeing
+ * what parse.c and check.c build. The generator is a
  * short-lived build tool: running out of memory ends it. */
 #include "gen.h"
 
@@ -63,4 +64,39 @@ void gen_error(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
+}
+
+void gen_func_free(gen_func *f)
+{
+    for (size_t j = 0; j < f->nparams; j++) {
+        free(f->params[j].name);
+        free(f->params[j].decl);
+        free(f->params[j].frame_decl);
+    }
+    free(f->params);
+    free(f->name);
+    free(f->ret);
+    free(f->ret_member);
+    free(f->callconv);
+    free(f->decl_head);
+    free(f->guarded_head);
+    free(f->slow_head);
+    free(f->general_head);
+    free(f->base);
+    free(f->rules);
+}
+
+void gen_api_free(gen_api *api)
+{
+    for (size_t i = 0; i < api->nfuncs; i++)
+        gen_func_free(&api->funcs[i]);
+    free(api->funcs);
+    strlist_free(&api->passthrough);
+    for (size_t i = 0; i < api->ncodes; i++)
+        free(api->codes[i].name);
+    free(api->codes);
+    for (size_t i = 0; i < api->nnames; i++)
+        free(api->names[i].name);
+    free(api->names);
+    memset(api, 0, sizeof *api);
 }

@@ -1,6 +1,9 @@
 /* libcallguard-load internals: the core (load.c: requests, results, the
  * memory cache), the disk cache (disk.c), and one back end per API
- * (ze.c, cl.c, cuda.c) reached through lb_backend. */
+ * (ze.c, cl.c, cuda.c) reached through lb_backend, all on a floor that
+ * calls none of them (util.c: counters, strings, failure details; and
+ * sha256.c). The core calls the disk cache and the back ends; nothing
+ * calls the core back. */
 #ifndef CG_LOAD_INTERNAL_H
 #define CG_LOAD_INTERNAL_H
 
@@ -25,7 +28,7 @@ void lb_sha256_final(lb_sha256 *s, uint8_t out[32]);
 void lb_sha256_hex(const void *data, size_t len, char out[65]);
 void lb_hex(const uint8_t *p, size_t n, char *out);
 
-/* ---- growable strings (load.c); oom is sticky ---- */
+/* ---- growable strings (util.c); oom is sticky ---- */
 typedef struct lb_str {
     char *p;
     size_t len, cap;
@@ -47,7 +50,7 @@ typedef struct lb_loaded {
     size_t native_size;
 } lb_loaded;
 
-/* Failure details a back end fills (res is the caller's result). */
+/* Failure details a back end fills (res is the caller's result; util.c). */
 int lb_fail(cg_load_result *res, int status, const char *call, long api_result, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
@@ -81,6 +84,7 @@ void *lb_resolve(const char *soname, void **handle, const char *name);
  * of prefixes (NULL-terminated), and of each sibling file named in siblings
  * found beside the first match; for the compiler identity of the key. */
 void lb_objects_identity(lb_str *out, const char *const *prefixes, const char *const *siblings);
+/* ---- util.c ---- */
 /* Whether the whitespace-separated flags contain the option. */
 int lb_has_flag(const char *flags, const char *option);
 void lb_stat_add(uint64_t *counter);
