@@ -6,8 +6,11 @@
 #include <limits.h>
 #include <stddef.h>
 
-/* The directory of libcallguard and the installed layers: bin/../lib. */
+/* ---- shared by the commands (cli.c) ---------------------------------------- */
+/* The directory of libcallguard and the installed layers: bin/../lib
+ * (cli_find_libdir sets it at start-up). */
 extern char cli_libdir[PATH_MAX];
+void cli_find_libdir(void);
 extern const char cli_usage[];
 /* callguard run's status when the program succeeded but its report or
  * trace could not be written (docs/configuration.md, "Exit status"). */
