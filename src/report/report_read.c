@@ -18,6 +18,38 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* ---- the reader's two shapes: an array of items, an object of members ---- */
+
+typedef void cgi_item_fn(cgi_json *j, void *ctx);
+/* The members' keys are at most this long; a longer key is an error. */
+#define CGI_READ_KEY_MAX 32
+typedef void cgi_member_fn(cgi_json *j, const char *key, void *ctx);
+
+/* [item, ...]: fn reads each item. */
+static void cgi_read_array(cgi_json *j, cgi_item_fn *fn, void *ctx)
+{
+    if (!cgi_lex_expect(j, '[') || cgi_lex_lit(j, ']')) return;
+    do
+        fn(j, ctx);
+    while (!j->err && cgi_lex_lit(j, ','));
+    cgi_lex_expect(j, ']');
+}
+
+/* {"key": value, ...}: fn reads each value (or skips it). */
+static void cgi_read_object(cgi_json *j, cgi_member_fn *fn, void *ctx)
+{
+    if (!cgi_lex_expect(j, '{')) return;
+    do {
+        char key[CGI_READ_KEY_MAX];
+        if (!cgi_lex_str(j, key, sizeof key) || !cgi_lex_expect(j, ':')) return;
+        fn(j, key, ctx);
+    } while (!j->err && cgi_lex_lit(j, ','));
+    cgi_lex_expect(j, '}');
+}
+
+/* true or false (anything else: false, and the lexer's error). */
+static int cgi_read_bool(cgi_json *j) { return cgi_lex_word(j, "true") ? 1 : (cgi_lex_word(j, "false"), 0); }
+
 /* One entry of a site's "results": {"name", "code", "calls", "kind"}. The
  * "other" entries (code null) are what errors and states leave unnamed:
  * nothing to keep. */
@@ -51,89 +83,90 @@ static void cgi_read_code(cgi_json *j, cgi_stats_record *rec, unsigned *n)
     atomic_store(&k->set, strcmp(kind, "state") == 0 ? CGI_CODE_STATE : CGI_CODE_ERROR);
 }
 
-static void cgi_read_site(cgi_json *j, cgi_stats_region *r)
+/* A site's counters, by key: each a whole number. */
+static const struct {
+    const char *key;
+    size_t off; /* in cg_counters */
+} cgi_site_counters[] = {
+    {"calls", offsetof(cg_counters, calls)},
+    {"nested", offsetof(cg_counters, nested)},
+    {"errors", offsetof(cg_counters, errors)},
+    {"states", offsetof(cg_counters, states)},
+    {"total_ns", offsetof(cg_counters, total_ns)},
+    {"max_ns", offsetof(cg_counters, max_ns)},
+    {"lock_wait_ns", offsetof(cg_counters, lock_wait_ns)},
+    {"stalls", offsetof(cg_counters, stalls)},
+    {"stall_ns", offsetof(cg_counters, stall_ns)},
+};
+
+typedef struct cgi_site_read {
+    cgi_stats_record *rec;
+    unsigned ncodes;
+    int have_name, have_calls;
+} cgi_site_read;
+
+static void cgi_read_code_item(cgi_json *j, void *ctx)
 {
+    cgi_site_read *sr = ctx;
+    cgi_read_code(j, sr->rec, &sr->ncodes);
+}
+
+/* A site's "policy": blocking, serialize, transition, scope. */
+static void cgi_read_policy_member(cgi_json *j, const char *key, void *ctx)
+{
+    cgi_stats_record *rec = ctx;
+    char pv[CGI_DOMAIN_NAME_MAX];
+    if (strcmp(key, "blocking") == 0) {
+        rec->blocking = (uint8_t)cgi_read_bool(j);
+    } else if (strcmp(key, "serialize") == 0) {
+        if (!cgi_lex_word(j, "null")) cgi_lex_str(j, rec->domain, sizeof rec->domain);
+    } else if (strcmp(key, "transition") == 0 || strcmp(key, "scope") == 0) {
+        cgi_lex_str(j, pv, sizeof pv);
+        int scope = key[0] == 's';
+        int val = scope ? cgi_scope_value(pv) : cgi_transition_value(pv);
+        if (val < 0) val = 0; /* a name this callguard does not know: the default */
+        *(scope ? &rec->scope : &rec->transition) = (uint8_t)val;
+    } else {
+        cgi_lex_skip(j);
+    }
+}
+
+static void cgi_read_site_member(cgi_json *j, const char *key, void *ctx)
+{
+    cgi_site_read *sr = ctx;
+    cgi_stats_record *rec = sr->rec;
+    uint64_t u;
+    if (strcmp(key, "api") == 0) return (void)cgi_lex_str(j, rec->api, sizeof rec->api);
+    if (strcmp(key, "name") == 0) return (void)(sr->have_name = cgi_lex_str(j, rec->name, sizeof rec->name));
+    if (strcmp(key, "results") == 0) return cgi_read_array(j, cgi_read_code_item, sr);
+    if (strcmp(key, "policy") == 0) return cgi_read_object(j, cgi_read_policy_member, rec);
+    if (strcmp(key, "peak_inside") == 0 || strcmp(key, "peak_waiting") == 0) {
+        /* null: not measured (peak_kind is derived from it) */
+        cgi_peak *p = key[5] == 'i' ? &rec->c.inside : &rec->c.waiting;
+        if (!cgi_lex_word(j, "null") && cgi_lex_count(j, key, &u))
+            atomic_store(&p->peak, u > UINT32_MAX ? UINT32_MAX : (uint32_t)u);
+        return;
+    }
+    for (size_t k = 0; k < sizeof cgi_site_counters / sizeof *cgi_site_counters; k++) {
+        if (strcmp(key, cgi_site_counters[k].key) != 0) continue;
+        if (cgi_lex_count(j, key, &u))
+            atomic_store((_Atomic uint64_t *)((char *)&rec->c + cgi_site_counters[k].off), u);
+        if (k == 0) sr->have_calls = 1;
+        return;
+    }
+    cgi_lex_skip(j);
+}
+
+static void cgi_read_site(cgi_json *j, void *ctx)
+{
+    cgi_stats_region *r = ctx;
     uint32_t n = atomic_load(&r->h.nrecords);
     if (n >= CGI_STATS_MAX_RECORDS) return cgi_lex_fail(j, "too many sites");
-    cgi_stats_record *rec = &r->r[n];
-    memset(rec, 0, sizeof *rec); /* the region is reused: the last process's record */
-    int have_name = 0, have_calls = 0;
-    if (!cgi_lex_expect(j, '{')) return;
-    do {
-        char key[32];
-        if (!cgi_lex_str(j, key, sizeof key) || !cgi_lex_expect(j, ':')) return;
-        if (strcmp(key, "api") == 0)
-            cgi_lex_str(j, rec->api, sizeof rec->api);
-        else if (strcmp(key, "name") == 0)
-            have_name = cgi_lex_str(j, rec->name, sizeof rec->name);
-        else if (strcmp(key, "results") == 0) {
-            unsigned ncodes = 0;
-            if (!cgi_lex_expect(j, '[')) return;
-            if (!cgi_lex_lit(j, ']')) {
-                do
-                    cgi_read_code(j, rec, &ncodes);
-                while (!j->err && cgi_lex_lit(j, ','));
-                cgi_lex_expect(j, ']');
-            }
-        } else if (strcmp(key, "policy") == 0) {
-            if (!cgi_lex_expect(j, '{')) return;
-            do {
-                char pk[32], pv[CGI_DOMAIN_NAME_MAX];
-                if (!cgi_lex_str(j, pk, sizeof pk) || !cgi_lex_expect(j, ':')) return;
-                if (strcmp(pk, "blocking") == 0)
-                    rec->blocking = cgi_lex_word(j, "true") ? 1 : (cgi_lex_word(j, "false"), 0);
-                else if (strcmp(pk, "serialize") == 0) {
-                    if (!cgi_lex_word(j, "null")) cgi_lex_str(j, rec->domain, sizeof rec->domain);
-                } else if (strcmp(pk, "transition") == 0 || strcmp(pk, "scope") == 0) {
-                    cgi_lex_str(j, pv, sizeof pv);
-                    int val = pk[0] == 's' ? cgi_scope_value(pv) : cgi_transition_value(pv);
-                    if (val < 0) val = 0; /* a name this callguard does not know: the default */
-                    if (pk[0] == 's')
-                        rec->scope = (uint8_t)val;
-                    else
-                        rec->transition = (uint8_t)val;
-                } else
-                    cgi_lex_skip(j);
-            } while (!j->err && cgi_lex_lit(j, ','));
-            cgi_lex_expect(j, '}');
-        } else {
-            _Atomic uint64_t *f = NULL;
-            if (strcmp(key, "calls") == 0)
-                f = &rec->c.calls, have_calls = 1;
-            else if (strcmp(key, "nested") == 0)
-                f = &rec->c.nested;
-            else if (strcmp(key, "errors") == 0)
-                f = &rec->c.errors;
-            else if (strcmp(key, "total_ns") == 0)
-                f = &rec->c.total_ns;
-            else if (strcmp(key, "max_ns") == 0)
-                f = &rec->c.max_ns;
-            else if (strcmp(key, "lock_wait_ns") == 0)
-                f = &rec->c.lock_wait_ns;
-            else if (strcmp(key, "stalls") == 0)
-                f = &rec->c.stalls;
-            else if (strcmp(key, "stall_ns") == 0)
-                f = &rec->c.stall_ns;
-            else if (strcmp(key, "states") == 0)
-                f = &rec->c.states;
-            else if (strcmp(key, "peak_inside") == 0 || strcmp(key, "peak_waiting") == 0) {
-                /* null: not measured (peak_kind is derived from it) */
-                uint64_t u;
-                cgi_peak *p = key[5] == 'i' ? &rec->c.inside : &rec->c.waiting;
-                if (!cgi_lex_word(j, "null") && cgi_lex_count(j, key, &u))
-                    atomic_store(&p->peak, u > UINT32_MAX ? UINT32_MAX : (uint32_t)u);
-                continue;
-            }
-            if (f) {
-                uint64_t u;
-                if (cgi_lex_count(j, key, &u)) atomic_store(f, u);
-            } else
-                cgi_lex_skip(j);
-        }
-    } while (!j->err && cgi_lex_lit(j, ','));
-    cgi_lex_expect(j, '}');
-    if (!j->err && (!have_name || !have_calls)) return cgi_lex_fail(j, "a site without \"name\" or \"calls\"");
-    rec->used = 1;
+    cgi_site_read sr = {.rec = &r->r[n]};
+    memset(sr.rec, 0, sizeof *sr.rec); /* the region is reused: the last process's record */
+    cgi_read_object(j, cgi_read_site_member, &sr);
+    if (!j->err && (!sr.have_name || !sr.have_calls)) return cgi_lex_fail(j, "a site without \"name\" or \"calls\"");
+    sr.rec->used = 1;
     atomic_store(&r->h.nrecords, n + 1);
 }
 
@@ -193,6 +226,16 @@ static void cgi_read_stall(cgi_json *j, cgi_stats_region *r, unsigned *n)
     if (!j->err && *n < CGI_STATS_MAX_STALLS) atomic_store(&st->valid, 1), (*n)++;
 }
 
+/* One entry point of a quirk's "serialize", appended to its sites. */
+static void cgi_read_quirk_site(cgi_json *j, void *ctx)
+{
+    cgi_quirk_rec *q = ctx;
+    char site[CGI_NAME_MAX];
+    size_t len = strlen(q->sites);
+    if (cgi_lex_str(j, site, sizeof site) && len + strlen(site) + 3 < sizeof q->sites)
+        snprintf(q->sites + len, sizeof q->sites - len, "%s%s", len ? ", " : "", site);
+}
+
 /* One quirk matched, of a saved report: {"name", "api", "applied",
  * "not_applied" (when not applied), "serialize": [...], "domain", "source",
  * "why", "matched": {"vendor", "driver", "version", "library"}}. A report
@@ -222,16 +265,7 @@ static void cgi_read_quirk(cgi_json *j, cgi_stats_region *r, unsigned *n)
         else if (strcmp(key, "applied") == 0)
             q->applied = cgi_lex_word(j, "true") ? 1 : (cgi_lex_word(j, "false"), 0);
         else if (strcmp(key, "serialize") == 0) {
-            if (!cgi_lex_expect(j, '[')) return;
-            if (!cgi_lex_lit(j, ']')) {
-                do {
-                    char site[CGI_NAME_MAX];
-                    size_t len = strlen(q->sites);
-                    if (cgi_lex_str(j, site, sizeof site) && len + strlen(site) + 3 < sizeof q->sites)
-                        snprintf(q->sites + len, sizeof q->sites - len, "%s%s", len ? ", " : "", site);
-                } while (!j->err && cgi_lex_lit(j, ','));
-                cgi_lex_expect(j, ']');
-            }
+            cgi_read_array(j, cgi_read_quirk_site, q);
         } else if (strcmp(key, "matched") == 0) {
             if (!cgi_lex_expect(j, '{')) return;
             do {
@@ -416,6 +450,36 @@ static void cgi_read_hang_call(cgi_json *j, cgi_hang_call *e)
     cgi_lex_expect(j, '}');
 }
 
+/* A thread seen waiting for the runtime: {"tid", "thread"}. */
+static void cgi_read_waiter_member(cgi_json *j, const char *key, void *ctx)
+{
+    cgi_hang_waiter *w = ctx;
+    int64_t v = 0;
+    if (strcmp(key, "tid") == 0 && cgi_lex_num(j, &v))
+        w->tid = (int32_t)v;
+    else if (strcmp(key, "thread") == 0)
+        cgi_lex_str(j, w->thread, sizeof w->thread);
+    else
+        cgi_lex_skip(j);
+}
+
+static void cgi_read_hang_waiter(cgi_json *j, void *ctx)
+{
+    cgi_hang_page *pg = ctx;
+    cgi_hang_waiter tmp, *w = pg->nwaiters < CGI_HANG_MAX_WAITERS ? &pg->waiter[pg->nwaiters] : &tmp;
+    memset(w, 0, sizeof *w);
+    cgi_read_object(j, cgi_read_waiter_member, w);
+    if (!j->err && pg->nwaiters < CGI_HANG_MAX_WAITERS) pg->nwaiters++;
+}
+
+static void cgi_read_hang_call_item(cgi_json *j, void *ctx)
+{
+    cgi_hang_page *pg = ctx;
+    cgi_hang_call tmp;
+    cgi_read_hang_call(j, pg->ncalls < CGI_HANG_MAX_CALLS ? &pg->call[pg->ncalls] : &tmp);
+    if (!j->err && pg->ncalls < CGI_HANG_MAX_CALLS) pg->ncalls++;
+}
+
 /* "hang": null, or the last hang report of the process (docs/report.md,
  * "Hangs"); calls past CGI_HANG_MAX_CALLS are read and dropped. */
 static void cgi_read_hang(cgi_json *j, cgi_hang_page *pg)
@@ -434,39 +498,10 @@ static void cgi_read_hang(cgi_json *j, cgi_hang_page *pg)
             pg->hang_ns = u < UINT64_MAX / 1000000u ? u * 1000000u : UINT64_MAX;
         else if (strcmp(key, "over") == 0)
             pg->over = cgi_lex_word(j, "true") ? 1 : (cgi_lex_word(j, "false"), 0);
-        else if (strcmp(key, "waiting_for_runtime") == 0) {
-            if (!cgi_lex_expect(j, '[')) return;
-            if (!cgi_lex_lit(j, ']')) {
-                do {
-                    cgi_hang_waiter tmp, *w = pg->nwaiters < CGI_HANG_MAX_WAITERS ? &pg->waiter[pg->nwaiters] : &tmp;
-                    memset(w, 0, sizeof *w);
-                    if (!cgi_lex_expect(j, '{')) return;
-                    do {
-                        char wk[8];
-                        int64_t v = 0;
-                        if (!cgi_lex_str(j, wk, sizeof wk) || !cgi_lex_expect(j, ':')) return;
-                        if (strcmp(wk, "tid") == 0 && cgi_lex_num(j, &v))
-                            w->tid = (int32_t)v;
-                        else if (strcmp(wk, "thread") == 0)
-                            cgi_lex_str(j, w->thread, sizeof w->thread);
-                        else
-                            cgi_lex_skip(j);
-                    } while (!j->err && cgi_lex_lit(j, ','));
-                    cgi_lex_expect(j, '}');
-                    if (!j->err && pg->nwaiters < CGI_HANG_MAX_WAITERS) pg->nwaiters++;
-                } while (!j->err && cgi_lex_lit(j, ','));
-                cgi_lex_expect(j, ']');
-            }
-        } else if (strcmp(key, "calls") == 0) {
-            if (!cgi_lex_expect(j, '[')) return;
-            if (!cgi_lex_lit(j, ']')) {
-                do {
-                    cgi_hang_call tmp;
-                    cgi_read_hang_call(j, pg->ncalls < CGI_HANG_MAX_CALLS ? &pg->call[pg->ncalls] : &tmp);
-                    if (!j->err && pg->ncalls < CGI_HANG_MAX_CALLS) pg->ncalls++;
-                } while (!j->err && cgi_lex_lit(j, ','));
-                cgi_lex_expect(j, ']');
-            }
+        else if (strcmp(key, "waiting_for_runtime") == 0)
+            cgi_read_array(j, cgi_read_hang_waiter, pg);
+        else if (strcmp(key, "calls") == 0) {
+            cgi_read_array(j, cgi_read_hang_call_item, pg);
         } else
             cgi_lex_skip(j);
     } while (!j->err && cgi_lex_lit(j, ','));
@@ -489,122 +524,151 @@ static void cgi_read_rank(cgi_json *j, const char *key, cgi_stats_header *h)
     h->rank_set |= local ? CGI_LOCAL_RANK_SET : CGI_RANK_SET;
 }
 
+/* What a process's members fill, and the counts of its lists so far. */
+typedef struct cgi_proc_read {
+    cgi_proc_view *v;
+    cgi_stats_region *r;
+    cgi_read_flight *flight;
+    unsigned nstalls, nflight, nviol, nquirks;
+    int have_pid, have_sites;
+} cgi_proc_read;
+
+static void cgi_read_exit_member(cgi_json *j, const char *key, void *ctx)
+{
+    cgi_proc_read *pr = ctx;
+    char ev[16];
+    int64_t num;
+    if (strcmp(key, "state") == 0) {
+        cgi_lex_str(j, ev, sizeof ev);
+        pr->v->exit_state = strcmp(ev, "exited") == 0     ? CGI_PROC_EXITED
+                            : strcmp(ev, "signaled") == 0 ? CGI_PROC_SIGNALED
+                            : strcmp(ev, "execed") == 0   ? CGI_PROC_EXECED
+                                                          : CGI_PROC_RUNNING;
+    } else if ((strcmp(key, "status") == 0 || strcmp(key, "signal") == 0) && cgi_lex_num(j, &num)) {
+        pr->v->exit_status = (int)num;
+    } else if (strcmp(key, "signal_hook") == 0) {
+        atomic_store(&pr->r->h.signal_hook, cgi_read_bool(j));
+    } else {
+        cgi_lex_skip(j); /* after a failed number too: the lexer's error stands */
+    }
+}
+
+static void cgi_read_trace_member(cgi_json *j, const char *key, void *ctx)
+{
+    cgi_proc_view *v = ctx;
+    if (strcmp(key, "events") == 0)
+        cgi_lex_count(j, key, &v->trace_events);
+    else if (strcmp(key, "dropped") == 0)
+        cgi_lex_count(j, key, &v->trace_dropped);
+    else
+        cgi_lex_skip(j);
+}
+
+static void cgi_read_stall_item(cgi_json *j, void *ctx)
+{
+    cgi_proc_read *pr = ctx;
+    cgi_read_stall(j, pr->r, &pr->nstalls);
+}
+
+static void cgi_read_in_flight_item(cgi_json *j, void *ctx)
+{
+    cgi_proc_read *pr = ctx;
+    cgi_read_in_flight(j, pr->r, pr->flight, &pr->nflight);
+}
+
+static void cgi_read_quirk_item(cgi_json *j, void *ctx)
+{
+    cgi_proc_read *pr = ctx;
+    cgi_read_quirk(j, pr->r, &pr->nquirks);
+}
+
+static void cgi_read_violation_item(cgi_json *j, void *ctx)
+{
+    cgi_proc_read *pr = ctx;
+    cgi_read_violation(j, pr->r, &pr->nviol);
+}
+
+/* The header's counts, by key: each a whole number, added (several
+ * reports of one process are merged) or stored. */
+static const struct {
+    const char *key;
+    size_t off; /* in cgi_stats_header */
+    int add, u32;
+} cgi_proc_counts[] = {
+    {"thread_violations_dropped", offsetof(cgi_stats_header, violations_dropped), 1, 0},
+    {"quirks_dropped", offsetof(cgi_stats_header, quirks_dropped), 1, 0},
+    {"handles_untracked", offsetof(cgi_stats_header, handles_untracked), 0, 0},
+    {"stalls_dropped", offsetof(cgi_stats_header, stalls_dropped), 0, 0},
+    {"in_flight_unknown_threads", offsetof(cgi_stats_header, threads_unslotted), 0, 1},
+};
+
+static int cgi_read_proc_count(cgi_json *j, const char *key, cgi_stats_header *h)
+{
+    for (size_t k = 0; k < sizeof cgi_proc_counts / sizeof *cgi_proc_counts; k++) {
+        if (strcmp(key, cgi_proc_counts[k].key) != 0) continue;
+        uint64_t u;
+        if (!cgi_lex_count(j, key, &u)) return 1;
+        char *f = (char *)h + cgi_proc_counts[k].off;
+        if (cgi_proc_counts[k].u32)
+            atomic_store((_Atomic uint32_t *)f, (uint32_t)u);
+        else if (cgi_proc_counts[k].add)
+            atomic_fetch_add((_Atomic uint64_t *)f, u);
+        else
+            atomic_store((_Atomic uint64_t *)f, u);
+        return 1;
+    }
+    return 0;
+}
+
+static void cgi_read_process_member(cgi_json *j, const char *key, void *ctx)
+{
+    cgi_proc_read *pr = ctx;
+    cgi_stats_region *r = pr->r;
+    int64_t num;
+    char how[16];
+    if (strcmp(key, "pid") == 0 && cgi_lex_num(j, &num))
+        r->h.pid = (int32_t)num, pr->have_pid = 1;
+    else if (strcmp(key, "ppid") == 0 && cgi_lex_num(j, &num))
+        r->h.ppid = (int32_t)num;
+    else if (strcmp(key, "command") == 0)
+        cgi_lex_str(j, r->h.command, sizeof r->h.command);
+    else if (strcmp(key, "host") == 0)
+        cgi_lex_str(j, r->h.host, sizeof r->h.host);
+    else if (strcmp(key, "rank") == 0 || strcmp(key, "local_rank") == 0)
+        cgi_read_rank(j, key, &r->h);
+    else if (strcmp(key, "rank_variable") == 0) {
+        if (!cgi_lex_word(j, "null")) cgi_lex_str(j, r->h.rank_from, sizeof r->h.rank_from);
+    } else if (strcmp(key, "exit") == 0)
+        cgi_read_object(j, cgi_read_exit_member, pr);
+    else if (strcmp(key, "trace") == 0)
+        pr->v->have_trace = 1, cgi_read_object(j, cgi_read_trace_member, pr->v);
+    else if (strcmp(key, "sites") == 0)
+        pr->have_sites = 1, cgi_read_array(j, cgi_read_site, r);
+    else if (strcmp(key, "stalls") == 0)
+        cgi_read_array(j, cgi_read_stall_item, pr);
+    else if (strcmp(key, "in_flight") == 0)
+        cgi_read_array(j, cgi_read_in_flight_item, pr);
+    else if (strcmp(key, "quirks") == 0)
+        cgi_read_array(j, cgi_read_quirk_item, pr);
+    else if (strcmp(key, "thread_violations") == 0)
+        cgi_read_array(j, cgi_read_violation_item, pr);
+    else if (strcmp(key, "timing") == 0) {
+        if (cgi_lex_str(j, how, sizeof how))
+            atomic_store(&r->h.timing, strcmp(how, "exact") == 0 ? CGI_TIMING_EXACT : CGI_TIMING_SAMPLED);
+    } else if (strcmp(key, "hang") == 0)
+        cgi_read_hang(j, &r->hang);
+    else if (!cgi_read_proc_count(j, key, &r->h))
+        cgi_lex_skip(j);
+}
+
 static void cgi_read_process_into(cgi_json *j, cgi_proc_view *v, cgi_stats_region *r, cgi_read_flight *flight,
                                   unsigned *pnflight)
 {
-    int have_pid = 0, have_sites = 0;
-    unsigned nstalls = 0, nflight = 0, nviol = 0, nquirks = 0;
-    if (!cgi_lex_expect(j, '{')) return;
-    do {
-        char key[32];
-        int64_t num;
-        uint64_t u;
-        if (!cgi_lex_str(j, key, sizeof key) || !cgi_lex_expect(j, ':')) return;
-        if (strcmp(key, "pid") == 0 && cgi_lex_num(j, &num))
-            r->h.pid = (int32_t)num, have_pid = 1;
-        else if (strcmp(key, "ppid") == 0 && cgi_lex_num(j, &num))
-            r->h.ppid = (int32_t)num;
-        else if (strcmp(key, "command") == 0)
-            cgi_lex_str(j, r->h.command, sizeof r->h.command);
-        else if (strcmp(key, "host") == 0)
-            cgi_lex_str(j, r->h.host, sizeof r->h.host);
-        else if (strcmp(key, "rank") == 0 || strcmp(key, "local_rank") == 0)
-            cgi_read_rank(j, key, &r->h);
-        else if (strcmp(key, "rank_variable") == 0) {
-            if (!cgi_lex_word(j, "null")) cgi_lex_str(j, r->h.rank_from, sizeof r->h.rank_from);
-        } else if (strcmp(key, "exit") == 0) {
-            if (!cgi_lex_expect(j, '{')) return;
-            do {
-                char ek[16], ev[16];
-                if (!cgi_lex_str(j, ek, sizeof ek) || !cgi_lex_expect(j, ':')) return;
-                if (strcmp(ek, "state") == 0) {
-                    cgi_lex_str(j, ev, sizeof ev);
-                    v->exit_state = strcmp(ev, "exited") == 0     ? CGI_PROC_EXITED
-                                    : strcmp(ev, "signaled") == 0 ? CGI_PROC_SIGNALED
-                                    : strcmp(ev, "execed") == 0   ? CGI_PROC_EXECED
-                                                                  : CGI_PROC_RUNNING;
-                } else if ((strcmp(ek, "status") == 0 || strcmp(ek, "signal") == 0) && cgi_lex_num(j, &num)) {
-                    v->exit_status = (int)num;
-                } else if (strcmp(ek, "signal_hook") == 0) {
-                    atomic_store(&r->h.signal_hook, cgi_lex_word(j, "true") ? 1 : (cgi_lex_word(j, "false"), 0));
-                } else
-                    cgi_lex_skip(j);
-            } while (!j->err && cgi_lex_lit(j, ','));
-            cgi_lex_expect(j, '}');
-        } else if (strcmp(key, "trace") == 0) {
-            if (!cgi_lex_expect(j, '{')) return;
-            v->have_trace = 1;
-            do {
-                char tk[16];
-                if (!cgi_lex_str(j, tk, sizeof tk) || !cgi_lex_expect(j, ':')) return;
-                if (strcmp(tk, "events") == 0)
-                    cgi_lex_count(j, tk, &v->trace_events);
-                else if (strcmp(tk, "dropped") == 0)
-                    cgi_lex_count(j, tk, &v->trace_dropped);
-                else if (strcmp(tk, "events") != 0 && strcmp(tk, "dropped") != 0)
-                    cgi_lex_skip(j);
-            } while (!j->err && cgi_lex_lit(j, ','));
-            cgi_lex_expect(j, '}');
-        } else if (strcmp(key, "sites") == 0) {
-            have_sites = 1;
-            if (!cgi_lex_expect(j, '[')) return;
-            if (!cgi_lex_lit(j, ']')) {
-                do
-                    cgi_read_site(j, r);
-                while (!j->err && cgi_lex_lit(j, ','));
-                cgi_lex_expect(j, ']');
-            }
-        } else if (strcmp(key, "stalls") == 0 || strcmp(key, "in_flight") == 0) {
-            int stalls = key[0] == 's';
-            if (!cgi_lex_expect(j, '[')) break;
-            if (!cgi_lex_lit(j, ']')) {
-                do {
-                    if (stalls)
-                        cgi_read_stall(j, r, &nstalls);
-                    else
-                        cgi_read_in_flight(j, r, flight, &nflight);
-                } while (!j->err && cgi_lex_lit(j, ','));
-                cgi_lex_expect(j, ']');
-            }
-        } else if (strcmp(key, "quirks") == 0) {
-            if (!cgi_lex_expect(j, '[')) break;
-            if (!cgi_lex_lit(j, ']')) {
-                do
-                    cgi_read_quirk(j, r, &nquirks);
-                while (!j->err && cgi_lex_lit(j, ','));
-                cgi_lex_expect(j, ']');
-            }
-        } else if (strcmp(key, "thread_violations") == 0) {
-            if (!cgi_lex_expect(j, '[')) break;
-            if (!cgi_lex_lit(j, ']')) {
-                do
-                    cgi_read_violation(j, r, &nviol);
-                while (!j->err && cgi_lex_lit(j, ','));
-                cgi_lex_expect(j, ']');
-            }
-        } else if (strcmp(key, "thread_violations_dropped") == 0) {
-            if (cgi_lex_count(j, key, &u)) atomic_fetch_add(&r->h.violations_dropped, u);
-        } else if (strcmp(key, "quirks_dropped") == 0) {
-            if (cgi_lex_count(j, key, &u)) atomic_fetch_add(&r->h.quirks_dropped, u);
-        } else if (strcmp(key, "handles_untracked") == 0) {
-            if (cgi_lex_count(j, key, &u)) atomic_store(&r->h.handles_untracked, u);
-        } else if (strcmp(key, "stalls_dropped") == 0) {
-            if (cgi_lex_count(j, key, &u)) atomic_store(&r->h.stalls_dropped, u);
-        } else if (strcmp(key, "timing") == 0) {
-            char how[16];
-            if (cgi_lex_str(j, how, sizeof how))
-                atomic_store(&r->h.timing, strcmp(how, "exact") == 0 ? CGI_TIMING_EXACT : CGI_TIMING_SAMPLED);
-        } else if (strcmp(key, "hang") == 0) {
-            cgi_read_hang(j, &r->hang);
-        } else if (strcmp(key, "in_flight_unknown_threads") == 0) {
-            if (cgi_lex_count(j, key, &u)) atomic_store(&r->h.threads_unslotted, (uint32_t)u);
-        } else
-            cgi_lex_skip(j);
-    } while (!j->err && cgi_lex_lit(j, ','));
-    cgi_lex_expect(j, '}');
-    *pnflight = nflight;
-    if (!j->err) cgi_link_in_flight(r, flight, nflight);
-    if (!j->err && (!have_pid || !have_sites)) cgi_lex_fail(j, "a process without \"pid\" or \"sites\"");
+    cgi_proc_read pr = {.v = v, .r = r, .flight = flight};
+    cgi_read_object(j, cgi_read_process_member, &pr);
+    *pnflight = pr.nflight;
+    if (!j->err) cgi_link_in_flight(r, flight, pr.nflight);
+    if (!j->err && (!pr.have_pid || !pr.have_sites)) cgi_lex_fail(j, "a process without \"pid\" or \"sites\"");
 }
 
 /* One region, reused for each process of a saved report: a report of any
