@@ -180,6 +180,31 @@ def mpi_threads_setting_refuses_a_bad_value():
     check("CALLGUARD_MPI_THREADS" in r[2] and "expected library or serialize" in r[2], "names it", r)
 
 
+def errors_run(env=None, *options):
+    """errors.c's sendrecv mode: its lines sorted (mpirun interleaves the ranks' lines)."""
+    args = MPIRUN + (guarded(os.path.join(TMP, "errors-%d" % len(os.listdir(TMP))), *options) if env is not None
+                     else []) + [E["CG_ERRORS"], "sendrecv"]
+    r = run(args, env, seconds=30)
+    return r, sorted(r[1].splitlines())
+
+
+def mpi_calls_that_fail_leave_nothing_posted_and_return_as_plainly_under_mpi_threads_serialize():
+    """MPI_ERRORS_RETURN: an MPI_Sendrecv whose send names no rank returns MPI_ERR_RANK and leaves no
+    receive posted, so the MPI_Recv after it gets the message rank 1 sent (a receive left posted took it,
+    and that MPI_Recv never returned); one whose receive names no rank sends nothing; a receive that
+    does not fit, and MPI_Send, MPI_Recv, MPI_Bcast, MPI_Allreduce given a bad rank, root or count
+    return what they return plainly. The same lines under `callguard run` and under
+    CALLGUARD_MPI_THREADS=serialize as plainly."""
+    plain, want = errors_run()
+    check(plain[0] == 0 and "rank 0: received 42, sendrecv's buffer -1" in want and "rank 1: received 1" in want,
+          "plain run", plain)
+    for env in ({}, {"CALLGUARD_MPI_THREADS": "serialize"}):
+        r, got = errors_run(env)
+        check(r[0] is not None, "%s: hung (a receive left posted took rank 1's message)" % env, r)
+        check(r[0] == 0 and got == want, "%s: the same lines as plainly:\n%s\n-- plain:\n%s"
+              % (env, "\n".join(got), "\n".join(want)), r)
+
+
 MPI4PY_CHILD = r"""
 from mpi4py import MPI
 comm = MPI.COMM_WORLD

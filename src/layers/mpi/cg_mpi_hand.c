@@ -233,23 +233,50 @@ CG_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *me
     CGM_BY_TESTS(MPI_Mrecv, buf, count, type, message, status);
 }
 
-/* The receive is posted first, so a rank whose send cannot leave yet still takes its message. */
+/* A posted request cancelled and completed, as the standard allows (MPI_Cancel, then a completion):
+ * nothing of it stays posted to take a later message. */
+static void cgm_cancel(MPI_Request *r)
+{
+    (void)CGM_LOCKED(MPI_Cancel, r);
+    (void)cgm_complete(r, MPI_STATUS_IGNORE);
+}
+
+/* As Open MPI's MPI_Sendrecv: every argument is checked before anything is posted, so a call that
+ * fails (a rank that does not exist, under MPI_ERRORS_RETURN) returns its error and leaves nothing
+ * behind. A receive posted before a send that then failed would stay posted and take the program's
+ * next message: its MPI_Recv of it would never return. So MPI_Send_init checks the send half (a
+ * persistent request posts nothing), MPI_Irecv posts the receive (a rank whose send cannot leave yet
+ * still takes its message), and only then MPI_Start starts the send; should it fail, the receive is
+ * cancelled. The status is filled as Open MPI's wait fills it: all but MPI_ERROR. */
 static int cgm_th_MPI_Sendrecv(void *frame)
 {
     struct cgl_fr_MPI_Sendrecv *f = frame;
     MPI_Request r[2];
     MPI_Status st[2];
-    int rc = CGM_LOCKED(MPI_Irecv, f->recvbuf, f->recvcount, f->recvtype, f->source, f->recvtag, f->comm, &r[0]);
-    if (rc == MPI_SUCCESS)
-        rc = CGM_LOCKED(MPI_Isend, f->sendbuf, f->sendcount, f->sendtype, f->dest, f->sendtag, f->comm, &r[1]);
+    int received = 0;
+    int rc = CGM_LOCKED(MPI_Send_init, f->sendbuf, f->sendcount, f->sendtype, f->dest, f->sendtag, f->comm, &r[1]);
+    if (rc != MPI_SUCCESS) goto out;
+    rc = CGM_LOCKED(MPI_Irecv, f->recvbuf, f->recvcount, f->recvtype, f->source, f->recvtag, f->comm, &r[0]);
+    if (rc == MPI_SUCCESS) {
+        rc = CGM_LOCKED(MPI_Start, &r[1]);
+        if (rc != MPI_SUCCESS) cgm_cancel(&r[0]);
+    }
+    /* Open MPI's MPI_Testall completes all or none, an error only once all are complete. */
     for (unsigned n = 0; rc == MPI_SUCCESS; n++) {
         int done = 0;
         rc = CGM_LOCKED(MPI_Testall, 2, r, &done, st);
         if (rc == MPI_ERR_IN_STATUS) rc = st[0].MPI_ERROR != MPI_SUCCESS ? st[0].MPI_ERROR : st[1].MPI_ERROR;
+        received = done || rc != MPI_SUCCESS;
         if (rc != MPI_SUCCESS || done) break;
         cgm_pause(n);
     }
-    if (rc == MPI_SUCCESS && f->status != MPI_STATUS_IGNORE) *f->status = st[0];
+    (void)CGM_LOCKED(MPI_Request_free, &r[1]); /* the persistent send, inactive now */
+    if (received && f->status != MPI_STATUS_IGNORE) {
+        int error = f->status->MPI_ERROR;
+        *f->status = st[0];
+        if (f->source != MPI_PROC_NULL) f->status->MPI_ERROR = error;
+    }
+out:
     f->cgl_ret = rc;
     return cgl_thunk_code(rc);
 }
