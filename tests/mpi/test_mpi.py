@@ -205,6 +205,23 @@ def mpi_calls_that_fail_leave_nothing_posted_and_return_as_plainly_under_mpi_thr
               % (env, "\n".join(got), "\n".join(want)), r)
 
 
+def mpi_init_thread_of_a_level_that_is_none_answers_as_plainly_under_mpi_threads_serialize():
+    """MPI_Init_thread(42): plain Open MPI 4.1 aborts the program (exit status 1, naming MPI_Init_thread);
+    so it does under CALLGUARD_MPI_THREADS=serialize, which passes the level through (it told the program
+    `provided 42`). A valid level above SERIALIZED is still told as asked."""
+    one = MPIRUN[:-1] + ["1"]
+    serialize = {"CALLGUARD_MPI_THREADS": "serialize"}
+    for level in ("42", "-1"):
+        plain = run(one + [E["CG_ERRORS"], "init", level], seconds=30)
+        check(plain[0] not in (0, None) and "MPI_Init_thread" in plain[2], "plain Open MPI refuses %s" % level, plain)
+        r = run(one + guarded(os.path.join(TMP, "init-%s" % level)) + [E["CG_ERRORS"], "init", level], serialize,
+                seconds=30)
+        check(r[0] == plain[0] and "provided" not in r[1] and "MPI_Init_thread" in r[2],
+              "level %s: as plainly (exit %s)" % (level, plain[0]), r)
+    r = run(one + guarded(os.path.join(TMP, "init-3")) + [E["CG_ERRORS"], "init", "3"], serialize, seconds=30)
+    check(r[0] == 0 and "init_thread 3: rc 0 provided 3 query 3" in r[1], "MULTIPLE asked, MULTIPLE told", r)
+
+
 MPI4PY_CHILD = r"""
 from mpi4py import MPI
 comm = MPI.COMM_WORLD

@@ -176,10 +176,13 @@ CG_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provid
 {
     if (!cgm_setting_serialize()) return cgl_guarded_MPI_Init_thread(argc, argv, required, provided);
     cgm_check_library();
-    int asked = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
+    /* A level that is none of the four (42) goes to the library as it is, which answers it as it
+     * would plainly (Open MPI 4.1 aborts the program), and the program is told the library's answer. */
+    int valid = required >= MPI_THREAD_SINGLE && required <= MPI_THREAD_MULTIPLE;
+    int asked = valid && required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
     int rc = cgl_guarded_MPI_Init_thread(argc, argv, asked, provided);
     if (rc != MPI_SUCCESS) return rc;
-    if (*provided >= MPI_THREAD_SERIALIZED && required > *provided) *provided = required;
+    if (valid && *provided >= MPI_THREAD_SERIALIZED && required > *provided) *provided = required;
     atomic_store(&cgm_told, *provided);
     cgm_serialize_all();
     return rc;
