@@ -106,7 +106,10 @@ static void ignore_cache_variables(void)
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
         if (getenv(vars[i]))
             used += (size_t)snprintf(ignored + used, sizeof ignored - used, "%s%s", used ? ", " : "", vars[i]);
-    if (used && !dlsym(RTLD_DEFAULT, "cg_configure")) cgi_say(CGI_SECURE_NOTICE, ignored);
+    if (used && !dlsym(RTLD_DEFAULT, "cg_configure")) {
+        (void)dlerror(); /* the failed lookup's message is not the program's */
+        cgi_say(CGI_SECURE_NOTICE, ignored);
+    }
 }
 
 static void configure(void)

@@ -104,12 +104,16 @@ LB_EXPORT void cg_load_result_free(cg_load_result *r)
 
 /* ---- resolving the driver's names ---- */
 
+/* A lookup that fails leaves its message for the program's dlerror(): read
+ * and dropped here, as the runtime's probes do (src/runtime/probe.h). */
 void *lb_resolve(const char *soname, void **handle, const char *name)
 {
     void *f = dlsym(RTLD_DEFAULT, name);
     if (f) return f;
     if (!*handle) *handle = dlopen(soname, RTLD_NOW | RTLD_GLOBAL);
-    return *handle ? dlsym(*handle, name) : NULL;
+    f = *handle ? dlsym(*handle, name) : NULL;
+    if (!f) (void)dlerror();
+    return f;
 }
 
 struct ident_walk {

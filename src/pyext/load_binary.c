@@ -51,7 +51,9 @@ static void *ze_sym(const char *name)
     if (f) return f;
     static void *loader;
     if (!loader) loader = dlopen("libze_loader.so.1", RTLD_NOW | RTLD_GLOBAL);
-    return loader ? dlsym(loader, name) : NULL;
+    f = loader ? dlsym(loader, name) : NULL;
+    if (!f) (void)dlerror(); /* a failed lookup's message is not the program's */
+    return f;
 }
 
 static const char *result_name(cg_load_api api, long result);
@@ -154,6 +156,7 @@ static const char *cuda_result_name(long result)
     void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
     int (*get_name)(int, const char **) =
         (int (*)(int, const char **))dlsym(lib ? lib : RTLD_DEFAULT, "cuGetErrorName");
+    if (!lib || !get_name) (void)dlerror(); /* a failed lookup's message is not the program's */
     const char *name = NULL;
     if (!get_name || get_name((int)result, &name) != 0) name = NULL;
     if (lib) dlclose(lib);

@@ -11,12 +11,12 @@
 #include "python.h"
 #include "resolve.h"
 
-#include <dlfcn.h>
+#include "probe.h"
 
 cgi_py_api cgi_py;
 static pthread_once_t py_once = PTHREAD_ONCE_INIT;
 
-static void *cgi_py_sym(const char *name) { return dlsym(RTLD_DEFAULT, name); }
+static void *cgi_py_sym(const char *name) { return cgi_probe_sym(RTLD_DEFAULT, name); }
 
 static void cgi_py_lookup(void)
 {

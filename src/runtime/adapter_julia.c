@@ -22,7 +22,7 @@
 #define _GNU_SOURCE
 #include "julia.h"
 
-#include <dlfcn.h>
+#include "probe.h"
 #include <pthread.h>
 
 /* Julia's GC states (julia_threads.h): a thread running Julia code is
@@ -39,9 +39,9 @@ static pthread_once_t cgi_jl_once = PTHREAD_ONCE_INIT;
 
 static void cgi_jl_lookup(void)
 {
-    *(void **)&cgi_jl.get_pgcstack = dlsym(RTLD_DEFAULT, "jl_get_pgcstack");
-    *(void **)&cgi_jl.safe_enter = dlsym(RTLD_DEFAULT, "jl_gc_safe_enter");
-    *(void **)&cgi_jl.safe_leave = dlsym(RTLD_DEFAULT, "jl_gc_safe_leave");
+    *(void **)&cgi_jl.get_pgcstack = cgi_probe_sym(RTLD_DEFAULT, "jl_get_pgcstack");
+    *(void **)&cgi_jl.safe_enter = cgi_probe_sym(RTLD_DEFAULT, "jl_gc_safe_enter");
+    *(void **)&cgi_jl.safe_leave = cgi_probe_sym(RTLD_DEFAULT, "jl_gc_safe_leave");
     cgi_jl.ok = cgi_jl.get_pgcstack && cgi_jl.safe_enter && cgi_jl.safe_leave;
 }
 
@@ -74,5 +74,5 @@ const cg_adapter *cg_adapter_julia(void) { return &cgi_julia_adapter; }
  * from start-up on, whichever constructor ran first. */
 const cg_adapter *cgi_julia_adapter_if_present(void)
 {
-    return dlsym(RTLD_DEFAULT, "jl_get_pgcstack") ? &cgi_julia_adapter : NULL;
+    return cgi_probe_sym(RTLD_DEFAULT, "jl_get_pgcstack") ? &cgi_julia_adapter : NULL;
 }

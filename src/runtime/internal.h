@@ -15,6 +15,8 @@
  * the bottom of the list up (threads.c reads site.h's cgi_cfg, data only):
  *   internal.h message  errors       what every file shares; one-line messages;
  *                                    a failure's message (cg_last_error)
+ *   probe.h                          dlsym/dlopen of what may be absent, leaving
+ *                                    dlerror() to the program
  *   names.h  values                  the spelling and reading of policy values
  *   clock                            the clock of timed calls
  *   hlock                            one lock per handle value (thread rules, holds,

@@ -18,6 +18,7 @@
 #include "resolve.h"
 
 #include "errors.h"
+#include "probe.h"
 #include "site.h"
 
 #include <ctype.h>
@@ -282,9 +283,9 @@ void *cgi_search_loaded(const char *name)
     void *found = NULL;
     for (size_t i = 0; i < s.n; i++) {
         if (!found) {
-            void *h = dlopen(s.unsure[i], RTLD_LAZY | RTLD_NOLOAD);
+            void *h = cgi_probe_open(s.unsure[i], RTLD_LAZY | RTLD_NOLOAD);
             if (h) {
-                void *p = dlsym(h, name);
+                void *p = cgi_probe_sym(h, name);
                 dlclose(h);
                 if (p && !cgi_is_callguard_object(p)) found = p;
             }
@@ -309,7 +310,7 @@ static void *cgi_open_library(cg_layer *l)
         if (cgi_layer_is_shim(l)) {
             /* The shim's DT_NEEDED, loaded with it: found by that name. */
             char *dep = NULL;
-            if (asprintf(&dep, "libcallguard-real-%s.so", l->api) > 0) h = dlopen(dep, RTLD_LAZY | RTLD_NOLOAD);
+            if (asprintf(&dep, "libcallguard-real-%s.so", l->api) > 0) h = cgi_probe_open(dep, RTLD_LAZY | RTLD_NOLOAD);
             free(dep);
         } else {
             const char *path = cgi_library_given(l);
@@ -327,7 +328,7 @@ static void *cgi_open_library(cg_layer *l)
                             l->library_env, path, first ? "is callguard's own file, which forwards" : "does not define",
                             real, l->api);
             } else if (l->library_path && l->library_path[0] == '/') {
-                h = dlopen(l->library_path, RTLD_LAZY | RTLD_LOCAL);
+                h = cgi_probe_open(l->library_path, RTLD_LAZY | RTLD_LOCAL);
             }
         }
         l->priv = h ? h : (void *)-1;
@@ -345,11 +346,12 @@ void *cgi_resolve(cg_layer *l, const char *name)
     void *p;
     if (cgi_layer_is_shim(l)) {
         void *h = cgi_open_library(l);
-        p = h ? dlsym(h, name) : NULL;
+        p = h ? cgi_probe_sym(h, name) : NULL;
         if (p && !cgi_is_callguard_object(p)) return p;
         goto missing;
     }
     p = l->dlsym_next ? l->dlsym_next(name) : dlsym(RTLD_NEXT, name);
+    if (!p) (void)dlerror(); /* a probe's failure is not the program's (probe.h) */
     if (p && !cgi_is_callguard_object(p)) return p;
 
     p = cgi_search_loaded(name);
@@ -357,7 +359,7 @@ void *cgi_resolve(cg_layer *l, const char *name)
 
     void *h = cgi_open_library(l);
     if (h) {
-        p = dlsym(h, name);
+        p = cgi_probe_sym(h, name);
         if (p && !cgi_is_callguard_object(p)) return p;
     }
 
@@ -397,7 +399,7 @@ void *cg_resolve_passthrough(cg_layer *l, const char *name)
 void cgi_symbol_bounds(const char *name, uintptr_t *lo, uintptr_t *hi)
 {
     *lo = *hi = 0;
-    void *p = dlsym(RTLD_DEFAULT, name);
+    void *p = cgi_probe_sym(RTLD_DEFAULT, name);
     Dl_info info;
     const ElfW(Sym) *sym = NULL;
     if (p && dladdr1(p, &info, (void **)&sym, RTLD_DL_SYMENT) && sym && sym->st_size)

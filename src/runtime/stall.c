@@ -17,7 +17,7 @@
 #include "python.h"
 #include "stats.h"
 
-#include <dlfcn.h>
+#include "probe.h"
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -40,16 +40,16 @@ static pthread_once_t cgi_pyf_once = PTHREAD_ONCE_INIT;
 
 static void cgi_pyf_lookup(void)
 {
-    *(void **)&cgi_pyf.get_frame = dlsym(RTLD_DEFAULT, "PyEval_GetFrame");
-    *(void **)&cgi_pyf.frame_code = dlsym(RTLD_DEFAULT, "PyFrame_GetCode");
-    *(void **)&cgi_pyf.frame_line = dlsym(RTLD_DEFAULT, "PyFrame_GetLineNumber");
-    *(void **)&cgi_pyf.get_attr = dlsym(RTLD_DEFAULT, "PyObject_GetAttrString");
-    *(void **)&cgi_pyf.utf8 = dlsym(RTLD_DEFAULT, "PyUnicode_AsUTF8");
-    *(void **)&cgi_pyf.decref = dlsym(RTLD_DEFAULT, "Py_DecRef");
-    *(void **)&cgi_pyf.err_fetch = dlsym(RTLD_DEFAULT, "PyErr_Fetch");
-    *(void **)&cgi_pyf.err_restore = dlsym(RTLD_DEFAULT, "PyErr_Restore");
-    *(void **)&cgi_pyf.err_clear = dlsym(RTLD_DEFAULT, "PyErr_Clear");
-    *(void **)&cgi_pyf.frame_lasti = dlsym(RTLD_DEFAULT, "PyFrame_GetLasti");
+    *(void **)&cgi_pyf.get_frame = cgi_probe_sym(RTLD_DEFAULT, "PyEval_GetFrame");
+    *(void **)&cgi_pyf.frame_code = cgi_probe_sym(RTLD_DEFAULT, "PyFrame_GetCode");
+    *(void **)&cgi_pyf.frame_line = cgi_probe_sym(RTLD_DEFAULT, "PyFrame_GetLineNumber");
+    *(void **)&cgi_pyf.get_attr = cgi_probe_sym(RTLD_DEFAULT, "PyObject_GetAttrString");
+    *(void **)&cgi_pyf.utf8 = cgi_probe_sym(RTLD_DEFAULT, "PyUnicode_AsUTF8");
+    *(void **)&cgi_pyf.decref = cgi_probe_sym(RTLD_DEFAULT, "Py_DecRef");
+    *(void **)&cgi_pyf.err_fetch = cgi_probe_sym(RTLD_DEFAULT, "PyErr_Fetch");
+    *(void **)&cgi_pyf.err_restore = cgi_probe_sym(RTLD_DEFAULT, "PyErr_Restore");
+    *(void **)&cgi_pyf.err_clear = cgi_probe_sym(RTLD_DEFAULT, "PyErr_Clear");
+    *(void **)&cgi_pyf.frame_lasti = cgi_probe_sym(RTLD_DEFAULT, "PyFrame_GetLasti");
     cgi_pyf.ok = cgi_pyf.get_frame && cgi_pyf.frame_code && cgi_pyf.frame_line && cgi_pyf.get_attr && cgi_pyf.utf8 &&
                  cgi_pyf.decref && cgi_pyf.err_fetch && cgi_pyf.err_restore && cgi_pyf.err_clear;
 }

@@ -172,6 +172,14 @@ int main(int argc, char **argv)
         printf("sum %d\n", sum);
         return 0;
     }
+    if (!strcmp(mode, "dlerror")) { /* dlerror() at main and after N calls: NULL plainly, nothing failed */
+        const char *e = dlerror();
+        printf("at main: %s\n", e ? e : "NULL");
+        calls(n);
+        e = dlerror();
+        printf("after calls: %s\n", e ? e : "NULL");
+        return 0;
+    }
     if (!strcmp(mode, "env")) {
         const char *v = getenv(argv[2]);
         printf("%s\n", v ? v : "(unset)");

@@ -14,6 +14,22 @@ import tempfile
 from clitest import CG, PROG, TOY_RACE, TOYLAYER, TMP, run, guarded, report_of, calls, check, main
 
 
+def run_leaves_dlerror_null_at_main_and_after_calls_as_plainly():
+    """dlerror() says NULL at the program's main and after its guarded calls, as plainly, under `callguard
+    run` (with --release-gil too) and with the layer preloaded alone: callguard's probes of what may be
+    absent (Julia's jl_get_pgcstack at start-up, CPython's _PyRuntime at the first call) drop the message
+    of their own failed lookup, which the program's dlerror() returned ("libcallguard.so.0: undefined
+    symbol: jl_get_pgcstack")."""
+    want = "at main: NULL\nafter calls: NULL\n"
+    plain = run([PROG, "dlerror", "3"])
+    check(plain.returncode == 0 and plain.stdout == want, "plainly: %r %r" % (plain.stdout, plain.stderr))
+    for opts in ([], ["--release-gil"]):
+        r = guarded([PROG, "dlerror", "3"], *opts)
+        check(r.returncode == 0 and r.stdout == want, "callguard run %s: %r %r" % (opts, r.stdout, r.stderr))
+    r = run([PROG, "dlerror", "3"], env={"LD_PRELOAD": TOYLAYER})
+    check(r.returncode == 0 and r.stdout == want, "the layer preloaded: %r %r" % (r.stdout, r.stderr))
+
+
 def run_passes_exit_status_and_signal():
     check(guarded([PROG, "calls"]).returncode == 0, "exit 0")
     check(guarded([PROG, "exit", "3"]).returncode == 3, "exit 3")
