@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +32,8 @@ int run_report_is_folder(const char *report)
  * taken. pid 0: the longest name (for the checks). */
 static char *run_folder_name(const char *dir, pid_t pid, unsigned k)
 {
-    char host[65] = "";
-    if (gethostname(host, sizeof host - 1) != 0 || !host[0]) strcpy(host, "unknown-host");
+    char host[HOST_NAME_MAX + 1] = ""; /* a 64-byte name and its NUL: gethostname fails for less room */
+    if (gethostname(host, sizeof host) != 0 || !host[0]) strcpy(host, "unknown-host");
     for (char *c = host; *c; c++)
         if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_", *c)) *c = '_';
     cgi_rank rank;

@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +83,10 @@ static void cgi_stats_fill_header(cgi_stats_header *h)
     atomic_store(&h->threads_unslotted, 0);
     atomic_store(&h->violations_dropped, 0);
     atomic_store(&h->handles_untracked, 0);
-    if (gethostname(h->host, sizeof h->host - 1) != 0) h->host[0] = '\0';
+    /* Room for the longest (HOST_NAME_MAX) and its NUL: gethostname fails for a name its buffer
+     * cannot hold with the NUL, and a 63-byte name in 63 bytes was lost. */
+    _Static_assert(sizeof h->host > HOST_NAME_MAX, "the header holds every host name");
+    if (gethostname(h->host, sizeof h->host) != 0) h->host[0] = '\0';
     h->rank = cgi_my_rank.rank >= 0 ? (uint32_t)cgi_my_rank.rank : 0;
     h->local_rank = cgi_my_rank.local_rank >= 0 ? (uint32_t)cgi_my_rank.local_rank : 0;
     h->rank_set = (cgi_my_rank.rank >= 0 ? CGI_RANK_SET : 0) | (cgi_my_rank.local_rank >= 0 ? CGI_LOCAL_RANK_SET : 0);

@@ -46,7 +46,9 @@
 /* 13: a record's inline_state (the state code the wrapper counts itself,
  *    layer ABI 9), named in code[0] from the start; the layer that names
  *    its codes is kept in the process (stats.c), not in the record. */
-#define CGI_STATS_VERSION 13
+/* 14: the host has 72 bytes: a name of HOST_NAME_MAX (64) bytes and its NUL
+ *    (63 at most, and a 63- or 64-byte name was lost, in version 13). */
+#define CGI_STATS_VERSION 14
 /* Threads on one site write their counts into this many cache lines of its
  * record, not one (bench/bench_contention.c: one shared line made a call
  * with statistics 4-11 times dearer with 2-8 threads on the H200). */
@@ -206,7 +208,7 @@ typedef struct cgi_stats_header {
     _Atomic int32_t fatal_signal; /* the fatal signal the hook recorded (CALLGUARD_SIGNALS=record); 0: none */
     uint64_t start_unix_ns;
     char command[2048]; /* argv joined by spaces */
-    char host[64];      /* gethostname() at start: pids repeat across the nodes of one job */
+    char host[72];      /* gethostname() at start (64 bytes at most): pids repeat across the nodes of one job */
     /* The clock of the slots' `entered`: ns = (ticks - tick0) * tick_mult >> 32
      * since start-up; tick_mult is 0 until the first timed call. */
     uint64_t tick0;
@@ -226,7 +228,7 @@ typedef struct cgi_stats_header {
      * (CGI_RANK_SET, CGI_LOCAL_RANK_SET): a zeroed header has no rank. */
     uint32_t rank, local_rank, rank_set;
     char rank_from[32]; /* the launcher's variable that gave the rank; "" when none */
-    char pad[4096 - 8 - 4 * 8 - 8 - 2048 - 64 - 40 - 16 - 16 - 8 - 44];
+    char pad[4096 - 8 - 4 * 8 - 8 - 2048 - 72 - 40 - 16 - 16 - 8 - 44];
 } cgi_stats_header;
 
 /* One stall: a call or lock wait of at least the stall limit made while

@@ -241,6 +241,33 @@ def report_appends_to_the_stdout_it_was_given():
     check(text.startswith("first line\n") and "toyAdd" in text, "appended: %r" % text[:200])
 
 
+def report_names_host_names_of_63_and_64_bytes():
+    """A host name of 63 or 64 bytes (HOST_NAME_MAX is 64 on Linux) is the report's `host`, the host part
+    of a report folder's file name, and what `callguard report` of the saved report names, as a short one
+    is; they were "" and "unknown-host". Each run is
+    in a UTS namespace of its own with that name (`unshare --uts`, as root: else skipped)."""
+    if os.geteuid() != 0 or subprocess.run(["unshare", "--uts", "true"], capture_output=True).returncode != 0:
+        print("skipped: needs root and unshare --uts")
+        return 77
+    for n in (63, 64, 8):
+        name = ("h%d-" % n + "x" * n)[:n]
+        folder = os.path.join(TMP, "hosts-%d" % n)
+        single = os.path.join(TMP, "host-%d.json" % n)
+        script = ('hostname "$1" && shift && "$@" --report "%s/" -- %s calls 2 && '
+                  '"$@" --report "%s" -- %s calls 2') % (folder, PROG, single, PROG)
+        r = run(["unshare", "--uts", "sh", "-c", script, "sh", name, CG, "run", "--layer", TOYLAYER])
+        check(r.returncode == 0, "%d bytes: the runs: %d %r" % (n, r.returncode, r.stderr))
+        files = os.listdir(folder)
+        check(len(files) == 1 and files[0].startswith("callguard-%s-pid" % name),
+              "%d bytes: the folder's file is named by the host: %s" % (n, files))
+        for path in (os.path.join(folder, files[0]), single):
+            host = json.load(open(path))["processes"][0]["host"]
+            check(host == name, "%d bytes: %s: host %r" % (n, path, host))
+        r = run([CG, "report", single])
+        check(r.returncode == 0 and (" on %s " % name) in r.stdout.splitlines()[0],
+              "%d bytes: `callguard report` of the saved report names the host: %r" % (n, r.stdout[:200]))
+
+
 def run_lost_report_is_loud_and_exits_125():
     """A report that cannot be written is named with its path and the error;
     a program that succeeded then gives 125; its own failure or signal wins.
