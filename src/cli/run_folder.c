@@ -53,7 +53,7 @@ static char *run_folder_name(const char *dir, pid_t pid, unsigned k)
 int run_check_folder(const char *flag, const char *dir)
 {
     struct stat st;
-    int e = 0;
+    int e = 0, rc = -1;
     const char *where = dir;
     char *parent = NULL;
     if (stat(dir, &st) == 0) {
@@ -71,6 +71,19 @@ int run_check_folder(const char *flag, const char *dir)
         size_t n = strlen(parent);
         while (n > 1 && parent[n - 1] == '/')
             parent[--n] = '\0';
+        /* A symbolic link to nothing: stat says ENOENT, but the name is
+         * taken, so mkdir after the run would find it there (EEXIST) and
+         * the report would be lost (exit 125). Refused now, saying so. */
+        char target[512];
+        ssize_t len = lstat(parent, &st) == 0 && S_ISLNK(st.st_mode) ? readlink(parent, target, sizeof target - 1) : -1;
+        if (len >= 0) {
+            target[len] = '\0';
+            rc = cli_usage_error("%s %s: cannot create a report in %s: a symbolic link to %s, which does not exist (a "
+                                 "folder: one report per process, named by host, rank and pid)",
+                                 flag, dir, parent, target);
+            free(parent);
+            return rc;
+        }
         char *slash = strrchr(parent, '/');
         if (slash == parent)
             parent[1] = '\0';
@@ -86,7 +99,6 @@ int run_check_folder(const char *flag, const char *dir)
         else if (access(parent, W_OK | X_OK) != 0)
             e = errno;
     }
-    int rc = -1;
     if (e)
         rc = cli_usage_error("%s %s: cannot create a report in %s: %s (a folder: one report per process, named by "
                              "host, rank and pid)",

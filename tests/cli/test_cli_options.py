@@ -92,6 +92,33 @@ def run_refuses_each_validation_gap():
         check(not os.path.exists("/nonexistent/dir"), "nothing created")
 
 
+def run_refuses_a_report_folder_that_is_a_dangling_symlink_before_the_program():
+    """`--report LINK/` where LINK is a symbolic link to nothing is refused before the program starts,
+    exit status 2, one line naming the link's target: mkdir after the run found the name taken, and the
+    run ended with exit 125 and no report. A link to a file is refused the same way (not a directory);
+    a link to a folder is a folder, the report in it."""
+    base = os.path.join(TMP, "links")
+    os.mkdir(base)
+    marker = os.path.join(base, "started")
+    missing, afile, folder = (os.path.join(base, n) for n in ("missing", "file", "folder"))
+    open(afile, "w").close()
+    os.mkdir(folder)
+    for name, target, says in [("dangling", missing, "a symbolic link to %s, which does not exist" % missing),
+                               ("to-file", afile, "Not a directory")]:
+        link = os.path.join(base, name)
+        os.symlink(target, link)
+        r = run([CG, "run", "--layer", TOYLAYER, "--report", link + "/", "--", PROG, "touch", marker])
+        check(r.returncode == 2 and says in r.stderr and r.stderr.count("\n") == 1,
+              "%s: exit 2, one line: %d %r" % (name, r.returncode, r.stderr))
+        check(not os.path.exists(marker), "%s: the program must not start" % name)
+        check(not os.path.exists(missing) and os.path.islink(link), "%s: nothing made" % name)
+    link = os.path.join(base, "to-folder")
+    os.symlink(folder, link)
+    r = run([CG, "run", "--layer", TOYLAYER, "--report", link + "/", "--", PROG, "calls"])
+    check(r.returncode == 0 and len(os.listdir(folder)) == 1, "a link to a folder: %d %r %s"
+          % (r.returncode, r.stderr, os.listdir(folder)))
+
+
 def messages_show_control_bytes_of_values_escaped():
     """A value with a terminal escape, a newline, a tab or a C1 control
     (U+009B, CSI for some terminals) reaches stderr as \\x1b, \\n, \\t and
