@@ -88,6 +88,20 @@ static size_t cgi_unicode_escape(cgi_json *j, char *u)
     return 4;
 }
 
+/* Fails j at an escape JSON does not have (\\q), the character shown as
+ * itself when printable ASCII, else as its byte. */
+static void cgi_bad_escape(cgi_json *j, char c)
+{
+    unsigned char b = (unsigned char)c;
+    char m[128];
+    if (b > 0x20 && b < 0x7f)
+        snprintf(m, sizeof m, "invalid escape '\\%c' in a string", b);
+    else
+        snprintf(m, sizeof m, "invalid escape: '\\' before byte 0x%02x in a string", b);
+    snprintf(m + strlen(m), sizeof m - strlen(m), " (JSON has \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u)");
+    cgi_lex_fail(j, m);
+}
+
 int cgi_lex_str(cgi_json *j, char *out, size_t cap)
 {
     if (!cgi_lex_expect(j, '"')) return 0;
@@ -97,11 +111,16 @@ int cgi_lex_str(cgi_json *j, char *out, size_t cap)
         if (c == '\\') {
             if (j->s >= j->end) break;
             c = *j->s++;
-            if (c == 'n')
-                c = '\n';
-            else if (c == 't')
-                c = '\t';
-            else if (c == 'u') {
+            switch (c) {
+            case '"':
+            case '\\':
+            case '/': break;
+            case 'b': c = '\b'; break;
+            case 'f': c = '\f'; break;
+            case 'n': c = '\n'; break;
+            case 'r': c = '\r'; break;
+            case 't': c = '\t'; break;
+            case 'u': {
                 char u[4];
                 size_t k = cgi_unicode_escape(j, u);
                 if (!k) return 0;
@@ -111,6 +130,12 @@ int cgi_lex_str(cgi_json *j, char *out, size_t cap)
                 else
                     cap = n + 1;
                 continue;
+            }
+            default:
+                /* Not JSON (another tool's file): refused, at the backslash. */
+                cgi_bad_escape(j, c);
+                j->s -= 2;
+                return 0;
             }
         }
         /* No terminal control from a file reaches a table: an escape or

@@ -25,8 +25,10 @@ CGI_HIDDEN void cgi_lex_ws(cgi_json *j);
 CGI_HIDDEN int cgi_lex_lit(cgi_json *j, char c);
 /* cgi_lex_lit, failing when c does not come. */
 CGI_HIDDEN int cgi_lex_expect(cgi_json *j, char c);
-/* A string into out (cap bytes, NUL-terminated; out NULL: skipped): a
- * control character becomes '?', \\u escapes become UTF-8. */
+/* A string into out (cap bytes, NUL-terminated; out NULL: skipped): JSON's
+ * escapes decoded, \\u escapes as UTF-8, then a control character (\\r,
+ * \\b, \\f, \\n, \\t too) becomes '?'. An escape JSON does not have
+ * (\\q) fails, j->s at its backslash. */
 CGI_HIDDEN int cgi_lex_str(cgi_json *j, char *out, size_t cap);
 /* A whole number (callguard writes no fraction and no exponent). */
 CGI_HIDDEN int cgi_lex_num(cgi_json *j, int64_t *out);

@@ -209,6 +209,33 @@ def report_reads_unicode_escapes_as_the_characters():
           head.endswith(": caf\u00e9 \u0440\u0430\u0431 \U0001f680 bell? c1?"), "the characters: %r" % head)
 
 
+def report_reads_json_escapes_as_json_says_and_refuses_invalid_ones():
+    """A report rewritten by another tool may escape any character as JSON allows: \\r, \\b, \\f (like
+    \\n and \\t) are those control characters, printed as '?' (they printed as the letters r, b, f),
+    and \\", \\\\, \\/ are the characters. An escape JSON does not have (\\q, \\x, \\0; accepted as
+    the letter) is refused, exit status 2, naming the file, the escape and the byte of its backslash."""
+    path = os.path.join(TMP, "json-escapes.json")
+    guarded([PROG, "calls"], "--report", path)
+    rep = json.load(open(path))
+    rep["processes"][0]["command"] = 'a\rb\bc\fd"e\\f/g\nh\ti'
+    text = json.dumps(rep).replace("f/g", "f\\/g", 1)
+    for esc in ("\\r", "\\b", "\\f", '\\"', "\\\\", "\\/"):
+        check(esc in text, "%s in the file" % esc)
+    open(path, "w").write(text)
+    r = run([CG, "report", path])
+    check(r.returncode == 0 and r.stdout.splitlines()[0].endswith(': a?b?c?d"e\\f/g?h?i'),
+          "the characters: %r %r" % (r.stdout[:300], r.stderr))
+    for bad, says in [("\\q", "invalid escape '\\q'"), ("\\x41", "invalid escape '\\x'"),
+                      ("\\0", "invalid escape '\\0'"), ("\\ ", "invalid escape: '\\' before byte 0x20")]:
+        p = os.path.join(TMP, "json-escape-bad.json")
+        t = text.replace("a\\rb", "a%sb" % bad, 1)
+        open(p, "w").write(t)
+        r = run([CG, "report", p])
+        at = t.index("a%sb" % bad) + 1
+        check(r.returncode == 2 and p in r.stderr and says in r.stderr and ("at byte %d:" % at) in r.stderr
+              and r.stderr.count("\n") == 1, "%r: refused where it is (byte %d): %d %r" % (bad, at, r.returncode, r.stderr))
+
+
 def report_and_timeline_are_utf8_whatever_the_names():
     """A program whose name the kernel cuts inside a UTF-8 character (a
     thread's name keeps 15 bytes) and an argument that is not UTF-8: the
