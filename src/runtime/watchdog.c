@@ -19,7 +19,12 @@
  * after a fork the child starts its own at its first counted call. When
  * nothing is in flight and no call was made for a second it ticks ten
  * times a second, and it ends when it finds itself the process's last
- * thread (a program whose main thread called pthread_exit). */
+ * thread (a program whose main thread called pthread_exit): /proc/self/task
+ * says so, or, where /proc cannot be read (a container or sandbox without
+ * it), the main thread's end noted by a thread-specific destructor and
+ * every thread that ever made a counted call gone (tgkill's ESRCH). A
+ * thread that never made one is not seen then: the watchdog may end
+ * before it, and the next counted call starts a new watchdog. */
 #define _GNU_SOURCE
 #include "watchdog.h"
 
@@ -59,13 +64,58 @@ static struct cgi_wd_seen {
 static cgi_wd_call cgi_wd_calls[CGI_STATS_MAX_SLOTS];
 static uint64_t cgi_wd_sig; /* the hung calls last reported; 0: none */
 
+/* The main thread's end (cgi_watchdog_note_main): a thread-specific value
+ * on it, whose destructor runs when it calls pthread_exit. */
+static pthread_key_t cgi_wd_main_key;
+static int cgi_wd_main_key_ok;
+static _Atomic int cgi_wd_main_known; /* its end will be noted */
+static _Atomic int cgi_wd_main_ended;
+
+static void cgi_wd_main_gone(void *p)
+{
+    (void)p;
+    atomic_store(&cgi_wd_main_ended, 1);
+}
+
+static void cgi_wd_main_key_create(void)
+{
+    cgi_wd_main_key_ok = pthread_key_create(&cgi_wd_main_key, cgi_wd_main_gone) == 0;
+}
+
+void cgi_watchdog_note_main(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    if (syscall(SYS_gettid) != getpid()) return; /* libcallguard dlopen'd on another thread: unknown */
+    pthread_once(&once, cgi_wd_main_key_create);
+    atomic_store(&cgi_wd_main_ended, 0);
+    atomic_store(&cgi_wd_main_known, cgi_wd_main_key_ok && pthread_setspecific(cgi_wd_main_key, (void *)1) == 0);
+}
+
+/* Without /proc: has the main thread ended, and every thread that claimed
+ * a slot (made a counted call) too? Threads that never did are not seen. */
+static int cgi_wd_alone_by_slots(void)
+{
+    if (!atomic_load(&cgi_wd_main_known) || !atomic_load(&cgi_wd_main_ended)) return 0;
+    pid_t pid = getpid();
+    unsigned used = atomic_load(&cgi_slots_used);
+    if (used > CGI_STATS_MAX_SLOTS) used = CGI_STATS_MAX_SLOTS;
+    for (unsigned i = 0; i < used; i++) {
+        int32_t tid = atomic_load_explicit(&cgi_stats->slot[i].tid, memory_order_relaxed);
+        if (tid < 0) return 0;                /* being claimed */
+        if (tid == 0 || tid == pid) continue; /* free; the main thread, a zombie until the last one ends */
+        if (syscall(SYS_tgkill, pid, tid, 0) == 0 || errno != ESRCH) return 0;
+    }
+    return 1;
+}
+
 /* Is this the process's only live thread? A main thread that ended with
  * pthread_exit stays a zombie in the count (/proc/self/stat's field 20)
- * until every thread has: each task's own state says. 0 when unknown. */
+ * until every thread has: each task's own state says. -1 when /proc
+ * cannot say. */
 static int cgi_wd_alone(void)
 {
     DIR *d = opendir("/proc/self/task");
-    if (!d) return 0;
+    if (!d) return -1;
     long me = syscall(SYS_gettid);
     int alone = 1;
     struct dirent *e;
@@ -173,10 +223,20 @@ static void *cgi_wd_main(void *arg)
         last = now;
         if (busy) {
             idle = 0;
-        } else if (++idle >= CGI_WD_IDLE_TICKS && idle % CGI_WD_ALONE_EVERY == 0 && cgi_wd_alone()) {
-            /* The program's threads are gone and its main thread ended
-             * with pthread_exit: the process ends with this thread. */
-            return NULL;
+        } else if (++idle >= CGI_WD_IDLE_TICKS && idle % CGI_WD_ALONE_EVERY == 0) {
+            int alone = cgi_wd_alone();
+            if (alone > 0) {
+                /* The program's threads are gone and its main thread ended
+                 * with pthread_exit: the process ends with this thread. */
+                return NULL;
+            }
+            if (alone < 0 && cgi_wd_alone_by_slots()) {
+                /* As far as can be known without /proc: a thread that made
+                 * no counted call yet may live on, and its first one starts
+                 * a watchdog again. */
+                atomic_store(&cgi_wd_state, 0);
+                return NULL;
+            }
         }
     }
 }
@@ -228,6 +288,8 @@ void cgi_watchdog_before_fork(void)
 
 void cgi_watchdog_after_fork_child(void)
 {
+    /* The forking thread is the child's main thread now. */
+    cgi_watchdog_note_main();
     atomic_store(&cgi_wd_state, 0);
     cgi_wd_forked = 1;
     memset(cgi_wd_seen, 0, sizeof cgi_wd_seen);

@@ -17,6 +17,10 @@ CGI_HIDDEN void cgi_watchdog_before_fork(void);
 /* In a forked child: the parent's watchdog is not there; the child's first
  * counted call starts its own. */
 CGI_HIDDEN void cgi_watchdog_after_fork_child(void);
+/* At start-up, on the process's main thread: notes when that thread ends
+ * (pthread_exit), so that the watchdog can tell it is the last thread
+ * where /proc cannot be read. No-op on another thread. */
+CGI_HIDDEN void cgi_watchdog_note_main(void);
 
 /* One call in flight, as the watchdog saw it at a tick. */
 typedef struct cgi_wd_call {

@@ -9,12 +9,19 @@
 #include <callguard/callguard.h>
 #include <callguard/layer.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <toy.h>
 #include <unistd.h>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#endif
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define CALLS_PER_THREAD 20000L /* sanitizer builds are 5-20 times slower */
@@ -274,6 +281,66 @@ static int test_watchdog_keeps_no_process_alive(int argc, char **argv)
     return 0;
 }
 
+/* Waits at most `seconds` for pid; kills it when it is still there. Its
+ * wait status, or -1 when it had to be killed. */
+static int wait_or_kill(pid_t pid, int seconds)
+{
+    int status = 0;
+    pid_t got = 0;
+    for (int i = 0; i < seconds * 10 && got == 0; i++) {
+        sleep_ms(100);
+        got = waitpid(pid, &status, WNOHANG);
+    }
+    if (got == pid) return status;
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    return -1;
+}
+
+static void *short_caller(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 300; i++) {
+        toyNop(i);
+        sleep_ms(1);
+    }
+    return NULL;
+}
+
+/* The same where /proc cannot be read (a container without it: here a
+ * tmpfs mounted over /proc in a mount namespace of the child's own): the
+ * watchdog knows the main thread ended from its thread-specific
+ * destructor, and the other callers' ends from their slots. */
+static int test_watchdog_keeps_no_process_alive_where_proc_cannot_be_read(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) _exit(77);
+#if defined(__SANITIZE_ADDRESS__)
+        __lsan_do_leak_check(); /* now: LeakSanitizer reads /proc at exit */
+#endif
+        if (mount("none", "/proc", "tmpfs", 0, NULL) != 0) _exit(77);
+        DIR *d = opendir("/proc/self/task");
+        if (d) _exit(3);
+        cg_stats_enable(1);
+        for (int i = 0; i < 100; i++)
+            toyNop(i);
+        pthread_t t;
+        if (pthread_create(&t, NULL, short_caller, NULL) != 0) _exit(4);
+        pthread_exit(NULL);
+    }
+    int status = wait_or_kill(pid, 10);
+    if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 77) {
+        fprintf(stderr, "skipped: no mount namespace here (not root?)\n");
+        return 77;
+    }
+    CHECKF(status != -1, "the process still ran 10 s after its main thread ended (killed)");
+    CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: status %d (3: /proc readable, 4: no thread)", status);
+    return 0;
+}
+
 /* Inside a blocking call: did it read the clock (the general path), and
  * are both threads inside at once (a barrier of two in the driver)? */
 static pthread_barrier_t inside_both;
@@ -383,6 +450,8 @@ const cgtest_case cgtest_cases[] = {
     {"blocking_sites_sampled_read_no_clock_and_count_exact_peaks",
      test_blocking_sites_sampled_read_no_clock_and_count_exact_peaks},
     {"watchdog_keeps_no_process_alive", test_watchdog_keeps_no_process_alive},
+    {"watchdog_keeps_no_process_alive_where_proc_cannot_be_read",
+     test_watchdog_keeps_no_process_alive_where_proc_cannot_be_read},
     {"forked_child_starts_its_own_watchdog", test_forked_child_starts_its_own_watchdog},
     {"counts_stay_exact_with_64_threads_on_the_clockless_path",
      test_counts_stay_exact_with_64_threads_on_the_clockless_path},
