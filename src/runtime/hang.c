@@ -8,7 +8,11 @@
  * an interpreter, and writes with one write(2) (no stdio lock that a
  * program thread could hold). What a slot says of a call (the runtime
  * held, the Python line) its thread noted at entry; the watchdog uses it
- * only while the call's number (seq) stays the same. */
+ * only while the call's number (seq) stays the same.
+ *
+ * A block's text is built on the watchdog's own stack: a fork copies no
+ * thread but the forking one, so a forked child's watchdog never starts
+ * with a block its parent's was building or writing (issue 32, N6/N7). */
 #define _GNU_SOURCE
 #include "clock.h"
 #include "message.h"
@@ -24,12 +28,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static char cgi_hang_buf[CGI_HANG_MAX_CALLS * 700 + 1024];
-static size_t cgi_hang_len;
+/* One block of lines being built (on the watchdog's stack). */
+typedef struct cgi_hang_text {
+    size_t len;
+    char buf[CGI_HANG_MAX_CALLS * 700 + 1024];
+} cgi_hang_text;
 
 /* Appends "callguard: hang: LINE\n", the line made safe to print (message.c). */
-static void cgi_hang_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void cgi_hang_line(const char *fmt, ...)
+static void cgi_hang_line(cgi_hang_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void cgi_hang_line(cgi_hang_text *t, const char *fmt, ...)
 {
     char raw[1024], line[1200];
     va_list ap;
@@ -37,20 +44,20 @@ static void cgi_hang_line(const char *fmt, ...)
     vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
     cgi_one_line(line, sizeof line, raw);
-    int n = snprintf(cgi_hang_buf + cgi_hang_len, sizeof cgi_hang_buf - cgi_hang_len, "callguard: hang: %s\n", line);
-    if (n > 0 && (size_t)n < sizeof cgi_hang_buf - cgi_hang_len) cgi_hang_len += (size_t)n;
+    int n = snprintf(t->buf + t->len, sizeof t->buf - t->len, "callguard: hang: %s\n", line);
+    if (n > 0 && (size_t)n < sizeof t->buf - t->len) t->len += (size_t)n;
 }
 
-static void cgi_hang_write(void)
+/* Writes the block to fd 2. */
+static void cgi_hang_write(cgi_hang_text *t)
 {
-    const char *p = cgi_hang_buf;
-    size_t left = cgi_hang_len;
+    const char *p = t->buf;
+    size_t left = t->len;
     while (left) {
         ssize_t n = write(2, p, left);
         if (n <= 0) break;
         p += n, left -= (size_t)n;
     }
-    cgi_hang_len = 0;
 }
 
 static const cgi_stats_record *cgi_hang_record(const cg_counters *c)
@@ -222,7 +229,9 @@ void cgi_hang_report(const cgi_wd_call *v, unsigned n, uint64_t now_ns)
     atomic_fetch_add(&pg->reports, 1);
     atomic_fetch_add(&pg->gen, 1); /* even: whole */
 
-    cgi_hang_line("pid %d: a guarded call in flight for %lu ms or more (CALLGUARD_HANG_MS=%lu); %u in flight:",
+    cgi_hang_text t;
+    t.len = 0;
+    cgi_hang_line(&t, "pid %d: a guarded call in flight for %lu ms or more (CALLGUARD_HANG_MS=%lu); %u in flight:",
                   (int)getpid(), (unsigned long)(hang / 1000000u), (unsigned long)(hang / 1000000u), k);
     for (unsigned i = 0; i < k; i++) {
         const cgi_hang_call *e = &pg->call[i];
@@ -249,14 +258,14 @@ void cgi_hang_report(const cgi_wd_call *v, unsigned n, uint64_t now_ns)
         else if (w >= sizeof what)
             what[sizeof what - 1] = '\0';
         if (!w && !e->py_file[0]) what[0] = '\0';
-        cgi_hang_line("  tid %d \"%s\": %s %s, %lu ms%s", e->tid, e->thread, e->api, e->name,
+        cgi_hang_line(&t, "  tid %d \"%s\": %s %s, %lu ms%s", e->tid, e->thread, e->api, e->name,
                       (unsigned long)(e->age_ns / 1000000u), what);
     }
     for (unsigned i = 0; i < pg->nwaiters; i++)
-        cgi_hang_line("  tid %d \"%s\": in no guarded call, waits for the GIL (cpython)", pg->waiter[i].tid,
+        cgi_hang_line(&t, "  tid %d \"%s\": in no guarded call, waits for the GIL (cpython)", pg->waiter[i].tid,
                       pg->waiter[i].thread);
-    cgi_hang_line("end");
-    cgi_hang_write();
+    cgi_hang_line(&t, "end");
+    cgi_hang_write(&t);
 }
 
 void cgi_hang_over(uint64_t now_ns)
@@ -265,7 +274,9 @@ void cgi_hang_over(uint64_t now_ns)
     atomic_fetch_add(&pg->gen, 1);
     pg->over = 1;
     atomic_fetch_add(&pg->gen, 1);
-    cgi_hang_line("over: the calls reported returned (%lu ms after the report)",
+    cgi_hang_text t;
+    t.len = 0;
+    cgi_hang_line(&t, "over: the calls reported returned (%lu ms after the report)",
                   (unsigned long)((now_ns - pg->at_ns) / 1000000u));
-    cgi_hang_write();
+    cgi_hang_write(&t);
 }

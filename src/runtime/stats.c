@@ -298,6 +298,10 @@ void cgi_stats_after_fork_child(void)
         for (unsigned i = 0; i < CGI_STATS_MAX_STALLS; i++)
             if (atomic_load(&cgi_stats->stall[i].valid)) memset(&cgi_stats->stall[i], 0, sizeof cgi_stats->stall[i]);
         memset(cgi_stats->slot, 0, atomic_load(&cgi_slots_used) * sizeof cgi_stats->slot[0]);
+        /* The parent's hang is not the child's either, nor a page its
+         * watchdog was half-way through writing (gen odd). */
+        if (atomic_load(&cgi_stats->hang.gen) || atomic_load(&cgi_stats->hang.reports))
+            memset(&cgi_stats->hang, 0, sizeof cgi_stats->hang);
     }
     /* The forking thread claims a slot again at its next counted call,
      * which goes the general path's way and starts the child's watchdog

@@ -341,6 +341,151 @@ static int test_watchdog_keeps_no_process_alive_where_proc_cannot_be_read(int ar
     return 0;
 }
 
+static int count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
+        n++;
+    return n;
+}
+
+/* A thread of the parent hangs (CALLGUARD_HANG_MS=100) and its hang is
+ * reported; then the process forks, and the child writes its report at
+ * once: the parent's hang is not the child's (no statistics directory:
+ * the child's region is a copy of the parent's pages). argv[0]: the
+ * child's report. */
+static long hang_ms = 3000;
+static void *hanging_caller(void *arg)
+{
+    (void)arg;
+    toyRunCallback(dev(0), sleep_callback, &hang_ms);
+    return NULL;
+}
+
+static int child_report_after_a_hang(int argc, char **argv)
+{
+    CHECK(argc == 1);
+    CHECK(cg_stats_enable(1) == CG_OK);
+    CHECK(cg_configure("CALLGUARD_HANG_MS", "100") == CG_OK);
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, hanging_caller, NULL) == 0);
+    sleep_ms(600); /* reported after 100 ms */
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        toyNop(1); /* a call of its own: the child is in its report */
+        _exit(cg_report_write(argv[0], CG_REPORT_JSON) == CG_OK ? 0 : 1);
+    }
+    int status = wait_or_kill(pid, 30);
+    CHECKF(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: status %d", status);
+    fflush(NULL);
+    _exit(0); /* the hanging thread with it */
+}
+
+static int test_forked_child_reports_none_of_its_parents_hang(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    char path[512];
+    snprintf(path, sizeof path, "%s/child.json", cgtest_tmpdir());
+    static const char *const env[] = {"CALLGUARD_STATS_DIR", "CALLGUARD_HANG_MS", NULL};
+    const char *args[] = {path, NULL};
+    cgtest_result r;
+    CHECK(cgtest_child(&r, env, "child_report_after_a_hang", args) == 0);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "status %d\n%s", r.status, r.err);
+    CHECKF(count_of(r.err, "callguard: hang: end") == 1, "the parent's hang was not reported once:\n%s", r.err);
+    char *json = cgtest_read_file(path, NULL);
+    CHECKF(json != NULL, "no report at %s", path);
+    CHECKF(strstr(json, "\"hang\": null") && !strstr(json, "\"hang\": {"), "the child's report shows a hang:\n%s",
+           json);
+    free(json);
+    return 0;
+}
+
+/* The parent's watchdog is writing its hang block when the parent forks
+ * (stderr is a full pipe: the write waits), and the child then hangs in a
+ * call of its own: the child's block is its own, without the parent's
+ * text before it. Writes the child's pid to stdout. */
+static int child_fork_while_hang_is_written(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    CHECK(cg_stats_enable(1) == CG_OK);
+    CHECK(cg_configure("CALLGUARD_HANG_MS", "100") == CG_OK);
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, hanging_caller, NULL) == 0);
+    sleep_ms(600); /* reported after 100 ms: the watchdog waits in write(2) */
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        char line[32];
+        int n = snprintf(line, sizeof line, "%d\n", (int)getpid());
+        if (write(1, line, (size_t)n) != n) _exit(2);
+        long ms = 1500;
+        toyRunCallback(dev(0), sleep_callback, &ms); /* hung after 100 ms; its block waits too */
+        sleep_ms(200);
+        _exit(0);
+    }
+    int status = wait_or_kill(pid, 30);
+    CHECKF(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: status %d", status);
+    _exit(0);
+}
+
+static int test_forked_child_writes_no_hang_text_its_parent_was_writing(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    int err[2], out[2];
+    CHECK(pipe(err) == 0 && pipe(out) == 0);
+    /* Fill the pipe: the parent's hang block then waits in write(2). */
+    CHECK(fcntl(err[1], F_SETFL, O_NONBLOCK) == 0);
+    static char fill[4096];
+    memset(fill, 'x', sizeof fill);
+    size_t filled = 0;
+    ssize_t n;
+    while ((n = write(err[1], fill, sizeof fill)) > 0)
+        filled += (size_t)n;
+    while ((n = write(err[1], fill, 1)) > 0)
+        filled += (size_t)n;
+    CHECK(fcntl(err[1], F_SETFL, 0) == 0);
+    char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    CHECK(len > 0);
+    self[len] = '\0';
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        dup2(err[1], 2), dup2(out[1], 1);
+        close(err[0]), close(err[1]), close(out[0]), close(out[1]);
+        unsetenv("CALLGUARD_STATS_DIR"), unsetenv("CALLGUARD_HANG_MS");
+        execl(self, self, "--child", "child_fork_while_hang_is_written", (char *)NULL);
+        _exit(127);
+    }
+    close(err[1]), close(out[1]);
+    /* The child has forked when it names itself; its block is built 100 ms
+     * after its call began, then waits in write(2) as its parent's does. */
+    char line[32] = "";
+    FILE *o = fdopen(out[0], "r");
+    CHECK(o != NULL);
+    int got = fgets(line, sizeof line, o) != NULL;
+    fclose(o);
+    if (got) sleep_ms(700);
+    size_t cap = filled + 65536, have = 0;
+    char *text = malloc(cap + 1);
+    CHECK(text != NULL);
+    while (have < cap && (n = read(err[0], text + have, cap - have)) > 0)
+        have += (size_t)n;
+    text[have] = '\0';
+    close(err[0]);
+    int status = wait_or_kill(pid, 30);
+    char *after = text + (have > filled ? filled : have);
+    CHECKF(got && status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d\n%s", status, after);
+    char parent[64], child[64];
+    snprintf(parent, sizeof parent, "callguard: hang: pid %d: ", (int)pid);
+    snprintf(child, sizeof child, "callguard: hang: pid %d: ", atoi(line));
+    int np = count_of(after, parent), nc = count_of(after, child);
+    CHECKF(np == 1 && nc == 1, "the parent's block %d times, the child's %d times (1 each):\n%s", np, nc, after);
+    free(text);
+    return 0;
+}
+
 /* Inside a blocking call: did it read the clock (the general path), and
  * are both threads inside at once (a barrier of two in the driver)? */
 static pthread_barrier_t inside_both;
@@ -452,6 +597,11 @@ const cgtest_case cgtest_cases[] = {
     {"watchdog_keeps_no_process_alive", test_watchdog_keeps_no_process_alive},
     {"watchdog_keeps_no_process_alive_where_proc_cannot_be_read",
      test_watchdog_keeps_no_process_alive_where_proc_cannot_be_read},
+    {"forked_child_reports_none_of_its_parents_hang", test_forked_child_reports_none_of_its_parents_hang},
+    {"child_report_after_a_hang", child_report_after_a_hang},
+    {"forked_child_writes_no_hang_text_its_parent_was_writing",
+     test_forked_child_writes_no_hang_text_its_parent_was_writing},
+    {"child_fork_while_hang_is_written", child_fork_while_hang_is_written},
     {"forked_child_starts_its_own_watchdog", test_forked_child_starts_its_own_watchdog},
     {"counts_stay_exact_with_64_threads_on_the_clockless_path",
      test_counts_stay_exact_with_64_threads_on_the_clockless_path},
