@@ -12,7 +12,10 @@
  *
  * A block's text is built on the watchdog's own stack: a fork copies no
  * thread but the forking one, so a forked child's watchdog never starts
- * with a block its parent's was building or writing (issue 32, N6/N7). */
+ * with a block its parent's was building or writing (issue 32, N6/N7).
+ * And it goes only to the file that was the process's stderr when it
+ * started: a program that closed fd 2 and opened its data file (which got
+ * fd 2) must not find callguard's lines in its data (N8). */
 #define _GNU_SOURCE
 #include "clock.h"
 #include "message.h"
@@ -24,6 +27,7 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -33,6 +37,18 @@ typedef struct cgi_hang_text {
     size_t len;
     char buf[CGI_HANG_MAX_CALLS * 700 + 1024];
 } cgi_hang_text;
+
+/* The file that was fd 2 at start-up (cgi_hang_note_stderr). */
+static dev_t cgi_err_dev;
+static ino_t cgi_err_ino;
+static int cgi_err_known;
+
+void cgi_hang_note_stderr(void)
+{
+    struct stat st;
+    cgi_err_known = fstat(2, &st) == 0;
+    if (cgi_err_known) cgi_err_dev = st.st_dev, cgi_err_ino = st.st_ino;
+}
 
 /* Appends "callguard: hang: LINE\n", the line made safe to print (message.c). */
 static void cgi_hang_line(cgi_hang_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -48,9 +64,14 @@ static void cgi_hang_line(cgi_hang_text *t, const char *fmt, ...)
     if (n > 0 && (size_t)n < sizeof t->buf - t->len) t->len += (size_t)n;
 }
 
-/* Writes the block to fd 2. */
+/* Writes the block to fd 2 while fd 2 is still the file it was at start-up
+ * (closed, or another file since: nothing is written; the statistics
+ * file's hang page still has it). Never a dup of fd 2 kept open: a reader
+ * of the program's stderr pipe must see its end when the program closes it. */
 static void cgi_hang_write(cgi_hang_text *t)
 {
+    struct stat st;
+    if (!cgi_err_known || fstat(2, &st) != 0 || st.st_dev != cgi_err_dev || st.st_ino != cgi_err_ino) return;
     const char *p = t->buf;
     size_t left = t->len;
     while (left) {

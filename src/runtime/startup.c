@@ -109,6 +109,7 @@ __attribute__((constructor)) static void cgi_init(void)
     cgi_runtime_set_locked("auto");
     cgi_env_read();
     cgi_quirks_default();
+    cgi_hang_note_stderr();
     cgi_watchdog_note_main();
     atexit(cgi_report_unmatched_at_exit);
     on_exit(cgi_note_exit, NULL);

@@ -39,5 +39,8 @@ CGI_HIDDEN void cgi_hang_report(const cgi_wd_call *v, unsigned n, uint64_t now_n
 CGI_HIDDEN void cgi_hang_prepare(void);
 /* hang.c: the calls last reported have all returned. */
 CGI_HIDDEN void cgi_hang_over(uint64_t now_ns);
+/* hang.c: notes which file fd 2 is at start-up: hang reports are written
+ * to fd 2 only while it is still that file. */
+CGI_HIDDEN void cgi_hang_note_stderr(void);
 
 #endif

@@ -486,6 +486,55 @@ static int test_forked_child_writes_no_hang_text_its_parent_was_writing(int argc
     return 0;
 }
 
+/* A program that closed stderr and opened its data file (fd 2 now) finds
+ * no callguard line in it, though the hang is seen (its report says so);
+ * the hang before, while fd 2 was stderr, is on stderr. argv[0]: the data
+ * file; argv[1]: the report. */
+static int child_hang_with_a_data_file_on_fd_2(int argc, char **argv)
+{
+    CHECK(argc == 2);
+    CHECK(cg_stats_enable(1) == CG_OK);
+    CHECK(cg_configure("CALLGUARD_HANG_MS", "100") == CG_OK);
+    long ms = 400;
+    CHECK(toyRunCallback(dev(0), sleep_callback, &ms) == TOY_SUCCESS);
+    sleep_ms(100); /* "over" */
+    int saved = dup(2);
+    close(2);
+    int fd = open(argv[0], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd != 2) dprintf(saved, "the data file got fd %d, not 2\n", fd);
+    CHECK(fd == 2);
+    CHECK(write(fd, "data 1\n", 7) == 7);
+    CHECK(toyRunCallback(dev(0), sleep_callback, &ms) == TOY_SUCCESS);
+    sleep_ms(100);
+    CHECK(write(fd, "data 2\n", 7) == 7);
+    CHECK(close(fd) == 0);
+    CHECK(cg_report_write(argv[1], CG_REPORT_JSON) == CG_OK);
+    return 0;
+}
+
+static int test_hang_lines_stay_out_of_a_data_file_that_took_fd_2(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    char data[512], report[512];
+    snprintf(data, sizeof data, "%s/data.txt", cgtest_tmpdir());
+    snprintf(report, sizeof report, "%s/data.json", cgtest_tmpdir());
+    static const char *const env[] = {"CALLGUARD_STATS_DIR", "CALLGUARD_HANG_MS", NULL};
+    const char *args[] = {data, report, NULL};
+    cgtest_result r;
+    CHECK(cgtest_child(&r, env, "child_hang_with_a_data_file_on_fd_2", args) == 0);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "status %d\n%s", r.status, r.err);
+    CHECKF(count_of(r.err, "callguard: hang: end") == 1, "the first hang, on stderr:\n%s", r.err);
+    char *text = cgtest_read_file(data, NULL);
+    CHECK(text != NULL);
+    CHECKF(strcmp(text, "data 1\ndata 2\n") == 0, "the data file holds:\n%s", text);
+    free(text);
+    char *json = cgtest_read_file(report, NULL);
+    CHECK(json != NULL);
+    CHECKF(strstr(json, "\"hang\": {\"reports\": 2") != NULL, "both hangs seen:\n%s", json);
+    free(json);
+    return 0;
+}
+
 /* Inside a blocking call: did it read the clock (the general path), and
  * are both threads inside at once (a barrier of two in the driver)? */
 static pthread_barrier_t inside_both;
@@ -602,6 +651,8 @@ const cgtest_case cgtest_cases[] = {
     {"forked_child_writes_no_hang_text_its_parent_was_writing",
      test_forked_child_writes_no_hang_text_its_parent_was_writing},
     {"child_fork_while_hang_is_written", child_fork_while_hang_is_written},
+    {"hang_lines_stay_out_of_a_data_file_that_took_fd_2", test_hang_lines_stay_out_of_a_data_file_that_took_fd_2},
+    {"child_hang_with_a_data_file_on_fd_2", child_hang_with_a_data_file_on_fd_2},
     {"forked_child_starts_its_own_watchdog", test_forked_child_starts_its_own_watchdog},
     {"counts_stay_exact_with_64_threads_on_the_clockless_path",
      test_counts_stay_exact_with_64_threads_on_the_clockless_path},
