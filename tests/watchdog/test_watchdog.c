@@ -535,6 +535,32 @@ static int test_hang_lines_stay_out_of_a_data_file_that_took_fd_2(int argc, char
     return 0;
 }
 
+/* Where a program needs to stay single-threaded (unshare(CLONE_NEWUSER)
+ * after a guarded call), exact timing without hang reports starts no
+ * watchdog (docs/configuration.md, CALLGUARD_TIMING). */
+static int test_unshare_newuser_works_after_counted_calls_timed_exactly(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        if (cg_configure("CALLGUARD_TIMING", "exact") != CG_OK || cg_stats_enable(1) != CG_OK) _exit(2);
+        for (int i = 0; i < 100; i++)
+            toyNop(i);
+        cg_site_stats s;
+        if (cg_get_stats("toyNop", &s) != CG_OK || s.calls != 100) _exit(3);
+        _exit(unshare(CLONE_NEWUSER) == 0 ? 0 : errno == EINVAL ? 4 : 77);
+    }
+    int status = wait_or_kill(pid, 30);
+    if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 77) {
+        fprintf(stderr, "skipped: no user namespaces here\n");
+        return 77;
+    }
+    CHECKF(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+           "child: status %d (4: EINVAL, the process is not single-threaded)", status);
+    return 0;
+}
+
 /* Inside a blocking call: did it read the clock (the general path), and
  * are both threads inside at once (a barrier of two in the driver)? */
 static pthread_barrier_t inside_both;
@@ -653,6 +679,8 @@ const cgtest_case cgtest_cases[] = {
     {"child_fork_while_hang_is_written", child_fork_while_hang_is_written},
     {"hang_lines_stay_out_of_a_data_file_that_took_fd_2", test_hang_lines_stay_out_of_a_data_file_that_took_fd_2},
     {"child_hang_with_a_data_file_on_fd_2", child_hang_with_a_data_file_on_fd_2},
+    {"unshare_newuser_works_after_counted_calls_timed_exactly",
+     test_unshare_newuser_works_after_counted_calls_timed_exactly},
     {"forked_child_starts_its_own_watchdog", test_forked_child_starts_its_own_watchdog},
     {"counts_stay_exact_with_64_threads_on_the_clockless_path",
      test_counts_stay_exact_with_64_threads_on_the_clockless_path},
