@@ -288,6 +288,41 @@ static int test_report_keeps_long_api_names(int argc, char **argv)
     return 0;
 }
 
+/* N1 without a lock: a thread cancelled in a blocking call (counted by the
+ * layer with the site's threads inside) is no longer counted inside once it
+ * has ended. */
+static void *wait_long(void *arg)
+{
+    (void)arg;
+    toyWait(dev(1), 20000);
+    return NULL;
+}
+
+static int test_cancelled_thread_inside_blocking_call_is_no_longer_counted_inside(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    alarm(60);
+    CHECK(cg_stats_enable(1) == CG_OK);
+    CHECK(toyWait(dev(1), 0) == TOY_SUCCESS); /* the site resolved: its counted call is the layer's */
+    CHECK(cg_reset_stats() == CG_OK);
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, wait_long, NULL) == 0);
+    cg_site_stats s = {0};
+    for (int i = 0; i < 5000 && (cg_get_stats("toyWait", &s), s.peak_inside) == 0; i++)
+        cgtest_sleep_ms(1);
+    CHECK(s.peak_inside == 1);
+    cgtest_sleep_ms(20);
+    CHECK(pthread_cancel(t) == 0);
+    void *res = NULL;
+    CHECK(pthread_join(t, &res) == 0 && res == PTHREAD_CANCELED);
+    CHECK(cg_reset_stats() == CG_OK);
+    CHECK(toyWait(dev(1), 0) == TOY_SUCCESS);
+    CHECK(cg_get_stats("toyWait", &s) == CG_OK);
+    CHECKF(s.peak_inside == 1, "peak_inside %u: the cancelled call is still counted inside", s.peak_inside);
+    alarm(0);
+    return 0;
+}
+
 const cgtest_case cgtest_cases[] = {
     {"child_count_then_die", child_count_then_die},
     {"child_fork_while_locked", child_fork_while_locked},
@@ -298,5 +333,7 @@ const cgtest_case cgtest_cases[] = {
     {"fork_resets_locks_and_counters", test_fork_resets_locks_and_counters},
     {"report_json_and_table", test_report_json_and_table},
     {"report_keeps_long_api_names", test_report_keeps_long_api_names},
+    {"cancelled_thread_inside_blocking_call_is_no_longer_counted_inside",
+     test_cancelled_thread_inside_blocking_call_is_no_longer_counted_inside},
 };
 const size_t cgtest_ncases = sizeof cgtest_cases / sizeof *cgtest_cases;

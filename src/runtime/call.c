@@ -8,6 +8,7 @@
 
 #include "clock.h"
 #include "domain.h"
+#include "errors.h"
 #include "python.h"
 #include "resolve.h"
 #include "site.h"
@@ -18,6 +19,7 @@
 #include "watchdog.h"
 
 #include <errno.h>
+#include <stdlib.h>
 
 /* Depth of guarded-path calls on this thread. Initial-exec and one int:
  * libraries dlopen'd by Python or Julia get initial-exec TLS from a small
@@ -29,9 +31,112 @@ static __thread int cgi_ran_held __attribute__((tls_model("initial-exec")));
 
 void cg_adapter_ran_held(void) { cgi_ran_held = 1; }
 
+/* ---- a call left without returning (issue 32) ----------------------------------
+ * A thread can leave a guarded call without returning through it:
+ * cancelled (pthread_cancel) or ended (pthread_exit) in the driver. No
+ * code of ours runs then, and the call's frame is on a stack that is
+ * unwound. What the general path holds while in its driver call is
+ * therefore kept here, off the stack, in one record per thread: a thread
+ * that ends gives it all back from the record's thread-specific
+ * destructor. The fast and counted paths hold no lock and keep nothing
+ * here: their call is named in the thread's slot, which is enough to undo
+ * it. */
+typedef struct cgi_held {
+    uint32_t stage;     /* 1: in its driver call, holding what follows */
+    uint32_t domain;    /* its domain's id, or 0 */
+    uint32_t threads;   /* CGI_DOM_CHECK | CGI_DOM_HLOCK: its thread rules' state is in tc */
+    cgi_dlock dlock;    /* what the domain's lock took, for its unlock */
+    cg_counters *peaks; /* the site's counters whose threads inside count it, or NULL */
+    cgi_thr_call tc;
+} cgi_held;
+
+/* This thread's record, allocated at its first guarded-path call. One
+ * pointer of initial-exec TLS. */
+static __thread cgi_held *cgi_my_held __attribute__((tls_model("initial-exec")));
+static pthread_key_t cgi_held_key;
+
+/* Does a counted or short path count its calls of the site whose record is
+ * `c` among the threads inside? The site's (or a variant's) policy says so
+ * now, as it did when the call entered unless it changed meanwhile. */
+static int cgi_counts_inside(const cg_counters *c)
+{
+    for (cg_layer *l = __atomic_load_n(&cgi_layers, __ATOMIC_ACQUIRE); l; l = l->next)
+        for (unsigned i = 0; i < l->nsites; i++) {
+            cg_site *s = &l->sites[i];
+            if (s->ctr != c) continue;
+            if (atomic_load_explicit(&s->peaks, memory_order_relaxed) ||
+                atomic_load_explicit(&s->mode, memory_order_relaxed) == CGI_MODE_PEAKS)
+                return 1;
+        }
+    return 0;
+}
+
+/* Gives back what this thread's call left behind, and leaves the thread
+ * outside any call: the general path's locks, thread-rule state and count
+ * inside (exact, from the record), or a counted call's count inside (from
+ * its site's policy), then the slot. Not the runtime a call left
+ * (docs/design.md). */
+static void cgi_abandon(cgi_held *h)
+{
+    cgi_slot *slot = cgi_my_slot;
+    int own = slot != &cgi_unclaimed_slot && slot != &cgi_spare_slot;
+    cg_counters *c = own ? atomic_load_explicit(&slot->counters, memory_order_relaxed) : NULL;
+    if (cgi_depth > 0) {
+        if (h && h->stage) {
+            if (h->peaks) cgi_peak_out(&h->peaks->inside);
+            if (h->threads & CGI_DOM_CHECK) cgi_thr_check_leave(NULL, NULL, &h->tc);
+            if (h->domain) cgi_domain_unlock(h->domain, h->dlock);
+            if (h->threads & CGI_DOM_HLOCK) cgi_thr_unlock(&h->tc);
+            h->stage = 0;
+            h->threads = 0;
+        }
+    } else if (c) {
+        if (slot->peaked || cgi_counts_inside(c)) cgi_peak_out(&c->inside);
+    }
+    if (own) {
+        slot->peaked = 0;
+        atomic_store_explicit(&slot->waiting, 0, memory_order_relaxed);
+        atomic_store_explicit(&slot->timed, 0, memory_order_relaxed);
+        atomic_store_explicit(&slot->counters, NULL, memory_order_release);
+    }
+    cgi_depth = 0;
+}
+
+/* The thread ends (its record's destructor). It runs before the slot's
+ * (its key is made first, at start-up: docs/design.md), so the slot still
+ * names the call a cancelled thread was in. */
+static void cgi_held_exit(void *p)
+{
+    cgi_held *h = p;
+    cg_counters *in = atomic_load_explicit(&cgi_my_slot->counters, memory_order_relaxed);
+    if (cgi_depth > 0 || (in && in != &cgi_no_counters)) cgi_abandon(h);
+    cgi_my_held = NULL;
+    free(h);
+}
+
+void cgi_call_init(void)
+{
+    if (pthread_key_create(&cgi_held_key, cgi_held_exit) != 0) cgi_die("cannot create a thread key for guarded calls");
+}
+
+/* A thread's first guarded-path call, with its runtime left and no lock
+ * held. Out of memory, the call keeps its record in `spare`, on its own
+ * stack: then nothing can be given back for it. */
+__attribute__((noinline, cold)) static cgi_held *cgi_held_new(cgi_held *spare)
+{
+    cgi_held *h = calloc(1, sizeof *h);
+    if (!h || pthread_setspecific(cgi_held_key, h) != 0) {
+        free(h);
+        return spare;
+    }
+    cgi_my_held = h;
+    return h;
+}
+
 void cgi_call_after_fork_child(void)
 {
     cgi_depth = 0;
+    if (cgi_my_held) cgi_my_held->stage = 0;
     cgi_watchdog_after_fork_child();
 }
 
@@ -41,7 +146,7 @@ typedef struct cgi_frame {
     cg_thunk thunk;
     void *args;
     uint32_t domain, scope;
-    cgi_dlock dlock;  /* what the domain's lock took, for its unlock */
+    cgi_held *rec;    /* this thread's record of what the call holds in its driver call */
     uint32_t threads; /* CGI_DOM_CHECK | CGI_DOM_HLOCK: the site's thread rules are checked, locked */
     int timed;
     int held;           /* the runtime is held through the call (known at entry) */
@@ -151,32 +256,56 @@ __attribute__((noinline)) static int cgi_trace_held(cg_site *s, cg_counters *c, 
     return cgi_trace_call(c, t0, ns, 0, err, held);
 }
 
-/* cgi_inner for a site with thread rules to check or lock (threads.c):
- * the handle locks before the domain lock, the check inside both, so
- * serialized calls are never reported as overlapping. */
-__attribute__((noinline)) static void cgi_inner_threads(cgi_frame *f)
+/* The driver call, with what the call holds recorded in the thread's
+ * record while it is in it (stage 1: cgi_abandon gives it back if the
+ * thread never returns). The fences keep the compiler from moving the
+ * stores across the call: a signal handler on this thread may read them. */
+static inline __attribute__((always_inline)) void cgi_thunk_held(cgi_frame *f, cgi_held *h)
 {
-    cgi_thr_call tc;
-    int waited = 0;
-    if (f->threads & CGI_DOM_HLOCK) waited = cgi_thr_lock(f->site, f->args, &tc);
-    if (f->domain)
-        f->dlock = cgi_domain_lock(f->domain, f->scope, f->key, &waited, f->peaks ? &f->peaks->waiting : NULL);
-    if (f->timed && (f->domain || (f->threads & CGI_DOM_HLOCK))) cgi_stats_locked(f, waited);
-    if (f->threads & CGI_DOM_CHECK) cgi_thr_check_enter(f->site, f->args, &tc);
-    if (f->peaks) cgi_peak_in(&f->peaks->inside);
+    h->domain = f->domain;
+    h->peaks = f->peaks;
+    atomic_signal_fence(memory_order_seq_cst);
+    h->stage = 1;
+    atomic_signal_fence(memory_order_seq_cst);
     f->err = f->thunk(f->args);
     f->saved_errno = errno;
+    atomic_signal_fence(memory_order_seq_cst);
+    h->stage = 0;
+    atomic_signal_fence(memory_order_seq_cst);
+}
+
+/* cgi_inner for a site with thread rules to check or lock (threads.c):
+ * the handle locks before the domain lock, the check inside both, so
+ * serialized calls are never reported as overlapping. Their state is kept
+ * in the thread's record (a call left without returning gives it back). */
+__attribute__((noinline)) static void cgi_inner_threads(cgi_frame *f)
+{
+    cgi_held *h = f->rec;
+    cgi_thr_call *tc = &h->tc;
+    int waited = 0;
+    if (f->threads & CGI_DOM_HLOCK) waited = cgi_thr_lock(f->site, f->args, tc);
+    if (f->domain)
+        h->dlock = cgi_domain_lock(f->domain, f->scope, f->key, &waited, f->peaks ? &f->peaks->waiting : NULL);
+    if (f->timed && (f->domain || (f->threads & CGI_DOM_HLOCK))) cgi_stats_locked(f, waited);
+    if (f->threads & CGI_DOM_CHECK) cgi_thr_check_enter(f->site, f->args, tc);
+    if (f->peaks) cgi_peak_in(&f->peaks->inside);
+    h->threads = f->threads;
+    cgi_thunk_held(f, h);
+    h->threads = 0; /* cgi_inner's calls have none */
     if (f->peaks) cgi_peak_out(&f->peaks->inside);
-    if (f->threads & CGI_DOM_CHECK) cgi_thr_check_leave(f->site, f->args, &tc);
+    if (f->threads & CGI_DOM_CHECK) cgi_thr_check_leave(f->site, f->args, tc);
     if (f->timed) cgi_stats_leave(f);
-    if (f->domain) cgi_domain_unlock(f->domain, f->dlock);
-    if (f->threads & CGI_DOM_HLOCK) cgi_thr_unlock(&tc);
+    if (f->domain) cgi_domain_unlock(f->domain, h->dlock);
+    if (f->threads & CGI_DOM_HLOCK) cgi_thr_unlock(tc);
 }
 
 /* Runs with the runtime left when the site's transition says so. */
 static void cgi_inner(void *p)
 {
     cgi_frame *f = p;
+    cgi_held spare, *h = cgi_my_held;
+    if (__builtin_expect(h == NULL, 0)) h = cgi_held_new(&spare);
+    f->rec = h;
     if (f->timed) cgi_stats_enter(f);
     if (__builtin_expect(f->threads != 0, 0)) {
         cgi_inner_threads(f);
@@ -184,15 +313,14 @@ static void cgi_inner(void *p)
     }
     if (f->domain) {
         int waited = 0;
-        f->dlock = cgi_domain_lock(f->domain, f->scope, f->key, &waited, f->peaks ? &f->peaks->waiting : NULL);
+        h->dlock = cgi_domain_lock(f->domain, f->scope, f->key, &waited, f->peaks ? &f->peaks->waiting : NULL);
         if (f->timed) cgi_stats_locked(f, waited);
     }
     if (f->peaks) cgi_peak_in(&f->peaks->inside);
-    f->err = f->thunk(f->args);
-    f->saved_errno = errno;
+    cgi_thunk_held(f, h);
     if (f->peaks) cgi_peak_out(&f->peaks->inside);
     if (f->timed) cgi_stats_leave(f);
-    if (f->domain) cgi_domain_unlock(f->domain, f->dlock);
+    if (f->domain) cgi_domain_unlock(f->domain, h->dlock);
 }
 
 /* Counts a call that returned; held: the runtime it held throughout, if any. */
