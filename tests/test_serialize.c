@@ -9,6 +9,7 @@
 
 #include <callguard/callguard.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/wait.h>
@@ -367,6 +368,69 @@ static int test_cancelled_thread_inside_serialized_call_releases_the_lock(int ar
     return 0;
 }
 
+static sigjmp_buf jump_back;
+
+static void jump_out(int sig)
+{
+    (void)sig;
+    siglongjmp(jump_back, 1);
+}
+
+/* A signal raised in the driver call, whose handler recovers by jumping out of it. */
+static void TOY_APICALL raise_usr1(toy_device_t d, void *user)
+{
+    (void)d, (void)user;
+    raise(SIGUSR1);
+}
+
+/* toyRunCallback, left by a siglongjmp from a handler of a signal raised inside it. */
+static int jump_out_of_run_callback(void)
+{
+    if (sigsetjmp(jump_back, 1) == 0) {
+        toyRunCallback(dev(0), raise_usr1, NULL);
+        return 0; /* returned: the handler did not jump */
+    }
+    return 1;
+}
+
+/* N4: a longjmp out of a guarded call (a counted one, then a serialized one)
+ * leaves the thread outside: its next calls are not nested (a serialized
+ * one takes its lock), and the lock the call held is released. */
+static int test_longjmp_out_of_a_guarded_call_leaves_the_thread_outside(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    alarm(60);
+    struct sigaction sa = {0}, old;
+    sa.sa_handler = jump_out;
+    sigemptyset(&sa.sa_mask);
+    CHECK(sigaction(SIGUSR1, &sa, &old) == 0);
+    CHECK(cg_stats_enable(1) == CG_OK);
+    CHECK(cg_serialize("toyCompile", "n4", CG_SCOPE_PROCESS) == CG_OK);
+    cg_site_stats s;
+    for (int serialized = 0; serialized < 2; serialized++) {
+        CHECK(cg_serialize("toyRunCallback", serialized ? "n4" : NULL, CG_SCOPE_PROCESS) == CG_OK);
+        CHECK(cg_reset_stats() == CG_OK);
+        CHECK(jump_out_of_run_callback());
+        toy_program_t p = NULL;
+        CHECK(toyCompile(dev(0), "k", 0, &p) == TOY_SUCCESS);
+        toyProgramRelease(p);
+        CHECK(toyNop(3) == 3);
+        CHECK(cg_get_stats("toyCompile", &s) == CG_OK);
+        CHECKF(s.calls == 1 && s.nested == 0, "%s: toyCompile calls %lu nested %lu: the thread is still inside",
+               serialized ? "serialized" : "counted", (unsigned long)s.calls, (unsigned long)s.nested);
+        CHECK(cg_get_stats("toyNop", &s) == CG_OK);
+        CHECKF(s.calls == 1 && s.nested == 0, "%s: toyNop calls %lu nested %lu", serialized ? "serialized" : "counted",
+               (unsigned long)s.calls, (unsigned long)s.nested);
+        CHECKF(compile_finishes(), "%s: another thread's compile did not finish: n4 is still held",
+               serialized ? "serialized" : "counted");
+    }
+    CHECK(cg_serialize("toyCompile", NULL, CG_SCOPE_PROCESS) == CG_OK);
+    CHECK(cg_serialize("toyRunCallback", NULL, CG_SCOPE_PROCESS) == CG_OK);
+    CHECK(sigaction(SIGUSR1, &old, NULL) == 0);
+    alarm(0);
+    return 0;
+}
+
 const cgtest_case cgtest_cases[] = {
     {"child_compile_race", child_compile_race},
     {"unserialized_compile_race_aborts", test_unserialized_compile_race_aborts},
@@ -379,5 +443,7 @@ const cgtest_case cgtest_cases[] = {
      test_domain_change_lets_the_call_inside_finish_under_its_domain},
     {"cancelled_thread_inside_serialized_call_releases_the_lock",
      test_cancelled_thread_inside_serialized_call_releases_the_lock},
+    {"longjmp_out_of_a_guarded_call_leaves_the_thread_outside",
+     test_longjmp_out_of_a_guarded_call_leaves_the_thread_outside},
 };
 const size_t cgtest_ncases = sizeof cgtest_cases / sizeof *cgtest_cases;

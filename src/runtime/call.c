@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "domain.h"
 #include "errors.h"
+#include "onstack.h"
 #include "python.h"
 #include "resolve.h"
 #include "site.h"
@@ -32,21 +33,24 @@ static __thread int cgi_ran_held __attribute__((tls_model("initial-exec")));
 void cg_adapter_ran_held(void) { cgi_ran_held = 1; }
 
 /* ---- a call left without returning (issue 32) ----------------------------------
- * A thread can leave a guarded call without returning through it:
- * cancelled (pthread_cancel) or ended (pthread_exit) in the driver. No
- * code of ours runs then, and the call's frame is on a stack that is
- * unwound. What the general path holds while in its driver call is
- * therefore kept here, off the stack, in one record per thread: a thread
- * that ends gives it all back from the record's thread-specific
- * destructor. The fast and counted paths hold no lock and keep nothing
- * here: their call is named in the thread's slot, which is enough to undo
- * it. */
+ * A thread can leave a guarded call without returning through it: cancelled
+ * (pthread_cancel) or ended (pthread_exit) in the driver, or jumped out of
+ * it (a signal handler's siglongjmp). Neither runs any code of ours, and
+ * the call's frame is on a stack that is unwound or reused. What the
+ * general path holds while in its driver call is therefore kept here, off
+ * the stack, in one record per thread: a thread that ends gives it all back
+ * from the record's thread-specific destructor; a thread that jumped out
+ * finds it at its next guarded call (cgi_call_guarded: the call it is
+ * "inside" is no longer on its stack, onstack.c) and gives it back then.
+ * The fast and counted paths hold no lock and keep nothing here: their
+ * call is named in the thread's slot, which is enough to undo it. */
 typedef struct cgi_held {
-    uint32_t stage;     /* 1: in its driver call, holding what follows */
-    uint32_t domain;    /* its domain's id, or 0 */
-    uint32_t threads;   /* CGI_DOM_CHECK | CGI_DOM_HLOCK: its thread rules' state is in tc */
-    cgi_dlock dlock;    /* what the domain's lock took, for its unlock */
-    cg_counters *peaks; /* the site's counters whose threads inside count it, or NULL */
+    uint32_t stage;        /* 1: in its driver call, holding what follows */
+    uint32_t domain;       /* its domain's id, or 0 */
+    uint32_t threads;      /* CGI_DOM_CHECK | CGI_DOM_HLOCK: its thread rules' state is in tc */
+    cgi_dlock dlock;       /* what the domain's lock took, for its unlock */
+    cg_counters *peaks;    /* the site's counters whose threads inside count it, or NULL */
+    cgi_onstack_seen seen; /* the outer call a nested one found on the stack */
     cgi_thr_call tc;
 } cgi_held;
 
@@ -74,7 +78,8 @@ static int cgi_counts_inside(const cg_counters *c)
 /* Gives back what this thread's call left behind, and leaves the thread
  * outside any call: the general path's locks, thread-rule state and count
  * inside (exact, from the record), or a counted call's count inside (from
- * its site's policy), then the slot. Not the runtime a call left
+ * its site's policy), then the slot. Not the runtime a call left: a thread
+ * that jumped out of a call made with the GIL released runs on without it
  * (docs/design.md). */
 static void cgi_abandon(cgi_held *h)
 {
@@ -120,10 +125,14 @@ void cgi_call_init(void)
 }
 
 /* A thread's first guarded-path call, with its runtime left and no lock
- * held. Out of memory, the call keeps its record in `spare`, on its own
- * stack: then nothing can be given back for it. */
+ * held: the process's first also loads the stack walker (a dlopen, which
+ * waits for the dynamic loader's lock: never while holding the GIL that
+ * the loader lock's holder may wait for, docs/hip.md's loader lock test).
+ * Out of memory, the call keeps its record in `spare`, on its own stack:
+ * then nothing can be given back for it. */
 __attribute__((noinline, cold)) static cgi_held *cgi_held_new(cgi_held *spare)
 {
+    cgi_onstack_prime();
     cgi_held *h = calloc(1, sizeof *h);
     if (!h || pthread_setspecific(cgi_held_key, h) != 0) {
         free(h);
@@ -131,6 +140,18 @@ __attribute__((noinline, cold)) static cgi_held *cgi_held_new(cgi_held *spare)
     }
     cgi_my_held = h;
     return h;
+}
+
+/* A thread that looks inside a call (cgi_nested): is that call still on its
+ * stack? Out of line: it walks the stack (onstack.c), and is reached only by
+ * a nested call or by the first call after a thread jumped out of one. */
+__attribute__((noinline)) static int cgi_still_inside(const cg_site *s)
+{
+    cgi_held *h = cgi_my_held;
+    cgi_onstack_seen none = {0};
+    if (cgi_outer_call_on_stack(s->layer, h ? &h->seen : &none)) return 1;
+    cgi_abandon(h);
+    return 0;
 }
 
 void cgi_call_after_fork_child(void)
@@ -493,7 +514,7 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
     int stats = atomic_load_explicit(&cgi_cfg.stats_on, memory_order_relaxed);
     cg_counters *c = s->ctr;
 
-    if (cgi_nested()) {
+    if (cgi_nested() && cgi_still_inside(s)) {
         /* A driver callback or a second layer calling back in on this thread:
          * taking the domain lock again would deadlock. (An atomic add
          * leaves errno alone.) */

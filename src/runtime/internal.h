@@ -38,6 +38,8 @@
  *                                    them, CALLGUARD_TRACE_LINES
  *   watchdog  hang.c                 the thread that times counted calls by sampling,
  *                                    marks stalls and reports hangs
+ *   onstack                          is a guarded call still on this thread's stack
+ *                                    (the unwinder; reads resolve's own objects)
  *   call                             the guarded call
  *   signals  signals_interpose.c     the opt-in fatal-signal hook (CALLGUARD_SIGNALS)
  *   policy_file  quirks              policy files; the quirks file (known driver bugs

@@ -96,13 +96,17 @@ int cgi_layer_is_shim(const cg_layer *l)
     return 0;
 }
 
+int cgi_is_callguard_base(const void *base)
+{
+    for (cgi_own *o = atomic_load_explicit(&cgi_own_objects, memory_order_acquire); o; o = o->next)
+        if (o->base == base) return 1;
+    return 0;
+}
+
 int cgi_is_callguard_object(const void *addr)
 {
     Dl_info info;
-    if (!dladdr(addr, &info)) return 0;
-    for (cgi_own *o = atomic_load_explicit(&cgi_own_objects, memory_order_acquire); o; o = o->next)
-        if (o->base == info.dli_fbase) return 1;
-    return 0;
+    return dladdr(addr, &info) && cgi_is_callguard_base(info.dli_fbase);
 }
 
 /* ---- library paths given through cg_configure -----------------------------------

@@ -14,6 +14,8 @@ CGI_HIDDEN void *cgi_search_loaded(const char *name);
 /* Records the object holding addr as one of callguard's (runtime, layer, shim). */
 CGI_HIDDEN void cgi_note_own_object(const void *addr);
 CGI_HIDDEN int cgi_is_callguard_object(const void *addr);
+/* The same for an object's load address (dladdr's dli_fbase). */
+CGI_HIDDEN int cgi_is_callguard_base(const void *base);
 /* Records the layer as its vendor library's soname shim, when its file is named by the soname. */
 CGI_HIDDEN void cgi_note_if_shim(cg_layer *l);
 CGI_HIDDEN int cgi_layer_is_shim(const cg_layer *l);
