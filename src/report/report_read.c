@@ -263,7 +263,7 @@ static void cgi_read_quirk(cgi_json *j, cgi_stats_region *r, unsigned *n)
         else if (strcmp(key, "not_applied") == 0)
             cgi_lex_str(j, q->not_applied, sizeof q->not_applied);
         else if (strcmp(key, "applied") == 0)
-            q->applied = cgi_lex_word(j, "true") ? 1 : (cgi_lex_word(j, "false"), 0);
+            q->applied = cgi_read_bool(j);
         else if (strcmp(key, "serialize") == 0) {
             cgi_read_array(j, cgi_read_quirk_site, q);
         } else if (strcmp(key, "matched") == 0) {
@@ -422,7 +422,7 @@ static void cgi_read_hang_call(cgi_json *j, cgi_hang_call *e)
         else if (strcmp(key, "runtime") == 0) {
             if (!cgi_lex_word(j, "null")) e->held = cgi_lex_str(j, e->runtime, sizeof e->runtime) != 0;
         } else if (strcmp(key, "waits_for_loader") == 0) {
-            e->loader = cgi_lex_word(j, "true") ? 1 : (cgi_lex_word(j, "false"), 0);
+            e->loader = cgi_read_bool(j);
         } else if (strcmp(key, "waits_for_lock") == 0) {
             if (!cgi_lex_word(j, "null") && cgi_lex_str(j, lock, sizeof lock)) {
                 e->waiting = 1;
@@ -497,7 +497,7 @@ static void cgi_read_hang(cgi_json *j, cgi_hang_page *pg)
         else if (strcmp(key, "hang_ms") == 0 && cgi_lex_count(j, key, &u))
             pg->hang_ns = u < UINT64_MAX / 1000000u ? u * 1000000u : UINT64_MAX;
         else if (strcmp(key, "over") == 0)
-            pg->over = cgi_lex_word(j, "true") ? 1 : (cgi_lex_word(j, "false"), 0);
+            pg->over = cgi_read_bool(j);
         else if (strcmp(key, "waiting_for_runtime") == 0)
             cgi_read_array(j, cgi_read_hang_waiter, pg);
         else if (strcmp(key, "calls") == 0) {
