@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "../src/runtime/stats.h"
-#include "../src/runtime/trace_file.h"
+#include "../src/common/trace_file.h"
 
 /* The bounds docs/report.md states: a saved report is read in at most
  * CG_REPORT_MEM_MULTIPLE times its size; a statistics directory in at most

@@ -282,7 +282,7 @@ CG_NOPLT void cg_leave_code(uintptr_t token, int code);
  *     }
  *     ... cg_enter, cg_leave as above ...
  *
- * cg_my_slot is the thread's in-flight slot (src/runtime/stats.h checks
+ * cg_my_slot is the thread's in-flight slot (src/common/stats_file.h checks
  * this view of it) when the thread has one whose counts are its own, else a
  * slot that always looks inside a call. Initial-exec and one pointer:
  * libraries dlopen'd by Python get initial-exec TLS from a small static
@@ -392,7 +392,7 @@ static inline int cg_slot_leave(cg_slot *s)
  * Its code, as a thunk returns it (0: none), sits CG_COUNTERS_TO_STATE
  * bytes from the site's counters; the thread's count of the site's states
  * and of that code sit CG_CALLS_TO_STATES and CG_CALLS_TO_CODE0 bytes from
- * its count of the site's calls. (src/runtime/stats.h checks all three.) */
+ * its count of the site's calls. (src/common/stats_file.h checks all three.) */
 #define CG_COUNTERS_TO_STATE (-8)
 #define CG_CALLS_TO_STATES 24
 #define CG_CALLS_TO_CODE0 32

@@ -3,7 +3,7 @@
  * The floor of src/cli: it calls no command. */
 #define _GNU_SOURCE
 #include "cli.h"
-#include "message.h"
+#include "../common/message.h"
 
 #include <stdarg.h>
 #include <stdio.h>

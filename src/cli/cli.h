@@ -1,4 +1,20 @@
-/* The parts of the `callguard` command. Not installed. */
+/* The parts of the `callguard` command. Not installed. A file includes
+ * and calls only what is on a lower floor, or in its own row (tests/floors.py);
+ * run.h maps `callguard run`'s files.
+ * Floors, lowest first:
+ *   0 cli                what the commands share: the library directory, usage
+ *                        errors, the exit
+ *   1 layers             the layers installed and chosen, read from the layers
+ *   1 real_library       the real library of an API a shim stands for
+ *   1 run.h              `callguard run`'s options and parts
+ *   2 list               `callguard list`
+ *   2 run_folder         `--report DIR/`: one report per run
+ *   2 run_wait           starting the program and waiting for its whole tree
+ *   3 run_env            the run's directory and the child's environment
+ *   3 run_options        the options, every value checked before the start
+ *   4 run.c              `callguard run`
+ *   5 main.c             the command line: which command
+ */
 #ifndef CLI_H
 #define CLI_H
 

@@ -8,7 +8,7 @@
  * lib/libcallguard_cl.so and lib/callguard/shims/libOpenCL.so.1). */
 #define _GNU_SOURCE
 #include "cli.h"
-#include "message.h"
+#include "../common/message.h"
 
 #include <dirent.h>
 #include <dlfcn.h>

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../runtime/names.h"
+#include "../common/names.h"
 
 static void list_describe(const cli_layer *l)
 {

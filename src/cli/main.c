@@ -9,7 +9,7 @@
  * cli.c, which calls none of them. */
 #define _GNU_SOURCE
 #include "cli.h"
-#include "message.h"
+#include "../common/message.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  * the whole process tree has exited; callguard exits as the program did. */
 #define _GNU_SOURCE
 #include "run.h"
-#include "message.h"
+#include "../common/message.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -17,7 +17,7 @@
 #define CLI_RUN_H
 
 #include "cli.h"
-#include "stats.h"
+#include "../common/stats_file.h"
 
 /* The options of `callguard run`. */
 typedef struct run_opts {

@@ -4,7 +4,7 @@
  * CALLGUARD_* variables. */
 #define _GNU_SOURCE
 #include "run.h"
-#include "message.h"
+#include "../common/message.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,9 +5,9 @@
  * ranks that share a folder (one file system, many nodes; or two jobs one
  * after the other) never replace each other's reports. */
 #define _GNU_SOURCE
-#include "launcher.h"
-#include "message.h"
-#include "outfile.h"
+#include "../common/launcher.h"
+#include "../common/message.h"
+#include "../report/outfile.h"
 #include "run.h"
 
 #include <errno.h>

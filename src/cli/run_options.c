@@ -4,8 +4,8 @@
  * but the file --trace-lines names, last, once every other value passed. */
 #define _GNU_SOURCE
 #include "run.h"
-#include "message.h"
-#include "outfile.h"
+#include "../common/message.h"
+#include "../report/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

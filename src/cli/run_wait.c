@@ -4,8 +4,8 @@
  * made small as its process ends. */
 #define _GNU_SOURCE
 #include "run.h"
-#include "message.h"
-#include "stats_settle.h"
+#include "../common/message.h"
+#include "../report/stats_settle.h"
 
 #include <dirent.h>
 #include <errno.h>

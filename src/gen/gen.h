@@ -7,7 +7,16 @@
  *             policy against what the header declares (main.c calls each),
  *   emit.c    writes the layer's C file (and its list of pass-through names).
  * main.c parses the command line and writes the output atomically.
- * Every error is reported once, on stderr, by the step that finds it. */
+ * Every error is reported once, on stderr, by the step that finds it.
+ * Floors, lowest first (tests/floors.py):
+ *   0 gen.h              this map; what the steps share
+ *   1 util               string lists, the policy's memory
+ *   2 policy             the policy from the INI reader
+ *   2 parse              the header through libclang
+ *   3 check              the policy against the header
+ *   3 emit               the layer's C file
+ *   4 main.c             the command line; each step in turn
+ */
 #ifndef CG_GEN_H
 #define CG_GEN_H
 

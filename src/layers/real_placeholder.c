@@ -10,7 +10,7 @@
  * (src/runtime/resolve.c). It defines no API name, so nothing binds to it.
  * Built once per API (callguard_add_shim), with CG_SHIM_SONAME (its first shim's). */
 #define _GNU_SOURCE
-#include "message.h"
+#include "../common/message.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>

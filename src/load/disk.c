@@ -32,8 +32,8 @@
  * once, and the load goes on without the disk cache. */
 #define _GNU_SOURCE
 #include "internal.h"
-#include "../runtime/message.h"
-#include "../runtime/secure_notice.h"
+#include "../common/message.h"
+#include "../common/secure_notice.h"
 
 #include <dirent.h>
 #include <dlfcn.h>

@@ -1,9 +1,18 @@
-/* libcallguard-load internals: the core (load.c: requests, results, the
- * memory cache), the disk cache (disk.c), and one back end per API
- * (ze.c, cl.c, cuda.c) reached through lb_backend, all on a floor that
- * calls none of them (util.c: counters, strings, failure details; and
- * sha256.c). The core calls the disk cache and the back ends; nothing
- * calls the core back. */
+/* libcallguard-load internals. The core (load.c: requests, results, the
+ * memory cache) calls the disk cache and reaches the back ends (one per
+ * API) only through lb_backend's function pointers; the back ends call the
+ * core's helpers. A file includes and calls only what is on a lower floor,
+ * or in its own row (tests/floors.py).
+ * Floors, lowest first:
+ *   0 internal.h         this map; what the files share
+ *   1 sha256             SHA-256 of the cache keys
+ *   1 util               counters, strings, failure details
+ *   2 disk               the disk cache: its folder checked, entries read and written
+ *   3 load               the core
+ *   4 ze                 the Level Zero back end
+ *   4 cl                 the OpenCL back end
+ *   4 cuda               the CUDA back end
+ */
 #ifndef CG_LOAD_INTERNAL_H
 #define CG_LOAD_INTERNAL_H
 

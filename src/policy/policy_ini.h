@@ -8,7 +8,12 @@
  * value; it knows nothing of headers or loaded layers. It reads the whole
  * file and checks it before handing over the first section, so a consumer
  * sees either a valid file or none of it. Names are prefixed pini_ (policy
- * INI): internal to callguard, never part of the public cg_ API. */
+ * INI): internal to callguard, never part of the public cg_ API.
+ * Floors, lowest first (tests/floors.py):
+ *   0 policy_ini.h       this header: the sections, keys and the reader's API
+ *   1 policy_value       the forms of values (what a key's value must look like)
+ *   2 policy_ini.c       the reader
+ */
 #ifndef CG_POLICY_INI_H
 #define CG_POLICY_INI_H
 
@@ -80,7 +85,7 @@ extern const pini_key_info pini_keys[PINI_NKEYS];
 
 /* Index of `value` among the words of a key with fixed values, or -1:
  * transition and scope as enum cg_transition and cg_scope number them
- * (src/runtime/names.h spells them), blocking no 0 / yes 1, wrapper
+ * (src/common/names.h spells them), blocking no 0 / yes 1, wrapper
  * generated 0 / hand 1 / forward 2. */
 int pini_word(pini_key key, const char *value);
 

@@ -6,7 +6,7 @@
 #endif
 #include "policy_value.h"
 
-#include "../runtime/names.h"
+#include "../common/names.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -3,42 +3,44 @@
  * src/report writes, merges and reads back what callguard leaves for people
  * after a run: reports (JSON and a text table) and timelines. It runs at
  * exit() or in the CLI, never during a guarded call. It is handed what it
- * writes: a statistics region (src/runtime/stats.h, a process's own or read
- * from a file), a timeline's rings (src/runtime/trace_file.h), and, for the
+ * writes: a statistics region (src/common/stats_file.h, a process's own or read
+ * from a file), a timeline's rings (src/common/trace_file.h), and, for the
  * advice, the quirks file as a function (cgi_report_quirks, set at start-up).
- * Of src/runtime it reads those two layouts and calls only its lowest
- * layer (errors.h and message.h: a failure's message; names.h: how values
- * are spelled); of src/policy, policy_ini.h's list splitter.
- *
- * The files, callers above the files they call:
- *   merge.c            cg_report_merge: a `callguard run` directory into one report
- *   report_read.c      cg_report_merge_files, cg_report_convert: saved reports read
- *                      back (the report schema) into regions, then written again
- *   json_lex.h .c      the JSON lexer the schema reader uses
- *   trace_write.h .c   a timeline as Chrome trace-event JSON: a process's own at
- *                      exit(), or cg_trace_merge of a run's trace files
- *   trace_read.h .c    what a trace file's rings hold
- *   report.h report.c  a report written one process at a time (begin, add, end)
- *   json_write.c       the JSON report
- *   text_table.c       the text table
- *   advice.c           the advice: known bugs the run's concurrency would meet
- *   fold.c             the combined table: every process's entry points folded
- *                      into one row each (the folding index)
- *   report_ranks.h .c  the view across ranks: each entry point's min, median and
- *                      max over the ranks, and where the max was
- *   region.c           what both formats read from a region: totals, result
- *                      codes, stalls worst first, calls in flight
- *   stats_dir.c        a run's statistics directory listed and read, one file
- *                      at a time (declared in report.h)
- *   stats_settle.h .c  (the CLI) an ended process's statistics file made small
- *   pypackage.h .c     the Python package and distribution of a stall's file
- *   outfile.h .c       a report or timeline written as a new file renamed into
- *                      place (also the CLI's check of --report and --trace)
- *   utf8.h             well-formed UTF-8 (also src/runtime/message.c)
- * src/runtime calls report.h (cg_report_write at exit), trace_write.h and
- * trace_read.h (the trace at exit), outfile.h (checking CALLGUARD_REPORT and
- * CALLGUARD_TRACE) and utf8.h; nothing here includes a header of src/runtime
- * that includes one of these.
+ * It reads those two layouts from src/common, and calls nothing of
+ * src/runtime; of src/policy, policy_ini.h's list splitter. src/runtime
+ * calls report.h (cg_report_write at exit), trace_write.h and trace_read.h
+ * (the trace at exit) and outfile.h (checking CALLGUARD_REPORT and
+ * CALLGUARD_TRACE); the CLI compiles outfile.c and stats_settle.c in too.
+ * A file includes and calls only what is on a lower floor here, or in its
+ * own row (tests/floors.py).
+ * Floors, lowest first:
+ *   0 outfile            a report or timeline written as a new file renamed into
+ *                        place (also the CLI's check of --report and --trace)
+ *   0 json_lex           the JSON lexer the schema reader uses
+ *   0 pypackage          the Python package and distribution of a stall's file
+ *   0 trace_read         what a trace file's rings hold
+ *   0 stats_settle       (the CLI) an ended process's statistics file made small
+ *   0 report_ranks       the view across ranks: each entry point's min, median
+ *                        and max over the ranks, and where the max was
+ *   0 report.h           what src/runtime and the CLI call: a report written one
+ *                        process at a time, a run's statistics directory read
+ *   1 internal.h         this map; what the files share
+ *   1 stats_dir.c        a run's statistics directory listed and read, one file
+ *                        at a time (declared in report.h)
+ *   2 region.c           what both formats read from a region: totals, result
+ *                        codes, stalls worst first, calls in flight
+ *   3 fold.c             the combined table: every process's entry points folded
+ *                        into one row each (the folding index)
+ *   4 advice.c           the advice as data: known bugs the run's concurrency
+ *                        would meet, for the writers to write
+ *   5 json_write.c       the JSON report
+ *   5 text_table.c       the text table
+ *   6 report.c           a report written one process at a time (begin, add, end)
+ *   7 merge.c            cg_report_merge: a `callguard run` directory into one report
+ *   7 report_read.c      cg_report_merge_files, cg_report_convert: saved reports
+ *                        read back (the report schema) into regions, written again
+ *   7 trace_write        a timeline as Chrome trace-event JSON: a process's own at
+ *                        exit(), or cg_trace_merge of a run's trace files
  */
 #ifndef CGI_REPORT_INTERNAL_H
 #define CGI_REPORT_INTERNAL_H

@@ -5,7 +5,9 @@
 #ifndef CGI_JSON_LEX_H
 #define CGI_JSON_LEX_H
 
-#include "../runtime/internal.h"
+#include "../common/common.h"
+
+#include <stdio.h>
 
 typedef struct cgi_json {
     const char *s, *end;

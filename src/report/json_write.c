@@ -3,10 +3,10 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
-#include "../runtime/names.h"
+#include "../common/names.h"
 #include "outfile.h"
 #include "pypackage.h"
-#include "utf8.h"
+#include "../common/utf8.h"
 
 #include <stdlib.h>
 #include <string.h>

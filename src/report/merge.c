@@ -4,7 +4,7 @@
 #define _GNU_SOURCE
 #include "report.h"
 
-#include "../runtime/errors.h"
+#include "../common/errors.h"
 
 #include <stdlib.h>
 

@@ -2,7 +2,9 @@
 #ifndef CGI_OUTFILE_H
 #define CGI_OUTFILE_H
 
-#include "../runtime/internal.h"
+#include "../common/common.h"
+
+#include <stdio.h>
 
 /* What marks callguard's own outputs: their writers write these, and
  * cgi_outfile_replaceable knows a file by them (and report_read.c a

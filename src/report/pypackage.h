@@ -2,7 +2,9 @@
 #ifndef CGI_PYPACKAGE_H
 #define CGI_PYPACKAGE_H
 
-#include "../runtime/internal.h"
+#include "../common/common.h"
+
+#include <stdio.h>
 
 typedef struct cgi_py_pkg {
     char package[64];      /* the top-level package (or module) under site-packages */

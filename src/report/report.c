@@ -6,7 +6,7 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
-#include "../runtime/errors.h"
+#include "../common/errors.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #ifndef CGI_REPORT_H
 #define CGI_REPORT_H
 
-#include "../runtime/stats.h"
+#include "../common/stats_file.h"
 
 typedef struct cgi_proc_view {
     const cgi_stats_region *region;

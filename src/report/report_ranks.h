@@ -5,7 +5,7 @@
 #ifndef CGI_REPORT_RANKS_H
 #define CGI_REPORT_RANKS_H
 
-#include "../runtime/stats.h"
+#include "../common/stats_file.h"
 
 #include <stddef.h>
 #include <stdint.h>

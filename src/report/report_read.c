@@ -5,9 +5,9 @@
 #define _GNU_SOURCE
 #include "report.h"
 
-#include "../runtime/errors.h"
-#include "../runtime/launcher.h"
-#include "../runtime/names.h"
+#include "../common/errors.h"
+#include "../common/launcher.h"
+#include "../common/names.h"
 #include "json_lex.h"
 #include "outfile.h"
 

@@ -5,14 +5,15 @@
 #define _GNU_SOURCE
 #include "report.h"
 
-#include "../runtime/errors.h"
-#include "../runtime/launcher.h"
-#include "../runtime/names.h"
-#include "../runtime/trace_file.h"
+#include "../common/errors.h"
+#include "../common/launcher.h"
+#include "../common/names.h"
+#include "../common/trace_file.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>

@@ -3,7 +3,7 @@
 #ifndef CGI_STATS_SETTLE_H
 #define CGI_STATS_SETTLE_H
 
-#include "../runtime/stats.h"
+#include "../common/stats_file.h"
 
 /* The file `name` of directory dfd, if it is a statistics file no process
  * can write any more: its pages the report does not read are punched out,

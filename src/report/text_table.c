@@ -4,11 +4,11 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
-#include "../runtime/names.h"
-#include "../runtime/trace_file.h"
+#include "../common/names.h"
+#include "../common/trace_file.h"
 #include "outfile.h"
 #include "pypackage.h"
-#include "utf8.h"
+#include "../common/utf8.h"
 
 #include <signal.h>
 #include <stdlib.h>

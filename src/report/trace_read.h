@@ -3,7 +3,7 @@
 #ifndef CGI_TRACE_READ_H
 #define CGI_TRACE_READ_H
 
-#include "../runtime/trace_file.h"
+#include "../common/trace_file.h"
 
 /* Events kept and dropped in a view. */
 CGI_HIDDEN void cgi_trace_count(const cgi_trace_view *v, uint64_t *kept, uint64_t *dropped);

@@ -5,11 +5,11 @@
 #define _GNU_SOURCE
 #include "trace_write.h"
 
-#include "../runtime/errors.h"
+#include "../common/errors.h"
 #include "outfile.h"
 #include "report.h"
 #include "trace_read.h"
-#include "utf8.h"
+#include "../common/utf8.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -3,8 +3,8 @@
 #ifndef CGI_TRACE_WRITE_H
 #define CGI_TRACE_WRITE_H
 
-#include "../runtime/stats.h"
-#include "../runtime/trace_file.h"
+#include "../common/stats_file.h"
+#include "../common/trace_file.h"
 
 /* Writes one process's timeline to path: its rings v (no header: an empty
  * timeline), named from its statistics region r (CALLGUARD_TRACE at exit()). */

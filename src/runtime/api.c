@@ -5,7 +5,7 @@
 #include "internal.h"
 
 #include "environment.h"
-#include "errors.h"
+#include "../common/errors.h"
 #include "policy_file.h"
 #include "settings.h"
 #include "site.h"

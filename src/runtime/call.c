@@ -8,7 +8,7 @@
 
 #include "clock.h"
 #include "domain.h"
-#include "errors.h"
+#include "../common/errors.h"
 #include "onstack.h"
 #include "python.h"
 #include "resolve.h"

@@ -8,10 +8,10 @@
 #define _GNU_SOURCE
 #include "domain.h"
 
-#include "errors.h"
+#include "../common/errors.h"
 #include "hlock.h"
-#include "names.h"
-#include "site.h"
+#include "../common/names.h"
+#include "config.h"
 
 #include <string.h>
 

@@ -4,14 +4,14 @@
 #define _GNU_SOURCE
 #include "environment.h"
 
-#include "errors.h"
+#include "../common/errors.h"
 #include "julia.h"
 #include "../report/outfile.h"
 #include "policy_file.h"
 #include "python.h"
 #include "quirks.h"
 #include "resolve.h"
-#include "secure_notice.h"
+#include "../common/secure_notice.h"
 #include "settings.h"
 #include "signals.h"
 #include "site.h"

@@ -18,7 +18,7 @@
  * fd 2) must not find callguard's lines in its data (N8). */
 #define _GNU_SOURCE
 #include "clock.h"
-#include "message.h"
+#include "../common/message.h"
 #include "python.h"
 #include "resolve.h"
 #include "site.h"

@@ -25,7 +25,7 @@
 #define _GNU_SOURCE
 #include "hlock.h"
 
-#include "errors.h"
+#include "../common/errors.h"
 
 #include <limits.h>
 #include <linux/futex.h>

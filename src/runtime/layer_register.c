@@ -4,7 +4,7 @@
  * them. */
 #define _GNU_SOURCE
 #include "internal.h"
-#include "errors.h"
+#include "../common/errors.h"
 
 #include "domain.h"
 #include "quirks.h"

@@ -6,7 +6,7 @@
 #define _GNU_SOURCE
 #include "policy_file.h"
 
-#include "errors.h"
+#include "../common/errors.h"
 #include "settings.h"
 #include "site.h"
 #include "values.h"

@@ -4,7 +4,7 @@
 #include "internal.h"
 
 #include "domain.h"
-#include "errors.h"
+#include "../common/errors.h"
 #include "../report/report.h"
 #include "../report/trace_read.h"
 #include "resolve.h"

@@ -25,7 +25,7 @@
 #include "quirks.h"
 
 #include "domain.h"
-#include "errors.h"
+#include "../common/errors.h"
 #include "python.h"
 #include "resolve.h"
 #include "signals.h"

@@ -17,7 +17,7 @@
 #define _GNU_SOURCE
 #include "resolve.h"
 
-#include "errors.h"
+#include "../common/errors.h"
 #include "probe.h"
 #include "site.h"
 

@@ -6,7 +6,7 @@
 #include "settings.h"
 
 #include "domain.h"
-#include "errors.h"
+#include "../common/errors.h"
 #include "site.h"
 #include "stats.h"
 

@@ -43,7 +43,7 @@
 #define _GNU_SOURCE
 #include "signals.h"
 
-#include "errors.h"
+#include "../common/errors.h"
 #include "stats.h"
 
 #include <errno.h>

@@ -6,7 +6,7 @@
 #include "site.h"
 
 #include "clock.h"
-#include "errors.h"
+#include "../common/errors.h"
 #include "python.h"
 #include "stats.h"
 #include "threads.h"
@@ -14,8 +14,6 @@
 #include <string.h>
 #include <strings.h>
 
-cgi_config cgi_cfg = {.stall_ns = 50u * 1000000u};
-pthread_mutex_t cgi_cfg_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 cg_layer *cgi_layers;
 
 /* The shortest path of cg_call the configuration allows (site.h). */

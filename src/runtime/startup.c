@@ -8,7 +8,7 @@
 #include "call.h"
 #include "domain.h"
 #include "environment.h"
-#include "errors.h"
+#include "../common/errors.h"
 #include "hlock.h"
 #include "quirks.h"
 #include "resolve.h"

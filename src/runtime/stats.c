@@ -11,9 +11,9 @@
 
 #include "clock.h"
 #include "domain.h"
-#include "errors.h"
-#include "launcher.h"
-#include "message.h"
+#include "../common/errors.h"
+#include "../common/launcher.h"
+#include "../common/message.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -31,9 +31,9 @@
 #include "threads.h"
 
 #include "clock.h"
-#include "errors.h"
+#include "../common/errors.h"
 #include "hlock.h"
-#include "site.h" /* cgi_cfg: the adapter a hold leaves the runtime through */
+#include "config.h" /* cgi_cfg: the adapter a hold leaves the runtime through */
 #include "stats.h"
 
 #include <errno.h>

@@ -9,7 +9,7 @@
 #include "trace.h"
 
 #include "clock.h"
-#include "errors.h"
+#include "../common/errors.h"
 #include "../report/outfile.h"
 #include "../report/trace_write.h"
 

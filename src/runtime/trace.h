@@ -14,7 +14,7 @@
 
 #include "site.h"
 #include "stats.h"
-#include "trace_file.h"
+#include "../common/trace_file.h"
 
 /* CALLGUARD_TRACE=FILE: the JSON timeline. Caller holds cgi_cfg_lock. */
 CGI_HIDDEN int cgi_trace_set_file(const char *path);

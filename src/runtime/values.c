@@ -2,8 +2,8 @@
 #define _GNU_SOURCE
 #include "values.h"
 
-#include "errors.h"
-#include "names.h"
+#include "../common/errors.h"
+#include "../common/names.h"
 
 #include <errno.h>
 #include <stdlib.h>

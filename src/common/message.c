@@ -7,7 +7,7 @@
  * it is safe in a signal handler and in a child after fork. */
 #define _GNU_SOURCE
 #include "message.h"
-#include "../report/utf8.h"
+#include "utf8.h"
 
 #include <stdarg.h>
 #include <stdio.h>

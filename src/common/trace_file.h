@@ -3,7 +3,7 @@
 #ifndef CGI_TRACE_FILE_H
 #define CGI_TRACE_FILE_H
 
-#include "internal.h"
+#include "common.h"
 
 #define CGI_TRACE_MAGIC "CGTRACE"
 #define CGI_TRACE_VERSION 1

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "errors.h"
 
+#include <stdio.h>
 #include <unistd.h>
 
 static __thread char cgi_err[512];

@@ -2,7 +2,7 @@
 #ifndef CGI_LAUNCHER_H
 #define CGI_LAUNCHER_H
 
-#include "internal.h"
+#include "common.h"
 
 #include <stdint.h>
 

@@ -3,7 +3,7 @@
 #ifndef CGI_ERRORS_H
 #define CGI_ERRORS_H
 
-#include "internal.h"
+#include "common.h"
 #include "message.h"
 
 /* Sets this thread's message and returns status. */

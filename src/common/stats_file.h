@@ -1,0 +1,415 @@
+/* The statistics file's layout: one process's region, as the runtime
+ * writes it (src/runtime/stats.c) and the report and the CLI read it. A
+ * header page, fixed-size site records, the worst stalls, one slot per
+ * thread saying which guarded call it is in, the thread-rule violations,
+ * the quirks applied and the last hang report. Data and inline readers
+ * only: no function of any part is declared here. */
+#ifndef CGI_STATS_FILE_H
+#define CGI_STATS_FILE_H
+
+#include "common.h"
+
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#define CGI_STATS_MAGIC "CGSTATS"
+/* 2: the API name has CGI_API_NAME_MAX bytes (8 in version 1).
+ * 3: the host and the clock in the header; stalls and thread slots after the records;
+ *    `calls` counts a call when it enters, not when it returns. */
+/* 4: thread-rule violations after the thread slots; their drops in the header. */
+/* 5: records are 512 bytes: `states` counted apart from `errors`, the site's
+ *    state codes and its first CGI_STATS_MAX_CODES result codes by name; the
+ *    header's fatal signal (CALLGUARD_SIGNALS=record).
+ * 6: the quirks applied (after the violations).
+ * 7: records are 1024 bytes (and 2048 of them, not 4096): `calls` and `total_ns` of the counted paths
+ *    go to one of CGI_SHARDS shards, each on its own cache line, chosen by
+ *    the thread's slot; a site's figures are the record's plus its shards'
+ *    (cgi_ctr_calls, cgi_ctr_total_ns). */
+/* 8: the file is made at the first guarded call, not at start-up; the
+ *    header's proc_start (the CLI tells an exec from a pid used again) and
+ *    settled (the CLI has made the file of an ended process small).
+ * 9: a quirk record says whether its fix was applied, and why not; the
+ *    header counts the quirk records not kept.
+ * 10: a record's counters end with two peaks: the most threads inside the
+ *    driver call at once, and waiting for the site's lock at once.
+ * 11: the header's rank, local rank and the launcher's variable that named
+ *    them (launcher.h). */
+/* 12: slots are 128 bytes (the in-flight call's sequence number, the
+ *    watchdog's stall mark, the runtime held and the Python line); a shard
+ *    also counts errors, states and the first CGI_STATS_MAX_CODES codes,
+ *    written by one thread only; the header says how times were taken
+ *    (sampled or exact) and the region ends with the last hang report. */
+/* 13: a record's inline_state (the state code the wrapper counts itself,
+ *    layer ABI 9), named in code[0] from the start; the layer that names
+ *    its codes is kept in the process (stats.c), not in the record. */
+/* 14: the host has 72 bytes: a name of HOST_NAME_MAX (64) bytes and its NUL
+ *    (63 at most, and a 63- or 64-byte name was lost, in version 13). */
+#define CGI_STATS_VERSION 14
+/* Threads on one site write their counts into this many cache lines of its
+ * record, not one (bench/bench_contention.c: one shared line made a call
+ * with statistics 4-11 times dearer with 2-8 threads on the H200). */
+#define CGI_SHARDS 8
+/* 4096 of 512 bytes before version 7; the region keeps its size (2.2 MB):
+ * the shipped layers' sites all together need about 1,050 rows. */
+#define CGI_STATS_MAX_RECORDS 2048
+/* Longest API name a layer may have, with its NUL. */
+#define CGI_API_NAME_MAX 32
+/* The worst stalls of a process are kept; the others are counted. */
+#define CGI_STATS_MAX_STALLS 32
+/* Threads that can be seen in flight at once; more are counted. */
+#define CGI_STATS_MAX_SLOTS 1024
+/* Distinct thread-rule violations kept (threads.c); more are counted. */
+#define CGI_STATS_MAX_VIOLATIONS 64
+
+/* Result codes kept by name per site; the others are counted, not named. */
+#define CGI_STATS_MAX_CODES 4
+/* Longest result code name kept, with its NUL (ZE_RESULT_ERROR_INVALID_KERNEL_ATTRIBUTE_VALUE is 46). */
+#define CGI_CODE_NAME_MAX 48
+
+/* Named in layer.h (a site points at its counters), defined here.
+ * errors: results that are failures; states: results that report a state
+ * (the policy's `states`, e.g. ZE_RESULT_NOT_READY). A success is neither.
+ * inside, waiting: threads in the driver call, and waiting for the site's
+ * domain lock, now and at most at once. Counted only for a site that is
+ * blocking or serialized (call.c: the general path, and a blocking site's
+ * short path), where a compile, a wait or a lock dwarfs two atomic adds; a
+ * peak of 0 there means not measured. */
+typedef struct cg_counters {
+    _Atomic uint64_t calls, total_ns, errors, states, nested, max_ns, lock_wait_ns, stalls, stall_ns;
+    cgi_peak inside, waiting;
+} cg_counters;
+
+/* One result code of a site other than success, claimed by the first call
+ * that returns it: `set` goes 0 (free) -> 1 (being written) -> 2 (a failure)
+ * or 3 (a state); the name is complete once `set` is 2 or 3. */
+enum { CGI_CODE_FREE = 0, CGI_CODE_WRITING = 1, CGI_CODE_ERROR = 2, CGI_CODE_STATE = 3 };
+typedef struct cgi_code {
+    _Atomic uint32_t set;
+    int32_t code;
+    _Atomic uint64_t count;
+    char name[CGI_CODE_NAME_MAX]; /* the layer's name of it, or its value in decimal */
+} cgi_code;
+
+/* One thread's share of a site's counts (a cache line): the thread of the
+ * slot that owns it (cgi_slot.owned) is its only writer, with a plain load
+ * and store (no locked instruction); threads past CGI_SHARDS add to the
+ * record's own counters atomically. code[k] counts the record's code[k]. */
+typedef struct cgi_shard {
+    _Alignas(64) _Atomic uint64_t calls;
+    _Atomic uint64_t total_ns, errors, states;
+    _Atomic uint64_t code[CGI_STATS_MAX_CODES];
+} cgi_shard;
+typedef struct cgi_stats_record {
+    char api[CGI_API_NAME_MAX];
+    char name[CGI_NAME_MAX];
+    char domain[CGI_DOMAIN_NAME_MAX]; /* "" when not serialized */
+    uint8_t transition, scope, blocking, used;
+    _Atomic uint32_t nstates; /* the site's state codes: state[0..nstates) */
+    /* The state the wrapper counts itself (layer.h, cg_slot_state), as its
+     * thunk returns it (CG_RESULT_ZERO for 0): code[0]'s while code[0] is
+     * named and a state, else 0 (no call's code: success is tested first). */
+    _Atomic int32_t inline_state;
+    uint32_t spare;
+    cg_counters c;
+    _Atomic int32_t state[CG_MAX_STATES];
+    cgi_code code[CGI_STATS_MAX_CODES];
+    char pad[512 - CGI_API_NAME_MAX - CGI_NAME_MAX - CGI_DOMAIN_NAME_MAX - 16 - sizeof(cg_counters) -
+             4 * CG_MAX_STATES - CGI_STATS_MAX_CODES * sizeof(cgi_code)];
+    cgi_shard shard[CGI_SHARDS]; /* the counted paths' calls and total_ns, by thread */
+} cgi_stats_record;
+/* The wrapper's view of a record and a shard (layer.h, cg_slot_state). */
+_Static_assert(offsetof(cgi_stats_record, inline_state) - offsetof(cgi_stats_record, c) == (size_t)CG_COUNTERS_TO_STATE,
+               "CG_COUNTERS_TO_STATE");
+_Static_assert(offsetof(cgi_shard, states) - offsetof(cgi_shard, calls) == CG_CALLS_TO_STATES, "CG_CALLS_TO_STATES");
+_Static_assert(offsetof(cgi_shard, code) - offsetof(cgi_shard, calls) == CG_CALLS_TO_CODE0, "CG_CALLS_TO_CODE0");
+/* From a site's counters (a record's `c`) to the shard at byte offset off
+ * (a slot's shard_off). */
+#define CGI_SHARD_BASE (offsetof(cgi_stats_record, shard) - offsetof(cgi_stats_record, c))
+static inline cgi_shard *cgi_shard_at(cg_counters *c, uint32_t off)
+{
+    return (cgi_shard *)((char *)c + CGI_SHARD_BASE + off);
+}
+static inline const cgi_shard *cgi_shards_of(const cg_counters *c)
+{
+    return (const cgi_shard *)((const char *)c + CGI_SHARD_BASE);
+}
+/* A plain increment by the one thread that writes the counter. */
+static inline void cgi_bump(_Atomic uint64_t *v, uint64_t n)
+{
+    atomic_store_explicit(v, atomic_load_explicit(v, memory_order_relaxed) + n, memory_order_relaxed);
+}
+/* A site's counts: its record's and its shards'. Relaxed: a report read
+ * while calls go on is a moment's picture, as before. */
+static inline uint64_t cgi_ctr_sum(const cg_counters *c, const _Atomic uint64_t *own, size_t field)
+{
+    uint64_t n = atomic_load_explicit(own, memory_order_relaxed);
+    for (int i = 0; i < CGI_SHARDS; i++)
+        n += atomic_load_explicit((const _Atomic uint64_t *)((const char *)&cgi_shards_of(c)[i] + field),
+                                  memory_order_relaxed);
+    return n;
+}
+static inline uint64_t cgi_ctr_calls(const cg_counters *c)
+{
+    return cgi_ctr_sum(c, &c->calls, offsetof(cgi_shard, calls));
+}
+static inline uint64_t cgi_ctr_total_ns(const cg_counters *c)
+{
+    return cgi_ctr_sum(c, &c->total_ns, offsetof(cgi_shard, total_ns));
+}
+static inline uint64_t cgi_ctr_errors(const cg_counters *c)
+{
+    return cgi_ctr_sum(c, &c->errors, offsetof(cgi_shard, errors));
+}
+static inline uint64_t cgi_ctr_states(const cg_counters *c)
+{
+    return cgi_ctr_sum(c, &c->states, offsetof(cgi_shard, states));
+}
+/* How many calls returned a record's code[k]: the record's count and its shards'. */
+static inline uint64_t cgi_code_count(const cgi_stats_record *r, unsigned k)
+{
+    return cgi_ctr_sum(&r->c, &r->code[k].count, offsetof(cgi_shard, code) + k * sizeof(uint64_t));
+}
+/* Zeroes a record's counters, shards and result codes' counts
+ * (cg_reset_stats, a forked child); the codes keep their names. The
+ * threads inside or waiting now stay counted: they leave later and take
+ * themselves off (a forked child zeroes them: cgi_stats_after_fork_child). */
+static inline void cgi_ctr_zero(cgi_stats_record *r)
+{
+    uint32_t inside = atomic_load(&r->c.inside.now), waiting = atomic_load(&r->c.waiting.now);
+    memset(&r->c, 0, sizeof r->c);
+    atomic_store(&r->c.inside.now, inside);
+    atomic_store(&r->c.waiting.now, waiting);
+    memset(r->shard, 0, sizeof r->shard);
+    for (unsigned k = 0; k < CGI_STATS_MAX_CODES; k++)
+        atomic_store(&r->code[k].count, 0);
+}
+
+enum { CGI_RANK_SET = 1, CGI_LOCAL_RANK_SET = 2 };
+
+/* The header's timing: the watchdog samples the short paths' calls (the
+ * general path still times its own), or every call reads the clock. */
+enum { CGI_TIMING_SAMPLED = 0, CGI_TIMING_EXACT = 1 };
+
+enum { CGI_PROC_RUNNING = 0, CGI_PROC_EXITED = 1, CGI_PROC_SIGNALED = 2, CGI_PROC_EXECED = 3 };
+
+typedef struct cgi_stats_header {
+    char magic[8];
+    uint32_t version;
+    uint32_t max_records;
+    _Atomic uint32_t nrecords;
+    int32_t pid;
+    int32_t ppid;
+    _Atomic int32_t state;        /* CGI_PROC_* as the process itself saw it */
+    int32_t status;               /* exit status or signal number */
+    _Atomic int32_t fatal_signal; /* the fatal signal the hook recorded (CALLGUARD_SIGNALS=record); 0: none */
+    uint64_t start_unix_ns;
+    char command[2048]; /* argv joined by spaces */
+    char host[72];      /* gethostname() at start (64 bytes at most): pids repeat across the nodes of one job */
+    /* The clock of the slots' `entered`: ns = (ticks - tick0) * tick_mult >> 32
+     * since start-up; tick_mult is 0 until the first timed call. */
+    uint64_t tick0;
+    _Atomic uint64_t tick_mult;
+    _Atomic uint64_t stalls_dropped;     /* stalls not kept: the list held worse ones */
+    _Atomic uint32_t threads_unslotted;  /* threads that found no free slot */
+    _Atomic uint32_t signal_hook;        /* 1: the fatal-signal hook was installed in this process */
+    uint64_t base;                       /* the region's address in the process: slots point into it */
+    _Atomic uint64_t violations_dropped; /* thread-rule violations of kinds not kept: the list was full */
+    _Atomic uint64_t handles_untracked;  /* checked calls on a handle the checker's table had no room for */
+    uint64_t proc_start;                 /* /proc/PID/stat's starttime (clock ticks since boot; kept across exec) */
+    uint32_t settled;                    /* 1: the process ended and the CLI made its file small (stats_settle.c) */
+    _Atomic uint32_t timing;             /* how times were taken: CGI_TIMING_SAMPLED or CGI_TIMING_EXACT */
+    _Atomic uint64_t quirks_dropped;     /* quirks that matched past the CGI_STATS_MAX_QUIRKS kept */
+    /* The launcher's rank of the process and its rank on its host, read at
+     * start-up (launcher.h); each only when its bit of rank_set is set
+     * (CGI_RANK_SET, CGI_LOCAL_RANK_SET): a zeroed header has no rank. */
+    uint32_t rank, local_rank, rank_set;
+    char rank_from[32]; /* the launcher's variable that gave the rank; "" when none */
+    char pad[4096 - 8 - 4 * 8 - 8 - 2048 - 72 - 40 - 16 - 16 - 8 - 44];
+} cgi_stats_header;
+
+/* One stall: a call or lock wait of at least the stall limit made while
+ * holding the host runtime. `valid` is set last: a process that dies while
+ * writing one leaves it out, not half of it. */
+typedef struct cgi_stall {
+    _Atomic uint32_t valid;
+    int32_t tid;
+    uint64_t ns; /* call_ns + wait_ns: how long the runtime was held */
+    uint64_t call_ns, wait_ns;
+    uint64_t at_ns; /* when the call entered, since start-up */
+    char api[CGI_API_NAME_MAX];
+    char name[CGI_NAME_MAX];
+    char thread[16];   /* the thread's name */
+    char runtime[16];  /* the adapter's name: "cpython" */
+    char py_file[256]; /* where the call was made; "" when not known */
+    char py_func[64];
+    int32_t py_line;
+    char pad[512 - 40 - CGI_API_NAME_MAX - CGI_NAME_MAX - 32 - 256 - 64 - 4];
+} cgi_stall;
+
+/* A thread's slot: claimed once per thread on its first timed call, given
+ * back when the thread exits. `counters` is set while the thread is inside
+ * a guarded call: a slot still inside one when the process is gone is a
+ * call that never returned. The first cache line is what every counted
+ * call touches: written by its thread on every call, by the watchdog only
+ * to time a call in flight (`entered`) or mark a stall (`mark`); the
+ * second is read by the watchdog (watchdog.c, hang.c) and written by its
+ * thread only on rarer paths (hang reports, the runtime held). */
+typedef struct cgi_slot {
+    _Atomic int32_t tid;           /* 0: free */
+    _Atomic uint32_t waiting;      /* 1: waiting for the site's domain lock */
+    cg_counters *_Atomic counters; /* the site's, in this process's mapping (h.base); NULL: not in a call */
+    _Atomic uint64_t seq;          /* guarded calls this thread entered: the number of the one in flight */
+    _Atomic uint64_t entered;      /* ticks (see the header's clock): exact where the call times itself
+                                    * (timed), else when the watchdog first saw it */
+    _Atomic uint64_t mark;         /* seq of a call the watchdog found as long as a stall; 0: none (on the
+                                    * line the wrapper writes: its leave reads it, and it is rarely written) */
+    _Atomic uint32_t timed;        /* 1: the call in flight reads the clock itself (the watchdog does not sample it) */
+    uint32_t shard_off;            /* this thread's shard of every record: byte offset from shard[0] */
+    uint32_t owned;                /* 1: that shard is this thread's alone (else it counts atomically) */
+    uint32_t calls_off;            /* owned: from a record's counters to its shard's calls (the wrapper's cg_slot) */
+    uint32_t peaked;               /* 1: the call in flight counts its site's peak inside (CGI_MODE_PEAKS_PY) */
+    char pad0[64 - 48 - 12];
+    /* second line */
+    _Atomic uint64_t held_seq;   /* seq of the last call entered holding the runtime (when known) */
+    _Atomic uint64_t where_seq;  /* seq of the call whose Python line py_file, py_line hold */
+    const char *_Atomic py_file; /* the file's name in the interpreter, alive while that call is */
+    _Atomic int32_t py_line;
+    char thread[16];
+    int32_t py_lasti;         /* cgi_where_note's cache: the instruction py_line was computed for ... */
+    void *py_code;            /* ... in this code object, which this thread holds a reference to, */
+    const char *py_code_file; /* ... and its file name */
+} cgi_slot;
+
+/* The wrapper's view of a slot (layer.h, cg_slot): its plain counted call
+ * writes these fields itself. */
+_Static_assert(sizeof(cgi_slot) == 128, "a slot is two cache lines");
+_Static_assert(offsetof(cgi_slot, counters) == offsetof(cg_slot, counters), "cg_slot.counters");
+_Static_assert(offsetof(cgi_slot, seq) == offsetof(cg_slot, seq), "cg_slot.seq");
+_Static_assert(offsetof(cgi_slot, calls_off) == offsetof(cg_slot, calls_off), "cg_slot.calls_off");
+_Static_assert(offsetof(cgi_slot, mark) == offsetof(cg_slot, mark), "cg_slot.mark");
+_Static_assert(offsetof(cg_counters, inside) == CG_COUNTERS_TO_INSIDE, "CG_COUNTERS_TO_INSIDE");
+
+/* Quirks a process can report (docs/quirks.md); more are counted, not kept. */
+#define CGI_STATS_MAX_QUIRKS 16
+
+/* A quirk of the quirks file that matched a driver of this process, its
+ * fix applied or not (quirks.c). `valid` is set last, as for stalls. */
+typedef struct cgi_quirk_rec {
+    _Atomic uint32_t valid;
+    uint32_t vendor;       /* the matched driver's PCI vendor id (0: not known) */
+    uint32_t applied;      /* 1: its entry points serialized; 0: not_applied says why */
+    char not_applied[252]; /* why the fix was not applied ("" when applied) */
+    char api[CGI_API_NAME_MAX];
+    char name[64]; /* the section's NAME */
+    char domain[CGI_DOMAIN_NAME_MAX];
+    char sites[256];  /* the entry points it serializes, comma-separated */
+    char source[256]; /* the public URL */
+    char why[256];
+    char driver[128];  /* the matched driver's name, as its API gives it */
+    char version[64];  /* the matched driver's version, as its API gives it */
+    char library[128]; /* "" or what the library condition saw ("libigc.so.2 2.38.2", "... not loaded") */
+    char pad[1536 - 8 - 256 - CGI_API_NAME_MAX - 64 - CGI_DOMAIN_NAME_MAX - 256 * 3 - 128 - 64 - 128];
+} cgi_quirk_rec;
+/* One kind of thread-rule violation (threads.c): two entry points on one
+ * handle from two threads, counted; the handle and threads of the first.
+ * `valid` is set last. For an overlap, `name` is the call that found the
+ * other one inside; for a sequence, `name` is the launch whose arguments
+ * `other` (another thread's setting of an argument) changed, and
+ * `set_name` is the launching thread's own earlier setting. */
+typedef struct cgi_violation {
+    _Atomic uint32_t valid;
+    uint32_t kind; /* CGI_VIOLATION_* */
+    _Atomic uint64_t count;
+    uint64_t handle;
+    uint64_t at_ns; /* the first, since start-up (CLOCK_MONOTONIC) */
+    int32_t tid, other_tid;
+    char api[CGI_API_NAME_MAX], other_api[CGI_API_NAME_MAX];
+    char name[CGI_NAME_MAX], other[CGI_NAME_MAX], set_name[CGI_NAME_MAX];
+    char param[32], other_param[32];
+    char access[16], other_access[16]; /* "writes", "reads", "destroys", "sets", "launches", "holds" */
+    char pad[512 - 40 - 2 * CGI_API_NAME_MAX - 3 * CGI_NAME_MAX - 64 - 32];
+} cgi_violation;
+
+enum { CGI_VIOLATION_OVERLAP = 1, CGI_VIOLATION_SEQUENCE = 2 };
+
+/* The last hang report (watchdog.c, docs/report.md "Hangs"): every call in
+ * flight when a call had been in flight CALLGUARD_HANG_MS. `gen` is odd
+ * while the watchdog rewrites the page, even once it is whole. */
+#define CGI_HANG_MAX_CALLS 30
+typedef struct cgi_hang_call {
+    int32_t tid;
+    int32_t holder_tid; /* waiting: the thread in flight on a site of the same lock domain; 0: not known */
+    uint32_t waiting;   /* 1: waits for the site's lock */
+    uint32_t held;      /* 1: holds the runtime (`runtime`); 0: does not or not known */
+    uint64_t age_ns;    /* in flight for this long */
+    int32_t py_line;
+    uint32_t loader; /* 1: asleep on the dynamic loader's lock (glibc's, inside the driver call) */
+    char thread[16];
+    char api[CGI_API_NAME_MAX];
+    char name[CGI_NAME_MAX];
+    char domain[CGI_DOMAIN_NAME_MAX];
+    char runtime[16];
+    char py_file[280]; /* "" when not known */
+} cgi_hang_call;
+/* A thread in no guarded call asleep on the runtime's lock (CPython's GIL). */
+#define CGI_HANG_MAX_WAITERS 8
+typedef struct cgi_hang_waiter {
+    int32_t tid;
+    char thread[16];
+} cgi_hang_waiter;
+typedef struct cgi_hang_page {
+    _Atomic uint32_t gen;
+    uint32_t ncalls;
+    _Atomic uint64_t reports; /* hang reports written by this process */
+    uint64_t at_ns;           /* the last one, since start-up */
+    uint64_t hang_ns;         /* CALLGUARD_HANG_MS then */
+    uint32_t over;            /* 1: the calls reported returned since */
+    uint32_t nwaiters;        /* threads in no guarded call found waiting for the runtime (the GIL) */
+    cgi_hang_waiter waiter[CGI_HANG_MAX_WAITERS];
+    char pad[512 - 40 - CGI_HANG_MAX_WAITERS * sizeof(cgi_hang_waiter)];
+    cgi_hang_call call[CGI_HANG_MAX_CALLS];
+} cgi_hang_page;
+
+typedef struct cgi_stats_region {
+    cgi_stats_header h;
+    cgi_stats_record r[CGI_STATS_MAX_RECORDS];
+    cgi_stall stall[CGI_STATS_MAX_STALLS];
+    cgi_slot slot[CGI_STATS_MAX_SLOTS];
+    cgi_violation violation[CGI_STATS_MAX_VIOLATIONS];
+    cgi_quirk_rec quirk[CGI_STATS_MAX_QUIRKS];
+    cgi_hang_page hang;
+} cgi_stats_region;
+
+/* A process that could not keep its statistics file (full, read-only or
+ * removed storage) adds one to this page, which `callguard run` keeps in its
+ * own memory and names in CALLGUARD_STATS_LOST (/proc/PID/fd/N): counting
+ * needs no disk and no reaping. After the run the CLI writes the page into
+ * the directory's file CGI_STATS_LOST_FILE, which the report counts. */
+typedef struct cgi_lost_page {
+    char magic[8];
+    _Atomic uint64_t count;
+} cgi_lost_page;
+#define CGI_LOST_MAGIC "CGLOST1"
+#define CGI_STATS_LOST_FILE "lost"
+
+/* A process's start time, field 22 of its /proc/PID/stat (path), after the
+ * command in parentheses: the same across exec, another for a new process
+ * of the same pid. 0 when it cannot be read. Only system calls: the runtime
+ * reads its own in a child just forked, the CLI an ended process's. */
+static inline uint64_t cgi_proc_starttime(const char *path)
+{
+    char buf[1024];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0) close(fd);
+    if (n <= 0) return 0;
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');
+    for (int field = 2; p && field < 22; field++)
+        p = strchr(p + 1, ' ');
+    return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+#endif

@@ -1,0 +1,6 @@
+/* The process-wide configuration (config.h): its defaults. */
+#define _GNU_SOURCE /* PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP */
+#include "config.h"
+
+cgi_config cgi_cfg = {.stall_ns = 50u * 1000000u};
+pthread_mutex_t cgi_cfg_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
