@@ -155,7 +155,274 @@ static int cgi_layer_var(const char *k, const char *suffix)
     return 1;
 }
 
-static int cgi_library_var(const char *k) { return cgi_layer_var(k, "_LIBRARY"); }
+/* ---- the variables ---------------------------------------------------------------
+ * One row per CALLGUARD_* variable: its name, how its value is read, where
+ * it goes, and whether it names a file. A value is read first, with its
+ * reading's message when it cannot be; then the row's function takes it. */
+
+/* How a value is read before its row's function takes it. */
+typedef enum cgi_read {
+    CGI_READ_TEXT,   /* as it is: the row's function reads it */
+    CGI_READ_MS,     /* milliseconds, 1 to 3600000 (cgi_parse_ms) */
+    CGI_READ_MS_OFF, /* the same, or off or 0: none */
+    CGI_READ_US,     /* microseconds, 0 to 1000000 */
+    CGI_READ_BOOL,   /* yes or no (cgi_parse_bool) */
+    CGI_READ_WORD    /* one of the row's words, as its index */
+} cgi_read;
+
+/* What a value names, which a process started with raised privilege does
+ * not take from its caller (cgi_env_read). */
+typedef enum cgi_names {
+    CGI_NAMES_NOTHING,
+    CGI_NAMES_FILE,         /* a file, a folder, a library or the module cache's size */
+    CGI_NAMES_FILE_OR_DASH, /* a file, or "-" for stderr */
+    CGI_NAMES_FILE_OR_OFF   /* a file, or "off" */
+} cgi_names;
+
+/* A value read, handed to its row's function. */
+typedef struct cgi_env_value {
+    const char *var;  /* CALLGUARD_... */
+    const char *text; /* the value as given */
+    uint64_t n;       /* read as a number, a yes (1) or a word's index */
+    int from_env;     /* read at start-up (cgi_configure_locked) */
+} cgi_env_value;
+
+typedef struct cgi_env_var {
+    const char *name; /* after CALLGUARD_; "_LIBRARY": every CALLGUARD_<API>_LIBRARY */
+    cgi_read read;
+    const char *words;                  /* CGI_READ_WORD: the words, '|' between ("" is one too) */
+    const char *expected;               /* CGI_READ_WORD: what the message says is expected */
+    int (*set)(const cgi_env_value *v); /* NULL: read by the layer or libcallguard-load */
+    cgi_names names;
+} cgi_env_var;
+
+/* Per-site settings (settings.c) added since `before`, or an error: read
+ * at start-up, they are kept for the layers to come; from cg_configure,
+ * checked against the loaded layers and applied. */
+static int cgi_settings_end(cgi_setting **before, int rc, int from_env)
+{
+    if (rc != CG_OK) {
+        cgi_settings_drop_from(before);
+        return rc;
+    }
+    if (from_env) {
+        cgi_settings_keep(before);
+        return CG_OK;
+    }
+    return cgi_settings_commit(before);
+}
+
+static int cgi_set_serialize(const cgi_env_value *v)
+{
+    cgi_setting **before = cgi_settings_mark();
+    return cgi_settings_end(before, cgi_parse_serialize_list(v->text, v->var), v->from_env);
+}
+
+static int cgi_set_transition(const cgi_env_value *v)
+{
+    cg_transition t = CG_TRANSITION_ALWAYS;
+    int rc = cgi_parse_transition(v->text, &t);
+    if (rc != CG_OK) return rc;
+    cgi_setting **before = cgi_settings_mark();
+    cgi_setting_add(CGI_SET_TRANSITION, NULL, v->var)->transition = t;
+    return cgi_settings_end(before, CG_OK, v->from_env);
+}
+
+static int cgi_set_runtime(const cgi_env_value *v) { return cgi_runtime_set_locked(v->text); }
+
+static int cgi_set_report(const cgi_env_value *v)
+{
+    if (!*v->text)
+        return cgi_fail(CG_EINVAL, "empty value: expected a file name for a JSON report, or '-' for a table on stderr");
+    int rc;
+    if (strcmp(v->text, "-") != 0 && (rc = cgi_check_new_file(v->text)) != CG_OK) return rc;
+    free(cgi_report_path);
+    cgi_report_path = strdup(v->text);
+    atomic_store(&cgi_cfg.stats_on, 1);
+    cgi_refresh_all();
+    return CG_OK;
+}
+
+static int cgi_set_trace(const cgi_env_value *v) { return cgi_trace_set_file(v->text); }
+static int cgi_set_trace_lines(const cgi_env_value *v) { return cgi_trace_set_lines(v->text); }
+
+static int cgi_set_stall(const cgi_env_value *v)
+{
+    atomic_store(&cgi_cfg.stall_ns, v->n * 1000000u);
+    return CG_OK;
+}
+
+/* n: 0 sampled, 1 exact. */
+static int cgi_set_timing(const cgi_env_value *v)
+{
+    int timing = v->n ? CGI_TIMING_EXACT : CGI_TIMING_SAMPLED;
+    atomic_store(&cgi_cfg.timing, timing);
+    if (cgi_stats) atomic_store(&cgi_stats->h.timing, timing);
+    cgi_refresh_all();
+    cgi_watchdog_start();
+    return CG_OK;
+}
+
+static int cgi_set_hang(const cgi_env_value *v)
+{
+    atomic_store(&cgi_cfg.hang_ns, v->n * 1000000u);
+    cgi_refresh_all();
+    cgi_watchdog_start();
+    return CG_OK;
+}
+
+static int cgi_set_signals(const cgi_env_value *v) { return cgi_signals_set(v->text, cgi_in_cli); }
+static int cgi_set_policy(const cgi_env_value *v) { return cgi_policy_load_locked(v->text, v->from_env); }
+static int cgi_set_quirks(const cgi_env_value *v) { return cgi_quirks_set_locked(v->text); }
+
+/* A list, so later checks can join: today only threads. n: 0 threads, else none. */
+static int cgi_set_check(const cgi_env_value *v)
+{
+    int rc = cgi_thr_set_check(v->n == 0);
+    if (rc == CG_OK) cgi_refresh_all();
+    return rc;
+}
+
+/* A test aid: holds each checked call open so overlaps show on few cores. */
+static int cgi_set_check_hold(const cgi_env_value *v)
+{
+    cgi_thr_set_hold_ns(v->n * 1000u);
+    return CG_OK;
+}
+
+static int cgi_set_serialize_handles(const cgi_env_value *v)
+{
+    int rc = cgi_thr_set_serialize(v->n != 0);
+    if (rc == CG_OK) cgi_refresh_all();
+    return rc;
+}
+
+/* Read by cgi_init before anything else. */
+static int cgi_set_env_only(const cgi_env_value *v)
+{
+    if (!v->from_env) return cgi_fail(CG_EINVAL, "%s can only be set in the environment", v->var);
+    return CG_OK;
+}
+
+static int cgi_set_library(const cgi_env_value *v)
+{
+    const char *p = v->text;
+    if (p[0] != '/' || access(p, R_OK) != 0)
+        return cgi_fail(CG_EINVAL, "'%s': expected the absolute path of a readable library%s%s", p,
+                        p[0] == '/' ? ": " : "", p[0] == '/' ? strerror(errno) : "");
+    if (!cgi_is_elf_object(p))
+        return cgi_fail(
+            CG_EINVAL, "'%s': not a shared library (no ELF header): expected the absolute path of the real library", p);
+    if (!v->from_env) cgi_library_set(v->var, p);
+    return CG_OK;
+}
+
+/* clang-format off */
+static const cgi_env_var cgi_env_vars[] = {
+    /* name               read             words, expected (a word)      where it goes              names */
+    {"SERIALIZE",         CGI_READ_TEXT,   NULL, NULL,                   cgi_set_serialize,         CGI_NAMES_NOTHING},
+    {"TRANSITION",        CGI_READ_TEXT,   NULL, NULL,                   cgi_set_transition,        CGI_NAMES_NOTHING},
+    {"RUNTIME",           CGI_READ_TEXT,   NULL, NULL,                   cgi_set_runtime,           CGI_NAMES_NOTHING},
+    {"REPORT",            CGI_READ_TEXT,   NULL, NULL,                   cgi_set_report,            CGI_NAMES_FILE_OR_DASH},
+    {"TRACE",             CGI_READ_TEXT,   NULL, NULL,                   cgi_set_trace,             CGI_NAMES_FILE_OR_DASH},
+    {"TRACE_LINES",       CGI_READ_TEXT,   NULL, NULL,                   cgi_set_trace_lines,       CGI_NAMES_FILE_OR_DASH},
+    {"STALL_MS",          CGI_READ_MS,     NULL, NULL,                   cgi_set_stall,             CGI_NAMES_NOTHING},
+    {"TIMING",            CGI_READ_WORD,   "sampled|exact",
+        "sampled (the watchdog times calls by sampling) or exact (every call reads the clock)",
+                                                                         cgi_set_timing,            CGI_NAMES_NOTHING},
+    {"HANG_MS",           CGI_READ_MS_OFF, NULL, NULL,                   cgi_set_hang,              CGI_NAMES_NOTHING},
+    {"SIGNALS",           CGI_READ_TEXT,   NULL, NULL,                   cgi_set_signals,           CGI_NAMES_NOTHING},
+    {"POLICY",            CGI_READ_TEXT,   NULL, NULL,                   cgi_set_policy,            CGI_NAMES_FILE},
+    {"QUIRKS",            CGI_READ_TEXT,   NULL, NULL,                   cgi_set_quirks,            CGI_NAMES_FILE_OR_OFF},
+    {"CHECK",             CGI_READ_WORD,   "threads|none|", "threads (check the thread rules) or none",
+                                                                         cgi_set_check,             CGI_NAMES_NOTHING},
+    {"CHECK_HOLD_US",     CGI_READ_US,     NULL, NULL,                   cgi_set_check_hold,        CGI_NAMES_NOTHING},
+    {"SERIALIZE_HANDLES", CGI_READ_BOOL,   NULL, NULL,                   cgi_set_serialize_handles, CGI_NAMES_NOTHING},
+    {"STATS_DIR",         CGI_READ_TEXT,   NULL, NULL,                   cgi_set_env_only,          CGI_NAMES_FILE},
+    {"STATS_LOST",        CGI_READ_TEXT,   NULL, NULL,                   cgi_set_env_only,          CGI_NAMES_FILE},
+    /* libcallguard_load's module cache reads (and checks) these (docs/load.md) */
+    {"CACHE",             CGI_READ_TEXT,   NULL, NULL,                   NULL,                      CGI_NAMES_FILE},
+    {"CACHE_DIR",         CGI_READ_TEXT,   NULL, NULL,                   NULL,                      CGI_NAMES_FILE},
+    {"CACHE_SIZE",        CGI_READ_TEXT,   NULL, NULL,                   NULL,                      CGI_NAMES_FILE},
+    {"_LIBRARY",          CGI_READ_TEXT,   NULL, NULL,                   cgi_set_library,           CGI_NAMES_FILE},
+    /* The API's own thread support: used as the library gives it, or every
+     * call serialized by the layer (MPI's: docs/mpi.md). Read by the layer;
+     * a layer that has no such fix never reads it. */
+    {"_THREADS",          CGI_READ_WORD,   "library|serialize", "library or serialize",
+                                                                         NULL,                      CGI_NAMES_NOTHING},
+};
+/* clang-format on */
+
+/* The rows above, in their order. */
+#define CGI_ENV_UNKNOWN                                                                                                \
+    "unknown setting; expected one of CALLGUARD_SERIALIZE, _TRANSITION, _RUNTIME, _REPORT, _TRACE, "                   \
+    "_TRACE_LINES, _STALL_MS, _TIMING, _HANG_MS, _SIGNALS, _POLICY, _QUIRKS, _CHECK, _CHECK_HOLD_US, "                 \
+    "_SERIALIZE_HANDLES, _STATS_DIR, _STATS_LOST, _CACHE, _CACHE_DIR, _CACHE_SIZE, "                                   \
+    "_<API>_LIBRARY (API in capitals: CALLGUARD_CL_LIBRARY) or _<API>_THREADS"
+
+/* The row of a variable's name after CALLGUARD_, or NULL. */
+static const cgi_env_var *cgi_env_find(const char *k)
+{
+    for (size_t i = 0; i < sizeof cgi_env_vars / sizeof cgi_env_vars[0]; i++) {
+        const cgi_env_var *row = &cgi_env_vars[i];
+        if (row->name[0] == '_' ? cgi_layer_var(k, row->name) : strcmp(k, row->name) == 0) return row;
+    }
+    return NULL;
+}
+
+static int cgi_read_us(const char *v, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long us = strtoul(v, &end, 10);
+    if (!*v || *end || errno || us > 1000000 || !(v[0] >= '0' && v[0] <= '9'))
+        return cgi_fail(CG_EINVAL, "'%s': expected a whole number of microseconds from 0 to 1000000", v);
+    *out = us;
+    return CG_OK;
+}
+
+/* The index of v among the row's words. */
+static int cgi_read_word(const cgi_env_var *row, const char *v, uint64_t *out)
+{
+    size_t len = strlen(v);
+    const char *w = row->words;
+    for (uint64_t i = 0;; i++) {
+        size_t n = strcspn(w, "|");
+        if (n == len && strncmp(w, v, n) == 0) {
+            *out = i;
+            return CG_OK;
+        }
+        if (!w[n]) return cgi_fail(CG_EINVAL, "'%s': expected %s", v, row->expected);
+        w += n + 1;
+    }
+}
+
+static int cgi_read_ms(const char *v, uint64_t *out)
+{
+    uint32_t ms = 0;
+    int rc = cgi_parse_ms(v, &ms);
+    *out = ms;
+    return rc;
+}
+
+/* Reads v->text as the row says, into v->n. */
+static int cgi_env_value_read(const cgi_env_var *row, cgi_env_value *v)
+{
+    int on = 0, rc;
+    switch (row->read) {
+    case CGI_READ_MS_OFF:
+        if (strcmp(v->text, "off") == 0 || strcmp(v->text, "0") == 0) return CG_OK;
+        return cgi_read_ms(v->text, &v->n);
+    case CGI_READ_MS: return cgi_read_ms(v->text, &v->n);
+    case CGI_READ_US: return cgi_read_us(v->text, &v->n);
+    case CGI_READ_BOOL:
+        rc = cgi_parse_bool(v->text, &on);
+        v->n = (uint64_t)on;
+        return rc;
+    case CGI_READ_WORD: return cgi_read_word(row, v->text, &v->n);
+    default: return CG_OK; /* CGI_READ_TEXT */
+    }
+}
 
 /* Applies one CALLGUARD_* variable. Per-site ones are recorded and applied
  * to layers already registered and to those that register later. */
@@ -163,128 +430,12 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
 {
     if (strncmp(var, "CALLGUARD_", 10) != 0)
         return cgi_fail(CG_EINVAL, "'%s' is not a callguard setting (expected CALLGUARD_...)", var);
-    const char *k = var + 10;
-    int rc = CG_OK;
-    if (strcmp(k, "SERIALIZE") == 0) {
-        cgi_setting **before = cgi_settings_mark();
-        rc = cgi_parse_serialize_list(v, var);
-        if (rc != CG_OK)
-            cgi_settings_drop_from(before);
-        else if (from_env)
-            cgi_settings_keep(before);
-        else
-            rc = cgi_settings_commit(before);
-    } else if (strcmp(k, "TRANSITION") == 0) {
-        cg_transition t = CG_TRANSITION_ALWAYS;
-        rc = cgi_parse_transition(v, &t);
-        if (rc == CG_OK) {
-            cgi_setting **before = cgi_settings_mark();
-            cgi_setting_add(CGI_SET_TRANSITION, NULL, var)->transition = t;
-            if (from_env)
-                cgi_settings_keep(before);
-            else
-                rc = cgi_settings_commit(before);
-        }
-    } else if (strcmp(k, "RUNTIME") == 0) {
-        rc = cgi_runtime_set_locked(v);
-    } else if (strcmp(k, "REPORT") == 0) {
-        if (!*v)
-            return cgi_fail(CG_EINVAL,
-                            "empty value: expected a file name for a JSON report, or '-' for a table on stderr");
-        if (strcmp(v, "-") != 0 && (rc = cgi_check_new_file(v)) != CG_OK) return rc;
-        free(cgi_report_path);
-        cgi_report_path = strdup(v);
-        atomic_store(&cgi_cfg.stats_on, 1);
-        cgi_refresh_all();
-    } else if (strcmp(k, "TRACE") == 0) {
-        rc = cgi_trace_set_file(v);
-    } else if (strcmp(k, "TRACE_LINES") == 0) {
-        rc = cgi_trace_set_lines(v);
-    } else if (strcmp(k, "STALL_MS") == 0) {
-        uint32_t ms = 0;
-        rc = cgi_parse_ms(v, &ms);
-        if (rc == CG_OK) atomic_store(&cgi_cfg.stall_ns, (uint64_t)ms * 1000000u);
-    } else if (strcmp(k, "TIMING") == 0) {
-        int exact;
-        if (strcmp(v, "sampled") == 0)
-            exact = 0;
-        else if (strcmp(v, "exact") == 0)
-            exact = 1;
-        else
-            return cgi_fail(CG_EINVAL,
-                            "'%s': expected sampled (the watchdog times calls by sampling) or exact (every call "
-                            "reads the clock)",
-                            v);
-        atomic_store(&cgi_cfg.timing, exact ? CGI_TIMING_EXACT : CGI_TIMING_SAMPLED);
-        if (cgi_stats) atomic_store(&cgi_stats->h.timing, exact ? CGI_TIMING_EXACT : CGI_TIMING_SAMPLED);
-        cgi_refresh_all();
-        cgi_watchdog_start();
-    } else if (strcmp(k, "HANG_MS") == 0) {
-        uint32_t ms = 0;
-        rc = strcmp(v, "off") == 0 || strcmp(v, "0") == 0 ? CG_OK : cgi_parse_ms(v, &ms);
-        if (rc == CG_OK) {
-            atomic_store(&cgi_cfg.hang_ns, (uint64_t)ms * 1000000u);
-            cgi_refresh_all();
-            cgi_watchdog_start();
-        }
-    } else if (strcmp(k, "SIGNALS") == 0) {
-        rc = cgi_signals_set(v, cgi_in_cli);
-    } else if (strcmp(k, "CHECK") == 0) {
-        /* A list, so later checks can join: today only threads. */
-        if (strcmp(v, "threads") == 0)
-            rc = cgi_thr_set_check(1);
-        else if (strcmp(v, "none") == 0 || !*v)
-            rc = cgi_thr_set_check(0);
-        else
-            return cgi_fail(CG_EINVAL, "'%s': expected threads (check the thread rules) or none", v);
-        if (rc == CG_OK) cgi_refresh_all();
-    } else if (strcmp(k, "CHECK_HOLD_US") == 0) {
-        /* A test aid: holds each checked call open so overlaps show on few cores. */
-        char *end;
-        errno = 0;
-        unsigned long us = strtoul(v, &end, 10);
-        if (!*v || *end || errno || us > 1000000 || !(v[0] >= '0' && v[0] <= '9'))
-            return cgi_fail(CG_EINVAL, "'%s': expected a whole number of microseconds from 0 to 1000000", v);
-        cgi_thr_set_hold_ns((uint64_t)us * 1000u);
-    } else if (strcmp(k, "SERIALIZE_HANDLES") == 0) {
-        int on = 0;
-        rc = cgi_parse_bool(v, &on);
-        if (rc == CG_OK) rc = cgi_thr_set_serialize(on);
-        if (rc == CG_OK) cgi_refresh_all();
-    } else if (strcmp(k, "POLICY") == 0) {
-        rc = cgi_policy_load_locked(v, from_env);
-    } else if (strcmp(k, "QUIRKS") == 0) {
-        rc = cgi_quirks_set_locked(v);
-    } else if (strcmp(k, "STATS_DIR") == 0 || strcmp(k, "STATS_LOST") == 0) {
-        if (!from_env) return cgi_fail(CG_EINVAL, "%s can only be set in the environment", var);
-        /* handled by cgi_init before anything else */
-    } else if (strcmp(k, "CACHE") == 0 || strcmp(k, "CACHE_DIR") == 0 || strcmp(k, "CACHE_SIZE") == 0) {
-        /* libcallguard_load's module cache reads (and checks) these (docs/load.md) */
-    } else if (cgi_library_var(k)) {
-        if (v[0] != '/' || access(v, R_OK) != 0)
-            return cgi_fail(CG_EINVAL, "'%s': expected the absolute path of a readable library%s%s", v,
-                            v[0] == '/' ? ": " : "", v[0] == '/' ? strerror(errno) : "");
-        if (!cgi_is_elf_object(v))
-            return cgi_fail(CG_EINVAL,
-                            "'%s': not a shared library (no ELF header): expected the absolute path of the "
-                            "real library",
-                            v);
-        if (!from_env) cgi_library_set(var, v);
-    } else if (cgi_layer_var(k, "_THREADS")) {
-        /* The API's own thread support: used as the library gives it, or
-         * every call serialized by the layer (MPI's: docs/mpi.md). Read by
-         * the layer; a layer that has no such fix never reads it. */
-        if (strcmp(v, "library") != 0 && strcmp(v, "serialize") != 0)
-            return cgi_fail(CG_EINVAL, "'%s': expected library or serialize", v);
-    } else {
-        return cgi_fail(
-            CG_EINVAL,
-            "unknown setting; expected one of CALLGUARD_SERIALIZE, _TRANSITION, _RUNTIME, _REPORT, _TRACE, "
-            "_TRACE_LINES, _STALL_MS, _TIMING, _HANG_MS, _SIGNALS, _POLICY, _QUIRKS, _CHECK, _CHECK_HOLD_US, "
-            "_SERIALIZE_HANDLES, _STATS_DIR, _STATS_LOST, _CACHE, _CACHE_DIR, _CACHE_SIZE, "
-            "_<API>_LIBRARY (API in capitals: CALLGUARD_CL_LIBRARY) or _<API>_THREADS");
-    }
-    return rc;
+    const cgi_env_var *row = cgi_env_find(var + 10);
+    if (!row) return cgi_fail(CG_EINVAL, CGI_ENV_UNKNOWN);
+    cgi_env_value value = {.var = var, .text = v, .from_env = from_env};
+    int rc = cgi_env_value_read(row, &value);
+    if (rc != CG_OK || !row->set) return rc;
+    return row->set(&value);
 }
 
 int cgi_secure(void) { return getauxval(AT_SECURE) != 0; }
@@ -298,13 +449,13 @@ int cgi_secure(void) { return getauxval(AT_SECURE) != 0; }
  * eviction removes (libcallguard-load ignores them there: docs/security.md). */
 static int cgi_names_path(const char *var, const char *v)
 {
-    const char *k = var + 10;
-    if (strcmp(k, "POLICY") == 0 || strcmp(k, "STATS_DIR") == 0 || strcmp(k, "STATS_LOST") == 0) return 1;
-    if (strcmp(k, "CACHE") == 0 || strcmp(k, "CACHE_DIR") == 0 || strcmp(k, "CACHE_SIZE") == 0) return 1;
-    if (strcmp(k, "QUIRKS") == 0) return strcmp(v, "off") != 0;
-    if (strcmp(k, "REPORT") == 0 || strcmp(k, "TRACE") == 0 || strcmp(k, "TRACE_LINES") == 0)
-        return strcmp(v, "-") != 0;
-    return cgi_library_var(k);
+    const cgi_env_var *row = cgi_env_find(var + 10);
+    switch (row ? row->names : CGI_NAMES_NOTHING) {
+    case CGI_NAMES_FILE: return 1;
+    case CGI_NAMES_FILE_OR_DASH: return strcmp(v, "-") != 0;
+    case CGI_NAMES_FILE_OR_OFF: return strcmp(v, "off") != 0;
+    default: return 0;
+    }
 }
 
 void cgi_env_read(void)
