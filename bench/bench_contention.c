@@ -5,7 +5,7 @@
  * ratios, never pass/fail.
  *
  * With statistics on, each call on the counted path (cg_enter/cg_leave,
- * src/runtime/call.c) adds to its site's shared counters (`calls` on entry,
+ * src/runtime/short.c) adds to its site's shared counters (`calls` on entry,
  * `total_ns` on return) and reads `max_ns`: threads calling one site write
  * one cache line. Two kinds of row separate that line from the rest:
  *   one site   every thread calls toyNop;

@@ -55,11 +55,13 @@
  *   8 stall                     recording a stall (the Python line with it)
  *   8 quirks                    the quirks file: known driver bugs keyed by driver
  *                               identity, switched on as an API starts
- *   9 call                      the guarded call
+ *   9 short                     the short paths: cg_enter/cg_leave, a counted
+ *                               call's two halves, a call only checked
  *   9 layer_register.c          a layer joining the process
  *   9 environment               the CALLGUARD_* variables
+ *  10 call                      the general path (cg_call)
  *  10 api.c                     the C API's settings
- *  10 startup.c                 start-up and fork
+ *  11 startup.c                 start-up and fork
  */
 #ifndef CGI_INTERNAL_H
 #define CGI_INTERNAL_H

@@ -119,7 +119,7 @@ void cg_layer_register(cg_layer *l)
         }
     }
     l->next = cgi_layers;
-    /* Release: cgi_site_of_counters (call.c) walks the list without the lock. */
+    /* Release: cgi_site_of_counters (short.c) walks the list without the lock. */
     __atomic_store_n(&cgi_layers, l, __ATOMIC_RELEASE);
     cgi_settings_apply_pending(l);
     cgi_quirks_apply_layer(l);

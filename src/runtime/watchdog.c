@@ -2,13 +2,13 @@
  * need no clock (docs/report.md, "Sampled times").
  *
  * A counted call only numbers itself in its thread's slot, names its site
- * there, and clears the site as it leaves (call.c). About once a
+ * there, and clears the site as it leaves (short.c). About once a
  * millisecond the watchdog reads every slot: each call in flight adds the
  * time since the previous tick to its site's total (time by sampling), a
  * call seen at two ticks with the same number has lasted at least the time
  * between them (its age), and a call older than the stall limit is marked
  * in its slot, so that its thread, as it leaves and still holding what it
- * held, records the stall (call.c, cgi_leave_marked). Calls of the general
+ * held, records the stall (short.c, cgi_leave_marked). Calls of the general
  * path read the clock themselves (`timed`); the watchdog only ages them.
  * With CALLGUARD_HANG_MS it also reports hangs while they last (hang.c).
  *
