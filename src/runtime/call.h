@@ -1,12 +1,10 @@
-/* The guarded call (call.c). */
+/* The general path of a guarded call (call.c): cg_call. */
 #ifndef CGI_CALL_H
 #define CGI_CALL_H
 
 #include "internal.h"
 
-/* At start-up: the key of each thread's record of what its call holds
- * (made before the statistics slots' key, so its destructor runs first). */
-CGI_HIDDEN void cgi_call_init(void);
+/* The forking thread is in no call in the child. */
 CGI_HIDDEN void cgi_call_after_fork_child(void);
 
 #endif

@@ -59,9 +59,11 @@
  *                               call's two halves, a call only checked
  *   9 layer_register.c          a layer joining the process
  *   9 environment               the CALLGUARD_* variables
- *  10 call                      the general path (cg_call)
+ *  10 held                      a call left without returning: what a general-path
+ *                               call holds, kept off the stack
  *  10 api.c                     the C API's settings
- *  11 startup.c                 start-up and fork
+ *  11 call                      the general path (cg_call)
+ *  12 startup.c                 start-up and fork
  */
 #ifndef CGI_INTERNAL_H
 #define CGI_INTERNAL_H

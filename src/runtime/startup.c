@@ -9,6 +9,7 @@
 #include "domain.h"
 #include "environment.h"
 #include "../common/errors.h"
+#include "held.h"
 #include "hlock.h"
 #include "quirks.h"
 #include "resolve.h"
@@ -90,7 +91,7 @@ extern const int cgi_cli_process __attribute__((weak, visibility("default")));
 __attribute__((constructor)) static void cgi_init(void)
 {
     cgi_note_own_object((const void *)cgi_init);
-    cgi_call_init();
+    cgi_held_init();
     cgi_report_quirks = cgi_quirks_naming; /* the report's advice (report.h) */
     if (&cgi_cli_process && cgi_cli_process) {
         cgi_in_cli = 1;
