@@ -3,7 +3,8 @@
  * docs/design.md, "One guarded call": leave the runtime before taking the
  * domain lock, stop the clock before re-entering the runtime (CPython may
  * never return from re-entry at exit), never call into the runtime while
- * holding a domain lock. The short paths are short.c's. */
+ * holding a domain lock. What happens once (a site's first call, a
+ * thread's first counted call) is out of that order, in its own functions. */
 #define _GNU_SOURCE
 #include "call.h"
 
@@ -186,34 +187,121 @@ static void cgi_stats_count(cgi_frame *f, const cg_adapter *held)
     }
 }
 
-/* Everything: what the other paths leave here. */
-__attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *key, cg_thunk thunk, void *args)
-{
-    if (!atomic_load_explicit(&s->real, memory_order_acquire)) {
-        void *real = cgi_resolve_site(s->layer, s->name);
-        if (!real) return -1;
-        /* Under the configuration lock: a policy written at this moment must
-         * not be overtaken by a refresh computed from the policy before it. */
-        pthread_mutex_lock(&cgi_cfg_lock);
-        atomic_store_explicit(&s->real, real, memory_order_release);
-        cgi_site_refresh(s);
-        pthread_mutex_unlock(&cgi_cfg_lock);
-    }
-    int stats = atomic_load_explicit(&cgi_cfg.stats_on, memory_order_relaxed);
-    cg_counters *c = s->ctr;
+/* ---- once: a site's first call, a thread's first counted call ---------------- */
 
-    if (cgi_nested() && cgi_still_inside(s)) {
-        /* A driver callback or a second layer calling back in on this thread:
-         * taking the domain lock again would deadlock. (An atomic add
-         * leaves errno alone.) */
-        if (stats) {
-            atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
-            atomic_fetch_add_explicit(&c->nested, 1, memory_order_relaxed);
-        }
-        int err = thunk(args);
-        if (stats && err) cgi_stats_result(c, err);
-        return 0;
+/* A site's first call: its real function, found before any lock or runtime
+ * transition. Under the configuration lock: a policy written at this
+ * moment must not be overtaken by a refresh computed from the policy
+ * before it. */
+__attribute__((noinline, cold)) static int cgi_site_first_call(cg_site *s)
+{
+    void *real = cgi_resolve_site(s->layer, s->name);
+    if (!real) return -1;
+    pthread_mutex_lock(&cgi_cfg_lock);
+    atomic_store_explicit(&s->real, real, memory_order_release);
+    cgi_site_refresh(s);
+    pthread_mutex_unlock(&cgi_cfg_lock);
+    return 0;
+}
+
+/* A thread's first counted call (its slot still cgi_unclaimed_slot, as
+ * again in a forked child): the process's first makes its statistics file;
+ * the thread claims a slot, which calibrates the clock, and the paths are
+ * recomputed for it (is there a TSC?). */
+__attribute__((noinline, cold)) static cgi_slot *cgi_thread_first_counted(void)
+{
+    pthread_mutex_lock(&cgi_cfg_lock);
+    cgi_stats_keep();
+    pthread_mutex_unlock(&cgi_cfg_lock);
+    cgi_slot *slot = cgi_slot_claim();
+    pthread_mutex_lock(&cgi_cfg_lock);
+    cgi_path_refresh();
+    pthread_mutex_unlock(&cgi_cfg_lock);
+    return slot;
+}
+
+/* ---- the steps of a call --------------------------------------------------------- */
+
+/* A call made inside another on this thread (a driver callback, a second
+ * layer calling back in): straight to the driver, counted as nested, since
+ * taking the domain lock again would deadlock. (An atomic add leaves errno
+ * alone.) */
+static inline int cgi_call_nested(cg_site *s, cg_thunk thunk, void *args, int stats)
+{
+    cg_counters *c = s->ctr;
+    if (stats) {
+        atomic_fetch_add_explicit(&c->calls, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&c->nested, 1, memory_order_relaxed);
     }
+    int err = thunk(args);
+    if (stats && err) cgi_stats_result(c, err);
+    return 0;
+}
+
+/* This thread's slot for a counted call, or NULL where it has none of its
+ * own (cgi_spare_slot: its clock is kept in the frame alone). */
+static inline cgi_slot *cgi_call_slot(void)
+{
+    cgi_slot *slot = cgi_my_slot;
+    if (slot == &cgi_unclaimed_slot) slot = cgi_thread_first_counted();
+    /* The process's first counted call starts its watchdog; a later one
+     * starts it again where none runs (a forked child, a watchdog that
+     * ended, one that the configuration kept from starting before). */
+    cgi_watchdog_start();
+    return slot == &cgi_spare_slot ? NULL : slot;
+}
+
+/* The site's policy, read once (`dom`: its domain word): domain, thread
+ * rules, peaks, scope. */
+static inline void cgi_frame_policy(cgi_frame *f, uint32_t dom, int stats)
+{
+    cg_site *s = f->site;
+    f->domain = dom & CGI_DOM_ID;
+    f->threads = dom & ~CGI_DOM_ID;
+    /* Peaks are exact where they matter and cheap to count: a serialized or
+     * blocking site, whose lock or driver work dwarfs two atomic adds on one
+     * shared line (docs/report.md, "peak_inside"). Of the short paths only
+     * a blocking site's (CGI_MODE_PEAKS) counts them: one shared atomic per
+     * call is what the others' shards avoid. */
+    if (stats && (f->domain || atomic_load_explicit(&s->blocking, memory_order_relaxed))) f->peaks = s->ctr;
+    f->scope = atomic_load_explicit(&s->scope, memory_order_relaxed);
+}
+
+/* Does this thread hold its runtime (adapter `ad`) through the call? Asked
+ * when the call may leave it or is counted. *leave: the call leaves it
+ * (then it is not held through the call). */
+static inline int cgi_runtime_held(const cg_site *s, const cg_adapter *ad, int stats, int *leave)
+{
+    uint32_t t = atomic_load_explicit(&s->transition, memory_order_relaxed);
+    int wants = t == CG_TRANSITION_ALWAYS ||
+                (t == CG_TRANSITION_BLOCKING && atomic_load_explicit(&s->blocking, memory_order_relaxed));
+    int active = atomic_load_explicit(&cgi_cfg.adapter_mode, memory_order_relaxed) == CG_ADAPTER_ACTIVE;
+    int held = 0;
+    if ((active && wants) || stats) held = ad == &cgi_cpython_adapter ? cgi_py_holds() : ad->holds();
+    *leave = held && active && wants;
+    return *leave ? 0 : held;
+}
+
+/* The call's number in the slot, and what a hang report says of it: the
+ * runtime held through it, and the Python line (read now, while this
+ * thread holds the GIL, even when the call then leaves it). */
+static inline void cgi_slot_number(cgi_slot *slot, const cg_adapter *ad, int held, int leave)
+{
+    uint64_t seq = atomic_load_explicit(&slot->seq, memory_order_relaxed) + 1;
+    atomic_store_explicit(&slot->seq, seq, memory_order_relaxed);
+    if (held) atomic_store_explicit(&slot->held_seq, seq, memory_order_relaxed);
+    if ((held || leave) && ad == &cgi_cpython_adapter && atomic_load_explicit(&cgi_cfg.hang_ns, memory_order_relaxed))
+        cgi_where_note(slot, seq);
+}
+
+/* Every short path is cg_enter's: a wrapper calls cg_call only when cg_enter
+ * declined the call (layer.h), so what is left is the general path, every
+ * step of it. */
+int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
+{
+    if (!atomic_load_explicit(&s->real, memory_order_acquire) && cgi_site_first_call(s) != 0) return -1;
+    int stats = atomic_load_explicit(&cgi_cfg.stats_on, memory_order_relaxed);
+    if (cgi_nested() && cgi_still_inside(s)) return cgi_call_nested(s, thunk, args, stats);
 
     uint32_t dom = atomic_load_explicit(&s->domain, memory_order_acquire);
     if (dom == CGI_DOM_CHECK && !atomic_load_explicit(&cgi_cfg.adapter, memory_order_relaxed)) {
@@ -224,58 +312,13 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
             !atomic_load_explicit(&cgi_my_slot->counters, memory_order_relaxed))
             return cgi_call_checked(s, thunk, args, cgi_my_slot);
     }
-
     cgi_frame f = {.site = s, .key = key, .thunk = thunk, .args = args, .timed = stats};
-    if (stats) {
-        cgi_slot *slot = cgi_my_slot;
-        if (slot == &cgi_unclaimed_slot) {
-            /* The process's first timed call makes its statistics file. */
-            pthread_mutex_lock(&cgi_cfg_lock);
-            cgi_stats_keep();
-            pthread_mutex_unlock(&cgi_cfg_lock);
-            slot = cgi_slot_claim();
-            /* The claim calibrated the clock: is there a TSC? */
-            pthread_mutex_lock(&cgi_cfg_lock);
-            cgi_path_refresh();
-            pthread_mutex_unlock(&cgi_cfg_lock);
-        }
-        /* The process's first counted call starts its watchdog. */
-        cgi_watchdog_start();
-        f.slot = slot == &cgi_spare_slot ? NULL : slot;
-    }
-    f.domain = dom & CGI_DOM_ID;
-    f.threads = dom & ~CGI_DOM_ID;
-    /* Peaks are exact where they matter and cheap to count: a serialized or
-     * blocking site, whose lock or driver work dwarfs two atomic adds on one
-     * shared line (docs/report.md, "peak_inside"). Of the short paths only
-     * a blocking site's (CGI_MODE_PEAKS) counts them: one shared atomic per
-     * call is what the others' shards avoid. */
-    if (stats && (f.domain || atomic_load_explicit(&s->blocking, memory_order_relaxed))) f.peaks = c;
-    f.scope = atomic_load_explicit(&s->scope, memory_order_relaxed);
-
+    if (stats) f.slot = cgi_call_slot();
+    cgi_frame_policy(&f, dom, stats);
     const cg_adapter *ad = atomic_load_explicit(&cgi_cfg.adapter, memory_order_acquire);
-    int leave = 0, held = 0;
-    if (ad) {
-        uint32_t t = atomic_load_explicit(&s->transition, memory_order_relaxed);
-        int wants = t == CG_TRANSITION_ALWAYS ||
-                    (t == CG_TRANSITION_BLOCKING && atomic_load_explicit(&s->blocking, memory_order_relaxed));
-        int active = atomic_load_explicit(&cgi_cfg.adapter_mode, memory_order_relaxed) == CG_ADAPTER_ACTIVE;
-        if ((active && wants) || stats) held = ad == &cgi_cpython_adapter ? cgi_py_holds() : ad->holds();
-        leave = held && active && wants;
-        if (leave) held = 0;
-    }
+    int leave = 0, held = ad ? cgi_runtime_held(s, ad, stats, &leave) : 0;
+    if (f.slot) cgi_slot_number(f.slot, ad, held, leave);
 
-    if (f.slot) {
-        /* The call's number, and what a hang report says of it: the
-         * runtime held through it, and the Python line (read now, while
-         * this thread holds the GIL, even when the call then leaves it). */
-        uint64_t seq = atomic_load_explicit(&f.slot->seq, memory_order_relaxed) + 1;
-        atomic_store_explicit(&f.slot->seq, seq, memory_order_relaxed);
-        if (held) atomic_store_explicit(&f.slot->held_seq, seq, memory_order_relaxed);
-        if ((held || leave) && ad == &cgi_cpython_adapter &&
-            atomic_load_explicit(&cgi_cfg.hang_ns, memory_order_relaxed))
-            cgi_where_note(f.slot, seq);
-    }
     cgi_depth++;
     if (leave) {
         /* An adapter that could not leave says so (cg_adapter_ran_held):
@@ -293,12 +336,8 @@ __attribute__((noinline)) static int cgi_call_guarded(cg_site *s, const void *ke
         cgi_stats_count(&f, held ? ad : NULL);
         /* Tracing (trace.c): one predictable branch when off. */
         if (__builtin_expect(atomic_load_explicit(&cgi_cfg.trace_on, memory_order_relaxed), 0))
-            cgi_trace_call(c, f.t0, f.call_ns, f.wait_ns, f.err, held);
+            cgi_trace_call(s->ctr, f.t0, f.call_ns, f.wait_ns, f.err, held);
     }
     errno = f.saved_errno;
     return 0;
 }
-
-/* Every short path is cg_enter's: a wrapper calls cg_call only when cg_enter
- * declined the call (layer.h), so what is left is the general path. */
-int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args) { return cgi_call_guarded(s, key, thunk, args); }

@@ -62,7 +62,8 @@
  *  10 held                      a call left without returning: what a general-path
  *                               call holds, kept off the stack
  *  10 api.c                     the C API's settings
- *  11 call                      the general path (cg_call)
+ *  11 call                      the general path (cg_call), and what happens once:
+ *                               a site's first call, a thread's first counted one
  *  12 startup.c                 start-up and fork
  */
 #ifndef CGI_INTERNAL_H

@@ -14,7 +14,7 @@ CGI_HIDDEN void cgi_refresh_all(void);
 /* cg_call's paths (call.c). Each but the guarded one still checks the site
  * (resolved, not serialized) and the thread (not inside a guarded call). */
 enum {
-    CGI_PATH_GUARDED = 0, /* everything (cgi_call_guarded) */
+    CGI_PATH_GUARDED = 0, /* everything (the general path) */
     CGI_PATH_COUNTED,     /* statistics on a TSC, no adapter, no timeline */
     CGI_PATH_TRACED,      /* the same, or with an adapter that leaves nothing, recording the timeline */
     CGI_PATH_DETECT,      /* statistics on a TSC, an adapter that leaves nothing, no timeline:
