@@ -293,20 +293,10 @@ static void cgi_tj_names_clear(cgi_tj_names *nm)
         free(nm->site[i]), nm->site[i] = NULL;
 }
 
-/* A process's timeline. fd >= 0: v is the header and thread table of that
- * trace file, a ring that is there is marked by a non-NULL v->ring[i], and
- * each ring is read by pread into buf when it is written (never mapped: a
- * file cut short meanwhile is a short read, not SIGBUS). fd < 0: the rings
- * are in memory (this process's own). */
-static void cgi_tj_process_rings(cgi_tj *j, const cgi_trace_view *v, const cgi_stats_region *r,
-                                 const cgi_trace_clock *clk, int fd, cgi_trace_event *buf)
+/* A process's metadata events: its name (the command), and how many events
+ * its rings dropped, when they did. */
+static void cgi_tj_process_meta(cgi_tj *j, int pid, const cgi_stats_region *r, uint64_t dropped)
 {
-    cgi_tj_names *nm = j->nm;
-    int pid = v->h->pid;
-    uint64_t kept, dropped;
-    cgi_trace_count(v, &kept, &dropped);
-    if (kept == 0 && dropped == 0) return;
-    j->kept += kept, j->dropped += dropped, j->processes++;
     cgi_tj_sep(j);
     cgi_tj_lit(j, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
     cgi_tj_u(j, (uint64_t)pid);
@@ -315,110 +305,178 @@ static void cgi_tj_process_rings(cgi_tj *j, const cgi_trace_view *v, const cgi_s
     cgi_tj_lit(j, ",\"args\":{\"name\":");
     cgi_tj_str(j, r && r->h.command[0] ? r->h.command : "?", 200);
     cgi_tj_lit(j, "}}");
-    if (dropped) {
-        cgi_tj_sep(j);
-        cgi_tj_lit(j, "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":");
-        cgi_tj_u(j, (uint64_t)pid);
-        cgi_tj_lit(j, ",\"tid\":");
-        cgi_tj_u(j, (uint64_t)pid);
-        cgi_tj_lit(j, ",\"args\":{\"labels\":\"callguard dropped ");
-        cgi_tj_u(j, dropped);
-        cgi_tj_lit(j, " events\"}}");
+    if (!dropped) return;
+    cgi_tj_sep(j);
+    cgi_tj_lit(j, "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":");
+    cgi_tj_u(j, (uint64_t)pid);
+    cgi_tj_lit(j, ",\"tid\":");
+    cgi_tj_u(j, (uint64_t)pid);
+    cgi_tj_lit(j, ",\"args\":{\"labels\":\"callguard dropped ");
+    cgi_tj_u(j, dropped);
+    cgi_tj_lit(j, " events\"}}");
+}
+
+/* A thread's metadata event: its name. */
+static void cgi_tj_thread_meta(cgi_tj *j, int pid, const cgi_trace_thread *t)
+{
+    cgi_tj_sep(j);
+    cgi_tj_lit(j, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
+    cgi_tj_u(j, (uint64_t)pid);
+    cgi_tj_lit(j, ",\"tid\":");
+    cgi_tj_u(j, (uint64_t)t->tid);
+    cgi_tj_lit(j, ",\"args\":{\"name\":");
+    char tname[17];
+    cgi_trace_thread_name(t, tname);
+    cgi_tj_str(j, tname[0] ? tname : "?", sizeof tname);
+    cgi_tj_lit(j, "}}");
+}
+
+/* Thread i's ring read from the trace file by pread into buf; NULL, said,
+ * when the file was cut short meanwhile. */
+static const cgi_trace_event *cgi_tj_ring_read(const cgi_trace_view *v, uint32_t i, int fd, cgi_trace_event *buf)
+{
+    int pid = v->h->pid;
+    /* A ring that never wrapped holds its events from the start: only those are read. */
+    uint64_t w = atomic_load_explicit(&v->threads[i].written, memory_order_acquire);
+    size_t len = w < CGI_TRACE_EVENTS ? (size_t)w * sizeof(cgi_trace_event) : CGI_TRACE_RING_BYTES;
+    off_t at = (off_t)CGI_TRACE_RING_OFFSET(i);
+    if (cgi_pread_full(fd, buf, len, at) == len) return buf;
+    cgi_say("the trace file of process %d was cut short while read: thread %d's events "
+            "are left out of the timeline",
+            pid, v->threads[i].tid);
+    return NULL;
+}
+
+/* The thread's part of every event: ","pid":P,"tid":T,"ts": (and room to copy it 16 bytes at a time) */
+typedef struct cgi_tj_who {
+    char text[128];
+    size_t n;
+} cgi_tj_who;
+
+static void cgi_tj_who_make(cgi_tj_who *who, int pid, int tid)
+{
+    char *o = who->text;
+    o = cgi_o_lit(o, "\",\"pid\":");
+    o = cgi_o_u(o, (uint64_t)pid);
+    o = cgi_o_lit(o, ",\"tid\":");
+    o = cgi_o_u(o, (uint64_t)tid);
+    o = cgi_o_lit(o, ",\"ts\":");
+    who->n = (size_t)(o - who->text);
+}
+
+/* One event of a ring, as read from it. */
+typedef struct cgi_tj_event {
+    uint64_t t0, call, wait; /* t0 in nanoseconds of the timeline's clock */
+    uint32_t rec, fl;
+} cgi_tj_event;
+
+/* The text of the site of record rec, made at its first event; NULL when
+ * out of memory. */
+static inline cgi_tj_site *cgi_tj_site_of(cgi_tj_names *nm, const cgi_stats_region *r, uint32_t nrec, uint32_t rec)
+{
+    uint32_t at = rec < nrec && rec < CGI_STATS_MAX_RECORDS ? rec : CGI_STATS_MAX_RECORDS;
+    cgi_tj_site *s = nm->site[at];
+    if (__builtin_expect(!s, 0)) s = nm->site[at] = cgi_tj_site_make(at < CGI_STATS_MAX_RECORDS ? &r->r[at] : NULL);
+    return s;
+}
+
+/* An event's lock wait, which ended when the call entered the driver. */
+static inline char *cgi_o_wait(char *o, const cgi_tj_site *s, const cgi_tj_who *who, const cgi_tj_event *e,
+                               cgi_ts_cache *tsc)
+{
+    const char *wait_text = s->text + s->call + s->call_args, *wait_args = wait_text + s->wait;
+    o = cgi_o_text(o, wait_text, s->wait);
+    if (e->fl & CGI_EV_WAIT_STALL) o = cgi_o_lit(o, ",stall");
+    o = cgi_o_text(o, who->text, who->n);
+    o = cgi_o_ts(o, e->t0 > e->wait ? e->t0 - e->wait : 0, tsc);
+    o = cgi_o_lit(o, ",\"dur\":");
+    o = cgi_o_us(o, e->wait);
+    o = cgi_o_text(o, wait_args, s->wait_args);
+    if (e->fl & CGI_EV_HELD) o = cgi_o_lit(o, ",\"runtime_held\":true");
+    if (e->fl & CGI_EV_WAIT_STALL) o = cgi_o_lit(o, ",\"stall\":true");
+    return cgi_o_lit(o, "}}");
+}
+
+/* An event's call. */
+static inline char *cgi_o_call(char *o, const cgi_tj_site *s, const cgi_tj_who *who, const cgi_tj_event *e,
+                               cgi_ts_cache *tsc)
+{
+    const char *call_text = s->text, *call_args = call_text + s->call;
+    o = cgi_o_text(o, call_text, s->call);
+    if (e->fl & CGI_EV_CALL_STALL) o = cgi_o_lit(o, ",stall");
+    o = cgi_o_text(o, who->text, who->n);
+    o = cgi_o_ts(o, e->t0, tsc);
+    o = cgi_o_lit(o, ",\"dur\":");
+    o = cgi_o_us(o, e->call);
+    o = cgi_o_text(o, call_args, s->call_args);
+    if (e->fl & CGI_EV_ERROR) o = cgi_o_lit(o, ",\"error\":true");
+    if (e->fl & CGI_EV_HELD) o = cgi_o_lit(o, ",\"runtime_held\":true");
+    if (e->fl & CGI_EV_CALL_STALL) o = cgi_o_lit(o, ",\"stall\":true");
+    if (e->wait) {
+        o = cgi_o_lit(o, ",\"lock_wait_us\":");
+        o = cgi_o_us(o, e->wait);
     }
+    return cgi_o_lit(o, "}}");
+}
+
+/* A thread's events, oldest first: its lock waits and calls. A ring that
+ * wrapped keeps its last CGI_TRACE_EVENTS - 1. Returns -1 out of memory. */
+static int cgi_tj_thread_events(cgi_tj *j, const cgi_trace_event *ring, const cgi_trace_thread *t, int pid,
+                                const cgi_stats_region *r, uint32_t nrec, const cgi_trace_clock *clk)
+{
+    uint64_t w = atomic_load_explicit(&t->written, memory_order_acquire);
+    uint64_t k = w < CGI_TRACE_EVENTS ? w : CGI_TRACE_EVENTS - 1;
+    cgi_tj_who who;
+    cgi_tj_who_make(&who, pid, t->tid);
+    cgi_ts_cache tsc = {0};
+    for (uint64_t n = w - k; n < w; n++) {
+        const cgi_trace_event *re = &ring[n & (CGI_TRACE_EVENTS - 1)];
+        cgi_tj_event e;
+        e.t0 = cgi_trace_ns(clk, atomic_load_explicit(&re->t0, memory_order_relaxed));
+        e.call = atomic_load_explicit(&re->call_ns, memory_order_relaxed);
+        e.wait = atomic_load_explicit(&re->wait_ns, memory_order_relaxed);
+        e.rec = atomic_load_explicit(&re->rec, memory_order_relaxed);
+        e.fl = atomic_load_explicit(&re->flags, memory_order_relaxed);
+        cgi_tj_site *s = cgi_tj_site_of(j->nm, r, nrec, e.rec);
+        if (!s) return -1;
+        cgi_tj_room(j);
+        char *o = j->b + j->n;
+        if (e.wait) {
+            o = j->nevents++ ? cgi_o_lit(o, ",\n") : cgi_o_lit(o, "\n");
+            o = cgi_o_wait(o, s, &who, &e, &tsc);
+        }
+        o = j->nevents++ ? cgi_o_lit(o, ",\n") : cgi_o_lit(o, "\n");
+        o = cgi_o_call(o, s, &who, &e, &tsc);
+        j->n = (size_t)(o - j->b);
+    }
+    return 0;
+}
+
+/* A process's timeline. fd >= 0: v is the header and thread table of that
+ * trace file, a ring that is there is marked by a non-NULL v->ring[i], and
+ * each ring is read by pread into buf when it is written (never mapped: a
+ * file cut short meanwhile is a short read, not SIGBUS). fd < 0: the rings
+ * are in memory (this process's own). */
+static void cgi_tj_process_rings(cgi_tj *j, const cgi_trace_view *v, const cgi_stats_region *r,
+                                 const cgi_trace_clock *clk, int fd, cgi_trace_event *buf)
+{
+    int pid = v->h->pid;
+    uint64_t kept, dropped;
+    cgi_trace_count(v, &kept, &dropped);
+    if (kept == 0 && dropped == 0) return;
+    j->kept += kept, j->dropped += dropped, j->processes++;
+    cgi_tj_process_meta(j, pid, r, dropped);
     uint32_t nrec = r ? atomic_load(&r->h.nrecords) : 0;
     uint32_t nthreads = atomic_load(&v->h->nthreads);
     for (uint32_t i = 0; i < nthreads && i < CGI_TRACE_MAX_THREADS; i++) {
         const cgi_trace_event *ring = v->ring[i];
-        if (!ring) continue;
-        if (fd >= 0) {
-            /* A ring that never wrapped holds its events from the start: only those are read. */
-            uint64_t w = atomic_load_explicit(&v->threads[i].written, memory_order_acquire);
-            size_t len = w < CGI_TRACE_EVENTS ? (size_t)w * sizeof(cgi_trace_event) : CGI_TRACE_RING_BYTES;
-            off_t at = (off_t)CGI_TRACE_RING_OFFSET(i);
-            if (cgi_pread_full(fd, buf, len, at) != len) {
-                cgi_say("the trace file of process %d was cut short while read: thread %d's events "
-                        "are left out of the timeline",
-                        pid, v->threads[i].tid);
-                continue;
-            }
-            ring = buf;
-        }
+        if (!ring || (fd >= 0 && !(ring = cgi_tj_ring_read(v, i, fd, buf)))) continue;
         const cgi_trace_thread *t = &v->threads[i];
-        uint64_t w = atomic_load_explicit(&t->written, memory_order_acquire);
-        uint64_t k = w < CGI_TRACE_EVENTS ? w : CGI_TRACE_EVENTS - 1;
         j->threads++;
-        cgi_tj_sep(j);
-        cgi_tj_lit(j, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
-        cgi_tj_u(j, (uint64_t)pid);
-        cgi_tj_lit(j, ",\"tid\":");
-        cgi_tj_u(j, (uint64_t)t->tid);
-        cgi_tj_lit(j, ",\"args\":{\"name\":");
-        char tname[17];
-        cgi_trace_thread_name(t, tname);
-        cgi_tj_str(j, tname[0] ? tname : "?", sizeof tname);
-        cgi_tj_lit(j, "}}");
-        /* The thread's part of every event: ","pid":P,"tid":T,"ts": (and room to copy it 16 bytes at a time) */
-        char who[128];
-        size_t nwho;
-        {
-            char *o = who;
-            o = cgi_o_lit(o, "\",\"pid\":");
-            o = cgi_o_u(o, (uint64_t)pid);
-            o = cgi_o_lit(o, ",\"tid\":");
-            o = cgi_o_u(o, (uint64_t)t->tid);
-            o = cgi_o_lit(o, ",\"ts\":");
-            nwho = (size_t)(o - who);
-        }
-        cgi_ts_cache tsc = {0};
-        for (uint64_t n = w - k; n < w; n++) {
-            const cgi_trace_event *e = &ring[n & (CGI_TRACE_EVENTS - 1)];
-            uint64_t t0 = cgi_trace_ns(clk, atomic_load_explicit(&e->t0, memory_order_relaxed));
-            uint64_t call = atomic_load_explicit(&e->call_ns, memory_order_relaxed);
-            uint64_t wait = atomic_load_explicit(&e->wait_ns, memory_order_relaxed);
-            uint32_t rec = atomic_load_explicit(&e->rec, memory_order_relaxed);
-            uint32_t fl = atomic_load_explicit(&e->flags, memory_order_relaxed);
-            uint32_t at = rec < nrec && rec < CGI_STATS_MAX_RECORDS ? rec : CGI_STATS_MAX_RECORDS;
-            cgi_tj_site *s = nm->site[at];
-            if (__builtin_expect(!s, 0) &&
-                !(s = nm->site[at] = cgi_tj_site_make(at < CGI_STATS_MAX_RECORDS ? &r->r[at] : NULL))) {
-                j->failed = ENOMEM;
-                return;
-            }
-            const char *call_text = s->text, *call_args = call_text + s->call;
-            const char *wait_text = call_args + s->call_args, *wait_args = wait_text + s->wait;
-            cgi_tj_room(j);
-            char *o = j->b + j->n;
-            if (wait) {
-                /* The lock wait ended when the call entered the driver. */
-                o = j->nevents++ ? cgi_o_lit(o, ",\n") : cgi_o_lit(o, "\n");
-                o = cgi_o_text(o, wait_text, s->wait);
-                if (fl & CGI_EV_WAIT_STALL) o = cgi_o_lit(o, ",stall");
-                o = cgi_o_text(o, who, nwho);
-                o = cgi_o_ts(o, t0 > wait ? t0 - wait : 0, &tsc);
-                o = cgi_o_lit(o, ",\"dur\":");
-                o = cgi_o_us(o, wait);
-                o = cgi_o_text(o, wait_args, s->wait_args);
-                if (fl & CGI_EV_HELD) o = cgi_o_lit(o, ",\"runtime_held\":true");
-                if (fl & CGI_EV_WAIT_STALL) o = cgi_o_lit(o, ",\"stall\":true");
-                o = cgi_o_lit(o, "}}");
-            }
-            o = j->nevents++ ? cgi_o_lit(o, ",\n") : cgi_o_lit(o, "\n");
-            o = cgi_o_text(o, call_text, s->call);
-            if (fl & CGI_EV_CALL_STALL) o = cgi_o_lit(o, ",stall");
-            o = cgi_o_text(o, who, nwho);
-            o = cgi_o_ts(o, t0, &tsc);
-            o = cgi_o_lit(o, ",\"dur\":");
-            o = cgi_o_us(o, call);
-            o = cgi_o_text(o, call_args, s->call_args);
-            if (fl & CGI_EV_ERROR) o = cgi_o_lit(o, ",\"error\":true");
-            if (fl & CGI_EV_HELD) o = cgi_o_lit(o, ",\"runtime_held\":true");
-            if (fl & CGI_EV_CALL_STALL) o = cgi_o_lit(o, ",\"stall\":true");
-            if (wait) {
-                o = cgi_o_lit(o, ",\"lock_wait_us\":");
-                o = cgi_o_us(o, wait);
-            }
-            o = cgi_o_lit(o, "}}");
-            j->n = (size_t)(o - j->b);
+        cgi_tj_thread_meta(j, pid, t);
+        if (cgi_tj_thread_events(j, ring, t, pid, r, nrec, clk) != 0) {
+            j->failed = ENOMEM;
+            return;
         }
     }
 }
