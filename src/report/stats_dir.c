@@ -29,10 +29,7 @@ static void cgi_fix_str(char *f, size_t cap)
         if ((unsigned char)f[i] < 0x20 || f[i] == 0x7f) f[i] = '?';
 }
 
-/* Every field the reports read, checked: the record count within the
- * file, strings terminated and printable, policy values in range. A field
- * added to the file gets its check here. */
-static void cgi_stats_sanitize(cgi_stats_region *r)
+static void cgi_fix_header(cgi_stats_region *r)
 {
     if (atomic_load(&r->h.nrecords) > CGI_STATS_MAX_RECORDS) atomic_store(&r->h.nrecords, CGI_STATS_MAX_RECORDS);
     cgi_fix_str(r->h.command, sizeof r->h.command);
@@ -40,6 +37,10 @@ static void cgi_stats_sanitize(cgi_stats_region *r)
     cgi_fix_str(r->h.rank_from, sizeof r->h.rank_from);
     if (r->h.rank > CGI_RANK_MAX) r->h.rank_set &= ~(uint32_t)CGI_RANK_SET;
     if (r->h.local_rank > CGI_RANK_MAX) r->h.rank_set &= ~(uint32_t)CGI_LOCAL_RANK_SET;
+}
+
+static void cgi_fix_records(cgi_stats_region *r)
+{
     uint32_t n = atomic_load(&r->h.nrecords);
     for (uint32_t k = 0; k < n; k++) {
         cgi_stats_record *rec = &r->r[k];
@@ -58,6 +59,10 @@ static void cgi_stats_sanitize(cgi_stats_region *r)
                 atomic_store(&k->set, CGI_CODE_FREE); /* died while naming it, or garbage */
         }
     }
+}
+
+static void cgi_fix_stalls(cgi_stats_region *r)
+{
     for (unsigned i = 0; i < CGI_STATS_MAX_STALLS; i++) {
         cgi_stall *st = &r->stall[i];
         if (!atomic_load(&st->valid)) continue;
@@ -68,6 +73,10 @@ static void cgi_stats_sanitize(cgi_stats_region *r)
         cgi_fix_str(st->py_file, sizeof st->py_file);
         cgi_fix_str(st->py_func, sizeof st->py_func);
     }
+}
+
+static void cgi_fix_quirks(cgi_stats_region *r)
+{
     for (unsigned i = 0; i < CGI_STATS_MAX_QUIRKS; i++) {
         cgi_quirk_rec *q = &r->quirk[i];
         if (!atomic_load(&q->valid)) continue;
@@ -83,6 +92,10 @@ static void cgi_stats_sanitize(cgi_stats_region *r)
         cgi_fix_str(q->not_applied, sizeof q->not_applied);
         if (q->applied > 1) q->applied = 1;
     }
+}
+
+static void cgi_fix_violations(cgi_stats_region *r)
+{
     for (unsigned i = 0; i < CGI_STATS_MAX_VIOLATIONS; i++) {
         cgi_violation *v = &r->violation[i];
         if (!atomic_load(&v->valid)) continue;
@@ -97,7 +110,10 @@ static void cgi_stats_sanitize(cgi_stats_region *r)
         cgi_fix_str(v->access, sizeof v->access);
         cgi_fix_str(v->other_access, sizeof v->other_access);
     }
-    cgi_hang_page *pg = &r->hang;
+}
+
+static void cgi_fix_hang(cgi_hang_page *pg)
+{
     if (pg->ncalls > CGI_HANG_MAX_CALLS) pg->ncalls = CGI_HANG_MAX_CALLS;
     if (pg->nwaiters > CGI_HANG_MAX_WAITERS) pg->nwaiters = CGI_HANG_MAX_WAITERS;
     for (unsigned i = 0; i < pg->nwaiters; i++)
@@ -112,6 +128,10 @@ static void cgi_stats_sanitize(cgi_stats_region *r)
         cgi_fix_str(e->runtime, sizeof e->runtime);
         cgi_fix_str(e->py_file, sizeof e->py_file);
     }
+}
+
+static void cgi_fix_slots(cgi_stats_region *r)
+{
     for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS; i++) {
         cgi_slot *slot = &r->slot[i];
         if (atomic_load(&slot->tid) == 0) continue;
@@ -119,6 +139,20 @@ static void cgi_stats_sanitize(cgi_stats_region *r)
             if (slot->thread[c] && ((unsigned char)slot->thread[c] < 0x20 || slot->thread[c] == 0x7f))
                 slot->thread[c] = '?';
     }
+}
+
+/* Every field the reports read, checked: the record count within the
+ * file, strings terminated and printable, policy values in range. A field
+ * added to the file gets its check in the function of its part. */
+static void cgi_stats_sanitize(cgi_stats_region *r)
+{
+    cgi_fix_header(r);
+    cgi_fix_records(r);
+    cgi_fix_stalls(r);
+    cgi_fix_quirks(r);
+    cgi_fix_violations(r);
+    cgi_fix_hang(&r->hang);
+    cgi_fix_slots(r);
 }
 
 /* ---- the statistics files of a run, one at a time ----------------------------
