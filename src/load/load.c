@@ -275,90 +275,88 @@ static int check_request(const cg_load_request *req, cg_load_result *res)
     return CG_OK;
 }
 
-static int load(const cg_load_request *req, cg_load_result *res)
+/* CG_LOAD_NO_CACHE or CALLGUARD_CACHE=off: built, and the caller's to release. */
+static int load_uncached(const lb_backend *b, const cg_load_request *req, cg_load_result *res)
 {
-    int rc = check_request(req, res);
+    lb_loaded l = {0};
+    int rc = b->build(req, &l, res);
     if (rc != CG_OK) return rc;
-    res->api = req->api;
-    const lb_backend *b = backend_of(req->api);
-    if (!b) return lb_fail(res, CG_ENOENT, NULL, 0, "this libcallguard_load was built without that API's headers");
-    if ((rc = b->init(res)) != CG_OK) return rc;
-    if ((rc = lb_disk_config(res)) != CG_OK) return rc;
-    lb_stat_add(&lb_stats.requests);
+    res->owns_module = 1;
+    rc = fill_result(res, &l);
+    loaded_free_strings(&l);
+    if (rc != CG_OK) return lb_fail(res, rc, NULL, 0, "out of memory");
+    return b->prepare ? b->prepare(req, &l, res) : CG_OK;
+}
 
-    if ((req->flags & CG_LOAD_NO_CACHE) || lb_cache_off()) {
-        lb_loaded l = {0};
-        if ((rc = b->build(req, &l, res)) != CG_OK) return rc;
-        res->owns_module = 1;
-        rc = fill_result(res, &l);
-        loaded_free_strings(&l);
-        if (rc != CG_OK) return lb_fail(res, rc, NULL, 0, "out of memory");
-        return b->prepare ? b->prepare(req, &l, res) : CG_OK;
-    }
-
-    lb_str key = {0}, memkey = {0};
-    lb_str_add(&key, "callguard load cache v1\napi=%s\n", b->name);
-    if ((rc = b->identity(req, &key, &memkey, res)) != CG_OK) {
-        free(key.p);
-        free(memkey.p);
+/* The disk cache's key (device, driver, compiler, the request and its
+ * bytes' hash) and the memory cache's (that, and what a loaded module
+ * depends on). On failure both are freed. */
+static int make_keys(const lb_backend *b, const cg_load_request *req, lb_str *key, lb_str *memkey, cg_load_result *res)
+{
+    lb_str_add(key, "callguard load cache v1\napi=%s\n", b->name);
+    int rc = b->identity(req, key, memkey, res);
+    if (rc != CG_OK) {
+        free(key->p);
+        free(memkey->p);
         return rc;
     }
     char hex[65];
     lb_sha256_hex(req->bytes, req->size, hex);
-    lb_str_add(&key, "format=%d\nflags=%s\nkernel=%s\nmax_spills=%d\nretry=%d\nbytes=%s\n", (int)req->format,
+    lb_str_add(key, "format=%d\nflags=%s\nkernel=%s\nmax_spills=%d\nretry=%d\nbytes=%s\n", (int)req->format,
                req->build_flags ? req->build_flags : "", req->kernel_name, req->max_spills,
                !(req->flags & CG_LOAD_NO_RETRY), hex);
-    lb_str_addn(&memkey, key.p ? key.p : "", key.len);
-    if (key.oom || memkey.oom) {
-        free(key.p);
-        free(memkey.p);
+    lb_str_addn(memkey, key->p ? key->p : "", key->len);
+    if (key->oom || memkey->oom) {
+        free(key->p);
+        free(memkey->p);
         return lb_fail(res, CG_ENOMEM, NULL, 0, "out of memory");
     }
-    uint8_t mhash[32];
-    lb_sha256 s;
-    lb_sha256_init(&s);
-    lb_sha256_update(&s, memkey.p, memkey.len);
-    lb_sha256_final(&s, mhash);
-    int use_disk = !(req->flags & CG_LOAD_NO_DISK_CACHE) && lb_disk_enabled() && b->cacheable(req);
+    return CG_OK;
+}
 
+/* The memory cache's entry for key, once no other thread is loading it:
+ * 1 when it is ready (its module copied into hit), 0 when there was none
+ * and this thread now loads it (a new entry, LOADING, in *mine), -1 out of
+ * memory. */
+static int mclaim(const uint8_t hash[32], const char *key, lb_loaded *hit, struct mentry **mine, int *waited)
+{
     pthread_mutex_lock(&mlock);
     struct mentry *e;
-    int waited = 0;
-    while ((e = mfind(mhash, memkey.p)) != NULL && e->state == ENTRY_LOADING) {
-        waited = 1;
+    while ((e = mfind(hash, key)) != NULL && e->state == ENTRY_LOADING) {
+        *waited = 1;
         pthread_cond_wait(&mcond, &mlock);
     }
     if (e) { /* READY */
-        lb_loaded copy = e->loaded;
+        *hit = e->loaded;
         pthread_mutex_unlock(&mlock);
-        free(key.p);
-        free(memkey.p);
-        lb_stat_add(&lb_stats.memory_hits);
-        if (waited) lb_stat_add(&lb_stats.waits);
-        res->source = CG_LOAD_SOURCE_MEMORY;
-        if (fill_result(res, &copy) != CG_OK) return lb_fail(res, CG_ENOMEM, NULL, 0, "out of memory");
-        return b->prepare ? b->prepare(req, &copy, res) : CG_OK;
+        return 1;
     }
     e = calloc(1, sizeof *e);
-    char *ekey = e ? strdup(memkey.p) : NULL;
+    char *ekey = e ? strdup(key) : NULL;
     if (!ekey) {
         pthread_mutex_unlock(&mlock);
         free(e);
-        free(key.p);
-        free(memkey.p);
-        return lb_fail(res, CG_ENOMEM, NULL, 0, "out of memory");
+        return -1;
     }
-    memcpy(e->hash, mhash, 32);
+    memcpy(e->hash, hash, 32);
     e->key = ekey;
     e->state = ENTRY_LOADING;
-    e->next = buckets[mhash[0]];
-    buckets[mhash[0]] = e;
+    e->next = buckets[hash[0]];
+    buckets[hash[0]] = e;
     pthread_mutex_unlock(&mlock);
-    free(memkey.p);
+    *mine = e;
+    return 0;
+}
 
+/* Loads the module of the entry this thread claimed, through the disk
+ * cache, and makes the entry READY, or removes it on failure; the threads
+ * waiting for it wake either way. Frees key. */
+static int load_claimed(const lb_backend *b, const cg_load_request *req, lb_str *key, int use_disk, struct mentry *e,
+                        cg_load_result *res)
+{
     lb_loaded l = {0};
-    rc = load_through_disk(b, req, &key, use_disk, &l, res);
-    free(key.p);
+    int rc = load_through_disk(b, req, key, use_disk, &l, res);
+    free(key->p);
     if (rc == CG_OK) rc = fill_result(res, &l) == CG_OK ? CG_OK : lb_fail(res, CG_ENOMEM, NULL, 0, "out of memory");
 
     pthread_mutex_lock(&mlock);
@@ -378,6 +376,49 @@ static int load(const cg_load_request *req, cg_load_result *res)
         return rc;
     }
     return b->prepare ? b->prepare(req, &l, res) : CG_OK;
+}
+
+/* Through the memory cache: one load per key, the other threads that ask
+ * for it meanwhile waiting for it. Frees key and memkey. */
+static int load_cached(const lb_backend *b, const cg_load_request *req, lb_str *key, lb_str *memkey,
+                       cg_load_result *res)
+{
+    uint8_t mhash[32];
+    lb_sha256 s;
+    lb_sha256_init(&s);
+    lb_sha256_update(&s, memkey->p, memkey->len);
+    lb_sha256_final(&s, mhash);
+    int use_disk = !(req->flags & CG_LOAD_NO_DISK_CACHE) && lb_disk_enabled() && b->cacheable(req);
+
+    lb_loaded hit;
+    struct mentry *e = NULL;
+    int waited = 0;
+    int got = mclaim(mhash, memkey->p, &hit, &e, &waited);
+    free(memkey->p);
+    if (got == 0) return load_claimed(b, req, key, use_disk, e, res);
+    free(key->p);
+    if (got < 0) return lb_fail(res, CG_ENOMEM, NULL, 0, "out of memory");
+    lb_stat_add(&lb_stats.memory_hits);
+    if (waited) lb_stat_add(&lb_stats.waits);
+    res->source = CG_LOAD_SOURCE_MEMORY;
+    if (fill_result(res, &hit) != CG_OK) return lb_fail(res, CG_ENOMEM, NULL, 0, "out of memory");
+    return b->prepare ? b->prepare(req, &hit, res) : CG_OK;
+}
+
+static int load(const cg_load_request *req, cg_load_result *res)
+{
+    int rc = check_request(req, res);
+    if (rc != CG_OK) return rc;
+    res->api = req->api;
+    const lb_backend *b = backend_of(req->api);
+    if (!b) return lb_fail(res, CG_ENOENT, NULL, 0, "this libcallguard_load was built without that API's headers");
+    if ((rc = b->init(res)) != CG_OK) return rc;
+    if ((rc = lb_disk_config(res)) != CG_OK) return rc;
+    lb_stat_add(&lb_stats.requests);
+    if ((req->flags & CG_LOAD_NO_CACHE) || lb_cache_off()) return load_uncached(b, req, res);
+    lb_str key = {0}, memkey = {0};
+    if ((rc = make_keys(b, req, &key, &memkey, res)) != CG_OK) return rc;
+    return load_cached(b, req, &key, &memkey, res);
 }
 
 LB_EXPORT int cg_load_binary(const cg_load_request *req, cg_load_result **out)
