@@ -125,8 +125,9 @@ static char *build_log(cl_program p, cl_device_id dev)
 
 static int resources(cl_int e) { return e == CL_OUT_OF_RESOURCES; }
 
-static int cl_make(const cg_load_request *req, cg_load_format fmt, const void *bytes, size_t size, const char *flags,
-                   lb_loaded *out, cg_load_result *res)
+/* The program from IL, a native binary or source; on failure nothing stays alive. */
+static int cl_create(const cg_load_request *req, cg_load_format fmt, const void *bytes, size_t size, cl_program *out,
+                     cg_load_result *res)
 {
     cl_context ctx = req->context;
     cl_device_id dev = req->device;
@@ -151,41 +152,75 @@ static int cl_make(const cg_load_request *req, cg_load_format fmt, const void *b
         return lb_fail(res, resources(err) ? CG_LOAD_ERESOURCES : CG_LOAD_EDRIVER, call, (long)err,
                        "%s failed (error %d)", call, (int)err);
     }
-    err = cl.clBuildProgram(p, 1, &dev, flags, NULL, NULL);
-    char *log = build_log(p, dev);
-    if (err != CL_SUCCESS) {
-        cl.clReleaseProgram(p);
-        free(res->build_log);
-        res->build_log = log;
-        return lb_fail(res, resources(err) ? CG_LOAD_ERESOURCES : CG_LOAD_EDRIVER, "clBuildProgram", (long)err,
-                       "clBuildProgram failed (error %d) with options '%s'", (int)err, flags);
-    }
-    cl_kernel k = cl.clCreateKernel(p, req->kernel_name, &err);
-    if (err != CL_SUCCESS || !k) {
-        char names[1024] = "";
-        cl.clGetProgramInfo(p, CL_PROGRAM_KERNEL_NAMES, sizeof names - 1, names, NULL);
-        names[sizeof names - 1] = '\0';
-        cl.clReleaseProgram(p);
-        free(res->build_log);
-        res->build_log = log;
-        if (err == CL_INVALID_KERNEL_NAME)
-            return lb_fail(res, CG_ENOENT, "clCreateKernel", (long)err, "kernel '%s' is not in the program; it has: %s",
-                           req->kernel_name, names[0] ? names : "none");
-        return lb_fail(res, resources(err) ? CG_LOAD_ERESOURCES : CG_LOAD_EDRIVER, "clCreateKernel", (long)err,
-                       "clCreateKernel('%s') failed (error %d)", req->kernel_name, (int)err);
-    }
+    *out = p;
+    return CG_OK;
+}
+
+/* clCreateKernel failed with err: the program is released, and the error
+ * lists the program's kernels when the name is not among them. */
+static int cl_no_kernel(const cg_load_request *req, cl_program p, cl_int err, cg_load_result *res)
+{
+    char names[1024] = "";
+    cl.clGetProgramInfo(p, CL_PROGRAM_KERNEL_NAMES, sizeof names - 1, names, NULL);
+    names[sizeof names - 1] = '\0';
+    cl.clReleaseProgram(p);
+    if (err == CL_INVALID_KERNEL_NAME)
+        return lb_fail(res, CG_ENOENT, "clCreateKernel", (long)err, "kernel '%s' is not in the program; it has: %s",
+                       req->kernel_name, names[0] ? names : "none");
+    return lb_fail(res, resources(err) ? CG_LOAD_ERESOURCES : CG_LOAD_EDRIVER, "clCreateKernel", (long)err,
+                   "clCreateKernel('%s') failed (error %d)", req->kernel_name, (int)err);
+}
+
+/* The kernel's figures on the device into out; CL_SUCCESS or the failing query's error. */
+static cl_int cl_kernel_figures(cl_kernel k, cl_device_id dev, lb_loaded *out)
+{
     size_t wg = 0, multiple = 0;
     cl_ulong local = 0, priv = 0;
+    cl_int err;
     if ((err = cl.clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL)) != CL_SUCCESS ||
         (err = cl.clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local, &local, NULL)) !=
             CL_SUCCESS ||
         (err = cl.clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof priv, &priv, NULL)) !=
             CL_SUCCESS ||
         (err = cl.clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof multiple,
-                                           &multiple, NULL)) != CL_SUCCESS) {
+                                           &multiple, NULL)) != CL_SUCCESS)
+        return err;
+    *out = (lb_loaded){.n_regs = -1,
+                       .n_spills = -1,
+                       .max_threads = wg > 0x7fffffff ? 0x7fffffff : (int)wg,
+                       .simd_width = (int)multiple,
+                       .spill_bytes = -1,
+                       .private_bytes = (long long)priv,
+                       .local_bytes = (long long)local};
+    return CL_SUCCESS;
+}
+
+/* One program, built, and its kernel. On failure nothing stays alive, and
+ * res holds the failing call and, once the build ran, its log. */
+static int cl_make(const cg_load_request *req, cg_load_format fmt, const void *bytes, size_t size, const char *flags,
+                   lb_loaded *out, cg_load_result *res)
+{
+    cl_device_id dev = req->device;
+    cl_program p = NULL;
+    int rc = cl_create(req, fmt, bytes, size, &p, res);
+    if (rc != CG_OK) return rc;
+    cl_int err = cl.clBuildProgram(p, 1, &dev, flags, NULL, NULL);
+    char *log = build_log(p, dev);
+    if (err != CL_SUCCESS) {
+        cl.clReleaseProgram(p);
+        lb_keep_log(res, log);
+        return lb_fail(res, resources(err) ? CG_LOAD_ERESOURCES : CG_LOAD_EDRIVER, "clBuildProgram", (long)err,
+                       "clBuildProgram failed (error %d) with options '%s'", (int)err, flags);
+    }
+    cl_kernel k = cl.clCreateKernel(p, req->kernel_name, &err);
+    if (err != CL_SUCCESS || !k) {
+        lb_keep_log(res, log);
+        return cl_no_kernel(req, p, err, res);
+    }
+    lb_loaded l;
+    if ((err = cl_kernel_figures(k, dev, &l)) != CL_SUCCESS) {
         cl_destroy(p, k);
-        free(res->build_log);
-        res->build_log = log;
+        lb_keep_log(res, log);
         return lb_fail(res, CG_LOAD_EDRIVER, "clGetKernelWorkGroupInfo", (long)err,
                        "clGetKernelWorkGroupInfo failed (error %d)", (int)err);
     }
@@ -195,17 +230,8 @@ static int cl_make(const cg_load_request *req, cg_load_format fmt, const void *b
         cl_destroy(p, k);
         return lb_fail(res, CG_ENOMEM, NULL, 0, "out of memory");
     }
-    *out = (lb_loaded){.module = p,
-                       .kernel = k,
-                       .n_regs = -1,
-                       .n_spills = -1,
-                       .max_threads = wg > 0x7fffffff ? 0x7fffffff : (int)wg,
-                       .simd_width = (int)multiple,
-                       .spill_bytes = -1,
-                       .private_bytes = (long long)priv,
-                       .local_bytes = (long long)local,
-                       .flags = f,
-                       .log = log};
+    l.module = p, l.kernel = k, l.flags = f, l.log = log;
+    *out = l;
     return CG_OK;
 }
 

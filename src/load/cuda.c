@@ -132,14 +132,12 @@ static int load_image(const cg_load_request *req, const void *image, lb_loaded *
     CUfunction fn = NULL;
     CUresult r = cu.cuModuleLoadData(&mod, image);
     if (r != CUDA_SUCCESS) {
-        free(res->build_log);
-        res->build_log = log;
+        lb_keep_log(res, log);
         return CU_FAIL(res, "cuModuleLoadData", r, "cuModuleLoadData failed (error %d)", (int)r);
     }
     if ((r = cu.cuModuleGetFunction(&fn, mod, req->kernel_name)) != CUDA_SUCCESS) {
         cu.cuModuleUnload(mod);
-        free(res->build_log);
-        res->build_log = log;
+        lb_keep_log(res, log);
         if (r == CUDA_ERROR_NOT_FOUND)
             return lb_fail(res, CG_ENOENT, "cuModuleGetFunction", (long)r, "kernel '%s' is not in the module",
                            req->kernel_name);
@@ -152,8 +150,7 @@ static int load_image(const cg_load_request *req, const void *image, lb_loaded *
         (r = cu.cuFuncGetAttribute(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn)) != CUDA_SUCCESS ||
         (r = cu.cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn)) != CUDA_SUCCESS) {
         cu.cuModuleUnload(mod);
-        free(res->build_log);
-        res->build_log = log;
+        lb_keep_log(res, log);
         return CU_FAIL(res, "cuFuncGetAttribute", r, "cuFuncGetAttribute failed (error %d)", (int)r);
     }
     char *flags = strdup(req->build_flags ? req->build_flags : "");
@@ -211,8 +208,7 @@ static int link_ptx(const char *ptx, size_t n, void **cubin, size_t *size, char 
     free(error);
     *log = lb_str_take(&l);
     if (r != CUDA_SUCCESS) {
-        free(res->build_log);
-        res->build_log = *log;
+        lb_keep_log(res, *log);
         *log = NULL;
         return CU_FAIL(res, call, r, "%s failed (error %d)", call, (int)r);
     }

@@ -62,6 +62,8 @@ typedef struct lb_loaded {
 /* Failure details a back end fills (res is the caller's result; util.c). */
 int lb_fail(cg_load_result *res, int status, const char *call, long api_result, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* A failed build's log into res, which takes it in place of the one it held. */
+void lb_keep_log(cg_load_result *res, char *log);
 
 typedef struct lb_backend {
     const char *name; /* "ze" */

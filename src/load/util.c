@@ -106,3 +106,9 @@ int lb_fail(cg_load_result *res, int status, const char *call, long api_result, 
     if (status == CG_LOAD_ERESOURCES) res->out_of_resources = 1;
     return status;
 }
+
+void lb_keep_log(cg_load_result *res, char *log)
+{
+    free(res->build_log);
+    res->build_log = log;
+}

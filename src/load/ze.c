@@ -197,6 +197,24 @@ static char *read_log(ze_module_build_log_handle_t log)
 
 static int out_of_resources(ze_result_t r) { return r == ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY; }
 
+/* Whether the module has the kernel; names gets the module's kernel names,
+ * for an error that lists them. */
+static int module_has_kernel(ze_module_handle_t mod, const char *kernel, lb_str *names)
+{
+    uint32_t count = 0;
+    int found = 0;
+    if (ze.zeModuleGetKernelNames(mod, &count, NULL) == ZE_RESULT_SUCCESS && count) {
+        const char **list = calloc(count, sizeof *list);
+        if (list && ze.zeModuleGetKernelNames(mod, &count, list) == ZE_RESULT_SUCCESS)
+            for (uint32_t i = 0; i < count; i++) {
+                found |= strcmp(list[i], kernel) == 0;
+                lb_str_add(names, "%s%s", i ? ", " : "", list[i]);
+            }
+        free(list);
+    }
+    return found;
+}
+
 /* One module and kernel. On failure nothing stays alive, and res holds the
  * failing call and, for zeModuleCreate, the build log. */
 static int compile(const cg_load_request *req, ze_module_format_t format, const void *bytes, size_t size,
@@ -213,27 +231,13 @@ static int compile(const cg_load_request *req, ze_module_format_t format, const 
     char *text = read_log(log);
     if (r != ZE_RESULT_SUCCESS) {
         if (mod) ze.zeModuleDestroy(mod);
-        free(res->build_log);
-        res->build_log = text;
+        lb_keep_log(res, text);
         return lb_fail(res, out_of_resources(r) ? CG_LOAD_ERESOURCES : CG_LOAD_EDRIVER, "zeModuleCreate", (long)r,
                        "zeModuleCreate failed (result 0x%x) with flags '%s'", (unsigned)r, flags);
     }
-    /* The kernel name against the module's, for an error that lists them. */
-    uint32_t count = 0;
-    int found = 0;
     lb_str names = {0};
-    if (ze.zeModuleGetKernelNames(mod, &count, NULL) == ZE_RESULT_SUCCESS && count) {
-        const char **list = calloc(count, sizeof *list);
-        if (list && ze.zeModuleGetKernelNames(mod, &count, list) == ZE_RESULT_SUCCESS)
-            for (uint32_t i = 0; i < count; i++) {
-                found |= strcmp(list[i], req->kernel_name) == 0;
-                lb_str_add(&names, "%s%s", i ? ", " : "", list[i]);
-            }
-        free(list);
-    }
-    if (!found) {
-        free(res->build_log);
-        res->build_log = text;
+    if (!module_has_kernel(mod, req->kernel_name, &names)) {
+        lb_keep_log(res, text);
         ze.zeModuleDestroy(mod);
         int rc = lb_fail(res, CG_ENOENT, "zeModuleGetKernelNames", 0, "kernel '%s' is not in the module; it has: %s",
                          req->kernel_name, names.p ? names.p : "none");
@@ -244,8 +248,7 @@ static int compile(const cg_load_request *req, ze_module_format_t format, const 
     ze_kernel_desc_t kd = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .pKernelName = req->kernel_name};
     ze_kernel_handle_t k = NULL;
     if ((r = ze.zeKernelCreate(mod, &kd, &k)) != ZE_RESULT_SUCCESS) {
-        free(res->build_log);
-        res->build_log = text;
+        lb_keep_log(res, text);
         ze.zeModuleDestroy(mod);
         return lb_fail(res, out_of_resources(r) ? CG_LOAD_ERESOURCES : CG_LOAD_EDRIVER, "zeKernelCreate", (long)r,
                        "zeKernelCreate('%s') failed (result 0x%x)", req->kernel_name, (unsigned)r);
@@ -254,8 +257,7 @@ static int compile(const cg_load_request *req, ze_module_format_t format, const 
     ze_device_compute_properties_t cp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES};
     if ((r = ze.zeKernelGetProperties(k, &kp)) != ZE_RESULT_SUCCESS ||
         (r = ze.zeDeviceGetComputeProperties(req->device, &cp)) != ZE_RESULT_SUCCESS) {
-        free(res->build_log);
-        res->build_log = text;
+        lb_keep_log(res, text);
         ze_destroy(mod, k);
         return lb_fail(res, CG_LOAD_EDRIVER, "zeKernelGetProperties", (long)r,
                        "zeKernelGetProperties or zeDeviceGetComputeProperties failed (result 0x%x)", (unsigned)r);
