@@ -224,12 +224,11 @@ static int run_refuse_same_file(const char *flag_a, const char *a, const char *f
     return rc;
 }
 
-/* Checks every value here, against the layers just loaded, so a typo stops
- * us before the program starts rather than inside it. */
-int run_check_values(const run_opts *o, const cli_layers *set)
+/* The options' values, and CALLGUARD_SERIALIZE (which --serialize joins),
+ * as the program's runtime will take them. */
+static int run_check_options(const run_opts *o, const cli_layers *set)
 {
-    int rc;
-    const char *env_serialize = getenv("CALLGUARD_SERIALIZE"), *env_policy = getenv("CALLGUARD_POLICY");
+    const char *env_serialize = getenv("CALLGUARD_SERIALIZE");
     struct {
         const char *flag, *var, *value;
     } checks[] = {
@@ -243,16 +242,21 @@ int run_check_values(const run_opts *o, const cli_layers *set)
         {"CALLGUARD_SERIALIZE", "CALLGUARD_SERIALIZE", env_serialize && *env_serialize ? env_serialize : NULL}};
     for (size_t i = 0; i < sizeof checks / sizeof *checks; i++) {
         if (!checks[i].value) continue;
-        rc = cg_configure(checks[i].var, checks[i].value);
+        int rc = cg_configure(checks[i].var, checks[i].value);
         if (rc == CG_PENDING) return run_refuse_pending(checks[i].flag, checks[i].value, set, checks[i].var);
         if (rc != CG_OK)
             return cli_usage_error("%s %s: %s", checks[i].flag, checks[i].value, run_reason(checks[i].var));
     }
-    /* The CLI's own runtime reads no environment (startup.c): the other
-     * variables the program will read are checked here, as the program's
-     * runtime will read them. CALLGUARD_REPORT is the CLI's to drop,
-     * CALLGUARD_TRACE is --trace, CALLGUARD_STATS_DIR and _LOST are set for the child,
-     * CALLGUARD_TRACE_LINES is opened by each process. */
+    return -1;
+}
+
+/* The CLI's own runtime reads no environment (startup.c): the other
+ * variables the program will read are checked here, as the program's
+ * runtime will read them. CALLGUARD_REPORT is the CLI's to drop,
+ * CALLGUARD_TRACE is --trace, CALLGUARD_STATS_DIR and _LOST are set for the child,
+ * CALLGUARD_TRACE_LINES is opened by each process. */
+static int run_check_environment(void)
+{
     static const char *const not_here[] = {"CALLGUARD_SERIALIZE", "CALLGUARD_POLICY",      "CALLGUARD_REPORT",
                                            "CALLGUARD_TRACE",     "CALLGUARD_TRACE_LINES", "CALLGUARD_STATS_DIR",
                                            "CALLGUARD_STATS_LOST"};
@@ -264,7 +268,7 @@ int run_check_values(const run_opts *o, const cli_layers *set)
         int skip = 0;
         for (size_t i = 0; i < sizeof not_here / sizeof *not_here; i++)
             skip |= strcmp(var, not_here[i]) == 0;
-        rc = skip ? CG_OK : cg_configure(var, eq + 1);
+        int rc = skip ? CG_OK : cg_configure(var, eq + 1);
         if (rc != CG_OK) {
             rc = cli_usage_error("%s=%s: %s", var, eq + 1, run_reason(var));
             free(var);
@@ -272,14 +276,12 @@ int run_check_values(const run_opts *o, const cli_layers *set)
         }
         free(var);
     }
-    /* The policy file is read now the layers are loaded: it says whether
-     * all its entry points are theirs. */
-    if (env_policy && *env_policy) {
-        rc = cg_policy_load(env_policy);
-        if (rc == CG_PENDING) return run_refuse_pending("CALLGUARD_POLICY", env_policy, set, "CALLGUARD_POLICY");
-        if (rc != CG_OK) return cli_usage_error("CALLGUARD_POLICY=%s: %s", env_policy, cg_last_error());
-    }
-    /* A library variable that no chosen layer reads is a typo or a layer left out. */
+    return -1;
+}
+
+/* A library variable that no chosen layer reads is a typo or a layer left out. */
+static int run_check_library_vars(const cli_layers *set)
+{
     for (char **e = environ; *e; e++) {
         const char *eq = strchr(*e, '=');
         size_t n = eq ? (size_t)(eq - *e) : 0;
@@ -288,15 +290,23 @@ int run_check_values(const run_opts *o, const cli_layers *set)
         if (!var) return 1;
         if (!cli_layer_for_library_var(set, var)) {
             char *names = cli_layer_names(set);
-            rc = cli_usage_error("%s: no chosen layer reads this variable (the chosen layers are %s; "
-                                 "`callguard list LAYER` shows each one's variable)",
-                                 var, names);
+            int rc = cli_usage_error("%s: no chosen layer reads this variable (the chosen layers are %s; "
+                                     "`callguard list LAYER` shows each one's variable)",
+                                     var, names);
             free(names), free(var);
             return rc;
         }
         free(var);
     }
-    /* Before --trace-lines' file is created (last): a refused run leaves none. */
+    return -1;
+}
+
+/* The files written: --report, --trace and --trace-lines, each its own and
+ * one that can be written. --trace-lines' file is created (last), so a
+ * refused run leaves none. */
+static int run_check_outputs(const run_opts *o)
+{
+    int rc;
     if ((rc = run_refuse_same_file("--report", o->report, "--trace", o->trace)) >= 0) return rc;
     if ((rc = run_refuse_same_file("--report", o->report, "--trace-lines", o->trace_lines)) >= 0) return rc;
     if ((rc = run_refuse_same_file("--trace", o->trace, "--trace-lines", o->trace_lines)) >= 0) return rc;
@@ -311,7 +321,6 @@ int run_check_values(const run_opts *o, const cli_layers *set)
         (rc = run_report_is_folder(o->report) ? run_check_folder("--report", o->report)
                                               : run_check_writable("--report", o->report)) >= 0)
         return rc;
-    /* Last: opening it creates it, and a refused run leaves no file. */
     if (o->trace_lines && strcmp(o->trace_lines, "-") != 0) {
         int fd = open(o->trace_lines, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
         if (fd < 0)
@@ -319,6 +328,24 @@ int run_check_values(const run_opts *o, const cli_layers *set)
         close(fd);
     }
     return -1;
+}
+
+/* Checks every value here, against the layers just loaded, so a typo stops
+ * us before the program starts rather than inside it. */
+int run_check_values(const run_opts *o, const cli_layers *set)
+{
+    int rc;
+    const char *env_policy = getenv("CALLGUARD_POLICY");
+    if ((rc = run_check_options(o, set)) >= 0 || (rc = run_check_environment()) >= 0) return rc;
+    /* The policy file is read now the layers are loaded: it says whether
+     * all its entry points are theirs. */
+    if (env_policy && *env_policy) {
+        rc = cg_policy_load(env_policy);
+        if (rc == CG_PENDING) return run_refuse_pending("CALLGUARD_POLICY", env_policy, set, "CALLGUARD_POLICY");
+        if (rc != CG_OK) return cli_usage_error("CALLGUARD_POLICY=%s: %s", env_policy, cg_last_error());
+    }
+    if ((rc = run_check_library_vars(set)) >= 0) return rc;
+    return run_check_outputs(o);
 }
 
 /* A relative path made absolute against our working directory, once,
