@@ -94,6 +94,105 @@ static void on_sigchld(int sig) { (void)sig; }
 /* A lease break (stats_settle.c holds a lease for a moment): ignored, not fatal. */
 static void on_sigio(int sig) { (void)sig; }
 
+/* SIGCHLD is blocked except inside ppoll, so none is missed between a
+ * waitpid and the wait; the program starts with our mask as it was (old).
+ * SIGTERM and SIGHUP are forwarded from before the fork, and held
+ * blocked until the program has a pid: one that comes while it starts
+ * reaches it, rather than killing callguard and leaving the program
+ * running without it, or being swallowed by the child before exec.
+ * waiting: the mask inside ppoll. */
+static void run_signals_before_fork(sigset_t *old, sigset_t *waiting)
+{
+    sigset_t blocked;
+    sigemptyset(&blocked);
+    sigaddset(&blocked, SIGCHLD);
+    sigaddset(&blocked, SIGTERM);
+    sigaddset(&blocked, SIGHUP);
+    sigprocmask(SIG_BLOCK, &blocked, old);
+    *waiting = *old;
+    sigdelset(waiting, SIGCHLD);
+    struct sigaction sa = {0};
+    sa.sa_handler = forward_signal;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+/* The child: the program, with the signals as they were, or the exec's
+ * errno on the pipe. */
+static _Noreturn void run_exec_child(char **prog, env_list *env, const int errpipe[2], const sigset_t *old)
+{
+    struct sigaction dfl = {0};
+    dfl.sa_handler = SIG_DFL;
+    close(errpipe[0]);
+    sigaction(SIGTERM, &dfl, NULL);
+    sigaction(SIGHUP, &dfl, NULL);
+    sigprocmask(SIG_SETMASK, old, NULL);
+    environ = env->v;
+    execvp(prog[0], prog);
+    int e = errno;
+    if (write(errpipe[1], &e, sizeof e) < 0) _exit(127);
+    _exit(127);
+}
+
+/* The program has its pid: a held SIGTERM is forwarded now, SIGCHLD stays
+ * blocked (but wakes ppoll). */
+static void run_signals_after_fork(pid_t pid, const sigset_t *old)
+{
+    child_pid = pid;
+    sigset_t held = *old;
+    sigaddset(&held, SIGCHLD);
+    sigprocmask(SIG_SETMASK, &held, NULL);
+    struct sigaction sa = {0};
+    sa.sa_handler = on_sigchld;
+    sigaction(SIGCHLD, &sa, NULL);
+    sa.sa_handler = on_sigio;
+    sigaction(SIGIO, &sa, NULL);
+    /* The terminal sends SIGINT/SIGQUIT to the whole foreground group:
+     * the program gets its own; callguard waits to write the report. */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+}
+
+/* Reaps every process of the tree that has ended, keeping how each ended.
+ * Returns waitpid's last answer (0: some still run; -1 with ECHILD: none
+ * is left), or -2 out of memory. */
+static pid_t run_reap(pid_t pid, run_result *r, size_t *cap)
+{
+    int st;
+    pid_t w;
+    while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
+        if (w == pid) r->child_status = st;
+        if (r->nexits == *cap) {
+            cg_proc_exit *more = realloc(r->exits, (*cap *= 2) * sizeof *r->exits);
+            if (!more) return -2;
+            r->exits = more;
+        }
+        r->exits[r->nexits++] = (cg_proc_exit){w, WIFSIGNALED(st), WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st)};
+    }
+    return w;
+}
+
+/* Until the whole tree has exited: statistics files settled and processes
+ * reaped as they end, asleep in ppoll between. Returns 0, or 1 out of memory. */
+static int run_wait_tree(pid_t pid, run_settler *settler, const sigset_t *waiting, run_result *r)
+{
+    size_t cap = 16;
+    r->exits = malloc(cap * sizeof *r->exits);
+    if (!r->exits) return 1;
+    for (;;) {
+        /* Files first: a process that exec'd is still there to be seen. */
+        settler_drain(settler);
+        pid_t w = run_reap(pid, r, &cap);
+        if (w == -2) return 1;
+        if (w < 0 && errno != EINTR) break; /* ECHILD: the whole tree has exited */
+        if (w == 0) {
+            struct pollfd p = {settler->ino, POLLIN, 0};
+            ppoll(&p, settler->ino >= 0, NULL, waiting);
+        }
+    }
+    return 0;
+}
+
 /* Starts the program and waits for it and every orphan of its tree that
  * comes to us, so "after the whole tree has exited" means it, settling
  * statistics files as their processes end. Returns 0, or 1 when callguard
@@ -105,26 +204,8 @@ int run_start_and_wait(char **prog, env_list *env, const char *dir, run_result *
     if (pipe2(errpipe, O_CLOEXEC) != 0) return 1;
     run_settler settler;
     settler_open(&settler, dir); /* before the program starts: no file is missed */
-    /* SIGCHLD is blocked except inside ppoll, so none is missed between a
-     * waitpid and the wait; the program starts with our mask as it was.
-     * SIGTERM and SIGHUP are forwarded from before the fork, and held
-     * blocked until the program has a pid: one that comes while it starts
-     * reaches it, rather than killing callguard and leaving the program
-     * running without it, or being swallowed by the child before exec. */
-    sigset_t chld, blocked, old, waiting;
-    sigemptyset(&chld);
-    sigaddset(&chld, SIGCHLD);
-    blocked = chld;
-    sigaddset(&blocked, SIGTERM);
-    sigaddset(&blocked, SIGHUP);
-    sigprocmask(SIG_BLOCK, &blocked, &old);
-    waiting = old;
-    sigdelset(&waiting, SIGCHLD);
-    struct sigaction sa = {0}, dfl = {0};
-    sa.sa_handler = forward_signal;
-    dfl.sa_handler = SIG_DFL;
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    sigset_t old, waiting;
+    run_signals_before_fork(&old, &waiting);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
@@ -132,60 +213,16 @@ int run_start_and_wait(char **prog, env_list *env, const char *dir, run_result *
         sigprocmask(SIG_SETMASK, &old, NULL);
         return 1;
     }
-    if (pid == 0) {
-        close(errpipe[0]);
-        sigaction(SIGTERM, &dfl, NULL);
-        sigaction(SIGHUP, &dfl, NULL);
-        sigprocmask(SIG_SETMASK, &old, NULL);
-        environ = env->v;
-        execvp(prog[0], prog);
-        int e = errno;
-        if (write(errpipe[1], &e, sizeof e) < 0) _exit(127);
-        _exit(127);
-    }
+    if (pid == 0) run_exec_child(prog, env, errpipe, &old);
     close(errpipe[1]);
-    child_pid = pid;
-    sigset_t held = old; /* SIGCHLD stays blocked; a held SIGTERM is forwarded now */
-    sigaddset(&held, SIGCHLD);
-    sigprocmask(SIG_SETMASK, &held, NULL);
+    run_signals_after_fork(pid, &old);
     r->pid = pid;
-    sa.sa_handler = on_sigchld;
-    sigaction(SIGCHLD, &sa, NULL);
-    sa.sa_handler = on_sigio;
-    sigaction(SIGIO, &sa, NULL);
-    /* The terminal sends SIGINT/SIGQUIT to the whole foreground group:
-     * the program gets its own; callguard waits to write the report. */
-    signal(SIGINT, SIG_IGN);
-    signal(SIGQUIT, SIG_IGN);
 
     int exec_errno = 0;
     if (read(errpipe[0], &exec_errno, sizeof exec_errno) == (ssize_t)sizeof exec_errno) r->exec_errno = exec_errno;
     close(errpipe[0]);
 
-    size_t cap = 16;
-    r->exits = malloc(cap * sizeof *r->exits);
-    if (!r->exits) return 1;
-    for (;;) {
-        /* Files first: a process that exec'd is still there to be seen. */
-        settler_drain(&settler);
-        int st;
-        pid_t w;
-        while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
-            if (w == pid) r->child_status = st;
-            if (r->nexits == cap) {
-                cg_proc_exit *more = realloc(r->exits, (cap *= 2) * sizeof *r->exits);
-                if (!more) return 1;
-                r->exits = more;
-            }
-            r->exits[r->nexits++] =
-                (cg_proc_exit){w, WIFSIGNALED(st), WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st)};
-        }
-        if (w < 0 && errno != EINTR) break; /* ECHILD: the whole tree has exited */
-        if (w == 0) {
-            struct pollfd p = {settler.ino, POLLIN, 0};
-            ppoll(&p, settler.ino >= 0, NULL, &waiting);
-        }
-    }
+    if (run_wait_tree(pid, &settler, &waiting, r) != 0) return 1;
     settler_close(&settler);
     sigprocmask(SIG_SETMASK, &old, NULL);
     return 0;
