@@ -85,7 +85,9 @@ char *cli_shim_for(const cli_layer *l, const char *soname)
     return NULL;
 }
 
-int cli_layer_load(cli_layers *set, const char *api, const char *path)
+/* The layer's file, resolved (malloc'd): path, or the installed layer of
+ * api when path is NULL. NULL, said, when there is none. */
+static char *cli_layer_file(const char *api, const char *path)
 {
     char *given = NULL;
     if (!path) {
@@ -95,28 +97,25 @@ int cli_layer_load(cli_layers *set, const char *api, const char *path)
             cgi_say("no %s layer is installed (%s); installed: %s; a layer from elsewhere: --layer PATH.so", api, given,
                     have);
             free(have), free(given);
-            return 2;
+            return NULL;
         }
         path = given;
     }
     char *file = realpath(path, NULL);
-    if (!file) {
-        cgi_say("layer %s: %m", path);
-        free(given);
-        return 2;
-    }
+    if (!file) cgi_say("layer %s: %m", path);
     free(given);
-    for (size_t i = 0; i < set->n; i++)
-        if (strcmp(set->v[i].file, file) == 0) { /* named twice */
-            free(file);
-            return 0;
-        }
+    return file;
+}
 
+/* Loads file and returns what registered (malloc'd), [*first, *end) of
+ * it being the file's layers; NULL, said, when it cannot be loaded or
+ * registered none. */
+static cg_layer_info *cli_layer_register(const char *file, long *first, long *end)
+{
     long before = cg_list_layers(NULL, 0);
     if (!dlopen(file, RTLD_NOW | RTLD_LOCAL)) {
         cgi_say("cannot load %s: %s", file, dlerror());
-        free(file);
-        return 2;
+        return NULL;
     }
     long after = cg_list_layers(NULL, 0);
     cg_layer_info *info = calloc((size_t)after + 1, sizeof *info);
@@ -138,31 +137,52 @@ int cli_layer_load(cli_layers *set, const char *api, const char *path)
     }
     if (after <= before) {
         cgi_say("%s is not a callguard layer (loading it registered none)", file);
-        free(info), free(file);
+        free(info);
+        return NULL;
+    }
+    *first = before, *end = after;
+    return info;
+}
+
+/* The file's layer li into the set: 0, or 2 (said) when it is for another
+ * API than the one asked for, or the set has one for its API already. */
+static int cli_layer_add(cli_layers *set, const char *api, const char *file, const cg_layer_info *li)
+{
+    if (api && strcmp(li->api, api) != 0) {
+        cgi_say("%s is a layer for the %s API, not %s", file, li->api, api);
         return 2;
     }
     int rc = 0;
-    for (long k = before; k < after && rc == 0; k++) {
-        const cg_layer_info *li = &info[k];
-        if (api && strcmp(li->api, api) != 0) {
-            cgi_say("%s is a layer for the %s API, not %s", file, li->api, api);
+    for (size_t i = 0; i < set->n; i++)
+        if (strcmp(set->v[i].info.api, li->api) == 0) {
+            cgi_say("two layers for the %s API: %s and %s", li->api, set->v[i].file, file);
             rc = 2;
-            break;
         }
-        for (size_t i = 0; i < set->n; i++)
-            if (strcmp(set->v[i].info.api, li->api) == 0) {
-                cgi_say("two layers for the %s API: %s and %s", li->api, set->v[i].file, file);
-                rc = 2;
-            }
-        if (rc) break;
-        cli_layer *more = realloc(set->v, (set->n + 1) * sizeof *more);
-        if (!more) exit(1);
-        set->v = more;
-        cli_layer *l = &set->v[set->n++];
-        l->info = *li;
-        l->file = strdup(file);
-        l->shim = cli_shim_of(file, li->soname);
-    }
+    if (rc) return rc;
+    cli_layer *more = realloc(set->v, (set->n + 1) * sizeof *more);
+    if (!more) exit(1);
+    set->v = more;
+    cli_layer *l = &set->v[set->n++];
+    l->info = *li;
+    l->file = strdup(file);
+    l->shim = cli_shim_of(file, li->soname);
+    return 0;
+}
+
+int cli_layer_load(cli_layers *set, const char *api, const char *path)
+{
+    char *file = cli_layer_file(api, path);
+    if (!file) return 2;
+    for (size_t i = 0; i < set->n; i++)
+        if (strcmp(set->v[i].file, file) == 0) { /* named twice */
+            free(file);
+            return 0;
+        }
+    long first = 0, end = 0;
+    cg_layer_info *info = cli_layer_register(file, &first, &end);
+    int rc = info ? 0 : 2;
+    for (long k = first; k < end && rc == 0; k++)
+        rc = cli_layer_add(set, api, file, &info[k]);
     free(info), free(file);
     return rc;
 }
