@@ -165,90 +165,112 @@ static int write_layer(const char *dir, const gen_output *o, int check)
     return rc;
 }
 
-int main(int argc, char **argv)
-{
-    const char *policy_path = NULL, *outdir = NULL, *header_dir = NULL;
-    strlist incdirs = {0};
-    int to_stdout = 0, check = 0;
+/* The command line. */
+typedef struct gen_args {
+    const char *policy_path, *outdir, *header_dir;
+    strlist incdirs;
+    int to_stdout, check;
+} gen_args;
 
+/* Reads the command line into a; returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, gen_args *a)
+{
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             fputs(usage, stdout);
             return 0;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "-I") == 0 || strcmp(a, "--header-dir") == 0) {
-            if (i + 1 >= argc || !argv[i + 1][0]) return usage_error("%s needs a directory", a);
+        } else if (strcmp(arg, "-o") == 0 || strcmp(arg, "-I") == 0 || strcmp(arg, "--header-dir") == 0) {
+            if (i + 1 >= argc || !argv[i + 1][0]) return usage_error("%s needs a directory", arg);
             const char *v = argv[++i];
-            if (a[1] == 'o') {
-                if (outdir) return usage_error("%s: only one -o", "-o");
-                outdir = v;
-            } else if (a[1] == 'I') {
-                strlist_push(&incdirs, v);
+            if (arg[1] == 'o') {
+                if (a->outdir) return usage_error("%s: only one -o", "-o");
+                a->outdir = v;
+            } else if (arg[1] == 'I') {
+                strlist_push(&a->incdirs, v);
             } else {
-                header_dir = v;
+                a->header_dir = v;
             }
-        } else if (strncmp(a, "-I", 2) == 0) {
-            strlist_push(&incdirs, a + 2);
-        } else if (strcmp(a, "--stdout") == 0) {
-            to_stdout = 1;
-        } else if (strcmp(a, "--check") == 0) {
-            check = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return usage_error("unknown option %s", a);
-        } else if (policy_path) {
-            return usage_error("more than one policy file (%s)", a);
+        } else if (strncmp(arg, "-I", 2) == 0) {
+            strlist_push(&a->incdirs, arg + 2);
+        } else if (strcmp(arg, "--stdout") == 0) {
+            a->to_stdout = 1;
+        } else if (strcmp(arg, "--check") == 0) {
+            a->check = 1;
+        } else if (arg[0] == '-' && arg[1]) {
+            return usage_error("unknown option %s", arg);
+        } else if (a->policy_path) {
+            return usage_error("more than one policy file (%s)", arg);
         } else {
-            policy_path = a;
+            a->policy_path = arg;
         }
     }
-    if (!policy_path) return usage_error("%s", "no policy file given");
-    if (!outdir) return usage_error("%s", "no output directory given: -o DIR");
-    if (to_stdout && check) return usage_error("%s", "--stdout and --check: give one");
+    if (!a->policy_path) return usage_error("%s", "no policy file given");
+    if (!a->outdir) return usage_error("%s", "no output directory given: -o DIR");
+    if (a->to_stdout && a->check) return usage_error("%s", "--stdout and --check: give one");
+    return -1;
+}
 
-    /* The command line as recorded in the output: stable across machines. */
+/* The command line as recorded in the output: stable across machines. */
+static char *recorded_command(const gen_args *a)
+{
     char *command = xasprintf("callguard-gen");
     {
-        char *d = display_path(policy_path);
+        char *d = display_path(a->policy_path);
         char *t = xasprintf("%s %s", command, d);
         free(d);
         free(command);
         command = t;
     }
-    command = append(command, "-o", outdir);
-    for (size_t i = 0; i < incdirs.n; i++)
-        command = append(command, "-I", incdirs.v[i]);
-    if (header_dir) command = append(command, "--header-dir", header_dir);
+    command = append(command, "-o", a->outdir);
+    for (size_t i = 0; i < a->incdirs.n; i++)
+        command = append(command, "-I", a->incdirs.v[i]);
+    if (a->header_dir) command = append(command, "--header-dir", a->header_dir);
+    return command;
+}
 
-    /* The header directory is searched first, then the -I directories. */
-    strlist search = {0};
-    if (header_dir) strlist_push(&search, header_dir);
-    for (size_t i = 0; i < incdirs.n; i++)
-        strlist_push(&search, incdirs.v[i]);
-
+/* Reads the policy and its header, then writes, prints or checks the layer. */
+static int generate(const gen_args *a, const strlist *search, const char *command)
+{
     int rc = 0;
     policy p;
     gen_api api = {0};
-    if (policy_read(policy_path, &p) || parse_api(&p, &search, &api) || check_policy(&p, &api)) {
+    if (policy_read(a->policy_path, &p) || parse_api(&p, search, &api) || check_policy(&p, &api)) {
         rc = GEN_EXIT_INPUT;
     } else if (api.nfuncs == 0) {
-        fprintf(stderr, "%s: no entry points: %s declares no function with the prefix %s\n", policy_path, p.header,
+        fprintf(stderr, "%s: no entry points: %s declares no function with the prefix %s\n", a->policy_path, p.header,
                 p.prefixes.v[0]);
         rc = GEN_EXIT_INPUT;
-    } else if (to_stdout) {
+    } else if (a->to_stdout) {
         rc = emit_layer(stdout, &p, &api, command);
     } else {
         struct stat st;
-        if (stat(outdir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            fprintf(stderr, "callguard-gen: -o %s: not a directory\n", outdir);
+        if (stat(a->outdir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "callguard-gen: -o %s: not a directory\n", a->outdir);
             rc = GEN_EXIT_INPUT;
         } else {
             gen_output o = {&p, &api, command};
-            rc = write_layer(outdir, &o, check);
+            rc = write_layer(a->outdir, &o, a->check);
         }
     }
     gen_api_free(&api);
     policy_free(&p);
-    strlist_free(&incdirs);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    gen_args a = {0};
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0) return rc;
+    char *command = recorded_command(&a);
+    /* The header directory is searched first, then the -I directories. */
+    strlist search = {0};
+    if (a.header_dir) strlist_push(&search, a.header_dir);
+    for (size_t i = 0; i < a.incdirs.n; i++)
+        strlist_push(&search, a.incdirs.v[i]);
+    rc = generate(&a, &search, command);
+    strlist_free(&a.incdirs);
     strlist_free(&search);
     free(command);
     return rc;
