@@ -66,88 +66,122 @@ static int run_kernel(cl_kernel k, int i)
     return ok;
 }
 
+/* What one request loads: source, or IL when il is set. */
+typedef struct kernel_input {
+    char src[256], name[32];
+    char *il; /* malloc'd */
+    size_t il_size;
+} kernel_input;
+
+/* Kernel i's input as the mode says; -1, said, when its SPIR-V file cannot be read. */
+static int kernel_input_make(int i, kernel_input *k)
+{
+    snprintf(k->name, sizeof k->name, "k%d", i);
+    snprintf(k->src, sizeof k->src, "__kernel void k%d(__global int *a) { a[get_global_id(0)] += %d; }\n", i, i);
+    if (strcmp(mode, "badsource") == 0)
+        snprintf(k->src, sizeof k->src, "__kernel void k%d(__global int *a) { a[0] = ; }\n", i);
+    if (strcmp(mode, "badname") == 0) snprintf(k->name, sizeof k->name, "missing");
+    k->il = NULL;
+    k->il_size = 0;
+    if (strcmp(mode, "il") == 0 || strcmp(mode, "sameil") == 0 || strcmp(mode, "badflags") == 0) {
+        char path[1024];
+        const char *dir = getenv("CG_LOAD_SPIRV_DIR");
+        int which = strcmp(mode, "il") == 0 ? i : 0;
+        snprintf(k->name, sizeof k->name, "k%d", which);
+        snprintf(path, sizeof path, "%s/k%d.spv", dir ? dir : ".", which);
+        if (!(k->il = slurp(path, &k->il_size))) {
+            printf("error=cannot read %s\n", path);
+            return -1;
+        }
+    } else if (strcmp(mode, "badil") == 0) {
+        k->il = strdup("this is no SPIR-V module, only text that pretends to be one");
+        k->il_size = strlen(k->il);
+    }
+    return 0;
+}
+
+static cg_load_request request_of(const kernel_input *k)
+{
+    cg_load_request req = {.api = CG_LOAD_API_CL,
+                           .context = ctx,
+                           .device = dev,
+                           .bytes = k->src,
+                           .size = strlen(k->src),
+                           .format = CG_LOAD_FORMAT_SOURCE,
+                           .kernel_name = k->name,
+                           .build_flags = "-cl-std=CL1.2"};
+    if (k->il) {
+        req.bytes = k->il;
+        req.size = k->il_size;
+        req.format = CG_LOAD_FORMAT_IL;
+        req.build_flags = strcmp(mode, "badflags") == 0 ? "-cl-no-such-option" : "-cl-mad-enable";
+    }
+    return req;
+}
+
+/* The program's binary, loaded as native input in place of *r. */
+static int load_as_native(cg_load_request *req, cg_load_result **r)
+{
+    size_t size = 0;
+    unsigned char *bin;
+    clGetProgramInfo((*r)->module, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL);
+    bin = malloc(size);
+    clGetProgramInfo((*r)->module, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL);
+    cg_load_result_free(*r);
+    req->bytes = bin;
+    req->size = size;
+    req->format = CG_LOAD_FORMAT_NATIVE;
+    int rc = cg_load_binary(req, r);
+    free(bin);
+    return rc;
+}
+
+static void print_failure(int rc, cg_load_result *r)
+{
+    atomic_fetch_add(&failed, 1);
+    printf("error=%s call=%s result=%ld message=%s\n", cg_load_status_name(rc),
+           r && r->failed_call ? r->failed_call : "-", r ? r->api_result : 0, r ? r->message : "-");
+    printf("error_log_bytes=%zu\n", r ? strlen(r->build_log) : 0);
+    if (r && r->build_log[0]) printf("error_log=%s\n", strtok(r->build_log, "\n"));
+}
+
+/* Counts the load; kernel 0's figures and log are printed, and with
+ * CG_LOAD_RUN whether it ran. */
+static void print_loaded(cg_load_result *r, int i)
+{
+    atomic_fetch_add(&loaded, 1);
+    if (r->source == CG_LOAD_SOURCE_DISK) atomic_fetch_add(&from_disk, 1);
+    if (r->source == CG_LOAD_SOURCE_MEMORY) atomic_fetch_add(&from_memory, 1);
+    cl_uint nargs = 0;
+    clGetKernelInfo(r->kernel, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL);
+    if (i != 0) return;
+    printf("regs=%d spills=%d max_threads=%d simd=%d local=%lld private=%lld nargs=%u flags=%s\n", r->n_regs,
+           r->n_spills, r->max_threads, r->simd_width, r->local_bytes, r->private_bytes, nargs, r->build_flags);
+    size_t n = strlen(r->build_log);
+    printf("log_bytes=%zu\n", n);
+    if (n) printf("log=%s\n", strtok(r->build_log, "\n"));
+    /* the kernel runs: a[j] += i for 64 items, read back */
+    if (getenv("CG_LOAD_RUN")) printf("ran=%d\n", run_kernel(r->kernel, i));
+}
+
 static void *worker(void *arg)
 {
     (void)arg;
     for (int i; (i = atomic_fetch_add(&next, 1)) < nkernels;) {
-        char src[256], name[32];
-        snprintf(name, sizeof name, "k%d", i);
-        snprintf(src, sizeof src, "__kernel void k%d(__global int *a) { a[get_global_id(0)] += %d; }\n", i, i);
-        if (strcmp(mode, "badsource") == 0)
-            snprintf(src, sizeof src, "__kernel void k%d(__global int *a) { a[0] = ; }\n", i);
-        if (strcmp(mode, "badname") == 0) snprintf(name, sizeof name, "missing");
-        char *il = NULL;
-        size_t il_size = 0;
-        if (strcmp(mode, "il") == 0 || strcmp(mode, "sameil") == 0 || strcmp(mode, "badflags") == 0) {
-            char path[1024];
-            const char *dir = getenv("CG_LOAD_SPIRV_DIR");
-            int which = strcmp(mode, "il") == 0 ? i : 0;
-            snprintf(name, sizeof name, "k%d", which);
-            snprintf(path, sizeof path, "%s/k%d.spv", dir ? dir : ".", which);
-            if (!(il = slurp(path, &il_size))) {
-                printf("error=cannot read %s\n", path);
-                atomic_fetch_add(&failed, 1);
-                continue;
-            }
-        } else if (strcmp(mode, "badil") == 0) {
-            il = strdup("this is no SPIR-V module, only text that pretends to be one");
-            il_size = strlen(il);
+        kernel_input k;
+        if (kernel_input_make(i, &k) != 0) {
+            atomic_fetch_add(&failed, 1);
+            continue;
         }
-        cg_load_request req = {.api = CG_LOAD_API_CL,
-                               .context = ctx,
-                               .device = dev,
-                               .bytes = src,
-                               .size = strlen(src),
-                               .format = CG_LOAD_FORMAT_SOURCE,
-                               .kernel_name = name,
-                               .build_flags = "-cl-std=CL1.2"};
-        if (il) {
-            req.bytes = il;
-            req.size = il_size;
-            req.format = CG_LOAD_FORMAT_IL;
-            req.build_flags = strcmp(mode, "badflags") == 0 ? "-cl-no-such-option" : "-cl-mad-enable";
-        }
+        cg_load_request req = request_of(&k);
         cg_load_result *r = NULL;
         int rc = cg_load_binary(&req, &r);
-        free(il);
-        if (rc == CG_OK && strcmp(mode, "binary") == 0) {
-            /* the program's binary, loaded as native input */
-            size_t size = 0;
-            unsigned char *bin;
-            clGetProgramInfo(r->module, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL);
-            bin = malloc(size);
-            clGetProgramInfo(r->module, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL);
-            cg_load_result_free(r);
-            req.bytes = bin;
-            req.size = size;
-            req.format = CG_LOAD_FORMAT_NATIVE;
-            rc = cg_load_binary(&req, &r);
-            free(bin);
-        }
-        if (rc != CG_OK) {
-            atomic_fetch_add(&failed, 1);
-            printf("error=%s call=%s result=%ld message=%s\n", cg_load_status_name(rc),
-                   r && r->failed_call ? r->failed_call : "-", r ? r->api_result : 0, r ? r->message : "-");
-            printf("error_log_bytes=%zu\n", r ? strlen(r->build_log) : 0);
-            if (r && r->build_log[0]) printf("error_log=%s\n", strtok(r->build_log, "\n"));
-        } else {
-            atomic_fetch_add(&loaded, 1);
-            if (r->source == CG_LOAD_SOURCE_DISK) atomic_fetch_add(&from_disk, 1);
-            if (r->source == CG_LOAD_SOURCE_MEMORY) atomic_fetch_add(&from_memory, 1);
-            cl_uint nargs = 0;
-            clGetKernelInfo(r->kernel, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL);
-            if (i == 0)
-                printf("regs=%d spills=%d max_threads=%d simd=%d local=%lld private=%lld nargs=%u flags=%s\n",
-                       r->n_regs, r->n_spills, r->max_threads, r->simd_width, r->local_bytes, r->private_bytes, nargs,
-                       r->build_flags);
-            if (i == 0) {
-                size_t n = strlen(r->build_log);
-                printf("log_bytes=%zu\n", n);
-                if (n) printf("log=%s\n", strtok(r->build_log, "\n"));
-            }
-            /* the kernel runs: a[j] += i for 64 items, read back */
-            if (i == 0 && getenv("CG_LOAD_RUN")) printf("ran=%d\n", run_kernel(r->kernel, i));
-        }
+        free(k.il);
+        if (rc == CG_OK && strcmp(mode, "binary") == 0) rc = load_as_native(&req, &r);
+        if (rc != CG_OK)
+            print_failure(rc, r);
+        else
+            print_loaded(r, i);
         cg_load_result_free(r);
     }
     return NULL;
