@@ -111,59 +111,80 @@ static void wait_for(atomic_int *v, int want)
     }
 }
 
-static int run(const char *counts_path)
+enum { N = 1024 }; /* the items of a launch */
+
+/* What run makes, released at its end. */
+typedef struct run_objects {
+    cl_command_queue q;
+    cl_program prog;
+    cl_kernel k;
+    cl_mem bx, by;
+    cl_event run_ev, read_ev, user;
+} run_objects;
+
+/* The queue, and the saxpy kernel, built with a callback. */
+static void build_saxpy(const setup *s, run_objects *o)
 {
-    enum { N = 1024 };
-    setup s = open_device();
     cl_int err = 0;
-    char name[256] = "";
-    OK(CL(clGetPlatformInfo, s.platform, CL_PLATFORM_NAME, sizeof name, name, NULL));
-    cl_command_queue q = CL(clCreateCommandQueueWithProperties, s.ctx, s.device, NULL, &err);
+    o->q = CL(clCreateCommandQueueWithProperties, s->ctx, s->device, NULL, &err);
     OK(err);
-
-    cl_program prog = CL(clCreateProgramWithSource, s.ctx, 1, &source, NULL, &err);
+    o->prog = CL(clCreateProgramWithSource, s->ctx, 1, &source, NULL, &err);
     OK(err);
-    OK(CL(clBuildProgram, prog, 1, &s.device, "", on_built, s.device));
+    OK(CL(clBuildProgram, o->prog, 1, &s->device, "", on_built, s->device));
     wait_for(&build_notified, 1);
-    cl_kernel k = CL(clCreateKernel, prog, "saxpy", &err);
+    o->k = CL(clCreateKernel, o->prog, "saxpy", &err);
     OK(err);
+}
 
-    static float x[N], y[N], out[N], out2[N];
+/* y = 2x + y twice: the first launch waited for by its event (with a
+ * callback) and read back blocking into out, the second read without
+ * blocking into out2 and waited for by the read's event. */
+static void launch_saxpy(const setup *s, run_objects *o, float *out, float *out2)
+{
+    static float x[N], y[N];
+    cl_int err = 0;
     for (int i = 0; i < N; i++)
         x[i] = (float)i, y[i] = (float)(N - i);
-    cl_mem bx = CL(clCreateBuffer, s.ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof x, x, &err);
+    o->bx = CL(clCreateBuffer, s->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof x, x, &err);
     OK(err);
-    cl_mem by = CL(clCreateBuffer, s.ctx, CL_MEM_READ_WRITE, sizeof y, NULL, &err);
+    o->by = CL(clCreateBuffer, s->ctx, CL_MEM_READ_WRITE, sizeof y, NULL, &err);
     OK(err);
-    OK(CL(clEnqueueWriteBuffer, q, by, CL_TRUE, 0, sizeof y, y, 0, NULL, NULL));
+    OK(CL(clEnqueueWriteBuffer, o->q, o->by, CL_TRUE, 0, sizeof y, y, 0, NULL, NULL));
     float a = 2.0f;
-    OK(CL(clSetKernelArg, k, 0, sizeof bx, &bx));
-    OK(CL(clSetKernelArg, k, 1, sizeof by, &by));
-    OK(CL(clSetKernelArg, k, 2, sizeof a, &a));
+    OK(CL(clSetKernelArg, o->k, 0, sizeof o->bx, &o->bx));
+    OK(CL(clSetKernelArg, o->k, 1, sizeof o->by, &o->by));
+    OK(CL(clSetKernelArg, o->k, 2, sizeof a, &a));
 
     size_t global = N;
-    cl_event run_ev, read_ev;
-    OK(CL(clEnqueueNDRangeKernel, q, k, 1, NULL, &global, NULL, 0, NULL, &run_ev));
-    OK(CL(clSetEventCallback, run_ev, CL_COMPLETE, on_event, NULL));
-    OK(CL(clWaitForEvents, 1, &run_ev));
-    OK(CL(clEnqueueReadBuffer, q, by, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL));
-    /* again, a non-blocking read after a second launch, waited for by its event */
-    OK(CL(clEnqueueNDRangeKernel, q, k, 1, NULL, &global, NULL, 0, NULL, NULL));
-    OK(CL(clEnqueueReadBuffer, q, by, CL_FALSE, 0, sizeof out2, out2, 0, NULL, &read_ev));
-    OK(CL(clWaitForEvents, 1, &read_ev));
-    OK(CL(clFinish, q));
+    OK(CL(clEnqueueNDRangeKernel, o->q, o->k, 1, NULL, &global, NULL, 0, NULL, &o->run_ev));
+    OK(CL(clSetEventCallback, o->run_ev, CL_COMPLETE, on_event, NULL));
+    OK(CL(clWaitForEvents, 1, &o->run_ev));
+    OK(CL(clEnqueueReadBuffer, o->q, o->by, CL_TRUE, 0, N * sizeof *out, out, 0, NULL, NULL));
+    OK(CL(clEnqueueNDRangeKernel, o->q, o->k, 1, NULL, &global, NULL, 0, NULL, NULL));
+    OK(CL(clEnqueueReadBuffer, o->q, o->by, CL_FALSE, 0, N * sizeof *out2, out2, 0, NULL, &o->read_ev));
+    OK(CL(clWaitForEvents, 1, &o->read_ev));
+    OK(CL(clFinish, o->q));
+}
 
-    /* a user event: its callback runs when the host completes it */
-    cl_event user = CL(clCreateUserEvent, s.ctx, &err);
+/* A user event: its callback runs when the host completes it. Returns 1
+ * when a callback's call failed. */
+static int complete_user_event(const setup *s, run_objects *o)
+{
+    cl_int err = 0;
+    o->user = CL(clCreateUserEvent, s->ctx, &err);
     OK(err);
-    OK(CL(clSetEventCallback, user, CL_COMPLETE, on_event, NULL));
-    OK(CL(clSetUserEventStatus, user, CL_COMPLETE));
+    OK(CL(clSetEventCallback, o->user, CL_COMPLETE, on_event, NULL));
+    OK(CL(clSetUserEventStatus, o->user, CL_COMPLETE));
     wait_for(&event_callbacks, 2);
     if (atomic_load(&callback_status) != CL_SUCCESS) {
         fprintf(stderr, "a callback's call failed: %d\n", atomic_load(&callback_status));
         return 1;
     }
+    return 0;
+}
 
+static void print_results(const setup *s, const char *name, const float *out, const float *out2)
+{
     double sum = 0, sum2 = 0;
     for (int i = 0; i < N; i++)
         sum += out[i], sum2 += out2[i];
@@ -172,29 +193,49 @@ static int run(const char *counts_path)
     printf("saxpy twice: out[0]=%.1f sum=%.1f\n", out2[0], sum2);
     printf("callbacks: build=%d event=%d\n", atomic_load(&build_notified), atomic_load(&event_callbacks));
     /* A pass-through name (cl_gl.h, not cl.h): the layer forwards it uncounted, so not through CL(). */
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)s.platform, 0};
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)s->platform, 0};
     size_t size = 0;
     printf("clGetGLContextInfoKHR: %d\n",
            clGetGLContextInfoKHR(props, CL_CURRENT_DEVICE_FOR_GL_CONTEXT_KHR, 0, NULL, &size));
+}
 
-    OK(CL(clReleaseEvent, user));
-    OK(CL(clReleaseEvent, read_ev));
-    OK(CL(clReleaseEvent, run_ev));
-    OK(CL(clReleaseMemObject, by));
-    OK(CL(clReleaseMemObject, bx));
-    OK(CL(clReleaseKernel, k));
-    OK(CL(clReleaseProgram, prog));
-    OK(CL(clReleaseCommandQueue, q));
-    OK(CL(clReleaseContext, s.ctx));
+static void release_all(const setup *s, const run_objects *o)
+{
+    OK(CL(clReleaseEvent, o->user));
+    OK(CL(clReleaseEvent, o->read_ev));
+    OK(CL(clReleaseEvent, o->run_ev));
+    OK(CL(clReleaseMemObject, o->by));
+    OK(CL(clReleaseMemObject, o->bx));
+    OK(CL(clReleaseKernel, o->k));
+    OK(CL(clReleaseProgram, o->prog));
+    OK(CL(clReleaseCommandQueue, o->q));
+    OK(CL(clReleaseContext, s->ctx));
+}
 
-    if (counts_path) {
-        FILE *f = fopen(counts_path, "w");
-        if (!f) return 1;
-        for (int i = 0; counts[i].name; i++)
-            fprintf(f, "%s %u\n", counts[i].name, counts[i].n);
-        fclose(f);
-    }
+/* How many times the program called each entry point, one "name n" a line. */
+static int write_counts(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return 1;
+    for (int i = 0; counts[i].name; i++)
+        fprintf(f, "%s %u\n", counts[i].name, counts[i].n);
+    fclose(f);
     return 0;
+}
+
+static int run(const char *counts_path)
+{
+    setup s = open_device();
+    char name[256] = "";
+    OK(CL(clGetPlatformInfo, s.platform, CL_PLATFORM_NAME, sizeof name, name, NULL));
+    run_objects o;
+    build_saxpy(&s, &o);
+    static float out[N], out2[N];
+    launch_saxpy(&s, &o, out, out2);
+    if (complete_user_event(&s, &o)) return 1;
+    print_results(&s, name, out, out2);
+    release_all(&s, &o);
+    return counts_path ? write_counts(counts_path) : 0;
 }
 
 /* ---- race: threads build distinct programs at once ---- */
