@@ -16,7 +16,8 @@
  * Floors, lowest first:
  *   0 outfile            a report or timeline written as a new file renamed into
  *                        place (also the CLI's check of --report and --trace)
- *   0 json_lex           the JSON lexer the schema reader uses
+ *   0 json_lex           the JSON lexer the report readers use, and the two
+ *                        shapes they walk (an array of items, an object of members)
  *   0 pypackage          the Python package and distribution of a stall's file
  *   0 trace_read         what a trace file's rings hold
  *   0 stats_settle       (the CLI) an ended process's statistics file made small
@@ -27,6 +28,8 @@
  *   1 internal.h         this map; what the files share
  *   1 stats_dir.c        a run's statistics directory listed and read, one file
  *                        at a time (declared in report.h)
+ *   1 report_lists       what a saved report's process lists besides its sites
+ *                        (stalls, calls in flight, quirks, violations, hang) read back
  *   2 region.c           what both formats read from a region: totals, result
  *                        codes, stalls worst first, calls in flight
  *   3 fold.c             the combined table: every process's entry points folded

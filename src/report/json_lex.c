@@ -254,3 +254,23 @@ static void cgi_skip_value(cgi_json *j)
         cgi_lex_num(j, &v);
     }
 }
+
+void cgi_read_array(cgi_json *j, cgi_item_fn *fn, void *ctx)
+{
+    if (!cgi_lex_expect(j, '[') || cgi_lex_lit(j, ']')) return;
+    do
+        fn(j, ctx);
+    while (!j->err && cgi_lex_lit(j, ','));
+    cgi_lex_expect(j, ']');
+}
+
+void cgi_read_object(cgi_json *j, cgi_member_fn *fn, void *ctx)
+{
+    if (!cgi_lex_expect(j, '{')) return;
+    do {
+        char key[CGI_READ_KEY_MAX];
+        if (!cgi_lex_str(j, key, sizeof key) || !cgi_lex_expect(j, ':')) return;
+        fn(j, key, ctx);
+    } while (!j->err && cgi_lex_lit(j, ','));
+    cgi_lex_expect(j, '}');
+}

@@ -1,7 +1,8 @@
 /* A small JSON lexer for reading saved reports (json_lex.c): objects,
  * arrays, strings, integers, true/false/null. Anything else, or anything
  * missing, is an error naming what was expected where; the first error is
- * kept and every later call does nothing. */
+ * kept and every later call does nothing. Below it, the two shapes the
+ * report reader walks (report_read.c, report_lists.c). */
 #ifndef CGI_JSON_LEX_H
 #define CGI_JSON_LEX_H
 
@@ -40,5 +41,20 @@ CGI_HIDDEN int cgi_lex_count(cgi_json *j, const char *key, uint64_t *out);
 CGI_HIDDEN int cgi_lex_word(cgi_json *j, const char *w);
 /* Skips any value (for keys the reader does not need). */
 CGI_HIDDEN void cgi_lex_skip(cgi_json *j);
+
+/* ---- the reader's two shapes: an array of items, an object of members ---- */
+
+typedef void cgi_item_fn(cgi_json *j, void *ctx);
+/* The members' keys are at most this long; a longer key is an error. */
+#define CGI_READ_KEY_MAX 32
+typedef void cgi_member_fn(cgi_json *j, const char *key, void *ctx);
+
+/* [item, ...]: fn reads each item. */
+CGI_HIDDEN void cgi_read_array(cgi_json *j, cgi_item_fn *fn, void *ctx);
+/* {"key": value, ...}: fn reads each value (or skips it). */
+CGI_HIDDEN void cgi_read_object(cgi_json *j, cgi_member_fn *fn, void *ctx);
+
+/* true or false (anything else: false, and the lexer's error). */
+static inline int cgi_read_bool(cgi_json *j) { return cgi_lex_word(j, "true") ? 1 : (cgi_lex_word(j, "false"), 0); }
 
 #endif

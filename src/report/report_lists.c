@@ -1,0 +1,341 @@
+/* What a process of a saved report lists besides its sites, read back
+ * into its region (report_lists.h). */
+#define _GNU_SOURCE
+#include "report_lists.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The Python place of a stall: {"file": ..., "line": ..., "function": ...} or null. */
+static void cgi_read_python(cgi_json *j, cgi_stall *st)
+{
+    if (cgi_lex_word(j, "null") || !cgi_lex_expect(j, '{')) return;
+    do {
+        char pk[16];
+        int64_t v = 0;
+        if (!cgi_lex_str(j, pk, sizeof pk) || !cgi_lex_expect(j, ':')) return;
+        if (strcmp(pk, "file") == 0)
+            cgi_lex_str(j, st->py_file, sizeof st->py_file);
+        else if (strcmp(pk, "function") == 0)
+            cgi_lex_str(j, st->py_func, sizeof st->py_func);
+        else if (strcmp(pk, "line") == 0) {
+            if (cgi_lex_num(j, &v)) st->py_line = (int32_t)v;
+        } else
+            cgi_lex_skip(j);
+    } while (!j->err && cgi_lex_lit(j, ','));
+    cgi_lex_expect(j, '}');
+}
+
+/* One stall of a saved report, into the next free entry of the list. */
+void cgi_read_stall(cgi_json *j, cgi_stats_region *r, unsigned *n)
+{
+    cgi_stall tmp, *st = *n < CGI_STATS_MAX_STALLS ? &r->stall[*n] : &tmp;
+    memset(st, 0, sizeof *st);
+    if (!cgi_lex_expect(j, '{')) return;
+    do {
+        char key[32];
+        int64_t v = 0;
+        if (!cgi_lex_str(j, key, sizeof key) || !cgi_lex_expect(j, ':')) return;
+        uint64_t *u = NULL;
+        if (strcmp(key, "api") == 0)
+            cgi_lex_str(j, st->api, sizeof st->api);
+        else if (strcmp(key, "name") == 0)
+            cgi_lex_str(j, st->name, sizeof st->name);
+        else if (strcmp(key, "thread") == 0)
+            cgi_lex_str(j, st->thread, sizeof st->thread);
+        else if (strcmp(key, "runtime") == 0)
+            cgi_lex_str(j, st->runtime, sizeof st->runtime);
+        else if (strcmp(key, "python") == 0)
+            cgi_read_python(j, st);
+        else if (strcmp(key, "tid") == 0) {
+            if (cgi_lex_num(j, &v)) st->tid = (int32_t)v;
+        } else if ((u = strcmp(key, "ns") == 0             ? &st->ns
+                        : strcmp(key, "call_ns") == 0      ? &st->call_ns
+                        : strcmp(key, "lock_wait_ns") == 0 ? &st->wait_ns
+                        : strcmp(key, "entered_ns") == 0   ? &st->at_ns
+                                                           : NULL)) {
+            cgi_lex_count(j, key, u);
+        } else
+            cgi_lex_skip(j);
+    } while (!j->err && cgi_lex_lit(j, ','));
+    cgi_lex_expect(j, '}');
+    if (!j->err && *n < CGI_STATS_MAX_STALLS) atomic_store(&st->valid, 1), (*n)++;
+}
+
+/* One entry point of a quirk's "serialize", appended to its sites. */
+static void cgi_read_quirk_site(cgi_json *j, void *ctx)
+{
+    cgi_quirk_rec *q = ctx;
+    char site[CGI_NAME_MAX];
+    size_t len = strlen(q->sites);
+    if (cgi_lex_str(j, site, sizeof site) && len + strlen(site) + 3 < sizeof q->sites)
+        snprintf(q->sites + len, sizeof q->sites - len, "%s%s", len ? ", " : "", site);
+}
+
+/* One quirk matched, of a saved report: {"name", "api", "applied",
+ * "not_applied" (when not applied), "serialize": [...], "domain", "source",
+ * "why", "matched": {"vendor", "driver", "version", "library"}}. A report
+ * without "applied" (before it was written) lists only applied ones. One
+ * past the CGI_STATS_MAX_QUIRKS kept is counted as dropped. */
+void cgi_read_quirk(cgi_json *j, cgi_stats_region *r, unsigned *n)
+{
+    cgi_quirk_rec tmp, *q = *n < CGI_STATS_MAX_QUIRKS ? &r->quirk[*n] : &tmp;
+    memset(q, 0, sizeof *q);
+    q->applied = 1;
+    if (!cgi_lex_expect(j, '{')) return;
+    do {
+        char key[32];
+        if (!cgi_lex_str(j, key, sizeof key) || !cgi_lex_expect(j, ':')) return;
+        if (strcmp(key, "name") == 0)
+            cgi_lex_str(j, q->name, sizeof q->name);
+        else if (strcmp(key, "api") == 0)
+            cgi_lex_str(j, q->api, sizeof q->api);
+        else if (strcmp(key, "domain") == 0)
+            cgi_lex_str(j, q->domain, sizeof q->domain);
+        else if (strcmp(key, "source") == 0)
+            cgi_lex_str(j, q->source, sizeof q->source);
+        else if (strcmp(key, "why") == 0)
+            cgi_lex_str(j, q->why, sizeof q->why);
+        else if (strcmp(key, "not_applied") == 0)
+            cgi_lex_str(j, q->not_applied, sizeof q->not_applied);
+        else if (strcmp(key, "applied") == 0)
+            q->applied = cgi_read_bool(j);
+        else if (strcmp(key, "serialize") == 0) {
+            cgi_read_array(j, cgi_read_quirk_site, q);
+        } else if (strcmp(key, "matched") == 0) {
+            if (!cgi_lex_expect(j, '{')) return;
+            do {
+                char mk[16], vendor[16];
+                if (!cgi_lex_str(j, mk, sizeof mk) || !cgi_lex_expect(j, ':')) return;
+                if (strcmp(mk, "vendor") == 0) {
+                    if (cgi_lex_str(j, vendor, sizeof vendor)) q->vendor = (uint32_t)strtoul(vendor, NULL, 0);
+                } else if (strcmp(mk, "driver") == 0)
+                    cgi_lex_str(j, q->driver, sizeof q->driver);
+                else if (strcmp(mk, "version") == 0)
+                    cgi_lex_str(j, q->version, sizeof q->version);
+                else if (strcmp(mk, "library") == 0)
+                    cgi_lex_str(j, q->library, sizeof q->library);
+                else
+                    cgi_lex_skip(j);
+            } while (!j->err && cgi_lex_lit(j, ','));
+            cgi_lex_expect(j, '}');
+        } else
+            cgi_lex_skip(j);
+    } while (!j->err && cgi_lex_lit(j, ','));
+    cgi_lex_expect(j, '}');
+    if (j->err) return;
+    if (*n < CGI_STATS_MAX_QUIRKS)
+        atomic_store(&q->valid, 1), (*n)++;
+    else
+        atomic_fetch_add(&r->h.quirks_dropped, 1);
+}
+
+/* One thread-rule violation of a saved report, into the next free entry. */
+void cgi_read_violation(cgi_json *j, cgi_stats_region *r, unsigned *n)
+{
+    cgi_violation tmp, *v = *n < CGI_STATS_MAX_VIOLATIONS ? &r->violation[*n] : &tmp;
+    memset(v, 0, sizeof *v);
+    v->kind = CGI_VIOLATION_OVERLAP;
+    if (!cgi_lex_expect(j, '{')) return;
+    do {
+        char key[32], word[24];
+        int64_t num = 0;
+        if (!cgi_lex_str(j, key, sizeof key) || !cgi_lex_expect(j, ':')) return;
+        if (strcmp(key, "rule") == 0) {
+            if (cgi_lex_str(j, word, sizeof word) && strcmp(word, "sequence") == 0) v->kind = CGI_VIOLATION_SEQUENCE;
+        } else if (strcmp(key, "handle") == 0) {
+            if (cgi_lex_str(j, word, sizeof word)) v->handle = strtoull(word, NULL, 16);
+        } else if (strcmp(key, "count") == 0) {
+            uint64_t u;
+            if (cgi_lex_count(j, key, &u)) atomic_store(&v->count, u);
+        } else if (strcmp(key, "tid") == 0 || strcmp(key, "other_tid") == 0) {
+            if (cgi_lex_num(j, &num)) *(key[0] == 't' ? &v->tid : &v->other_tid) = (int32_t)num;
+        } else if (strcmp(key, "api") == 0)
+            cgi_lex_str(j, v->api, sizeof v->api);
+        else if (strcmp(key, "other_api") == 0)
+            cgi_lex_str(j, v->other_api, sizeof v->other_api);
+        else if (strcmp(key, "entry_point") == 0)
+            cgi_lex_str(j, v->name, sizeof v->name);
+        else if (strcmp(key, "other_entry_point") == 0)
+            cgi_lex_str(j, v->other, sizeof v->other);
+        else if (strcmp(key, "set_entry_point") == 0)
+            cgi_lex_str(j, v->set_name, sizeof v->set_name);
+        else if (strcmp(key, "access") == 0)
+            cgi_lex_str(j, v->access, sizeof v->access);
+        else if (strcmp(key, "other_access") == 0)
+            cgi_lex_str(j, v->other_access, sizeof v->other_access);
+        else if (strcmp(key, "param") == 0)
+            cgi_lex_str(j, v->param, sizeof v->param);
+        else if (strcmp(key, "other_param") == 0)
+            cgi_lex_str(j, v->other_param, sizeof v->other_param);
+        else
+            cgi_lex_skip(j);
+    } while (!j->err && cgi_lex_lit(j, ','));
+    cgi_lex_expect(j, '}');
+    if (!j->err && *n < CGI_STATS_MAX_VIOLATIONS)
+        atomic_store(&v->valid, 1), (*n)++;
+    else if (!j->err)
+        atomic_fetch_add(&r->h.violations_dropped, atomic_load(&v->count));
+}
+
+void cgi_read_in_flight(cgi_json *j, cgi_stats_region *r, cgi_read_flight *names, unsigned *n)
+{
+    cgi_slot tmp, *slot = *n < CGI_STATS_MAX_SLOTS ? &r->slot[*n] : &tmp;
+    cgi_read_flight tmpn, *fn = *n < CGI_STATS_MAX_SLOTS ? &names[*n] : &tmpn;
+    memset(slot, 0, sizeof *slot);
+    memset(fn, 0, sizeof *fn);
+    char state[24] = "";
+    if (!cgi_lex_expect(j, '{')) return;
+    do {
+        char key[32];
+        int64_t v = 0;
+        if (!cgi_lex_str(j, key, sizeof key) || !cgi_lex_expect(j, ':')) return;
+        if (strcmp(key, "api") == 0)
+            cgi_lex_str(j, fn->api, sizeof fn->api);
+        else if (strcmp(key, "name") == 0)
+            cgi_lex_str(j, fn->name, sizeof fn->name);
+        else if (strcmp(key, "thread") == 0)
+            cgi_lex_str(j, slot->thread, sizeof slot->thread);
+        else if (strcmp(key, "state") == 0)
+            cgi_lex_str(j, state, sizeof state);
+        else if (strcmp(key, "tid") == 0) {
+            if (cgi_lex_num(j, &v)) atomic_store(&slot->tid, (int32_t)v);
+        } else if (strcmp(key, "entered_ns") == 0) {
+            uint64_t u;
+            if (cgi_lex_count(j, key, &u)) atomic_store(&slot->entered, u);
+        } else
+            cgi_lex_skip(j);
+    } while (!j->err && cgi_lex_lit(j, ','));
+    cgi_lex_expect(j, '}');
+    atomic_store(&slot->waiting, strcmp(state, "waiting_for_lock") == 0);
+    if (atomic_load(&slot->tid) <= 0) atomic_store(&slot->tid, 1); /* a slot in use has a thread */
+    if (!j->err && *n < CGI_STATS_MAX_SLOTS) (*n)++;
+}
+
+/* Points each call in flight at the record of its site (one is made for a
+ * site the report does not list). */
+void cgi_link_in_flight(cgi_stats_region *r, const cgi_read_flight *names, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t nrec = atomic_load(&r->h.nrecords), k = 0;
+        while (k < nrec && !(strcmp(r->r[k].api, names[i].api) == 0 && strcmp(r->r[k].name, names[i].name) == 0))
+            k++;
+        if (k == nrec && nrec < CGI_STATS_MAX_RECORDS) {
+            memset(&r->r[k], 0, sizeof r->r[k]);
+            snprintf(r->r[k].api, sizeof r->r[k].api, "%s", names[i].api);
+            snprintf(r->r[k].name, sizeof r->r[k].name, "%s", names[i].name);
+            atomic_store(&r->h.nrecords, nrec + 1);
+        }
+        if (k < CGI_STATS_MAX_RECORDS) atomic_store(&r->slot[i].counters, &r->r[k].c);
+    }
+}
+
+/* One call of a hang report, as cgi_json_timing_and_hang wrote it. */
+static void cgi_read_hang_call(cgi_json *j, cgi_hang_call *e)
+{
+    memset(e, 0, sizeof *e);
+    if (!cgi_lex_expect(j, '{')) return;
+    do {
+        char key[24], lock[CGI_DOMAIN_NAME_MAX];
+        int64_t v = 0;
+        uint64_t u;
+        if (!cgi_lex_str(j, key, sizeof key) || !cgi_lex_expect(j, ':')) return;
+        if (strcmp(key, "api") == 0)
+            cgi_lex_str(j, e->api, sizeof e->api);
+        else if (strcmp(key, "name") == 0)
+            cgi_lex_str(j, e->name, sizeof e->name);
+        else if (strcmp(key, "thread") == 0)
+            cgi_lex_str(j, e->thread, sizeof e->thread);
+        else if (strcmp(key, "tid") == 0 && cgi_lex_num(j, &v))
+            e->tid = (int32_t)v;
+        else if (strcmp(key, "age_ns") == 0 && cgi_lex_count(j, key, &u))
+            e->age_ns = u;
+        else if (strcmp(key, "runtime") == 0) {
+            if (!cgi_lex_word(j, "null")) e->held = cgi_lex_str(j, e->runtime, sizeof e->runtime) != 0;
+        } else if (strcmp(key, "waits_for_loader") == 0) {
+            e->loader = cgi_read_bool(j);
+        } else if (strcmp(key, "waits_for_lock") == 0) {
+            if (!cgi_lex_word(j, "null") && cgi_lex_str(j, lock, sizeof lock)) {
+                e->waiting = 1;
+                if (strcmp(lock, "(a handle lock)") != 0) memcpy(e->domain, lock, sizeof e->domain);
+            }
+        } else if (strcmp(key, "lock_held_by") == 0) {
+            if (!cgi_lex_word(j, "null") && cgi_lex_num(j, &v)) e->holder_tid = (int32_t)v;
+        } else if (strcmp(key, "python") == 0) {
+            if (cgi_lex_word(j, "null")) continue;
+            if (!cgi_lex_expect(j, '{')) return;
+            do {
+                char pk[8];
+                if (!cgi_lex_str(j, pk, sizeof pk) || !cgi_lex_expect(j, ':')) return;
+                if (strcmp(pk, "file") == 0)
+                    cgi_lex_str(j, e->py_file, sizeof e->py_file);
+                else if (strcmp(pk, "line") == 0 && cgi_lex_num(j, &v))
+                    e->py_line = (int32_t)v;
+                else
+                    cgi_lex_skip(j);
+            } while (!j->err && cgi_lex_lit(j, ','));
+            cgi_lex_expect(j, '}');
+        } else
+            cgi_lex_skip(j);
+    } while (!j->err && cgi_lex_lit(j, ','));
+    cgi_lex_expect(j, '}');
+}
+
+/* A thread seen waiting for the runtime: {"tid", "thread"}. */
+static void cgi_read_waiter_member(cgi_json *j, const char *key, void *ctx)
+{
+    cgi_hang_waiter *w = ctx;
+    int64_t v = 0;
+    if (strcmp(key, "tid") == 0 && cgi_lex_num(j, &v))
+        w->tid = (int32_t)v;
+    else if (strcmp(key, "thread") == 0)
+        cgi_lex_str(j, w->thread, sizeof w->thread);
+    else
+        cgi_lex_skip(j);
+}
+
+static void cgi_read_hang_waiter(cgi_json *j, void *ctx)
+{
+    cgi_hang_page *pg = ctx;
+    cgi_hang_waiter tmp, *w = pg->nwaiters < CGI_HANG_MAX_WAITERS ? &pg->waiter[pg->nwaiters] : &tmp;
+    memset(w, 0, sizeof *w);
+    cgi_read_object(j, cgi_read_waiter_member, w);
+    if (!j->err && pg->nwaiters < CGI_HANG_MAX_WAITERS) pg->nwaiters++;
+}
+
+static void cgi_read_hang_call_item(cgi_json *j, void *ctx)
+{
+    cgi_hang_page *pg = ctx;
+    cgi_hang_call tmp;
+    cgi_read_hang_call(j, pg->ncalls < CGI_HANG_MAX_CALLS ? &pg->call[pg->ncalls] : &tmp);
+    if (!j->err && pg->ncalls < CGI_HANG_MAX_CALLS) pg->ncalls++;
+}
+
+/* "hang": null, or the last hang report of the process (docs/report.md,
+ * "Hangs"); calls past CGI_HANG_MAX_CALLS are read and dropped. */
+void cgi_read_hang(cgi_json *j, cgi_hang_page *pg)
+{
+    if (cgi_lex_word(j, "null")) return;
+    if (!cgi_lex_expect(j, '{')) return;
+    do {
+        char key[24];
+        uint64_t u;
+        if (!cgi_lex_str(j, key, sizeof key) || !cgi_lex_expect(j, ':')) return;
+        if (strcmp(key, "reports") == 0 && cgi_lex_count(j, key, &u))
+            atomic_store(&pg->reports, u);
+        else if (strcmp(key, "at_ns") == 0 && cgi_lex_count(j, key, &u))
+            pg->at_ns = u;
+        else if (strcmp(key, "hang_ms") == 0 && cgi_lex_count(j, key, &u))
+            pg->hang_ns = u < UINT64_MAX / 1000000u ? u * 1000000u : UINT64_MAX;
+        else if (strcmp(key, "over") == 0)
+            pg->over = cgi_read_bool(j);
+        else if (strcmp(key, "waiting_for_runtime") == 0)
+            cgi_read_array(j, cgi_read_hang_waiter, pg);
+        else if (strcmp(key, "calls") == 0) {
+            cgi_read_array(j, cgi_read_hang_call_item, pg);
+        } else
+            cgi_lex_skip(j);
+    } while (!j->err && cgi_lex_lit(j, ','));
+    cgi_lex_expect(j, '}');
+}
