@@ -186,6 +186,8 @@ CGI_HIDDEN uint64_t cgi_entered_ns(const cgi_stats_region *r, const cgi_slot *sl
 /* ---- json_write.c ---- */
 CGI_HIDDEN void cgi_json_str(FILE *out, const char *s);
 CGI_HIDDEN void cgi_json_str_or_null(FILE *out, const char *s);
+CGI_HIDDEN void cgi_json_field_str(FILE *out, const char *key, const char *v);
+CGI_HIDDEN void cgi_json_field_str_or_null(FILE *out, const char *key, const char *v);
 CGI_HIDDEN void cgi_json_begin(FILE *out);
 CGI_HIDDEN void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, size_t nproc);
 CGI_HIDDEN void cgi_json_end(FILE *out, size_t nproc, const cgi_totals *pall, size_t lost, const cgi_report_writer *w);

@@ -46,6 +46,21 @@ void cgi_json_str_or_null(FILE *out, const char *s)
         fputs("null", out);
 }
 
+/* One member of an object after its first: `, "key": ` and the string v
+ * (callguard's keys need no escaping). */
+void cgi_json_field_str(FILE *out, const char *key, const char *v)
+{
+    fprintf(out, ", \"%s\": ", key);
+    cgi_json_str(out, v);
+}
+
+/* The same, null for NULL. */
+void cgi_json_field_str_or_null(FILE *out, const char *key, const char *v)
+{
+    fprintf(out, ", \"%s\": ", key);
+    cgi_json_str_or_null(out, v);
+}
+
 /* RUNNING, once the tree is gone, means the process ended without running
  * its exit handlers (a signal, _exit() or a crash) and nobody outside saw
  * how: its own parent reaped it. */
@@ -94,30 +109,23 @@ static void cgi_json_stalls_and_in_flight(FILE *out, const cgi_stats_region *r)
         const cgi_stall *st = v[i];
         fprintf(out, "%s\n       {\"api\": ", i ? "," : "");
         cgi_json_str(out, st->api);
-        fprintf(out, ", \"name\": ");
-        cgi_json_str(out, st->name);
-        fprintf(
-            out,
-            ", \"ns\": %lu, \"call_ns\": %lu, \"lock_wait_ns\": %lu, \"entered_ns\": %lu, \"tid\": %d, \"thread\": ",
-            (unsigned long)st->ns, (unsigned long)st->call_ns, (unsigned long)st->wait_ns, (unsigned long)st->at_ns,
-            st->tid);
-        cgi_json_str(out, st->thread);
-        fprintf(out, ", \"runtime\": ");
-        cgi_json_str(out, st->runtime);
+        cgi_json_field_str(out, "name", st->name);
+        fprintf(out, ", \"ns\": %lu, \"call_ns\": %lu, \"lock_wait_ns\": %lu, \"entered_ns\": %lu, \"tid\": %d",
+                (unsigned long)st->ns, (unsigned long)st->call_ns, (unsigned long)st->wait_ns, (unsigned long)st->at_ns,
+                st->tid);
+        cgi_json_field_str(out, "thread", st->thread);
+        cgi_json_field_str(out, "runtime", st->runtime);
         fprintf(out, ",\n        \"python\": ");
         if (st->py_file[0] || st->py_func[0]) {
             fprintf(out, "{\"file\": ");
             cgi_json_str(out, st->py_file);
-            fprintf(out, ", \"line\": %d, \"function\": ", st->py_line);
-            cgi_json_str(out, st->py_func);
+            fprintf(out, ", \"line\": %d", st->py_line);
+            cgi_json_field_str(out, "function", st->py_func);
             cgi_py_pkg pkg;
             if (cgi_py_package(st->py_file, &pkg)) {
-                fputs(", \"package\": ", out);
-                cgi_json_str(out, pkg.package);
-                fputs(", \"distribution\": ", out);
-                cgi_json_str_or_null(out, pkg.distribution[0] ? pkg.distribution : NULL);
-                fputs(", \"version\": ", out);
-                cgi_json_str_or_null(out, pkg.version[0] ? pkg.version : NULL);
+                cgi_json_field_str(out, "package", pkg.package);
+                cgi_json_field_str_or_null(out, "distribution", pkg.distribution[0] ? pkg.distribution : NULL);
+                cgi_json_field_str_or_null(out, "version", pkg.version[0] ? pkg.version : NULL);
             }
             fputc('}', out);
         } else {
@@ -134,12 +142,11 @@ static void cgi_json_stalls_and_in_flight(FILE *out, const cgi_stats_region *r)
         const cgi_stats_record *rec = cgi_slot_record(r, slot);
         fprintf(out, "%s\n       {\"api\": ", k++ ? "," : "");
         cgi_json_str(out, rec ? rec->api : "?");
-        fprintf(out, ", \"name\": ");
-        cgi_json_str(out, rec ? rec->name : "?");
-        fprintf(out, ", \"tid\": %d, \"thread\": ", atomic_load(&slot->tid));
+        cgi_json_field_str(out, "name", rec ? rec->name : "?");
+        fprintf(out, ", \"tid\": %d", atomic_load(&slot->tid));
         char name[sizeof slot->thread + 1];
         snprintf(name, sizeof name, "%.*s", (int)sizeof slot->thread, slot->thread);
-        cgi_json_str(out, name);
+        cgi_json_field_str(out, "thread", name);
         fprintf(out, ", \"state\": \"%s\", \"entered_ns\": %lu}", cgi_slot_state_name(slot),
                 (unsigned long)cgi_entered_ns(r, slot));
     }
@@ -168,15 +175,14 @@ static void cgi_json_timing_and_hang(FILE *out, const cgi_stats_region *r)
         const cgi_hang_call *e = &pg->call[i];
         fprintf(out, "%s\n       {\"api\": ", i ? "," : "");
         cgi_json_str(out, e->api);
-        fputs(", \"name\": ", out);
-        cgi_json_str(out, e->name);
-        fprintf(out, ", \"tid\": %d, \"thread\": ", e->tid);
-        cgi_json_str(out, e->thread);
-        fprintf(out, ", \"age_ns\": %lu, \"runtime\": ", (unsigned long)e->age_ns);
-        cgi_json_str_or_null(out, e->held ? e->runtime : NULL);
+        cgi_json_field_str(out, "name", e->name);
+        fprintf(out, ", \"tid\": %d", e->tid);
+        cgi_json_field_str(out, "thread", e->thread);
+        fprintf(out, ", \"age_ns\": %lu", (unsigned long)e->age_ns);
+        cgi_json_field_str_or_null(out, "runtime", e->held ? e->runtime : NULL);
         fprintf(out, ", \"waits_for_loader\": %s", e->loader ? "true" : "false");
-        fputs(", \"waits_for_lock\": ", out);
-        cgi_json_str_or_null(out, !e->waiting ? NULL : e->domain[0] ? e->domain : "(a handle lock)");
+        const char *lock = !e->waiting ? NULL : e->domain[0] ? e->domain : "(a handle lock)";
+        cgi_json_field_str_or_null(out, "waits_for_lock", lock);
         fputs(", \"lock_held_by\": ", out);
         if (e->waiting && e->holder_tid)
             fprintf(out, "%d", e->holder_tid);
@@ -194,8 +200,8 @@ static void cgi_json_timing_and_hang(FILE *out, const cgi_stats_region *r)
     fprintf(out, "%s],\n      \"waiting_for_runtime\": [", n ? "\n     " : "");
     uint32_t nw = pg->nwaiters < CGI_HANG_MAX_WAITERS ? pg->nwaiters : CGI_HANG_MAX_WAITERS;
     for (uint32_t i = 0; i < nw; i++) {
-        fprintf(out, "%s{\"tid\": %d, \"thread\": ", i ? ", " : "", pg->waiter[i].tid);
-        cgi_json_str(out, pg->waiter[i].thread);
+        fprintf(out, "%s{\"tid\": %d", i ? ", " : "", pg->waiter[i].tid);
+        cgi_json_field_str(out, "thread", pg->waiter[i].thread);
         fputs(", \"runtime\": \"cpython\"}", out);
     }
     fputs("]}", out);
@@ -212,13 +218,9 @@ static void cgi_json_quirks(FILE *out, const cgi_stats_region *r)
         if (!atomic_load(&q->valid)) continue;
         fprintf(out, "%s\n       {\"name\": ", k++ ? "," : "");
         cgi_json_str(out, q->name);
-        fputs(", \"api\": ", out);
-        cgi_json_str(out, q->api);
+        cgi_json_field_str(out, "api", q->api);
         fprintf(out, ", \"applied\": %s", q->applied ? "true" : "false");
-        if (!q->applied) {
-            fputs(", \"not_applied\": ", out);
-            cgi_json_str(out, q->not_applied);
-        }
+        if (!q->applied) cgi_json_field_str(out, "not_applied", q->not_applied);
         fputs(",\n        \"serialize\": [", out);
         const char *s = q->sites;
         for (int first = 1; *s; first = 0) {
@@ -235,18 +237,15 @@ static void cgi_json_quirks(FILE *out, const cgi_stats_region *r)
             cgi_json_str(out, site);
             s += len + (s[len] == ',');
         }
-        fputs("], \"domain\": ", out);
-        cgi_json_str(out, q->domain);
+        fputc(']', out);
+        cgi_json_field_str(out, "domain", q->domain);
         fputs(",\n        \"source\": ", out);
         cgi_json_str(out, q->source);
-        fputs(", \"why\": ", out);
-        cgi_json_str(out, q->why);
-        fprintf(out, ",\n        \"matched\": {\"vendor\": \"0x%04x\", \"driver\": ", (unsigned)q->vendor);
-        cgi_json_str(out, q->driver);
-        fputs(", \"version\": ", out);
-        cgi_json_str(out, q->version);
-        fputs(", \"library\": ", out);
-        cgi_json_str(out, q->library);
+        cgi_json_field_str(out, "why", q->why);
+        fprintf(out, ",\n        \"matched\": {\"vendor\": \"0x%04x\"", (unsigned)q->vendor);
+        cgi_json_field_str(out, "driver", q->driver);
+        cgi_json_field_str(out, "version", q->version);
+        cgi_json_field_str(out, "library", q->library);
         fputs("}}", out);
     }
     fputs(k ? "\n     ]" : "]", out);
@@ -264,28 +263,19 @@ static void cgi_json_violations(FILE *out, const cgi_stats_region *r)
     for (unsigned i = 0; i < CGI_STATS_MAX_VIOLATIONS; i++) {
         const cgi_violation *v = &r->violation[i];
         if (!atomic_load(&v->valid)) continue;
-        fprintf(out, "%s\n       {\"rule\": \"%s\", \"count\": %lu, \"handle\": \"0x%lx\", \"api\": ", k++ ? "," : "",
+        fprintf(out, "%s\n       {\"rule\": \"%s\", \"count\": %lu, \"handle\": \"0x%lx\"", k++ ? "," : "",
                 cgi_violation_kind(v->kind), (unsigned long)atomic_load(&v->count), (unsigned long)v->handle);
-        cgi_json_str(out, v->api);
-        fputs(", \"entry_point\": ", out);
-        cgi_json_str(out, v->name);
-        fputs(", \"access\": ", out);
-        cgi_json_str(out, v->access);
-        fputs(", \"param\": ", out);
-        cgi_json_str(out, v->param);
+        cgi_json_field_str(out, "api", v->api);
+        cgi_json_field_str(out, "entry_point", v->name);
+        cgi_json_field_str(out, "access", v->access);
+        cgi_json_field_str(out, "param", v->param);
         fprintf(out, ", \"tid\": %d,\n        \"other_api\": ", v->tid);
         cgi_json_str(out, v->other_api);
-        fputs(", \"other_entry_point\": ", out);
-        cgi_json_str(out, v->other);
-        fputs(", \"other_access\": ", out);
-        cgi_json_str(out, v->other_access);
-        fputs(", \"other_param\": ", out);
-        cgi_json_str(out, v->other_param);
+        cgi_json_field_str(out, "other_entry_point", v->other);
+        cgi_json_field_str(out, "other_access", v->other_access);
+        cgi_json_field_str(out, "other_param", v->other_param);
         fprintf(out, ", \"other_tid\": %d", v->other_tid);
-        if (v->set_name[0]) {
-            fputs(", \"set_entry_point\": ", out);
-            cgi_json_str(out, v->set_name);
-        }
+        if (v->set_name[0]) cgi_json_field_str(out, "set_entry_point", v->set_name);
         fputc('}', out);
     }
     fprintf(out, "%s],\n     \"thread_violations_dropped\": %lu, \"handles_untracked\": %lu", k ? "\n     " : "",
@@ -311,8 +301,8 @@ static void cgi_json_rank(FILE *out, const cgi_stats_header *h)
         fprintf(out, ", \"local_rank\": %u", h->local_rank);
     else
         fputs(", \"local_rank\": null", out);
-    fputs(", \"rank_variable\": ", out);
-    cgi_json_str_or_null(out, (h->rank_set & CGI_RANK_SET) && h->rank_from[0] ? h->rank_from : NULL);
+    const char *from = (h->rank_set & CGI_RANK_SET) && h->rank_from[0] ? h->rank_from : NULL;
+    cgi_json_field_str_or_null(out, "rank_variable", from);
 }
 
 void cgi_json_begin(FILE *out) { fputs("{\n  " CGI_OUT_REPORT_SCHEMA ",\n  \"version\": 1,\n  \"processes\": [", out); }
@@ -325,11 +315,10 @@ void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, s
         cgi_totals t = *pt;
         int state, status;
         cgi_exit_of(p, &state, &status);
-        fprintf(out, "%s\n    {\"pid\": %d, \"ppid\": %d, \"host\": ", nproc ? "," : "", r->h.pid, r->h.ppid);
-        cgi_json_str(out, r->h.host);
+        fprintf(out, "%s\n    {\"pid\": %d, \"ppid\": %d", nproc ? "," : "", r->h.pid, r->h.ppid);
+        cgi_json_field_str(out, "host", r->h.host);
         cgi_json_rank(out, &r->h);
-        fputs(", \"command\": ", out);
-        cgi_json_str(out, r->h.command);
+        cgi_json_field_str(out, "command", r->h.command);
         fprintf(out, ",\n     \"exit\": {\"state\": \"%s\"", cgi_state_name(state));
         if (state == CGI_PROC_EXITED) fprintf(out, ", \"status\": %d", status);
         if (state == CGI_PROC_SIGNALED) fprintf(out, ", \"signal\": %d", status);
@@ -348,18 +337,17 @@ void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, s
             if (cgi_ctr_calls(c) == 0) continue;
             fprintf(out, "%s\n       {\"api\": ", nsite++ ? "," : "");
             cgi_json_str(out, rec->api);
-            fprintf(out, ", \"name\": ");
-            cgi_json_str(out, rec->name);
+            cgi_json_field_str(out, "name", rec->name);
             fprintf(out,
                     ", \"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"total_ns\": %lu, \"max_ns\": %lu, "
                     "\"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu,\n        \"policy\": {\"transition\": "
-                    "\"%s\", \"blocking\": %s, \"serialize\": ",
+                    "\"%s\", \"blocking\": %s",
                     (unsigned long)cgi_ctr_calls(c), (unsigned long)cgi_ld(&c->nested),
                     (unsigned long)cgi_ctr_errors(c), (unsigned long)cgi_ctr_total_ns(c),
                     (unsigned long)cgi_ld(&c->max_ns), (unsigned long)cgi_ld(&c->lock_wait_ns),
                     (unsigned long)cgi_ld(&c->stalls), (unsigned long)cgi_ld(&c->stall_ns),
                     cgi_transition_name(rec->transition), rec->blocking ? "true" : "false");
-            cgi_json_str_or_null(out, rec->domain[0] ? rec->domain : NULL);
+            cgi_json_field_str_or_null(out, "serialize", rec->domain[0] ? rec->domain : NULL);
             fprintf(out, ", \"scope\": \"%s\"}", cgi_scope_name(rec->scope));
             fprintf(out, ",\n        \"states\": %lu", (unsigned long)cgi_ctr_states(c));
             cgi_json_peaks(out, cgi_peak_of(&c->inside), cgi_peak_of(&c->waiting));
@@ -392,9 +380,9 @@ typedef struct cgi_json_ranks_arg {
 
 static void cgi_json_spread(FILE *out, const char *key, const cgi_rank_spread *s)
 {
-    fprintf(out, "\"%s\": {\"min\": %lu, \"median\": %lu, \"max\": %lu, \"max_rank\": %u, \"max_host\": ", key,
-            (unsigned long)s->min, (unsigned long)s->median, (unsigned long)s->max, s->max_at.rank);
-    cgi_json_str(out, s->max_at.host);
+    fprintf(out, "\"%s\": {\"min\": %lu, \"median\": %lu, \"max\": %lu, \"max_rank\": %u", key, (unsigned long)s->min,
+            (unsigned long)s->median, (unsigned long)s->max, s->max_at.rank);
+    cgi_json_field_str(out, "max_host", s->max_at.host);
     fputc('}', out);
 }
 
@@ -403,8 +391,8 @@ static void cgi_json_peak_at(FILE *out, const char *key, uint32_t peak, const cg
 {
     fprintf(out, ", \"%s\": ", key);
     if (!peak) return (void)fputs("null", out);
-    fprintf(out, "{\"threads\": %u, \"rank\": %u, \"host\": ", peak, at->rank);
-    cgi_json_str(out, at->host);
+    fprintf(out, "{\"threads\": %u, \"rank\": %u", peak, at->rank);
+    cgi_json_field_str(out, "host", at->host);
     fputc('}', out);
 }
 
@@ -415,8 +403,7 @@ static void cgi_json_rank_site(const cgi_rank_site *s, void *arg)
     const cgi_row *row = cgi_row_at(a->w, s->row);
     fprintf(out, "%s\n    {\"api\": ", a->n++ ? "," : "");
     cgi_json_str(out, row->api);
-    fputs(", \"name\": ", out);
-    cgi_json_str(out, CGI_ROW_NAME(row));
+    cgi_json_field_str(out, "name", CGI_ROW_NAME(row));
     fprintf(out, ", \"ranks\": %u, \"calls\": %lu, \"total_ns\": %lu,\n     ", s->ranks, (unsigned long)s->calls,
             (unsigned long)s->total_ns);
     cgi_json_spread(out, "calls_per_rank", &s->calls_per_rank);
@@ -427,8 +414,8 @@ static void cgi_json_rank_site(const cgi_rank_site *s, void *arg)
     cgi_json_peak_at(out, "peak_waiting", s->peak_waiting, &s->peak_waiting_at);
     fputs(", \"worst_stall\": ", out);
     if (s->stall_ns) {
-        fprintf(out, "{\"ns\": %lu, \"rank\": %u, \"host\": ", (unsigned long)s->stall_ns, s->stall_at.rank);
-        cgi_json_str(out, s->stall_at.host);
+        fprintf(out, "{\"ns\": %lu, \"rank\": %u", (unsigned long)s->stall_ns, s->stall_at.rank);
+        cgi_json_field_str(out, "host", s->stall_at.host);
         fputc('}', out);
     } else
         fputs("null", out);
@@ -456,28 +443,24 @@ static void cgi_json_advice(const cgi_advice *a, void *arg)
     const cgi_quirk_view *q = a->quirk;
     fprintf(out, "%s\n    {\"entry_point\": ", a->index ? "," : "");
     cgi_json_str(out, CGI_ROW_NAME(a->row));
-    fputs(", \"api\": ", out);
-    cgi_json_str(out, a->row->api);
-    fprintf(out, ", \"peak_inside\": %u, \"peak_waiting\": %u, \"quirk\": ", a->row->peak_inside, a->row->peak_waiting);
-    cgi_json_str(out, q->name);
+    cgi_json_field_str(out, "api", a->row->api);
+    fprintf(out, ", \"peak_inside\": %u, \"peak_waiting\": %u", a->row->peak_inside, a->row->peak_waiting);
+    cgi_json_field_str(out, "quirk", q->name);
     fputs(",\n     \"affects\": {\"api\": ", out);
     cgi_json_str(out, q->api);
     fputs(", \"vendor\": [", out);
     for (unsigned k = 0; k < q->nvendors; k++)
         fprintf(out, "%s\"0x%04x\"", k ? ", " : "", (unsigned)q->vendor[k]);
-    fputs("], \"driver\": ", out);
-    cgi_json_str_or_null(out, q->driver);
-    fputs(", \"versions\": ", out);
-    cgi_json_str(out, q->versions);
-    fputs(", \"library\": ", out);
-    cgi_json_str_or_null(out, q->library);
+    fputc(']', out);
+    cgi_json_field_str_or_null(out, "driver", q->driver);
+    cgi_json_field_str(out, "versions", q->versions);
+    cgi_json_field_str_or_null(out, "library", q->library);
     fputs("},\n     \"why\": ", out);
     cgi_json_str(out, q->why);
-    fputs(", \"source\": ", out);
-    cgi_json_str(out, q->source);
-    fprintf(out, ", \"applied\": %s, \"fix\": ", a->applied ? "true" : "false");
+    cgi_json_field_str(out, "source", q->source);
+    fprintf(out, ", \"applied\": %s", a->applied ? "true" : "false");
     char *fix = a->applied ? NULL : cgi_advice_fix(q);
-    cgi_json_str_or_null(out, fix);
+    cgi_json_field_str_or_null(out, "fix", fix);
     free(fix);
     fputc('}', out);
 }
