@@ -215,6 +215,26 @@ static int module_has_kernel(ze_module_handle_t mod, const char *kernel, lb_str 
     return found;
 }
 
+/* The kernel's figures on the device into out; ZE_RESULT_SUCCESS or the failing query's result. */
+static ze_result_t kernel_figures(const cg_load_request *req, ze_kernel_handle_t k, const char *flags, lb_loaded *out)
+{
+    ze_kernel_properties_t kp = {.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES};
+    ze_device_compute_properties_t cp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES};
+    ze_result_t r;
+    if ((r = ze.zeKernelGetProperties(k, &kp)) != ZE_RESULT_SUCCESS ||
+        (r = ze.zeDeviceGetComputeProperties(req->device, &cp)) != ZE_RESULT_SUCCESS)
+        return r;
+    uint32_t simd = kp.requiredSubgroupSize ? kp.requiredSubgroupSize : kp.maxSubgroupSize;
+    *out = (lb_loaded){.n_regs = grf_regs(flags),
+                       .n_spills = simd ? (int)(kp.spillMemSize / (4u * simd)) : -1,
+                       .max_threads = (int)cp.maxTotalGroupSize,
+                       .simd_width = simd ? (int)simd : -1,
+                       .spill_bytes = kp.spillMemSize,
+                       .private_bytes = kp.privateMemSize,
+                       .local_bytes = kp.localMemSize};
+    return ZE_RESULT_SUCCESS;
+}
+
 /* One module and kernel. On failure nothing stays alive, and res holds the
  * failing call and, for zeModuleCreate, the build log. */
 static int compile(const cg_load_request *req, ze_module_format_t format, const void *bytes, size_t size,
@@ -253,10 +273,8 @@ static int compile(const cg_load_request *req, ze_module_format_t format, const 
         return lb_fail(res, out_of_resources(r) ? CG_LOAD_ERESOURCES : CG_LOAD_EDRIVER, "zeKernelCreate", (long)r,
                        "zeKernelCreate('%s') failed (result 0x%x)", req->kernel_name, (unsigned)r);
     }
-    ze_kernel_properties_t kp = {.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES};
-    ze_device_compute_properties_t cp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES};
-    if ((r = ze.zeKernelGetProperties(k, &kp)) != ZE_RESULT_SUCCESS ||
-        (r = ze.zeDeviceGetComputeProperties(req->device, &cp)) != ZE_RESULT_SUCCESS) {
+    lb_loaded l;
+    if ((r = kernel_figures(req, k, flags, &l)) != ZE_RESULT_SUCCESS) {
         lb_keep_log(res, text);
         ze_destroy(mod, k);
         return lb_fail(res, CG_LOAD_EDRIVER, "zeKernelGetProperties", (long)r,
@@ -268,18 +286,8 @@ static int compile(const cg_load_request *req, ze_module_format_t format, const 
         ze_destroy(mod, k);
         return lb_fail(res, CG_ENOMEM, NULL, 0, "out of memory");
     }
-    uint32_t simd = kp.requiredSubgroupSize ? kp.requiredSubgroupSize : kp.maxSubgroupSize;
-    *out = (lb_loaded){.module = mod,
-                       .kernel = k,
-                       .n_regs = grf_regs(flags),
-                       .n_spills = simd ? (int)(kp.spillMemSize / (4u * simd)) : -1,
-                       .max_threads = (int)cp.maxTotalGroupSize,
-                       .simd_width = simd ? (int)simd : -1,
-                       .spill_bytes = kp.spillMemSize,
-                       .private_bytes = kp.privateMemSize,
-                       .local_bytes = kp.localMemSize,
-                       .flags = f,
-                       .log = text};
+    l.module = mod, l.kernel = k, l.flags = f, l.log = text;
+    *out = l;
     return CG_OK;
 }
 
