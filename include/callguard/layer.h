@@ -26,7 +26,8 @@
  * Names. A generated layer's own names (its site table cgl_sites, site
  * indices CGL_<entry point>, frames struct cgl_fr_<entry point>, thunks
  * cgl_th_<entry point>, the short paths cgl_sl_<entry point> and the
- * general path cgl_gp_<entry point> of each wrapper, the descriptor
+ * general path cgl_gp_<entry point> of each wrapper, the cold ends of a
+ * counted call cgl_left and cgl_left_<entry point>, the descriptor
  * cgl_layer, cgl_result_name, ...) are
  * prefixed cgl_ / CGL_: static to the layer, never to be confused with the
  * public cg_ API of callguard.h. What this header declares is the cg_ ABI
@@ -419,6 +420,166 @@ static inline int cg_slot_state(cg_slot *s, int code)
 #endif
     return 1;
 }
+
+/* A generated wrapper's paths, written out once here: the generator writes
+ * one line per path, and each expands in place to the code the generator
+ * used to spell out in every wrapper, so the wrapper compiles to the same
+ * instructions. They use the layer's own names (cgl_sites[CGL_<name>],
+ * struct cgl_fr_<name>): only a layer's C file, and the hand-written file it
+ * includes, can use them.
+ *
+ *   NAME  the entry point: its site, and its prototype (the real function is
+ *         called as NAME's type);
+ *   ARGS  the arguments in parentheses: `(queue, event)`, `()`;
+ *   CODE  what makes a result the code a thunk returns: the layer's
+ *         cgl_thunk_code, or CG_NO_CODE for a function with no result code;
+ *   LEFT  a cold function of the return type (CG_LEFT_FUNCTION) that leaves
+ *         a counted call the wrapper could not finish itself: a tail call, so
+ *         that the wrapper keeps no result across a call of its own.
+ *
+ * A path that takes the call returns from the function it is written in;
+ * otherwise it falls through to the next. Each has a _VOID form for a
+ * function that returns void. The wrapper:
+ *
+ *     CG_COUNTED_CALL(NAME, ARGS, CODE, LEFT);   the plain counted call
+ *     CG_DIRECT_CALL(NAME, ARGS);                the fast path
+ *     return cgl_sl_NAME(args...);               the rest, out of line
+ *
+ * and cgl_sl_NAME: CG_BLOCKING_CALL (only where the policy marks the site
+ * blocking), CG_SHORT_CALL, then `return cgl_gp_NAME(args...)`, which packs
+ * the frame for cg_call and the thunk CG_THUNK defines. */
+
+/* The site's real function, typed as the entry point NAME. */
+#define CG_SITE_REAL(site, name) ((__typeof__(name) *)atomic_load_explicit(&(site)->real, memory_order_relaxed))
+/* The CODE of a function that returns no result code: always success. */
+#define CG_NO_CODE(ret) 0
+
+/* The plain counted call (cg_site_counted, above) in the wrapper; in the
+ * short path, a blocking site's, with its threads inside counted around
+ * the real call (cg_site_peaks, cg_peak_in). A marked call, or a result
+ * other than success and the site's first state, leaves through LEFT. */
+#define CG_COUNTED_CALL(name, args, code, left)                                                                        \
+    CG_COUNTED_PATH_(cg_site_counted, 0, &cgl_sites[CGL_##name], name, args, code, left)
+#define CG_BLOCKING_CALL(name, args, code, left)                                                                       \
+    CG_COUNTED_PATH_(cg_site_peaks, 1, &cgl_sites[CGL_##name], name, args, code, left)
+#define CG_COUNTED_CALL_VOID(name, args) CG_COUNTED_PATH_VOID_(cg_site_counted, 0, &cgl_sites[CGL_##name], name, args)
+#define CG_BLOCKING_CALL_VOID(name, args) CG_COUNTED_PATH_VOID_(cg_site_peaks, 1, &cgl_sites[CGL_##name], name, args)
+#define CG_COUNTED_PATH_(getter, peaks, site, name, args, code, left)                                                  \
+    do {                                                                                                               \
+        struct cg_counters *cgl_c = getter(site);                                                                      \
+        if (CG_LIKELY(cgl_c != NULL)) {                                                                                \
+            cg_slot *cgl_s = cg_my_slot;                                                                               \
+            if (CG_LIKELY(cg_slot_free(cgl_s))) {                                                                      \
+                cg_slot_enter(cgl_s, cgl_c);                                                                           \
+                if (peaks) cg_peak_in(cgl_c);                                                                          \
+                __auto_type cgl_ret = CG_SITE_REAL(site, name) args;                                                   \
+                if (peaks) cg_peak_out(cgl_c);                                                                         \
+                int cgl_code = code(cgl_ret);                                                                          \
+                if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {                                      \
+                    if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;                                               \
+                    cgl_code = 0; /* counted: cg_leave records the stall */                                            \
+                }                                                                                                      \
+                return left(cgl_s, cgl_code, cgl_ret);                                                                 \
+            }                                                                                                          \
+        }                                                                                                              \
+    } while (0)
+#define CG_COUNTED_PATH_VOID_(getter, peaks, site, name, args)                                                         \
+    do {                                                                                                               \
+        struct cg_counters *cgl_c = getter(site);                                                                      \
+        if (CG_LIKELY(cgl_c != NULL)) {                                                                                \
+            cg_slot *cgl_s = cg_my_slot;                                                                               \
+            if (CG_LIKELY(cg_slot_free(cgl_s))) {                                                                      \
+                cg_slot_enter(cgl_s, cgl_c);                                                                           \
+                if (peaks) cg_peak_in(cgl_c);                                                                          \
+                CG_SITE_REAL(site, name) args;                                                                         \
+                if (peaks) cg_peak_out(cgl_c);                                                                         \
+                if (!cg_slot_leave(cgl_s)) cg_leave((uintptr_t)cgl_s);                                                 \
+                return;                                                                                                \
+            }                                                                                                          \
+        }                                                                                                              \
+    } while (0)
+
+/* The fast path: one load of `direct`, a test and a tail jump. */
+#define CG_DIRECT_CALL(name, args)                                                                                     \
+    do {                                                                                                               \
+        __typeof__(name) *cgl_fn =                                                                                     \
+            (__typeof__(name) *)atomic_load_explicit(&cgl_sites[CGL_##name].direct, memory_order_relaxed);             \
+        if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn args;                                                             \
+    } while (0)
+#define CG_DIRECT_CALL_VOID(name, args)                                                                                \
+    do {                                                                                                               \
+        __typeof__(name) *cgl_fn =                                                                                     \
+            (__typeof__(name) *)atomic_load_explicit(&cgl_sites[CGL_##name].direct, memory_order_relaxed);             \
+        if (CG_LIKELY(cgl_fn != NULL)) {                                                                               \
+            cgl_fn args;                                                                                               \
+            return;                                                                                                    \
+        }                                                                                                              \
+    } while (0)
+
+/* The short paths: the real call between cg_enter and cg_leave (above). */
+#define CG_SHORT_CALL(name, args, code) CG_SHORT_PATH_(&cgl_sites[CGL_##name], name, args, code)
+#define CG_SHORT_PATH_(site, name, args, code)                                                                         \
+    do {                                                                                                               \
+        uintptr_t cgl_tok = cg_enter(site);                                                                            \
+        if (CG_LIKELY(cgl_tok != 0)) {                                                                                 \
+            __auto_type cgl_ret = CG_SITE_REAL(site, name) args;                                                       \
+            int cgl_code = code(cgl_ret);                                                                              \
+            if (CG_LIKELY(cgl_code == 0))                                                                              \
+                cg_leave(cgl_tok);                                                                                     \
+            else                                                                                                       \
+                cg_leave_code(cgl_tok, cgl_code);                                                                      \
+            return cgl_ret;                                                                                            \
+        }                                                                                                              \
+    } while (0)
+#define CG_SHORT_CALL_VOID(name, args) CG_SHORT_PATH_VOID_(&cgl_sites[CGL_##name], name, args)
+#define CG_SHORT_PATH_VOID_(site, name, args)                                                                          \
+    do {                                                                                                               \
+        uintptr_t cgl_tok = cg_enter(site);                                                                            \
+        if (CG_LIKELY(cgl_tok != 0)) {                                                                                 \
+            CG_SITE_REAL(site, name) args;                                                                             \
+            cg_leave(cgl_tok);                                                                                         \
+            return;                                                                                                    \
+        }                                                                                                              \
+    } while (0)
+
+/* Defines NAME's thunk, static int cgl_th_NAME(void *), for cg_call: the real
+ * call with the frame's arguments (ARGS names the frame cgl_f:
+ * `(cgl_f->queue, cgl_f->event)`), its result stored in the frame, and the
+ * result's code returned. Ends in its own prototype, so that a use ends with a
+ * semicolon as a declaration does. */
+#define CG_THUNK(name, args, code)                                                                                     \
+    static int cgl_th_##name(void *cgl_frame)                                                                          \
+    {                                                                                                                  \
+        struct cgl_fr_##name *cgl_f = cgl_frame;                                                                       \
+        cgl_f->cgl_ret = CG_SITE_REAL(&cgl_sites[CGL_##name], name) args;                                              \
+        return code(cgl_f->cgl_ret);                                                                                   \
+    }                                                                                                                  \
+    static int cgl_th_##name(void *cgl_frame)
+#define CG_THUNK_VOID(name, args)                                                                                      \
+    static int cgl_th_##name(void *cgl_frame)                                                                          \
+    {                                                                                                                  \
+        struct cgl_fr_##name *cgl_f = cgl_frame;                                                                       \
+        (void)cgl_f;                                                                                                   \
+        CG_SITE_REAL(&cgl_sites[CGL_##name], name) args;                                                               \
+        return 0;                                                                                                      \
+    }                                                                                                                  \
+    static int cgl_th_##name(void *cgl_frame)
+
+/* Defines FNAME, the cold end of a counted call that returns TYPE: cg_leave
+ * (the call was marked) or cg_leave_code, then the result. A layer has one,
+ * cgl_left, that every wrapper returning its result type shares, and one
+ * (cgl_left_<name>) per wrapper that returns another type. Ends in its own
+ * prototype, as CG_THUNK does. */
+#define CG_LEFT_FUNCTION(fname, type)                                                                                  \
+    static __attribute__((noinline, cold, unused)) type fname(cg_slot *cgl_s, int cgl_code, type cgl_ret)              \
+    {                                                                                                                  \
+        if (cgl_code == 0)                                                                                             \
+            cg_leave((uintptr_t)cgl_s);                                                                                \
+        else                                                                                                           \
+            cg_leave_code((uintptr_t)cgl_s, cgl_code);                                                                 \
+        return cgl_ret;                                                                                                \
+    }                                                                                                                  \
+    static type fname(cg_slot *cgl_s, int cgl_code, type cgl_ret)
 
 /* Resolves the real function of a pass-through name (never NULL: the
  * layer's passthrough_missing is returned instead). */

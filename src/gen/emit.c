@@ -1,8 +1,9 @@
 /* emit.c: writes a layer's C file: the site table with each site's default
  * policy, the result-code names, the layer descriptor and its constructor,
- * the wrapper table, and per entry point a frame, a thunk and the exported
- * wrapper; and the list of pass-through names that passthrough.S assembles
- * trampolines for. The shape is documented in include/callguard/layer.h. */
+ * the wrapper table, and per entry point a frame, a thunk, its general and
+ * short paths and the exported wrapper, each path one line naming a macro of
+ * include/callguard/layer.h (which documents the shape); and the list of
+ * pass-through names that passthrough.S assembles trampolines for. */
 #include "gen.h"
 
 #include <ctype.h>
@@ -164,7 +165,8 @@ static void emit_result_name(FILE *out, const policy *p, const gen_api *api)
 }
 
 /* The one rule by which a result becomes the code the runtime is given, used by the thunks
- * (cg_call) and the short paths (cg_leave_code) alike. */
+ * (cg_call) and the short paths (cg_leave_code) alike; and the cold leave of a counted call
+ * (layer.h, CG_LEFT_FUNCTION) that every wrapper returning the result type shares. */
 static void emit_thunk_code(FILE *out, const policy *p)
 {
     if (!p->result) return;
@@ -176,6 +178,10 @@ static void emit_thunk_code(FILE *out, const policy *p)
             "    if (CG_LIKELY(r == %s)) return 0;\n"
             "    return (int)r ? (int)r : CG_RESULT_ZERO;\n}\n\n",
             p->result, p->success);
+    fprintf(out,
+            "/* Where a counted call that returns a %s ends when the wrapper cannot finish it (layer.h). */\n"
+            "CG_LEFT_FUNCTION(cgl_left, %s);\n\n",
+            p->result, p->result);
 }
 
 /* Each guarded name's wrapper, for a hand-written resolver (cg_wrapper_by_address). */
@@ -278,47 +284,39 @@ static void emit_passthrough_resolve(FILE *out, const gen_api *api)
           out);
 }
 
-/* `a, b, c` with `prefix` before each name. */
+/* `(a, b, c)` with `prefix` before each name: ARGS of layer.h's paths. */
 static void emit_args(FILE *out, const gen_func *f, const char *prefix)
 {
+    fputc('(', out);
     for (size_t i = 0; i < f->nparams; i++)
         fprintf(out, "%s%s%s", i ? ", " : "", prefix, f->params[i].name);
+    fputc(')', out);
 }
 
 /* `return PREFIXNAME(a, b, c);` (a void function: no `return`) and the closing brace: a tail call. */
 static void emit_tail_call(FILE *out, const gen_func *f, const char *prefix)
 {
-    fprintf(out, "    %s%s%s(", f->ret_void ? "" : "return ", prefix, f->name);
+    fprintf(out, "    %s%s%s", f->ret_void ? "" : "return ", prefix, f->name);
     emit_args(out, f, "");
-    fputs(");\n}\n", out);
+    fputs(";\n}\n", out);
 }
 
-/* `ret = real(args);` (or `real(args);`), at `indent`. */
-static void emit_real_line(FILE *out, const gen_func *f, const char *real, const char *indent)
+/* One of layer.h's paths (CG_COUNTED_CALL, ...): `    MACRO(NAME, (a, b), CODE, LEFT);`, the
+ * _VOID form for a void function. CODE by the layer's one rule (emit_thunk_code), LEFT the cold
+ * leave of the return type (emit_left); `what` says which the path takes. */
+enum { PATH_NAME_ARGS, PATH_CODE, PATH_CODE_LEFT };
+static void emit_path(FILE *out, const gen_func *f, const char *macro, int what)
 {
-    if (f->ret_void)
-        fprintf(out, "%s%s(", indent, real);
-    else
-        fprintf(out, "%s%s = %s(", indent, f->ret_member, real);
+    fprintf(out, "    %s%s(%s, ", macro, f->ret_void ? "_VOID" : "", f->name);
     emit_args(out, f, "");
+    if (!f->ret_void && what >= PATH_CODE) fputs(f->ret_result ? ", cgl_thunk_code" : ", CG_NO_CODE", out);
+    if (!f->ret_void && what == PATH_CODE_LEFT) {
+        if (f->ret_result)
+            fputs(", cgl_left", out);
+        else
+            fprintf(out, ", cgl_left_%s", f->name);
+    }
     fputs(");\n", out);
-}
-
-/* The real call between a short path's entry and its leaving: `leave` for
- * success (or no result code), else cg_leave_code(tok, code) with the code
- * the thunk would return; then the result. */
-static void emit_real_call(FILE *out, const gen_func *f, const char *real, const char *leave, const char *tok)
-{
-    emit_real_line(out, f, real, "        ");
-    if (f->ret_result)
-        fprintf(out,
-                "        int cgl_code = cgl_thunk_code(cgl_ret);\n"
-                "        if (CG_LIKELY(cgl_code == 0))\n            %s;\n        else\n"
-                "            cg_leave_code(%s, cgl_code);\n",
-                leave, tok);
-    else
-        fprintf(out, "        %s;\n", leave);
-    fputs(f->ret_void ? "        return;\n    }\n" : "        return cgl_ret;\n    }\n", out);
 }
 
 /* The entry point's thread rules: where each handle sits in its frame. */
@@ -343,43 +341,10 @@ static void emit_rules(FILE *out, const gen_func *f)
     fputs("};\n", out);
 }
 
-/* The plain counted call (layer.h, cg_site_counted), made by the layer
- * itself with no call into libcallguard on its way: in the wrapper for a
- * site that `getter` gives a record to count into; with `peaks`, in the
- * short path for a blocking site, whose threads inside are counted around
- * the real call (cg_peak_in). A marked call or another result than
- * success or the site's first state leaves through cgl_left_NAME. */
-static void emit_counted(FILE *out, const gen_func *f, const char *real, const char *getter, int peaks)
-{
-    fprintf(out,
-            "    struct cg_counters *cgl_c = %s(&cgl_sites[CGL_%s]);\n"
-            "    if (CG_LIKELY(cgl_c != NULL)) {\n"
-            "        cg_slot *cgl_s = cg_my_slot;\n"
-            "        if (CG_LIKELY(cg_slot_free(cgl_s))) {\n"
-            "            cg_slot_enter(cgl_s, cgl_c);\n",
-            getter, f->name);
-    if (peaks) fputs("            cg_peak_in(cgl_c);\n", out);
-    emit_real_line(out, f, real, "            ");
-    if (peaks) fputs("            cg_peak_out(cgl_c);\n", out);
-    if (f->ret_void) {
-        fputs("            if (!cg_slot_leave(cgl_s)) cg_leave((uintptr_t)cgl_s);\n            return;\n", out);
-    } else {
-        if (f->ret_result)
-            fputs("            int cgl_code = cgl_thunk_code(cgl_ret);\n"
-                  "            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {\n"
-                  "                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;\n"
-                  "                cgl_code = 0; /* counted: cg_leave records the stall */\n"
-                  "            }\n",
-                  out);
-        else
-            fputs("            int cgl_code = 0;\n            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;\n",
-                  out);
-        fprintf(out, "            return cgl_left_%s(cgl_s, cgl_code, cgl_ret);\n", f->name);
-    }
-    fputs("        }\n    }\n", out);
-}
-
-static void emit_func(FILE *out, const policy *p, const gen_func *f)
+/* The comment that names the entry point's shape, its frame (every argument, then the return
+ * value), its thread rules and its thunk (layer.h, CG_THUNK): the real call cg_call makes on
+ * the general path. */
+static void emit_frame(FILE *out, const gen_func *f)
 {
     const char *n = f->name;
     fprintf(out, "\n/* %s: %s; %s%s%s%s */\n", n,
@@ -389,8 +354,6 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
             f->key_is_handle ? "keyed by its first parameter (a handle)" : "no handle key",
             f->base ? "; a variant of " : "", f->base ? f->base : "",
             f->hand ? "; its exported wrapper is hand-written" : "");
-
-    /* The frame: every argument, then the return value. */
     fprintf(out, "struct cgl_fr_%s {\n", n);
     for (size_t i = 0; i < f->nparams; i++)
         fprintf(out, "    %s;\n", f->params[i].frame_decl);
@@ -398,21 +361,18 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
     if (f->ret_void && f->nparams == 0) fputs("    char cgl_unused; /* C has no empty structs */\n", out);
     fputs("};\n", out);
     emit_rules(out, f);
-    /* The real function, as the thunk and the short paths call it. */
-    char *real =
-        xasprintf("((__typeof__(%s) *)atomic_load_explicit(&cgl_sites[CGL_%s].real, memory_order_relaxed))", n, n);
-
-    /* The thunk: the real call, made by cg_call() on the general path. */
-    fprintf(out, "static int cgl_th_%s(void *cgl_frame)\n{\n", n);
-    fprintf(out, "    struct cgl_fr_%s *cgl_f = cgl_frame;\n", n);
-    if (f->ret_void && f->nparams == 0) fputs("    (void)cgl_f;\n", out);
-    fprintf(out, "    %s%s(", f->ret_void ? "" : "cgl_f->cgl_ret = ", real);
+    if (f->ret_void)
+        fprintf(out, "CG_THUNK_VOID(%s, ", n);
+    else
+        fprintf(out, "CG_THUNK(%s, ", n);
     emit_args(out, f, "cgl_f->");
-    fputs(");\n", out);
-    /* The code by the layer's one rule (emit_thunk_code); no result code: always success. */
-    fputs(f->ret_result ? "    return cgl_thunk_code(cgl_f->cgl_ret);\n}\n" : "    return 0;\n}\n", out);
+    fputs(f->ret_void ? ");\n" : f->ret_result ? ", cgl_thunk_code);\n" : ", CG_NO_CODE);\n", out);
+}
 
-    /* The general path, out of line: its frame is not on the short paths' stack. */
+/* The general path, out of line: its frame is not on the short paths' stack. */
+static void emit_general(FILE *out, const policy *p, const gen_func *f)
+{
+    const char *n = f->name;
     fprintf(out, "static __attribute__((noinline)) %s\n{\n", f->general_head);
     /* Designated: the members left out (cgl_ret) start at zero without -Wextra's complaint.
      * A result code starts as the missing-library result: what the wrapper returns when
@@ -443,57 +403,53 @@ static void emit_func(FILE *out, const policy *p, const gen_func *f)
         fprintf(out, "    (void)%s;\n    return cgl_fr.cgl_ret;\n}\n", call);
     free(call);
     free(key);
+}
 
-    /* After the plain counted call, out of line: a call the watchdog marked
-     * (cg_leave) or one that returned another code than success
-     * (cg_leave_code). A tail call, so that the wrapper keeps no result
-     * across a call of its own. */
-    if (!f->ret_void) {
-        /* The result's type by a name (a function pointer's is no prefix). */
-        const char *at = strstr(f->ret_member, "cgl_ret");
-        fprintf(out, "typedef %.*scgl_rt_%s%s;\n", (int)(at - f->ret_member), f->ret_member, n, at + strlen("cgl_ret"));
-        fprintf(out,
-                "static __attribute__((noinline, cold)) cgl_rt_%s cgl_left_%s(cg_slot *cgl_s, int cgl_code, cgl_rt_%s "
-                "cgl_ret)\n{\n",
-                n, n, n);
-        fputs("    if (cgl_code == 0)\n        cg_leave((uintptr_t)cgl_s);\n    else\n"
-              "        cg_leave_code((uintptr_t)cgl_s, cgl_code);\n    return cgl_ret;\n}\n",
-              out);
-    }
+/* The cold leave of a counted call (layer.h, CG_LEFT_FUNCTION) for a function that returns
+ * another type than the result type, whose one is the layer's cgl_left (emit_thunk_code). */
+static void emit_left(FILE *out, const gen_func *f)
+{
+    if (f->ret_void || f->ret_result) return;
+    /* The type by its frame's member: a function pointer's is no prefix. */
+    fprintf(out, "CG_LEFT_FUNCTION(cgl_left_%s, __typeof__(((struct cgl_fr_%s *)0)->cgl_ret));\n", f->name, f->name);
+}
 
-    /* The short paths (layer.h, cg_enter), after the wrapper's fast path and
-     * out of line: the registers it keeps across cg_enter are saved here,
-     * not on the fast path. First a blocking site's counted call, made here
-     * (cg_site_peaks, with its threads inside counted); then the real call made between cg_enter and
-     * cg_leave, with no frame and no thunk; the code given to cg_leave is
-     * what the thunk returns. Else the general path, a tail call. */
+/* The short paths (layer.h, cg_enter), after the wrapper's fast path and out of line: the
+ * registers it keeps across cg_enter are saved here, not on the fast path. First a blocking
+ * site's counted call, made here (cg_site_peaks, its threads inside counted), only where the
+ * policy marks the site blocking (cg_enter does the same for a site made blocking at run time:
+ * the layer stays small); then the real call between cg_enter and cg_leave; else the general
+ * path, a tail call. */
+static void emit_short(FILE *out, const policy *p, const gen_func *f)
+{
     fprintf(out, "static __attribute__((noinline)) %s\n{\n", f->slow_head);
-    /* Only where the policy marks the site blocking (cg_enter does the same
-     * for a site made blocking at run time): the layer stays small. */
     const site_policy *sp = policy_find_site(p, f->base ? f->base : f->name);
-    if (sp && sp->blocking == 1) emit_counted(out, f, real, "cg_site_peaks", 1);
-    fprintf(out, "    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_%s]);\n    if (CG_LIKELY(cgl_tok != 0)) {\n", n);
-    emit_real_call(out, f, real, "cg_leave(cgl_tok)", "cgl_tok");
+    if (sp && sp->blocking == 1) emit_path(out, f, "CG_BLOCKING_CALL", PATH_CODE_LEFT);
+    emit_path(out, f, "CG_SHORT_CALL", PATH_CODE);
     emit_tail_call(out, f, "cgl_gp_");
+}
 
-    /* The wrapper: the plain counted call (emit_counted) made here (issue
-     * 24); else the fast path; else the rest (cgl_sl_NAME, a tail call).
-     * The counted call first: a site with a record to count into has no
-     * fast path. A hand-written wrapper calls this body as cgl_guarded_NAME. */
+/* The wrapper: the plain counted call made here (issue 24); else the fast path; else the rest
+ * (cgl_sl_NAME, a tail call). The counted call first: a site with a record to count into has
+ * no fast path. A hand-written wrapper calls this body as cgl_guarded_NAME. */
+static void emit_wrapper(FILE *out, const gen_func *f)
+{
     if (f->hand)
         fprintf(out, "static __attribute__((unused)) %s\n{\n", f->guarded_head);
     else
         fprintf(out, "CG_EXPORT %s\n{\n", f->decl_head);
-    emit_counted(out, f, real, "cg_site_counted", 0);
-    fprintf(out,
-            "    __typeof__(%s) *cgl_fn = (__typeof__(%s) *)atomic_load_explicit(&cgl_sites[CGL_%s].direct, "
-            "memory_order_relaxed);\n",
-            n, n, n);
-    fprintf(out, "    if (CG_LIKELY(cgl_fn != NULL)) %s", f->ret_void ? "{ cgl_fn(" : "return cgl_fn(");
-    emit_args(out, f, "");
-    fputs(f->ret_void ? "); return; }\n" : ");\n", out);
+    emit_path(out, f, "CG_COUNTED_CALL", PATH_CODE_LEFT);
+    emit_path(out, f, "CG_DIRECT_CALL", PATH_NAME_ARGS);
     emit_tail_call(out, f, "cgl_sl_");
-    free(real);
+}
+
+static void emit_func(FILE *out, const policy *p, const gen_func *f)
+{
+    emit_frame(out, f);
+    emit_general(out, p, f);
+    emit_left(out, f);
+    emit_short(out, p, f);
+    emit_wrapper(out, f);
 }
 
 static void emit_hand_include(FILE *out, const policy *p, const gen_api *api)

@@ -41,6 +41,8 @@ gen_handles_fnptr_array_const_params() {
         # the first parameter is the key only when it is an opaque handle
         "(const void *)ctx, cgl_th_shCallback"
         "cg_call(&cgl_sites[CGL_shCreate], NULL,"
+        # a site the policy marks blocking: its counted call in the short path (layer.h)
+        "    CG_BLOCKING_CALL(shCreate, (out), cgl_thunk_code, cgl_left);"
         # policy values, escaped; the [defaults] transition where a site sets none
         '[CGL_shCreate] = {"shCreate", NULL, 1, 1, 1, "takes \"a while\" \\ (in the driver)", "sh.create-domain", NULL, 0, NULL, 0},'
         '[CGL_shAlloc] = {"shAlloc", NULL, 2, 0, 0, NULL, NULL, NULL, 0, cgl_rules_shAlloc, 1},'
@@ -134,7 +136,8 @@ gen_writes_variants_and_hand_wrappers() {
         # wrapper = hand: the guarded call stays, as cgl_guarded_NAME; the hand file is included
         'static __attribute__((unused)) toy_result_t cgl_guarded_toyGetProcAddress(const char *name, uint32_t version, void **pfn)'
         'struct cgl_fr_toyGetProcAddress {'
-        'static int cgl_th_toyGetProcAddress(void *cgl_frame)'
+        'CG_THUNK(toyGetProcAddress, (cgl_f->name, cgl_f->version, cgl_f->pfn), cgl_thunk_code);'
+        '    CG_COUNTED_CALL(toyGetProcAddress, (name, version, pfn), cgl_thunk_code, cgl_left);'
         '#include "cg_toy_hand.c"'
     )
     for w in "${want[@]}"; do
@@ -190,7 +193,14 @@ gen_writes_states() {
         '[CGL_shAlloc] = {"shAlloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},'
         # the thunk's code, by the layer's one rule: success is one compare
         'if (CG_LIKELY(r == SH_SUCCESS)) return 0;'
-        'return cgl_thunk_code(cgl_f->cgl_ret);'
+        'CG_THUNK(shArrays, (cgl_f->ctx, cgl_f->dims, cgl_f->names, cgl_f->grid), cgl_thunk_code);'
+        # the wrapper's paths (layer.h): the result type's code and its one cold leave; another
+        # return type has no code and a cold leave of its own
+        'CG_LEFT_FUNCTION(cgl_left, sh_result_t);'
+        '    CG_COUNTED_CALL(shArrays, (ctx, dims, names, grid), cgl_thunk_code, cgl_left);'
+        '    CG_SHORT_CALL(shArrays, (ctx, dims, names, grid), cgl_thunk_code);'
+        '    CG_COUNTED_CALL(shAlloc, (ctx, size), CG_NO_CODE, cgl_left_shAlloc);'
+        '    CG_COUNTED_CALL_VOID(shVoid, ());'
         # names back to codes, aliases included (a CALLGUARD_POLICY file's states)
         '{"SH_ERROR_B_ALIAS", (long)(SH_ERROR_B_ALIAS)},'
         '.result_code = cgl_result_code,'

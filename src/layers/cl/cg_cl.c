@@ -424,6 +424,9 @@ static inline __attribute__((always_inline)) int cgl_thunk_code(cl_int r)
     return (int)r ? (int)r : CG_RESULT_ZERO;
 }
 
+/* Where a counted call that returns a cl_int ends when the wrapper cannot finish it (layer.h). */
+CG_LEFT_FUNCTION(cgl_left, cl_int);
+
 /* dlsym(RTLD_NEXT) from this object: "next" means after the layer, not after libcallguard.
  * dlsym takes "this object" from its return address: the empty asm keeps the call from
  * becoming a tail call, whose return address would be in libcallguard. */
@@ -607,75 +610,23 @@ struct cgl_fr_clGetPlatformIDs {
     cl_uint *num_platforms;
     cl_int cgl_ret;
 };
-static int cgl_th_clGetPlatformIDs(void *cgl_frame)
-{
-    struct cgl_fr_clGetPlatformIDs *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clGetPlatformIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformIDs].real, memory_order_relaxed))(cgl_f->num_entries, cgl_f->platforms, cgl_f->num_platforms);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clGetPlatformIDs, (cgl_f->num_entries, cgl_f->platforms, cgl_f->num_platforms), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetPlatformIDs(cl_uint num_entries, cl_platform_id *platforms, cl_uint *num_platforms)
 {
     struct cgl_fr_clGetPlatformIDs cgl_fr = {.num_entries = num_entries, .platforms = platforms, .num_platforms = num_platforms, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clGetPlatformIDs], NULL, cgl_th_clGetPlatformIDs, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clGetPlatformIDs;
-static __attribute__((noinline, cold)) cgl_rt_clGetPlatformIDs cgl_left_clGetPlatformIDs(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetPlatformIDs cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clGetPlatformIDs(cl_uint num_entries, cl_platform_id *platforms, cl_uint *num_platforms)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clGetPlatformIDs]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            cl_int cgl_ret = ((__typeof__(clGetPlatformIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformIDs].real, memory_order_relaxed))(num_entries, platforms, num_platforms);
-            cg_peak_out(cgl_c);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clGetPlatformIDs(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetPlatformIDs]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clGetPlatformIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformIDs].real, memory_order_relaxed))(num_entries, platforms, num_platforms);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clGetPlatformIDs, (num_entries, platforms, num_platforms), cgl_thunk_code, cgl_left);
+    CG_SHORT_CALL(clGetPlatformIDs, (num_entries, platforms, num_platforms), cgl_thunk_code);
     return cgl_gp_clGetPlatformIDs(num_entries, platforms, num_platforms);
 }
 static __attribute__((unused)) cl_int cgl_guarded_clGetPlatformIDs(cl_uint num_entries, cl_platform_id *platforms, cl_uint *num_platforms)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetPlatformIDs]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clGetPlatformIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformIDs].real, memory_order_relaxed))(num_entries, platforms, num_platforms);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clGetPlatformIDs(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clGetPlatformIDs) *cgl_fn = (__typeof__(clGetPlatformIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformIDs].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(num_entries, platforms, num_platforms);
+    CG_COUNTED_CALL(clGetPlatformIDs, (num_entries, platforms, num_platforms), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clGetPlatformIDs, (num_entries, platforms, num_platforms));
     return cgl_sl_clGetPlatformIDs(num_entries, platforms, num_platforms);
 }
 
@@ -688,59 +639,22 @@ struct cgl_fr_clGetPlatformInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static int cgl_th_clGetPlatformInfo(void *cgl_frame)
-{
-    struct cgl_fr_clGetPlatformInfo *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clGetPlatformInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformInfo].real, memory_order_relaxed))(cgl_f->platform, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clGetPlatformInfo, (cgl_f->platform, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetPlatformInfo(cl_platform_id platform, cl_platform_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     struct cgl_fr_clGetPlatformInfo cgl_fr = {.platform = platform, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clGetPlatformInfo], (const void *)platform, cgl_th_clGetPlatformInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clGetPlatformInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetPlatformInfo cgl_left_clGetPlatformInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetPlatformInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clGetPlatformInfo(cl_platform_id platform, cl_platform_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetPlatformInfo]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clGetPlatformInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformInfo].real, memory_order_relaxed))(platform, param_name, param_value_size, param_value, param_value_size_ret);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clGetPlatformInfo, (platform, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetPlatformInfo(platform, param_name, param_value_size, param_value, param_value_size_ret);
 }
 CG_EXPORT cl_int CL_API_CALL clGetPlatformInfo(cl_platform_id platform, cl_platform_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetPlatformInfo]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clGetPlatformInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformInfo].real, memory_order_relaxed))(platform, param_name, param_value_size, param_value, param_value_size_ret);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clGetPlatformInfo(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clGetPlatformInfo) *cgl_fn = (__typeof__(clGetPlatformInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPlatformInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(platform, param_name, param_value_size, param_value, param_value_size_ret);
+    CG_COUNTED_CALL(clGetPlatformInfo, (platform, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clGetPlatformInfo, (platform, param_name, param_value_size, param_value, param_value_size_ret));
     return cgl_sl_clGetPlatformInfo(platform, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
@@ -753,59 +667,22 @@ struct cgl_fr_clGetDeviceIDs {
     cl_uint *num_devices;
     cl_int cgl_ret;
 };
-static int cgl_th_clGetDeviceIDs(void *cgl_frame)
-{
-    struct cgl_fr_clGetDeviceIDs *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clGetDeviceIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceIDs].real, memory_order_relaxed))(cgl_f->platform, cgl_f->device_type, cgl_f->num_entries, cgl_f->devices, cgl_f->num_devices);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clGetDeviceIDs, (cgl_f->platform, cgl_f->device_type, cgl_f->num_entries, cgl_f->devices, cgl_f->num_devices), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type, cl_uint num_entries, cl_device_id *devices, cl_uint *num_devices)
 {
     struct cgl_fr_clGetDeviceIDs cgl_fr = {.platform = platform, .device_type = device_type, .num_entries = num_entries, .devices = devices, .num_devices = num_devices, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clGetDeviceIDs], (const void *)platform, cgl_th_clGetDeviceIDs, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clGetDeviceIDs;
-static __attribute__((noinline, cold)) cgl_rt_clGetDeviceIDs cgl_left_clGetDeviceIDs(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetDeviceIDs cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type, cl_uint num_entries, cl_device_id *devices, cl_uint *num_devices)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetDeviceIDs]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clGetDeviceIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceIDs].real, memory_order_relaxed))(platform, device_type, num_entries, devices, num_devices);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clGetDeviceIDs, (platform, device_type, num_entries, devices, num_devices), cgl_thunk_code);
     return cgl_gp_clGetDeviceIDs(platform, device_type, num_entries, devices, num_devices);
 }
 CG_EXPORT cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type, cl_uint num_entries, cl_device_id *devices, cl_uint *num_devices)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetDeviceIDs]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clGetDeviceIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceIDs].real, memory_order_relaxed))(platform, device_type, num_entries, devices, num_devices);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clGetDeviceIDs(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clGetDeviceIDs) *cgl_fn = (__typeof__(clGetDeviceIDs) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceIDs].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(platform, device_type, num_entries, devices, num_devices);
+    CG_COUNTED_CALL(clGetDeviceIDs, (platform, device_type, num_entries, devices, num_devices), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clGetDeviceIDs, (platform, device_type, num_entries, devices, num_devices));
     return cgl_sl_clGetDeviceIDs(platform, device_type, num_entries, devices, num_devices);
 }
 
@@ -818,59 +695,22 @@ struct cgl_fr_clGetDeviceInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static int cgl_th_clGetDeviceInfo(void *cgl_frame)
-{
-    struct cgl_fr_clGetDeviceInfo *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clGetDeviceInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceInfo].real, memory_order_relaxed))(cgl_f->device, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clGetDeviceInfo, (cgl_f->device, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetDeviceInfo(cl_device_id device, cl_device_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     struct cgl_fr_clGetDeviceInfo cgl_fr = {.device = device, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clGetDeviceInfo], (const void *)device, cgl_th_clGetDeviceInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clGetDeviceInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetDeviceInfo cgl_left_clGetDeviceInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetDeviceInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clGetDeviceInfo(cl_device_id device, cl_device_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetDeviceInfo]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clGetDeviceInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceInfo].real, memory_order_relaxed))(device, param_name, param_value_size, param_value, param_value_size_ret);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clGetDeviceInfo, (device, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetDeviceInfo(device, param_name, param_value_size, param_value, param_value_size_ret);
 }
 CG_EXPORT cl_int CL_API_CALL clGetDeviceInfo(cl_device_id device, cl_device_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetDeviceInfo]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clGetDeviceInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceInfo].real, memory_order_relaxed))(device, param_name, param_value_size, param_value, param_value_size_ret);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clGetDeviceInfo(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clGetDeviceInfo) *cgl_fn = (__typeof__(clGetDeviceInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, param_name, param_value_size, param_value, param_value_size_ret);
+    CG_COUNTED_CALL(clGetDeviceInfo, (device, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clGetDeviceInfo, (device, param_name, param_value_size, param_value, param_value_size_ret));
     return cgl_sl_clGetDeviceInfo(device, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
@@ -883,59 +723,22 @@ struct cgl_fr_clCreateSubDevices {
     cl_uint *num_devices_ret;
     cl_int cgl_ret;
 };
-static int cgl_th_clCreateSubDevices(void *cgl_frame)
-{
-    struct cgl_fr_clCreateSubDevices *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clCreateSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubDevices].real, memory_order_relaxed))(cgl_f->in_device, cgl_f->properties, cgl_f->num_devices, cgl_f->out_devices, cgl_f->num_devices_ret);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clCreateSubDevices, (cgl_f->in_device, cgl_f->properties, cgl_f->num_devices, cgl_f->out_devices, cgl_f->num_devices_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clCreateSubDevices(cl_device_id in_device, const cl_device_partition_property *properties, cl_uint num_devices, cl_device_id *out_devices, cl_uint *num_devices_ret)
 {
     struct cgl_fr_clCreateSubDevices cgl_fr = {.in_device = in_device, .properties = properties, .num_devices = num_devices, .out_devices = out_devices, .num_devices_ret = num_devices_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clCreateSubDevices], (const void *)in_device, cgl_th_clCreateSubDevices, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clCreateSubDevices;
-static __attribute__((noinline, cold)) cgl_rt_clCreateSubDevices cgl_left_clCreateSubDevices(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateSubDevices cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clCreateSubDevices(cl_device_id in_device, const cl_device_partition_property *properties, cl_uint num_devices, cl_device_id *out_devices, cl_uint *num_devices_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateSubDevices]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clCreateSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubDevices].real, memory_order_relaxed))(in_device, properties, num_devices, out_devices, num_devices_ret);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clCreateSubDevices, (in_device, properties, num_devices, out_devices, num_devices_ret), cgl_thunk_code);
     return cgl_gp_clCreateSubDevices(in_device, properties, num_devices, out_devices, num_devices_ret);
 }
 CG_EXPORT cl_int CL_API_CALL clCreateSubDevices(cl_device_id in_device, const cl_device_partition_property *properties, cl_uint num_devices, cl_device_id *out_devices, cl_uint *num_devices_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateSubDevices]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clCreateSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubDevices].real, memory_order_relaxed))(in_device, properties, num_devices, out_devices, num_devices_ret);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clCreateSubDevices(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clCreateSubDevices) *cgl_fn = (__typeof__(clCreateSubDevices) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubDevices].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(in_device, properties, num_devices, out_devices, num_devices_ret);
+    CG_COUNTED_CALL(clCreateSubDevices, (in_device, properties, num_devices, out_devices, num_devices_ret), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clCreateSubDevices, (in_device, properties, num_devices, out_devices, num_devices_ret));
     return cgl_sl_clCreateSubDevices(in_device, properties, num_devices, out_devices, num_devices_ret);
 }
 
@@ -944,59 +747,22 @@ struct cgl_fr_clRetainDevice {
     cl_device_id device;
     cl_int cgl_ret;
 };
-static int cgl_th_clRetainDevice(void *cgl_frame)
-{
-    struct cgl_fr_clRetainDevice *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clRetainDevice) *)atomic_load_explicit(&cgl_sites[CGL_clRetainDevice].real, memory_order_relaxed))(cgl_f->device);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clRetainDevice, (cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clRetainDevice(cl_device_id device)
 {
     struct cgl_fr_clRetainDevice cgl_fr = {.device = device, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clRetainDevice], (const void *)device, cgl_th_clRetainDevice, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clRetainDevice;
-static __attribute__((noinline, cold)) cgl_rt_clRetainDevice cgl_left_clRetainDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainDevice cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clRetainDevice(cl_device_id device)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainDevice]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clRetainDevice) *)atomic_load_explicit(&cgl_sites[CGL_clRetainDevice].real, memory_order_relaxed))(device);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clRetainDevice, (device), cgl_thunk_code);
     return cgl_gp_clRetainDevice(device);
 }
 CG_EXPORT cl_int CL_API_CALL clRetainDevice(cl_device_id device)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clRetainDevice]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clRetainDevice) *)atomic_load_explicit(&cgl_sites[CGL_clRetainDevice].real, memory_order_relaxed))(device);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clRetainDevice(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clRetainDevice) *cgl_fn = (__typeof__(clRetainDevice) *)atomic_load_explicit(&cgl_sites[CGL_clRetainDevice].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device);
+    CG_COUNTED_CALL(clRetainDevice, (device), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clRetainDevice, (device));
     return cgl_sl_clRetainDevice(device);
 }
 
@@ -1005,59 +771,22 @@ struct cgl_fr_clReleaseDevice {
     cl_device_id device;
     cl_int cgl_ret;
 };
-static int cgl_th_clReleaseDevice(void *cgl_frame)
-{
-    struct cgl_fr_clReleaseDevice *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clReleaseDevice) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseDevice].real, memory_order_relaxed))(cgl_f->device);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clReleaseDevice, (cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseDevice(cl_device_id device)
 {
     struct cgl_fr_clReleaseDevice cgl_fr = {.device = device, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clReleaseDevice], (const void *)device, cgl_th_clReleaseDevice, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clReleaseDevice;
-static __attribute__((noinline, cold)) cgl_rt_clReleaseDevice cgl_left_clReleaseDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseDevice cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clReleaseDevice(cl_device_id device)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseDevice]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clReleaseDevice) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseDevice].real, memory_order_relaxed))(device);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clReleaseDevice, (device), cgl_thunk_code);
     return cgl_gp_clReleaseDevice(device);
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseDevice(cl_device_id device)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clReleaseDevice]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clReleaseDevice) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseDevice].real, memory_order_relaxed))(device);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clReleaseDevice(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clReleaseDevice) *cgl_fn = (__typeof__(clReleaseDevice) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseDevice].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device);
+    CG_COUNTED_CALL(clReleaseDevice, (device), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clReleaseDevice, (device));
     return cgl_sl_clReleaseDevice(device);
 }
 
@@ -1068,59 +797,22 @@ struct cgl_fr_clSetDefaultDeviceCommandQueue {
     cl_command_queue command_queue;
     cl_int cgl_ret;
 };
-static int cgl_th_clSetDefaultDeviceCommandQueue(void *cgl_frame)
-{
-    struct cgl_fr_clSetDefaultDeviceCommandQueue *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clSetDefaultDeviceCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue].real, memory_order_relaxed))(cgl_f->context, cgl_f->device, cgl_f->command_queue);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clSetDefaultDeviceCommandQueue, (cgl_f->context, cgl_f->device, cgl_f->command_queue), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device, cl_command_queue command_queue)
 {
     struct cgl_fr_clSetDefaultDeviceCommandQueue cgl_fr = {.context = context, .device = device, .command_queue = command_queue, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue], (const void *)context, cgl_th_clSetDefaultDeviceCommandQueue, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clSetDefaultDeviceCommandQueue;
-static __attribute__((noinline, cold)) cgl_rt_clSetDefaultDeviceCommandQueue cgl_left_clSetDefaultDeviceCommandQueue(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetDefaultDeviceCommandQueue cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device, cl_command_queue command_queue)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clSetDefaultDeviceCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue].real, memory_order_relaxed))(context, device, command_queue);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clSetDefaultDeviceCommandQueue, (context, device, command_queue), cgl_thunk_code);
     return cgl_gp_clSetDefaultDeviceCommandQueue(context, device, command_queue);
 }
 CG_EXPORT cl_int CL_API_CALL clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device, cl_command_queue command_queue)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clSetDefaultDeviceCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue].real, memory_order_relaxed))(context, device, command_queue);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clSetDefaultDeviceCommandQueue(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clSetDefaultDeviceCommandQueue) *cgl_fn = (__typeof__(clSetDefaultDeviceCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clSetDefaultDeviceCommandQueue].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, device, command_queue);
+    CG_COUNTED_CALL(clSetDefaultDeviceCommandQueue, (context, device, command_queue), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clSetDefaultDeviceCommandQueue, (context, device, command_queue));
     return cgl_sl_clSetDefaultDeviceCommandQueue(context, device, command_queue);
 }
 
@@ -1131,59 +823,22 @@ struct cgl_fr_clGetDeviceAndHostTimer {
     cl_ulong *host_timestamp;
     cl_int cgl_ret;
 };
-static int cgl_th_clGetDeviceAndHostTimer(void *cgl_frame)
-{
-    struct cgl_fr_clGetDeviceAndHostTimer *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clGetDeviceAndHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceAndHostTimer].real, memory_order_relaxed))(cgl_f->device, cgl_f->device_timestamp, cgl_f->host_timestamp);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clGetDeviceAndHostTimer, (cgl_f->device, cgl_f->device_timestamp, cgl_f->host_timestamp), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetDeviceAndHostTimer(cl_device_id device, cl_ulong *device_timestamp, cl_ulong *host_timestamp)
 {
     struct cgl_fr_clGetDeviceAndHostTimer cgl_fr = {.device = device, .device_timestamp = device_timestamp, .host_timestamp = host_timestamp, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clGetDeviceAndHostTimer], (const void *)device, cgl_th_clGetDeviceAndHostTimer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clGetDeviceAndHostTimer;
-static __attribute__((noinline, cold)) cgl_rt_clGetDeviceAndHostTimer cgl_left_clGetDeviceAndHostTimer(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetDeviceAndHostTimer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clGetDeviceAndHostTimer(cl_device_id device, cl_ulong *device_timestamp, cl_ulong *host_timestamp)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetDeviceAndHostTimer]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clGetDeviceAndHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceAndHostTimer].real, memory_order_relaxed))(device, device_timestamp, host_timestamp);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clGetDeviceAndHostTimer, (device, device_timestamp, host_timestamp), cgl_thunk_code);
     return cgl_gp_clGetDeviceAndHostTimer(device, device_timestamp, host_timestamp);
 }
 CG_EXPORT cl_int CL_API_CALL clGetDeviceAndHostTimer(cl_device_id device, cl_ulong *device_timestamp, cl_ulong *host_timestamp)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetDeviceAndHostTimer]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clGetDeviceAndHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceAndHostTimer].real, memory_order_relaxed))(device, device_timestamp, host_timestamp);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clGetDeviceAndHostTimer(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clGetDeviceAndHostTimer) *cgl_fn = (__typeof__(clGetDeviceAndHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetDeviceAndHostTimer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, device_timestamp, host_timestamp);
+    CG_COUNTED_CALL(clGetDeviceAndHostTimer, (device, device_timestamp, host_timestamp), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clGetDeviceAndHostTimer, (device, device_timestamp, host_timestamp));
     return cgl_sl_clGetDeviceAndHostTimer(device, device_timestamp, host_timestamp);
 }
 
@@ -1193,59 +848,22 @@ struct cgl_fr_clGetHostTimer {
     cl_ulong *host_timestamp;
     cl_int cgl_ret;
 };
-static int cgl_th_clGetHostTimer(void *cgl_frame)
-{
-    struct cgl_fr_clGetHostTimer *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clGetHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetHostTimer].real, memory_order_relaxed))(cgl_f->device, cgl_f->host_timestamp);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clGetHostTimer, (cgl_f->device, cgl_f->host_timestamp), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetHostTimer(cl_device_id device, cl_ulong *host_timestamp)
 {
     struct cgl_fr_clGetHostTimer cgl_fr = {.device = device, .host_timestamp = host_timestamp, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clGetHostTimer], (const void *)device, cgl_th_clGetHostTimer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clGetHostTimer;
-static __attribute__((noinline, cold)) cgl_rt_clGetHostTimer cgl_left_clGetHostTimer(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetHostTimer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clGetHostTimer(cl_device_id device, cl_ulong *host_timestamp)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetHostTimer]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clGetHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetHostTimer].real, memory_order_relaxed))(device, host_timestamp);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clGetHostTimer, (device, host_timestamp), cgl_thunk_code);
     return cgl_gp_clGetHostTimer(device, host_timestamp);
 }
 CG_EXPORT cl_int CL_API_CALL clGetHostTimer(cl_device_id device, cl_ulong *host_timestamp)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetHostTimer]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clGetHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetHostTimer].real, memory_order_relaxed))(device, host_timestamp);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clGetHostTimer(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clGetHostTimer) *cgl_fn = (__typeof__(clGetHostTimer) *)atomic_load_explicit(&cgl_sites[CGL_clGetHostTimer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, host_timestamp);
+    CG_COUNTED_CALL(clGetHostTimer, (device, host_timestamp), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clGetHostTimer, (device, host_timestamp));
     return cgl_sl_clGetHostTimer(device, host_timestamp);
 }
 
@@ -1259,12 +877,7 @@ struct cgl_fr_clCreateContext {
     cl_int *errcode_ret;
     cl_context cgl_ret;
 };
-static int cgl_th_clCreateContext(void *cgl_frame)
-{
-    struct cgl_fr_clCreateContext *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clCreateContext) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContext].real, memory_order_relaxed))(cgl_f->properties, cgl_f->num_devices, cgl_f->devices, cgl_f->pfn_notify, cgl_f->user_data, cgl_f->errcode_ret);
-    return 0;
-}
+CG_THUNK(clCreateContext, (cgl_f->properties, cgl_f->num_devices, cgl_f->devices, cgl_f->pfn_notify, cgl_f->user_data, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_context cgl_gp_clCreateContext(const cl_context_properties *properties, cl_uint num_devices, const cl_device_id *devices, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
 {
     struct cgl_fr_clCreateContext cgl_fr = {.properties = properties, .num_devices = num_devices, .devices = devices, .pfn_notify = pfn_notify, .user_data = user_data, .errcode_ret = errcode_ret};
@@ -1274,40 +887,16 @@ static __attribute__((noinline)) cl_context cgl_gp_clCreateContext(const cl_cont
     }
     return cgl_fr.cgl_ret;
 }
-typedef cl_context cgl_rt_clCreateContext;
-static __attribute__((noinline, cold)) cgl_rt_clCreateContext cgl_left_clCreateContext(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateContext cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clCreateContext, __typeof__(((struct cgl_fr_clCreateContext *)0)->cgl_ret));
 static __attribute__((noinline)) cl_context cgl_sl_clCreateContext(const cl_context_properties *properties, cl_uint num_devices, const cl_device_id *devices, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateContext]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_context cgl_ret = ((__typeof__(clCreateContext) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContext].real, memory_order_relaxed))(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clCreateContext, (properties, num_devices, devices, pfn_notify, user_data, errcode_ret), CG_NO_CODE);
     return cgl_gp_clCreateContext(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
 }
 CG_EXPORT cl_context CL_API_CALL clCreateContext(const cl_context_properties *properties, cl_uint num_devices, const cl_device_id *devices, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateContext]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_context cgl_ret = ((__typeof__(clCreateContext) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContext].real, memory_order_relaxed))(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clCreateContext(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clCreateContext) *cgl_fn = (__typeof__(clCreateContext) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContext].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
+    CG_COUNTED_CALL(clCreateContext, (properties, num_devices, devices, pfn_notify, user_data, errcode_ret), CG_NO_CODE, cgl_left_clCreateContext);
+    CG_DIRECT_CALL(clCreateContext, (properties, num_devices, devices, pfn_notify, user_data, errcode_ret));
     return cgl_sl_clCreateContext(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
 }
 
@@ -1320,12 +909,7 @@ struct cgl_fr_clCreateContextFromType {
     cl_int *errcode_ret;
     cl_context cgl_ret;
 };
-static int cgl_th_clCreateContextFromType(void *cgl_frame)
-{
-    struct cgl_fr_clCreateContextFromType *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clCreateContextFromType) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContextFromType].real, memory_order_relaxed))(cgl_f->properties, cgl_f->device_type, cgl_f->pfn_notify, cgl_f->user_data, cgl_f->errcode_ret);
-    return 0;
-}
+CG_THUNK(clCreateContextFromType, (cgl_f->properties, cgl_f->device_type, cgl_f->pfn_notify, cgl_f->user_data, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_context cgl_gp_clCreateContextFromType(const cl_context_properties *properties, cl_device_type device_type, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
 {
     struct cgl_fr_clCreateContextFromType cgl_fr = {.properties = properties, .device_type = device_type, .pfn_notify = pfn_notify, .user_data = user_data, .errcode_ret = errcode_ret};
@@ -1335,40 +919,16 @@ static __attribute__((noinline)) cl_context cgl_gp_clCreateContextFromType(const
     }
     return cgl_fr.cgl_ret;
 }
-typedef cl_context cgl_rt_clCreateContextFromType;
-static __attribute__((noinline, cold)) cgl_rt_clCreateContextFromType cgl_left_clCreateContextFromType(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateContextFromType cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clCreateContextFromType, __typeof__(((struct cgl_fr_clCreateContextFromType *)0)->cgl_ret));
 static __attribute__((noinline)) cl_context cgl_sl_clCreateContextFromType(const cl_context_properties *properties, cl_device_type device_type, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateContextFromType]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_context cgl_ret = ((__typeof__(clCreateContextFromType) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContextFromType].real, memory_order_relaxed))(properties, device_type, pfn_notify, user_data, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clCreateContextFromType, (properties, device_type, pfn_notify, user_data, errcode_ret), CG_NO_CODE);
     return cgl_gp_clCreateContextFromType(properties, device_type, pfn_notify, user_data, errcode_ret);
 }
 CG_EXPORT cl_context CL_API_CALL clCreateContextFromType(const cl_context_properties *properties, cl_device_type device_type, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateContextFromType]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_context cgl_ret = ((__typeof__(clCreateContextFromType) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContextFromType].real, memory_order_relaxed))(properties, device_type, pfn_notify, user_data, errcode_ret);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clCreateContextFromType(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clCreateContextFromType) *cgl_fn = (__typeof__(clCreateContextFromType) *)atomic_load_explicit(&cgl_sites[CGL_clCreateContextFromType].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(properties, device_type, pfn_notify, user_data, errcode_ret);
+    CG_COUNTED_CALL(clCreateContextFromType, (properties, device_type, pfn_notify, user_data, errcode_ret), CG_NO_CODE, cgl_left_clCreateContextFromType);
+    CG_DIRECT_CALL(clCreateContextFromType, (properties, device_type, pfn_notify, user_data, errcode_ret));
     return cgl_sl_clCreateContextFromType(properties, device_type, pfn_notify, user_data, errcode_ret);
 }
 
@@ -1377,59 +937,22 @@ struct cgl_fr_clRetainContext {
     cl_context context;
     cl_int cgl_ret;
 };
-static int cgl_th_clRetainContext(void *cgl_frame)
-{
-    struct cgl_fr_clRetainContext *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clRetainContext) *)atomic_load_explicit(&cgl_sites[CGL_clRetainContext].real, memory_order_relaxed))(cgl_f->context);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clRetainContext, (cgl_f->context), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clRetainContext(cl_context context)
 {
     struct cgl_fr_clRetainContext cgl_fr = {.context = context, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clRetainContext], (const void *)context, cgl_th_clRetainContext, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clRetainContext;
-static __attribute__((noinline, cold)) cgl_rt_clRetainContext cgl_left_clRetainContext(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainContext cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clRetainContext(cl_context context)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainContext]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clRetainContext) *)atomic_load_explicit(&cgl_sites[CGL_clRetainContext].real, memory_order_relaxed))(context);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clRetainContext, (context), cgl_thunk_code);
     return cgl_gp_clRetainContext(context);
 }
 CG_EXPORT cl_int CL_API_CALL clRetainContext(cl_context context)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clRetainContext]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clRetainContext) *)atomic_load_explicit(&cgl_sites[CGL_clRetainContext].real, memory_order_relaxed))(context);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clRetainContext(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clRetainContext) *cgl_fn = (__typeof__(clRetainContext) *)atomic_load_explicit(&cgl_sites[CGL_clRetainContext].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context);
+    CG_COUNTED_CALL(clRetainContext, (context), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clRetainContext, (context));
     return cgl_sl_clRetainContext(context);
 }
 
@@ -1438,59 +961,22 @@ struct cgl_fr_clReleaseContext {
     cl_context context;
     cl_int cgl_ret;
 };
-static int cgl_th_clReleaseContext(void *cgl_frame)
-{
-    struct cgl_fr_clReleaseContext *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clReleaseContext) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseContext].real, memory_order_relaxed))(cgl_f->context);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clReleaseContext, (cgl_f->context), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseContext(cl_context context)
 {
     struct cgl_fr_clReleaseContext cgl_fr = {.context = context, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clReleaseContext], (const void *)context, cgl_th_clReleaseContext, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clReleaseContext;
-static __attribute__((noinline, cold)) cgl_rt_clReleaseContext cgl_left_clReleaseContext(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseContext cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clReleaseContext(cl_context context)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseContext]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clReleaseContext) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseContext].real, memory_order_relaxed))(context);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clReleaseContext, (context), cgl_thunk_code);
     return cgl_gp_clReleaseContext(context);
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseContext(cl_context context)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clReleaseContext]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clReleaseContext) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseContext].real, memory_order_relaxed))(context);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clReleaseContext(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clReleaseContext) *cgl_fn = (__typeof__(clReleaseContext) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseContext].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context);
+    CG_COUNTED_CALL(clReleaseContext, (context), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clReleaseContext, (context));
     return cgl_sl_clReleaseContext(context);
 }
 
@@ -1503,59 +989,22 @@ struct cgl_fr_clGetContextInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static int cgl_th_clGetContextInfo(void *cgl_frame)
-{
-    struct cgl_fr_clGetContextInfo *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clGetContextInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetContextInfo].real, memory_order_relaxed))(cgl_f->context, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clGetContextInfo, (cgl_f->context, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetContextInfo(cl_context context, cl_context_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     struct cgl_fr_clGetContextInfo cgl_fr = {.context = context, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clGetContextInfo], (const void *)context, cgl_th_clGetContextInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clGetContextInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetContextInfo cgl_left_clGetContextInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetContextInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clGetContextInfo(cl_context context, cl_context_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetContextInfo]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clGetContextInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetContextInfo].real, memory_order_relaxed))(context, param_name, param_value_size, param_value, param_value_size_ret);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clGetContextInfo, (context, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetContextInfo(context, param_name, param_value_size, param_value, param_value_size_ret);
 }
 CG_EXPORT cl_int CL_API_CALL clGetContextInfo(cl_context context, cl_context_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetContextInfo]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clGetContextInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetContextInfo].real, memory_order_relaxed))(context, param_name, param_value_size, param_value, param_value_size_ret);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clGetContextInfo(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clGetContextInfo) *cgl_fn = (__typeof__(clGetContextInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetContextInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, param_name, param_value_size, param_value, param_value_size_ret);
+    CG_COUNTED_CALL(clGetContextInfo, (context, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clGetContextInfo, (context, param_name, param_value_size, param_value, param_value_size_ret));
     return cgl_sl_clGetContextInfo(context, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
@@ -1566,59 +1015,22 @@ struct cgl_fr_clSetContextDestructorCallback {
     void *user_data;
     cl_int cgl_ret;
 };
-static int cgl_th_clSetContextDestructorCallback(void *cgl_frame)
-{
-    struct cgl_fr_clSetContextDestructorCallback *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clSetContextDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetContextDestructorCallback].real, memory_order_relaxed))(cgl_f->context, cgl_f->pfn_notify, cgl_f->user_data);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clSetContextDestructorCallback, (cgl_f->context, cgl_f->pfn_notify, cgl_f->user_data), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetContextDestructorCallback(cl_context context, void (*pfn_notify)(cl_context, void *), void *user_data)
 {
     struct cgl_fr_clSetContextDestructorCallback cgl_fr = {.context = context, .pfn_notify = pfn_notify, .user_data = user_data, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clSetContextDestructorCallback], (const void *)context, cgl_th_clSetContextDestructorCallback, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clSetContextDestructorCallback;
-static __attribute__((noinline, cold)) cgl_rt_clSetContextDestructorCallback cgl_left_clSetContextDestructorCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetContextDestructorCallback cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clSetContextDestructorCallback(cl_context context, void (*pfn_notify)(cl_context, void *), void *user_data)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetContextDestructorCallback]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clSetContextDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetContextDestructorCallback].real, memory_order_relaxed))(context, pfn_notify, user_data);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clSetContextDestructorCallback, (context, pfn_notify, user_data), cgl_thunk_code);
     return cgl_gp_clSetContextDestructorCallback(context, pfn_notify, user_data);
 }
 CG_EXPORT cl_int CL_API_CALL clSetContextDestructorCallback(cl_context context, void (*pfn_notify)(cl_context, void *), void *user_data)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSetContextDestructorCallback]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clSetContextDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetContextDestructorCallback].real, memory_order_relaxed))(context, pfn_notify, user_data);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clSetContextDestructorCallback(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clSetContextDestructorCallback) *cgl_fn = (__typeof__(clSetContextDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetContextDestructorCallback].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, pfn_notify, user_data);
+    CG_COUNTED_CALL(clSetContextDestructorCallback, (context, pfn_notify, user_data), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clSetContextDestructorCallback, (context, pfn_notify, user_data));
     return cgl_sl_clSetContextDestructorCallback(context, pfn_notify, user_data);
 }
 
@@ -1630,12 +1042,7 @@ struct cgl_fr_clCreateCommandQueueWithProperties {
     cl_int *errcode_ret;
     cl_command_queue cgl_ret;
 };
-static int cgl_th_clCreateCommandQueueWithProperties(void *cgl_frame)
-{
-    struct cgl_fr_clCreateCommandQueueWithProperties *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clCreateCommandQueueWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueueWithProperties].real, memory_order_relaxed))(cgl_f->context, cgl_f->device, cgl_f->properties, cgl_f->errcode_ret);
-    return 0;
-}
+CG_THUNK(clCreateCommandQueueWithProperties, (cgl_f->context, cgl_f->device, cgl_f->properties, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_command_queue cgl_gp_clCreateCommandQueueWithProperties(cl_context context, cl_device_id device, const cl_queue_properties *properties, cl_int *errcode_ret)
 {
     struct cgl_fr_clCreateCommandQueueWithProperties cgl_fr = {.context = context, .device = device, .properties = properties, .errcode_ret = errcode_ret};
@@ -1645,40 +1052,16 @@ static __attribute__((noinline)) cl_command_queue cgl_gp_clCreateCommandQueueWit
     }
     return cgl_fr.cgl_ret;
 }
-typedef cl_command_queue cgl_rt_clCreateCommandQueueWithProperties;
-static __attribute__((noinline, cold)) cgl_rt_clCreateCommandQueueWithProperties cgl_left_clCreateCommandQueueWithProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateCommandQueueWithProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clCreateCommandQueueWithProperties, __typeof__(((struct cgl_fr_clCreateCommandQueueWithProperties *)0)->cgl_ret));
 static __attribute__((noinline)) cl_command_queue cgl_sl_clCreateCommandQueueWithProperties(cl_context context, cl_device_id device, const cl_queue_properties *properties, cl_int *errcode_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateCommandQueueWithProperties]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_command_queue cgl_ret = ((__typeof__(clCreateCommandQueueWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueueWithProperties].real, memory_order_relaxed))(context, device, properties, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clCreateCommandQueueWithProperties, (context, device, properties, errcode_ret), CG_NO_CODE);
     return cgl_gp_clCreateCommandQueueWithProperties(context, device, properties, errcode_ret);
 }
 CG_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueueWithProperties(cl_context context, cl_device_id device, const cl_queue_properties *properties, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateCommandQueueWithProperties]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_command_queue cgl_ret = ((__typeof__(clCreateCommandQueueWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueueWithProperties].real, memory_order_relaxed))(context, device, properties, errcode_ret);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clCreateCommandQueueWithProperties(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clCreateCommandQueueWithProperties) *cgl_fn = (__typeof__(clCreateCommandQueueWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueueWithProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, device, properties, errcode_ret);
+    CG_COUNTED_CALL(clCreateCommandQueueWithProperties, (context, device, properties, errcode_ret), CG_NO_CODE, cgl_left_clCreateCommandQueueWithProperties);
+    CG_DIRECT_CALL(clCreateCommandQueueWithProperties, (context, device, properties, errcode_ret));
     return cgl_sl_clCreateCommandQueueWithProperties(context, device, properties, errcode_ret);
 }
 
@@ -1687,59 +1070,22 @@ struct cgl_fr_clRetainCommandQueue {
     cl_command_queue command_queue;
     cl_int cgl_ret;
 };
-static int cgl_th_clRetainCommandQueue(void *cgl_frame)
-{
-    struct cgl_fr_clRetainCommandQueue *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clRetainCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clRetainCommandQueue].real, memory_order_relaxed))(cgl_f->command_queue);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clRetainCommandQueue, (cgl_f->command_queue), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clRetainCommandQueue(cl_command_queue command_queue)
 {
     struct cgl_fr_clRetainCommandQueue cgl_fr = {.command_queue = command_queue, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clRetainCommandQueue], (const void *)command_queue, cgl_th_clRetainCommandQueue, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clRetainCommandQueue;
-static __attribute__((noinline, cold)) cgl_rt_clRetainCommandQueue cgl_left_clRetainCommandQueue(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainCommandQueue cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clRetainCommandQueue(cl_command_queue command_queue)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainCommandQueue]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clRetainCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clRetainCommandQueue].real, memory_order_relaxed))(command_queue);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clRetainCommandQueue, (command_queue), cgl_thunk_code);
     return cgl_gp_clRetainCommandQueue(command_queue);
 }
 CG_EXPORT cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue command_queue)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clRetainCommandQueue]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clRetainCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clRetainCommandQueue].real, memory_order_relaxed))(command_queue);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clRetainCommandQueue(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clRetainCommandQueue) *cgl_fn = (__typeof__(clRetainCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clRetainCommandQueue].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
+    CG_COUNTED_CALL(clRetainCommandQueue, (command_queue), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clRetainCommandQueue, (command_queue));
     return cgl_sl_clRetainCommandQueue(command_queue);
 }
 
@@ -1748,75 +1094,23 @@ struct cgl_fr_clReleaseCommandQueue {
     cl_command_queue command_queue;
     cl_int cgl_ret;
 };
-static int cgl_th_clReleaseCommandQueue(void *cgl_frame)
-{
-    struct cgl_fr_clReleaseCommandQueue *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clReleaseCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseCommandQueue].real, memory_order_relaxed))(cgl_f->command_queue);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clReleaseCommandQueue, (cgl_f->command_queue), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseCommandQueue(cl_command_queue command_queue)
 {
     struct cgl_fr_clReleaseCommandQueue cgl_fr = {.command_queue = command_queue, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clReleaseCommandQueue], (const void *)command_queue, cgl_th_clReleaseCommandQueue, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clReleaseCommandQueue;
-static __attribute__((noinline, cold)) cgl_rt_clReleaseCommandQueue cgl_left_clReleaseCommandQueue(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseCommandQueue cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clReleaseCommandQueue(cl_command_queue command_queue)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clReleaseCommandQueue]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            cl_int cgl_ret = ((__typeof__(clReleaseCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseCommandQueue].real, memory_order_relaxed))(command_queue);
-            cg_peak_out(cgl_c);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clReleaseCommandQueue(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseCommandQueue]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clReleaseCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseCommandQueue].real, memory_order_relaxed))(command_queue);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clReleaseCommandQueue, (command_queue), cgl_thunk_code, cgl_left);
+    CG_SHORT_CALL(clReleaseCommandQueue, (command_queue), cgl_thunk_code);
     return cgl_gp_clReleaseCommandQueue(command_queue);
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue command_queue)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clReleaseCommandQueue]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clReleaseCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseCommandQueue].real, memory_order_relaxed))(command_queue);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clReleaseCommandQueue(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clReleaseCommandQueue) *cgl_fn = (__typeof__(clReleaseCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseCommandQueue].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
+    CG_COUNTED_CALL(clReleaseCommandQueue, (command_queue), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clReleaseCommandQueue, (command_queue));
     return cgl_sl_clReleaseCommandQueue(command_queue);
 }
 
@@ -1829,59 +1123,22 @@ struct cgl_fr_clGetCommandQueueInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static int cgl_th_clGetCommandQueueInfo(void *cgl_frame)
-{
-    struct cgl_fr_clGetCommandQueueInfo *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clGetCommandQueueInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetCommandQueueInfo].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clGetCommandQueueInfo, (cgl_f->command_queue, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetCommandQueueInfo(cl_command_queue command_queue, cl_command_queue_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     struct cgl_fr_clGetCommandQueueInfo cgl_fr = {.command_queue = command_queue, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clGetCommandQueueInfo], (const void *)command_queue, cgl_th_clGetCommandQueueInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clGetCommandQueueInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetCommandQueueInfo cgl_left_clGetCommandQueueInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetCommandQueueInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clGetCommandQueueInfo(cl_command_queue command_queue, cl_command_queue_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetCommandQueueInfo]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clGetCommandQueueInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetCommandQueueInfo].real, memory_order_relaxed))(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clGetCommandQueueInfo, (command_queue, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetCommandQueueInfo(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
 }
 CG_EXPORT cl_int CL_API_CALL clGetCommandQueueInfo(cl_command_queue command_queue, cl_command_queue_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetCommandQueueInfo]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clGetCommandQueueInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetCommandQueueInfo].real, memory_order_relaxed))(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clGetCommandQueueInfo(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clGetCommandQueueInfo) *cgl_fn = (__typeof__(clGetCommandQueueInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetCommandQueueInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
+    CG_COUNTED_CALL(clGetCommandQueueInfo, (command_queue, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clGetCommandQueueInfo, (command_queue, param_name, param_value_size, param_value, param_value_size_ret));
     return cgl_sl_clGetCommandQueueInfo(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
@@ -1894,12 +1151,7 @@ struct cgl_fr_clCreateBuffer {
     cl_int *errcode_ret;
     cl_mem cgl_ret;
 };
-static int cgl_th_clCreateBuffer(void *cgl_frame)
-{
-    struct cgl_fr_clCreateBuffer *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clCreateBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBuffer].real, memory_order_relaxed))(cgl_f->context, cgl_f->flags, cgl_f->size, cgl_f->host_ptr, cgl_f->errcode_ret);
-    return 0;
-}
+CG_THUNK(clCreateBuffer, (cgl_f->context, cgl_f->flags, cgl_f->size, cgl_f->host_ptr, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_mem cgl_gp_clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
 {
     struct cgl_fr_clCreateBuffer cgl_fr = {.context = context, .flags = flags, .size = size, .host_ptr = host_ptr, .errcode_ret = errcode_ret};
@@ -1909,40 +1161,16 @@ static __attribute__((noinline)) cl_mem cgl_gp_clCreateBuffer(cl_context context
     }
     return cgl_fr.cgl_ret;
 }
-typedef cl_mem cgl_rt_clCreateBuffer;
-static __attribute__((noinline, cold)) cgl_rt_clCreateBuffer cgl_left_clCreateBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateBuffer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clCreateBuffer, __typeof__(((struct cgl_fr_clCreateBuffer *)0)->cgl_ret));
 static __attribute__((noinline)) cl_mem cgl_sl_clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateBuffer]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_mem cgl_ret = ((__typeof__(clCreateBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBuffer].real, memory_order_relaxed))(context, flags, size, host_ptr, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clCreateBuffer, (context, flags, size, host_ptr, errcode_ret), CG_NO_CODE);
     return cgl_gp_clCreateBuffer(context, flags, size, host_ptr, errcode_ret);
 }
 CG_EXPORT cl_mem CL_API_CALL clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateBuffer]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_mem cgl_ret = ((__typeof__(clCreateBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBuffer].real, memory_order_relaxed))(context, flags, size, host_ptr, errcode_ret);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clCreateBuffer(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clCreateBuffer) *cgl_fn = (__typeof__(clCreateBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBuffer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, size, host_ptr, errcode_ret);
+    CG_COUNTED_CALL(clCreateBuffer, (context, flags, size, host_ptr, errcode_ret), CG_NO_CODE, cgl_left_clCreateBuffer);
+    CG_DIRECT_CALL(clCreateBuffer, (context, flags, size, host_ptr, errcode_ret));
     return cgl_sl_clCreateBuffer(context, flags, size, host_ptr, errcode_ret);
 }
 
@@ -1955,12 +1183,7 @@ struct cgl_fr_clCreateSubBuffer {
     cl_int *errcode_ret;
     cl_mem cgl_ret;
 };
-static int cgl_th_clCreateSubBuffer(void *cgl_frame)
-{
-    struct cgl_fr_clCreateSubBuffer *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clCreateSubBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubBuffer].real, memory_order_relaxed))(cgl_f->buffer, cgl_f->flags, cgl_f->buffer_create_type, cgl_f->buffer_create_info, cgl_f->errcode_ret);
-    return 0;
-}
+CG_THUNK(clCreateSubBuffer, (cgl_f->buffer, cgl_f->flags, cgl_f->buffer_create_type, cgl_f->buffer_create_info, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_mem cgl_gp_clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type buffer_create_type, const void *buffer_create_info, cl_int *errcode_ret)
 {
     struct cgl_fr_clCreateSubBuffer cgl_fr = {.buffer = buffer, .flags = flags, .buffer_create_type = buffer_create_type, .buffer_create_info = buffer_create_info, .errcode_ret = errcode_ret};
@@ -1970,40 +1193,16 @@ static __attribute__((noinline)) cl_mem cgl_gp_clCreateSubBuffer(cl_mem buffer, 
     }
     return cgl_fr.cgl_ret;
 }
-typedef cl_mem cgl_rt_clCreateSubBuffer;
-static __attribute__((noinline, cold)) cgl_rt_clCreateSubBuffer cgl_left_clCreateSubBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateSubBuffer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clCreateSubBuffer, __typeof__(((struct cgl_fr_clCreateSubBuffer *)0)->cgl_ret));
 static __attribute__((noinline)) cl_mem cgl_sl_clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type buffer_create_type, const void *buffer_create_info, cl_int *errcode_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateSubBuffer]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_mem cgl_ret = ((__typeof__(clCreateSubBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubBuffer].real, memory_order_relaxed))(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clCreateSubBuffer, (buffer, flags, buffer_create_type, buffer_create_info, errcode_ret), CG_NO_CODE);
     return cgl_gp_clCreateSubBuffer(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
 }
 CG_EXPORT cl_mem CL_API_CALL clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type buffer_create_type, const void *buffer_create_info, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateSubBuffer]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_mem cgl_ret = ((__typeof__(clCreateSubBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubBuffer].real, memory_order_relaxed))(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clCreateSubBuffer(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clCreateSubBuffer) *cgl_fn = (__typeof__(clCreateSubBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSubBuffer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
+    CG_COUNTED_CALL(clCreateSubBuffer, (buffer, flags, buffer_create_type, buffer_create_info, errcode_ret), CG_NO_CODE, cgl_left_clCreateSubBuffer);
+    CG_DIRECT_CALL(clCreateSubBuffer, (buffer, flags, buffer_create_type, buffer_create_info, errcode_ret));
     return cgl_sl_clCreateSubBuffer(buffer, flags, buffer_create_type, buffer_create_info, errcode_ret);
 }
 
@@ -2017,12 +1216,7 @@ struct cgl_fr_clCreateImage {
     cl_int *errcode_ret;
     cl_mem cgl_ret;
 };
-static int cgl_th_clCreateImage(void *cgl_frame)
-{
-    struct cgl_fr_clCreateImage *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clCreateImage) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage].real, memory_order_relaxed))(cgl_f->context, cgl_f->flags, cgl_f->image_format, cgl_f->image_desc, cgl_f->host_ptr, cgl_f->errcode_ret);
-    return 0;
-}
+CG_THUNK(clCreateImage, (cgl_f->context, cgl_f->flags, cgl_f->image_format, cgl_f->image_desc, cgl_f->host_ptr, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_mem cgl_gp_clCreateImage(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
 {
     struct cgl_fr_clCreateImage cgl_fr = {.context = context, .flags = flags, .image_format = image_format, .image_desc = image_desc, .host_ptr = host_ptr, .errcode_ret = errcode_ret};
@@ -2032,40 +1226,16 @@ static __attribute__((noinline)) cl_mem cgl_gp_clCreateImage(cl_context context,
     }
     return cgl_fr.cgl_ret;
 }
-typedef cl_mem cgl_rt_clCreateImage;
-static __attribute__((noinline, cold)) cgl_rt_clCreateImage cgl_left_clCreateImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateImage cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clCreateImage, __typeof__(((struct cgl_fr_clCreateImage *)0)->cgl_ret));
 static __attribute__((noinline)) cl_mem cgl_sl_clCreateImage(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateImage]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_mem cgl_ret = ((__typeof__(clCreateImage) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage].real, memory_order_relaxed))(context, flags, image_format, image_desc, host_ptr, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clCreateImage, (context, flags, image_format, image_desc, host_ptr, errcode_ret), CG_NO_CODE);
     return cgl_gp_clCreateImage(context, flags, image_format, image_desc, host_ptr, errcode_ret);
 }
 CG_EXPORT cl_mem CL_API_CALL clCreateImage(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateImage]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_mem cgl_ret = ((__typeof__(clCreateImage) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage].real, memory_order_relaxed))(context, flags, image_format, image_desc, host_ptr, errcode_ret);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clCreateImage(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clCreateImage) *cgl_fn = (__typeof__(clCreateImage) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, image_format, image_desc, host_ptr, errcode_ret);
+    CG_COUNTED_CALL(clCreateImage, (context, flags, image_format, image_desc, host_ptr, errcode_ret), CG_NO_CODE, cgl_left_clCreateImage);
+    CG_DIRECT_CALL(clCreateImage, (context, flags, image_format, image_desc, host_ptr, errcode_ret));
     return cgl_sl_clCreateImage(context, flags, image_format, image_desc, host_ptr, errcode_ret);
 }
 
@@ -2079,12 +1249,7 @@ struct cgl_fr_clCreatePipe {
     cl_int *errcode_ret;
     cl_mem cgl_ret;
 };
-static int cgl_th_clCreatePipe(void *cgl_frame)
-{
-    struct cgl_fr_clCreatePipe *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clCreatePipe) *)atomic_load_explicit(&cgl_sites[CGL_clCreatePipe].real, memory_order_relaxed))(cgl_f->context, cgl_f->flags, cgl_f->pipe_packet_size, cgl_f->pipe_max_packets, cgl_f->properties, cgl_f->errcode_ret);
-    return 0;
-}
+CG_THUNK(clCreatePipe, (cgl_f->context, cgl_f->flags, cgl_f->pipe_packet_size, cgl_f->pipe_max_packets, cgl_f->properties, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_mem cgl_gp_clCreatePipe(cl_context context, cl_mem_flags flags, cl_uint pipe_packet_size, cl_uint pipe_max_packets, const cl_pipe_properties *properties, cl_int *errcode_ret)
 {
     struct cgl_fr_clCreatePipe cgl_fr = {.context = context, .flags = flags, .pipe_packet_size = pipe_packet_size, .pipe_max_packets = pipe_max_packets, .properties = properties, .errcode_ret = errcode_ret};
@@ -2094,40 +1259,16 @@ static __attribute__((noinline)) cl_mem cgl_gp_clCreatePipe(cl_context context, 
     }
     return cgl_fr.cgl_ret;
 }
-typedef cl_mem cgl_rt_clCreatePipe;
-static __attribute__((noinline, cold)) cgl_rt_clCreatePipe cgl_left_clCreatePipe(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreatePipe cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clCreatePipe, __typeof__(((struct cgl_fr_clCreatePipe *)0)->cgl_ret));
 static __attribute__((noinline)) cl_mem cgl_sl_clCreatePipe(cl_context context, cl_mem_flags flags, cl_uint pipe_packet_size, cl_uint pipe_max_packets, const cl_pipe_properties *properties, cl_int *errcode_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreatePipe]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_mem cgl_ret = ((__typeof__(clCreatePipe) *)atomic_load_explicit(&cgl_sites[CGL_clCreatePipe].real, memory_order_relaxed))(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clCreatePipe, (context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret), CG_NO_CODE);
     return cgl_gp_clCreatePipe(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
 }
 CG_EXPORT cl_mem CL_API_CALL clCreatePipe(cl_context context, cl_mem_flags flags, cl_uint pipe_packet_size, cl_uint pipe_max_packets, const cl_pipe_properties *properties, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreatePipe]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_mem cgl_ret = ((__typeof__(clCreatePipe) *)atomic_load_explicit(&cgl_sites[CGL_clCreatePipe].real, memory_order_relaxed))(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clCreatePipe(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clCreatePipe) *cgl_fn = (__typeof__(clCreatePipe) *)atomic_load_explicit(&cgl_sites[CGL_clCreatePipe].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
+    CG_COUNTED_CALL(clCreatePipe, (context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret), CG_NO_CODE, cgl_left_clCreatePipe);
+    CG_DIRECT_CALL(clCreatePipe, (context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret));
     return cgl_sl_clCreatePipe(context, flags, pipe_packet_size, pipe_max_packets, properties, errcode_ret);
 }
 
@@ -2141,12 +1282,7 @@ struct cgl_fr_clCreateBufferWithProperties {
     cl_int *errcode_ret;
     cl_mem cgl_ret;
 };
-static int cgl_th_clCreateBufferWithProperties(void *cgl_frame)
-{
-    struct cgl_fr_clCreateBufferWithProperties *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clCreateBufferWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBufferWithProperties].real, memory_order_relaxed))(cgl_f->context, cgl_f->properties, cgl_f->flags, cgl_f->size, cgl_f->host_ptr, cgl_f->errcode_ret);
-    return 0;
-}
+CG_THUNK(clCreateBufferWithProperties, (cgl_f->context, cgl_f->properties, cgl_f->flags, cgl_f->size, cgl_f->host_ptr, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_mem cgl_gp_clCreateBufferWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
 {
     struct cgl_fr_clCreateBufferWithProperties cgl_fr = {.context = context, .properties = properties, .flags = flags, .size = size, .host_ptr = host_ptr, .errcode_ret = errcode_ret};
@@ -2156,40 +1292,16 @@ static __attribute__((noinline)) cl_mem cgl_gp_clCreateBufferWithProperties(cl_c
     }
     return cgl_fr.cgl_ret;
 }
-typedef cl_mem cgl_rt_clCreateBufferWithProperties;
-static __attribute__((noinline, cold)) cgl_rt_clCreateBufferWithProperties cgl_left_clCreateBufferWithProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateBufferWithProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clCreateBufferWithProperties, __typeof__(((struct cgl_fr_clCreateBufferWithProperties *)0)->cgl_ret));
 static __attribute__((noinline)) cl_mem cgl_sl_clCreateBufferWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateBufferWithProperties]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_mem cgl_ret = ((__typeof__(clCreateBufferWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBufferWithProperties].real, memory_order_relaxed))(context, properties, flags, size, host_ptr, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clCreateBufferWithProperties, (context, properties, flags, size, host_ptr, errcode_ret), CG_NO_CODE);
     return cgl_gp_clCreateBufferWithProperties(context, properties, flags, size, host_ptr, errcode_ret);
 }
 CG_EXPORT cl_mem CL_API_CALL clCreateBufferWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateBufferWithProperties]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_mem cgl_ret = ((__typeof__(clCreateBufferWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBufferWithProperties].real, memory_order_relaxed))(context, properties, flags, size, host_ptr, errcode_ret);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clCreateBufferWithProperties(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clCreateBufferWithProperties) *cgl_fn = (__typeof__(clCreateBufferWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateBufferWithProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, properties, flags, size, host_ptr, errcode_ret);
+    CG_COUNTED_CALL(clCreateBufferWithProperties, (context, properties, flags, size, host_ptr, errcode_ret), CG_NO_CODE, cgl_left_clCreateBufferWithProperties);
+    CG_DIRECT_CALL(clCreateBufferWithProperties, (context, properties, flags, size, host_ptr, errcode_ret));
     return cgl_sl_clCreateBufferWithProperties(context, properties, flags, size, host_ptr, errcode_ret);
 }
 
@@ -2204,12 +1316,7 @@ struct cgl_fr_clCreateImageWithProperties {
     cl_int *errcode_ret;
     cl_mem cgl_ret;
 };
-static int cgl_th_clCreateImageWithProperties(void *cgl_frame)
-{
-    struct cgl_fr_clCreateImageWithProperties *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clCreateImageWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImageWithProperties].real, memory_order_relaxed))(cgl_f->context, cgl_f->properties, cgl_f->flags, cgl_f->image_format, cgl_f->image_desc, cgl_f->host_ptr, cgl_f->errcode_ret);
-    return 0;
-}
+CG_THUNK(clCreateImageWithProperties, (cgl_f->context, cgl_f->properties, cgl_f->flags, cgl_f->image_format, cgl_f->image_desc, cgl_f->host_ptr, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_mem cgl_gp_clCreateImageWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
 {
     struct cgl_fr_clCreateImageWithProperties cgl_fr = {.context = context, .properties = properties, .flags = flags, .image_format = image_format, .image_desc = image_desc, .host_ptr = host_ptr, .errcode_ret = errcode_ret};
@@ -2219,40 +1326,16 @@ static __attribute__((noinline)) cl_mem cgl_gp_clCreateImageWithProperties(cl_co
     }
     return cgl_fr.cgl_ret;
 }
-typedef cl_mem cgl_rt_clCreateImageWithProperties;
-static __attribute__((noinline, cold)) cgl_rt_clCreateImageWithProperties cgl_left_clCreateImageWithProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateImageWithProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clCreateImageWithProperties, __typeof__(((struct cgl_fr_clCreateImageWithProperties *)0)->cgl_ret));
 static __attribute__((noinline)) cl_mem cgl_sl_clCreateImageWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateImageWithProperties]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_mem cgl_ret = ((__typeof__(clCreateImageWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImageWithProperties].real, memory_order_relaxed))(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clCreateImageWithProperties, (context, properties, flags, image_format, image_desc, host_ptr, errcode_ret), CG_NO_CODE);
     return cgl_gp_clCreateImageWithProperties(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
 }
 CG_EXPORT cl_mem CL_API_CALL clCreateImageWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateImageWithProperties]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_mem cgl_ret = ((__typeof__(clCreateImageWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImageWithProperties].real, memory_order_relaxed))(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clCreateImageWithProperties(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clCreateImageWithProperties) *cgl_fn = (__typeof__(clCreateImageWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImageWithProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
+    CG_COUNTED_CALL(clCreateImageWithProperties, (context, properties, flags, image_format, image_desc, host_ptr, errcode_ret), CG_NO_CODE, cgl_left_clCreateImageWithProperties);
+    CG_DIRECT_CALL(clCreateImageWithProperties, (context, properties, flags, image_format, image_desc, host_ptr, errcode_ret));
     return cgl_sl_clCreateImageWithProperties(context, properties, flags, image_format, image_desc, host_ptr, errcode_ret);
 }
 
@@ -2261,59 +1344,22 @@ struct cgl_fr_clRetainMemObject {
     cl_mem memobj;
     cl_int cgl_ret;
 };
-static int cgl_th_clRetainMemObject(void *cgl_frame)
-{
-    struct cgl_fr_clRetainMemObject *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clRetainMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clRetainMemObject].real, memory_order_relaxed))(cgl_f->memobj);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clRetainMemObject, (cgl_f->memobj), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clRetainMemObject(cl_mem memobj)
 {
     struct cgl_fr_clRetainMemObject cgl_fr = {.memobj = memobj, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clRetainMemObject], (const void *)memobj, cgl_th_clRetainMemObject, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clRetainMemObject;
-static __attribute__((noinline, cold)) cgl_rt_clRetainMemObject cgl_left_clRetainMemObject(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainMemObject cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clRetainMemObject(cl_mem memobj)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainMemObject]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clRetainMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clRetainMemObject].real, memory_order_relaxed))(memobj);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clRetainMemObject, (memobj), cgl_thunk_code);
     return cgl_gp_clRetainMemObject(memobj);
 }
 CG_EXPORT cl_int CL_API_CALL clRetainMemObject(cl_mem memobj)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clRetainMemObject]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clRetainMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clRetainMemObject].real, memory_order_relaxed))(memobj);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clRetainMemObject(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clRetainMemObject) *cgl_fn = (__typeof__(clRetainMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clRetainMemObject].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(memobj);
+    CG_COUNTED_CALL(clRetainMemObject, (memobj), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clRetainMemObject, (memobj));
     return cgl_sl_clRetainMemObject(memobj);
 }
 
@@ -2322,59 +1368,22 @@ struct cgl_fr_clReleaseMemObject {
     cl_mem memobj;
     cl_int cgl_ret;
 };
-static int cgl_th_clReleaseMemObject(void *cgl_frame)
-{
-    struct cgl_fr_clReleaseMemObject *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clReleaseMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseMemObject].real, memory_order_relaxed))(cgl_f->memobj);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clReleaseMemObject, (cgl_f->memobj), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseMemObject(cl_mem memobj)
 {
     struct cgl_fr_clReleaseMemObject cgl_fr = {.memobj = memobj, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clReleaseMemObject], (const void *)memobj, cgl_th_clReleaseMemObject, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clReleaseMemObject;
-static __attribute__((noinline, cold)) cgl_rt_clReleaseMemObject cgl_left_clReleaseMemObject(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseMemObject cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clReleaseMemObject(cl_mem memobj)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseMemObject]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clReleaseMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseMemObject].real, memory_order_relaxed))(memobj);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clReleaseMemObject, (memobj), cgl_thunk_code);
     return cgl_gp_clReleaseMemObject(memobj);
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseMemObject(cl_mem memobj)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clReleaseMemObject]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clReleaseMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseMemObject].real, memory_order_relaxed))(memobj);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clReleaseMemObject(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clReleaseMemObject) *cgl_fn = (__typeof__(clReleaseMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseMemObject].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(memobj);
+    CG_COUNTED_CALL(clReleaseMemObject, (memobj), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clReleaseMemObject, (memobj));
     return cgl_sl_clReleaseMemObject(memobj);
 }
 
@@ -2388,59 +1397,22 @@ struct cgl_fr_clGetSupportedImageFormats {
     cl_uint *num_image_formats;
     cl_int cgl_ret;
 };
-static int cgl_th_clGetSupportedImageFormats(void *cgl_frame)
-{
-    struct cgl_fr_clGetSupportedImageFormats *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clGetSupportedImageFormats) *)atomic_load_explicit(&cgl_sites[CGL_clGetSupportedImageFormats].real, memory_order_relaxed))(cgl_f->context, cgl_f->flags, cgl_f->image_type, cgl_f->num_entries, cgl_f->image_formats, cgl_f->num_image_formats);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clGetSupportedImageFormats, (cgl_f->context, cgl_f->flags, cgl_f->image_type, cgl_f->num_entries, cgl_f->image_formats, cgl_f->num_image_formats), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetSupportedImageFormats(cl_context context, cl_mem_flags flags, cl_mem_object_type image_type, cl_uint num_entries, cl_image_format *image_formats, cl_uint *num_image_formats)
 {
     struct cgl_fr_clGetSupportedImageFormats cgl_fr = {.context = context, .flags = flags, .image_type = image_type, .num_entries = num_entries, .image_formats = image_formats, .num_image_formats = num_image_formats, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clGetSupportedImageFormats], (const void *)context, cgl_th_clGetSupportedImageFormats, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clGetSupportedImageFormats;
-static __attribute__((noinline, cold)) cgl_rt_clGetSupportedImageFormats cgl_left_clGetSupportedImageFormats(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetSupportedImageFormats cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clGetSupportedImageFormats(cl_context context, cl_mem_flags flags, cl_mem_object_type image_type, cl_uint num_entries, cl_image_format *image_formats, cl_uint *num_image_formats)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetSupportedImageFormats]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clGetSupportedImageFormats) *)atomic_load_explicit(&cgl_sites[CGL_clGetSupportedImageFormats].real, memory_order_relaxed))(context, flags, image_type, num_entries, image_formats, num_image_formats);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clGetSupportedImageFormats, (context, flags, image_type, num_entries, image_formats, num_image_formats), cgl_thunk_code);
     return cgl_gp_clGetSupportedImageFormats(context, flags, image_type, num_entries, image_formats, num_image_formats);
 }
 CG_EXPORT cl_int CL_API_CALL clGetSupportedImageFormats(cl_context context, cl_mem_flags flags, cl_mem_object_type image_type, cl_uint num_entries, cl_image_format *image_formats, cl_uint *num_image_formats)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetSupportedImageFormats]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clGetSupportedImageFormats) *)atomic_load_explicit(&cgl_sites[CGL_clGetSupportedImageFormats].real, memory_order_relaxed))(context, flags, image_type, num_entries, image_formats, num_image_formats);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clGetSupportedImageFormats(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clGetSupportedImageFormats) *cgl_fn = (__typeof__(clGetSupportedImageFormats) *)atomic_load_explicit(&cgl_sites[CGL_clGetSupportedImageFormats].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, image_type, num_entries, image_formats, num_image_formats);
+    CG_COUNTED_CALL(clGetSupportedImageFormats, (context, flags, image_type, num_entries, image_formats, num_image_formats), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clGetSupportedImageFormats, (context, flags, image_type, num_entries, image_formats, num_image_formats));
     return cgl_sl_clGetSupportedImageFormats(context, flags, image_type, num_entries, image_formats, num_image_formats);
 }
 
@@ -2453,59 +1425,22 @@ struct cgl_fr_clGetMemObjectInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static int cgl_th_clGetMemObjectInfo(void *cgl_frame)
-{
-    struct cgl_fr_clGetMemObjectInfo *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clGetMemObjectInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetMemObjectInfo].real, memory_order_relaxed))(cgl_f->memobj, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clGetMemObjectInfo, (cgl_f->memobj, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     struct cgl_fr_clGetMemObjectInfo cgl_fr = {.memobj = memobj, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clGetMemObjectInfo], (const void *)memobj, cgl_th_clGetMemObjectInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clGetMemObjectInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetMemObjectInfo cgl_left_clGetMemObjectInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetMemObjectInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetMemObjectInfo]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clGetMemObjectInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetMemObjectInfo].real, memory_order_relaxed))(memobj, param_name, param_value_size, param_value, param_value_size_ret);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clGetMemObjectInfo, (memobj, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetMemObjectInfo(memobj, param_name, param_value_size, param_value, param_value_size_ret);
 }
 CG_EXPORT cl_int CL_API_CALL clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetMemObjectInfo]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clGetMemObjectInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetMemObjectInfo].real, memory_order_relaxed))(memobj, param_name, param_value_size, param_value, param_value_size_ret);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clGetMemObjectInfo(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clGetMemObjectInfo) *cgl_fn = (__typeof__(clGetMemObjectInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetMemObjectInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(memobj, param_name, param_value_size, param_value, param_value_size_ret);
+    CG_COUNTED_CALL(clGetMemObjectInfo, (memobj, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clGetMemObjectInfo, (memobj, param_name, param_value_size, param_value, param_value_size_ret));
     return cgl_sl_clGetMemObjectInfo(memobj, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
@@ -2518,59 +1453,22 @@ struct cgl_fr_clGetImageInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static int cgl_th_clGetImageInfo(void *cgl_frame)
-{
-    struct cgl_fr_clGetImageInfo *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clGetImageInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetImageInfo].real, memory_order_relaxed))(cgl_f->image, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clGetImageInfo, (cgl_f->image, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetImageInfo(cl_mem image, cl_image_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     struct cgl_fr_clGetImageInfo cgl_fr = {.image = image, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clGetImageInfo], (const void *)image, cgl_th_clGetImageInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clGetImageInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetImageInfo cgl_left_clGetImageInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetImageInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clGetImageInfo(cl_mem image, cl_image_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetImageInfo]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clGetImageInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetImageInfo].real, memory_order_relaxed))(image, param_name, param_value_size, param_value, param_value_size_ret);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clGetImageInfo, (image, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetImageInfo(image, param_name, param_value_size, param_value, param_value_size_ret);
 }
 CG_EXPORT cl_int CL_API_CALL clGetImageInfo(cl_mem image, cl_image_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetImageInfo]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clGetImageInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetImageInfo].real, memory_order_relaxed))(image, param_name, param_value_size, param_value, param_value_size_ret);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clGetImageInfo(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clGetImageInfo) *cgl_fn = (__typeof__(clGetImageInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetImageInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(image, param_name, param_value_size, param_value, param_value_size_ret);
+    CG_COUNTED_CALL(clGetImageInfo, (image, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clGetImageInfo, (image, param_name, param_value_size, param_value, param_value_size_ret));
     return cgl_sl_clGetImageInfo(image, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
@@ -2583,59 +1481,22 @@ struct cgl_fr_clGetPipeInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static int cgl_th_clGetPipeInfo(void *cgl_frame)
-{
-    struct cgl_fr_clGetPipeInfo *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clGetPipeInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPipeInfo].real, memory_order_relaxed))(cgl_f->pipe, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clGetPipeInfo, (cgl_f->pipe, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetPipeInfo(cl_mem pipe, cl_pipe_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     struct cgl_fr_clGetPipeInfo cgl_fr = {.pipe = pipe, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clGetPipeInfo], (const void *)pipe, cgl_th_clGetPipeInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clGetPipeInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetPipeInfo cgl_left_clGetPipeInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetPipeInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clGetPipeInfo(cl_mem pipe, cl_pipe_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetPipeInfo]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clGetPipeInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPipeInfo].real, memory_order_relaxed))(pipe, param_name, param_value_size, param_value, param_value_size_ret);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clGetPipeInfo, (pipe, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetPipeInfo(pipe, param_name, param_value_size, param_value, param_value_size_ret);
 }
 CG_EXPORT cl_int CL_API_CALL clGetPipeInfo(cl_mem pipe, cl_pipe_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetPipeInfo]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clGetPipeInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPipeInfo].real, memory_order_relaxed))(pipe, param_name, param_value_size, param_value, param_value_size_ret);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clGetPipeInfo(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clGetPipeInfo) *cgl_fn = (__typeof__(clGetPipeInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetPipeInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(pipe, param_name, param_value_size, param_value, param_value_size_ret);
+    CG_COUNTED_CALL(clGetPipeInfo, (pipe, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clGetPipeInfo, (pipe, param_name, param_value_size, param_value, param_value_size_ret));
     return cgl_sl_clGetPipeInfo(pipe, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
@@ -2646,59 +1507,22 @@ struct cgl_fr_clSetMemObjectDestructorCallback {
     void *user_data;
     cl_int cgl_ret;
 };
-static int cgl_th_clSetMemObjectDestructorCallback(void *cgl_frame)
-{
-    struct cgl_fr_clSetMemObjectDestructorCallback *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clSetMemObjectDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetMemObjectDestructorCallback].real, memory_order_relaxed))(cgl_f->memobj, cgl_f->pfn_notify, cgl_f->user_data);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clSetMemObjectDestructorCallback, (cgl_f->memobj, cgl_f->pfn_notify, cgl_f->user_data), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetMemObjectDestructorCallback(cl_mem memobj, void (*pfn_notify)(cl_mem, void *), void *user_data)
 {
     struct cgl_fr_clSetMemObjectDestructorCallback cgl_fr = {.memobj = memobj, .pfn_notify = pfn_notify, .user_data = user_data, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clSetMemObjectDestructorCallback], (const void *)memobj, cgl_th_clSetMemObjectDestructorCallback, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clSetMemObjectDestructorCallback;
-static __attribute__((noinline, cold)) cgl_rt_clSetMemObjectDestructorCallback cgl_left_clSetMemObjectDestructorCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetMemObjectDestructorCallback cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clSetMemObjectDestructorCallback(cl_mem memobj, void (*pfn_notify)(cl_mem, void *), void *user_data)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetMemObjectDestructorCallback]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clSetMemObjectDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetMemObjectDestructorCallback].real, memory_order_relaxed))(memobj, pfn_notify, user_data);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clSetMemObjectDestructorCallback, (memobj, pfn_notify, user_data), cgl_thunk_code);
     return cgl_gp_clSetMemObjectDestructorCallback(memobj, pfn_notify, user_data);
 }
 CG_EXPORT cl_int CL_API_CALL clSetMemObjectDestructorCallback(cl_mem memobj, void (*pfn_notify)(cl_mem, void *), void *user_data)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSetMemObjectDestructorCallback]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clSetMemObjectDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetMemObjectDestructorCallback].real, memory_order_relaxed))(memobj, pfn_notify, user_data);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clSetMemObjectDestructorCallback(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clSetMemObjectDestructorCallback) *cgl_fn = (__typeof__(clSetMemObjectDestructorCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetMemObjectDestructorCallback].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(memobj, pfn_notify, user_data);
+    CG_COUNTED_CALL(clSetMemObjectDestructorCallback, (memobj, pfn_notify, user_data), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clSetMemObjectDestructorCallback, (memobj, pfn_notify, user_data));
     return cgl_sl_clSetMemObjectDestructorCallback(memobj, pfn_notify, user_data);
 }
 
@@ -2710,52 +1534,23 @@ struct cgl_fr_clSVMAlloc {
     cl_uint alignment;
     void *cgl_ret;
 };
-static int cgl_th_clSVMAlloc(void *cgl_frame)
-{
-    struct cgl_fr_clSVMAlloc *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clSVMAlloc) *)atomic_load_explicit(&cgl_sites[CGL_clSVMAlloc].real, memory_order_relaxed))(cgl_f->context, cgl_f->flags, cgl_f->size, cgl_f->alignment);
-    return 0;
-}
+CG_THUNK(clSVMAlloc, (cgl_f->context, cgl_f->flags, cgl_f->size, cgl_f->alignment), CG_NO_CODE);
 static __attribute__((noinline)) void *cgl_gp_clSVMAlloc(cl_context context, cl_svm_mem_flags flags, size_t size, cl_uint alignment)
 {
     struct cgl_fr_clSVMAlloc cgl_fr = {.context = context, .flags = flags, .size = size, .alignment = alignment};
     (void)cg_call(&cgl_sites[CGL_clSVMAlloc], (const void *)context, cgl_th_clSVMAlloc, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef void *cgl_rt_clSVMAlloc;
-static __attribute__((noinline, cold)) cgl_rt_clSVMAlloc cgl_left_clSVMAlloc(cg_slot *cgl_s, int cgl_code, cgl_rt_clSVMAlloc cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clSVMAlloc, __typeof__(((struct cgl_fr_clSVMAlloc *)0)->cgl_ret));
 static __attribute__((noinline)) void *cgl_sl_clSVMAlloc(cl_context context, cl_svm_mem_flags flags, size_t size, cl_uint alignment)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSVMAlloc]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        void *cgl_ret = ((__typeof__(clSVMAlloc) *)atomic_load_explicit(&cgl_sites[CGL_clSVMAlloc].real, memory_order_relaxed))(context, flags, size, alignment);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clSVMAlloc, (context, flags, size, alignment), CG_NO_CODE);
     return cgl_gp_clSVMAlloc(context, flags, size, alignment);
 }
 CG_EXPORT void *CL_API_CALL clSVMAlloc(cl_context context, cl_svm_mem_flags flags, size_t size, cl_uint alignment)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSVMAlloc]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            void *cgl_ret = ((__typeof__(clSVMAlloc) *)atomic_load_explicit(&cgl_sites[CGL_clSVMAlloc].real, memory_order_relaxed))(context, flags, size, alignment);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clSVMAlloc(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clSVMAlloc) *cgl_fn = (__typeof__(clSVMAlloc) *)atomic_load_explicit(&cgl_sites[CGL_clSVMAlloc].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, size, alignment);
+    CG_COUNTED_CALL(clSVMAlloc, (context, flags, size, alignment), CG_NO_CODE, cgl_left_clSVMAlloc);
+    CG_DIRECT_CALL(clSVMAlloc, (context, flags, size, alignment));
     return cgl_sl_clSVMAlloc(context, flags, size, alignment);
 }
 
@@ -2764,12 +1559,7 @@ struct cgl_fr_clSVMFree {
     cl_context context;
     void *svm_pointer;
 };
-static int cgl_th_clSVMFree(void *cgl_frame)
-{
-    struct cgl_fr_clSVMFree *cgl_f = cgl_frame;
-    ((__typeof__(clSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clSVMFree].real, memory_order_relaxed))(cgl_f->context, cgl_f->svm_pointer);
-    return 0;
-}
+CG_THUNK_VOID(clSVMFree, (cgl_f->context, cgl_f->svm_pointer));
 static __attribute__((noinline)) void cgl_gp_clSVMFree(cl_context context, void *svm_pointer)
 {
     struct cgl_fr_clSVMFree cgl_fr = {.context = context, .svm_pointer = svm_pointer};
@@ -2777,28 +1567,13 @@ static __attribute__((noinline)) void cgl_gp_clSVMFree(cl_context context, void 
 }
 static __attribute__((noinline)) void cgl_sl_clSVMFree(cl_context context, void *svm_pointer)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSVMFree]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        ((__typeof__(clSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clSVMFree].real, memory_order_relaxed))(context, svm_pointer);
-        cg_leave(cgl_tok);
-        return;
-    }
+    CG_SHORT_CALL_VOID(clSVMFree, (context, svm_pointer));
     cgl_gp_clSVMFree(context, svm_pointer);
 }
 CG_EXPORT void CL_API_CALL clSVMFree(cl_context context, void *svm_pointer)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSVMFree]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            ((__typeof__(clSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clSVMFree].real, memory_order_relaxed))(context, svm_pointer);
-            if (!cg_slot_leave(cgl_s)) cg_leave((uintptr_t)cgl_s);
-            return;
-        }
-    }
-    __typeof__(clSVMFree) *cgl_fn = (__typeof__(clSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clSVMFree].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) { cgl_fn(context, svm_pointer); return; }
+    CG_COUNTED_CALL_VOID(clSVMFree, (context, svm_pointer));
+    CG_DIRECT_CALL_VOID(clSVMFree, (context, svm_pointer));
     cgl_sl_clSVMFree(context, svm_pointer);
 }
 
@@ -2809,12 +1584,7 @@ struct cgl_fr_clCreateSamplerWithProperties {
     cl_int *errcode_ret;
     cl_sampler cgl_ret;
 };
-static int cgl_th_clCreateSamplerWithProperties(void *cgl_frame)
-{
-    struct cgl_fr_clCreateSamplerWithProperties *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clCreateSamplerWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSamplerWithProperties].real, memory_order_relaxed))(cgl_f->context, cgl_f->sampler_properties, cgl_f->errcode_ret);
-    return 0;
-}
+CG_THUNK(clCreateSamplerWithProperties, (cgl_f->context, cgl_f->sampler_properties, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_sampler cgl_gp_clCreateSamplerWithProperties(cl_context context, const cl_sampler_properties *sampler_properties, cl_int *errcode_ret)
 {
     struct cgl_fr_clCreateSamplerWithProperties cgl_fr = {.context = context, .sampler_properties = sampler_properties, .errcode_ret = errcode_ret};
@@ -2824,40 +1594,16 @@ static __attribute__((noinline)) cl_sampler cgl_gp_clCreateSamplerWithProperties
     }
     return cgl_fr.cgl_ret;
 }
-typedef cl_sampler cgl_rt_clCreateSamplerWithProperties;
-static __attribute__((noinline, cold)) cgl_rt_clCreateSamplerWithProperties cgl_left_clCreateSamplerWithProperties(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateSamplerWithProperties cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clCreateSamplerWithProperties, __typeof__(((struct cgl_fr_clCreateSamplerWithProperties *)0)->cgl_ret));
 static __attribute__((noinline)) cl_sampler cgl_sl_clCreateSamplerWithProperties(cl_context context, const cl_sampler_properties *sampler_properties, cl_int *errcode_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateSamplerWithProperties]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_sampler cgl_ret = ((__typeof__(clCreateSamplerWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSamplerWithProperties].real, memory_order_relaxed))(context, sampler_properties, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clCreateSamplerWithProperties, (context, sampler_properties, errcode_ret), CG_NO_CODE);
     return cgl_gp_clCreateSamplerWithProperties(context, sampler_properties, errcode_ret);
 }
 CG_EXPORT cl_sampler CL_API_CALL clCreateSamplerWithProperties(cl_context context, const cl_sampler_properties *sampler_properties, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateSamplerWithProperties]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_sampler cgl_ret = ((__typeof__(clCreateSamplerWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSamplerWithProperties].real, memory_order_relaxed))(context, sampler_properties, errcode_ret);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clCreateSamplerWithProperties(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clCreateSamplerWithProperties) *cgl_fn = (__typeof__(clCreateSamplerWithProperties) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSamplerWithProperties].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, sampler_properties, errcode_ret);
+    CG_COUNTED_CALL(clCreateSamplerWithProperties, (context, sampler_properties, errcode_ret), CG_NO_CODE, cgl_left_clCreateSamplerWithProperties);
+    CG_DIRECT_CALL(clCreateSamplerWithProperties, (context, sampler_properties, errcode_ret));
     return cgl_sl_clCreateSamplerWithProperties(context, sampler_properties, errcode_ret);
 }
 
@@ -2866,59 +1612,22 @@ struct cgl_fr_clRetainSampler {
     cl_sampler sampler;
     cl_int cgl_ret;
 };
-static int cgl_th_clRetainSampler(void *cgl_frame)
-{
-    struct cgl_fr_clRetainSampler *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clRetainSampler) *)atomic_load_explicit(&cgl_sites[CGL_clRetainSampler].real, memory_order_relaxed))(cgl_f->sampler);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clRetainSampler, (cgl_f->sampler), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clRetainSampler(cl_sampler sampler)
 {
     struct cgl_fr_clRetainSampler cgl_fr = {.sampler = sampler, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clRetainSampler], (const void *)sampler, cgl_th_clRetainSampler, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clRetainSampler;
-static __attribute__((noinline, cold)) cgl_rt_clRetainSampler cgl_left_clRetainSampler(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainSampler cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clRetainSampler(cl_sampler sampler)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainSampler]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clRetainSampler) *)atomic_load_explicit(&cgl_sites[CGL_clRetainSampler].real, memory_order_relaxed))(sampler);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clRetainSampler, (sampler), cgl_thunk_code);
     return cgl_gp_clRetainSampler(sampler);
 }
 CG_EXPORT cl_int CL_API_CALL clRetainSampler(cl_sampler sampler)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clRetainSampler]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clRetainSampler) *)atomic_load_explicit(&cgl_sites[CGL_clRetainSampler].real, memory_order_relaxed))(sampler);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clRetainSampler(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clRetainSampler) *cgl_fn = (__typeof__(clRetainSampler) *)atomic_load_explicit(&cgl_sites[CGL_clRetainSampler].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sampler);
+    CG_COUNTED_CALL(clRetainSampler, (sampler), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clRetainSampler, (sampler));
     return cgl_sl_clRetainSampler(sampler);
 }
 
@@ -2927,59 +1636,22 @@ struct cgl_fr_clReleaseSampler {
     cl_sampler sampler;
     cl_int cgl_ret;
 };
-static int cgl_th_clReleaseSampler(void *cgl_frame)
-{
-    struct cgl_fr_clReleaseSampler *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clReleaseSampler) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseSampler].real, memory_order_relaxed))(cgl_f->sampler);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clReleaseSampler, (cgl_f->sampler), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseSampler(cl_sampler sampler)
 {
     struct cgl_fr_clReleaseSampler cgl_fr = {.sampler = sampler, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clReleaseSampler], (const void *)sampler, cgl_th_clReleaseSampler, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clReleaseSampler;
-static __attribute__((noinline, cold)) cgl_rt_clReleaseSampler cgl_left_clReleaseSampler(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseSampler cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clReleaseSampler(cl_sampler sampler)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseSampler]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clReleaseSampler) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseSampler].real, memory_order_relaxed))(sampler);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clReleaseSampler, (sampler), cgl_thunk_code);
     return cgl_gp_clReleaseSampler(sampler);
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseSampler(cl_sampler sampler)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clReleaseSampler]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clReleaseSampler) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseSampler].real, memory_order_relaxed))(sampler);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clReleaseSampler(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clReleaseSampler) *cgl_fn = (__typeof__(clReleaseSampler) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseSampler].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sampler);
+    CG_COUNTED_CALL(clReleaseSampler, (sampler), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clReleaseSampler, (sampler));
     return cgl_sl_clReleaseSampler(sampler);
 }
 
@@ -2992,59 +1664,22 @@ struct cgl_fr_clGetSamplerInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static int cgl_th_clGetSamplerInfo(void *cgl_frame)
-{
-    struct cgl_fr_clGetSamplerInfo *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clGetSamplerInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetSamplerInfo].real, memory_order_relaxed))(cgl_f->sampler, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clGetSamplerInfo, (cgl_f->sampler, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetSamplerInfo(cl_sampler sampler, cl_sampler_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     struct cgl_fr_clGetSamplerInfo cgl_fr = {.sampler = sampler, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clGetSamplerInfo], (const void *)sampler, cgl_th_clGetSamplerInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clGetSamplerInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetSamplerInfo cgl_left_clGetSamplerInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetSamplerInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clGetSamplerInfo(cl_sampler sampler, cl_sampler_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetSamplerInfo]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clGetSamplerInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetSamplerInfo].real, memory_order_relaxed))(sampler, param_name, param_value_size, param_value, param_value_size_ret);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clGetSamplerInfo, (sampler, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetSamplerInfo(sampler, param_name, param_value_size, param_value, param_value_size_ret);
 }
 CG_EXPORT cl_int CL_API_CALL clGetSamplerInfo(cl_sampler sampler, cl_sampler_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetSamplerInfo]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clGetSamplerInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetSamplerInfo].real, memory_order_relaxed))(sampler, param_name, param_value_size, param_value, param_value_size_ret);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clGetSamplerInfo(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clGetSamplerInfo) *cgl_fn = (__typeof__(clGetSamplerInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetSamplerInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(sampler, param_name, param_value_size, param_value, param_value_size_ret);
+    CG_COUNTED_CALL(clGetSamplerInfo, (sampler, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clGetSamplerInfo, (sampler, param_name, param_value_size, param_value, param_value_size_ret));
     return cgl_sl_clGetSamplerInfo(sampler, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
@@ -3057,12 +1692,7 @@ struct cgl_fr_clCreateProgramWithSource {
     cl_int *errcode_ret;
     cl_program cgl_ret;
 };
-static int cgl_th_clCreateProgramWithSource(void *cgl_frame)
-{
-    struct cgl_fr_clCreateProgramWithSource *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clCreateProgramWithSource) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithSource].real, memory_order_relaxed))(cgl_f->context, cgl_f->count, cgl_f->strings, cgl_f->lengths, cgl_f->errcode_ret);
-    return 0;
-}
+CG_THUNK(clCreateProgramWithSource, (cgl_f->context, cgl_f->count, cgl_f->strings, cgl_f->lengths, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_program cgl_gp_clCreateProgramWithSource(cl_context context, cl_uint count, const char **strings, const size_t *lengths, cl_int *errcode_ret)
 {
     struct cgl_fr_clCreateProgramWithSource cgl_fr = {.context = context, .count = count, .strings = strings, .lengths = lengths, .errcode_ret = errcode_ret};
@@ -3072,40 +1702,16 @@ static __attribute__((noinline)) cl_program cgl_gp_clCreateProgramWithSource(cl_
     }
     return cgl_fr.cgl_ret;
 }
-typedef cl_program cgl_rt_clCreateProgramWithSource;
-static __attribute__((noinline, cold)) cgl_rt_clCreateProgramWithSource cgl_left_clCreateProgramWithSource(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateProgramWithSource cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clCreateProgramWithSource, __typeof__(((struct cgl_fr_clCreateProgramWithSource *)0)->cgl_ret));
 static __attribute__((noinline)) cl_program cgl_sl_clCreateProgramWithSource(cl_context context, cl_uint count, const char **strings, const size_t *lengths, cl_int *errcode_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateProgramWithSource]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_program cgl_ret = ((__typeof__(clCreateProgramWithSource) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithSource].real, memory_order_relaxed))(context, count, strings, lengths, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clCreateProgramWithSource, (context, count, strings, lengths, errcode_ret), CG_NO_CODE);
     return cgl_gp_clCreateProgramWithSource(context, count, strings, lengths, errcode_ret);
 }
 CG_EXPORT cl_program CL_API_CALL clCreateProgramWithSource(cl_context context, cl_uint count, const char **strings, const size_t *lengths, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateProgramWithSource]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_program cgl_ret = ((__typeof__(clCreateProgramWithSource) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithSource].real, memory_order_relaxed))(context, count, strings, lengths, errcode_ret);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clCreateProgramWithSource(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clCreateProgramWithSource) *cgl_fn = (__typeof__(clCreateProgramWithSource) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithSource].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, count, strings, lengths, errcode_ret);
+    CG_COUNTED_CALL(clCreateProgramWithSource, (context, count, strings, lengths, errcode_ret), CG_NO_CODE, cgl_left_clCreateProgramWithSource);
+    CG_DIRECT_CALL(clCreateProgramWithSource, (context, count, strings, lengths, errcode_ret));
     return cgl_sl_clCreateProgramWithSource(context, count, strings, lengths, errcode_ret);
 }
 
@@ -3120,12 +1726,7 @@ struct cgl_fr_clCreateProgramWithBinary {
     cl_int *errcode_ret;
     cl_program cgl_ret;
 };
-static int cgl_th_clCreateProgramWithBinary(void *cgl_frame)
-{
-    struct cgl_fr_clCreateProgramWithBinary *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clCreateProgramWithBinary) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBinary].real, memory_order_relaxed))(cgl_f->context, cgl_f->num_devices, cgl_f->device_list, cgl_f->lengths, cgl_f->binaries, cgl_f->binary_status, cgl_f->errcode_ret);
-    return 0;
-}
+CG_THUNK(clCreateProgramWithBinary, (cgl_f->context, cgl_f->num_devices, cgl_f->device_list, cgl_f->lengths, cgl_f->binaries, cgl_f->binary_status, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_program cgl_gp_clCreateProgramWithBinary(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const size_t *lengths, const unsigned char **binaries, cl_int *binary_status, cl_int *errcode_ret)
 {
     struct cgl_fr_clCreateProgramWithBinary cgl_fr = {.context = context, .num_devices = num_devices, .device_list = device_list, .lengths = lengths, .binaries = binaries, .binary_status = binary_status, .errcode_ret = errcode_ret};
@@ -3135,53 +1736,17 @@ static __attribute__((noinline)) cl_program cgl_gp_clCreateProgramWithBinary(cl_
     }
     return cgl_fr.cgl_ret;
 }
-typedef cl_program cgl_rt_clCreateProgramWithBinary;
-static __attribute__((noinline, cold)) cgl_rt_clCreateProgramWithBinary cgl_left_clCreateProgramWithBinary(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateProgramWithBinary cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clCreateProgramWithBinary, __typeof__(((struct cgl_fr_clCreateProgramWithBinary *)0)->cgl_ret));
 static __attribute__((noinline)) cl_program cgl_sl_clCreateProgramWithBinary(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const size_t *lengths, const unsigned char **binaries, cl_int *binary_status, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clCreateProgramWithBinary]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            cl_program cgl_ret = ((__typeof__(clCreateProgramWithBinary) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBinary].real, memory_order_relaxed))(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
-            cg_peak_out(cgl_c);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clCreateProgramWithBinary(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateProgramWithBinary]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_program cgl_ret = ((__typeof__(clCreateProgramWithBinary) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBinary].real, memory_order_relaxed))(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clCreateProgramWithBinary, (context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret), CG_NO_CODE, cgl_left_clCreateProgramWithBinary);
+    CG_SHORT_CALL(clCreateProgramWithBinary, (context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret), CG_NO_CODE);
     return cgl_gp_clCreateProgramWithBinary(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
 }
 CG_EXPORT cl_program CL_API_CALL clCreateProgramWithBinary(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const size_t *lengths, const unsigned char **binaries, cl_int *binary_status, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateProgramWithBinary]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_program cgl_ret = ((__typeof__(clCreateProgramWithBinary) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBinary].real, memory_order_relaxed))(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clCreateProgramWithBinary(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clCreateProgramWithBinary) *cgl_fn = (__typeof__(clCreateProgramWithBinary) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBinary].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
+    CG_COUNTED_CALL(clCreateProgramWithBinary, (context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret), CG_NO_CODE, cgl_left_clCreateProgramWithBinary);
+    CG_DIRECT_CALL(clCreateProgramWithBinary, (context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret));
     return cgl_sl_clCreateProgramWithBinary(context, num_devices, device_list, lengths, binaries, binary_status, errcode_ret);
 }
 
@@ -3194,12 +1759,7 @@ struct cgl_fr_clCreateProgramWithBuiltInKernels {
     cl_int *errcode_ret;
     cl_program cgl_ret;
 };
-static int cgl_th_clCreateProgramWithBuiltInKernels(void *cgl_frame)
-{
-    struct cgl_fr_clCreateProgramWithBuiltInKernels *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clCreateProgramWithBuiltInKernels) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBuiltInKernels].real, memory_order_relaxed))(cgl_f->context, cgl_f->num_devices, cgl_f->device_list, cgl_f->kernel_names, cgl_f->errcode_ret);
-    return 0;
-}
+CG_THUNK(clCreateProgramWithBuiltInKernels, (cgl_f->context, cgl_f->num_devices, cgl_f->device_list, cgl_f->kernel_names, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_program cgl_gp_clCreateProgramWithBuiltInKernels(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *kernel_names, cl_int *errcode_ret)
 {
     struct cgl_fr_clCreateProgramWithBuiltInKernels cgl_fr = {.context = context, .num_devices = num_devices, .device_list = device_list, .kernel_names = kernel_names, .errcode_ret = errcode_ret};
@@ -3209,40 +1769,16 @@ static __attribute__((noinline)) cl_program cgl_gp_clCreateProgramWithBuiltInKer
     }
     return cgl_fr.cgl_ret;
 }
-typedef cl_program cgl_rt_clCreateProgramWithBuiltInKernels;
-static __attribute__((noinline, cold)) cgl_rt_clCreateProgramWithBuiltInKernels cgl_left_clCreateProgramWithBuiltInKernels(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateProgramWithBuiltInKernels cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clCreateProgramWithBuiltInKernels, __typeof__(((struct cgl_fr_clCreateProgramWithBuiltInKernels *)0)->cgl_ret));
 static __attribute__((noinline)) cl_program cgl_sl_clCreateProgramWithBuiltInKernels(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *kernel_names, cl_int *errcode_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateProgramWithBuiltInKernels]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_program cgl_ret = ((__typeof__(clCreateProgramWithBuiltInKernels) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBuiltInKernels].real, memory_order_relaxed))(context, num_devices, device_list, kernel_names, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clCreateProgramWithBuiltInKernels, (context, num_devices, device_list, kernel_names, errcode_ret), CG_NO_CODE);
     return cgl_gp_clCreateProgramWithBuiltInKernels(context, num_devices, device_list, kernel_names, errcode_ret);
 }
 CG_EXPORT cl_program CL_API_CALL clCreateProgramWithBuiltInKernels(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *kernel_names, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateProgramWithBuiltInKernels]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_program cgl_ret = ((__typeof__(clCreateProgramWithBuiltInKernels) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBuiltInKernels].real, memory_order_relaxed))(context, num_devices, device_list, kernel_names, errcode_ret);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clCreateProgramWithBuiltInKernels(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clCreateProgramWithBuiltInKernels) *cgl_fn = (__typeof__(clCreateProgramWithBuiltInKernels) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithBuiltInKernels].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, num_devices, device_list, kernel_names, errcode_ret);
+    CG_COUNTED_CALL(clCreateProgramWithBuiltInKernels, (context, num_devices, device_list, kernel_names, errcode_ret), CG_NO_CODE, cgl_left_clCreateProgramWithBuiltInKernels);
+    CG_DIRECT_CALL(clCreateProgramWithBuiltInKernels, (context, num_devices, device_list, kernel_names, errcode_ret));
     return cgl_sl_clCreateProgramWithBuiltInKernels(context, num_devices, device_list, kernel_names, errcode_ret);
 }
 
@@ -3254,12 +1790,7 @@ struct cgl_fr_clCreateProgramWithIL {
     cl_int *errcode_ret;
     cl_program cgl_ret;
 };
-static int cgl_th_clCreateProgramWithIL(void *cgl_frame)
-{
-    struct cgl_fr_clCreateProgramWithIL *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clCreateProgramWithIL) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithIL].real, memory_order_relaxed))(cgl_f->context, cgl_f->il, cgl_f->length, cgl_f->errcode_ret);
-    return 0;
-}
+CG_THUNK(clCreateProgramWithIL, (cgl_f->context, cgl_f->il, cgl_f->length, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_program cgl_gp_clCreateProgramWithIL(cl_context context, const void *il, size_t length, cl_int *errcode_ret)
 {
     struct cgl_fr_clCreateProgramWithIL cgl_fr = {.context = context, .il = il, .length = length, .errcode_ret = errcode_ret};
@@ -3269,53 +1800,17 @@ static __attribute__((noinline)) cl_program cgl_gp_clCreateProgramWithIL(cl_cont
     }
     return cgl_fr.cgl_ret;
 }
-typedef cl_program cgl_rt_clCreateProgramWithIL;
-static __attribute__((noinline, cold)) cgl_rt_clCreateProgramWithIL cgl_left_clCreateProgramWithIL(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateProgramWithIL cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clCreateProgramWithIL, __typeof__(((struct cgl_fr_clCreateProgramWithIL *)0)->cgl_ret));
 static __attribute__((noinline)) cl_program cgl_sl_clCreateProgramWithIL(cl_context context, const void *il, size_t length, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clCreateProgramWithIL]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            cl_program cgl_ret = ((__typeof__(clCreateProgramWithIL) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithIL].real, memory_order_relaxed))(context, il, length, errcode_ret);
-            cg_peak_out(cgl_c);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clCreateProgramWithIL(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateProgramWithIL]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_program cgl_ret = ((__typeof__(clCreateProgramWithIL) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithIL].real, memory_order_relaxed))(context, il, length, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clCreateProgramWithIL, (context, il, length, errcode_ret), CG_NO_CODE, cgl_left_clCreateProgramWithIL);
+    CG_SHORT_CALL(clCreateProgramWithIL, (context, il, length, errcode_ret), CG_NO_CODE);
     return cgl_gp_clCreateProgramWithIL(context, il, length, errcode_ret);
 }
 CG_EXPORT cl_program CL_API_CALL clCreateProgramWithIL(cl_context context, const void *il, size_t length, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateProgramWithIL]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_program cgl_ret = ((__typeof__(clCreateProgramWithIL) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithIL].real, memory_order_relaxed))(context, il, length, errcode_ret);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clCreateProgramWithIL(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clCreateProgramWithIL) *cgl_fn = (__typeof__(clCreateProgramWithIL) *)atomic_load_explicit(&cgl_sites[CGL_clCreateProgramWithIL].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, il, length, errcode_ret);
+    CG_COUNTED_CALL(clCreateProgramWithIL, (context, il, length, errcode_ret), CG_NO_CODE, cgl_left_clCreateProgramWithIL);
+    CG_DIRECT_CALL(clCreateProgramWithIL, (context, il, length, errcode_ret));
     return cgl_sl_clCreateProgramWithIL(context, il, length, errcode_ret);
 }
 
@@ -3324,59 +1819,22 @@ struct cgl_fr_clRetainProgram {
     cl_program program;
     cl_int cgl_ret;
 };
-static int cgl_th_clRetainProgram(void *cgl_frame)
-{
-    struct cgl_fr_clRetainProgram *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clRetainProgram) *)atomic_load_explicit(&cgl_sites[CGL_clRetainProgram].real, memory_order_relaxed))(cgl_f->program);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clRetainProgram, (cgl_f->program), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clRetainProgram(cl_program program)
 {
     struct cgl_fr_clRetainProgram cgl_fr = {.program = program, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clRetainProgram], (const void *)program, cgl_th_clRetainProgram, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clRetainProgram;
-static __attribute__((noinline, cold)) cgl_rt_clRetainProgram cgl_left_clRetainProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainProgram cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clRetainProgram(cl_program program)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainProgram]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clRetainProgram) *)atomic_load_explicit(&cgl_sites[CGL_clRetainProgram].real, memory_order_relaxed))(program);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clRetainProgram, (program), cgl_thunk_code);
     return cgl_gp_clRetainProgram(program);
 }
 CG_EXPORT cl_int CL_API_CALL clRetainProgram(cl_program program)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clRetainProgram]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clRetainProgram) *)atomic_load_explicit(&cgl_sites[CGL_clRetainProgram].real, memory_order_relaxed))(program);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clRetainProgram(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clRetainProgram) *cgl_fn = (__typeof__(clRetainProgram) *)atomic_load_explicit(&cgl_sites[CGL_clRetainProgram].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program);
+    CG_COUNTED_CALL(clRetainProgram, (program), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clRetainProgram, (program));
     return cgl_sl_clRetainProgram(program);
 }
 
@@ -3385,59 +1843,22 @@ struct cgl_fr_clReleaseProgram {
     cl_program program;
     cl_int cgl_ret;
 };
-static int cgl_th_clReleaseProgram(void *cgl_frame)
-{
-    struct cgl_fr_clReleaseProgram *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clReleaseProgram) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseProgram].real, memory_order_relaxed))(cgl_f->program);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clReleaseProgram, (cgl_f->program), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseProgram(cl_program program)
 {
     struct cgl_fr_clReleaseProgram cgl_fr = {.program = program, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clReleaseProgram], (const void *)program, cgl_th_clReleaseProgram, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clReleaseProgram;
-static __attribute__((noinline, cold)) cgl_rt_clReleaseProgram cgl_left_clReleaseProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseProgram cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clReleaseProgram(cl_program program)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseProgram]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clReleaseProgram) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseProgram].real, memory_order_relaxed))(program);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clReleaseProgram, (program), cgl_thunk_code);
     return cgl_gp_clReleaseProgram(program);
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseProgram(cl_program program)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clReleaseProgram]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clReleaseProgram) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseProgram].real, memory_order_relaxed))(program);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clReleaseProgram(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clReleaseProgram) *cgl_fn = (__typeof__(clReleaseProgram) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseProgram].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program);
+    CG_COUNTED_CALL(clReleaseProgram, (program), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clReleaseProgram, (program));
     return cgl_sl_clReleaseProgram(program);
 }
 
@@ -3451,75 +1872,23 @@ struct cgl_fr_clBuildProgram {
     void *user_data;
     cl_int cgl_ret;
 };
-static int cgl_th_clBuildProgram(void *cgl_frame)
-{
-    struct cgl_fr_clBuildProgram *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clBuildProgram) *)atomic_load_explicit(&cgl_sites[CGL_clBuildProgram].real, memory_order_relaxed))(cgl_f->program, cgl_f->num_devices, cgl_f->device_list, cgl_f->options, cgl_f->pfn_notify, cgl_f->user_data);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clBuildProgram, (cgl_f->program, cgl_f->num_devices, cgl_f->device_list, cgl_f->options, cgl_f->pfn_notify, cgl_f->user_data), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
     struct cgl_fr_clBuildProgram cgl_fr = {.program = program, .num_devices = num_devices, .device_list = device_list, .options = options, .pfn_notify = pfn_notify, .user_data = user_data, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clBuildProgram], (const void *)program, cgl_th_clBuildProgram, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clBuildProgram;
-static __attribute__((noinline, cold)) cgl_rt_clBuildProgram cgl_left_clBuildProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_clBuildProgram cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clBuildProgram]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            cl_int cgl_ret = ((__typeof__(clBuildProgram) *)atomic_load_explicit(&cgl_sites[CGL_clBuildProgram].real, memory_order_relaxed))(program, num_devices, device_list, options, pfn_notify, user_data);
-            cg_peak_out(cgl_c);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clBuildProgram(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clBuildProgram]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clBuildProgram) *)atomic_load_explicit(&cgl_sites[CGL_clBuildProgram].real, memory_order_relaxed))(program, num_devices, device_list, options, pfn_notify, user_data);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clBuildProgram, (program, num_devices, device_list, options, pfn_notify, user_data), cgl_thunk_code, cgl_left);
+    CG_SHORT_CALL(clBuildProgram, (program, num_devices, device_list, options, pfn_notify, user_data), cgl_thunk_code);
     return cgl_gp_clBuildProgram(program, num_devices, device_list, options, pfn_notify, user_data);
 }
 CG_EXPORT cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clBuildProgram]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clBuildProgram) *)atomic_load_explicit(&cgl_sites[CGL_clBuildProgram].real, memory_order_relaxed))(program, num_devices, device_list, options, pfn_notify, user_data);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clBuildProgram(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clBuildProgram) *cgl_fn = (__typeof__(clBuildProgram) *)atomic_load_explicit(&cgl_sites[CGL_clBuildProgram].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, num_devices, device_list, options, pfn_notify, user_data);
+    CG_COUNTED_CALL(clBuildProgram, (program, num_devices, device_list, options, pfn_notify, user_data), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clBuildProgram, (program, num_devices, device_list, options, pfn_notify, user_data));
     return cgl_sl_clBuildProgram(program, num_devices, device_list, options, pfn_notify, user_data);
 }
 
@@ -3536,75 +1905,23 @@ struct cgl_fr_clCompileProgram {
     void *user_data;
     cl_int cgl_ret;
 };
-static int cgl_th_clCompileProgram(void *cgl_frame)
-{
-    struct cgl_fr_clCompileProgram *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clCompileProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCompileProgram].real, memory_order_relaxed))(cgl_f->program, cgl_f->num_devices, cgl_f->device_list, cgl_f->options, cgl_f->num_input_headers, cgl_f->input_headers, cgl_f->header_include_names, cgl_f->pfn_notify, cgl_f->user_data);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clCompileProgram, (cgl_f->program, cgl_f->num_devices, cgl_f->device_list, cgl_f->options, cgl_f->num_input_headers, cgl_f->input_headers, cgl_f->header_include_names, cgl_f->pfn_notify, cgl_f->user_data), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clCompileProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_headers, const cl_program *input_headers, const char **header_include_names, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
     struct cgl_fr_clCompileProgram cgl_fr = {.program = program, .num_devices = num_devices, .device_list = device_list, .options = options, .num_input_headers = num_input_headers, .input_headers = input_headers, .header_include_names = header_include_names, .pfn_notify = pfn_notify, .user_data = user_data, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clCompileProgram], (const void *)program, cgl_th_clCompileProgram, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clCompileProgram;
-static __attribute__((noinline, cold)) cgl_rt_clCompileProgram cgl_left_clCompileProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_clCompileProgram cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clCompileProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_headers, const cl_program *input_headers, const char **header_include_names, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clCompileProgram]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            cl_int cgl_ret = ((__typeof__(clCompileProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCompileProgram].real, memory_order_relaxed))(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
-            cg_peak_out(cgl_c);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clCompileProgram(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCompileProgram]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clCompileProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCompileProgram].real, memory_order_relaxed))(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clCompileProgram, (program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data), cgl_thunk_code, cgl_left);
+    CG_SHORT_CALL(clCompileProgram, (program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data), cgl_thunk_code);
     return cgl_gp_clCompileProgram(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
 }
 CG_EXPORT cl_int CL_API_CALL clCompileProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_headers, const cl_program *input_headers, const char **header_include_names, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCompileProgram]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clCompileProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCompileProgram].real, memory_order_relaxed))(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clCompileProgram(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clCompileProgram) *cgl_fn = (__typeof__(clCompileProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCompileProgram].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
+    CG_COUNTED_CALL(clCompileProgram, (program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clCompileProgram, (program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data));
     return cgl_sl_clCompileProgram(program, num_devices, device_list, options, num_input_headers, input_headers, header_include_names, pfn_notify, user_data);
 }
 
@@ -3621,12 +1938,7 @@ struct cgl_fr_clLinkProgram {
     cl_int *errcode_ret;
     cl_program cgl_ret;
 };
-static int cgl_th_clLinkProgram(void *cgl_frame)
-{
-    struct cgl_fr_clLinkProgram *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clLinkProgram) *)atomic_load_explicit(&cgl_sites[CGL_clLinkProgram].real, memory_order_relaxed))(cgl_f->context, cgl_f->num_devices, cgl_f->device_list, cgl_f->options, cgl_f->num_input_programs, cgl_f->input_programs, cgl_f->pfn_notify, cgl_f->user_data, cgl_f->errcode_ret);
-    return 0;
-}
+CG_THUNK(clLinkProgram, (cgl_f->context, cgl_f->num_devices, cgl_f->device_list, cgl_f->options, cgl_f->num_input_programs, cgl_f->input_programs, cgl_f->pfn_notify, cgl_f->user_data, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_program cgl_gp_clLinkProgram(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_programs, const cl_program *input_programs, void (*pfn_notify)(cl_program, void *), void *user_data, cl_int *errcode_ret)
 {
     struct cgl_fr_clLinkProgram cgl_fr = {.context = context, .num_devices = num_devices, .device_list = device_list, .options = options, .num_input_programs = num_input_programs, .input_programs = input_programs, .pfn_notify = pfn_notify, .user_data = user_data, .errcode_ret = errcode_ret};
@@ -3636,53 +1948,17 @@ static __attribute__((noinline)) cl_program cgl_gp_clLinkProgram(cl_context cont
     }
     return cgl_fr.cgl_ret;
 }
-typedef cl_program cgl_rt_clLinkProgram;
-static __attribute__((noinline, cold)) cgl_rt_clLinkProgram cgl_left_clLinkProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_clLinkProgram cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clLinkProgram, __typeof__(((struct cgl_fr_clLinkProgram *)0)->cgl_ret));
 static __attribute__((noinline)) cl_program cgl_sl_clLinkProgram(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_programs, const cl_program *input_programs, void (*pfn_notify)(cl_program, void *), void *user_data, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clLinkProgram]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            cl_program cgl_ret = ((__typeof__(clLinkProgram) *)atomic_load_explicit(&cgl_sites[CGL_clLinkProgram].real, memory_order_relaxed))(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
-            cg_peak_out(cgl_c);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clLinkProgram(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clLinkProgram]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_program cgl_ret = ((__typeof__(clLinkProgram) *)atomic_load_explicit(&cgl_sites[CGL_clLinkProgram].real, memory_order_relaxed))(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clLinkProgram, (context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret), CG_NO_CODE, cgl_left_clLinkProgram);
+    CG_SHORT_CALL(clLinkProgram, (context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret), CG_NO_CODE);
     return cgl_gp_clLinkProgram(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
 }
 CG_EXPORT cl_program CL_API_CALL clLinkProgram(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_programs, const cl_program *input_programs, void (*pfn_notify)(cl_program, void *), void *user_data, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clLinkProgram]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_program cgl_ret = ((__typeof__(clLinkProgram) *)atomic_load_explicit(&cgl_sites[CGL_clLinkProgram].real, memory_order_relaxed))(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clLinkProgram(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clLinkProgram) *cgl_fn = (__typeof__(clLinkProgram) *)atomic_load_explicit(&cgl_sites[CGL_clLinkProgram].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
+    CG_COUNTED_CALL(clLinkProgram, (context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret), CG_NO_CODE, cgl_left_clLinkProgram);
+    CG_DIRECT_CALL(clLinkProgram, (context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret));
     return cgl_sl_clLinkProgram(context, num_devices, device_list, options, num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
 }
 
@@ -3693,59 +1969,22 @@ struct cgl_fr_clSetProgramReleaseCallback {
     void *user_data;
     cl_int cgl_ret;
 };
-static int cgl_th_clSetProgramReleaseCallback(void *cgl_frame)
-{
-    struct cgl_fr_clSetProgramReleaseCallback *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clSetProgramReleaseCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramReleaseCallback].real, memory_order_relaxed))(cgl_f->program, cgl_f->pfn_notify, cgl_f->user_data);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clSetProgramReleaseCallback, (cgl_f->program, cgl_f->pfn_notify, cgl_f->user_data), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetProgramReleaseCallback(cl_program program, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
     struct cgl_fr_clSetProgramReleaseCallback cgl_fr = {.program = program, .pfn_notify = pfn_notify, .user_data = user_data, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clSetProgramReleaseCallback], (const void *)program, cgl_th_clSetProgramReleaseCallback, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clSetProgramReleaseCallback;
-static __attribute__((noinline, cold)) cgl_rt_clSetProgramReleaseCallback cgl_left_clSetProgramReleaseCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetProgramReleaseCallback cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clSetProgramReleaseCallback(cl_program program, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetProgramReleaseCallback]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clSetProgramReleaseCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramReleaseCallback].real, memory_order_relaxed))(program, pfn_notify, user_data);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clSetProgramReleaseCallback, (program, pfn_notify, user_data), cgl_thunk_code);
     return cgl_gp_clSetProgramReleaseCallback(program, pfn_notify, user_data);
 }
 CG_EXPORT cl_int CL_API_CALL clSetProgramReleaseCallback(cl_program program, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSetProgramReleaseCallback]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clSetProgramReleaseCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramReleaseCallback].real, memory_order_relaxed))(program, pfn_notify, user_data);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clSetProgramReleaseCallback(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clSetProgramReleaseCallback) *cgl_fn = (__typeof__(clSetProgramReleaseCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramReleaseCallback].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, pfn_notify, user_data);
+    CG_COUNTED_CALL(clSetProgramReleaseCallback, (program, pfn_notify, user_data), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clSetProgramReleaseCallback, (program, pfn_notify, user_data));
     return cgl_sl_clSetProgramReleaseCallback(program, pfn_notify, user_data);
 }
 
@@ -3757,59 +1996,22 @@ struct cgl_fr_clSetProgramSpecializationConstant {
     const void *spec_value;
     cl_int cgl_ret;
 };
-static int cgl_th_clSetProgramSpecializationConstant(void *cgl_frame)
-{
-    struct cgl_fr_clSetProgramSpecializationConstant *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clSetProgramSpecializationConstant) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramSpecializationConstant].real, memory_order_relaxed))(cgl_f->program, cgl_f->spec_id, cgl_f->spec_size, cgl_f->spec_value);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clSetProgramSpecializationConstant, (cgl_f->program, cgl_f->spec_id, cgl_f->spec_size, cgl_f->spec_value), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id, size_t spec_size, const void *spec_value)
 {
     struct cgl_fr_clSetProgramSpecializationConstant cgl_fr = {.program = program, .spec_id = spec_id, .spec_size = spec_size, .spec_value = spec_value, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clSetProgramSpecializationConstant], (const void *)program, cgl_th_clSetProgramSpecializationConstant, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clSetProgramSpecializationConstant;
-static __attribute__((noinline, cold)) cgl_rt_clSetProgramSpecializationConstant cgl_left_clSetProgramSpecializationConstant(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetProgramSpecializationConstant cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id, size_t spec_size, const void *spec_value)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetProgramSpecializationConstant]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clSetProgramSpecializationConstant) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramSpecializationConstant].real, memory_order_relaxed))(program, spec_id, spec_size, spec_value);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clSetProgramSpecializationConstant, (program, spec_id, spec_size, spec_value), cgl_thunk_code);
     return cgl_gp_clSetProgramSpecializationConstant(program, spec_id, spec_size, spec_value);
 }
 CG_EXPORT cl_int CL_API_CALL clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id, size_t spec_size, const void *spec_value)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSetProgramSpecializationConstant]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clSetProgramSpecializationConstant) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramSpecializationConstant].real, memory_order_relaxed))(program, spec_id, spec_size, spec_value);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clSetProgramSpecializationConstant(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clSetProgramSpecializationConstant) *cgl_fn = (__typeof__(clSetProgramSpecializationConstant) *)atomic_load_explicit(&cgl_sites[CGL_clSetProgramSpecializationConstant].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, spec_id, spec_size, spec_value);
+    CG_COUNTED_CALL(clSetProgramSpecializationConstant, (program, spec_id, spec_size, spec_value), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clSetProgramSpecializationConstant, (program, spec_id, spec_size, spec_value));
     return cgl_sl_clSetProgramSpecializationConstant(program, spec_id, spec_size, spec_value);
 }
 
@@ -3818,75 +2020,23 @@ struct cgl_fr_clUnloadPlatformCompiler {
     cl_platform_id platform;
     cl_int cgl_ret;
 };
-static int cgl_th_clUnloadPlatformCompiler(void *cgl_frame)
-{
-    struct cgl_fr_clUnloadPlatformCompiler *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clUnloadPlatformCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadPlatformCompiler].real, memory_order_relaxed))(cgl_f->platform);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clUnloadPlatformCompiler, (cgl_f->platform), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clUnloadPlatformCompiler(cl_platform_id platform)
 {
     struct cgl_fr_clUnloadPlatformCompiler cgl_fr = {.platform = platform, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clUnloadPlatformCompiler], (const void *)platform, cgl_th_clUnloadPlatformCompiler, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clUnloadPlatformCompiler;
-static __attribute__((noinline, cold)) cgl_rt_clUnloadPlatformCompiler cgl_left_clUnloadPlatformCompiler(cg_slot *cgl_s, int cgl_code, cgl_rt_clUnloadPlatformCompiler cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clUnloadPlatformCompiler(cl_platform_id platform)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clUnloadPlatformCompiler]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            cl_int cgl_ret = ((__typeof__(clUnloadPlatformCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadPlatformCompiler].real, memory_order_relaxed))(platform);
-            cg_peak_out(cgl_c);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clUnloadPlatformCompiler(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clUnloadPlatformCompiler]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clUnloadPlatformCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadPlatformCompiler].real, memory_order_relaxed))(platform);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clUnloadPlatformCompiler, (platform), cgl_thunk_code, cgl_left);
+    CG_SHORT_CALL(clUnloadPlatformCompiler, (platform), cgl_thunk_code);
     return cgl_gp_clUnloadPlatformCompiler(platform);
 }
 CG_EXPORT cl_int CL_API_CALL clUnloadPlatformCompiler(cl_platform_id platform)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clUnloadPlatformCompiler]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clUnloadPlatformCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadPlatformCompiler].real, memory_order_relaxed))(platform);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clUnloadPlatformCompiler(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clUnloadPlatformCompiler) *cgl_fn = (__typeof__(clUnloadPlatformCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadPlatformCompiler].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(platform);
+    CG_COUNTED_CALL(clUnloadPlatformCompiler, (platform), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clUnloadPlatformCompiler, (platform));
     return cgl_sl_clUnloadPlatformCompiler(platform);
 }
 
@@ -3899,59 +2049,22 @@ struct cgl_fr_clGetProgramInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static int cgl_th_clGetProgramInfo(void *cgl_frame)
-{
-    struct cgl_fr_clGetProgramInfo *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clGetProgramInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramInfo].real, memory_order_relaxed))(cgl_f->program, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clGetProgramInfo, (cgl_f->program, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetProgramInfo(cl_program program, cl_program_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     struct cgl_fr_clGetProgramInfo cgl_fr = {.program = program, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clGetProgramInfo], (const void *)program, cgl_th_clGetProgramInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clGetProgramInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetProgramInfo cgl_left_clGetProgramInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetProgramInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clGetProgramInfo(cl_program program, cl_program_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetProgramInfo]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clGetProgramInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramInfo].real, memory_order_relaxed))(program, param_name, param_value_size, param_value, param_value_size_ret);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clGetProgramInfo, (program, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetProgramInfo(program, param_name, param_value_size, param_value, param_value_size_ret);
 }
 CG_EXPORT cl_int CL_API_CALL clGetProgramInfo(cl_program program, cl_program_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetProgramInfo]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clGetProgramInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramInfo].real, memory_order_relaxed))(program, param_name, param_value_size, param_value, param_value_size_ret);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clGetProgramInfo(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clGetProgramInfo) *cgl_fn = (__typeof__(clGetProgramInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, param_name, param_value_size, param_value, param_value_size_ret);
+    CG_COUNTED_CALL(clGetProgramInfo, (program, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clGetProgramInfo, (program, param_name, param_value_size, param_value, param_value_size_ret));
     return cgl_sl_clGetProgramInfo(program, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
@@ -3965,59 +2078,22 @@ struct cgl_fr_clGetProgramBuildInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static int cgl_th_clGetProgramBuildInfo(void *cgl_frame)
-{
-    struct cgl_fr_clGetProgramBuildInfo *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clGetProgramBuildInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramBuildInfo].real, memory_order_relaxed))(cgl_f->program, cgl_f->device, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clGetProgramBuildInfo, (cgl_f->program, cgl_f->device, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetProgramBuildInfo(cl_program program, cl_device_id device, cl_program_build_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     struct cgl_fr_clGetProgramBuildInfo cgl_fr = {.program = program, .device = device, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clGetProgramBuildInfo], (const void *)program, cgl_th_clGetProgramBuildInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clGetProgramBuildInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetProgramBuildInfo cgl_left_clGetProgramBuildInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetProgramBuildInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clGetProgramBuildInfo(cl_program program, cl_device_id device, cl_program_build_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetProgramBuildInfo]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clGetProgramBuildInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramBuildInfo].real, memory_order_relaxed))(program, device, param_name, param_value_size, param_value, param_value_size_ret);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clGetProgramBuildInfo, (program, device, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetProgramBuildInfo(program, device, param_name, param_value_size, param_value, param_value_size_ret);
 }
 CG_EXPORT cl_int CL_API_CALL clGetProgramBuildInfo(cl_program program, cl_device_id device, cl_program_build_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetProgramBuildInfo]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clGetProgramBuildInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramBuildInfo].real, memory_order_relaxed))(program, device, param_name, param_value_size, param_value, param_value_size_ret);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clGetProgramBuildInfo(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clGetProgramBuildInfo) *cgl_fn = (__typeof__(clGetProgramBuildInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetProgramBuildInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, device, param_name, param_value_size, param_value, param_value_size_ret);
+    CG_COUNTED_CALL(clGetProgramBuildInfo, (program, device, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clGetProgramBuildInfo, (program, device, param_name, param_value_size, param_value, param_value_size_ret));
     return cgl_sl_clGetProgramBuildInfo(program, device, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
@@ -4028,12 +2104,7 @@ struct cgl_fr_clCreateKernel {
     cl_int *errcode_ret;
     cl_kernel cgl_ret;
 };
-static int cgl_th_clCreateKernel(void *cgl_frame)
-{
-    struct cgl_fr_clCreateKernel *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clCreateKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernel].real, memory_order_relaxed))(cgl_f->program, cgl_f->kernel_name, cgl_f->errcode_ret);
-    return 0;
-}
+CG_THUNK(clCreateKernel, (cgl_f->program, cgl_f->kernel_name, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_kernel cgl_gp_clCreateKernel(cl_program program, const char *kernel_name, cl_int *errcode_ret)
 {
     struct cgl_fr_clCreateKernel cgl_fr = {.program = program, .kernel_name = kernel_name, .errcode_ret = errcode_ret};
@@ -4043,40 +2114,16 @@ static __attribute__((noinline)) cl_kernel cgl_gp_clCreateKernel(cl_program prog
     }
     return cgl_fr.cgl_ret;
 }
-typedef cl_kernel cgl_rt_clCreateKernel;
-static __attribute__((noinline, cold)) cgl_rt_clCreateKernel cgl_left_clCreateKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateKernel cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clCreateKernel, __typeof__(((struct cgl_fr_clCreateKernel *)0)->cgl_ret));
 static __attribute__((noinline)) cl_kernel cgl_sl_clCreateKernel(cl_program program, const char *kernel_name, cl_int *errcode_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateKernel]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_kernel cgl_ret = ((__typeof__(clCreateKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernel].real, memory_order_relaxed))(program, kernel_name, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clCreateKernel, (program, kernel_name, errcode_ret), CG_NO_CODE);
     return cgl_gp_clCreateKernel(program, kernel_name, errcode_ret);
 }
 CG_EXPORT cl_kernel CL_API_CALL clCreateKernel(cl_program program, const char *kernel_name, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateKernel]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_kernel cgl_ret = ((__typeof__(clCreateKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernel].real, memory_order_relaxed))(program, kernel_name, errcode_ret);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clCreateKernel(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clCreateKernel) *cgl_fn = (__typeof__(clCreateKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernel].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, kernel_name, errcode_ret);
+    CG_COUNTED_CALL(clCreateKernel, (program, kernel_name, errcode_ret), CG_NO_CODE, cgl_left_clCreateKernel);
+    CG_DIRECT_CALL(clCreateKernel, (program, kernel_name, errcode_ret));
     return cgl_sl_clCreateKernel(program, kernel_name, errcode_ret);
 }
 
@@ -4088,75 +2135,23 @@ struct cgl_fr_clCreateKernelsInProgram {
     cl_uint *num_kernels_ret;
     cl_int cgl_ret;
 };
-static int cgl_th_clCreateKernelsInProgram(void *cgl_frame)
-{
-    struct cgl_fr_clCreateKernelsInProgram *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clCreateKernelsInProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernelsInProgram].real, memory_order_relaxed))(cgl_f->program, cgl_f->num_kernels, cgl_f->kernels, cgl_f->num_kernels_ret);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clCreateKernelsInProgram, (cgl_f->program, cgl_f->num_kernels, cgl_f->kernels, cgl_f->num_kernels_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, cl_kernel *kernels, cl_uint *num_kernels_ret)
 {
     struct cgl_fr_clCreateKernelsInProgram cgl_fr = {.program = program, .num_kernels = num_kernels, .kernels = kernels, .num_kernels_ret = num_kernels_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clCreateKernelsInProgram], (const void *)program, cgl_th_clCreateKernelsInProgram, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clCreateKernelsInProgram;
-static __attribute__((noinline, cold)) cgl_rt_clCreateKernelsInProgram cgl_left_clCreateKernelsInProgram(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateKernelsInProgram cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, cl_kernel *kernels, cl_uint *num_kernels_ret)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clCreateKernelsInProgram]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            cl_int cgl_ret = ((__typeof__(clCreateKernelsInProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernelsInProgram].real, memory_order_relaxed))(program, num_kernels, kernels, num_kernels_ret);
-            cg_peak_out(cgl_c);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clCreateKernelsInProgram(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateKernelsInProgram]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clCreateKernelsInProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernelsInProgram].real, memory_order_relaxed))(program, num_kernels, kernels, num_kernels_ret);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clCreateKernelsInProgram, (program, num_kernels, kernels, num_kernels_ret), cgl_thunk_code, cgl_left);
+    CG_SHORT_CALL(clCreateKernelsInProgram, (program, num_kernels, kernels, num_kernels_ret), cgl_thunk_code);
     return cgl_gp_clCreateKernelsInProgram(program, num_kernels, kernels, num_kernels_ret);
 }
 CG_EXPORT cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, cl_kernel *kernels, cl_uint *num_kernels_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateKernelsInProgram]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clCreateKernelsInProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernelsInProgram].real, memory_order_relaxed))(program, num_kernels, kernels, num_kernels_ret);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clCreateKernelsInProgram(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clCreateKernelsInProgram) *cgl_fn = (__typeof__(clCreateKernelsInProgram) *)atomic_load_explicit(&cgl_sites[CGL_clCreateKernelsInProgram].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program, num_kernels, kernels, num_kernels_ret);
+    CG_COUNTED_CALL(clCreateKernelsInProgram, (program, num_kernels, kernels, num_kernels_ret), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clCreateKernelsInProgram, (program, num_kernels, kernels, num_kernels_ret));
     return cgl_sl_clCreateKernelsInProgram(program, num_kernels, kernels, num_kernels_ret);
 }
 
@@ -4169,12 +2164,7 @@ struct cgl_fr_clCloneKernel {
 static const cg_rule cgl_rules_clCloneKernel[1] = {
     {"source_kernel", offsetof(struct cgl_fr_clCloneKernel, source_kernel), sizeof(((struct cgl_fr_clCloneKernel *)0)->source_kernel), CG_RULE_WRITE},
 };
-static int cgl_th_clCloneKernel(void *cgl_frame)
-{
-    struct cgl_fr_clCloneKernel *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clCloneKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCloneKernel].real, memory_order_relaxed))(cgl_f->source_kernel, cgl_f->errcode_ret);
-    return 0;
-}
+CG_THUNK(clCloneKernel, (cgl_f->source_kernel, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_kernel cgl_gp_clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret)
 {
     struct cgl_fr_clCloneKernel cgl_fr = {.source_kernel = source_kernel, .errcode_ret = errcode_ret};
@@ -4184,40 +2174,16 @@ static __attribute__((noinline)) cl_kernel cgl_gp_clCloneKernel(cl_kernel source
     }
     return cgl_fr.cgl_ret;
 }
-typedef cl_kernel cgl_rt_clCloneKernel;
-static __attribute__((noinline, cold)) cgl_rt_clCloneKernel cgl_left_clCloneKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_clCloneKernel cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clCloneKernel, __typeof__(((struct cgl_fr_clCloneKernel *)0)->cgl_ret));
 static __attribute__((noinline)) cl_kernel cgl_sl_clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCloneKernel]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_kernel cgl_ret = ((__typeof__(clCloneKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCloneKernel].real, memory_order_relaxed))(source_kernel, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clCloneKernel, (source_kernel, errcode_ret), CG_NO_CODE);
     return cgl_gp_clCloneKernel(source_kernel, errcode_ret);
 }
 CG_EXPORT cl_kernel CL_API_CALL clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCloneKernel]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_kernel cgl_ret = ((__typeof__(clCloneKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCloneKernel].real, memory_order_relaxed))(source_kernel, errcode_ret);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clCloneKernel(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clCloneKernel) *cgl_fn = (__typeof__(clCloneKernel) *)atomic_load_explicit(&cgl_sites[CGL_clCloneKernel].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(source_kernel, errcode_ret);
+    CG_COUNTED_CALL(clCloneKernel, (source_kernel, errcode_ret), CG_NO_CODE, cgl_left_clCloneKernel);
+    CG_DIRECT_CALL(clCloneKernel, (source_kernel, errcode_ret));
     return cgl_sl_clCloneKernel(source_kernel, errcode_ret);
 }
 
@@ -4226,59 +2192,22 @@ struct cgl_fr_clRetainKernel {
     cl_kernel kernel;
     cl_int cgl_ret;
 };
-static int cgl_th_clRetainKernel(void *cgl_frame)
-{
-    struct cgl_fr_clRetainKernel *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clRetainKernel) *)atomic_load_explicit(&cgl_sites[CGL_clRetainKernel].real, memory_order_relaxed))(cgl_f->kernel);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clRetainKernel, (cgl_f->kernel), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clRetainKernel(cl_kernel kernel)
 {
     struct cgl_fr_clRetainKernel cgl_fr = {.kernel = kernel, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clRetainKernel], (const void *)kernel, cgl_th_clRetainKernel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clRetainKernel;
-static __attribute__((noinline, cold)) cgl_rt_clRetainKernel cgl_left_clRetainKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainKernel cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clRetainKernel(cl_kernel kernel)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainKernel]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clRetainKernel) *)atomic_load_explicit(&cgl_sites[CGL_clRetainKernel].real, memory_order_relaxed))(kernel);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clRetainKernel, (kernel), cgl_thunk_code);
     return cgl_gp_clRetainKernel(kernel);
 }
 CG_EXPORT cl_int CL_API_CALL clRetainKernel(cl_kernel kernel)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clRetainKernel]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clRetainKernel) *)atomic_load_explicit(&cgl_sites[CGL_clRetainKernel].real, memory_order_relaxed))(kernel);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clRetainKernel(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clRetainKernel) *cgl_fn = (__typeof__(clRetainKernel) *)atomic_load_explicit(&cgl_sites[CGL_clRetainKernel].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel);
+    CG_COUNTED_CALL(clRetainKernel, (kernel), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clRetainKernel, (kernel));
     return cgl_sl_clRetainKernel(kernel);
 }
 
@@ -4287,59 +2216,22 @@ struct cgl_fr_clReleaseKernel {
     cl_kernel kernel;
     cl_int cgl_ret;
 };
-static int cgl_th_clReleaseKernel(void *cgl_frame)
-{
-    struct cgl_fr_clReleaseKernel *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clReleaseKernel) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseKernel].real, memory_order_relaxed))(cgl_f->kernel);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clReleaseKernel, (cgl_f->kernel), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseKernel(cl_kernel kernel)
 {
     struct cgl_fr_clReleaseKernel cgl_fr = {.kernel = kernel, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clReleaseKernel], (const void *)kernel, cgl_th_clReleaseKernel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clReleaseKernel;
-static __attribute__((noinline, cold)) cgl_rt_clReleaseKernel cgl_left_clReleaseKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseKernel cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clReleaseKernel(cl_kernel kernel)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseKernel]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clReleaseKernel) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseKernel].real, memory_order_relaxed))(kernel);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clReleaseKernel, (kernel), cgl_thunk_code);
     return cgl_gp_clReleaseKernel(kernel);
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseKernel(cl_kernel kernel)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clReleaseKernel]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clReleaseKernel) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseKernel].real, memory_order_relaxed))(kernel);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clReleaseKernel(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clReleaseKernel) *cgl_fn = (__typeof__(clReleaseKernel) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseKernel].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel);
+    CG_COUNTED_CALL(clReleaseKernel, (kernel), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clReleaseKernel, (kernel));
     return cgl_sl_clReleaseKernel(kernel);
 }
 
@@ -4354,59 +2246,22 @@ struct cgl_fr_clSetKernelArg {
 static const cg_rule cgl_rules_clSetKernelArg[1] = {
     {"kernel", offsetof(struct cgl_fr_clSetKernelArg, kernel), sizeof(((struct cgl_fr_clSetKernelArg *)0)->kernel), CG_RULE_WRITE | CG_RULE_SETS},
 };
-static int cgl_th_clSetKernelArg(void *cgl_frame)
-{
-    struct cgl_fr_clSetKernelArg *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clSetKernelArg) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArg].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->arg_index, cgl_f->arg_size, cgl_f->arg_value);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clSetKernelArg, (cgl_f->kernel, cgl_f->arg_index, cgl_f->arg_size, cgl_f->arg_value), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size, const void *arg_value)
 {
     struct cgl_fr_clSetKernelArg cgl_fr = {.kernel = kernel, .arg_index = arg_index, .arg_size = arg_size, .arg_value = arg_value, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clSetKernelArg], (const void *)kernel, cgl_th_clSetKernelArg, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clSetKernelArg;
-static __attribute__((noinline, cold)) cgl_rt_clSetKernelArg cgl_left_clSetKernelArg(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetKernelArg cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size, const void *arg_value)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetKernelArg]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clSetKernelArg) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArg].real, memory_order_relaxed))(kernel, arg_index, arg_size, arg_value);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clSetKernelArg, (kernel, arg_index, arg_size, arg_value), cgl_thunk_code);
     return cgl_gp_clSetKernelArg(kernel, arg_index, arg_size, arg_value);
 }
 CG_EXPORT cl_int CL_API_CALL clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size, const void *arg_value)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSetKernelArg]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clSetKernelArg) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArg].real, memory_order_relaxed))(kernel, arg_index, arg_size, arg_value);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clSetKernelArg(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clSetKernelArg) *cgl_fn = (__typeof__(clSetKernelArg) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArg].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, arg_index, arg_size, arg_value);
+    CG_COUNTED_CALL(clSetKernelArg, (kernel, arg_index, arg_size, arg_value), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clSetKernelArg, (kernel, arg_index, arg_size, arg_value));
     return cgl_sl_clSetKernelArg(kernel, arg_index, arg_size, arg_value);
 }
 
@@ -4420,59 +2275,22 @@ struct cgl_fr_clSetKernelArgSVMPointer {
 static const cg_rule cgl_rules_clSetKernelArgSVMPointer[1] = {
     {"kernel", offsetof(struct cgl_fr_clSetKernelArgSVMPointer, kernel), sizeof(((struct cgl_fr_clSetKernelArgSVMPointer *)0)->kernel), CG_RULE_WRITE | CG_RULE_SETS},
 };
-static int cgl_th_clSetKernelArgSVMPointer(void *cgl_frame)
-{
-    struct cgl_fr_clSetKernelArgSVMPointer *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clSetKernelArgSVMPointer) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArgSVMPointer].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->arg_index, cgl_f->arg_value);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clSetKernelArgSVMPointer, (cgl_f->kernel, cgl_f->arg_index, cgl_f->arg_value), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const void *arg_value)
 {
     struct cgl_fr_clSetKernelArgSVMPointer cgl_fr = {.kernel = kernel, .arg_index = arg_index, .arg_value = arg_value, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clSetKernelArgSVMPointer], (const void *)kernel, cgl_th_clSetKernelArgSVMPointer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clSetKernelArgSVMPointer;
-static __attribute__((noinline, cold)) cgl_rt_clSetKernelArgSVMPointer cgl_left_clSetKernelArgSVMPointer(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetKernelArgSVMPointer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const void *arg_value)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetKernelArgSVMPointer]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clSetKernelArgSVMPointer) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArgSVMPointer].real, memory_order_relaxed))(kernel, arg_index, arg_value);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clSetKernelArgSVMPointer, (kernel, arg_index, arg_value), cgl_thunk_code);
     return cgl_gp_clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
 }
 CG_EXPORT cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const void *arg_value)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSetKernelArgSVMPointer]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clSetKernelArgSVMPointer) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArgSVMPointer].real, memory_order_relaxed))(kernel, arg_index, arg_value);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clSetKernelArgSVMPointer(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clSetKernelArgSVMPointer) *cgl_fn = (__typeof__(clSetKernelArgSVMPointer) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelArgSVMPointer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, arg_index, arg_value);
+    CG_COUNTED_CALL(clSetKernelArgSVMPointer, (kernel, arg_index, arg_value), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clSetKernelArgSVMPointer, (kernel, arg_index, arg_value));
     return cgl_sl_clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
 }
 
@@ -4487,59 +2305,22 @@ struct cgl_fr_clSetKernelExecInfo {
 static const cg_rule cgl_rules_clSetKernelExecInfo[1] = {
     {"kernel", offsetof(struct cgl_fr_clSetKernelExecInfo, kernel), sizeof(((struct cgl_fr_clSetKernelExecInfo *)0)->kernel), CG_RULE_WRITE | CG_RULE_SETS},
 };
-static int cgl_th_clSetKernelExecInfo(void *cgl_frame)
-{
-    struct cgl_fr_clSetKernelExecInfo *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clSetKernelExecInfo) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelExecInfo].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clSetKernelExecInfo, (cgl_f->kernel, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name, size_t param_value_size, const void *param_value)
 {
     struct cgl_fr_clSetKernelExecInfo cgl_fr = {.kernel = kernel, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clSetKernelExecInfo], (const void *)kernel, cgl_th_clSetKernelExecInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clSetKernelExecInfo;
-static __attribute__((noinline, cold)) cgl_rt_clSetKernelExecInfo cgl_left_clSetKernelExecInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetKernelExecInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name, size_t param_value_size, const void *param_value)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetKernelExecInfo]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clSetKernelExecInfo) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelExecInfo].real, memory_order_relaxed))(kernel, param_name, param_value_size, param_value);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clSetKernelExecInfo, (kernel, param_name, param_value_size, param_value), cgl_thunk_code);
     return cgl_gp_clSetKernelExecInfo(kernel, param_name, param_value_size, param_value);
 }
 CG_EXPORT cl_int CL_API_CALL clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name, size_t param_value_size, const void *param_value)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSetKernelExecInfo]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clSetKernelExecInfo) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelExecInfo].real, memory_order_relaxed))(kernel, param_name, param_value_size, param_value);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clSetKernelExecInfo(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clSetKernelExecInfo) *cgl_fn = (__typeof__(clSetKernelExecInfo) *)atomic_load_explicit(&cgl_sites[CGL_clSetKernelExecInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, param_name, param_value_size, param_value);
+    CG_COUNTED_CALL(clSetKernelExecInfo, (kernel, param_name, param_value_size, param_value), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clSetKernelExecInfo, (kernel, param_name, param_value_size, param_value));
     return cgl_sl_clSetKernelExecInfo(kernel, param_name, param_value_size, param_value);
 }
 
@@ -4552,59 +2333,22 @@ struct cgl_fr_clGetKernelInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static int cgl_th_clGetKernelInfo(void *cgl_frame)
-{
-    struct cgl_fr_clGetKernelInfo *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clGetKernelInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelInfo].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clGetKernelInfo, (cgl_f->kernel, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     struct cgl_fr_clGetKernelInfo cgl_fr = {.kernel = kernel, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clGetKernelInfo], (const void *)kernel, cgl_th_clGetKernelInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clGetKernelInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetKernelInfo cgl_left_clGetKernelInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetKernelInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetKernelInfo]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clGetKernelInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelInfo].real, memory_order_relaxed))(kernel, param_name, param_value_size, param_value, param_value_size_ret);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clGetKernelInfo, (kernel, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetKernelInfo(kernel, param_name, param_value_size, param_value, param_value_size_ret);
 }
 CG_EXPORT cl_int CL_API_CALL clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetKernelInfo]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clGetKernelInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelInfo].real, memory_order_relaxed))(kernel, param_name, param_value_size, param_value, param_value_size_ret);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clGetKernelInfo(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clGetKernelInfo) *cgl_fn = (__typeof__(clGetKernelInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, param_name, param_value_size, param_value, param_value_size_ret);
+    CG_COUNTED_CALL(clGetKernelInfo, (kernel, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clGetKernelInfo, (kernel, param_name, param_value_size, param_value, param_value_size_ret));
     return cgl_sl_clGetKernelInfo(kernel, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
@@ -4618,59 +2362,22 @@ struct cgl_fr_clGetKernelArgInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static int cgl_th_clGetKernelArgInfo(void *cgl_frame)
-{
-    struct cgl_fr_clGetKernelArgInfo *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clGetKernelArgInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelArgInfo].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->arg_indx, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clGetKernelArgInfo, (cgl_f->kernel, cgl_f->arg_indx, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_indx, cl_kernel_arg_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     struct cgl_fr_clGetKernelArgInfo cgl_fr = {.kernel = kernel, .arg_indx = arg_indx, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clGetKernelArgInfo], (const void *)kernel, cgl_th_clGetKernelArgInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clGetKernelArgInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetKernelArgInfo cgl_left_clGetKernelArgInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetKernelArgInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_indx, cl_kernel_arg_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetKernelArgInfo]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clGetKernelArgInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelArgInfo].real, memory_order_relaxed))(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clGetKernelArgInfo, (kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetKernelArgInfo(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
 }
 CG_EXPORT cl_int CL_API_CALL clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_indx, cl_kernel_arg_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetKernelArgInfo]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clGetKernelArgInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelArgInfo].real, memory_order_relaxed))(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clGetKernelArgInfo(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clGetKernelArgInfo) *cgl_fn = (__typeof__(clGetKernelArgInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelArgInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
+    CG_COUNTED_CALL(clGetKernelArgInfo, (kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clGetKernelArgInfo, (kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret));
     return cgl_sl_clGetKernelArgInfo(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
@@ -4684,59 +2391,22 @@ struct cgl_fr_clGetKernelWorkGroupInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static int cgl_th_clGetKernelWorkGroupInfo(void *cgl_frame)
-{
-    struct cgl_fr_clGetKernelWorkGroupInfo *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clGetKernelWorkGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelWorkGroupInfo].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->device, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clGetKernelWorkGroupInfo, (cgl_f->kernel, cgl_f->device, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     struct cgl_fr_clGetKernelWorkGroupInfo cgl_fr = {.kernel = kernel, .device = device, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clGetKernelWorkGroupInfo], (const void *)kernel, cgl_th_clGetKernelWorkGroupInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clGetKernelWorkGroupInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetKernelWorkGroupInfo cgl_left_clGetKernelWorkGroupInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetKernelWorkGroupInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetKernelWorkGroupInfo]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clGetKernelWorkGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelWorkGroupInfo].real, memory_order_relaxed))(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clGetKernelWorkGroupInfo, (kernel, device, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetKernelWorkGroupInfo(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
 }
 CG_EXPORT cl_int CL_API_CALL clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetKernelWorkGroupInfo]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clGetKernelWorkGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelWorkGroupInfo].real, memory_order_relaxed))(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clGetKernelWorkGroupInfo(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clGetKernelWorkGroupInfo) *cgl_fn = (__typeof__(clGetKernelWorkGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelWorkGroupInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
+    CG_COUNTED_CALL(clGetKernelWorkGroupInfo, (kernel, device, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clGetKernelWorkGroupInfo, (kernel, device, param_name, param_value_size, param_value, param_value_size_ret));
     return cgl_sl_clGetKernelWorkGroupInfo(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
@@ -4752,59 +2422,22 @@ struct cgl_fr_clGetKernelSubGroupInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static int cgl_th_clGetKernelSubGroupInfo(void *cgl_frame)
-{
-    struct cgl_fr_clGetKernelSubGroupInfo *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clGetKernelSubGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelSubGroupInfo].real, memory_order_relaxed))(cgl_f->kernel, cgl_f->device, cgl_f->param_name, cgl_f->input_value_size, cgl_f->input_value, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clGetKernelSubGroupInfo, (cgl_f->kernel, cgl_f->device, cgl_f->param_name, cgl_f->input_value_size, cgl_f->input_value, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_sub_group_info param_name, size_t input_value_size, const void *input_value, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     struct cgl_fr_clGetKernelSubGroupInfo cgl_fr = {.kernel = kernel, .device = device, .param_name = param_name, .input_value_size = input_value_size, .input_value = input_value, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clGetKernelSubGroupInfo], (const void *)kernel, cgl_th_clGetKernelSubGroupInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clGetKernelSubGroupInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetKernelSubGroupInfo cgl_left_clGetKernelSubGroupInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetKernelSubGroupInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_sub_group_info param_name, size_t input_value_size, const void *input_value, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetKernelSubGroupInfo]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clGetKernelSubGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelSubGroupInfo].real, memory_order_relaxed))(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clGetKernelSubGroupInfo, (kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetKernelSubGroupInfo(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
 }
 CG_EXPORT cl_int CL_API_CALL clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_sub_group_info param_name, size_t input_value_size, const void *input_value, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetKernelSubGroupInfo]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clGetKernelSubGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelSubGroupInfo].real, memory_order_relaxed))(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clGetKernelSubGroupInfo(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clGetKernelSubGroupInfo) *cgl_fn = (__typeof__(clGetKernelSubGroupInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetKernelSubGroupInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
+    CG_COUNTED_CALL(clGetKernelSubGroupInfo, (kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clGetKernelSubGroupInfo, (kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret));
     return cgl_sl_clGetKernelSubGroupInfo(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
 }
 
@@ -4814,75 +2447,23 @@ struct cgl_fr_clWaitForEvents {
     const cl_event *event_list;
     cl_int cgl_ret;
 };
-static int cgl_th_clWaitForEvents(void *cgl_frame)
-{
-    struct cgl_fr_clWaitForEvents *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clWaitForEvents].real, memory_order_relaxed))(cgl_f->num_events, cgl_f->event_list);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clWaitForEvents, (cgl_f->num_events, cgl_f->event_list), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clWaitForEvents(cl_uint num_events, const cl_event *event_list)
 {
     struct cgl_fr_clWaitForEvents cgl_fr = {.num_events = num_events, .event_list = event_list, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clWaitForEvents], NULL, cgl_th_clWaitForEvents, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clWaitForEvents;
-static __attribute__((noinline, cold)) cgl_rt_clWaitForEvents cgl_left_clWaitForEvents(cg_slot *cgl_s, int cgl_code, cgl_rt_clWaitForEvents cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clWaitForEvents(cl_uint num_events, const cl_event *event_list)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clWaitForEvents]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            cl_int cgl_ret = ((__typeof__(clWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clWaitForEvents].real, memory_order_relaxed))(num_events, event_list);
-            cg_peak_out(cgl_c);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clWaitForEvents(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clWaitForEvents]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clWaitForEvents].real, memory_order_relaxed))(num_events, event_list);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clWaitForEvents, (num_events, event_list), cgl_thunk_code, cgl_left);
+    CG_SHORT_CALL(clWaitForEvents, (num_events, event_list), cgl_thunk_code);
     return cgl_gp_clWaitForEvents(num_events, event_list);
 }
 CG_EXPORT cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_event *event_list)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clWaitForEvents]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clWaitForEvents].real, memory_order_relaxed))(num_events, event_list);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clWaitForEvents(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clWaitForEvents) *cgl_fn = (__typeof__(clWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clWaitForEvents].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(num_events, event_list);
+    CG_COUNTED_CALL(clWaitForEvents, (num_events, event_list), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clWaitForEvents, (num_events, event_list));
     return cgl_sl_clWaitForEvents(num_events, event_list);
 }
 
@@ -4895,59 +2476,22 @@ struct cgl_fr_clGetEventInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static int cgl_th_clGetEventInfo(void *cgl_frame)
-{
-    struct cgl_fr_clGetEventInfo *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clGetEventInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventInfo].real, memory_order_relaxed))(cgl_f->event, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clGetEventInfo, (cgl_f->event, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetEventInfo(cl_event event, cl_event_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     struct cgl_fr_clGetEventInfo cgl_fr = {.event = event, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clGetEventInfo], (const void *)event, cgl_th_clGetEventInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clGetEventInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetEventInfo cgl_left_clGetEventInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetEventInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clGetEventInfo(cl_event event, cl_event_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetEventInfo]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clGetEventInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventInfo].real, memory_order_relaxed))(event, param_name, param_value_size, param_value, param_value_size_ret);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clGetEventInfo, (event, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetEventInfo(event, param_name, param_value_size, param_value, param_value_size_ret);
 }
 CG_EXPORT cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetEventInfo]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clGetEventInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventInfo].real, memory_order_relaxed))(event, param_name, param_value_size, param_value, param_value_size_ret);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clGetEventInfo(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clGetEventInfo) *cgl_fn = (__typeof__(clGetEventInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event, param_name, param_value_size, param_value, param_value_size_ret);
+    CG_COUNTED_CALL(clGetEventInfo, (event, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clGetEventInfo, (event, param_name, param_value_size, param_value, param_value_size_ret));
     return cgl_sl_clGetEventInfo(event, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
@@ -4957,12 +2501,7 @@ struct cgl_fr_clCreateUserEvent {
     cl_int *errcode_ret;
     cl_event cgl_ret;
 };
-static int cgl_th_clCreateUserEvent(void *cgl_frame)
-{
-    struct cgl_fr_clCreateUserEvent *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clCreateUserEvent) *)atomic_load_explicit(&cgl_sites[CGL_clCreateUserEvent].real, memory_order_relaxed))(cgl_f->context, cgl_f->errcode_ret);
-    return 0;
-}
+CG_THUNK(clCreateUserEvent, (cgl_f->context, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_event cgl_gp_clCreateUserEvent(cl_context context, cl_int *errcode_ret)
 {
     struct cgl_fr_clCreateUserEvent cgl_fr = {.context = context, .errcode_ret = errcode_ret};
@@ -4972,40 +2511,16 @@ static __attribute__((noinline)) cl_event cgl_gp_clCreateUserEvent(cl_context co
     }
     return cgl_fr.cgl_ret;
 }
-typedef cl_event cgl_rt_clCreateUserEvent;
-static __attribute__((noinline, cold)) cgl_rt_clCreateUserEvent cgl_left_clCreateUserEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateUserEvent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clCreateUserEvent, __typeof__(((struct cgl_fr_clCreateUserEvent *)0)->cgl_ret));
 static __attribute__((noinline)) cl_event cgl_sl_clCreateUserEvent(cl_context context, cl_int *errcode_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateUserEvent]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_event cgl_ret = ((__typeof__(clCreateUserEvent) *)atomic_load_explicit(&cgl_sites[CGL_clCreateUserEvent].real, memory_order_relaxed))(context, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clCreateUserEvent, (context, errcode_ret), CG_NO_CODE);
     return cgl_gp_clCreateUserEvent(context, errcode_ret);
 }
 CG_EXPORT cl_event CL_API_CALL clCreateUserEvent(cl_context context, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateUserEvent]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_event cgl_ret = ((__typeof__(clCreateUserEvent) *)atomic_load_explicit(&cgl_sites[CGL_clCreateUserEvent].real, memory_order_relaxed))(context, errcode_ret);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clCreateUserEvent(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clCreateUserEvent) *cgl_fn = (__typeof__(clCreateUserEvent) *)atomic_load_explicit(&cgl_sites[CGL_clCreateUserEvent].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, errcode_ret);
+    CG_COUNTED_CALL(clCreateUserEvent, (context, errcode_ret), CG_NO_CODE, cgl_left_clCreateUserEvent);
+    CG_DIRECT_CALL(clCreateUserEvent, (context, errcode_ret));
     return cgl_sl_clCreateUserEvent(context, errcode_ret);
 }
 
@@ -5014,59 +2529,22 @@ struct cgl_fr_clRetainEvent {
     cl_event event;
     cl_int cgl_ret;
 };
-static int cgl_th_clRetainEvent(void *cgl_frame)
-{
-    struct cgl_fr_clRetainEvent *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clRetainEvent) *)atomic_load_explicit(&cgl_sites[CGL_clRetainEvent].real, memory_order_relaxed))(cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clRetainEvent, (cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clRetainEvent(cl_event event)
 {
     struct cgl_fr_clRetainEvent cgl_fr = {.event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clRetainEvent], (const void *)event, cgl_th_clRetainEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clRetainEvent;
-static __attribute__((noinline, cold)) cgl_rt_clRetainEvent cgl_left_clRetainEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_clRetainEvent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clRetainEvent(cl_event event)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clRetainEvent]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clRetainEvent) *)atomic_load_explicit(&cgl_sites[CGL_clRetainEvent].real, memory_order_relaxed))(event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clRetainEvent, (event), cgl_thunk_code);
     return cgl_gp_clRetainEvent(event);
 }
 CG_EXPORT cl_int CL_API_CALL clRetainEvent(cl_event event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clRetainEvent]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clRetainEvent) *)atomic_load_explicit(&cgl_sites[CGL_clRetainEvent].real, memory_order_relaxed))(event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clRetainEvent(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clRetainEvent) *cgl_fn = (__typeof__(clRetainEvent) *)atomic_load_explicit(&cgl_sites[CGL_clRetainEvent].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event);
+    CG_COUNTED_CALL(clRetainEvent, (event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clRetainEvent, (event));
     return cgl_sl_clRetainEvent(event);
 }
 
@@ -5075,59 +2553,22 @@ struct cgl_fr_clReleaseEvent {
     cl_event event;
     cl_int cgl_ret;
 };
-static int cgl_th_clReleaseEvent(void *cgl_frame)
-{
-    struct cgl_fr_clReleaseEvent *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clReleaseEvent) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseEvent].real, memory_order_relaxed))(cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clReleaseEvent, (cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseEvent(cl_event event)
 {
     struct cgl_fr_clReleaseEvent cgl_fr = {.event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clReleaseEvent], (const void *)event, cgl_th_clReleaseEvent, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clReleaseEvent;
-static __attribute__((noinline, cold)) cgl_rt_clReleaseEvent cgl_left_clReleaseEvent(cg_slot *cgl_s, int cgl_code, cgl_rt_clReleaseEvent cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clReleaseEvent(cl_event event)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clReleaseEvent]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clReleaseEvent) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseEvent].real, memory_order_relaxed))(event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clReleaseEvent, (event), cgl_thunk_code);
     return cgl_gp_clReleaseEvent(event);
 }
 CG_EXPORT cl_int CL_API_CALL clReleaseEvent(cl_event event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clReleaseEvent]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clReleaseEvent) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseEvent].real, memory_order_relaxed))(event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clReleaseEvent(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clReleaseEvent) *cgl_fn = (__typeof__(clReleaseEvent) *)atomic_load_explicit(&cgl_sites[CGL_clReleaseEvent].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event);
+    CG_COUNTED_CALL(clReleaseEvent, (event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clReleaseEvent, (event));
     return cgl_sl_clReleaseEvent(event);
 }
 
@@ -5137,59 +2578,22 @@ struct cgl_fr_clSetUserEventStatus {
     cl_int execution_status;
     cl_int cgl_ret;
 };
-static int cgl_th_clSetUserEventStatus(void *cgl_frame)
-{
-    struct cgl_fr_clSetUserEventStatus *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clSetUserEventStatus) *)atomic_load_explicit(&cgl_sites[CGL_clSetUserEventStatus].real, memory_order_relaxed))(cgl_f->event, cgl_f->execution_status);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clSetUserEventStatus, (cgl_f->event, cgl_f->execution_status), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetUserEventStatus(cl_event event, cl_int execution_status)
 {
     struct cgl_fr_clSetUserEventStatus cgl_fr = {.event = event, .execution_status = execution_status, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clSetUserEventStatus], (const void *)event, cgl_th_clSetUserEventStatus, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clSetUserEventStatus;
-static __attribute__((noinline, cold)) cgl_rt_clSetUserEventStatus cgl_left_clSetUserEventStatus(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetUserEventStatus cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clSetUserEventStatus(cl_event event, cl_int execution_status)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetUserEventStatus]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clSetUserEventStatus) *)atomic_load_explicit(&cgl_sites[CGL_clSetUserEventStatus].real, memory_order_relaxed))(event, execution_status);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clSetUserEventStatus, (event, execution_status), cgl_thunk_code);
     return cgl_gp_clSetUserEventStatus(event, execution_status);
 }
 CG_EXPORT cl_int CL_API_CALL clSetUserEventStatus(cl_event event, cl_int execution_status)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSetUserEventStatus]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clSetUserEventStatus) *)atomic_load_explicit(&cgl_sites[CGL_clSetUserEventStatus].real, memory_order_relaxed))(event, execution_status);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clSetUserEventStatus(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clSetUserEventStatus) *cgl_fn = (__typeof__(clSetUserEventStatus) *)atomic_load_explicit(&cgl_sites[CGL_clSetUserEventStatus].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event, execution_status);
+    CG_COUNTED_CALL(clSetUserEventStatus, (event, execution_status), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clSetUserEventStatus, (event, execution_status));
     return cgl_sl_clSetUserEventStatus(event, execution_status);
 }
 
@@ -5201,59 +2605,22 @@ struct cgl_fr_clSetEventCallback {
     void *user_data;
     cl_int cgl_ret;
 };
-static int cgl_th_clSetEventCallback(void *cgl_frame)
-{
-    struct cgl_fr_clSetEventCallback *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clSetEventCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetEventCallback].real, memory_order_relaxed))(cgl_f->event, cgl_f->command_exec_callback_type, cgl_f->pfn_notify, cgl_f->user_data);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clSetEventCallback, (cgl_f->event, cgl_f->command_exec_callback_type, cgl_f->pfn_notify, cgl_f->user_data), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetEventCallback(cl_event event, cl_int command_exec_callback_type, void (*pfn_notify)(cl_event, cl_int, void *), void *user_data)
 {
     struct cgl_fr_clSetEventCallback cgl_fr = {.event = event, .command_exec_callback_type = command_exec_callback_type, .pfn_notify = pfn_notify, .user_data = user_data, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clSetEventCallback], (const void *)event, cgl_th_clSetEventCallback, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clSetEventCallback;
-static __attribute__((noinline, cold)) cgl_rt_clSetEventCallback cgl_left_clSetEventCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetEventCallback cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clSetEventCallback(cl_event event, cl_int command_exec_callback_type, void (*pfn_notify)(cl_event, cl_int, void *), void *user_data)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetEventCallback]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clSetEventCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetEventCallback].real, memory_order_relaxed))(event, command_exec_callback_type, pfn_notify, user_data);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clSetEventCallback, (event, command_exec_callback_type, pfn_notify, user_data), cgl_thunk_code);
     return cgl_gp_clSetEventCallback(event, command_exec_callback_type, pfn_notify, user_data);
 }
 CG_EXPORT cl_int CL_API_CALL clSetEventCallback(cl_event event, cl_int command_exec_callback_type, void (*pfn_notify)(cl_event, cl_int, void *), void *user_data)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSetEventCallback]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clSetEventCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetEventCallback].real, memory_order_relaxed))(event, command_exec_callback_type, pfn_notify, user_data);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clSetEventCallback(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clSetEventCallback) *cgl_fn = (__typeof__(clSetEventCallback) *)atomic_load_explicit(&cgl_sites[CGL_clSetEventCallback].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event, command_exec_callback_type, pfn_notify, user_data);
+    CG_COUNTED_CALL(clSetEventCallback, (event, command_exec_callback_type, pfn_notify, user_data), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clSetEventCallback, (event, command_exec_callback_type, pfn_notify, user_data));
     return cgl_sl_clSetEventCallback(event, command_exec_callback_type, pfn_notify, user_data);
 }
 
@@ -5266,59 +2633,22 @@ struct cgl_fr_clGetEventProfilingInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static int cgl_th_clGetEventProfilingInfo(void *cgl_frame)
-{
-    struct cgl_fr_clGetEventProfilingInfo *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clGetEventProfilingInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventProfilingInfo].real, memory_order_relaxed))(cgl_f->event, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clGetEventProfilingInfo, (cgl_f->event, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetEventProfilingInfo(cl_event event, cl_profiling_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
     struct cgl_fr_clGetEventProfilingInfo cgl_fr = {.event = event, .param_name = param_name, .param_value_size = param_value_size, .param_value = param_value, .param_value_size_ret = param_value_size_ret, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clGetEventProfilingInfo], (const void *)event, cgl_th_clGetEventProfilingInfo, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clGetEventProfilingInfo;
-static __attribute__((noinline, cold)) cgl_rt_clGetEventProfilingInfo cgl_left_clGetEventProfilingInfo(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetEventProfilingInfo cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clGetEventProfilingInfo(cl_event event, cl_profiling_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetEventProfilingInfo]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clGetEventProfilingInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventProfilingInfo].real, memory_order_relaxed))(event, param_name, param_value_size, param_value, param_value_size_ret);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clGetEventProfilingInfo, (event, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetEventProfilingInfo(event, param_name, param_value_size, param_value, param_value_size_ret);
 }
 CG_EXPORT cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_profiling_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetEventProfilingInfo]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clGetEventProfilingInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventProfilingInfo].real, memory_order_relaxed))(event, param_name, param_value_size, param_value, param_value_size_ret);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clGetEventProfilingInfo(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clGetEventProfilingInfo) *cgl_fn = (__typeof__(clGetEventProfilingInfo) *)atomic_load_explicit(&cgl_sites[CGL_clGetEventProfilingInfo].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(event, param_name, param_value_size, param_value, param_value_size_ret);
+    CG_COUNTED_CALL(clGetEventProfilingInfo, (event, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clGetEventProfilingInfo, (event, param_name, param_value_size, param_value, param_value_size_ret));
     return cgl_sl_clGetEventProfilingInfo(event, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
@@ -5327,75 +2657,23 @@ struct cgl_fr_clFlush {
     cl_command_queue command_queue;
     cl_int cgl_ret;
 };
-static int cgl_th_clFlush(void *cgl_frame)
-{
-    struct cgl_fr_clFlush *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clFlush) *)atomic_load_explicit(&cgl_sites[CGL_clFlush].real, memory_order_relaxed))(cgl_f->command_queue);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clFlush, (cgl_f->command_queue), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clFlush(cl_command_queue command_queue)
 {
     struct cgl_fr_clFlush cgl_fr = {.command_queue = command_queue, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clFlush], (const void *)command_queue, cgl_th_clFlush, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clFlush;
-static __attribute__((noinline, cold)) cgl_rt_clFlush cgl_left_clFlush(cg_slot *cgl_s, int cgl_code, cgl_rt_clFlush cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clFlush(cl_command_queue command_queue)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clFlush]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            cl_int cgl_ret = ((__typeof__(clFlush) *)atomic_load_explicit(&cgl_sites[CGL_clFlush].real, memory_order_relaxed))(command_queue);
-            cg_peak_out(cgl_c);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clFlush(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clFlush]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clFlush) *)atomic_load_explicit(&cgl_sites[CGL_clFlush].real, memory_order_relaxed))(command_queue);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clFlush, (command_queue), cgl_thunk_code, cgl_left);
+    CG_SHORT_CALL(clFlush, (command_queue), cgl_thunk_code);
     return cgl_gp_clFlush(command_queue);
 }
 CG_EXPORT cl_int CL_API_CALL clFlush(cl_command_queue command_queue)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clFlush]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clFlush) *)atomic_load_explicit(&cgl_sites[CGL_clFlush].real, memory_order_relaxed))(command_queue);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clFlush(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clFlush) *cgl_fn = (__typeof__(clFlush) *)atomic_load_explicit(&cgl_sites[CGL_clFlush].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
+    CG_COUNTED_CALL(clFlush, (command_queue), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clFlush, (command_queue));
     return cgl_sl_clFlush(command_queue);
 }
 
@@ -5404,75 +2682,23 @@ struct cgl_fr_clFinish {
     cl_command_queue command_queue;
     cl_int cgl_ret;
 };
-static int cgl_th_clFinish(void *cgl_frame)
-{
-    struct cgl_fr_clFinish *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clFinish) *)atomic_load_explicit(&cgl_sites[CGL_clFinish].real, memory_order_relaxed))(cgl_f->command_queue);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clFinish, (cgl_f->command_queue), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clFinish(cl_command_queue command_queue)
 {
     struct cgl_fr_clFinish cgl_fr = {.command_queue = command_queue, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clFinish], (const void *)command_queue, cgl_th_clFinish, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clFinish;
-static __attribute__((noinline, cold)) cgl_rt_clFinish cgl_left_clFinish(cg_slot *cgl_s, int cgl_code, cgl_rt_clFinish cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clFinish(cl_command_queue command_queue)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clFinish]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            cl_int cgl_ret = ((__typeof__(clFinish) *)atomic_load_explicit(&cgl_sites[CGL_clFinish].real, memory_order_relaxed))(command_queue);
-            cg_peak_out(cgl_c);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clFinish(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clFinish]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clFinish) *)atomic_load_explicit(&cgl_sites[CGL_clFinish].real, memory_order_relaxed))(command_queue);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clFinish, (command_queue), cgl_thunk_code, cgl_left);
+    CG_SHORT_CALL(clFinish, (command_queue), cgl_thunk_code);
     return cgl_gp_clFinish(command_queue);
 }
 CG_EXPORT cl_int CL_API_CALL clFinish(cl_command_queue command_queue)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clFinish]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clFinish) *)atomic_load_explicit(&cgl_sites[CGL_clFinish].real, memory_order_relaxed))(command_queue);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clFinish(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clFinish) *cgl_fn = (__typeof__(clFinish) *)atomic_load_explicit(&cgl_sites[CGL_clFinish].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
+    CG_COUNTED_CALL(clFinish, (command_queue), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clFinish, (command_queue));
     return cgl_sl_clFinish(command_queue);
 }
 
@@ -5489,75 +2715,23 @@ struct cgl_fr_clEnqueueReadBuffer {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueReadBuffer(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueReadBuffer *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueReadBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBuffer].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_read, cgl_f->offset, cgl_f->size, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueReadBuffer, (cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_read, cgl_f->offset, cgl_f->size, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, size_t offset, size_t size, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueReadBuffer cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_read = blocking_read, .offset = offset, .size = size, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueReadBuffer], (const void *)command_queue, cgl_th_clEnqueueReadBuffer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueReadBuffer;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueReadBuffer cgl_left_clEnqueueReadBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueReadBuffer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, size_t offset, size_t size, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clEnqueueReadBuffer]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueReadBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
-            cg_peak_out(cgl_c);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueReadBuffer(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueReadBuffer]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueReadBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clEnqueueReadBuffer, (command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_SHORT_CALL(clEnqueueReadBuffer, (command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueReadBuffer(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, size_t offset, size_t size, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueReadBuffer]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueReadBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueReadBuffer(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueReadBuffer) *cgl_fn = (__typeof__(clEnqueueReadBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBuffer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueReadBuffer, (command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueReadBuffer, (command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueReadBuffer(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -5579,75 +2753,23 @@ struct cgl_fr_clEnqueueReadBufferRect {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueReadBufferRect(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueReadBufferRect *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueReadBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBufferRect].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_read, cgl_f->buffer_origin, cgl_f->host_origin, cgl_f->region, cgl_f->buffer_row_pitch, cgl_f->buffer_slice_pitch, cgl_f->host_row_pitch, cgl_f->host_slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueReadBufferRect, (cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_read, cgl_f->buffer_origin, cgl_f->host_origin, cgl_f->region, cgl_f->buffer_row_pitch, cgl_f->buffer_slice_pitch, cgl_f->host_row_pitch, cgl_f->host_slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueReadBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueReadBufferRect cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_read = blocking_read, .buffer_origin = buffer_origin, .host_origin = host_origin, .region = region, .buffer_row_pitch = buffer_row_pitch, .buffer_slice_pitch = buffer_slice_pitch, .host_row_pitch = host_row_pitch, .host_slice_pitch = host_slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueReadBufferRect], (const void *)command_queue, cgl_th_clEnqueueReadBufferRect, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueReadBufferRect;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueReadBufferRect cgl_left_clEnqueueReadBufferRect(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueReadBufferRect cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueReadBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clEnqueueReadBufferRect]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueReadBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBufferRect].real, memory_order_relaxed))(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-            cg_peak_out(cgl_c);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueReadBufferRect(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueReadBufferRect]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueReadBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBufferRect].real, memory_order_relaxed))(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clEnqueueReadBufferRect, (command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_SHORT_CALL(clEnqueueReadBufferRect, (command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueReadBufferRect(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueReadBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueReadBufferRect]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueReadBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBufferRect].real, memory_order_relaxed))(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueReadBufferRect(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueReadBufferRect) *cgl_fn = (__typeof__(clEnqueueReadBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadBufferRect].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueReadBufferRect, (command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueReadBufferRect, (command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueReadBufferRect(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -5664,75 +2786,23 @@ struct cgl_fr_clEnqueueWriteBuffer {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueWriteBuffer(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueWriteBuffer *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueWriteBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBuffer].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_write, cgl_f->offset, cgl_f->size, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueWriteBuffer, (cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_write, cgl_f->offset, cgl_f->size, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, size_t offset, size_t size, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueWriteBuffer cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_write = blocking_write, .offset = offset, .size = size, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueWriteBuffer], (const void *)command_queue, cgl_th_clEnqueueWriteBuffer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueWriteBuffer;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueWriteBuffer cgl_left_clEnqueueWriteBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueWriteBuffer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, size_t offset, size_t size, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clEnqueueWriteBuffer]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueWriteBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
-            cg_peak_out(cgl_c);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueWriteBuffer(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueWriteBuffer]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueWriteBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clEnqueueWriteBuffer, (command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_SHORT_CALL(clEnqueueWriteBuffer, (command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueWriteBuffer(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, size_t offset, size_t size, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueWriteBuffer]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueWriteBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueWriteBuffer(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueWriteBuffer) *cgl_fn = (__typeof__(clEnqueueWriteBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBuffer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueWriteBuffer, (command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueWriteBuffer, (command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueWriteBuffer(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -5754,75 +2824,23 @@ struct cgl_fr_clEnqueueWriteBufferRect {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueWriteBufferRect(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueWriteBufferRect *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueWriteBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBufferRect].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_write, cgl_f->buffer_origin, cgl_f->host_origin, cgl_f->region, cgl_f->buffer_row_pitch, cgl_f->buffer_slice_pitch, cgl_f->host_row_pitch, cgl_f->host_slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueWriteBufferRect, (cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_write, cgl_f->buffer_origin, cgl_f->host_origin, cgl_f->region, cgl_f->buffer_row_pitch, cgl_f->buffer_slice_pitch, cgl_f->host_row_pitch, cgl_f->host_slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWriteBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueWriteBufferRect cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_write = blocking_write, .buffer_origin = buffer_origin, .host_origin = host_origin, .region = region, .buffer_row_pitch = buffer_row_pitch, .buffer_slice_pitch = buffer_slice_pitch, .host_row_pitch = host_row_pitch, .host_slice_pitch = host_slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueWriteBufferRect], (const void *)command_queue, cgl_th_clEnqueueWriteBufferRect, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueWriteBufferRect;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueWriteBufferRect cgl_left_clEnqueueWriteBufferRect(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueWriteBufferRect cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWriteBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clEnqueueWriteBufferRect]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueWriteBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBufferRect].real, memory_order_relaxed))(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-            cg_peak_out(cgl_c);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueWriteBufferRect(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueWriteBufferRect]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueWriteBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBufferRect].real, memory_order_relaxed))(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clEnqueueWriteBufferRect, (command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_SHORT_CALL(clEnqueueWriteBufferRect, (command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueWriteBufferRect(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueWriteBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueWriteBufferRect]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueWriteBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBufferRect].real, memory_order_relaxed))(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueWriteBufferRect(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueWriteBufferRect) *cgl_fn = (__typeof__(clEnqueueWriteBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteBufferRect].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueWriteBufferRect, (command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueWriteBufferRect, (command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueWriteBufferRect(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -5839,59 +2857,22 @@ struct cgl_fr_clEnqueueFillBuffer {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueFillBuffer(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueFillBuffer *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueFillBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillBuffer].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->buffer, cgl_f->pattern, cgl_f->pattern_size, cgl_f->offset, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueFillBuffer, (cgl_f->command_queue, cgl_f->buffer, cgl_f->pattern, cgl_f->pattern_size, cgl_f->offset, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer, const void *pattern, size_t pattern_size, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueFillBuffer cgl_fr = {.command_queue = command_queue, .buffer = buffer, .pattern = pattern, .pattern_size = pattern_size, .offset = offset, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueFillBuffer], (const void *)command_queue, cgl_th_clEnqueueFillBuffer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueFillBuffer;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueFillBuffer cgl_left_clEnqueueFillBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueFillBuffer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer, const void *pattern, size_t pattern_size, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueFillBuffer]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueFillBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillBuffer].real, memory_order_relaxed))(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clEnqueueFillBuffer, (command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueFillBuffer(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer, const void *pattern, size_t pattern_size, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueFillBuffer]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueFillBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillBuffer].real, memory_order_relaxed))(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueFillBuffer(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueFillBuffer) *cgl_fn = (__typeof__(clEnqueueFillBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillBuffer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueFillBuffer, (command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueFillBuffer, (command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueFillBuffer(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -5908,59 +2889,22 @@ struct cgl_fr_clEnqueueCopyBuffer {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueCopyBuffer(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueCopyBuffer *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueCopyBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBuffer].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->src_buffer, cgl_f->dst_buffer, cgl_f->src_offset, cgl_f->dst_offset, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueCopyBuffer, (cgl_f->command_queue, cgl_f->src_buffer, cgl_f->dst_buffer, cgl_f->src_offset, cgl_f->dst_offset, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, size_t src_offset, size_t dst_offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueCopyBuffer cgl_fr = {.command_queue = command_queue, .src_buffer = src_buffer, .dst_buffer = dst_buffer, .src_offset = src_offset, .dst_offset = dst_offset, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueCopyBuffer], (const void *)command_queue, cgl_th_clEnqueueCopyBuffer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueCopyBuffer;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueCopyBuffer cgl_left_clEnqueueCopyBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueCopyBuffer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, size_t src_offset, size_t dst_offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyBuffer]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueCopyBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBuffer].real, memory_order_relaxed))(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clEnqueueCopyBuffer, (command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueCopyBuffer(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, size_t src_offset, size_t dst_offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueCopyBuffer]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueCopyBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBuffer].real, memory_order_relaxed))(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueCopyBuffer(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueCopyBuffer) *cgl_fn = (__typeof__(clEnqueueCopyBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBuffer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueCopyBuffer, (command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueCopyBuffer, (command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueCopyBuffer(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -5981,59 +2925,22 @@ struct cgl_fr_clEnqueueCopyBufferRect {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueCopyBufferRect(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueCopyBufferRect *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueCopyBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferRect].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->src_buffer, cgl_f->dst_buffer, cgl_f->src_origin, cgl_f->dst_origin, cgl_f->region, cgl_f->src_row_pitch, cgl_f->src_slice_pitch, cgl_f->dst_row_pitch, cgl_f->dst_slice_pitch, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueCopyBufferRect, (cgl_f->command_queue, cgl_f->src_buffer, cgl_f->dst_buffer, cgl_f->src_origin, cgl_f->dst_origin, cgl_f->region, cgl_f->src_row_pitch, cgl_f->src_slice_pitch, cgl_f->dst_row_pitch, cgl_f->dst_slice_pitch, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, const size_t *src_origin, const size_t *dst_origin, const size_t *region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueCopyBufferRect cgl_fr = {.command_queue = command_queue, .src_buffer = src_buffer, .dst_buffer = dst_buffer, .src_origin = src_origin, .dst_origin = dst_origin, .region = region, .src_row_pitch = src_row_pitch, .src_slice_pitch = src_slice_pitch, .dst_row_pitch = dst_row_pitch, .dst_slice_pitch = dst_slice_pitch, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueCopyBufferRect], (const void *)command_queue, cgl_th_clEnqueueCopyBufferRect, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueCopyBufferRect;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueCopyBufferRect cgl_left_clEnqueueCopyBufferRect(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueCopyBufferRect cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, const size_t *src_origin, const size_t *dst_origin, const size_t *region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyBufferRect]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueCopyBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferRect].real, memory_order_relaxed))(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clEnqueueCopyBufferRect, (command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueCopyBufferRect(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, const size_t *src_origin, const size_t *dst_origin, const size_t *region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueCopyBufferRect]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueCopyBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferRect].real, memory_order_relaxed))(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueCopyBufferRect(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueCopyBufferRect) *cgl_fn = (__typeof__(clEnqueueCopyBufferRect) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferRect].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueCopyBufferRect, (command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueCopyBufferRect, (command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueCopyBufferRect(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -6052,75 +2959,23 @@ struct cgl_fr_clEnqueueReadImage {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueReadImage(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueReadImage *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueReadImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadImage].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->image, cgl_f->blocking_read, cgl_f->origin, cgl_f->region, cgl_f->row_pitch, cgl_f->slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueReadImage, (cgl_f->command_queue, cgl_f->image, cgl_f->blocking_read, cgl_f->origin, cgl_f->region, cgl_f->row_pitch, cgl_f->slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueReadImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_read, const size_t *origin, const size_t *region, size_t row_pitch, size_t slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueReadImage cgl_fr = {.command_queue = command_queue, .image = image, .blocking_read = blocking_read, .origin = origin, .region = region, .row_pitch = row_pitch, .slice_pitch = slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueReadImage], (const void *)command_queue, cgl_th_clEnqueueReadImage, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueReadImage;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueReadImage cgl_left_clEnqueueReadImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueReadImage cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueReadImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_read, const size_t *origin, const size_t *region, size_t row_pitch, size_t slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clEnqueueReadImage]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueReadImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadImage].real, memory_order_relaxed))(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-            cg_peak_out(cgl_c);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueReadImage(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueReadImage]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueReadImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadImage].real, memory_order_relaxed))(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clEnqueueReadImage, (command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_SHORT_CALL(clEnqueueReadImage, (command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueReadImage(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueReadImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_read, const size_t *origin, const size_t *region, size_t row_pitch, size_t slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueReadImage]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueReadImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadImage].real, memory_order_relaxed))(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueReadImage(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueReadImage) *cgl_fn = (__typeof__(clEnqueueReadImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueReadImage].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueReadImage, (command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueReadImage, (command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueReadImage(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -6139,75 +2994,23 @@ struct cgl_fr_clEnqueueWriteImage {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueWriteImage(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueWriteImage *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueWriteImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteImage].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->image, cgl_f->blocking_write, cgl_f->origin, cgl_f->region, cgl_f->input_row_pitch, cgl_f->input_slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueWriteImage, (cgl_f->command_queue, cgl_f->image, cgl_f->blocking_write, cgl_f->origin, cgl_f->region, cgl_f->input_row_pitch, cgl_f->input_slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWriteImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_write, const size_t *origin, const size_t *region, size_t input_row_pitch, size_t input_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueWriteImage cgl_fr = {.command_queue = command_queue, .image = image, .blocking_write = blocking_write, .origin = origin, .region = region, .input_row_pitch = input_row_pitch, .input_slice_pitch = input_slice_pitch, .ptr = ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueWriteImage], (const void *)command_queue, cgl_th_clEnqueueWriteImage, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueWriteImage;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueWriteImage cgl_left_clEnqueueWriteImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueWriteImage cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWriteImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_write, const size_t *origin, const size_t *region, size_t input_row_pitch, size_t input_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clEnqueueWriteImage]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueWriteImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteImage].real, memory_order_relaxed))(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-            cg_peak_out(cgl_c);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueWriteImage(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueWriteImage]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueWriteImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteImage].real, memory_order_relaxed))(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clEnqueueWriteImage, (command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_SHORT_CALL(clEnqueueWriteImage, (command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueWriteImage(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueWriteImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_write, const size_t *origin, const size_t *region, size_t input_row_pitch, size_t input_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueWriteImage]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueWriteImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteImage].real, memory_order_relaxed))(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueWriteImage(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueWriteImage) *cgl_fn = (__typeof__(clEnqueueWriteImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWriteImage].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueWriteImage, (command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueWriteImage, (command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueWriteImage(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -6223,59 +3026,22 @@ struct cgl_fr_clEnqueueFillImage {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueFillImage(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueFillImage *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueFillImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillImage].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->image, cgl_f->fill_color, cgl_f->origin, cgl_f->region, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueFillImage, (cgl_f->command_queue, cgl_f->image, cgl_f->fill_color, cgl_f->origin, cgl_f->region, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueFillImage(cl_command_queue command_queue, cl_mem image, const void *fill_color, const size_t *origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueFillImage cgl_fr = {.command_queue = command_queue, .image = image, .fill_color = fill_color, .origin = origin, .region = region, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueFillImage], (const void *)command_queue, cgl_th_clEnqueueFillImage, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueFillImage;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueFillImage cgl_left_clEnqueueFillImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueFillImage cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueFillImage(cl_command_queue command_queue, cl_mem image, const void *fill_color, const size_t *origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueFillImage]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueFillImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillImage].real, memory_order_relaxed))(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clEnqueueFillImage, (command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueFillImage(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueFillImage(cl_command_queue command_queue, cl_mem image, const void *fill_color, const size_t *origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueFillImage]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueFillImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillImage].real, memory_order_relaxed))(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueFillImage(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueFillImage) *cgl_fn = (__typeof__(clEnqueueFillImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueFillImage].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueFillImage, (command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueFillImage, (command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueFillImage(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -6292,59 +3058,22 @@ struct cgl_fr_clEnqueueCopyImage {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueCopyImage(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueCopyImage *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueCopyImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImage].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->src_image, cgl_f->dst_image, cgl_f->src_origin, cgl_f->dst_origin, cgl_f->region, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueCopyImage, (cgl_f->command_queue, cgl_f->src_image, cgl_f->dst_image, cgl_f->src_origin, cgl_f->dst_origin, cgl_f->region, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyImage(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_image, const size_t *src_origin, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueCopyImage cgl_fr = {.command_queue = command_queue, .src_image = src_image, .dst_image = dst_image, .src_origin = src_origin, .dst_origin = dst_origin, .region = region, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueCopyImage], (const void *)command_queue, cgl_th_clEnqueueCopyImage, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueCopyImage;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueCopyImage cgl_left_clEnqueueCopyImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueCopyImage cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyImage(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_image, const size_t *src_origin, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyImage]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueCopyImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImage].real, memory_order_relaxed))(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clEnqueueCopyImage, (command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueCopyImage(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyImage(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_image, const size_t *src_origin, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueCopyImage]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueCopyImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImage].real, memory_order_relaxed))(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueCopyImage(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueCopyImage) *cgl_fn = (__typeof__(clEnqueueCopyImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImage].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueCopyImage, (command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueCopyImage, (command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueCopyImage(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -6361,59 +3090,22 @@ struct cgl_fr_clEnqueueCopyImageToBuffer {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueCopyImageToBuffer(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueCopyImageToBuffer *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueCopyImageToBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImageToBuffer].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->src_image, cgl_f->dst_buffer, cgl_f->src_origin, cgl_f->region, cgl_f->dst_offset, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueCopyImageToBuffer, (cgl_f->command_queue, cgl_f->src_image, cgl_f->dst_buffer, cgl_f->src_origin, cgl_f->region, cgl_f->dst_offset, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyImageToBuffer(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_buffer, const size_t *src_origin, const size_t *region, size_t dst_offset, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueCopyImageToBuffer cgl_fr = {.command_queue = command_queue, .src_image = src_image, .dst_buffer = dst_buffer, .src_origin = src_origin, .region = region, .dst_offset = dst_offset, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueCopyImageToBuffer], (const void *)command_queue, cgl_th_clEnqueueCopyImageToBuffer, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueCopyImageToBuffer;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueCopyImageToBuffer cgl_left_clEnqueueCopyImageToBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueCopyImageToBuffer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyImageToBuffer(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_buffer, const size_t *src_origin, const size_t *region, size_t dst_offset, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyImageToBuffer]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueCopyImageToBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImageToBuffer].real, memory_order_relaxed))(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clEnqueueCopyImageToBuffer, (command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueCopyImageToBuffer(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyImageToBuffer(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_buffer, const size_t *src_origin, const size_t *region, size_t dst_offset, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueCopyImageToBuffer]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueCopyImageToBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImageToBuffer].real, memory_order_relaxed))(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueCopyImageToBuffer(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueCopyImageToBuffer) *cgl_fn = (__typeof__(clEnqueueCopyImageToBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyImageToBuffer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueCopyImageToBuffer, (command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueCopyImageToBuffer, (command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueCopyImageToBuffer(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -6430,59 +3122,22 @@ struct cgl_fr_clEnqueueCopyBufferToImage {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueCopyBufferToImage(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueCopyBufferToImage *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueCopyBufferToImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferToImage].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->src_buffer, cgl_f->dst_image, cgl_f->src_offset, cgl_f->dst_origin, cgl_f->region, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueCopyBufferToImage, (cgl_f->command_queue, cgl_f->src_buffer, cgl_f->dst_image, cgl_f->src_offset, cgl_f->dst_origin, cgl_f->region, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyBufferToImage(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_image, size_t src_offset, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueCopyBufferToImage cgl_fr = {.command_queue = command_queue, .src_buffer = src_buffer, .dst_image = dst_image, .src_offset = src_offset, .dst_origin = dst_origin, .region = region, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueCopyBufferToImage], (const void *)command_queue, cgl_th_clEnqueueCopyBufferToImage, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueCopyBufferToImage;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueCopyBufferToImage cgl_left_clEnqueueCopyBufferToImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueCopyBufferToImage cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyBufferToImage(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_image, size_t src_offset, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueCopyBufferToImage]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueCopyBufferToImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferToImage].real, memory_order_relaxed))(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clEnqueueCopyBufferToImage, (command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueCopyBufferToImage(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueCopyBufferToImage(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_image, size_t src_offset, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueCopyBufferToImage]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueCopyBufferToImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferToImage].real, memory_order_relaxed))(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueCopyBufferToImage(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueCopyBufferToImage) *cgl_fn = (__typeof__(clEnqueueCopyBufferToImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueCopyBufferToImage].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueCopyBufferToImage, (command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueCopyBufferToImage, (command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueCopyBufferToImage(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -6500,12 +3155,7 @@ struct cgl_fr_clEnqueueMapBuffer {
     cl_int *errcode_ret;
     void *cgl_ret;
 };
-static int cgl_th_clEnqueueMapBuffer(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueMapBuffer *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueMapBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapBuffer].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_map, cgl_f->map_flags, cgl_f->offset, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event, cgl_f->errcode_ret);
-    return 0;
-}
+CG_THUNK(clEnqueueMapBuffer, (cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_map, cgl_f->map_flags, cgl_f->offset, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) void *cgl_gp_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_map, cl_map_flags map_flags, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
 {
     struct cgl_fr_clEnqueueMapBuffer cgl_fr = {.command_queue = command_queue, .buffer = buffer, .blocking_map = blocking_map, .map_flags = map_flags, .offset = offset, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .errcode_ret = errcode_ret};
@@ -6515,53 +3165,17 @@ static __attribute__((noinline)) void *cgl_gp_clEnqueueMapBuffer(cl_command_queu
     }
     return cgl_fr.cgl_ret;
 }
-typedef void *cgl_rt_clEnqueueMapBuffer;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueMapBuffer cgl_left_clEnqueueMapBuffer(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueMapBuffer cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clEnqueueMapBuffer, __typeof__(((struct cgl_fr_clEnqueueMapBuffer *)0)->cgl_ret));
 static __attribute__((noinline)) void *cgl_sl_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_map, cl_map_flags map_flags, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clEnqueueMapBuffer]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            void *cgl_ret = ((__typeof__(clEnqueueMapBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
-            cg_peak_out(cgl_c);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clEnqueueMapBuffer(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMapBuffer]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        void *cgl_ret = ((__typeof__(clEnqueueMapBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clEnqueueMapBuffer, (command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret), CG_NO_CODE, cgl_left_clEnqueueMapBuffer);
+    CG_SHORT_CALL(clEnqueueMapBuffer, (command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret), CG_NO_CODE);
     return cgl_gp_clEnqueueMapBuffer(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
 }
 CG_EXPORT void *CL_API_CALL clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_map, cl_map_flags map_flags, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueMapBuffer]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            void *cgl_ret = ((__typeof__(clEnqueueMapBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapBuffer].real, memory_order_relaxed))(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clEnqueueMapBuffer(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueMapBuffer) *cgl_fn = (__typeof__(clEnqueueMapBuffer) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapBuffer].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+    CG_COUNTED_CALL(clEnqueueMapBuffer, (command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret), CG_NO_CODE, cgl_left_clEnqueueMapBuffer);
+    CG_DIRECT_CALL(clEnqueueMapBuffer, (command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret));
     return cgl_sl_clEnqueueMapBuffer(command_queue, buffer, blocking_map, map_flags, offset, size, num_events_in_wait_list, event_wait_list, event, errcode_ret);
 }
 
@@ -6581,12 +3195,7 @@ struct cgl_fr_clEnqueueMapImage {
     cl_int *errcode_ret;
     void *cgl_ret;
 };
-static int cgl_th_clEnqueueMapImage(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueMapImage *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueMapImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapImage].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->image, cgl_f->blocking_map, cgl_f->map_flags, cgl_f->origin, cgl_f->region, cgl_f->image_row_pitch, cgl_f->image_slice_pitch, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event, cgl_f->errcode_ret);
-    return 0;
-}
+CG_THUNK(clEnqueueMapImage, (cgl_f->command_queue, cgl_f->image, cgl_f->blocking_map, cgl_f->map_flags, cgl_f->origin, cgl_f->region, cgl_f->image_row_pitch, cgl_f->image_slice_pitch, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) void *cgl_gp_clEnqueueMapImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_map, cl_map_flags map_flags, const size_t *origin, const size_t *region, size_t *image_row_pitch, size_t *image_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
 {
     struct cgl_fr_clEnqueueMapImage cgl_fr = {.command_queue = command_queue, .image = image, .blocking_map = blocking_map, .map_flags = map_flags, .origin = origin, .region = region, .image_row_pitch = image_row_pitch, .image_slice_pitch = image_slice_pitch, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .errcode_ret = errcode_ret};
@@ -6596,53 +3205,17 @@ static __attribute__((noinline)) void *cgl_gp_clEnqueueMapImage(cl_command_queue
     }
     return cgl_fr.cgl_ret;
 }
-typedef void *cgl_rt_clEnqueueMapImage;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueMapImage cgl_left_clEnqueueMapImage(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueMapImage cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clEnqueueMapImage, __typeof__(((struct cgl_fr_clEnqueueMapImage *)0)->cgl_ret));
 static __attribute__((noinline)) void *cgl_sl_clEnqueueMapImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_map, cl_map_flags map_flags, const size_t *origin, const size_t *region, size_t *image_row_pitch, size_t *image_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clEnqueueMapImage]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            void *cgl_ret = ((__typeof__(clEnqueueMapImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapImage].real, memory_order_relaxed))(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
-            cg_peak_out(cgl_c);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clEnqueueMapImage(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMapImage]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        void *cgl_ret = ((__typeof__(clEnqueueMapImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapImage].real, memory_order_relaxed))(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clEnqueueMapImage, (command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret), CG_NO_CODE, cgl_left_clEnqueueMapImage);
+    CG_SHORT_CALL(clEnqueueMapImage, (command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret), CG_NO_CODE);
     return cgl_gp_clEnqueueMapImage(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
 }
 CG_EXPORT void *CL_API_CALL clEnqueueMapImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_map, cl_map_flags map_flags, const size_t *origin, const size_t *region, size_t *image_row_pitch, size_t *image_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueMapImage]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            void *cgl_ret = ((__typeof__(clEnqueueMapImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapImage].real, memory_order_relaxed))(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clEnqueueMapImage(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueMapImage) *cgl_fn = (__typeof__(clEnqueueMapImage) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMapImage].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
+    CG_COUNTED_CALL(clEnqueueMapImage, (command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret), CG_NO_CODE, cgl_left_clEnqueueMapImage);
+    CG_DIRECT_CALL(clEnqueueMapImage, (command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret));
     return cgl_sl_clEnqueueMapImage(command_queue, image, blocking_map, map_flags, origin, region, image_row_pitch, image_slice_pitch, num_events_in_wait_list, event_wait_list, event, errcode_ret);
 }
 
@@ -6656,59 +3229,22 @@ struct cgl_fr_clEnqueueUnmapMemObject {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueUnmapMemObject(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueUnmapMemObject *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueUnmapMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueUnmapMemObject].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->memobj, cgl_f->mapped_ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueUnmapMemObject, (cgl_f->command_queue, cgl_f->memobj, cgl_f->mapped_ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memobj, void *mapped_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueUnmapMemObject cgl_fr = {.command_queue = command_queue, .memobj = memobj, .mapped_ptr = mapped_ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueUnmapMemObject], (const void *)command_queue, cgl_th_clEnqueueUnmapMemObject, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueUnmapMemObject;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueUnmapMemObject cgl_left_clEnqueueUnmapMemObject(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueUnmapMemObject cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memobj, void *mapped_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueUnmapMemObject]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueUnmapMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueUnmapMemObject].real, memory_order_relaxed))(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clEnqueueUnmapMemObject, (command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueUnmapMemObject(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memobj, void *mapped_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueUnmapMemObject]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueUnmapMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueUnmapMemObject].real, memory_order_relaxed))(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueUnmapMemObject(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueUnmapMemObject) *cgl_fn = (__typeof__(clEnqueueUnmapMemObject) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueUnmapMemObject].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueUnmapMemObject, (command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueUnmapMemObject, (command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueUnmapMemObject(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -6723,59 +3259,22 @@ struct cgl_fr_clEnqueueMigrateMemObjects {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueMigrateMemObjects(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueMigrateMemObjects *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueMigrateMemObjects) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMigrateMemObjects].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->num_mem_objects, cgl_f->mem_objects, cgl_f->flags, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueMigrateMemObjects, (cgl_f->command_queue, cgl_f->num_mem_objects, cgl_f->mem_objects, cgl_f->flags, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueMigrateMemObjects(cl_command_queue command_queue, cl_uint num_mem_objects, const cl_mem *mem_objects, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueMigrateMemObjects cgl_fr = {.command_queue = command_queue, .num_mem_objects = num_mem_objects, .mem_objects = mem_objects, .flags = flags, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueMigrateMemObjects], (const void *)command_queue, cgl_th_clEnqueueMigrateMemObjects, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueMigrateMemObjects;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueMigrateMemObjects cgl_left_clEnqueueMigrateMemObjects(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueMigrateMemObjects cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueMigrateMemObjects(cl_command_queue command_queue, cl_uint num_mem_objects, const cl_mem *mem_objects, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMigrateMemObjects]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueMigrateMemObjects) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMigrateMemObjects].real, memory_order_relaxed))(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clEnqueueMigrateMemObjects, (command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueMigrateMemObjects(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueMigrateMemObjects(cl_command_queue command_queue, cl_uint num_mem_objects, const cl_mem *mem_objects, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueMigrateMemObjects]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueMigrateMemObjects) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMigrateMemObjects].real, memory_order_relaxed))(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueMigrateMemObjects(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueMigrateMemObjects) *cgl_fn = (__typeof__(clEnqueueMigrateMemObjects) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMigrateMemObjects].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueMigrateMemObjects, (command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueMigrateMemObjects, (command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueMigrateMemObjects(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -6795,75 +3294,23 @@ struct cgl_fr_clEnqueueNDRangeKernel {
 static const cg_rule cgl_rules_clEnqueueNDRangeKernel[1] = {
     {"kernel", offsetof(struct cgl_fr_clEnqueueNDRangeKernel, kernel), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->kernel), CG_RULE_READ | CG_RULE_LAUNCHES},
 };
-static int cgl_th_clEnqueueNDRangeKernel(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueNDRangeKernel *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueNDRangeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNDRangeKernel].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->kernel, cgl_f->work_dim, cgl_f->global_work_offset, cgl_f->global_work_size, cgl_f->local_work_size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueNDRangeKernel, (cgl_f->command_queue, cgl_f->kernel, cgl_f->work_dim, cgl_f->global_work_offset, cgl_f->global_work_size, cgl_f->local_work_size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset, const size_t *global_work_size, const size_t *local_work_size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueNDRangeKernel cgl_fr = {.command_queue = command_queue, .kernel = kernel, .work_dim = work_dim, .global_work_offset = global_work_offset, .global_work_size = global_work_size, .local_work_size = local_work_size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueNDRangeKernel], (const void *)command_queue, cgl_th_clEnqueueNDRangeKernel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueNDRangeKernel;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueNDRangeKernel cgl_left_clEnqueueNDRangeKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueNDRangeKernel cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset, const size_t *global_work_size, const size_t *local_work_size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clEnqueueNDRangeKernel]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueNDRangeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNDRangeKernel].real, memory_order_relaxed))(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
-            cg_peak_out(cgl_c);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueNDRangeKernel(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueNDRangeKernel]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueNDRangeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNDRangeKernel].real, memory_order_relaxed))(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clEnqueueNDRangeKernel, (command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_SHORT_CALL(clEnqueueNDRangeKernel, (command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueNDRangeKernel(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset, const size_t *global_work_size, const size_t *local_work_size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueNDRangeKernel]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueNDRangeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNDRangeKernel].real, memory_order_relaxed))(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueNDRangeKernel(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueNDRangeKernel) *cgl_fn = (__typeof__(clEnqueueNDRangeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNDRangeKernel].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueNDRangeKernel, (command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueNDRangeKernel, (command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueNDRangeKernel(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -6881,59 +3328,22 @@ struct cgl_fr_clEnqueueNativeKernel {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueNativeKernel(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueNativeKernel *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueNativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNativeKernel].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->user_func, cgl_f->args, cgl_f->cb_args, cgl_f->num_mem_objects, cgl_f->mem_list, cgl_f->args_mem_loc, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueNativeKernel, (cgl_f->command_queue, cgl_f->user_func, cgl_f->args, cgl_f->cb_args, cgl_f->num_mem_objects, cgl_f->mem_list, cgl_f->args_mem_loc, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueNativeKernel(cl_command_queue command_queue, void (*user_func)(void *), void *args, size_t cb_args, cl_uint num_mem_objects, const cl_mem *mem_list, const void **args_mem_loc, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueNativeKernel cgl_fr = {.command_queue = command_queue, .user_func = user_func, .args = args, .cb_args = cb_args, .num_mem_objects = num_mem_objects, .mem_list = mem_list, .args_mem_loc = args_mem_loc, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueNativeKernel], (const void *)command_queue, cgl_th_clEnqueueNativeKernel, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueNativeKernel;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueNativeKernel cgl_left_clEnqueueNativeKernel(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueNativeKernel cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueNativeKernel(cl_command_queue command_queue, void (*user_func)(void *), void *args, size_t cb_args, cl_uint num_mem_objects, const cl_mem *mem_list, const void **args_mem_loc, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueNativeKernel]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueNativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNativeKernel].real, memory_order_relaxed))(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clEnqueueNativeKernel, (command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueNativeKernel(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueNativeKernel(cl_command_queue command_queue, void (*user_func)(void *), void *args, size_t cb_args, cl_uint num_mem_objects, const cl_mem *mem_list, const void **args_mem_loc, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueNativeKernel]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueNativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNativeKernel].real, memory_order_relaxed))(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueNativeKernel(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueNativeKernel) *cgl_fn = (__typeof__(clEnqueueNativeKernel) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueNativeKernel].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueNativeKernel, (command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueNativeKernel, (command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueNativeKernel(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -6945,59 +3355,22 @@ struct cgl_fr_clEnqueueMarkerWithWaitList {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueMarkerWithWaitList(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueMarkerWithWaitList *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueMarkerWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarkerWithWaitList].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueMarkerWithWaitList, (cgl_f->command_queue, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueMarkerWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueMarkerWithWaitList cgl_fr = {.command_queue = command_queue, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueMarkerWithWaitList], (const void *)command_queue, cgl_th_clEnqueueMarkerWithWaitList, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueMarkerWithWaitList;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueMarkerWithWaitList cgl_left_clEnqueueMarkerWithWaitList(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueMarkerWithWaitList cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueMarkerWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMarkerWithWaitList]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueMarkerWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarkerWithWaitList].real, memory_order_relaxed))(command_queue, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clEnqueueMarkerWithWaitList, (command_queue, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueMarkerWithWaitList(command_queue, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueMarkerWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueMarkerWithWaitList]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueMarkerWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarkerWithWaitList].real, memory_order_relaxed))(command_queue, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueMarkerWithWaitList(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueMarkerWithWaitList) *cgl_fn = (__typeof__(clEnqueueMarkerWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarkerWithWaitList].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueMarkerWithWaitList, (command_queue, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueMarkerWithWaitList, (command_queue, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueMarkerWithWaitList(command_queue, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -7009,59 +3382,22 @@ struct cgl_fr_clEnqueueBarrierWithWaitList {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueBarrierWithWaitList(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueBarrierWithWaitList *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueBarrierWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrierWithWaitList].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueBarrierWithWaitList, (cgl_f->command_queue, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueBarrierWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueBarrierWithWaitList cgl_fr = {.command_queue = command_queue, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueBarrierWithWaitList], (const void *)command_queue, cgl_th_clEnqueueBarrierWithWaitList, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueBarrierWithWaitList;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueBarrierWithWaitList cgl_left_clEnqueueBarrierWithWaitList(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueBarrierWithWaitList cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueBarrierWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueBarrierWithWaitList]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueBarrierWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrierWithWaitList].real, memory_order_relaxed))(command_queue, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clEnqueueBarrierWithWaitList, (command_queue, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueBarrierWithWaitList(command_queue, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueBarrierWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueBarrierWithWaitList]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueBarrierWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrierWithWaitList].real, memory_order_relaxed))(command_queue, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueBarrierWithWaitList(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueBarrierWithWaitList) *cgl_fn = (__typeof__(clEnqueueBarrierWithWaitList) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrierWithWaitList].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueBarrierWithWaitList, (command_queue, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueBarrierWithWaitList, (command_queue, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueBarrierWithWaitList(command_queue, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -7077,59 +3413,22 @@ struct cgl_fr_clEnqueueSVMFree {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueSVMFree(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueSVMFree *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMFree].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->num_svm_pointers, cgl_f->svm_pointers, cgl_f->pfn_free_func, cgl_f->user_data, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueSVMFree, (cgl_f->command_queue, cgl_f->num_svm_pointers, cgl_f->svm_pointers, cgl_f->pfn_free_func, cgl_f->user_data, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMFree(cl_command_queue command_queue, cl_uint num_svm_pointers, void *svm_pointers[], void (*pfn_free_func)(cl_command_queue, cl_uint, void *[], void *), void *user_data, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueSVMFree cgl_fr = {.command_queue = command_queue, .num_svm_pointers = num_svm_pointers, .svm_pointers = svm_pointers, .pfn_free_func = pfn_free_func, .user_data = user_data, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueSVMFree], (const void *)command_queue, cgl_th_clEnqueueSVMFree, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueSVMFree;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueSVMFree cgl_left_clEnqueueSVMFree(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueSVMFree cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMFree(cl_command_queue command_queue, cl_uint num_svm_pointers, void *svm_pointers[], void (*pfn_free_func)(cl_command_queue, cl_uint, void *[], void *), void *user_data, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMFree]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMFree].real, memory_order_relaxed))(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clEnqueueSVMFree, (command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueSVMFree(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMFree(cl_command_queue command_queue, cl_uint num_svm_pointers, void *svm_pointers[], void (*pfn_free_func)(cl_command_queue, cl_uint, void *[], void *), void *user_data, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueSVMFree]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMFree].real, memory_order_relaxed))(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueSVMFree(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueSVMFree) *cgl_fn = (__typeof__(clEnqueueSVMFree) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMFree].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueSVMFree, (command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueSVMFree, (command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueSVMFree(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -7145,75 +3444,23 @@ struct cgl_fr_clEnqueueSVMMemcpy {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueSVMMemcpy(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueSVMMemcpy *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueSVMMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemcpy].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->blocking_copy, cgl_f->dst_ptr, cgl_f->src_ptr, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueSVMMemcpy, (cgl_f->command_queue, cgl_f->blocking_copy, cgl_f->dst_ptr, cgl_f->src_ptr, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMemcpy(cl_command_queue command_queue, cl_bool blocking_copy, void *dst_ptr, const void *src_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueSVMMemcpy cgl_fr = {.command_queue = command_queue, .blocking_copy = blocking_copy, .dst_ptr = dst_ptr, .src_ptr = src_ptr, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueSVMMemcpy], (const void *)command_queue, cgl_th_clEnqueueSVMMemcpy, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueSVMMemcpy;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueSVMMemcpy cgl_left_clEnqueueSVMMemcpy(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueSVMMemcpy cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMemcpy(cl_command_queue command_queue, cl_bool blocking_copy, void *dst_ptr, const void *src_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clEnqueueSVMMemcpy]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueSVMMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemcpy].real, memory_order_relaxed))(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
-            cg_peak_out(cgl_c);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueSVMMemcpy(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMMemcpy]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueSVMMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemcpy].real, memory_order_relaxed))(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clEnqueueSVMMemcpy, (command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_SHORT_CALL(clEnqueueSVMMemcpy, (command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueSVMMemcpy(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMemcpy(cl_command_queue command_queue, cl_bool blocking_copy, void *dst_ptr, const void *src_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueSVMMemcpy]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueSVMMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemcpy].real, memory_order_relaxed))(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueSVMMemcpy(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueSVMMemcpy) *cgl_fn = (__typeof__(clEnqueueSVMMemcpy) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemcpy].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueSVMMemcpy, (command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueSVMMemcpy, (command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueSVMMemcpy(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -7229,59 +3476,22 @@ struct cgl_fr_clEnqueueSVMMemFill {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueSVMMemFill(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueSVMMemFill *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueSVMMemFill) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemFill].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->svm_ptr, cgl_f->pattern, cgl_f->pattern_size, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueSVMMemFill, (cgl_f->command_queue, cgl_f->svm_ptr, cgl_f->pattern, cgl_f->pattern_size, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMemFill(cl_command_queue command_queue, void *svm_ptr, const void *pattern, size_t pattern_size, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueSVMMemFill cgl_fr = {.command_queue = command_queue, .svm_ptr = svm_ptr, .pattern = pattern, .pattern_size = pattern_size, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueSVMMemFill], (const void *)command_queue, cgl_th_clEnqueueSVMMemFill, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueSVMMemFill;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueSVMMemFill cgl_left_clEnqueueSVMMemFill(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueSVMMemFill cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMemFill(cl_command_queue command_queue, void *svm_ptr, const void *pattern, size_t pattern_size, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMMemFill]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueSVMMemFill) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemFill].real, memory_order_relaxed))(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clEnqueueSVMMemFill, (command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueSVMMemFill(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMemFill(cl_command_queue command_queue, void *svm_ptr, const void *pattern, size_t pattern_size, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueSVMMemFill]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueSVMMemFill) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemFill].real, memory_order_relaxed))(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueSVMMemFill(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueSVMMemFill) *cgl_fn = (__typeof__(clEnqueueSVMMemFill) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMemFill].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueSVMMemFill, (command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueSVMMemFill, (command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueSVMMemFill(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -7297,75 +3507,23 @@ struct cgl_fr_clEnqueueSVMMap {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueSVMMap(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueSVMMap *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueSVMMap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMap].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->blocking_map, cgl_f->flags, cgl_f->svm_ptr, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueSVMMap, (cgl_f->command_queue, cgl_f->blocking_map, cgl_f->flags, cgl_f->svm_ptr, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMap(cl_command_queue command_queue, cl_bool blocking_map, cl_map_flags flags, void *svm_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueSVMMap cgl_fr = {.command_queue = command_queue, .blocking_map = blocking_map, .flags = flags, .svm_ptr = svm_ptr, .size = size, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueSVMMap], (const void *)command_queue, cgl_th_clEnqueueSVMMap, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueSVMMap;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueSVMMap cgl_left_clEnqueueSVMMap(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueSVMMap cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMap(cl_command_queue command_queue, cl_bool blocking_map, cl_map_flags flags, void *svm_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clEnqueueSVMMap]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueSVMMap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMap].real, memory_order_relaxed))(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
-            cg_peak_out(cgl_c);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueSVMMap(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMMap]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueSVMMap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMap].real, memory_order_relaxed))(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clEnqueueSVMMap, (command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_SHORT_CALL(clEnqueueSVMMap, (command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueSVMMap(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMap(cl_command_queue command_queue, cl_bool blocking_map, cl_map_flags flags, void *svm_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueSVMMap]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueSVMMap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMap].real, memory_order_relaxed))(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueSVMMap(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueSVMMap) *cgl_fn = (__typeof__(clEnqueueSVMMap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMap].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueSVMMap, (command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueSVMMap, (command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueSVMMap(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -7378,59 +3536,22 @@ struct cgl_fr_clEnqueueSVMUnmap {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueSVMUnmap(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueSVMUnmap *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueSVMUnmap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMUnmap].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->svm_ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueSVMUnmap, (cgl_f->command_queue, cgl_f->svm_ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMUnmap(cl_command_queue command_queue, void *svm_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueSVMUnmap cgl_fr = {.command_queue = command_queue, .svm_ptr = svm_ptr, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueSVMUnmap], (const void *)command_queue, cgl_th_clEnqueueSVMUnmap, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueSVMUnmap;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueSVMUnmap cgl_left_clEnqueueSVMUnmap(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueSVMUnmap cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMUnmap(cl_command_queue command_queue, void *svm_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMUnmap]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueSVMUnmap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMUnmap].real, memory_order_relaxed))(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clEnqueueSVMUnmap, (command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueSVMUnmap(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMUnmap(cl_command_queue command_queue, void *svm_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueSVMUnmap]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueSVMUnmap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMUnmap].real, memory_order_relaxed))(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueSVMUnmap(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueSVMUnmap) *cgl_fn = (__typeof__(clEnqueueSVMUnmap) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMUnmap].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueSVMUnmap, (command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueSVMUnmap, (command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueSVMUnmap(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -7446,59 +3567,22 @@ struct cgl_fr_clEnqueueSVMMigrateMem {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueSVMMigrateMem(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueSVMMigrateMem *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueSVMMigrateMem) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMigrateMem].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->num_svm_pointers, cgl_f->svm_pointers, cgl_f->sizes, cgl_f->flags, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueSVMMigrateMem, (cgl_f->command_queue, cgl_f->num_svm_pointers, cgl_f->svm_pointers, cgl_f->sizes, cgl_f->flags, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMigrateMem(cl_command_queue command_queue, cl_uint num_svm_pointers, const void **svm_pointers, const size_t *sizes, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueSVMMigrateMem cgl_fr = {.command_queue = command_queue, .num_svm_pointers = num_svm_pointers, .svm_pointers = svm_pointers, .sizes = sizes, .flags = flags, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueSVMMigrateMem], (const void *)command_queue, cgl_th_clEnqueueSVMMigrateMem, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueSVMMigrateMem;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueSVMMigrateMem cgl_left_clEnqueueSVMMigrateMem(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueSVMMigrateMem cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMigrateMem(cl_command_queue command_queue, cl_uint num_svm_pointers, const void **svm_pointers, const size_t *sizes, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueSVMMigrateMem]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueSVMMigrateMem) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMigrateMem].real, memory_order_relaxed))(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clEnqueueSVMMigrateMem, (command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueSVMMigrateMem(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueSVMMigrateMem(cl_command_queue command_queue, cl_uint num_svm_pointers, const void **svm_pointers, const size_t *sizes, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueSVMMigrateMem]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueSVMMigrateMem) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMigrateMem].real, memory_order_relaxed))(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueSVMMigrateMem(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueSVMMigrateMem) *cgl_fn = (__typeof__(clEnqueueSVMMigrateMem) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueSVMMigrateMem].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueSVMMigrateMem, (command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueSVMMigrateMem, (command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueSVMMigrateMem(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
 }
 
@@ -7508,52 +3592,23 @@ struct cgl_fr_clGetExtensionFunctionAddressForPlatform {
     const char *func_name;
     void *cgl_ret;
 };
-static int cgl_th_clGetExtensionFunctionAddressForPlatform(void *cgl_frame)
-{
-    struct cgl_fr_clGetExtensionFunctionAddressForPlatform *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clGetExtensionFunctionAddressForPlatform) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform].real, memory_order_relaxed))(cgl_f->platform, cgl_f->func_name);
-    return 0;
-}
+CG_THUNK(clGetExtensionFunctionAddressForPlatform, (cgl_f->platform, cgl_f->func_name), CG_NO_CODE);
 static __attribute__((noinline)) void *cgl_gp_clGetExtensionFunctionAddressForPlatform(cl_platform_id platform, const char *func_name)
 {
     struct cgl_fr_clGetExtensionFunctionAddressForPlatform cgl_fr = {.platform = platform, .func_name = func_name};
     (void)cg_call(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform], (const void *)platform, cgl_th_clGetExtensionFunctionAddressForPlatform, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef void *cgl_rt_clGetExtensionFunctionAddressForPlatform;
-static __attribute__((noinline, cold)) cgl_rt_clGetExtensionFunctionAddressForPlatform cgl_left_clGetExtensionFunctionAddressForPlatform(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetExtensionFunctionAddressForPlatform cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clGetExtensionFunctionAddressForPlatform, __typeof__(((struct cgl_fr_clGetExtensionFunctionAddressForPlatform *)0)->cgl_ret));
 static __attribute__((noinline)) void *cgl_sl_clGetExtensionFunctionAddressForPlatform(cl_platform_id platform, const char *func_name)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        void *cgl_ret = ((__typeof__(clGetExtensionFunctionAddressForPlatform) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform].real, memory_order_relaxed))(platform, func_name);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clGetExtensionFunctionAddressForPlatform, (platform, func_name), CG_NO_CODE);
     return cgl_gp_clGetExtensionFunctionAddressForPlatform(platform, func_name);
 }
 CG_EXPORT void *CL_API_CALL clGetExtensionFunctionAddressForPlatform(cl_platform_id platform, const char *func_name)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            void *cgl_ret = ((__typeof__(clGetExtensionFunctionAddressForPlatform) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform].real, memory_order_relaxed))(platform, func_name);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clGetExtensionFunctionAddressForPlatform(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clGetExtensionFunctionAddressForPlatform) *cgl_fn = (__typeof__(clGetExtensionFunctionAddressForPlatform) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddressForPlatform].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(platform, func_name);
+    CG_COUNTED_CALL(clGetExtensionFunctionAddressForPlatform, (platform, func_name), CG_NO_CODE, cgl_left_clGetExtensionFunctionAddressForPlatform);
+    CG_DIRECT_CALL(clGetExtensionFunctionAddressForPlatform, (platform, func_name));
     return cgl_sl_clGetExtensionFunctionAddressForPlatform(platform, func_name);
 }
 
@@ -7565,59 +3620,22 @@ struct cgl_fr_clSetCommandQueueProperty {
     cl_command_queue_properties *old_properties;
     cl_int cgl_ret;
 };
-static int cgl_th_clSetCommandQueueProperty(void *cgl_frame)
-{
-    struct cgl_fr_clSetCommandQueueProperty *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clSetCommandQueueProperty) *)atomic_load_explicit(&cgl_sites[CGL_clSetCommandQueueProperty].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->properties, cgl_f->enable, cgl_f->old_properties);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clSetCommandQueueProperty, (cgl_f->command_queue, cgl_f->properties, cgl_f->enable, cgl_f->old_properties), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetCommandQueueProperty(cl_command_queue command_queue, cl_command_queue_properties properties, cl_bool enable, cl_command_queue_properties *old_properties)
 {
     struct cgl_fr_clSetCommandQueueProperty cgl_fr = {.command_queue = command_queue, .properties = properties, .enable = enable, .old_properties = old_properties, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clSetCommandQueueProperty], (const void *)command_queue, cgl_th_clSetCommandQueueProperty, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clSetCommandQueueProperty;
-static __attribute__((noinline, cold)) cgl_rt_clSetCommandQueueProperty cgl_left_clSetCommandQueueProperty(cg_slot *cgl_s, int cgl_code, cgl_rt_clSetCommandQueueProperty cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clSetCommandQueueProperty(cl_command_queue command_queue, cl_command_queue_properties properties, cl_bool enable, cl_command_queue_properties *old_properties)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clSetCommandQueueProperty]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clSetCommandQueueProperty) *)atomic_load_explicit(&cgl_sites[CGL_clSetCommandQueueProperty].real, memory_order_relaxed))(command_queue, properties, enable, old_properties);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clSetCommandQueueProperty, (command_queue, properties, enable, old_properties), cgl_thunk_code);
     return cgl_gp_clSetCommandQueueProperty(command_queue, properties, enable, old_properties);
 }
 CG_EXPORT cl_int CL_API_CALL clSetCommandQueueProperty(cl_command_queue command_queue, cl_command_queue_properties properties, cl_bool enable, cl_command_queue_properties *old_properties)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clSetCommandQueueProperty]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clSetCommandQueueProperty) *)atomic_load_explicit(&cgl_sites[CGL_clSetCommandQueueProperty].real, memory_order_relaxed))(command_queue, properties, enable, old_properties);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clSetCommandQueueProperty(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clSetCommandQueueProperty) *cgl_fn = (__typeof__(clSetCommandQueueProperty) *)atomic_load_explicit(&cgl_sites[CGL_clSetCommandQueueProperty].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, properties, enable, old_properties);
+    CG_COUNTED_CALL(clSetCommandQueueProperty, (command_queue, properties, enable, old_properties), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clSetCommandQueueProperty, (command_queue, properties, enable, old_properties));
     return cgl_sl_clSetCommandQueueProperty(command_queue, properties, enable, old_properties);
 }
 
@@ -7633,12 +3651,7 @@ struct cgl_fr_clCreateImage2D {
     cl_int *errcode_ret;
     cl_mem cgl_ret;
 };
-static int cgl_th_clCreateImage2D(void *cgl_frame)
-{
-    struct cgl_fr_clCreateImage2D *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clCreateImage2D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage2D].real, memory_order_relaxed))(cgl_f->context, cgl_f->flags, cgl_f->image_format, cgl_f->image_width, cgl_f->image_height, cgl_f->image_row_pitch, cgl_f->host_ptr, cgl_f->errcode_ret);
-    return 0;
-}
+CG_THUNK(clCreateImage2D, (cgl_f->context, cgl_f->flags, cgl_f->image_format, cgl_f->image_width, cgl_f->image_height, cgl_f->image_row_pitch, cgl_f->host_ptr, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_mem cgl_gp_clCreateImage2D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_row_pitch, void *host_ptr, cl_int *errcode_ret)
 {
     struct cgl_fr_clCreateImage2D cgl_fr = {.context = context, .flags = flags, .image_format = image_format, .image_width = image_width, .image_height = image_height, .image_row_pitch = image_row_pitch, .host_ptr = host_ptr, .errcode_ret = errcode_ret};
@@ -7648,40 +3661,16 @@ static __attribute__((noinline)) cl_mem cgl_gp_clCreateImage2D(cl_context contex
     }
     return cgl_fr.cgl_ret;
 }
-typedef cl_mem cgl_rt_clCreateImage2D;
-static __attribute__((noinline, cold)) cgl_rt_clCreateImage2D cgl_left_clCreateImage2D(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateImage2D cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clCreateImage2D, __typeof__(((struct cgl_fr_clCreateImage2D *)0)->cgl_ret));
 static __attribute__((noinline)) cl_mem cgl_sl_clCreateImage2D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_row_pitch, void *host_ptr, cl_int *errcode_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateImage2D]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_mem cgl_ret = ((__typeof__(clCreateImage2D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage2D].real, memory_order_relaxed))(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clCreateImage2D, (context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret), CG_NO_CODE);
     return cgl_gp_clCreateImage2D(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
 }
 CG_EXPORT cl_mem CL_API_CALL clCreateImage2D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_row_pitch, void *host_ptr, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateImage2D]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_mem cgl_ret = ((__typeof__(clCreateImage2D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage2D].real, memory_order_relaxed))(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clCreateImage2D(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clCreateImage2D) *cgl_fn = (__typeof__(clCreateImage2D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage2D].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
+    CG_COUNTED_CALL(clCreateImage2D, (context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret), CG_NO_CODE, cgl_left_clCreateImage2D);
+    CG_DIRECT_CALL(clCreateImage2D, (context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret));
     return cgl_sl_clCreateImage2D(context, flags, image_format, image_width, image_height, image_row_pitch, host_ptr, errcode_ret);
 }
 
@@ -7699,12 +3688,7 @@ struct cgl_fr_clCreateImage3D {
     cl_int *errcode_ret;
     cl_mem cgl_ret;
 };
-static int cgl_th_clCreateImage3D(void *cgl_frame)
-{
-    struct cgl_fr_clCreateImage3D *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clCreateImage3D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage3D].real, memory_order_relaxed))(cgl_f->context, cgl_f->flags, cgl_f->image_format, cgl_f->image_width, cgl_f->image_height, cgl_f->image_depth, cgl_f->image_row_pitch, cgl_f->image_slice_pitch, cgl_f->host_ptr, cgl_f->errcode_ret);
-    return 0;
-}
+CG_THUNK(clCreateImage3D, (cgl_f->context, cgl_f->flags, cgl_f->image_format, cgl_f->image_width, cgl_f->image_height, cgl_f->image_depth, cgl_f->image_row_pitch, cgl_f->image_slice_pitch, cgl_f->host_ptr, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_mem cgl_gp_clCreateImage3D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_depth, size_t image_row_pitch, size_t image_slice_pitch, void *host_ptr, cl_int *errcode_ret)
 {
     struct cgl_fr_clCreateImage3D cgl_fr = {.context = context, .flags = flags, .image_format = image_format, .image_width = image_width, .image_height = image_height, .image_depth = image_depth, .image_row_pitch = image_row_pitch, .image_slice_pitch = image_slice_pitch, .host_ptr = host_ptr, .errcode_ret = errcode_ret};
@@ -7714,40 +3698,16 @@ static __attribute__((noinline)) cl_mem cgl_gp_clCreateImage3D(cl_context contex
     }
     return cgl_fr.cgl_ret;
 }
-typedef cl_mem cgl_rt_clCreateImage3D;
-static __attribute__((noinline, cold)) cgl_rt_clCreateImage3D cgl_left_clCreateImage3D(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateImage3D cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clCreateImage3D, __typeof__(((struct cgl_fr_clCreateImage3D *)0)->cgl_ret));
 static __attribute__((noinline)) cl_mem cgl_sl_clCreateImage3D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_depth, size_t image_row_pitch, size_t image_slice_pitch, void *host_ptr, cl_int *errcode_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateImage3D]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_mem cgl_ret = ((__typeof__(clCreateImage3D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage3D].real, memory_order_relaxed))(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clCreateImage3D, (context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret), CG_NO_CODE);
     return cgl_gp_clCreateImage3D(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
 }
 CG_EXPORT cl_mem CL_API_CALL clCreateImage3D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_depth, size_t image_row_pitch, size_t image_slice_pitch, void *host_ptr, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateImage3D]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_mem cgl_ret = ((__typeof__(clCreateImage3D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage3D].real, memory_order_relaxed))(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clCreateImage3D(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clCreateImage3D) *cgl_fn = (__typeof__(clCreateImage3D) *)atomic_load_explicit(&cgl_sites[CGL_clCreateImage3D].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
+    CG_COUNTED_CALL(clCreateImage3D, (context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret), CG_NO_CODE, cgl_left_clCreateImage3D);
+    CG_DIRECT_CALL(clCreateImage3D, (context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret));
     return cgl_sl_clCreateImage3D(context, flags, image_format, image_width, image_height, image_depth, image_row_pitch, image_slice_pitch, host_ptr, errcode_ret);
 }
 
@@ -7757,59 +3717,22 @@ struct cgl_fr_clEnqueueMarker {
     cl_event *event;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueMarker(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueMarker *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueMarker) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarker].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueMarker, (cgl_f->command_queue, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueMarker(cl_command_queue command_queue, cl_event *event)
 {
     struct cgl_fr_clEnqueueMarker cgl_fr = {.command_queue = command_queue, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueMarker], (const void *)command_queue, cgl_th_clEnqueueMarker, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueMarker;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueMarker cgl_left_clEnqueueMarker(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueMarker cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueMarker(cl_command_queue command_queue, cl_event *event)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueMarker]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueMarker) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarker].real, memory_order_relaxed))(command_queue, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clEnqueueMarker, (command_queue, event), cgl_thunk_code);
     return cgl_gp_clEnqueueMarker(command_queue, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueMarker(cl_command_queue command_queue, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueMarker]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueMarker) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarker].real, memory_order_relaxed))(command_queue, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueMarker(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueMarker) *cgl_fn = (__typeof__(clEnqueueMarker) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueMarker].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, event);
+    CG_COUNTED_CALL(clEnqueueMarker, (command_queue, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueMarker, (command_queue, event));
     return cgl_sl_clEnqueueMarker(command_queue, event);
 }
 
@@ -7820,59 +3743,22 @@ struct cgl_fr_clEnqueueWaitForEvents {
     const cl_event *event_list;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueWaitForEvents(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueWaitForEvents *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWaitForEvents].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->num_events, cgl_f->event_list);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueWaitForEvents, (cgl_f->command_queue, cgl_f->num_events, cgl_f->event_list), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWaitForEvents(cl_command_queue command_queue, cl_uint num_events, const cl_event *event_list)
 {
     struct cgl_fr_clEnqueueWaitForEvents cgl_fr = {.command_queue = command_queue, .num_events = num_events, .event_list = event_list, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueWaitForEvents], (const void *)command_queue, cgl_th_clEnqueueWaitForEvents, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueWaitForEvents;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueWaitForEvents cgl_left_clEnqueueWaitForEvents(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueWaitForEvents cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWaitForEvents(cl_command_queue command_queue, cl_uint num_events, const cl_event *event_list)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueWaitForEvents]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWaitForEvents].real, memory_order_relaxed))(command_queue, num_events, event_list);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clEnqueueWaitForEvents, (command_queue, num_events, event_list), cgl_thunk_code);
     return cgl_gp_clEnqueueWaitForEvents(command_queue, num_events, event_list);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueWaitForEvents(cl_command_queue command_queue, cl_uint num_events, const cl_event *event_list)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueWaitForEvents]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWaitForEvents].real, memory_order_relaxed))(command_queue, num_events, event_list);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueWaitForEvents(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueWaitForEvents) *cgl_fn = (__typeof__(clEnqueueWaitForEvents) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueWaitForEvents].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, num_events, event_list);
+    CG_COUNTED_CALL(clEnqueueWaitForEvents, (command_queue, num_events, event_list), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueWaitForEvents, (command_queue, num_events, event_list));
     return cgl_sl_clEnqueueWaitForEvents(command_queue, num_events, event_list);
 }
 
@@ -7881,59 +3767,22 @@ struct cgl_fr_clEnqueueBarrier {
     cl_command_queue command_queue;
     cl_int cgl_ret;
 };
-static int cgl_th_clEnqueueBarrier(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueBarrier *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueBarrier) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrier].real, memory_order_relaxed))(cgl_f->command_queue);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueBarrier, (cgl_f->command_queue), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueBarrier(cl_command_queue command_queue)
 {
     struct cgl_fr_clEnqueueBarrier cgl_fr = {.command_queue = command_queue, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueBarrier], (const void *)command_queue, cgl_th_clEnqueueBarrier, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueBarrier;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueBarrier cgl_left_clEnqueueBarrier(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueBarrier cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueBarrier(cl_command_queue command_queue)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueBarrier]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueBarrier) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrier].real, memory_order_relaxed))(command_queue);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clEnqueueBarrier, (command_queue), cgl_thunk_code);
     return cgl_gp_clEnqueueBarrier(command_queue);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue command_queue)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueBarrier]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueBarrier) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrier].real, memory_order_relaxed))(command_queue);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueBarrier(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueBarrier) *cgl_fn = (__typeof__(clEnqueueBarrier) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueBarrier].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue);
+    CG_COUNTED_CALL(clEnqueueBarrier, (command_queue), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueBarrier, (command_queue));
     return cgl_sl_clEnqueueBarrier(command_queue);
 }
 
@@ -7941,75 +3790,23 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue command_queue)
 struct cgl_fr_clUnloadCompiler {
     cl_int cgl_ret;
 };
-static int cgl_th_clUnloadCompiler(void *cgl_frame)
-{
-    struct cgl_fr_clUnloadCompiler *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clUnloadCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadCompiler].real, memory_order_relaxed))();
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clUnloadCompiler, (), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clUnloadCompiler(void)
 {
     struct cgl_fr_clUnloadCompiler cgl_fr = {.cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clUnloadCompiler], NULL, cgl_th_clUnloadCompiler, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clUnloadCompiler;
-static __attribute__((noinline, cold)) cgl_rt_clUnloadCompiler cgl_left_clUnloadCompiler(cg_slot *cgl_s, int cgl_code, cgl_rt_clUnloadCompiler cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clUnloadCompiler(void)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clUnloadCompiler]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            cl_int cgl_ret = ((__typeof__(clUnloadCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadCompiler].real, memory_order_relaxed))();
-            cg_peak_out(cgl_c);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clUnloadCompiler(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clUnloadCompiler]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clUnloadCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadCompiler].real, memory_order_relaxed))();
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clUnloadCompiler, (), cgl_thunk_code, cgl_left);
+    CG_SHORT_CALL(clUnloadCompiler, (), cgl_thunk_code);
     return cgl_gp_clUnloadCompiler();
 }
 CG_EXPORT cl_int CL_API_CALL clUnloadCompiler(void)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clUnloadCompiler]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clUnloadCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadCompiler].real, memory_order_relaxed))();
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clUnloadCompiler(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clUnloadCompiler) *cgl_fn = (__typeof__(clUnloadCompiler) *)atomic_load_explicit(&cgl_sites[CGL_clUnloadCompiler].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn();
+    CG_COUNTED_CALL(clUnloadCompiler, (), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clUnloadCompiler, ());
     return cgl_sl_clUnloadCompiler();
 }
 
@@ -8018,52 +3815,23 @@ struct cgl_fr_clGetExtensionFunctionAddress {
     const char *func_name;
     void *cgl_ret;
 };
-static int cgl_th_clGetExtensionFunctionAddress(void *cgl_frame)
-{
-    struct cgl_fr_clGetExtensionFunctionAddress *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddress].real, memory_order_relaxed))(cgl_f->func_name);
-    return 0;
-}
+CG_THUNK(clGetExtensionFunctionAddress, (cgl_f->func_name), CG_NO_CODE);
 static __attribute__((noinline)) void *cgl_gp_clGetExtensionFunctionAddress(const char *func_name)
 {
     struct cgl_fr_clGetExtensionFunctionAddress cgl_fr = {.func_name = func_name};
     (void)cg_call(&cgl_sites[CGL_clGetExtensionFunctionAddress], NULL, cgl_th_clGetExtensionFunctionAddress, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef void *cgl_rt_clGetExtensionFunctionAddress;
-static __attribute__((noinline, cold)) cgl_rt_clGetExtensionFunctionAddress cgl_left_clGetExtensionFunctionAddress(cg_slot *cgl_s, int cgl_code, cgl_rt_clGetExtensionFunctionAddress cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clGetExtensionFunctionAddress, __typeof__(((struct cgl_fr_clGetExtensionFunctionAddress *)0)->cgl_ret));
 static __attribute__((noinline)) void *cgl_sl_clGetExtensionFunctionAddress(const char *func_name)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clGetExtensionFunctionAddress]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        void *cgl_ret = ((__typeof__(clGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddress].real, memory_order_relaxed))(func_name);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clGetExtensionFunctionAddress, (func_name), CG_NO_CODE);
     return cgl_gp_clGetExtensionFunctionAddress(func_name);
 }
 CG_EXPORT void *CL_API_CALL clGetExtensionFunctionAddress(const char *func_name)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clGetExtensionFunctionAddress]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            void *cgl_ret = ((__typeof__(clGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddress].real, memory_order_relaxed))(func_name);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clGetExtensionFunctionAddress(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clGetExtensionFunctionAddress) *cgl_fn = (__typeof__(clGetExtensionFunctionAddress) *)atomic_load_explicit(&cgl_sites[CGL_clGetExtensionFunctionAddress].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(func_name);
+    CG_COUNTED_CALL(clGetExtensionFunctionAddress, (func_name), CG_NO_CODE, cgl_left_clGetExtensionFunctionAddress);
+    CG_DIRECT_CALL(clGetExtensionFunctionAddress, (func_name));
     return cgl_sl_clGetExtensionFunctionAddress(func_name);
 }
 
@@ -8075,12 +3843,7 @@ struct cgl_fr_clCreateCommandQueue {
     cl_int *errcode_ret;
     cl_command_queue cgl_ret;
 };
-static int cgl_th_clCreateCommandQueue(void *cgl_frame)
-{
-    struct cgl_fr_clCreateCommandQueue *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clCreateCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueue].real, memory_order_relaxed))(cgl_f->context, cgl_f->device, cgl_f->properties, cgl_f->errcode_ret);
-    return 0;
-}
+CG_THUNK(clCreateCommandQueue, (cgl_f->context, cgl_f->device, cgl_f->properties, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_command_queue cgl_gp_clCreateCommandQueue(cl_context context, cl_device_id device, cl_command_queue_properties properties, cl_int *errcode_ret)
 {
     struct cgl_fr_clCreateCommandQueue cgl_fr = {.context = context, .device = device, .properties = properties, .errcode_ret = errcode_ret};
@@ -8090,40 +3853,16 @@ static __attribute__((noinline)) cl_command_queue cgl_gp_clCreateCommandQueue(cl
     }
     return cgl_fr.cgl_ret;
 }
-typedef cl_command_queue cgl_rt_clCreateCommandQueue;
-static __attribute__((noinline, cold)) cgl_rt_clCreateCommandQueue cgl_left_clCreateCommandQueue(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateCommandQueue cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clCreateCommandQueue, __typeof__(((struct cgl_fr_clCreateCommandQueue *)0)->cgl_ret));
 static __attribute__((noinline)) cl_command_queue cgl_sl_clCreateCommandQueue(cl_context context, cl_device_id device, cl_command_queue_properties properties, cl_int *errcode_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateCommandQueue]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_command_queue cgl_ret = ((__typeof__(clCreateCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueue].real, memory_order_relaxed))(context, device, properties, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clCreateCommandQueue, (context, device, properties, errcode_ret), CG_NO_CODE);
     return cgl_gp_clCreateCommandQueue(context, device, properties, errcode_ret);
 }
 CG_EXPORT cl_command_queue CL_API_CALL clCreateCommandQueue(cl_context context, cl_device_id device, cl_command_queue_properties properties, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateCommandQueue]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_command_queue cgl_ret = ((__typeof__(clCreateCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueue].real, memory_order_relaxed))(context, device, properties, errcode_ret);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clCreateCommandQueue(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clCreateCommandQueue) *cgl_fn = (__typeof__(clCreateCommandQueue) *)atomic_load_explicit(&cgl_sites[CGL_clCreateCommandQueue].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, device, properties, errcode_ret);
+    CG_COUNTED_CALL(clCreateCommandQueue, (context, device, properties, errcode_ret), CG_NO_CODE, cgl_left_clCreateCommandQueue);
+    CG_DIRECT_CALL(clCreateCommandQueue, (context, device, properties, errcode_ret));
     return cgl_sl_clCreateCommandQueue(context, device, properties, errcode_ret);
 }
 
@@ -8136,12 +3875,7 @@ struct cgl_fr_clCreateSampler {
     cl_int *errcode_ret;
     cl_sampler cgl_ret;
 };
-static int cgl_th_clCreateSampler(void *cgl_frame)
-{
-    struct cgl_fr_clCreateSampler *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clCreateSampler) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSampler].real, memory_order_relaxed))(cgl_f->context, cgl_f->normalized_coords, cgl_f->addressing_mode, cgl_f->filter_mode, cgl_f->errcode_ret);
-    return 0;
-}
+CG_THUNK(clCreateSampler, (cgl_f->context, cgl_f->normalized_coords, cgl_f->addressing_mode, cgl_f->filter_mode, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_sampler cgl_gp_clCreateSampler(cl_context context, cl_bool normalized_coords, cl_addressing_mode addressing_mode, cl_filter_mode filter_mode, cl_int *errcode_ret)
 {
     struct cgl_fr_clCreateSampler cgl_fr = {.context = context, .normalized_coords = normalized_coords, .addressing_mode = addressing_mode, .filter_mode = filter_mode, .errcode_ret = errcode_ret};
@@ -8151,40 +3885,16 @@ static __attribute__((noinline)) cl_sampler cgl_gp_clCreateSampler(cl_context co
     }
     return cgl_fr.cgl_ret;
 }
-typedef cl_sampler cgl_rt_clCreateSampler;
-static __attribute__((noinline, cold)) cgl_rt_clCreateSampler cgl_left_clCreateSampler(cg_slot *cgl_s, int cgl_code, cgl_rt_clCreateSampler cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_clCreateSampler, __typeof__(((struct cgl_fr_clCreateSampler *)0)->cgl_ret));
 static __attribute__((noinline)) cl_sampler cgl_sl_clCreateSampler(cl_context context, cl_bool normalized_coords, cl_addressing_mode addressing_mode, cl_filter_mode filter_mode, cl_int *errcode_ret)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clCreateSampler]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_sampler cgl_ret = ((__typeof__(clCreateSampler) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSampler].real, memory_order_relaxed))(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(clCreateSampler, (context, normalized_coords, addressing_mode, filter_mode, errcode_ret), CG_NO_CODE);
     return cgl_gp_clCreateSampler(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
 }
 CG_EXPORT cl_sampler CL_API_CALL clCreateSampler(cl_context context, cl_bool normalized_coords, cl_addressing_mode addressing_mode, cl_filter_mode filter_mode, cl_int *errcode_ret)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clCreateSampler]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_sampler cgl_ret = ((__typeof__(clCreateSampler) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSampler].real, memory_order_relaxed))(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_clCreateSampler(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clCreateSampler) *cgl_fn = (__typeof__(clCreateSampler) *)atomic_load_explicit(&cgl_sites[CGL_clCreateSampler].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
+    CG_COUNTED_CALL(clCreateSampler, (context, normalized_coords, addressing_mode, filter_mode, errcode_ret), CG_NO_CODE, cgl_left_clCreateSampler);
+    CG_DIRECT_CALL(clCreateSampler, (context, normalized_coords, addressing_mode, filter_mode, errcode_ret));
     return cgl_sl_clCreateSampler(context, normalized_coords, addressing_mode, filter_mode, errcode_ret);
 }
 
@@ -8200,75 +3910,23 @@ struct cgl_fr_clEnqueueTask {
 static const cg_rule cgl_rules_clEnqueueTask[1] = {
     {"kernel", offsetof(struct cgl_fr_clEnqueueTask, kernel), sizeof(((struct cgl_fr_clEnqueueTask *)0)->kernel), CG_RULE_READ | CG_RULE_LAUNCHES},
 };
-static int cgl_th_clEnqueueTask(void *cgl_frame)
-{
-    struct cgl_fr_clEnqueueTask *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(clEnqueueTask) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueTask].real, memory_order_relaxed))(cgl_f->command_queue, cgl_f->kernel, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(clEnqueueTask, (cgl_f->command_queue, cgl_f->kernel, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     struct cgl_fr_clEnqueueTask cgl_fr = {.command_queue = command_queue, .kernel = kernel, .num_events_in_wait_list = num_events_in_wait_list, .event_wait_list = event_wait_list, .event = event, .cgl_ret = (cl_int)(CL_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_clEnqueueTask], (const void *)command_queue, cgl_th_clEnqueueTask, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef cl_int cgl_rt_clEnqueueTask;
-static __attribute__((noinline, cold)) cgl_rt_clEnqueueTask cgl_left_clEnqueueTask(cg_slot *cgl_s, int cgl_code, cgl_rt_clEnqueueTask cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_clEnqueueTask]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueTask) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueTask].real, memory_order_relaxed))(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
-            cg_peak_out(cgl_c);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueTask(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_clEnqueueTask]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        cl_int cgl_ret = ((__typeof__(clEnqueueTask) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueTask].real, memory_order_relaxed))(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(clEnqueueTask, (command_queue, kernel, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_SHORT_CALL(clEnqueueTask, (command_queue, kernel, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueTask(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
 }
 CG_EXPORT cl_int CL_API_CALL clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_clEnqueueTask]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cl_int cgl_ret = ((__typeof__(clEnqueueTask) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueTask].real, memory_order_relaxed))(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_clEnqueueTask(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(clEnqueueTask) *cgl_fn = (__typeof__(clEnqueueTask) *)atomic_load_explicit(&cgl_sites[CGL_clEnqueueTask].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
+    CG_COUNTED_CALL(clEnqueueTask, (command_queue, kernel, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(clEnqueueTask, (command_queue, kernel, num_events_in_wait_list, event_wait_list, event));
     return cgl_sl_clEnqueueTask(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
 }
 

@@ -104,6 +104,9 @@ static inline __attribute__((always_inline)) int cgl_thunk_code(toy_result_t r)
     return (int)r ? (int)r : CG_RESULT_ZERO;
 }
 
+/* Where a counted call that returns a toy_result_t ends when the wrapper cannot finish it (layer.h). */
+CG_LEFT_FUNCTION(cgl_left, toy_result_t);
+
 /* dlsym(RTLD_NEXT) from this object: "next" means after the layer, not after libcallguard.
  * dlsym takes "this object" from its return address: the empty asm keeps the call from
  * becoming a tail call, whose return address would be in libcallguard. */
@@ -169,59 +172,22 @@ struct cgl_fr_toyGetDevice {
     toy_device_t *device;
     toy_result_t cgl_ret;
 };
-static int cgl_th_toyGetDevice(void *cgl_frame)
-{
-    struct cgl_fr_toyGetDevice *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(toyGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_toyGetDevice].real, memory_order_relaxed))(cgl_f->index, cgl_f->device);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(toyGetDevice, (cgl_f->index, cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toyGetDevice(uint32_t index, toy_device_t *device)
 {
     struct cgl_fr_toyGetDevice cgl_fr = {.index = index, .device = device, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_toyGetDevice], NULL, cgl_th_toyGetDevice, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef toy_result_t cgl_rt_toyGetDevice;
-static __attribute__((noinline, cold)) cgl_rt_toyGetDevice cgl_left_toyGetDevice(cg_slot *cgl_s, int cgl_code, cgl_rt_toyGetDevice cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) toy_result_t cgl_sl_toyGetDevice(uint32_t index, toy_device_t *device)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyGetDevice]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        toy_result_t cgl_ret = ((__typeof__(toyGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_toyGetDevice].real, memory_order_relaxed))(index, device);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(toyGetDevice, (index, device), cgl_thunk_code);
     return cgl_gp_toyGetDevice(index, device);
 }
 CG_EXPORT toy_result_t TOY_APICALL toyGetDevice(uint32_t index, toy_device_t *device)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyGetDevice]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            toy_result_t cgl_ret = ((__typeof__(toyGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_toyGetDevice].real, memory_order_relaxed))(index, device);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_toyGetDevice(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(toyGetDevice) *cgl_fn = (__typeof__(toyGetDevice) *)atomic_load_explicit(&cgl_sites[CGL_toyGetDevice].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(index, device);
+    CG_COUNTED_CALL(toyGetDevice, (index, device), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(toyGetDevice, (index, device));
     return cgl_sl_toyGetDevice(index, device);
 }
 
@@ -233,75 +199,23 @@ struct cgl_fr_toyCompile {
     toy_program_t *program;
     toy_result_t cgl_ret;
 };
-static int cgl_th_toyCompile(void *cgl_frame)
-{
-    struct cgl_fr_toyCompile *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(toyCompile) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile].real, memory_order_relaxed))(cgl_f->device, cgl_f->source, cgl_f->sleep_us, cgl_f->program);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(toyCompile, (cgl_f->device, cgl_f->source, cgl_f->sleep_us, cgl_f->program), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toyCompile(toy_device_t device, const char *source, uint32_t sleep_us, toy_program_t *program)
 {
     struct cgl_fr_toyCompile cgl_fr = {.device = device, .source = source, .sleep_us = sleep_us, .program = program, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_toyCompile], (const void *)device, cgl_th_toyCompile, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef toy_result_t cgl_rt_toyCompile;
-static __attribute__((noinline, cold)) cgl_rt_toyCompile cgl_left_toyCompile(cg_slot *cgl_s, int cgl_code, cgl_rt_toyCompile cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) toy_result_t cgl_sl_toyCompile(toy_device_t device, const char *source, uint32_t sleep_us, toy_program_t *program)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_toyCompile]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            toy_result_t cgl_ret = ((__typeof__(toyCompile) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile].real, memory_order_relaxed))(device, source, sleep_us, program);
-            cg_peak_out(cgl_c);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_toyCompile(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyCompile]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        toy_result_t cgl_ret = ((__typeof__(toyCompile) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile].real, memory_order_relaxed))(device, source, sleep_us, program);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(toyCompile, (device, source, sleep_us, program), cgl_thunk_code, cgl_left);
+    CG_SHORT_CALL(toyCompile, (device, source, sleep_us, program), cgl_thunk_code);
     return cgl_gp_toyCompile(device, source, sleep_us, program);
 }
 CG_EXPORT toy_result_t TOY_APICALL toyCompile(toy_device_t device, const char *source, uint32_t sleep_us, toy_program_t *program)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyCompile]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            toy_result_t cgl_ret = ((__typeof__(toyCompile) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile].real, memory_order_relaxed))(device, source, sleep_us, program);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_toyCompile(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(toyCompile) *cgl_fn = (__typeof__(toyCompile) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, source, sleep_us, program);
+    CG_COUNTED_CALL(toyCompile, (device, source, sleep_us, program), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(toyCompile, (device, source, sleep_us, program));
     return cgl_sl_toyCompile(device, source, sleep_us, program);
 }
 
@@ -310,59 +224,22 @@ struct cgl_fr_toyProgramRelease {
     toy_program_t program;
     toy_result_t cgl_ret;
 };
-static int cgl_th_toyProgramRelease(void *cgl_frame)
-{
-    struct cgl_fr_toyProgramRelease *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(toyProgramRelease) *)atomic_load_explicit(&cgl_sites[CGL_toyProgramRelease].real, memory_order_relaxed))(cgl_f->program);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(toyProgramRelease, (cgl_f->program), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toyProgramRelease(toy_program_t program)
 {
     struct cgl_fr_toyProgramRelease cgl_fr = {.program = program, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_toyProgramRelease], (const void *)program, cgl_th_toyProgramRelease, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef toy_result_t cgl_rt_toyProgramRelease;
-static __attribute__((noinline, cold)) cgl_rt_toyProgramRelease cgl_left_toyProgramRelease(cg_slot *cgl_s, int cgl_code, cgl_rt_toyProgramRelease cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) toy_result_t cgl_sl_toyProgramRelease(toy_program_t program)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyProgramRelease]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        toy_result_t cgl_ret = ((__typeof__(toyProgramRelease) *)atomic_load_explicit(&cgl_sites[CGL_toyProgramRelease].real, memory_order_relaxed))(program);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(toyProgramRelease, (program), cgl_thunk_code);
     return cgl_gp_toyProgramRelease(program);
 }
 CG_EXPORT toy_result_t TOY_APICALL toyProgramRelease(toy_program_t program)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyProgramRelease]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            toy_result_t cgl_ret = ((__typeof__(toyProgramRelease) *)atomic_load_explicit(&cgl_sites[CGL_toyProgramRelease].real, memory_order_relaxed))(program);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_toyProgramRelease(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(toyProgramRelease) *cgl_fn = (__typeof__(toyProgramRelease) *)atomic_load_explicit(&cgl_sites[CGL_toyProgramRelease].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(program);
+    CG_COUNTED_CALL(toyProgramRelease, (program), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(toyProgramRelease, (program));
     return cgl_sl_toyProgramRelease(program);
 }
 
@@ -372,75 +249,23 @@ struct cgl_fr_toyWait {
     uint32_t ms;
     toy_result_t cgl_ret;
 };
-static int cgl_th_toyWait(void *cgl_frame)
-{
-    struct cgl_fr_toyWait *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(toyWait) *)atomic_load_explicit(&cgl_sites[CGL_toyWait].real, memory_order_relaxed))(cgl_f->device, cgl_f->ms);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(toyWait, (cgl_f->device, cgl_f->ms), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toyWait(toy_device_t device, uint32_t ms)
 {
     struct cgl_fr_toyWait cgl_fr = {.device = device, .ms = ms, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_toyWait], (const void *)device, cgl_th_toyWait, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef toy_result_t cgl_rt_toyWait;
-static __attribute__((noinline, cold)) cgl_rt_toyWait cgl_left_toyWait(cg_slot *cgl_s, int cgl_code, cgl_rt_toyWait cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) toy_result_t cgl_sl_toyWait(toy_device_t device, uint32_t ms)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_toyWait]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            toy_result_t cgl_ret = ((__typeof__(toyWait) *)atomic_load_explicit(&cgl_sites[CGL_toyWait].real, memory_order_relaxed))(device, ms);
-            cg_peak_out(cgl_c);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_toyWait(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyWait]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        toy_result_t cgl_ret = ((__typeof__(toyWait) *)atomic_load_explicit(&cgl_sites[CGL_toyWait].real, memory_order_relaxed))(device, ms);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(toyWait, (device, ms), cgl_thunk_code, cgl_left);
+    CG_SHORT_CALL(toyWait, (device, ms), cgl_thunk_code);
     return cgl_gp_toyWait(device, ms);
 }
 CG_EXPORT toy_result_t TOY_APICALL toyWait(toy_device_t device, uint32_t ms)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyWait]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            toy_result_t cgl_ret = ((__typeof__(toyWait) *)atomic_load_explicit(&cgl_sites[CGL_toyWait].real, memory_order_relaxed))(device, ms);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_toyWait(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(toyWait) *cgl_fn = (__typeof__(toyWait) *)atomic_load_explicit(&cgl_sites[CGL_toyWait].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, ms);
+    CG_COUNTED_CALL(toyWait, (device, ms), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(toyWait, (device, ms));
     return cgl_sl_toyWait(device, ms);
 }
 
@@ -451,59 +276,22 @@ struct cgl_fr_toyAdd {
     int32_t *sum;
     toy_result_t cgl_ret;
 };
-static int cgl_th_toyAdd(void *cgl_frame)
-{
-    struct cgl_fr_toyAdd *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(toyAdd) *)atomic_load_explicit(&cgl_sites[CGL_toyAdd].real, memory_order_relaxed))(cgl_f->a, cgl_f->b, cgl_f->sum);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(toyAdd, (cgl_f->a, cgl_f->b, cgl_f->sum), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toyAdd(int32_t a, int32_t b, int32_t *sum)
 {
     struct cgl_fr_toyAdd cgl_fr = {.a = a, .b = b, .sum = sum, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_toyAdd], NULL, cgl_th_toyAdd, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef toy_result_t cgl_rt_toyAdd;
-static __attribute__((noinline, cold)) cgl_rt_toyAdd cgl_left_toyAdd(cg_slot *cgl_s, int cgl_code, cgl_rt_toyAdd cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) toy_result_t cgl_sl_toyAdd(int32_t a, int32_t b, int32_t *sum)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyAdd]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        toy_result_t cgl_ret = ((__typeof__(toyAdd) *)atomic_load_explicit(&cgl_sites[CGL_toyAdd].real, memory_order_relaxed))(a, b, sum);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(toyAdd, (a, b, sum), cgl_thunk_code);
     return cgl_gp_toyAdd(a, b, sum);
 }
 CG_EXPORT toy_result_t TOY_APICALL toyAdd(int32_t a, int32_t b, int32_t *sum)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyAdd]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            toy_result_t cgl_ret = ((__typeof__(toyAdd) *)atomic_load_explicit(&cgl_sites[CGL_toyAdd].real, memory_order_relaxed))(a, b, sum);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_toyAdd(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(toyAdd) *cgl_fn = (__typeof__(toyAdd) *)atomic_load_explicit(&cgl_sites[CGL_toyAdd].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(a, b, sum);
+    CG_COUNTED_CALL(toyAdd, (a, b, sum), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(toyAdd, (a, b, sum));
     return cgl_sl_toyAdd(a, b, sum);
 }
 
@@ -512,52 +300,23 @@ struct cgl_fr_toyNop {
     int32_t x;
     int32_t cgl_ret;
 };
-static int cgl_th_toyNop(void *cgl_frame)
-{
-    struct cgl_fr_toyNop *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(toyNop) *)atomic_load_explicit(&cgl_sites[CGL_toyNop].real, memory_order_relaxed))(cgl_f->x);
-    return 0;
-}
+CG_THUNK(toyNop, (cgl_f->x), CG_NO_CODE);
 static __attribute__((noinline)) int32_t cgl_gp_toyNop(int32_t x)
 {
     struct cgl_fr_toyNop cgl_fr = {.x = x};
     (void)cg_call(&cgl_sites[CGL_toyNop], NULL, cgl_th_toyNop, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef int32_t cgl_rt_toyNop;
-static __attribute__((noinline, cold)) cgl_rt_toyNop cgl_left_toyNop(cg_slot *cgl_s, int cgl_code, cgl_rt_toyNop cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_toyNop, __typeof__(((struct cgl_fr_toyNop *)0)->cgl_ret));
 static __attribute__((noinline)) int32_t cgl_sl_toyNop(int32_t x)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyNop]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        int32_t cgl_ret = ((__typeof__(toyNop) *)atomic_load_explicit(&cgl_sites[CGL_toyNop].real, memory_order_relaxed))(x);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(toyNop, (x), CG_NO_CODE);
     return cgl_gp_toyNop(x);
 }
 CG_EXPORT int32_t TOY_APICALL toyNop(int32_t x)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyNop]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            int32_t cgl_ret = ((__typeof__(toyNop) *)atomic_load_explicit(&cgl_sites[CGL_toyNop].real, memory_order_relaxed))(x);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_toyNop(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(toyNop) *cgl_fn = (__typeof__(toyNop) *)atomic_load_explicit(&cgl_sites[CGL_toyNop].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(x);
+    CG_COUNTED_CALL(toyNop, (x), CG_NO_CODE, cgl_left_toyNop);
+    CG_DIRECT_CALL(toyNop, (x));
     return cgl_sl_toyNop(x);
 }
 
@@ -565,12 +324,7 @@ CG_EXPORT int32_t TOY_APICALL toyNop(int32_t x)
 struct cgl_fr_toyTouch {
     const void *p;
 };
-static int cgl_th_toyTouch(void *cgl_frame)
-{
-    struct cgl_fr_toyTouch *cgl_f = cgl_frame;
-    ((__typeof__(toyTouch) *)atomic_load_explicit(&cgl_sites[CGL_toyTouch].real, memory_order_relaxed))(cgl_f->p);
-    return 0;
-}
+CG_THUNK_VOID(toyTouch, (cgl_f->p));
 static __attribute__((noinline)) void cgl_gp_toyTouch(const void *p)
 {
     struct cgl_fr_toyTouch cgl_fr = {.p = p};
@@ -578,28 +332,13 @@ static __attribute__((noinline)) void cgl_gp_toyTouch(const void *p)
 }
 static __attribute__((noinline)) void cgl_sl_toyTouch(const void *p)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyTouch]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        ((__typeof__(toyTouch) *)atomic_load_explicit(&cgl_sites[CGL_toyTouch].real, memory_order_relaxed))(p);
-        cg_leave(cgl_tok);
-        return;
-    }
+    CG_SHORT_CALL_VOID(toyTouch, (p));
     cgl_gp_toyTouch(p);
 }
 CG_EXPORT void TOY_APICALL toyTouch(const void *p)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyTouch]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            ((__typeof__(toyTouch) *)atomic_load_explicit(&cgl_sites[CGL_toyTouch].real, memory_order_relaxed))(p);
-            if (!cg_slot_leave(cgl_s)) cg_leave((uintptr_t)cgl_s);
-            return;
-        }
-    }
-    __typeof__(toyTouch) *cgl_fn = (__typeof__(toyTouch) *)atomic_load_explicit(&cgl_sites[CGL_toyTouch].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) { cgl_fn(p); return; }
+    CG_COUNTED_CALL_VOID(toyTouch, (p));
+    CG_DIRECT_CALL_VOID(toyTouch, (p));
     cgl_sl_toyTouch(p);
 }
 
@@ -608,65 +347,24 @@ struct cgl_fr_toyLaunch {
     int32_t x;
     int32_t cgl_ret;
 };
-static int cgl_th_toyLaunch(void *cgl_frame)
-{
-    struct cgl_fr_toyLaunch *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(toyLaunch) *)atomic_load_explicit(&cgl_sites[CGL_toyLaunch].real, memory_order_relaxed))(cgl_f->x);
-    return 0;
-}
+CG_THUNK(toyLaunch, (cgl_f->x), CG_NO_CODE);
 static __attribute__((noinline)) int32_t cgl_gp_toyLaunch(int32_t x)
 {
     struct cgl_fr_toyLaunch cgl_fr = {.x = x};
     (void)cg_call(&cgl_sites[CGL_toyLaunch], NULL, cgl_th_toyLaunch, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef int32_t cgl_rt_toyLaunch;
-static __attribute__((noinline, cold)) cgl_rt_toyLaunch cgl_left_toyLaunch(cg_slot *cgl_s, int cgl_code, cgl_rt_toyLaunch cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
+CG_LEFT_FUNCTION(cgl_left_toyLaunch, __typeof__(((struct cgl_fr_toyLaunch *)0)->cgl_ret));
 static __attribute__((noinline)) int32_t cgl_sl_toyLaunch(int32_t x)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_toyLaunch]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            int32_t cgl_ret = ((__typeof__(toyLaunch) *)atomic_load_explicit(&cgl_sites[CGL_toyLaunch].real, memory_order_relaxed))(x);
-            cg_peak_out(cgl_c);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_toyLaunch(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyLaunch]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        int32_t cgl_ret = ((__typeof__(toyLaunch) *)atomic_load_explicit(&cgl_sites[CGL_toyLaunch].real, memory_order_relaxed))(x);
-        cg_leave(cgl_tok);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(toyLaunch, (x), CG_NO_CODE, cgl_left_toyLaunch);
+    CG_SHORT_CALL(toyLaunch, (x), CG_NO_CODE);
     return cgl_gp_toyLaunch(x);
 }
 CG_EXPORT int32_t TOY_APICALL toyLaunch(int32_t x)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyLaunch]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            int32_t cgl_ret = ((__typeof__(toyLaunch) *)atomic_load_explicit(&cgl_sites[CGL_toyLaunch].real, memory_order_relaxed))(x);
-            int cgl_code = 0;
-            if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-            return cgl_left_toyLaunch(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(toyLaunch) *cgl_fn = (__typeof__(toyLaunch) *)atomic_load_explicit(&cgl_sites[CGL_toyLaunch].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(x);
+    CG_COUNTED_CALL(toyLaunch, (x), CG_NO_CODE, cgl_left_toyLaunch);
+    CG_DIRECT_CALL(toyLaunch, (x));
     return cgl_sl_toyLaunch(x);
 }
 
@@ -677,59 +375,22 @@ struct cgl_fr_toyRunCallback {
     void *user;
     toy_result_t cgl_ret;
 };
-static int cgl_th_toyRunCallback(void *cgl_frame)
-{
-    struct cgl_fr_toyRunCallback *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(toyRunCallback) *)atomic_load_explicit(&cgl_sites[CGL_toyRunCallback].real, memory_order_relaxed))(cgl_f->device, cgl_f->callback, cgl_f->user);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(toyRunCallback, (cgl_f->device, cgl_f->callback, cgl_f->user), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toyRunCallback(toy_device_t device, toy_callback_t callback, void *user)
 {
     struct cgl_fr_toyRunCallback cgl_fr = {.device = device, .callback = callback, .user = user, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_toyRunCallback], (const void *)device, cgl_th_toyRunCallback, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef toy_result_t cgl_rt_toyRunCallback;
-static __attribute__((noinline, cold)) cgl_rt_toyRunCallback cgl_left_toyRunCallback(cg_slot *cgl_s, int cgl_code, cgl_rt_toyRunCallback cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) toy_result_t cgl_sl_toyRunCallback(toy_device_t device, toy_callback_t callback, void *user)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyRunCallback]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        toy_result_t cgl_ret = ((__typeof__(toyRunCallback) *)atomic_load_explicit(&cgl_sites[CGL_toyRunCallback].real, memory_order_relaxed))(device, callback, user);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(toyRunCallback, (device, callback, user), cgl_thunk_code);
     return cgl_gp_toyRunCallback(device, callback, user);
 }
 CG_EXPORT toy_result_t TOY_APICALL toyRunCallback(toy_device_t device, toy_callback_t callback, void *user)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyRunCallback]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            toy_result_t cgl_ret = ((__typeof__(toyRunCallback) *)atomic_load_explicit(&cgl_sites[CGL_toyRunCallback].real, memory_order_relaxed))(device, callback, user);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_toyRunCallback(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(toyRunCallback) *cgl_fn = (__typeof__(toyRunCallback) *)atomic_load_explicit(&cgl_sites[CGL_toyRunCallback].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, callback, user);
+    CG_COUNTED_CALL(toyRunCallback, (device, callback, user), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(toyRunCallback, (device, callback, user));
     return cgl_sl_toyRunCallback(device, callback, user);
 }
 
@@ -738,59 +399,22 @@ struct cgl_fr_toyGetStats {
     toy_stats_t *stats;
     toy_result_t cgl_ret;
 };
-static int cgl_th_toyGetStats(void *cgl_frame)
-{
-    struct cgl_fr_toyGetStats *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(toyGetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyGetStats].real, memory_order_relaxed))(cgl_f->stats);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(toyGetStats, (cgl_f->stats), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toyGetStats(toy_stats_t *stats)
 {
     struct cgl_fr_toyGetStats cgl_fr = {.stats = stats, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_toyGetStats], NULL, cgl_th_toyGetStats, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef toy_result_t cgl_rt_toyGetStats;
-static __attribute__((noinline, cold)) cgl_rt_toyGetStats cgl_left_toyGetStats(cg_slot *cgl_s, int cgl_code, cgl_rt_toyGetStats cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) toy_result_t cgl_sl_toyGetStats(toy_stats_t *stats)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyGetStats]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        toy_result_t cgl_ret = ((__typeof__(toyGetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyGetStats].real, memory_order_relaxed))(stats);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(toyGetStats, (stats), cgl_thunk_code);
     return cgl_gp_toyGetStats(stats);
 }
 CG_EXPORT toy_result_t TOY_APICALL toyGetStats(toy_stats_t *stats)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyGetStats]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            toy_result_t cgl_ret = ((__typeof__(toyGetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyGetStats].real, memory_order_relaxed))(stats);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_toyGetStats(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(toyGetStats) *cgl_fn = (__typeof__(toyGetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyGetStats].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(stats);
+    CG_COUNTED_CALL(toyGetStats, (stats), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(toyGetStats, (stats));
     return cgl_sl_toyGetStats(stats);
 }
 
@@ -798,59 +422,22 @@ CG_EXPORT toy_result_t TOY_APICALL toyGetStats(toy_stats_t *stats)
 struct cgl_fr_toyResetStats {
     toy_result_t cgl_ret;
 };
-static int cgl_th_toyResetStats(void *cgl_frame)
-{
-    struct cgl_fr_toyResetStats *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(toyResetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyResetStats].real, memory_order_relaxed))();
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(toyResetStats, (), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toyResetStats(void)
 {
     struct cgl_fr_toyResetStats cgl_fr = {.cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_toyResetStats], NULL, cgl_th_toyResetStats, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef toy_result_t cgl_rt_toyResetStats;
-static __attribute__((noinline, cold)) cgl_rt_toyResetStats cgl_left_toyResetStats(cg_slot *cgl_s, int cgl_code, cgl_rt_toyResetStats cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) toy_result_t cgl_sl_toyResetStats(void)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyResetStats]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        toy_result_t cgl_ret = ((__typeof__(toyResetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyResetStats].real, memory_order_relaxed))();
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(toyResetStats, (), cgl_thunk_code);
     return cgl_gp_toyResetStats();
 }
 CG_EXPORT toy_result_t TOY_APICALL toyResetStats(void)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyResetStats]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            toy_result_t cgl_ret = ((__typeof__(toyResetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyResetStats].real, memory_order_relaxed))();
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_toyResetStats(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(toyResetStats) *cgl_fn = (__typeof__(toyResetStats) *)atomic_load_explicit(&cgl_sites[CGL_toyResetStats].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn();
+    CG_COUNTED_CALL(toyResetStats, (), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(toyResetStats, ());
     return cgl_sl_toyResetStats();
 }
 
@@ -863,59 +450,22 @@ struct cgl_fr_toySetDims {
 static const cg_rule cgl_rules_toySetDims[1] = {
     {"device", offsetof(struct cgl_fr_toySetDims, device), sizeof(((struct cgl_fr_toySetDims *)0)->device), CG_RULE_WRITE | CG_RULE_SETS},
 };
-static int cgl_th_toySetDims(void *cgl_frame)
-{
-    struct cgl_fr_toySetDims *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(toySetDims) *)atomic_load_explicit(&cgl_sites[CGL_toySetDims].real, memory_order_relaxed))(cgl_f->device, cgl_f->dims);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(toySetDims, (cgl_f->device, cgl_f->dims), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toySetDims(toy_device_t device, const uint32_t dims[3])
 {
     struct cgl_fr_toySetDims cgl_fr = {.device = device, .dims = dims, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_toySetDims], (const void *)device, cgl_th_toySetDims, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef toy_result_t cgl_rt_toySetDims;
-static __attribute__((noinline, cold)) cgl_rt_toySetDims cgl_left_toySetDims(cg_slot *cgl_s, int cgl_code, cgl_rt_toySetDims cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) toy_result_t cgl_sl_toySetDims(toy_device_t device, const uint32_t dims[3])
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toySetDims]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        toy_result_t cgl_ret = ((__typeof__(toySetDims) *)atomic_load_explicit(&cgl_sites[CGL_toySetDims].real, memory_order_relaxed))(device, dims);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(toySetDims, (device, dims), cgl_thunk_code);
     return cgl_gp_toySetDims(device, dims);
 }
 CG_EXPORT toy_result_t TOY_APICALL toySetDims(toy_device_t device, const uint32_t dims[3])
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toySetDims]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            toy_result_t cgl_ret = ((__typeof__(toySetDims) *)atomic_load_explicit(&cgl_sites[CGL_toySetDims].real, memory_order_relaxed))(device, dims);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_toySetDims(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(toySetDims) *cgl_fn = (__typeof__(toySetDims) *)atomic_load_explicit(&cgl_sites[CGL_toySetDims].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, dims);
+    CG_COUNTED_CALL(toySetDims, (device, dims), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(toySetDims, (device, dims));
     return cgl_sl_toySetDims(device, dims);
 }
 
@@ -925,59 +475,22 @@ struct cgl_fr_toySetErrno {
     toy_result_t result;
     toy_result_t cgl_ret;
 };
-static int cgl_th_toySetErrno(void *cgl_frame)
-{
-    struct cgl_fr_toySetErrno *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(toySetErrno) *)atomic_load_explicit(&cgl_sites[CGL_toySetErrno].real, memory_order_relaxed))(cgl_f->err, cgl_f->result);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(toySetErrno, (cgl_f->err, cgl_f->result), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toySetErrno(int32_t err, toy_result_t result)
 {
     struct cgl_fr_toySetErrno cgl_fr = {.err = err, .result = result, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_toySetErrno], NULL, cgl_th_toySetErrno, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef toy_result_t cgl_rt_toySetErrno;
-static __attribute__((noinline, cold)) cgl_rt_toySetErrno cgl_left_toySetErrno(cg_slot *cgl_s, int cgl_code, cgl_rt_toySetErrno cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) toy_result_t cgl_sl_toySetErrno(int32_t err, toy_result_t result)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toySetErrno]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        toy_result_t cgl_ret = ((__typeof__(toySetErrno) *)atomic_load_explicit(&cgl_sites[CGL_toySetErrno].real, memory_order_relaxed))(err, result);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(toySetErrno, (err, result), cgl_thunk_code);
     return cgl_gp_toySetErrno(err, result);
 }
 CG_EXPORT toy_result_t TOY_APICALL toySetErrno(int32_t err, toy_result_t result)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toySetErrno]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            toy_result_t cgl_ret = ((__typeof__(toySetErrno) *)atomic_load_explicit(&cgl_sites[CGL_toySetErrno].real, memory_order_relaxed))(err, result);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_toySetErrno(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(toySetErrno) *cgl_fn = (__typeof__(toySetErrno) *)atomic_load_explicit(&cgl_sites[CGL_toySetErrno].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(err, result);
+    CG_COUNTED_CALL(toySetErrno, (err, result), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(toySetErrno, (err, result));
     return cgl_sl_toySetErrno(err, result);
 }
 
@@ -990,75 +503,23 @@ struct cgl_fr_toyCompile_v2 {
     toy_program_t *program;
     toy_result_t cgl_ret;
 };
-static int cgl_th_toyCompile_v2(void *cgl_frame)
-{
-    struct cgl_fr_toyCompile_v2 *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(toyCompile_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2].real, memory_order_relaxed))(cgl_f->device, cgl_f->source, cgl_f->sleep_us, cgl_f->flags, cgl_f->program);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(toyCompile_v2, (cgl_f->device, cgl_f->source, cgl_f->sleep_us, cgl_f->flags, cgl_f->program), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toyCompile_v2(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
 {
     struct cgl_fr_toyCompile_v2 cgl_fr = {.device = device, .source = source, .sleep_us = sleep_us, .flags = flags, .program = program, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_toyCompile_v2], (const void *)device, cgl_th_toyCompile_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef toy_result_t cgl_rt_toyCompile_v2;
-static __attribute__((noinline, cold)) cgl_rt_toyCompile_v2 cgl_left_toyCompile_v2(cg_slot *cgl_s, int cgl_code, cgl_rt_toyCompile_v2 cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) toy_result_t cgl_sl_toyCompile_v2(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_toyCompile_v2]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            toy_result_t cgl_ret = ((__typeof__(toyCompile_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2].real, memory_order_relaxed))(device, source, sleep_us, flags, program);
-            cg_peak_out(cgl_c);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_toyCompile_v2(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyCompile_v2]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        toy_result_t cgl_ret = ((__typeof__(toyCompile_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2].real, memory_order_relaxed))(device, source, sleep_us, flags, program);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(toyCompile_v2, (device, source, sleep_us, flags, program), cgl_thunk_code, cgl_left);
+    CG_SHORT_CALL(toyCompile_v2, (device, source, sleep_us, flags, program), cgl_thunk_code);
     return cgl_gp_toyCompile_v2(device, source, sleep_us, flags, program);
 }
 CG_EXPORT toy_result_t TOY_APICALL toyCompile_v2(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyCompile_v2]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            toy_result_t cgl_ret = ((__typeof__(toyCompile_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2].real, memory_order_relaxed))(device, source, sleep_us, flags, program);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_toyCompile_v2(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(toyCompile_v2) *cgl_fn = (__typeof__(toyCompile_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, source, sleep_us, flags, program);
+    CG_COUNTED_CALL(toyCompile_v2, (device, source, sleep_us, flags, program), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(toyCompile_v2, (device, source, sleep_us, flags, program));
     return cgl_sl_toyCompile_v2(device, source, sleep_us, flags, program);
 }
 
@@ -1071,75 +532,23 @@ struct cgl_fr_toyCompile_v2_ptds {
     toy_program_t *program;
     toy_result_t cgl_ret;
 };
-static int cgl_th_toyCompile_v2_ptds(void *cgl_frame)
-{
-    struct cgl_fr_toyCompile_v2_ptds *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(toyCompile_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2_ptds].real, memory_order_relaxed))(cgl_f->device, cgl_f->source, cgl_f->sleep_us, cgl_f->flags, cgl_f->program);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(toyCompile_v2_ptds, (cgl_f->device, cgl_f->source, cgl_f->sleep_us, cgl_f->flags, cgl_f->program), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toyCompile_v2_ptds(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
 {
     struct cgl_fr_toyCompile_v2_ptds cgl_fr = {.device = device, .source = source, .sleep_us = sleep_us, .flags = flags, .program = program, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_toyCompile_v2_ptds], (const void *)device, cgl_th_toyCompile_v2_ptds, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef toy_result_t cgl_rt_toyCompile_v2_ptds;
-static __attribute__((noinline, cold)) cgl_rt_toyCompile_v2_ptds cgl_left_toyCompile_v2_ptds(cg_slot *cgl_s, int cgl_code, cgl_rt_toyCompile_v2_ptds cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) toy_result_t cgl_sl_toyCompile_v2_ptds(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
 {
-    struct cg_counters *cgl_c = cg_site_peaks(&cgl_sites[CGL_toyCompile_v2_ptds]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            cg_peak_in(cgl_c);
-            toy_result_t cgl_ret = ((__typeof__(toyCompile_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2_ptds].real, memory_order_relaxed))(device, source, sleep_us, flags, program);
-            cg_peak_out(cgl_c);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_toyCompile_v2_ptds(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyCompile_v2_ptds]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        toy_result_t cgl_ret = ((__typeof__(toyCompile_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2_ptds].real, memory_order_relaxed))(device, source, sleep_us, flags, program);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_BLOCKING_CALL(toyCompile_v2_ptds, (device, source, sleep_us, flags, program), cgl_thunk_code, cgl_left);
+    CG_SHORT_CALL(toyCompile_v2_ptds, (device, source, sleep_us, flags, program), cgl_thunk_code);
     return cgl_gp_toyCompile_v2_ptds(device, source, sleep_us, flags, program);
 }
 CG_EXPORT toy_result_t TOY_APICALL toyCompile_v2_ptds(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyCompile_v2_ptds]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            toy_result_t cgl_ret = ((__typeof__(toyCompile_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2_ptds].real, memory_order_relaxed))(device, source, sleep_us, flags, program);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_toyCompile_v2_ptds(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(toyCompile_v2_ptds) *cgl_fn = (__typeof__(toyCompile_v2_ptds) *)atomic_load_explicit(&cgl_sites[CGL_toyCompile_v2_ptds].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(device, source, sleep_us, flags, program);
+    CG_COUNTED_CALL(toyCompile_v2_ptds, (device, source, sleep_us, flags, program), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(toyCompile_v2_ptds, (device, source, sleep_us, flags, program));
     return cgl_sl_toyCompile_v2_ptds(device, source, sleep_us, flags, program);
 }
 
@@ -1148,59 +557,22 @@ struct cgl_fr_toyQuery_v2 {
     uint32_t *value;
     toy_result_t cgl_ret;
 };
-static int cgl_th_toyQuery_v2(void *cgl_frame)
-{
-    struct cgl_fr_toyQuery_v2 *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(toyQuery_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyQuery_v2].real, memory_order_relaxed))(cgl_f->value);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(toyQuery_v2, (cgl_f->value), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toyQuery_v2(uint32_t *value)
 {
     struct cgl_fr_toyQuery_v2 cgl_fr = {.value = value, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_toyQuery_v2], NULL, cgl_th_toyQuery_v2, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef toy_result_t cgl_rt_toyQuery_v2;
-static __attribute__((noinline, cold)) cgl_rt_toyQuery_v2 cgl_left_toyQuery_v2(cg_slot *cgl_s, int cgl_code, cgl_rt_toyQuery_v2 cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) toy_result_t cgl_sl_toyQuery_v2(uint32_t *value)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyQuery_v2]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        toy_result_t cgl_ret = ((__typeof__(toyQuery_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyQuery_v2].real, memory_order_relaxed))(value);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(toyQuery_v2, (value), cgl_thunk_code);
     return cgl_gp_toyQuery_v2(value);
 }
 CG_EXPORT toy_result_t TOY_APICALL toyQuery_v2(uint32_t *value)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyQuery_v2]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            toy_result_t cgl_ret = ((__typeof__(toyQuery_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyQuery_v2].real, memory_order_relaxed))(value);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_toyQuery_v2(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(toyQuery_v2) *cgl_fn = (__typeof__(toyQuery_v2) *)atomic_load_explicit(&cgl_sites[CGL_toyQuery_v2].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(value);
+    CG_COUNTED_CALL(toyQuery_v2, (value), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(toyQuery_v2, (value));
     return cgl_sl_toyQuery_v2(value);
 }
 
@@ -1211,59 +583,22 @@ struct cgl_fr_toyGetProcAddress {
     void **pfn;
     toy_result_t cgl_ret;
 };
-static int cgl_th_toyGetProcAddress(void *cgl_frame)
-{
-    struct cgl_fr_toyGetProcAddress *cgl_f = cgl_frame;
-    cgl_f->cgl_ret = ((__typeof__(toyGetProcAddress) *)atomic_load_explicit(&cgl_sites[CGL_toyGetProcAddress].real, memory_order_relaxed))(cgl_f->name, cgl_f->version, cgl_f->pfn);
-    return cgl_thunk_code(cgl_f->cgl_ret);
-}
+CG_THUNK(toyGetProcAddress, (cgl_f->name, cgl_f->version, cgl_f->pfn), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toyGetProcAddress(const char *name, uint32_t version, void **pfn)
 {
     struct cgl_fr_toyGetProcAddress cgl_fr = {.name = name, .version = version, .pfn = pfn, .cgl_ret = (toy_result_t)(TOY_ERROR_OUT_OF_RESOURCES)};
     (void)cg_call(&cgl_sites[CGL_toyGetProcAddress], NULL, cgl_th_toyGetProcAddress, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
-typedef toy_result_t cgl_rt_toyGetProcAddress;
-static __attribute__((noinline, cold)) cgl_rt_toyGetProcAddress cgl_left_toyGetProcAddress(cg_slot *cgl_s, int cgl_code, cgl_rt_toyGetProcAddress cgl_ret)
-{
-    if (cgl_code == 0)
-        cg_leave((uintptr_t)cgl_s);
-    else
-        cg_leave_code((uintptr_t)cgl_s, cgl_code);
-    return cgl_ret;
-}
 static __attribute__((noinline)) toy_result_t cgl_sl_toyGetProcAddress(const char *name, uint32_t version, void **pfn)
 {
-    uintptr_t cgl_tok = cg_enter(&cgl_sites[CGL_toyGetProcAddress]);
-    if (CG_LIKELY(cgl_tok != 0)) {
-        toy_result_t cgl_ret = ((__typeof__(toyGetProcAddress) *)atomic_load_explicit(&cgl_sites[CGL_toyGetProcAddress].real, memory_order_relaxed))(name, version, pfn);
-        int cgl_code = cgl_thunk_code(cgl_ret);
-        if (CG_LIKELY(cgl_code == 0))
-            cg_leave(cgl_tok);
-        else
-            cg_leave_code(cgl_tok, cgl_code);
-        return cgl_ret;
-    }
+    CG_SHORT_CALL(toyGetProcAddress, (name, version, pfn), cgl_thunk_code);
     return cgl_gp_toyGetProcAddress(name, version, pfn);
 }
 static __attribute__((unused)) toy_result_t cgl_guarded_toyGetProcAddress(const char *name, uint32_t version, void **pfn)
 {
-    struct cg_counters *cgl_c = cg_site_counted(&cgl_sites[CGL_toyGetProcAddress]);
-    if (CG_LIKELY(cgl_c != NULL)) {
-        cg_slot *cgl_s = cg_my_slot;
-        if (CG_LIKELY(cg_slot_free(cgl_s))) {
-            cg_slot_enter(cgl_s, cgl_c);
-            toy_result_t cgl_ret = ((__typeof__(toyGetProcAddress) *)atomic_load_explicit(&cgl_sites[CGL_toyGetProcAddress].real, memory_order_relaxed))(name, version, pfn);
-            int cgl_code = cgl_thunk_code(cgl_ret);
-            if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {
-                if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;
-                cgl_code = 0; /* counted: cg_leave records the stall */
-            }
-            return cgl_left_toyGetProcAddress(cgl_s, cgl_code, cgl_ret);
-        }
-    }
-    __typeof__(toyGetProcAddress) *cgl_fn = (__typeof__(toyGetProcAddress) *)atomic_load_explicit(&cgl_sites[CGL_toyGetProcAddress].direct, memory_order_relaxed);
-    if (CG_LIKELY(cgl_fn != NULL)) return cgl_fn(name, version, pfn);
+    CG_COUNTED_CALL(toyGetProcAddress, (name, version, pfn), cgl_thunk_code, cgl_left);
+    CG_DIRECT_CALL(toyGetProcAddress, (name, version, pfn));
     return cgl_sl_toyGetProcAddress(name, version, pfn);
 }
 
