@@ -46,7 +46,9 @@
  *    its codes is kept in the process (stats.c), not in the record. */
 /* 14: the host has 72 bytes: a name of HOST_NAME_MAX (64) bytes and its NUL
  *    (63 at most, and a 63- or 64-byte name was lost, in version 13). */
-#define CGI_STATS_VERSION 14
+/* 15: the header names the APIs whose drivers were probed for quirks, so the
+ *    report tells a quirk that did not match this run from one never checked. */
+#define CGI_STATS_VERSION 15
 /* Threads on one site write their counts into this many cache lines of its
  * record, not one (bench/bench_contention.c: one shared line made a call
  * with statistics 4-11 times dearer with 2-8 threads on the H200). */
@@ -188,6 +190,9 @@ static inline void cgi_ctr_zero(cgi_stats_record *r)
 
 enum { CGI_RANK_SET = 1, CGI_LOCAL_RANK_SET = 2 };
 
+/* Bytes of the header's list of APIs probed for quirks, with its NUL. */
+#define CGI_QUIRKS_PROBED_MAX 128
+
 /* The header's timing: the watchdog samples the short paths' calls (the
  * general path still times its own), or every call reads the clock. */
 enum { CGI_TIMING_SAMPLED = 0, CGI_TIMING_EXACT = 1 };
@@ -226,7 +231,10 @@ typedef struct cgi_stats_header {
      * (CGI_RANK_SET, CGI_LOCAL_RANK_SET): a zeroed header has no rank. */
     uint32_t rank, local_rank, rank_set;
     char rank_from[32]; /* the launcher's variable that gave the rank; "" when none */
-    char pad[4096 - 8 - 4 * 8 - 8 - 2048 - 72 - 40 - 16 - 16 - 8 - 44];
+    /* The APIs whose drivers quirks.c probed and matched against the quirks
+     * file, "cl,ze" (one that does not fit is left out: not known). */
+    char quirks_probed[CGI_QUIRKS_PROBED_MAX];
+    char pad[4096 - 8 - 4 * 8 - 8 - 2048 - 72 - 40 - 16 - 16 - 8 - 44 - CGI_QUIRKS_PROBED_MAX];
 } cgi_stats_header;
 
 /* One stall: a call or lock wait of at least the stall limit made while

@@ -249,7 +249,19 @@ static void cgi_json_quirks(FILE *out, const cgi_stats_region *r)
         fputs("}}", out);
     }
     fputs(k ? "\n     ]" : "]", out);
-    fprintf(out, ",\n     \"quirks_dropped\": %lu", (unsigned long)atomic_load(&r->h.quirks_dropped));
+    fprintf(out, ",\n     \"quirks_dropped\": %lu, \"quirks_probed\": [",
+            (unsigned long)atomic_load(&r->h.quirks_dropped));
+    /* The APIs whose drivers were checked against the quirks ("cl,ze"). */
+    const char *api = r->h.quirks_probed, *end = api + strnlen(api, sizeof r->h.quirks_probed);
+    for (int first = 1; api < end; first = 0) {
+        size_t len = strcspn(api, ",");
+        char one[CGI_API_NAME_MAX];
+        snprintf(one, sizeof one, "%.*s", (int)(len < sizeof one ? len : sizeof one - 1), api);
+        fputs(first ? "" : ", ", out);
+        cgi_json_str(out, one);
+        api += len + 1;
+    }
+    fputc(']', out);
 }
 
 /* ---- thread-rule violations (threads.c) -------------------------------------------- */

@@ -215,6 +215,17 @@ static void cgi_read_quirk_item(cgi_json *j, void *ctx)
     cgi_read_quirk(j, pr->r, &pr->nquirks);
 }
 
+/* One API of "quirks_probed", appended to the header's list. */
+static void cgi_read_probed_item(cgi_json *j, void *ctx)
+{
+    cgi_stats_header *h = ctx;
+    char api[CGI_API_NAME_MAX];
+    if (!cgi_lex_str(j, api, sizeof api)) return;
+    size_t len = strnlen(h->quirks_probed, sizeof h->quirks_probed);
+    if (len + 1 + strlen(api) < sizeof h->quirks_probed && !strchr(api, ','))
+        snprintf(h->quirks_probed + len, sizeof h->quirks_probed - len, "%s%s", len ? "," : "", api);
+}
+
 static void cgi_read_violation_item(cgi_json *j, void *ctx)
 {
     cgi_proc_read *pr = ctx;
@@ -283,6 +294,8 @@ static void cgi_read_process_member(cgi_json *j, const char *key, void *ctx)
         cgi_read_array(j, cgi_read_in_flight_item, pr);
     else if (strcmp(key, "quirks") == 0)
         cgi_read_array(j, cgi_read_quirk_item, pr);
+    else if (strcmp(key, "quirks_probed") == 0)
+        cgi_read_array(j, cgi_read_probed_item, &r->h);
     else if (strcmp(key, "thread_violations") == 0)
         cgi_read_array(j, cgi_read_violation_item, pr);
     else if (strcmp(key, "timing") == 0) {

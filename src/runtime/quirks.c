@@ -574,6 +574,8 @@ static void cgi_identify(void *arg)
     pthread_mutex_lock(&cgi_cfg_lock);
     cgi_quirks_match(layer->api, ids, got);
     pthread_mutex_unlock(&cgi_cfg_lock);
+    /* After the matching: a quirk of this API without a record did not match. */
+    cgi_stats_note_probed(layer->api);
     atomic_store_explicit(&cgi_probed[n].done, 1, memory_order_release);
     pthread_mutex_unlock(&cgi_probe_lock);
 }

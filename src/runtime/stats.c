@@ -553,6 +553,18 @@ void cgi_stats_note_quirk(const cgi_quirk_rec *q)
     pthread_mutex_unlock(&cgi_stall_lock);
 }
 
+void cgi_stats_note_probed(const char *api)
+{
+    pthread_mutex_lock(&cgi_stall_lock);
+    char *list = cgi_stats->h.quirks_probed;
+    size_t len = strnlen(list, sizeof cgi_stats->h.quirks_probed), n = strlen(api);
+    if (len + (len != 0) + n < sizeof cgi_stats->h.quirks_probed) {
+        if (len) list[len++] = ',';
+        memcpy(list + len, api, n + 1);
+    }
+    pthread_mutex_unlock(&cgi_stall_lock);
+}
+
 /* cg_reset_stats: the stalls go with the counters (the slots stay: they say
  * what is happening now). */
 void cgi_stats_reset_stalls(void)

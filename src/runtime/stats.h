@@ -56,6 +56,9 @@ CGI_HIDDEN void cgi_stats_keep_stall(const cgi_stall *s);
 /* Records a quirk matched (the caller fills everything but valid); a
  * process keeps the first CGI_STATS_MAX_QUIRKS. */
 CGI_HIDDEN void cgi_stats_note_quirk(const cgi_quirk_rec *q);
+/* Adds api to the header's APIs probed for quirks (left out when it does
+ * not fit: the report then says it does not know). */
+CGI_HIDDEN void cgi_stats_note_probed(const char *api);
 
 /* Forgets the kept stalls and the count of dropped ones. */
 CGI_HIDDEN void cgi_stats_reset_stalls(void);
