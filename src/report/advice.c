@@ -12,8 +12,9 @@
 /* ---- advice: the known bugs the run's concurrency would meet ------------------
  * After the run, from the combined table and the quirks file in use: each
  * entry point that several threads were inside at once is checked against
- * every quirk that serializes it, whatever driver ran (quirks.c). Where a
- * process applied the quirk, the advice says so instead of the fix. */
+ * every quirk that serializes it, whatever driver ran (quirks.c), and says
+ * whether the quirk affects this run. Where a process applied the quirk,
+ * the advice says so instead of the fix. */
 
 cgi_quirks_naming_fn *cgi_report_quirks;
 
@@ -48,23 +49,39 @@ char *cgi_advice_fix(const cgi_quirk_view *q)
     return s;
 }
 
-static int cgi_applied_in_run(const cgi_report_writer *w, const char *name)
+/* The run's quirk of that name, or NULL when no process matched it. */
+static const cgi_quirk_seen *cgi_seen_in_run(const cgi_report_writer *w, const char *name)
 {
-    for (size_t k = 0; k < w->napplied; k++)
-        if (strcmp(w->applied[k], name) == 0) return 1;
-    return 0;
+    for (size_t k = 0; k < w->nquirks; k++)
+        if (strcmp(w->quirks[k].name, name) == 0) return &w->quirks[k];
+    return NULL;
+}
+
+/* Whether the quirk affects the run: a process matched it (its record);
+ * its API's drivers were probed and none matched it; or not known (never
+ * probed: no process initialized the API, or a report from before probes
+ * were recorded; or a process kept not every quirk it matched). */
+static int cgi_affects(const cgi_report_writer *w, const cgi_quirk_view *q)
+{
+    if (cgi_seen_in_run(w, q->name)) return 1;
+    if (w->quirks_unsure) return -1;
+    for (size_t k = 0; k < w->nprobed; k++)
+        if (strcmp(w->probed[k], q->api) == 0) return 0;
+    return -1;
 }
 
 static void cgi_advice_quirk(const cgi_quirk_view *q, void *arg)
 {
     cgi_advice_walk *walk = arg;
     const cgi_row *row = walk->a.row;
-    int applied = cgi_applied_in_run(walk->w, q->name);
+    const cgi_quirk_seen *seen = cgi_seen_in_run(walk->w, q->name);
+    int applied = seen && seen->applied;
     /* Applied: it serialized the entry point, so one thread was inside and
      * others waited; say so where threads did wait. */
     if (applied ? row->peak_inside < 2 && row->peak_waiting < 1 : row->peak_inside < 2) return;
     walk->a.quirk = q;
     walk->a.applied = applied;
+    walk->a.affects = cgi_affects(walk->w, q);
     walk->fn(&walk->a, walk->arg);
     walk->a.index++;
 }

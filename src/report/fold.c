@@ -160,28 +160,52 @@ static void cgi_fold_stalls(cgi_report_writer *w, const cgi_stats_region *r, uin
     }
 }
 
-/* Notes the quirks the process applied (a few per process). */
-static void cgi_note_applied(cgi_report_writer *w, const cgi_stats_region *r)
+/* Notes the quirks the process matched, applied or not, and the APIs it
+ * probed for quirks (a few per process): what the advice says of them. */
+static void cgi_note_quirks(cgi_report_writer *w, const cgi_stats_region *r)
 {
     for (unsigned i = 0; i < CGI_STATS_MAX_QUIRKS && !w->oom; i++) {
         const cgi_quirk_rec *q = &r->quirk[i];
-        if (!atomic_load(&q->valid) || !q->applied) continue;
+        if (!atomic_load(&q->valid)) continue;
         size_t k = 0;
-        while (k < w->napplied && strncmp(w->applied[k], q->name, sizeof q->name) != 0)
+        while (k < w->nquirks && strncmp(w->quirks[k].name, q->name, sizeof q->name) != 0)
             k++;
-        if (k < w->napplied) continue;
-        if (!cgi_array_room(&w->applied, &w->appliedcap, w->napplied, sizeof *w->applied) ||
-            !(w->applied[w->napplied] = cgi_arena_str(w, q->name, sizeof q->name)))
-            w->oom = 1;
-        else
-            w->napplied++;
+        if (k == w->nquirks) {
+            const char *name = cgi_array_room(&w->quirks, &w->quirkcap, w->nquirks, sizeof *w->quirks)
+                                   ? cgi_arena_str(w, q->name, sizeof q->name)
+                                   : NULL;
+            if (!name) {
+                w->oom = 1;
+                break;
+            }
+            w->quirks[w->nquirks++] = (cgi_quirk_seen){name, 0};
+        }
+        w->quirks[k].applied |= q->applied != 0;
+    }
+    if (atomic_load(&r->h.quirks_dropped)) w->quirks_unsure = 1;
+    const char *api = r->h.quirks_probed, *end = api + strnlen(api, sizeof r->h.quirks_probed);
+    while (api < end && !w->oom) {
+        size_t len = strcspn(api, ","), k = 0;
+        if (len > (size_t)(end - api)) len = (size_t)(end - api);
+        while (k < w->nprobed && !(strlen(w->probed[k]) == len && strncmp(w->probed[k], api, len) == 0))
+            k++;
+        if (k == w->nprobed && len) {
+            const char *copy = cgi_array_room(&w->probed, &w->probedcap, w->nprobed, sizeof *w->probed)
+                                   ? cgi_arena_str(w, api, len)
+                                   : NULL;
+            if (!copy)
+                w->oom = 1;
+            else
+                w->probed[w->nprobed++] = copy;
+        }
+        api += len + 1;
     }
 }
 
 /* A process's entry points into the combined table. */
 void cgi_fold(cgi_report_writer *w, const cgi_stats_region *r)
 {
-    cgi_note_applied(w, r);
+    cgi_note_quirks(w, r);
     const char *host = cgi_note_host(w, r->h.host, sizeof r->h.host);
     uint32_t rank = host ? cgi_ranks_process(w->ranks, &r->h, host) : CGI_RANKS_OOM;
     if (rank == CGI_RANKS_OOM) w->oom = 1;

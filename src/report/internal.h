@@ -35,7 +35,7 @@
  *   3 fold.c             the combined table: every process's entry points folded
  *                        into one row each (the folding index)
  *   4 advice.c           the advice as data: known bugs the run's concurrency
- *                        would meet, for the writers to write
+ *                        would meet, whether they affect this run, for the writers
  *   5 json_write.c       the JSON report
  *   5 text_table.c       the text table
  *   6 report.c           a report written one process at a time (begin, add, end)
@@ -151,6 +151,12 @@ typedef struct cgi_index {
     size_t cap; /* a power of two, at least twice the entries */
 } cgi_index;
 
+/* A quirk some process of the report matched (its record), and whether one applied it. */
+typedef struct cgi_quirk_seen {
+    const char *name;
+    int applied;
+} cgi_quirk_seen;
+
 struct cgi_report_writer {
     cgi_outfile o;
     char *path;
@@ -165,8 +171,11 @@ struct cgi_report_writer {
     cgi_index hostix;
     int apiw;
     int oom;
-    const char **applied; /* the quirks some process applied, by name (advice) */
-    size_t napplied, appliedcap;
+    cgi_quirk_seen *quirks; /* the quirks some process matched, by name (advice) */
+    size_t nquirks, quirkcap;
+    const char **probed; /* the APIs some process probed for quirks (advice) */
+    size_t nprobed, probedcap;
+    int quirks_unsure; /* a process kept not every quirk it matched */
     size_t ncodelists; /* rows with a list of result codes */
     cgi_arena_block *arena;
     cgi_ranks *ranks; /* the view across ranks (report_ranks.h) */
@@ -209,6 +218,7 @@ typedef struct cgi_advice {
     const cgi_row *row;
     const cgi_quirk_view *quirk;
     int applied;  /* a process of the run applied the quirk */
+    int affects;  /* 1: a process matched the quirk; 0: its API's drivers were probed and none did; -1: not known */
     size_t index; /* 0 for the report's first piece */
 } cgi_advice;
 typedef void cgi_advice_fn(const cgi_advice *a, void *arg);

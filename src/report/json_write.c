@@ -470,7 +470,10 @@ static void cgi_json_advice(const cgi_advice *a, void *arg)
     fputs("},\n     \"why\": ", out);
     cgi_json_str(out, q->why);
     cgi_json_field_str(out, "source", q->source);
-    fprintf(out, ", \"applied\": %s", a->applied ? "true" : "false");
+    fprintf(out, ", \"applied\": %s, \"affects_this_run\": %s", a->applied ? "true" : "false",
+            a->affects == 1   ? "true"
+            : a->affects == 0 ? "false"
+                              : "null");
     char *fix = a->applied ? NULL : cgi_advice_fix(q);
     cgi_json_field_str_or_null(out, "fix", fix);
     free(fix);

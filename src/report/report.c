@@ -56,7 +56,8 @@ static void cgi_report_free(cgi_report_writer *w)
     for (size_t b = 0; b < w->nblk; b++)
         free(w->rowblk[b]);
     cgi_ranks_free(w->ranks);
-    free(w->rowblk), free(w->rowix.ix), free(w->hosts), free(w->hostix.ix), free(w->applied), free(w->path), free(w);
+    free(w->rowblk), free(w->rowix.ix), free(w->hosts), free(w->hostix.ix), free(w->quirks), free(w->probed),
+        free(w->path), free(w);
 }
 
 /* A report that cannot be written leaves no file and is named with the
