@@ -125,7 +125,16 @@ typedef struct cg_site_stats {
 int cg_get_stats(const char *site, cg_site_stats *out);
 int cg_reset_stats(void);
 
-typedef enum cg_report_format { CG_REPORT_JSON = 0, CG_REPORT_TEXT = 1 } cg_report_format;
+/* CG_REPORT_TEXT: the table for people, at most 100 columns (COLUMNS when
+ * set); CG_REPORT_TEXT_ALL: the same with every row and column, at any
+ * width; CG_REPORT_ADVICE: only the advice, every piece in full
+ * (docs/report.md). */
+typedef enum cg_report_format {
+    CG_REPORT_JSON = 0,
+    CG_REPORT_TEXT = 1,
+    CG_REPORT_TEXT_ALL = 2,
+    CG_REPORT_ADVICE = 3
+} cg_report_format;
 /* Writes this process's report; path "-" is stderr. An existing file at
  * path is replaced only when it is empty or a report or timeline callguard
  * wrote; any other is left as it was, the report is kept beside it

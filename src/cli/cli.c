@@ -37,7 +37,7 @@ void cli_exit(int status)
 
 const char cli_usage[] =
     "usage: callguard run [OPTIONS] [--] PROGRAM [ARGS...]\n"
-    "       callguard report [--json OUT.json] FILE.json...\n"
+    "       callguard report [--all | --advice | --json OUT.json] FILE.json...\n"
     "       callguard list [NAME | PATH.so]\n"
     "\n"
     "run: guard every driver call PROGRAM and its children make, and report them.\n"
@@ -57,6 +57,7 @@ const char cli_usage[] =
     "  --report FILE|DIR/|-  write the report as JSON to FILE, or as a table to stderr (-);\n"
     "                      DIR/ (or an existing folder): a file of its own in DIR for each\n"
     "                      run, named by host, rank and pid (mpirun -n 4 callguard run ...)\n"
+    "  --all               with --report -: every row and column of the table, at any width\n"
     "  --check-threads     report threads inside calls that the API's thread rules forbid\n"
     "                      to overlap on one handle, and kernel arguments another thread set\n"
     "                      between a thread's setting and its launch (docs/threads.md)\n"
@@ -84,9 +85,11 @@ const char cli_usage[] =
     "125 if the program succeeded but the report or trace could not be written.\n"
     "\n"
     "report: print the table of reports saved with --report FILE; several (the ranks of\n"
-    "  a job, one per node) are merged: every process's section, then one table over all,\n"
-    "  and one across the ranks when launchers named them; --json OUT writes them merged\n"
-    "  as one JSON report to OUT instead.\n"
+    "  a job, one per node) are merged: a summary, one table over all, one across the\n"
+    "  ranks when launchers named them, then every process's section. Tables are sorted\n"
+    "  by time in the driver and fit 100 columns (COLUMNS when set); --all shows every row\n"
+    "  and column at any width; --advice prints every piece of advice in full, whether it\n"
+    "  affects the run or not; --json OUT writes them merged as one JSON report to OUT.\n"
     "list: what a layer is (an installed one by NAME, or a file) and its entry points with\n"
     "  their policies and blocking reasons; with no argument, the installed layers.\n";
 

@@ -1,7 +1,7 @@
 /* callguard: the command line.
  *
  *   callguard run [options] -- PROGRAM [ARGS...]   guard an unmodified program (run.c)
- *   callguard report [--json OUT] FILE.json...     the table again, from saved reports (merged)
+ *   callguard report [--all|--advice|--json OUT] FILE.json...  the table again, from saved reports (merged)
  *   callguard list [NAME | PATH.so]                a layer's entry points and policies (list.c)
  *
  * The CLI knows no API by name: layers describe themselves (layers.c). What
@@ -26,20 +26,34 @@ static int cmd_report(int argc, char **argv)
 {
     if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) return fputs(cli_usage, stdout), 0;
     /* --json OUT: the merged report as JSON into OUT (the ranks' files of
-     * a job into one), not the table. */
+     * a job into one), not the table; --all: every row and column of the
+     * table; --advice: every piece of advice in full. */
     const char *json = NULL;
-    if (argc >= 2 && !strcmp(argv[1], "--json")) {
-        if (argc < 3 || !*argv[2]) return cli_usage_error("report: --json needs a file name");
-        json = argv[2];
-        argc -= 2, argv += 2;
+    int all = 0, advice = 0;
+    for (;;) {
+        if (argc >= 2 && !strcmp(argv[1], "--json")) {
+            if (argc < 3 || !*argv[2]) return cli_usage_error("report: --json needs a file name");
+            json = argv[2];
+            argc -= 2, argv += 2;
+        } else if (argc >= 2 && (!strcmp(argv[1], "--all") || !strcmp(argv[1], "--advice"))) {
+            *(!strcmp(argv[1], "--all") ? &all : &advice) = 1;
+            argc--, argv++;
+        } else {
+            break;
+        }
     }
+    if (!!json + all + advice > 1) return cli_usage_error("report: --json, --all and --advice: choose one");
+    cg_report_format format = json     ? CG_REPORT_JSON
+                              : all    ? CG_REPORT_TEXT_ALL
+                              : advice ? CG_REPORT_ADVICE
+                                       : CG_REPORT_TEXT;
     if (argc < 2)
         return cli_usage_error("report: expected one or more report files (saved with callguard run --report FILE)");
     /* "/dev/stdout" is the stdout we were given, never reopened:
      * `callguard report F >> log` appends to log (a reopen would write
      * from its start). */
-    int rc = cg_report_merge_files((const char *const *)argv + 1, (size_t)argc - 1, json ? json : "/dev/stdout",
-                                   json ? CG_REPORT_JSON : CG_REPORT_TEXT);
+    int rc =
+        cg_report_merge_files((const char *const *)argv + 1, (size_t)argc - 1, json ? json : "/dev/stdout", format);
     if (rc != CG_OK) {
         cgi_say("%s", cg_last_error());
         return 2;

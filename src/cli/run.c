@@ -37,15 +37,15 @@ static void remove_dir(const char *dir)
 
 /* Returns 0, or 1 when the report could not be written (said on stderr,
  * with the path and the error). */
-static int run_write_report(const char *report, int folder, const char *dir, const run_result *r)
+static int run_write_report(const char *report, int all, int folder, const char *dir, const run_result *r)
 {
     if (!report) return 0;
     int text = strcmp(report, "-") == 0;
     char *file = folder ? run_folder_claim(report, r->pid) : NULL;
     if (folder && !file) return 1;
     int rc = 0;
-    if (cg_report_merge(dir, r->exits, r->nexits, file ? file : report, text ? CG_REPORT_TEXT : CG_REPORT_JSON) !=
-        CG_OK) {
+    if (cg_report_merge(dir, r->exits, r->nexits, file ? file : report,
+                        text ? (all ? CG_REPORT_TEXT_ALL : CG_REPORT_TEXT) : CG_REPORT_JSON) != CG_OK) {
         cgi_say("%s", cg_last_error());
         if (file) unlink(file); /* the empty file that held the name */
         rc = 1;
@@ -135,7 +135,7 @@ int cli_cmd_run(int argc, char **argv)
         cgi_say("%s: %s", o.prog[0], strerror(r.exec_errno));
         return r.exec_errno == ENOENT ? 127 : 126;
     }
-    int lost = run_write_report(o.report, folder, dir, &r);
+    int lost = run_write_report(o.report, o.report_all, folder, dir, &r);
     lost |= run_write_trace(o.trace, dir);
     remove_dir(dir);
     free(r.exits), free(dir);

@@ -29,6 +29,7 @@ typedef struct run_opts {
     size_t nlayer_files;
     int release_runtime; /* --release-runtime, or its older spelling --release-gil */
     int check_threads, serialize_handles;
+    int report_all; /* --all: the table of --report - with every row and column */
     char **prog;
 } run_opts;
 

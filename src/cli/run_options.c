@@ -26,32 +26,35 @@ static void run_push(char ***v, size_t *n, const char *s)
     (*n)++;
 }
 
+/* callguard run's options: getopt_long's table. */
+static const struct option run_options[] = {{"serialize", required_argument, NULL, 's'},
+                                            {"release-runtime", no_argument, NULL, 'g'},
+                                            {"release-gil", no_argument, NULL, 'g'},
+                                            {"transition", required_argument, NULL, 't'},
+                                            {"stall-ms", required_argument, NULL, 'm'},
+                                            {"hang-ms", required_argument, NULL, 'k'},
+                                            {"timing", required_argument, NULL, 'i'},
+                                            {"report", required_argument, NULL, 'r'},
+                                            {"trace", required_argument, NULL, 'T'},
+                                            {"api", required_argument, NULL, 'a'},
+                                            {"layer", required_argument, NULL, 'L'},
+                                            {"trace-lines", required_argument, NULL, 'l'},
+                                            {"help", no_argument, NULL, 'h'},
+                                            {"quirks", required_argument, NULL, 'Q'},
+                                            {"signals", required_argument, NULL, 'S'},
+                                            {"check-threads", no_argument, NULL, 'C'},
+                                            {"serialize-handles", no_argument, NULL, 'H'},
+                                            {"all", no_argument, NULL, 'A'},
+                                            {NULL, 0, NULL, 0}};
+
 /* Returns -1 when the program should start, else the exit status. */
 int run_parse_options(int argc, char **argv, run_opts *o)
 {
-    static const struct option opts[] = {{"serialize", required_argument, NULL, 's'},
-                                         {"release-runtime", no_argument, NULL, 'g'},
-                                         {"release-gil", no_argument, NULL, 'g'},
-                                         {"transition", required_argument, NULL, 't'},
-                                         {"stall-ms", required_argument, NULL, 'm'},
-                                         {"hang-ms", required_argument, NULL, 'k'},
-                                         {"timing", required_argument, NULL, 'i'},
-                                         {"report", required_argument, NULL, 'r'},
-                                         {"trace", required_argument, NULL, 'T'},
-                                         {"api", required_argument, NULL, 'a'},
-                                         {"layer", required_argument, NULL, 'L'},
-                                         {"trace-lines", required_argument, NULL, 'l'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {"quirks", required_argument, NULL, 'Q'},
-                                         {"signals", required_argument, NULL, 'S'},
-                                         {"check-threads", no_argument, NULL, 'C'},
-                                         {"serialize-handles", no_argument, NULL, 'H'},
-                                         {NULL, 0, NULL, 0}};
     optind = 1;
     opterr = 0;
     int c;
     /* '+': stop at the program's name, so its own options stay its own. */
-    while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+:h", run_options, NULL)) != -1) {
         /* `--report -- prog` would take "--" as the file and run "prog"
          * with no separator: an option's value is never "--". */
         if (optarg && strcmp(optarg, "--") == 0 && c != ':' && c != '?')
@@ -69,6 +72,7 @@ int run_parse_options(int argc, char **argv, run_opts *o)
         case 'g': o->release_runtime = 1; break;
         case 'C': o->check_threads = 1; break;
         case 'H': o->serialize_handles = 1; break;
+        case 'A': o->report_all = 1; break;
         case 't': o->transition = optarg; break;
         case 'm': o->stall = optarg; break;
         case 'k': o->hang = optarg; break;
@@ -101,6 +105,8 @@ int run_parse_options(int argc, char **argv, run_opts *o)
         default: return cli_usage_error("run: unknown option '%s'", argv[optind - 1]);
         }
     }
+    if (o->report_all && (!o->report || strcmp(o->report, "-") != 0))
+        return cli_usage_error("--all: the table's every row and column, only with --report -");
     if (optind >= argc)
         return cli_usage_error("run: no program given: expected callguard run [OPTIONS] -- PROGRAM [ARGS...]");
     o->prog = argv + optind;

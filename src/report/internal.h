@@ -32,12 +32,19 @@
  *                        (stalls, calls in flight, quirks, violations, hang) read back
  *   2 region.c           what both formats read from a region: totals, result
  *                        codes, stalls worst first, calls in flight
+ *   2 text_out.c         the text's width, its lines fitted to it, strings made safe
+ *                        to print, the processes' sections kept until the end
  *   3 fold.c             the combined table: every process's entry points folded
  *                        into one row each (the folding index)
  *   4 advice.c           the advice as data: known bugs the run's concurrency
  *                        would meet, whether they affect this run, for the writers
+ *   4 table.c            the text's table of entry points, sorted by time: within
+ *                        the width, or every row and column
  *   5 json_write.c       the JSON report
- *   5 text_table.c       the text table
+ *   5 text_table.c       the text report's sections: each process's, the combined
+ *                        table, the view across ranks, the totals
+ *   5 summary.c          the text report's summary (what needs attention, first)
+ *                        and its advice
  *   6 report.c           a report written one process at a time (begin, add, end)
  *   7 merge.c            cg_report_merge: a `callguard run` directory into one report
  *   7 report_read.c      cg_report_merge_files, cg_report_convert: saved reports
@@ -157,6 +164,34 @@ typedef struct cgi_quirk_seen {
     int applied;
 } cgi_quirk_seen;
 
+/* The text's processes' sections, kept until the summary before them is
+ * written: in memory up to CGI_SPOOL_MEMORY, then in an unlinked file. */
+typedef struct cgi_spool {
+    FILE *f;
+    char *buf;
+    size_t len;
+    int on_disk;
+} cgi_spool;
+#define CGI_SPOOL_MEMORY ((size_t)4 << 20)
+
+/* What the summary says of the processes, gathered as they are added
+ * (summary.c): counts, and the first or worst of each kind. */
+typedef struct cgi_summary {
+    size_t exited0, exited, signaled, execed, unknown; /* processes by how they ended */
+    int32_t odd_pid;                                   /* the first that did not exit 0 */
+    int odd_state, odd_status;
+    size_t died_inside; /* processes that ended with calls in flight */
+    int32_t died_pid;
+    unsigned died_threads;
+    char died_site[CGI_NAME_MAX];
+    size_t hung; /* processes that wrote a hang report */
+    int32_t hang_pid;
+    cgi_hang_call hang_call;
+    uint64_t violations; /* thread-rule violations, all processes */
+    cgi_violation viol;  /* the first kept */
+    cgi_stall stall;     /* the worst kept (ns 0: none) */
+} cgi_summary;
+
 struct cgi_report_writer {
     cgi_outfile o;
     char *path;
@@ -179,6 +214,15 @@ struct cgi_report_writer {
     size_t ncodelists; /* rows with a list of result codes */
     cgi_arena_block *arena;
     cgi_ranks *ranks; /* the view across ranks (report_ranks.h) */
+    /* The text: its width (0: every row and column, at any width), the
+     * processes' sections, the summary's facts, and the saved reports it
+     * was read from (callguard report; for the advice's command line). */
+    int width;
+    int text_err; /* why the text cannot be written (an errno; with oom set) */
+    cgi_spool spool;
+    cgi_summary sum;
+    const char *const *sources;
+    size_t nsources;
 };
 
 /* ---- region.c ---- */
@@ -201,10 +245,64 @@ CGI_HIDDEN void cgi_json_begin(FILE *out);
 CGI_HIDDEN void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, size_t nproc);
 CGI_HIDDEN void cgi_json_end(FILE *out, size_t nproc, const cgi_totals *pall, size_t lost, const cgi_report_writer *w);
 
-/* ---- text_table.c ---- */
+/* ---- text_out.c ---- */
+/* The default width of the text, and the least COLUMNS can make it. */
+#define CGI_TEXT_WIDTH 100
+#define CGI_TEXT_MIN_WIDTH 60
 CGI_HIDDEN void cgi_text_str(FILE *out, const char *s, size_t max);
-CGI_HIDDEN void cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt);
-CGI_HIDDEN void cgi_text_end(FILE *out, const cgi_report_writer *w, size_t lost);
+#define CGI_TEXT_FIELD(out, field) cgi_text_str((out), (field), sizeof(field))
+/* "SIGABRT", or "signal 77". */
+CGI_HIDDEN void cgi_text_signal(int sig, char *buf, size_t cap);
+/* The text's width for out: COLUMNS when set (at least CGI_TEXT_MIN_WIDTH),
+ * else a terminal's up to CGI_TEXT_WIDTH, else CGI_TEXT_WIDTH. */
+CGI_HIDDEN int cgi_text_width(FILE *out);
+/* Writes text's lines to out, each at most width columns (0: as they are):
+ * a longer one goes on, at a space, on lines indented further. */
+CGI_HIDDEN void cgi_text_fit(FILE *out, const char *text, size_t len, int width);
+/* The spool: opened (0 or an errno), kept bounded after each section (past
+ * CGI_SPOOL_MEMORY into a file; 0 or an errno), drained fitted into out
+ * and closed (0 or an errno), or dropped. */
+CGI_HIDDEN int cgi_spool_open(cgi_spool *s);
+CGI_HIDDEN int cgi_spool_bound(cgi_spool *s);
+CGI_HIDDEN int cgi_spool_drain(cgi_spool *s, FILE *out, int width);
+CGI_HIDDEN void cgi_spool_drop(cgi_spool *s);
+
+/* ---- table.c ---- */
+/* One row of a table: an entry point of a process or of the combined table. */
+typedef struct cgi_trow {
+    const char *api, *name, *domain; /* domain "" when not serialized */
+    uint8_t transition, scope, blocking, mixed;
+    cgi_totals t;
+    uint64_t max_ns;
+    uint32_t peak_inside, peak_waiting;
+    const cgi_stats_record *rec; /* a process's row: its result codes are read from it */
+    const cgi_code_list *codes;  /* a combined row's (NULL: none) */
+} cgi_trow;
+/* The rows of a process's entry points, or of the combined table (malloc'd;
+ * NULL when out of memory). */
+CGI_HIDDEN cgi_trow *cgi_rows_of_process(const cgi_stats_region *r, size_t *n);
+CGI_HIDDEN cgi_trow *cgi_rows_of_writer(const cgi_report_writer *w, size_t *n);
+CGI_HIDDEN void cgi_rows_sort(cgi_trow *v, size_t n);
+/* Sorts the rows and writes them as a table at most width columns wide (0:
+ * every row and column); timing: "sampled", "exact", or NULL (not one). */
+CGI_HIDDEN void cgi_table_write(FILE *out, cgi_trow *v, size_t n, int width, const char *timing);
+
+/* ---- text_table.c ---- */
+/* A process's section; 0, or ENOMEM. */
+CGI_HIDDEN int cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, int width);
+/* The combined table (more than one process) and the view across ranks; 0, or ENOMEM. */
+CGI_HIDDEN int cgi_text_tables(FILE *out, const cgi_report_writer *w);
+/* The totals line, last, and the processes lost. */
+CGI_HIDDEN void cgi_text_totals(FILE *out, const cgi_report_writer *w, size_t lost);
+
+/* ---- summary.c ---- */
+/* Notes what the summary says of a process. */
+CGI_HIDDEN void cgi_summary_add(cgi_summary *s, const cgi_proc_view *p);
+/* The summary: the run in one line, then what needs attention. 0, or ENOMEM. */
+CGI_HIDDEN int cgi_summary_write(FILE *out, const cgi_report_writer *w, size_t lost);
+/* The advice after the tables: in full where it affects the run, one line
+ * for the rest; every piece in full (all: CG_REPORT_ADVICE). 0, or ENOMEM. */
+CGI_HIDDEN int cgi_advice_text(FILE *out, const cgi_report_writer *w, int all);
 
 /* ---- fold.c ---- */
 CGI_HIDDEN cgi_row *cgi_row_at(const cgi_report_writer *w, size_t i);

@@ -17,8 +17,12 @@ int cgi_report_begin(const char *path, cg_report_format format, cgi_report_write
 {
     *out = NULL;
     if (!path || !*path) return cgi_fail(CG_EINVAL, "report path is empty: expected a file name or '-'");
-    if (format != CG_REPORT_JSON && format != CG_REPORT_TEXT)
-        return cgi_fail(CG_EINVAL, "report format %d: expected CG_REPORT_JSON or CG_REPORT_TEXT", (int)format);
+    if (format != CG_REPORT_JSON && format != CG_REPORT_TEXT && format != CG_REPORT_TEXT_ALL &&
+        format != CG_REPORT_ADVICE)
+        return cgi_fail(CG_EINVAL,
+                        "report format %d: expected CG_REPORT_JSON, CG_REPORT_TEXT, CG_REPORT_TEXT_ALL or "
+                        "CG_REPORT_ADVICE",
+                        (int)format);
     cgi_report_writer *w = calloc(1, sizeof *w);
     if (!w || !(w->path = strdup(path)) || !(w->ranks = cgi_ranks_new())) {
         if (w) free(w->path);
@@ -26,24 +30,36 @@ int cgi_report_begin(const char *path, cg_report_format format, cgi_report_write
         return cgi_fail(CG_ENOMEM, "out of memory");
     }
     w->format = format;
-    int e = cgi_outfile_open(path, &w->o);
-    if (e) {
+    /* The text's sections wait in the spool for the summary that leads them. */
+    int e = format == CG_REPORT_JSON ? 0 : cgi_spool_open(&w->spool);
+    if (e || (e = cgi_outfile_open(path, &w->o)) != 0) {
+        cgi_spool_drop(&w->spool);
         cgi_ranks_free(w->ranks), free(w->path), free(w);
-        return cgi_fail(CG_EIO, "cannot write report %s: %s", path, strerror(e));
+        return cgi_fail(e == ENOMEM ? CG_ENOMEM : CG_EIO, "cannot write report %s: %s", path, strerror(e));
     }
     if (format == CG_REPORT_JSON) cgi_json_begin(w->o.f);
+    if (format == CG_REPORT_TEXT || format == CG_REPORT_ADVICE) w->width = cgi_text_width(w->o.f);
     *out = w;
     return CG_OK;
+}
+
+void cgi_report_sources(cgi_report_writer *w, const char *const *paths, size_t n)
+{
+    w->sources = paths, w->nsources = n;
 }
 
 void cgi_report_add(cgi_report_writer *w, const cgi_proc_view *p)
 {
     cgi_totals t = cgi_proc_totals(p->region);
     if (t.calls == 0) return; /* a process that made no guarded call is not listed */
-    if (w->format == CG_REPORT_JSON)
+    if (w->format == CG_REPORT_JSON) {
         cgi_json_process(w->o.f, p, &t, w->nproc);
-    else
-        cgi_text_process(w->o.f, p, &t);
+    } else if (!w->oom) {
+        cgi_summary_add(&w->sum, p);
+        if (w->format != CG_REPORT_ADVICE && (w->text_err = cgi_text_process(w->spool.f, p, &t, w->width)) == 0)
+            w->text_err = cgi_spool_bound(&w->spool);
+        if (w->text_err) w->oom = 1; /* the sections would be missing one: no report rather than a false one */
+    }
     cgi_fold(w, p->region); /* the combined table, and the advice of either format */
     cgi_sum(&w->all, &t);
     w->nproc++;
@@ -55,9 +71,39 @@ static void cgi_report_free(cgi_report_writer *w)
         next = b->next, free(b);
     for (size_t b = 0; b < w->nblk; b++)
         free(w->rowblk[b]);
+    cgi_spool_drop(&w->spool);
     cgi_ranks_free(w->ranks);
     free(w->rowblk), free(w->rowix.ix), free(w->hosts), free(w->hostix.ix), free(w->quirks), free(w->probed),
         free(w->path), free(w);
+}
+
+/* The text, once every process is in: the summary and the tables made in
+ * memory, then written with the spooled sections after them, every line
+ * fitted to the width. Nothing is written unless all of it was made (on
+ * stderr too: no report rather than a false one). 0, or an errno. */
+static int cgi_text_end(cgi_report_writer *w, size_t lost)
+{
+    char *head = NULL, *tail = NULL;
+    size_t hlen = 0, tlen = 0;
+    FILE *h = open_memstream(&head, &hlen), *t = open_memstream(&tail, &tlen);
+    int e = !h || !t ? ENOMEM : 0;
+    if (!e && w->format == CG_REPORT_ADVICE) {
+        e = cgi_advice_text(h, w, 1);
+    } else if (!e) {
+        e = cgi_summary_write(h, w, lost);
+        if (!e) e = cgi_text_tables(h, w);
+        if (!e) e = cgi_advice_text(t, w, 0);
+        if (!e) cgi_text_totals(t, w, lost);
+    }
+    if (h && fclose(h) != 0 && !e) e = ENOMEM;
+    if (t && fclose(t) != 0 && !e) e = ENOMEM;
+    if (!e) {
+        cgi_text_fit(w->o.f, head, hlen, w->width);
+        e = cgi_spool_drain(&w->spool, w->o.f, w->width);
+        if (!e) cgi_text_fit(w->o.f, tail, tlen, w->width);
+    }
+    free(head), free(tail);
+    return e;
 }
 
 /* A report that cannot be written leaves no file and is named with the
@@ -68,20 +114,21 @@ int cgi_report_end(cgi_report_writer *w, size_t lost)
     int e = 0;
     char note[1024];
     if (!w->oom && cgi_ranks_finish(w->ranks) != 0) w->oom = 1;
+    if (!w->oom && w->format != CG_REPORT_JSON && (w->text_err = cgi_text_end(w, lost)) != 0) w->oom = 1;
     if (w->oom && w->o.own && w->o.tmp) {
         /* The combined table would be wrong: no report rather than a false one. */
         fclose(w->o.f);
         unlink(w->o.tmp);
         free(w->o.tmp);
     } else {
-        if (w->format == CG_REPORT_TEXT)
-            cgi_text_end(w->o.f, w, lost);
-        else
-            cgi_json_end(w->o.f, w->nproc, &w->all, lost, w);
+        if (w->format == CG_REPORT_JSON) cgi_json_end(w->o.f, w->nproc, &w->all, lost, w);
         e = cgi_outfile_close(&w->o, w->path, "report", note, sizeof note);
     }
     int rc = CG_OK;
-    if (w->oom)
+    if (w->oom && w->text_err && w->text_err != ENOMEM)
+        rc = cgi_fail(CG_EIO, "cannot write report %s: its processes' sections could not be kept aside: %s", w->path,
+                      strerror(w->text_err));
+    else if (w->oom)
         rc = cgi_fail(CG_ENOMEM, "cannot write report %s: out of memory", w->path);
     else if (e == EEXIST)
         rc = cgi_fail(CG_EIO, "%s", note);

@@ -22,6 +22,9 @@ typedef struct cgi_proc_view {
 typedef struct cgi_report_writer cgi_report_writer;
 /* Opens the report at path ("-": stderr; outfile.h says how). */
 CGI_HIDDEN int cgi_report_begin(const char *path, cg_report_format format, cgi_report_writer **w);
+/* The saved reports a report is read from (kept, not copied): the text's
+ * advice names them in the command that shows all of it. */
+CGI_HIDDEN void cgi_report_sources(cgi_report_writer *w, const char *const *paths, size_t n);
 /* Adds one process (not listed when it made no guarded call). */
 CGI_HIDDEN void cgi_report_add(cgi_report_writer *w, const cgi_proc_view *p);
 /* Writes the totals and closes the report; frees w. lost: processes of the

@@ -463,6 +463,7 @@ int cg_report_merge_files(const char *const *json_paths, size_t npaths, const ch
     }
     cgi_report_writer *w = NULL;
     if (rc == CG_OK) rc = cgi_report_begin(path, format, &w);
+    if (w) cgi_report_sources(w, json_paths, npaths); /* the advice's command names them */
     for (size_t i = 0; i < npaths && rc == CG_OK; i++)
         rc = cgi_report_parse(json_paths[i], text[i], len[i], &sc, w, &lost);
     if (w) {

@@ -1,56 +1,17 @@
-/* The text report, for people: one section per process (what went wrong
- * first, then a table of its entry points), the combined table of several,
- * and the totals line. */
+/* The text report's sections, for people: one per process (what went
+ * wrong first, then the table of its entry points), the combined table of
+ * several, the view across ranks, and the totals line. The summary before
+ * them and the advice after are summary.c's; the tables are table.c's. */
 #define _GNU_SOURCE
 #include "internal.h"
 
-#include "../common/names.h"
 #include "../common/trace_file.h"
 #include "outfile.h"
 #include "pypackage.h"
-#include "../common/utf8.h"
 
-#include <signal.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A string of a process (its command line, a thread's name, a Python
- * file, a quirks file's text) in the table, at most max bytes: a control
- * character, a C1 control or a byte that is no UTF-8 becomes '?', as the
- * reader of saved reports makes it, so a table never prints terminal
- * control (docs/security.md). */
-void cgi_text_str(FILE *out, const char *s, size_t max)
-{
-    size_t left = strnlen(s, max);
-    while (left) {
-        size_t n = cgi_utf8_seq(s, left);
-        unsigned char ch = (unsigned char)*s;
-        int c1 = n == 2 && ch == 0xc2 && (unsigned char)s[1] < 0xa0;
-        if (n > 1 && !c1)
-            fwrite(s, 1, n, out);
-        else
-            fputc(n == 1 && ch >= 0x20 && ch != 0x7f ? ch : '?', out);
-        if (!n || c1) n = 1;
-        s += n, left -= n;
-    }
-}
-#define CGI_TEXT_FIELD(out, field) cgi_text_str((out), (field), sizeof(field))
-
-/* "    results: ZE_RESULT_NOT_READY 999 (a state), ZE_RESULT_ERROR_DEVICE_LOST 1" under a row. */
-static void cgi_text_codes(FILE *out, int indent, const cgi_code_list *l)
-{
-    uint64_t oe, os;
-    cgi_codes_other(l, &oe, &os);
-    if (!l->n && !oe && !os) return;
-    fprintf(out, "%*sresults:", indent, "");
-    size_t k = 0;
-    for (size_t x = 0; x < l->n; x++, k++)
-        fprintf(out, "%s %s %lu%s", k ? "," : "", l->v[x].name, (unsigned long)l->v[x].count,
-                l->v[x].state ? " (a state)" : "");
-    if (oe) fprintf(out, "%s other failures %lu", k++ ? "," : "", (unsigned long)oe);
-    if (os) fprintf(out, "%s other states %lu", k++ ? "," : "", (unsigned long)os);
-    fputc('\n', out);
-}
 
 /* One line per quirk matched: what it serialized (or why it did not), the
  * driver it matched, its source; then how many more were not kept. */
@@ -70,7 +31,8 @@ static void cgi_text_quirks(FILE *out, const cgi_stats_region *r)
             fputs(" NOT applied: ", out);
             CGI_TEXT_FIELD(out, q->not_applied);
         }
-        fprintf(out, "; matched %s driver '", q->api);
+        /* What it matched on a line of its own: the lines stay within the width. */
+        fprintf(out, "\n    matched %s driver '", q->api);
         CGI_TEXT_FIELD(out, q->driver);
         fprintf(out, "' vendor 0x%04x version ", (unsigned)q->vendor);
         CGI_TEXT_FIELD(out, q->version);
@@ -131,35 +93,6 @@ static void cgi_text_violations(FILE *out, const cgi_stats_region *r)
                 (unsigned long)untracked);
 }
 
-/* The table's column: "8/3" (inside/waiting), "-" when not measured. */
-static const char *cgi_text_peaks(char *buf, size_t cap, uint32_t inside, uint32_t waiting)
-{
-    if (!inside) return "-";
-    snprintf(buf, cap, "%u/%u", inside, waiting);
-    return buf;
-}
-
-/* "SIGABRT" (or "signal 77" for one without a name). Our own table, not
- * sigabbrev_np (glibc 2.32): the package is built for glibc 2.17. */
-static void cgi_signal_name(int sig, char *out, size_t cap)
-{
-    static const char *const names[] = {
-        [SIGHUP] = "HUP",       [SIGINT] = "INT",     [SIGQUIT] = "QUIT", [SIGILL] = "ILL",   [SIGTRAP] = "TRAP",
-        [SIGABRT] = "ABRT",     [SIGBUS] = "BUS",     [SIGFPE] = "FPE",   [SIGKILL] = "KILL", [SIGUSR1] = "USR1",
-        [SIGSEGV] = "SEGV",     [SIGUSR2] = "USR2",   [SIGPIPE] = "PIPE", [SIGALRM] = "ALRM", [SIGTERM] = "TERM",
-        [SIGCHLD] = "CHLD",     [SIGCONT] = "CONT",   [SIGSTOP] = "STOP", [SIGTSTP] = "TSTP", [SIGTTIN] = "TTIN",
-        [SIGTTOU] = "TTOU",     [SIGURG] = "URG",     [SIGXCPU] = "XCPU", [SIGXFSZ] = "XFSZ", [SIGVTALRM] = "VTALRM",
-        [SIGPROF] = "PROF",     [SIGWINCH] = "WINCH", [SIGIO] = "IO",     [SIGPWR] = "PWR",   [SIGSYS] = "SYS",
-#ifdef SIGSTKFLT
-        [SIGSTKFLT] = "STKFLT",
-#endif
-    };
-    if (sig > 0 && (size_t)sig < sizeof names / sizeof names[0] && names[sig])
-        snprintf(out, cap, "SIG%s", names[sig]);
-    else
-        snprintf(out, cap, "signal %d", sig);
-}
-
 /* One line saying how the process ended and which calls it ended inside,
  * then one line per thread. */
 static void cgi_text_in_flight(FILE *out, const cgi_stats_region *r, int state, int status)
@@ -181,20 +114,20 @@ static void cgi_text_in_flight(FILE *out, const cgi_stats_region *r, int state, 
     unsigned unknown = atomic_load(&r->h.threads_unslotted);
     if (!nthreads && !unknown) return;
     char how[160], sig[32];
+    const char *why = NULL; /* what is known of an end callguard did not see, on a line of its own */
     if (state == CGI_PROC_SIGNALED)
-        cgi_signal_name(status, sig, sizeof sig), snprintf(how, sizeof how, "died of %s", sig);
+        cgi_text_signal(status, sig, sizeof sig), snprintf(how, sizeof how, "died of %s", sig);
     else if (state == CGI_PROC_EXITED)
         snprintf(how, sizeof how, "exited with status %d", status);
     else if (state == CGI_PROC_EXECED)
         snprintf(how, sizeof how, "was replaced by exec");
-    else if (atomic_load(&r->h.signal_hook))
-        snprintf(how, sizeof how,
-                 "ended without exit handlers and without a fatal signal the signal hook saw "
-                 "(SIGKILL, another uncatchable end, or _exit)");
     else
-        snprintf(how, sizeof how,
-                 "ended without exit handlers (how is not known: callguard did not reap it; "
-                 "--signals record would note a fatal signal)");
+        snprintf(how, sizeof how, "ended without exit handlers");
+    if (state == CGI_PROC_RUNNING)
+        why = atomic_load(&r->h.signal_hook) ? "(and without a fatal signal the signal hook saw: SIGKILL, another "
+                                               "uncatchable end, or _exit)"
+                                             : "(how is not known: callguard did not reap it; --signals record would "
+                                               "note a fatal signal)";
     if (nthreads) {
         fprintf(out, "  %s with", how);
         for (size_t g = 0; g < ngroups; g++)
@@ -202,6 +135,7 @@ static void cgi_text_in_flight(FILE *out, const cgi_stats_region *r, int state, 
                     count[g] == 1 ? "" : "s", waiting[g] ? "waiting for the lock of" : "inside",
                     recs[g] ? recs[g]->name : "an unknown entry point");
         fputc('\n', out);
+        if (why) fprintf(out, "    %s\n", why);
         for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS; i++) {
             const cgi_slot *slot = &r->slot[i];
             if (!cgi_in_flight(slot)) continue;
@@ -276,23 +210,25 @@ static void cgi_text_advice(FILE *out, const cgi_stall *const *v, size_t n)
         if (strcmp(rt, "julia") == 0) {
             /* Julia's binding is the package's ccall: made GC-safe there,
              * or by callguard from outside, for every package at once. */
-            fputs("  what to do (julia): make these calls GC-safe in the package: @ccall gc_safe=true (Julia 1.12 "
-                  "and later), GPUToolbox's @gcsafe_ccall before; or run it under callguard run --release-runtime\n",
+            fputs("  what to do (julia): callguard run --release-runtime; or make these calls GC-safe in the "
+                  "package: @ccall gc_safe=true (Julia 1.12 and later), GPUToolbox's @gcsafe_ccall before\n",
                   out);
             continue;
         }
+        /* The command first: a line too long for the screen goes on after it. */
         int known = strcmp(rt, "ruby") == 0 || strcmp(rt, "ocaml") == 0;
-        fprintf(out, "  what to do (%s): leave the runtime around these calls in the binding: its adapter, ", rt);
         if (known)
-            fprintf(out, "cg_set_adapter(cg_adapter_%s(), CG_ADAPTER_ACTIVE)", rt);
+            fprintf(out, "  what to do (%s): cg_set_adapter(cg_adapter_%s(), CG_ADAPTER_ACTIVE) in the binding", rt,
+                    rt);
         else
-            fprintf(out, "the %s adapter set CG_ADAPTER_ACTIVE", rt);
-        fputs(" (docs/adapters.md), or the runtime's own way to release it around a blocking call\n", out);
+            fprintf(out, "  what to do (%s): the %s adapter set CG_ADAPTER_ACTIVE in the binding", rt, rt);
+        fputs(" leaves the runtime around these calls (docs/adapters.md); or the runtime's own way to release it "
+              "around a blocking call\n",
+              out);
     }
     if (cpython)
-        fprintf(out,
-                "  what to do: release the runtime around these calls in the binding (Py_BEGIN_ALLOW_THREADS in a C "
-                "extension, ctypes.CDLL rather than ctypes.PyDLL), or run it under callguard run --release-gil\n");
+        fprintf(out, "  what to do: callguard run --release-gil; or release the runtime around these calls in the "
+                     "binding (Py_BEGIN_ALLOW_THREADS in a C extension, ctypes.CDLL rather than ctypes.PyDLL)\n");
 }
 
 /* The last hang report the process wrote (CALLGUARD_HANG_MS), its calls as on stderr. */
@@ -346,7 +282,9 @@ static void cgi_text_stalls(FILE *out, const cgi_stats_region *r, uint64_t stall
     uint64_t dropped = atomic_load(&r->h.stalls_dropped);
     fprintf(out, "  %lu stall%s: calls that held the runtime while they waited (worst first", (unsigned long)stalls,
             stalls == 1 ? "" : "s");
-    if (dropped) fprintf(out, "; the worst %d kept, %lu more not listed", CGI_STATS_MAX_STALLS, (unsigned long)dropped);
+    /* What was not kept on a line of its own: each within the width. */
+    if (dropped)
+        fprintf(out, "):\n    (the worst %d kept, %lu more not listed", CGI_STATS_MAX_STALLS, (unsigned long)dropped);
     fprintf(out, "):\n");
     for (size_t i = 0; i < n; i++) {
         const cgi_stall *st = v[i];
@@ -367,108 +305,65 @@ static void cgi_text_stalls(FILE *out, const cgi_stats_region *r, uint64_t stall
     cgi_text_advice(out, v, n);
 }
 
-/* One process's section (one with calls). */
-void cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt)
+/* "callguard: pid N on HOST, rank R (local L) (exit 0): COMMAND", the section's first line. */
+static void cgi_text_head(FILE *out, const cgi_proc_view *p, int state, int status)
 {
-    {
-        const cgi_stats_region *r = p->region;
-        cgi_totals t = *pt;
-        int state, status;
-        cgi_exit_of(p, &state, &status);
-        char ex[80];
-        if (state == CGI_PROC_EXITED)
-            snprintf(ex, sizeof ex, "exit %d", status);
-        else if (state == CGI_PROC_SIGNALED) {
-            char sig[32];
-            cgi_signal_name(status, sig, sizeof sig);
-            snprintf(ex, sizeof ex, "killed by %s%s", sig, p->have_exit ? "" : ", noted by its signal hook");
-        } else if (state == CGI_PROC_EXECED)
-            snprintf(ex, sizeof ex, "replaced by exec");
-        else
-            snprintf(ex, sizeof ex, "ended without exit handlers");
-        fprintf(out, "callguard: pid %d%s", r->h.pid, r->h.host[0] ? " on " : "");
-        CGI_TEXT_FIELD(out, r->h.host);
-        if (r->h.rank_set & CGI_RANK_SET) fprintf(out, ", rank %u", r->h.rank);
-        if ((r->h.rank_set & CGI_RANK_SET) && (r->h.rank_set & CGI_LOCAL_RANK_SET))
-            fprintf(out, " (local %u)", r->h.local_rank);
-        fprintf(out, " (%s): ", ex);
-        cgi_text_str(out, r->h.command, 200);
-        fputc('\n', out);
-        cgi_text_violations(out, r);
-        cgi_text_quirks(out, r);
-        cgi_text_in_flight(out, r, state, status);
-        cgi_text_hang(out, r);
-        cgi_text_stalls(out, r, t.stalls);
-        /* The api column is as wide as the longest API name of this process. */
-        int apiw = 4;
-        for (uint32_t k = 0; k < cgi_nrec(r); k++) {
-            int len = (int)strnlen(r->r[k].api, sizeof r->r[k].api);
-            if (len > apiw && cgi_ctr_calls(&r->r[k].c)) apiw = len;
-        }
-        /* How the times were taken (docs/report.md, "Sampled times"), after the last column's name. */
-        fprintf(out, "  %-*s %-36s %10s %8s %8s %8s %11s %10s %12s %7s %10s  %s (times %s)\n", apiw, "api",
-                "entry point", "calls", "nested", "errors", "states", "total ms", "max ms", "lock wait ms", "stalls",
-                "peak in/wt", "policy", atomic_load(&r->h.timing) == CGI_TIMING_EXACT ? "exact" : "sampled");
-        for (uint32_t k = 0; k < cgi_nrec(r); k++) {
-            const cgi_stats_record *rec = &r->r[k];
-            const cg_counters *c = &rec->c;
-            if (cgi_ctr_calls(c) == 0) continue;
-            char policy[128];
-            int len = snprintf(policy, sizeof policy, "transition=%s", cgi_transition_name(rec->transition));
-            if (rec->domain[0])
-                len += snprintf(policy + len, sizeof policy - (size_t)len, " serialize=%s%s", rec->domain,
-                                rec->scope == CG_SCOPE_HANDLE ? ":handle" : "");
-            if (rec->blocking) snprintf(policy + len, sizeof policy - (size_t)len, " blocking");
-            char peaks[24];
-            fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %8lu %11.3f %10.3f %12.3f %7lu %10s  %s\n", apiw, rec->api,
-                    rec->name, (unsigned long)cgi_ctr_calls(c), (unsigned long)cgi_ld(&c->nested),
-                    (unsigned long)cgi_ctr_errors(c), (unsigned long)cgi_ctr_states(c), cgi_ms(cgi_ctr_total_ns(c)),
-                    cgi_ms(cgi_ld(&c->max_ns)), cgi_ms(cgi_ld(&c->lock_wait_ns)), (unsigned long)cgi_ld(&c->stalls),
-                    cgi_text_peaks(peaks, sizeof peaks, cgi_peak_of(&c->inside), cgi_peak_of(&c->waiting)), policy);
-            cgi_code_list codes = {.n = 0};
-            cgi_codes_add(&codes, rec, CGI_STATS_MAX_CODES);
-            cgi_text_codes(out, apiw + 5, &codes);
-        }
-        if (p->have_trace)
-            fprintf(out, "  timeline: %lu events kept, %lu dropped", (unsigned long)p->trace_events,
-                    (unsigned long)p->trace_dropped);
-        if (p->have_trace && p->trace_dropped)
-            fprintf(out, " (each thread keeps its last %u calls; threads past the first %u keep none)",
-                    CGI_TRACE_EVENTS - 1, CGI_TRACE_MAX_THREADS);
-        if (p->have_trace) fputc('\n', out);
-    }
+    const cgi_stats_region *r = p->region;
+    char ex[80];
+    if (state == CGI_PROC_EXITED)
+        snprintf(ex, sizeof ex, "exit %d", status);
+    else if (state == CGI_PROC_SIGNALED) {
+        char sig[32];
+        cgi_text_signal(status, sig, sizeof sig);
+        snprintf(ex, sizeof ex, "killed by %s%s", sig, p->have_exit ? "" : ", noted by its signal hook");
+    } else if (state == CGI_PROC_EXECED)
+        snprintf(ex, sizeof ex, "replaced by exec");
+    else
+        snprintf(ex, sizeof ex, "ended without exit handlers");
+    fprintf(out, "callguard: pid %d%s", r->h.pid, r->h.host[0] ? " on " : "");
+    CGI_TEXT_FIELD(out, r->h.host);
+    if (r->h.rank_set & CGI_RANK_SET) fprintf(out, ", rank %u", r->h.rank);
+    if ((r->h.rank_set & CGI_RANK_SET) && (r->h.rank_set & CGI_LOCAL_RANK_SET))
+        fprintf(out, " (local %u)", r->h.local_rank);
+    fprintf(out, " (%s): ", ex);
+    cgi_text_str(out, r->h.command, 200);
+    fputc('\n', out);
 }
 
-/* Several processes (a tree, or reports merged from several files): one
- * more table, each entry point's counts over all of them. */
-static void cgi_text_combined(FILE *out, const cgi_report_writer *w)
+/* One process's section (one with calls). */
+int cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, int width)
 {
-    int apiw = w->apiw > 4 ? w->apiw : 4;
-    fprintf(out, "callguard: all %zu processes", w->nproc);
-    if (w->nhosts > 1 || (w->nhosts == 1 && w->hosts[0][0]))
-        fprintf(out, " on %zu host%s", w->nhosts, w->nhosts == 1 ? "" : "s");
-    fprintf(out, ":\n  %-*s %-36s %10s %8s %8s %8s %11s %10s %12s %7s %10s  %s\n", apiw, "api", "entry point", "calls",
-            "nested", "errors", "states", "total ms", "max ms", "lock wait ms", "stalls", "peak in/wt", "policy");
-    for (size_t x = 0; x < w->nrow; x++) {
-        const cgi_row *row = cgi_row_at(w, x);
-        char policy[128];
-        int len = snprintf(policy, sizeof policy, "transition=%s", cgi_transition_name(row->transition));
-        if (CGI_ROW_DOMAIN(row)[0])
-            len += snprintf(policy + len, sizeof policy - (size_t)len, " serialize=%s%s", CGI_ROW_DOMAIN(row),
-                            row->scope == CG_SCOPE_HANDLE ? ":handle" : "");
-        if (row->blocking) len += snprintf(policy + len, sizeof policy - (size_t)len, " blocking");
-        if (row->mixed) snprintf(policy + len, sizeof policy - (size_t)len, " (differs between processes)");
-        char peaks[24];
-        fprintf(out, "  %-*s %-36s %10lu %8lu %8lu %8lu %11.3f %10.3f %12.3f %7lu %10s  %s\n", apiw, row->api,
-                CGI_ROW_NAME(row), (unsigned long)row->t.calls, (unsigned long)row->t.nested,
-                (unsigned long)row->t.errors, (unsigned long)row->t.states, cgi_ms(row->t.total_ns),
-                cgi_ms(row->max_ns), cgi_ms(row->t.lock_wait_ns), (unsigned long)row->t.stalls,
-                cgi_text_peaks(peaks, sizeof peaks, row->peak_inside, row->peak_waiting), policy);
-        if (row->codes) cgi_text_codes(out, apiw + 5, row->codes);
-    }
+    const cgi_stats_region *r = p->region;
+    int state, status;
+    cgi_exit_of(p, &state, &status);
+    cgi_text_head(out, p, state, status);
+    cgi_text_violations(out, r);
+    cgi_text_quirks(out, r);
+    cgi_text_in_flight(out, r, state, status);
+    cgi_text_hang(out, r);
+    cgi_text_stalls(out, r, pt->stalls);
+    size_t n;
+    cgi_trow *rows = cgi_rows_of_process(r, &n);
+    if (!rows) return ENOMEM;
+    /* How the times were taken: docs/report.md, "Sampled times". */
+    cgi_table_write(out, rows, n, width, atomic_load(&r->h.timing) == CGI_TIMING_EXACT ? "exact" : "sampled");
+    free(rows);
+    if (p->have_trace)
+        fprintf(out, "  timeline: %lu events kept, %lu dropped", (unsigned long)p->trace_events,
+                (unsigned long)p->trace_dropped);
+    if (p->have_trace && p->trace_dropped)
+        fprintf(out, " (each thread keeps its last %u calls; threads past the first %u keep none)",
+                CGI_TRACE_EVENTS - 1, CGI_TRACE_MAX_THREADS);
+    if (p->have_trace) fputc('\n', out);
+    return 0;
 }
 
 /* ---- across ranks (report_ranks.h) ---- */
+
+typedef struct cgi_text_ranks_arg {
+    const cgi_report_writer *w;
+    FILE *out;
+} cgi_text_ranks_arg;
 
 /* "RANK@HOST", cut to fit cap. */
 static const char *cgi_text_where(char *buf, size_t cap, const cgi_rank_where *at)
@@ -477,20 +372,11 @@ static const char *cgi_text_where(char *buf, size_t cap, const cgi_rank_where *a
     return buf;
 }
 
-static void cgi_text_rank_site(const cgi_rank_site *s, void *arg)
+/* A site's peaks and worst stall, under its row. */
+static void cgi_text_rank_peaks(FILE *out, const cgi_rank_site *s, int indent)
 {
-    const cgi_report_writer *w = arg;
-    FILE *out = w->o.f;
-    const cgi_row *row = cgi_row_at(w, s->row);
-    int apiw = w->apiw > 4 ? w->apiw : 4;
-    const cgi_rank_spread *c = &s->calls_per_rank, *t = &s->ns_per_rank;
-    char cat[96], tat[96];
-    fprintf(out, "  %-*s %-36s %6u %10lu %10lu %10lu %10lu %-16s %11.3f %10.3f %10.3f %10.3f %s\n", apiw, row->api,
-            CGI_ROW_NAME(row), s->ranks, (unsigned long)s->calls, (unsigned long)c->min, (unsigned long)c->median,
-            (unsigned long)c->max, cgi_text_where(cat, sizeof cat, &c->max_at), cgi_ms(s->total_ns), cgi_ms(t->min),
-            cgi_ms(t->median), cgi_ms(t->max), cgi_text_where(tat, sizeof tat, &t->max_at));
     if (!s->peak_inside && !s->peak_waiting && !s->stall_ns) return;
-    fprintf(out, "%*s", apiw + 5, "");
+    fprintf(out, "%*s", indent, "");
     const char *sep = "";
     if (s->peak_inside)
         fprintf(out, "peak %u thread%s inside at rank %u on %s", s->peak_inside, s->peak_inside == 1 ? "" : "s",
@@ -506,6 +392,32 @@ static void cgi_text_rank_site(const cgi_rank_site *s, void *arg)
     fputc('\n', out);
 }
 
+static void cgi_text_rank_site(const cgi_rank_site *s, void *arg)
+{
+    const cgi_text_ranks_arg *a = arg;
+    const cgi_report_writer *w = a->w;
+    FILE *out = a->out;
+    const cgi_row *row = cgi_row_at(w, s->row);
+    const cgi_rank_spread *c = &s->calls_per_rank, *t = &s->ns_per_rank;
+    char cat[96], tat[96];
+    if (w->width) {
+        /* Two lines an entry point, each within the width. */
+        fprintf(out, "  %s: %u ranks, calls per rank: min %lu, median %lu, max %lu at %s\n", CGI_ROW_NAME(row),
+                s->ranks, (unsigned long)c->min, (unsigned long)c->median, (unsigned long)c->max,
+                cgi_text_where(cat, sizeof cat, &c->max_at));
+        fprintf(out, "      ms per rank: min %.3f, median %.3f, max %.3f at %s\n", cgi_ms(t->min), cgi_ms(t->median),
+                cgi_ms(t->max), cgi_text_where(tat, sizeof tat, &t->max_at));
+        cgi_text_rank_peaks(out, s, 6);
+        return;
+    }
+    int apiw = w->apiw > 4 ? w->apiw : 4;
+    fprintf(out, "  %-*s %-36s %6u %10lu %10lu %10lu %10lu %-16s %11.3f %10.3f %10.3f %10.3f %s\n", apiw, row->api,
+            CGI_ROW_NAME(row), s->ranks, (unsigned long)s->calls, (unsigned long)c->min, (unsigned long)c->median,
+            (unsigned long)c->max, cgi_text_where(cat, sizeof cat, &c->max_at), cgi_ms(s->total_ns), cgi_ms(t->min),
+            cgi_ms(t->median), cgi_ms(t->max), cgi_text_where(tat, sizeof tat, &t->max_at));
+    cgi_text_rank_peaks(out, s, apiw + 5);
+}
+
 /* Processes of two ranks or more: each entry point over the ranks. */
 static void cgi_text_across_ranks(FILE *out, const cgi_report_writer *w)
 {
@@ -515,68 +427,45 @@ static void cgi_text_across_ranks(FILE *out, const cgi_report_writer *w)
     int apiw = w->apiw > 4 ? w->apiw : 4;
     fprintf(out, "callguard: across %zu ranks on %zu host%s", ranks, hosts, hosts == 1 ? "" : "s");
     if (unranked) fprintf(out, " (%zu process%s without a rank left out)", unranked, unranked == 1 ? "" : "es");
+    if (w->width)
+        return (void)fputs(":\n", out), cgi_ranks_each(w->ranks, cgi_text_rank_site, &(cgi_text_ranks_arg){w, out});
     fprintf(out, "; per rank: min, median, max, where the max was (rank@host):\n");
     fprintf(out, "  %-*s %-36s %6s %10s %10s %10s %10s %-16s %11s %10s %10s %10s %s\n", apiw, "api", "entry point",
             "ranks", "calls", "min", "median", "max", "max at", "total ms", "min ms", "median ms", "max ms", "max at");
-    cgi_ranks_each(w->ranks, cgi_text_rank_site, (void *)w);
+    cgi_text_ranks_arg a = {w, out};
+    cgi_ranks_each(w->ranks, cgi_text_rank_site, &a);
 }
 
-/* One piece of advice, as lines that start "callguard: advice:". */
-static void cgi_text_quirk_advice(const cgi_advice *a, void *arg)
+int cgi_text_tables(FILE *out, const cgi_report_writer *w)
 {
-    FILE *out = arg;
-    const cgi_row *row = a->row;
-    const cgi_quirk_view *q = a->quirk;
-    fputs("callguard: advice: ", out);
-    cgi_text_str(out, CGI_ROW_NAME(row), CGI_NAME_MAX);
-    if (a->applied) {
-        fprintf(out, " (at most %u inside, %u waiting at once): quirk ", row->peak_inside, row->peak_waiting);
-        cgi_text_str(out, q->name, 64);
-        fputs(" matched the running driver and was applied: ", out);
-        cgi_text_str(out, q->sites, 256);
-        fputs(" serialized in domain ", out);
-        cgi_text_str(out, q->domain, CGI_DOMAIN_NAME_MAX);
-        fputs("\n", out);
-        return;
+    if (w->nproc > 1) {
+        /* Several processes (a tree, or reports merged from several files):
+         * one more table, each entry point's counts over all of them. */
+        fprintf(out, "callguard: all %zu processes", w->nproc);
+        if (w->nhosts > 1 || (w->nhosts == 1 && w->hosts[0][0]))
+            fprintf(out, " on %zu host%s", w->nhosts, w->nhosts == 1 ? "" : "s");
+        fputs(":\n", out);
+        size_t n;
+        cgi_trow *rows = cgi_rows_of_writer(w, &n);
+        if (!rows) return ENOMEM;
+        cgi_table_write(out, rows, n, w->width, NULL);
+        free(rows);
     }
-    fprintf(out, " had %u threads inside at once, which known bug ", row->peak_inside);
-    cgi_text_str(out, q->name, 64);
-    fprintf(out, " breaks on %s drivers", q->api);
-    for (unsigned k = 0; k < q->nvendors; k++)
-        fprintf(out, "%s0x%04x", k ? "," : " of vendor ", (unsigned)q->vendor[k]);
-    if (q->driver) {
-        fputs(" named '", out);
-        cgi_text_str(out, q->driver, 128);
-        fputc('\'', out);
-    }
-    fputs(" versions ", out);
-    cgi_text_str(out, q->versions, 128);
-    if (q->library) {
-        fputs(" with ", out);
-        cgi_text_str(out, q->library, 128);
-    }
-    fputs(": ", out);
-    cgi_text_str(out, q->why, 256);
-    fputs(" (", out);
-    cgi_text_str(out, q->source, 256);
-    char *fix = cgi_advice_fix(q);
-    fprintf(out, ")\n  fix: callguard run %s -- PROGRAM\n", fix ? fix : "--serialize ...");
-    free(fix);
+    cgi_text_across_ranks(out, w);
+    return 0;
 }
 
-void cgi_text_end(FILE *out, const cgi_report_writer *w, size_t lost)
+void cgi_text_totals(FILE *out, const cgi_report_writer *w, size_t lost)
 {
-    cgi_advice_each(w, cgi_text_quirk_advice, out);
     const cgi_totals all = w->all;
     size_t nproc = w->nproc;
-    if (nproc > 1) cgi_text_combined(out, w);
-    cgi_text_across_ranks(out, w);
+    /* Two lines, each within the width; the second says what the times sum. */
+    fprintf(out, CGI_OUT_TEXT_HEAD "%zu process%s, %lu calls (%lu nested, %lu errors, %lu states)\n", nproc,
+            nproc == 1 ? "" : "es", (unsigned long)all.calls, (unsigned long)all.nested, (unsigned long)all.errors,
+            (unsigned long)all.states);
     fprintf(out,
-            CGI_OUT_TEXT_HEAD "%zu process%s, %lu calls (%lu nested, %lu errors, %lu states), %.3f ms in the driver, "
-                              "%.3f" CGI_OUT_TEXT_TOTALS "%lu stalls\n",
-            nproc, nproc == 1 ? "" : "es", (unsigned long)all.calls, (unsigned long)all.nested,
-            (unsigned long)all.errors, (unsigned long)all.states, cgi_ms(all.total_ns), cgi_ms(all.lock_wait_ns),
-            (unsigned long)all.stalls);
+            CGI_OUT_TEXT_HEAD "%.3f ms in the driver (summed over threads), %.3f" CGI_OUT_TEXT_TOTALS "%lu stalls\n",
+            cgi_ms(all.total_ns), cgi_ms(all.lock_wait_ns), (unsigned long)all.stalls);
     if (lost)
         fprintf(out,
                 "callguard: %zu more process%s of the run left no statistics (its storage was full, read-only or "

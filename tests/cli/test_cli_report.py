@@ -63,7 +63,8 @@ def report_prints_a_saved_report():
     check(r.returncode == 0, r.stderr)
     check("toyAdd" in r.stdout and "serialize=adds" in r.stdout and "2 processes, " in r.stdout, r.stdout)
     live = guarded([PROG, "fork"], "--report", "-", "--serialize", "toyAdd=adds")
-    check(live.stderr.splitlines()[-1].split(",")[:2] == r.stdout.splitlines()[-1].split(",")[:2],
+    check(live.stderr.splitlines()[-2] == r.stdout.splitlines()[-2] and
+          r.stdout.splitlines()[-2].startswith("callguard: 2 processes, "),
           "same totals line as a live run:\n%s\n%s" % (live.stderr, r.stdout))
 
 
@@ -87,7 +88,7 @@ def report_names_the_python_package_that_held_the_runtime():
     mine = dict(stall, ns=60000000, call_ns=60000000, python={"file": "/home/me/job.py", "line": 3, "function": "f"})
     rep["processes"][0]["stalls"] = [stall, mine]
     json.dump(rep, open(path, "w"))
-    r = run([CG, "report", path])
+    r = run([CG, "report", path], env={"COLUMNS": "1000"})  # the line whole, however long its path
     check(r.returncode == 0, r.stderr)
     want = ("  held by torch (distribution torch 2.11.0): _lazy_init() held the GIL through toyNop for 188.000 ms (%s:478)"
             % stall["python"]["file"])
@@ -110,16 +111,114 @@ def report_names_at_most_4_result_codes_a_site_and_counts_the_rest():
         {"name": n, "code": -1 - i, "calls": 2, "kind": "error"} for i, n in enumerate(names[:4]) if i != 3]
     site["results"].append({"name": names[4], "code": -4, "calls": 2, "kind": "error"})
     json.dump(rep, open(path, "w"))
-    r = run([CG, "report", path])
+    wide = {"COLUMNS": "1000"}  # each results line whole
+    r = run([CG, "report", path], env=wide)
     check(r.returncode == 0, r.stderr)
     want = ("results: TOY_ERROR_TIMEOUT 3 (a state), TOY_ERROR_INVALID_HANDLE 2, TOY_ERROR_INVALID_VALUE 2, "
             "TOY_ERROR_BUILD_FAILED 2, other failures 2\n")
     check(want in r.stdout, r.stdout)
-    r = run([CG, "report", path, path])
+    r = run([CG, "report", path, path], env=wide)
     check(r.returncode == 0 and r.stdout.count(want) == 2, r.stdout)
     check("results: TOY_ERROR_TIMEOUT 6 (a state), TOY_ERROR_INVALID_HANDLE 4, TOY_ERROR_INVALID_VALUE 4, "
           "TOY_ERROR_BUILD_FAILED 4, other failures 4\n" in r.stdout, "the combined table: " + r.stdout)
     check("(0 nested, 16 errors, 6 states)" in r.stdout, r.stdout)
+
+
+def table_report(name, sites):
+    """A saved report of one process with these sites [(name, calls, total_ns, extra fields)], its path."""
+    path = os.path.join(TMP, "calls.json")
+    guarded([PROG, "calls"], "--report", path)
+    rep = json.load(open(path))
+    base = rep["processes"][0]["sites"][0]
+    rep["processes"][0]["sites"] = [dict(base, name=n, calls=c, total_ns=ns, max_ns=ns // c, **extra)
+                                    for n, c, ns, extra in sites]
+    out = os.path.join(TMP, name)
+    json.dump(rep, open(out, "w"))
+    return out
+
+
+LONG = "toyAnEntryPointWithANameLongerThanTheColumnLeavesRoomFor_x"  # 59 characters
+
+
+# Out of order; one name longer than the column; a failing and a serialized entry point that took next to
+# no time; ten that took next to no time and did nothing unusual.
+TABLE_SITES = ([("toyWait", 2, 2000000000, {}), ("toyCompile", 4, 5000000000, {}), (LONG, 1, 1000000000, {}),
+                ("toyFails", 3, 10, {"errors": 3}),
+                ("toyLocked", 2, 20, {"lock_wait_ns": 7000000, "policy": {"transition": "always", "blocking": False,
+                                                                           "serialize": "dom", "scope": "process"}})]
+               + [("toySmall%d" % i, 1, 10, {}) for i in range(10)])
+
+
+def report_table_is_sorted_by_time_fits_100_columns_and_folds_the_rest():
+    """The table of `callguard report` lists entry points by time in the driver, largest first, with their
+    share, calls, average and longest call, in at most 100 columns: a name longer than its column is cut with
+    a marker, never wrapped; the rows that took next to no time and did nothing unusual are one line, those
+    with failures or a lock wait are not; a policy other than the default is a legend under the table."""
+    path = table_report("table.json", TABLE_SITES)
+    r = run([CG, "report", path], env={"COLUMNS": ""})
+    check(r.returncode == 0, r.stderr)
+    lines = r.stdout.splitlines()
+    check(all(len(l) <= 100 for l in lines), "at most 100 columns:\n" + "\n".join(l for l in lines if len(l) > 100))
+    head = [k for k, l in enumerate(lines) if l.startswith("callguard: pid ")][0]
+    table = [k for k, l in enumerate(lines) if l.split()[:2] == ["entry", "point"]]
+    check(table and table[0] == head + 1 and lines[0] == "callguard: 1 process, exit 0",
+          "the summary first, then the section and its table:\n" + r.stdout)
+    rows = [l.split() for l in lines[table[0] + 1:] if l.startswith("  ") and not l.startswith("    ")]
+    names = [f[0] for f in rows]
+    check(names[:3] == ["toyCompile", "toyWait", LONG[:45] + "..."], "by time, the long name cut: %s" % names)
+    check(rows[0][1:6] == ["5000.000", "62.5", "4", "1250.000", "1250.000"], "time, %%, calls, avg, max: %s" % rows[0])
+    check(set(names[3:5]) == {"toyFails", "toyLocked"} and names[5] == "...",
+          "the unusual rows shown, then the others folded: %s" % names)
+    check("  ... 10 more entry points, 10 calls, 0.000 ms (each under 0.05% of the time; --all lists them)" in lines,
+          r.stdout)
+    locked = [k for k, l in enumerate(lines) if l.startswith("  toyLocked ")]
+    check(locked and lines[locked[0] + 1] == "      7.000 ms lock wait [1]" and
+          "  policy other than the default: [1] serialize=dom" in lines,
+          "what is unusual under its row (no room beside it), a policy as a legend:\n" + r.stdout)
+    check("  time: in the driver, summed over threads (sampled); %: of the table's time; avg, max: a call" in lines,
+          "the labels' legend:\n" + r.stdout)
+
+
+def report_table_follows_columns_and_all_shows_every_row_and_column():
+    """COLUMNS, when set, is the table's width (the long name cut shorter); --all shows every row and column
+    (the api, nested, errors, states, lock wait, stalls, peaks, the whole policy) at any width, still sorted."""
+    path = table_report("columns.json", TABLE_SITES)
+    r = run([CG, "report", path], env={"COLUMNS": "80"})
+    check(r.returncode == 0, r.stderr)
+    lines = r.stdout.splitlines()
+    check(all(len(l) <= 80 for l in lines), "at most 80 columns:\n" + "\n".join(l for l in lines if len(l) > 80))
+    check([l for l in lines if l.startswith("  " + LONG[:25] + "... ")], "the name cut to 28 columns:\n" + r.stdout)
+    r = run([CG, "report", "--all", path], env={"COLUMNS": "80"})
+    check(r.returncode == 0, r.stderr)
+    lines = r.stdout.splitlines()
+    table = [k for k, l in enumerate(lines) if l.split()[:3] == ["api", "entry", "point"]][0]
+    check(lines[table].split()[3:] == ["calls", "nested", "errors", "states", "total", "ms", "%", "time", "avg", "ms",
+                                       "max", "ms", "lock", "wait", "ms", "stalls", "peak", "in/wt", "policy", "(times",
+                                       "sampled)"], "every column: %s" % lines[table])
+    rows = [l.split() for l in lines[table + 1:] if l.startswith("  toy ")]
+    check([f[1] for f in rows[:3]] == ["toyCompile", "toyWait", LONG] and len(rows) == 15,
+          "every row, sorted, names whole:\n" + r.stdout)
+    check(not [l for l in lines if "more entry points" in l] and max(len(l) for l in lines) > 80,
+          "nothing folded, at any width:\n" + r.stdout)
+
+
+def report_that_cannot_keep_its_sections_aside_is_not_written():
+    """The processes' sections wait for the summary that leads them: in memory up to 4 MiB, then in an
+    unlinked file in TMPDIR. Where no such file can be made (TMPDIR a folder that does not exist), a report
+    of 20,000 processes is not written at all, and the message says why (exit 2), rather than a summary
+    without its sections; with a TMPDIR that exists, it is written whole."""
+    path = os.path.join(TMP, "many-processes.json")
+    with open(path, "w") as f:
+        f.write('{"schema": "callguard-report", "version": 1, "processes": [')
+        f.write(",".join('{"pid": %d, "command": "p", "exit": {"state": "exited", "status": 0}, "sites": '
+                         '[{"api": "toy", "name": "toyAdd", "calls": 1}]}' % (i + 1) for i in range(20000)))
+        f.write("]}\n")
+    r = run([CG, "report", path], env={"TMPDIR": os.path.join(TMP, "no-such-folder")})
+    check(r.returncode == 2 and not r.stdout and "sections could not be kept aside: No such file or directory" in
+          r.stderr, "nothing written, and why: %d %r %r" % (r.returncode, r.stdout[:300], r.stderr))
+    r = run([CG, "report", path], env={"TMPDIR": TMP})
+    check(r.returncode == 0 and r.stdout.startswith("callguard: 20000 processes, all exit 0\n") and
+          r.stdout.count("\ncallguard: pid ") == 20000, "the whole report: %d %r" % (r.returncode, r.stderr))
 
 
 def report_refuses_what_is_not_a_report():
@@ -204,7 +303,7 @@ def report_reads_unicode_escapes_as_the_characters():
     check("\\u00f6" in open(path).read(), "escaped in the file")
     r = run([CG, "report", path])
     check(r.returncode == 0, r.stderr)
-    head = r.stdout.splitlines()[0]
+    head = [l for l in r.stdout.splitlines() if l.startswith("callguard: pid ")][0]
     check(head.startswith("callguard: pid %d on k\u00f6ln " % p["pid"]) and
           head.endswith(": caf\u00e9 \u0440\u0430\u0431 \U0001f680 bell? c1?"), "the characters: %r" % head)
 
@@ -223,7 +322,8 @@ def report_reads_json_escapes_as_json_says_and_refuses_invalid_ones():
         check(esc in text, "%s in the file" % esc)
     open(path, "w").write(text)
     r = run([CG, "report", path])
-    check(r.returncode == 0 and r.stdout.splitlines()[0].endswith(': a?b?c?d"e\\f/g?h?i'),
+    head = [l for l in r.stdout.splitlines() if l.startswith("callguard: pid ")]
+    check(r.returncode == 0 and head[0].endswith(': a?b?c?d"e\\f/g?h?i'),
           "the characters: %r %r" % (r.stdout[:300], r.stderr))
     for bad, says in [("\\q", "invalid escape '\\q'"), ("\\x41", "invalid escape '\\x'"),
                       ("\\0", "invalid escape '\\0'"), ("\\ ", "invalid escape: '\\' before byte 0x20")]:
@@ -276,7 +376,7 @@ def report_merges_reports_of_several_nodes():
     b = os.path.join(TMP, "node-b.json")
     rep_b = dict(rep, processes=[dict(p, host="node-b") for p in rep["processes"]])
     json.dump(rep_b, open(b, "w"))
-    r = run([CG, "report", a, b])
+    r = run([CG, "report", "--all", a, b])  # every column: the api's, the policy's
     check(r.returncode == 0, r.stderr)
     out = r.stdout.splitlines()
     heads = [l for l in out if l.startswith("callguard: pid ")]
@@ -286,7 +386,7 @@ def report_merges_reports_of_several_nodes():
     check(i, "one table over all: %s" % r.stdout)
     row = [l.split() for l in out[i[0]:] if l.split()[1:2] == ["toyAdd"]]
     check(row and row[0][2] == "18" and "serialize=adds" in out[i[0] + 2], "toyAdd: 2 x (5 + 4) calls: %s" % row)
-    check(out[-1].startswith("callguard: 4 processes, 18 calls"), out[-1])
+    check(out[-2].startswith("callguard: 4 processes, 18 calls"), out[-2])
     bad = os.path.join(TMP, "node-c.json")
     open(bad, "w").write(open(a).read()[:100])
     r = run([CG, "report", a, bad, b])

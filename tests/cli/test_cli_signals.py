@@ -30,8 +30,8 @@ def run_report_names_calls_in_flight_and_how_the_process_died():
     path = os.path.join(TMP, "unknown.json")
     json.dump(rep, open(path, "w"))
     t = run([CG, "report", path])
-    check("ended without exit handlers (how is not known: callguard did not reap it; --signals record would note a "
-          "fatal signal) with %d threads inside toyCompile" % len(inside) in t.stdout, t.stdout)
+    check("  ended without exit handlers with %d threads inside toyCompile\n    (how is not known: callguard did not "
+          "reap it; --signals record would note a fatal signal)\n" % len(inside) in t.stdout, t.stdout)
 
 
 def run_signals_record_names_the_signal_of_a_process_it_did_not_reap():

@@ -43,10 +43,15 @@ def run_reports_the_stall_with_its_python_line():
     check(st["runtime"] == "cpython" and st["tid"] > 0 and st["tid"] != p["pid"], "a thread of its own: %s" % st)
     check(st["python"] == {"file": "<string>", "line": 4, "function": "worker"}, "the Python line: %s" % st)
     check(p["in_flight"] == [], "nothing in flight at a clean exit: %s" % p["in_flight"])
-    # The table, from the saved report: the stall first, then what to do.
-    r = run([CG, "report", path])
+    # The table, from the saved report: in the summary first, the stall and its fix; in the process's
+    # section the stall first, then what to do (each line whole: COLUMNS).
+    r = run([CG, "report", path], env={"COLUMNS": "1000"})
     lines = r.stdout.splitlines()
-    check(r.returncode == 0 and "1 stall:" in lines[1], r.stdout)
+    head = [k for k, l in enumerate(lines) if l.startswith("callguard: pid ")]
+    check(r.returncode == 0 and head and [l for l in lines[1:head[0]] if l.startswith("  1 stall held the runtime ") and
+                                          l.endswith(": callguard run --release-runtime")], r.stdout)
+    lines = lines[head[0]:]
+    check("1 stall:" in lines[1], r.stdout)
     check("toy toyWait" in lines[2] and "holding cpython" in lines[2] and "at <string>:4 in worker()" in lines[2],
           r.stdout)
     check("--release-gil" in lines[3] and "entry point" in lines[4], r.stdout)

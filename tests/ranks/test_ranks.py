@@ -314,8 +314,15 @@ def report_merges_ranks_of_many_hosts_min_median_max_and_where_the_max_was():
           "toyWait, called by rank 0 alone: %s" % wait)
     check(wait["worst_stall"] is None, "no stall of toyWait")
     r = run([CG, "report", *files])
+    check(r.returncode == 0 and "across 5 ranks on 3 hosts (1 process without a rank left out):\n" in r.stdout and
+          "\n  toyAdd: 5 ranks, calls per rank: min 1, median 20, max 40 at 1@node-b\n" in r.stdout and
+          "\n      ms per rank: min 0.000, median 0.002, max 0.009 at 1@node-b\n" in r.stdout,
+          "the view across ranks, each line within 100 columns", r)
+    r = run([CG, "report", "--all", *files])  # every column: one row an entry point
     check(r.returncode == 0 and "across 5 ranks on 3 hosts" in r.stdout, "the table", r)
-    row = [l.split() for l in r.stdout.splitlines() if l.split()[1:2] == ["toyAdd"]][-1]
+    lines = r.stdout.splitlines()
+    across = [k for k, l in enumerate(lines) if l.startswith("callguard: across ")][0]
+    row = [l.split() for l in lines[across:] if l.split()[1:2] == ["toyAdd"]][0]
     check(row[2:4] == ["5", "101"] and row[4:8] == ["1", "20", "40", "1@node-b"], "toyAdd across ranks: %s" % row)
     check("peak 4 threads inside at rank 3 on node-b" in r.stdout and "worst stall 900.000 ms at rank 3 on node-b"
           in r.stdout, "peak and stall", r)

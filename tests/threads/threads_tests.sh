@@ -106,7 +106,8 @@ threads_cl_handle_hold_removes_sequence_violation() {
 
 threads_cl_report_text_shows_violations_first_and_report_reads_them_back() {
     guard checked cl --check-threads -- "$CLPROG" overlap
-    "$CG" report "$WORK/checked.json" >"$WORK/table.out" 2>&1 || fail "callguard report: $(cat "$WORK/table.out")"
+    # Each line whole (COLUMNS): the overlap line is longer than the default 100 columns.
+    COLUMNS=1000 "$CG" report "$WORK/checked.json" >"$WORK/table.out" 2>&1 || fail "callguard report: $(cat "$WORK/table.out")"
     cat "$WORK/table.out" >&2
     # The violations come right after the process's line, before the table of entry points.
     first=$(grep -n 'thread-rule violation' "$WORK/table.out" | head -1 | cut -d: -f1)
