@@ -6,9 +6,13 @@ that the output is identical and that the report counted its calls.
 """
 import json
 import os
+import re
+import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from cgtest import check, listing, main  # noqa: E402  (tests/cgtest.py)
@@ -284,6 +288,71 @@ def run_peaks_pocl_builds_at_once_advise_the_igc_fix():
     b = site(rep["processes"][0], "clBuildProgram")
     check(b["peak_inside"] == 1 and b["peak_waiting"] >= 1, b)
     check(rep["advice"] == [], rep["advice"])
+
+
+def tmux(sock, *args):
+    return subprocess.run(["tmux", "-L", sock, "-f", "/dev/null", *args], capture_output=True, text=True, timeout=30)
+
+
+def screen_of(command, width=100, height=50, timeout=240):
+    """What a person sees: command run in a tmux window of width x height,
+    its lines as written (a line tmux wrapped is joined again: -J)."""
+    sock = "cgtest-%d" % os.getpid()
+    done = "CG-SCREEN-DONE"
+    try:
+        r = tmux(sock, "new-session", "-d", "-x", str(width), "-y", str(height),
+                 "%s; echo %s; sleep 600" % (command, done))
+        check(r.returncode == 0, "tmux started: %s" % r.stderr)
+        for _ in range(timeout * 4):
+            out = tmux(sock, "capture-pane", "-p", "-J", "-S", "-").stdout
+            if done in out:
+                return out.split(done)[0]
+            time.sleep(0.25)
+        raise AssertionError("the run did not end in %d s:\n%s" % (timeout, out))
+    finally:
+        tmux(sock, "kill-server")
+
+
+def run_report_on_a_100_column_screen_leads_with_the_summary_and_fits():
+    """The PoCL demo program under `callguard run --report -` in a tmux window 100 columns wide, as a
+    person sees it: the summary comes first, no line of the report is wider than the screen (none was
+    wrapped), and the table lists entry points by time in the driver, largest first. Known bugs of
+    other drivers (IGC's, on PoCL) take one line, not a warning each."""
+    vadd = os.environ.get("CG_VADD", "")
+    if not shutil.which("tmux") or not os.access(vadd, os.X_OK):
+        print("SKIP: needs tmux and examples/cl_vadd (%s)" % (shutil.which("tmux"), vadd))
+        return 77
+    plain = run([vadd])
+    if plain.returncode != 0:
+        print("SKIP: the demo program does not run on this OpenCL stack (PoCL): %s" % plain.stderr[-500:])
+        return 77
+    cache = tempfile.mkdtemp(prefix="pocl-", dir=TMP)
+    screen = screen_of("cd %s && env -u COLUMNS -u CALLGUARD_REPORT POCL_CACHE_DIR=%s POCL_MAX_PTHREAD_COUNT=1 %s run "
+                       "--report - -- %s" % (shlex.quote(TMP), shlex.quote(cache), shlex.quote(os.path.abspath(CG)),
+                                             shlex.quote(vadd)))
+    lines = screen.rstrip("\n").splitlines()
+    first = next((i for i, l in enumerate(lines) if l.startswith("callguard:")), None)
+    check(first is not None, "a report on the screen:\n" + screen)
+    report = lines[first:]
+    figures = re.match(r"  \d+ calls, [\d.]+ ms in the driver \(summed over threads\): (\w+) [\d.]+%", report[1])
+    check(report[0] == "callguard: 1 process, exit 0" and figures, "the summary first:\n" + screen)
+    table = next(i for i, l in enumerate(report) if l.split()[:2] == ["entry", "point"])
+    check(0 < table <= 9, "the summary is at most 8 lines, before the table:\n" + screen)
+    check(all(len(l) <= 100 for l in report), "no line wider than the screen:\n" +
+          "\n".join(l for l in report if len(l) > 100))
+    times = []
+    for l in report[table + 1:]:
+        f = l.split()
+        if l.startswith("    "):
+            continue  # what is unusual about the row above, its results
+        if not l.startswith("  ") or f[0] in ("...", "time:", "policy"):
+            break
+        times.append(float(f[1]))
+    check(len(times) >= 2 and times == sorted(times, reverse=True), "rows by time, largest first: %s\n%s" % (times, screen))
+    check(figures.group(1) == report[table + 1].split()[0], "what took the time first:\n" + screen)
+    check(not [l for l in report if l.startswith("callguard: advice:")] and
+          len([l for l in report if "known" in l and "bug" in l]) == 1,
+          "other drivers' bugs in one line, no warning:\n" + screen)
 
 
 def long_wait(mode, *opts):
