@@ -298,7 +298,7 @@ def hand_written_c(root):
         yield p, text
 
 
-def _hand_written_c_stays_short(unused=None):
+def hand_written_c_stays_short():
     root = where()[0]
     bad = []
     for p, text in hand_written_c(root):
