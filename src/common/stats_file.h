@@ -75,7 +75,7 @@
  * (the policy's `states`, e.g. ZE_RESULT_NOT_READY). A success is neither.
  * inside, waiting: threads in the driver call, and waiting for the site's
  * domain lock, now and at most at once. Counted only for a site that is
- * blocking or serialized (call.c: the general path, and a blocking site's
+ * blocking or serialized (call.c: the general path; short.c: a blocking site's
  * short path), where a compile, a wait or a lock dwarfs two atomic adds; a
  * peak of 0 there means not measured. */
 typedef struct cg_counters {

@@ -112,7 +112,7 @@ static inline uint32_t cgi_nrec(const cgi_stats_region *r)
 }
 
 /* A site's peaks: measured (exact) when its calls counted them, which a
- * blocking or serialized site's do (call.c); a call counted there makes
+ * blocking or serialized site's do (call.c and short.c); a call counted there makes
  * peak_inside at least 1, so 0 means not measured. */
 static inline uint32_t cgi_peak_of(const cgi_peak *p) { return atomic_load_explicit(&p->peak, memory_order_relaxed); }
 
