@@ -48,7 +48,11 @@
  *    (63 at most, and a 63- or 64-byte name was lost, in version 13). */
 /* 15: the header names the APIs whose drivers were probed for quirks, so the
  *    report tells a quirk that did not match this run from one never checked. */
-#define CGI_STATS_VERSION 15
+/* 16: a stall is 1024 bytes: the threads seen waiting for the runtime when
+ *    it ended (-1: not known), the first Python frame outside the standard
+ *    library when the located one is in it, and the file of the module
+ *    being imported when the call was made by an import. */
+#define CGI_STATS_VERSION 16
 /* Threads on one site write their counts into this many cache lines of its
  * record, not one (bench/bench_contention.c: one shared line made a call
  * with statistics 4-11 times dearer with 2-8 threads on the H200). */
@@ -250,10 +254,15 @@ typedef struct cgi_stall {
     char name[CGI_NAME_MAX];
     char thread[16];   /* the thread's name */
     char runtime[16];  /* the adapter's name: "cpython" */
-    char py_file[256]; /* where the call was made; "" when not known */
+    char py_file[256]; /* where the call was made (import machinery skipped); "" when not known */
     char py_func[64];
     int32_t py_line;
-    char pad[512 - 40 - CGI_API_NAME_MAX - CGI_NAME_MAX - 32 - 256 - 64 - 4];
+    int32_t waiters;    /* other threads waiting for the runtime when it ended; -1: not known */
+    int32_t from_line;  /* the first frame outside the standard library, when py_file is in it */
+    char from_func[64]; /* "" when py_file is not in the standard library or none was found */
+    char from_file[224];
+    char import_file[224]; /* the module being imported, when an import made the call ("" if none) */
+    char pad[1024 - 40 - CGI_API_NAME_MAX - CGI_NAME_MAX - 32 - 256 - 64 - 4 - 8 - 64 - 224 - 224];
 } cgi_stall;
 
 /* A thread's slot: claimed once per thread on its first timed call, given

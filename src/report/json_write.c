@@ -100,6 +100,36 @@ static const char *cgi_slot_state_name(const cgi_slot *slot)
     return cgi_waiting(slot) ? "waiting_for_lock" : "inside";
 }
 
+/* A stall's "python": where its Python code made the call, the first frame
+ * outside the standard library ("from") and the module being imported
+ * ("importing") where it has them, and the package it is charged to. */
+static void cgi_json_stall_python(FILE *out, const cgi_stall *st)
+{
+    if (!st->py_file[0] && !st->py_func[0]) {
+        fputs("null", out);
+        return;
+    }
+    fprintf(out, "{\"file\": ");
+    cgi_json_str(out, st->py_file);
+    fprintf(out, ", \"line\": %d", st->py_line);
+    cgi_json_field_str(out, "function", st->py_func);
+    if (st->from_file[0]) {
+        fprintf(out, ", \"from\": {\"file\": ");
+        cgi_json_str(out, st->from_file);
+        fprintf(out, ", \"line\": %d", st->from_line);
+        cgi_json_field_str(out, "function", st->from_func);
+        fputc('}', out);
+    }
+    if (st->import_file[0]) cgi_json_field_str(out, "importing", st->import_file);
+    cgi_py_pkg pkg;
+    if (cgi_stall_package(st, &pkg)) {
+        cgi_json_field_str(out, "package", pkg.package);
+        cgi_json_field_str_or_null(out, "distribution", pkg.distribution[0] ? pkg.distribution : NULL);
+        cgi_json_field_str_or_null(out, "version", pkg.version[0] ? pkg.version : NULL);
+    }
+    fputc('}', out);
+}
+
 static void cgi_json_stalls_and_in_flight(FILE *out, const cgi_stats_region *r)
 {
     const cgi_stall *v[CGI_STATS_MAX_STALLS];
@@ -115,22 +145,12 @@ static void cgi_json_stalls_and_in_flight(FILE *out, const cgi_stats_region *r)
                 st->tid);
         cgi_json_field_str(out, "thread", st->thread);
         cgi_json_field_str(out, "runtime", st->runtime);
+        if (st->waiters >= 0)
+            fprintf(out, ", \"waiters\": %d", st->waiters);
+        else
+            fputs(", \"waiters\": null", out);
         fprintf(out, ",\n        \"python\": ");
-        if (st->py_file[0] || st->py_func[0]) {
-            fprintf(out, "{\"file\": ");
-            cgi_json_str(out, st->py_file);
-            fprintf(out, ", \"line\": %d", st->py_line);
-            cgi_json_field_str(out, "function", st->py_func);
-            cgi_py_pkg pkg;
-            if (cgi_py_package(st->py_file, &pkg)) {
-                cgi_json_field_str(out, "package", pkg.package);
-                cgi_json_field_str_or_null(out, "distribution", pkg.distribution[0] ? pkg.distribution : NULL);
-                cgi_json_field_str_or_null(out, "version", pkg.version[0] ? pkg.version : NULL);
-            }
-            fputc('}', out);
-        } else {
-            fputs("null", out);
-        }
+        cgi_json_stall_python(out, st);
         fputc('}', out);
     }
     fprintf(out, "%s],\n     \"stalls_dropped\": %lu,\n     \"in_flight\": [", n ? "\n     " : "",

@@ -1,4 +1,4 @@
-/* The Python package a stall's file belongs to (json_write.c, text_table.c), so that a
+/* The Python package a stall's file belongs to (json_write.c, text_stalls.c), so that a
  * stall in someone else's library is one line a user can report upstream:
  * ".../site-packages/torch/cuda/__init__.py" is package torch, and the
  * distribution whose dist-info lists torch in top_level.txt (or names it)
@@ -77,4 +77,12 @@ int cgi_py_package(const char *file, cgi_py_pkg *out)
     }
     closedir(d);
     return 1;
+}
+
+int cgi_stall_package(const cgi_stall *st, cgi_py_pkg *out)
+{
+    memset(out, 0, sizeof *out);
+    return (st->py_file[0] && cgi_py_package(st->py_file, out)) ||
+           (st->from_file[0] && cgi_py_package(st->from_file, out)) ||
+           (st->import_file[0] && cgi_py_package(st->import_file, out));
 }

@@ -3,6 +3,7 @@
 #define CGI_PYPACKAGE_H
 
 #include "../common/common.h"
+#include "../common/stats_file.h"
 
 #include <stdio.h>
 
@@ -16,5 +17,8 @@ typedef struct cgi_py_pkg {
  * the distribution from the folder's *.dist-info where one names the
  * package or lists it in top_level.txt. 0 for any other file. */
 CGI_HIDDEN int cgi_py_package(const char *file, cgi_py_pkg *out);
+/* The package a stall is charged to: its place's, else that of its first
+ * frame outside the standard library, else the module it was importing. */
+CGI_HIDDEN int cgi_stall_package(const cgi_stall *st, cgi_py_pkg *out);
 
 #endif

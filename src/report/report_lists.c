@@ -7,21 +7,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The Python place of a stall: {"file": ..., "line": ..., "function": ...} or null. */
-static void cgi_read_python(cgi_json *j, cgi_stall *st)
+/* A Python place: {"file": ..., "line": ..., "function": ...}, into the
+ * stall's place (from: NULL) or its first frame outside the standard
+ * library, with "importing" and (not from) "from" read too; or null. */
+static void cgi_read_python(cgi_json *j, cgi_stall *st, int from)
 {
     if (cgi_lex_word(j, "null") || !cgi_lex_expect(j, '{')) return;
+    char *file = from ? st->from_file : st->py_file, *func = from ? st->from_func : st->py_func;
+    size_t filecap = from ? sizeof st->from_file : sizeof st->py_file;
+    size_t funccap = from ? sizeof st->from_func : sizeof st->py_func;
     do {
         char pk[16];
         int64_t v = 0;
         if (!cgi_lex_str(j, pk, sizeof pk) || !cgi_lex_expect(j, ':')) return;
         if (strcmp(pk, "file") == 0)
-            cgi_lex_str(j, st->py_file, sizeof st->py_file);
+            cgi_lex_str(j, file, filecap);
         else if (strcmp(pk, "function") == 0)
-            cgi_lex_str(j, st->py_func, sizeof st->py_func);
+            cgi_lex_str(j, func, funccap);
         else if (strcmp(pk, "line") == 0) {
-            if (cgi_lex_num(j, &v)) st->py_line = (int32_t)v;
-        } else
+            if (cgi_lex_num(j, &v)) *(from ? &st->from_line : &st->py_line) = (int32_t)v;
+        } else if (!from && strcmp(pk, "from") == 0)
+            cgi_read_python(j, st, 1);
+        else if (!from && strcmp(pk, "importing") == 0)
+            cgi_lex_str(j, st->import_file, sizeof st->import_file);
+        else
             cgi_lex_skip(j);
     } while (!j->err && cgi_lex_lit(j, ','));
     cgi_lex_expect(j, '}');
@@ -32,6 +41,7 @@ void cgi_read_stall(cgi_json *j, cgi_stats_region *r, unsigned *n)
 {
     cgi_stall tmp, *st = *n < CGI_STATS_MAX_STALLS ? &r->stall[*n] : &tmp;
     memset(st, 0, sizeof *st);
+    st->waiters = -1;
     if (!cgi_lex_expect(j, '{')) return;
     do {
         char key[32];
@@ -47,9 +57,12 @@ void cgi_read_stall(cgi_json *j, cgi_stats_region *r, unsigned *n)
         else if (strcmp(key, "runtime") == 0)
             cgi_lex_str(j, st->runtime, sizeof st->runtime);
         else if (strcmp(key, "python") == 0)
-            cgi_read_python(j, st);
+            cgi_read_python(j, st, 0);
         else if (strcmp(key, "tid") == 0) {
             if (cgi_lex_num(j, &v)) st->tid = (int32_t)v;
+        } else if (strcmp(key, "waiters") == 0) {
+            /* null, or a report from before waiters were counted: not known */
+            if (!cgi_lex_word(j, "null") && cgi_lex_num(j, &v)) st->waiters = v >= 0 && v < INT32_MAX ? (int32_t)v : -1;
         } else if ((u = strcmp(key, "ns") == 0             ? &st->ns
                         : strcmp(key, "call_ns") == 0      ? &st->call_ns
                         : strcmp(key, "lock_wait_ns") == 0 ? &st->wait_ns

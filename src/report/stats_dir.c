@@ -72,6 +72,10 @@ static void cgi_fix_stalls(cgi_stats_region *r)
         cgi_fix_str(st->runtime, sizeof st->runtime);
         cgi_fix_str(st->py_file, sizeof st->py_file);
         cgi_fix_str(st->py_func, sizeof st->py_func);
+        cgi_fix_str(st->from_file, sizeof st->from_file);
+        cgi_fix_str(st->from_func, sizeof st->from_func);
+        cgi_fix_str(st->import_file, sizeof st->import_file);
+        if (st->waiters < -1) st->waiters = -1;
     }
 }
 

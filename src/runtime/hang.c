@@ -26,6 +26,7 @@
 #include "watchdog.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
@@ -148,22 +149,27 @@ void cgi_hang_prepare(void)
     cgi_symbol_bounds("_rtld_global", &cgi_rtld_lo, &cgi_rtld_hi);
 }
 
-/* The futex thread `tid` is asleep on, from its system call as the kernel
+/* The futex a thread is asleep on, from its system call as the kernel
  * shows it ("202 0xADDR ..." on x86-64); 0 when it is in no futex wait. */
-static uintptr_t cgi_hang_futex_of(long tid)
+static uintptr_t cgi_hang_futex_in(const char *buf)
 {
 #ifdef SYS_futex
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/self/task/%ld/syscall", tid);
-    if (cgi_hang_read(path, buf, sizeof buf) <= 0) return 0;
     char *end;
     long nr = strtol(buf, &end, 10);
     if (end == buf || nr != SYS_futex) return 0;
     return (uintptr_t)strtoull(end, NULL, 16);
 #else
-    (void)tid;
+    (void)buf;
     return 0;
 #endif
+}
+
+static uintptr_t cgi_hang_futex_of(long tid)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/syscall", tid);
+    if (cgi_hang_read(path, buf, sizeof buf) <= 0) return 0;
+    return cgi_hang_futex_in(buf);
 }
 
 /* Is thread `tid` asleep on a futex inside the interpreter's runtime state
@@ -172,6 +178,47 @@ static int cgi_hang_waits_for_gil(long tid)
 {
     uintptr_t addr = cgi_hang_futex_of(tid);
     return addr && addr >= cgi_py.runtime_lo && addr < cgi_py.runtime_hi;
+}
+
+/* Threads other than the caller asleep on a futex in the interpreter's
+ * runtime state, for a stall as it ends (stall.c): the caller still holds
+ * the GIL, so each of them began waiting during the stall and still waits.
+ * CPython's take_gil waits in slices of 5 ms and runs for a moment in
+ * between: a thread seen running is looked at twice more. -1 when it
+ * cannot be told (no CPython state found, no /proc). Open, read and
+ * getdents64 alone, as above. */
+int cgi_hang_gil_waiters(void)
+{
+    if (!cgi_py.runtime_hi) return -1;
+    int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0) return -1;
+    long me = syscall(SYS_gettid);
+    int n = 0;
+    char ents[4096];
+    long got;
+    while ((got = syscall(SYS_getdents64, dir, ents, sizeof ents)) > 0) {
+        for (long off = 0; off < got;) {
+            unsigned short reclen;
+            memcpy(&reclen, ents + off + 16, sizeof reclen);
+            long tid = strtol(ents + off + 19, NULL, 10);
+            off += reclen ? reclen : got;
+            if (tid <= 0 || tid == me) continue;
+            char path[64], buf[256];
+            snprintf(path, sizeof path, "/proc/self/task/%ld/syscall", tid);
+            for (int look = 0; look < 3; look++) {
+                if (cgi_hang_read(path, buf, sizeof buf) <= 0) break;
+                if (strncmp(buf, "running", 7) == 0) {
+                    sched_yield();
+                    continue;
+                }
+                uintptr_t addr = cgi_hang_futex_in(buf);
+                n += addr && addr >= cgi_py.runtime_lo && addr < cgi_py.runtime_hi;
+                break;
+            }
+        }
+    }
+    close(dir);
+    return n;
 }
 
 /* Is it asleep on one of the dynamic loader's locks (a dlopen inside the

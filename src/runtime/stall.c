@@ -1,7 +1,12 @@
 /* Recording a stall. Runs only when a call has held the runtime for at
  * least the stall limit, so everything here may cost microseconds: the
- * thread's name, and for CPython the file, line and function that made the
- * call, read from the interpreter's current frame.
+ * thread's name, for CPython the threads waiting for the GIL (hang.c reads
+ * them from /proc) and the file, line and function that made the call,
+ * read from the interpreter's frames: the import machinery's frozen frames
+ * are skipped (an import's stall names the `import` line, and the file of
+ * the module being imported), and a frame of the standard library also
+ * names the first frame outside it. The per-call note for hang reports
+ * (cgi_where_note) reads only the top frame, as before.
  *
  * The interpreter is read only where that is safe: this thread holds the
  * GIL (it never let go of it during the call: cgi_py_holds() checks it
@@ -16,6 +21,7 @@
 #include "clock.h"
 #include "python.h"
 #include "stats.h"
+#include "watchdog.h"
 
 #include "probe.h"
 #include <string.h>
@@ -33,7 +39,11 @@ static struct {
     void (*err_fetch)(void **, void **, void **);
     void (*err_restore)(void *, void *, void *);
     void (*err_clear)(void);
-    int (*frame_lasti)(void *); /* PyFrame_GetLasti (3.11+): NULL before */
+    int (*frame_lasti)(void *);                 /* PyFrame_GetLasti (3.11+): NULL before */
+    void *(*frame_back)(void *);                /* PyFrame_GetBack: new reference */
+    void *(*sys_get)(const char *);             /* PySys_GetObject: borrowed */
+    void *(*dict_get)(void *, const char *);    /* PyDict_GetItemString: borrowed */
+    void *(*mapping_get)(void *, const char *); /* PyMapping_GetItemString: new reference */
     int ok;
 } cgi_pyf;
 static pthread_once_t cgi_pyf_once = PTHREAD_ONCE_INIT;
@@ -50,6 +60,10 @@ static void cgi_pyf_lookup(void)
     *(void **)&cgi_pyf.err_restore = cgi_probe_sym(RTLD_DEFAULT, "PyErr_Restore");
     *(void **)&cgi_pyf.err_clear = cgi_probe_sym(RTLD_DEFAULT, "PyErr_Clear");
     *(void **)&cgi_pyf.frame_lasti = cgi_probe_sym(RTLD_DEFAULT, "PyFrame_GetLasti");
+    *(void **)&cgi_pyf.frame_back = cgi_probe_sym(RTLD_DEFAULT, "PyFrame_GetBack");
+    *(void **)&cgi_pyf.sys_get = cgi_probe_sym(RTLD_DEFAULT, "PySys_GetObject");
+    *(void **)&cgi_pyf.dict_get = cgi_probe_sym(RTLD_DEFAULT, "PyDict_GetItemString");
+    *(void **)&cgi_pyf.mapping_get = cgi_probe_sym(RTLD_DEFAULT, "PyMapping_GetItemString");
     cgi_pyf.ok = cgi_pyf.get_frame && cgi_pyf.frame_code && cgi_pyf.frame_line && cgi_pyf.get_attr && cgi_pyf.utf8 &&
                  cgi_pyf.decref && cgi_pyf.err_fetch && cgi_pyf.err_restore && cgi_pyf.err_clear;
 }
@@ -63,7 +77,96 @@ static void cgi_py_str_attr(void *obj, const char *attr, char *out, size_t cap)
     cgi_pyf.err_clear();
 }
 
-/* The Python line this thread is at; leaves st's fields empty when not known. */
+/* The standard library's folder (sys._stdlib_dir from 3.11, else the
+ * folder of the os module); "" when not known. Found at the first stall,
+ * under the GIL, which every caller holds. */
+static char cgi_stdlib[256];
+static int cgi_stdlib_looked;
+
+static void cgi_stdlib_find(void)
+{
+    cgi_stdlib_looked = 1;
+    if (!cgi_pyf.sys_get) return;
+    void *dir = cgi_pyf.sys_get("_stdlib_dir");
+    const char *s = dir ? cgi_pyf.utf8(dir) : NULL;
+    if (s) {
+        snprintf(cgi_stdlib, sizeof cgi_stdlib, "%s", s);
+    } else if (cgi_pyf.dict_get) {
+        void *mods = cgi_pyf.sys_get("modules");
+        void *os = mods ? cgi_pyf.dict_get(mods, "os") : NULL;
+        if (os) cgi_py_str_attr(os, "__file__", cgi_stdlib, sizeof cgi_stdlib);
+        char *slash = strrchr(cgi_stdlib, '/');
+        if (slash)
+            *slash = '\0';
+        else
+            cgi_stdlib[0] = '\0';
+    }
+    cgi_pyf.err_clear();
+}
+
+/* Is file in the standard library (and not in a site-packages under it)? */
+static int cgi_in_stdlib(const char *file)
+{
+    size_t n = strlen(cgi_stdlib);
+    return n && strncmp(file, cgi_stdlib, n) == 0 && file[n] == '/' && !strstr(file + n, "/site-packages/") &&
+           !strstr(file + n, "/dist-packages/");
+}
+
+/* The import machinery's frames: `<frozen importlib._bootstrap>` and the like. */
+static int cgi_frozen(const char *file) { return strncmp(file, "<frozen ", 8) == 0; }
+
+/* The file of the module an import machinery frame is loading: its local
+ * `spec` (_load_unlocked, module_from_spec, create_module), spec.origin. */
+static void cgi_import_origin(void *frame, char *out, size_t cap)
+{
+    if (!cgi_pyf.mapping_get) return;
+    void *locals = cgi_pyf.get_attr(frame, "f_locals");
+    void *spec = locals ? cgi_pyf.mapping_get(locals, "spec") : NULL;
+    char origin[512] = "";
+    if (spec) cgi_py_str_attr(spec, "origin", origin, sizeof origin);
+    if (strlen(origin) < cap) memcpy(out, origin, strlen(origin) + 1); /* a path cut short would be wrong */
+    if (spec) cgi_pyf.decref(spec);
+    if (locals) cgi_pyf.decref(locals);
+    cgi_pyf.err_clear();
+}
+
+/* Walks from the top frame: the first frame not of the import machinery
+ * is the stall's place; when that one is in the standard library, the
+ * first frame outside it too. At most 256 frames. */
+static void cgi_python_walk(cgi_stall *st, void *frame)
+{
+    if (!cgi_stdlib_looked) cgi_stdlib_find();
+    void *cur = frame, *owned = NULL;
+    int located = 0;
+    for (int depth = 0; cur && depth < 256; depth++) {
+        char file[256] = "";
+        void *code = cgi_pyf.frame_code(cur);
+        if (code) cgi_py_str_attr(code, "co_filename", file, sizeof file);
+        if (cgi_frozen(file)) {
+            if (!located && !st->import_file[0]) cgi_import_origin(cur, st->import_file, sizeof st->import_file);
+        } else if (!located) {
+            located = 1;
+            snprintf(st->py_file, sizeof st->py_file, "%s", file);
+            st->py_line = cgi_pyf.frame_line(cur);
+            if (code) cgi_py_str_attr(code, "co_name", st->py_func, sizeof st->py_func);
+            if (!cgi_in_stdlib(file)) depth = 256;
+        } else if (!cgi_in_stdlib(file)) {
+            /* A path too long to keep whole is not kept: one cut short would be wrong. */
+            if (strlen(file) < sizeof st->from_file) memcpy(st->from_file, file, strlen(file) + 1);
+            st->from_line = cgi_pyf.frame_line(cur);
+            if (code) cgi_py_str_attr(code, "co_name", st->from_func, sizeof st->from_func);
+            depth = 256;
+        }
+        if (code) cgi_pyf.decref(code);
+        void *back = depth < 256 && cgi_pyf.frame_back ? cgi_pyf.frame_back(cur) : NULL;
+        if (owned) cgi_pyf.decref(owned);
+        cur = owned = back;
+    }
+    if (owned) cgi_pyf.decref(owned);
+}
+
+/* Where this thread's Python code made the call; leaves st's fields empty
+ * when not known. */
 static void cgi_python_where(cgi_stall *st)
 {
     pthread_once(&cgi_pyf_once, cgi_pyf_lookup);
@@ -71,15 +174,7 @@ static void cgi_python_where(cgi_stall *st)
     void *type, *value, *tb;
     cgi_pyf.err_fetch(&type, &value, &tb);
     void *frame = cgi_pyf.get_frame();
-    if (frame) {
-        st->py_line = cgi_pyf.frame_line(frame);
-        void *code = cgi_pyf.frame_code(frame);
-        if (code) {
-            cgi_py_str_attr(code, "co_filename", st->py_file, sizeof st->py_file);
-            cgi_py_str_attr(code, "co_name", st->py_func, sizeof st->py_func);
-            cgi_pyf.decref(code);
-        }
-    }
+    if (frame) cgi_python_walk(st, frame);
     cgi_pyf.err_clear();
     cgi_pyf.err_restore(type, value, tb);
 }
@@ -150,6 +245,10 @@ void cgi_stall_record(const cg_site *s, const cg_adapter *held, uint64_t entered
     snprintf(st.name, sizeof st.name, "%s", s->name);
     prctl(PR_GET_NAME, st.thread);
     snprintf(st.runtime, sizeof st.runtime, "%s", held->name ? held->name : "?");
-    if (held == &cgi_cpython_adapter) cgi_python_where(&st);
+    st.waiters = -1;
+    if (held == &cgi_cpython_adapter) {
+        st.waiters = cgi_hang_gil_waiters();
+        cgi_python_where(&st);
+    }
     cgi_stats_keep_stall(&st);
 }

@@ -32,7 +32,7 @@ _Static_assert(sizeof(cgi_stats_header) == 4096, "stats header is one page");
 _Static_assert(sizeof(cgi_stats_record) == 1024 && offsetof(cgi_stats_record, shard) == 512,
                "stats record layout is fixed, its shards on their own cache lines");
 _Static_assert(sizeof(cgi_code) == 64, "a result code's slot is fixed");
-_Static_assert(sizeof(cgi_stall) == 512, "stall layout is fixed");
+_Static_assert(sizeof(cgi_stall) == 1024, "stall layout is fixed");
 _Static_assert(sizeof(cgi_slot) == 128 && offsetof(cgi_slot, mark) < 64 && offsetof(cgi_slot, held_seq) == 64,
                "a slot is two cache lines: what every counted call touches (the stall mark included), and the rest");
 _Static_assert(sizeof(cgi_shard) == 64, "a shard is a cache line");

@@ -37,6 +37,10 @@ CGI_HIDDEN void cgi_hang_report(const cgi_wd_call *v, unsigned n, uint64_t now_n
  * making a guarded call may look up (the dynamic loader's lock, which the
  * watchdog must never take). Called by cgi_watchdog_start. */
 CGI_HIDDEN void cgi_hang_prepare(void);
+/* hang.c: how many threads other than the caller wait for the GIL now
+ * (asleep on a futex in CPython's runtime state); -1 when not known. For a
+ * stall as it ends, on its thread (stall.c). */
+CGI_HIDDEN int cgi_hang_gil_waiters(void);
 /* hang.c: the calls last reported have all returned. */
 CGI_HIDDEN void cgi_hang_over(uint64_t now_ns);
 /* hang.c: notes which file fd 2 is at start-up: hang reports are written
