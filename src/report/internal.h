@@ -40,6 +40,8 @@
  *                        would meet, whether they affect this run, for the writers
  *   4 table.c            the text's table of entry points, sorted by time: within
  *                        the width, or every row and column
+ *   4 text_stalls.c      a process's stalls by their cost (blocked someone, not
+ *                        known, harmless) and what to do, once per report
  *   5 json_write.c       the JSON report
  *   5 text_table.c       the text report's sections: each process's, the combined
  *                        table, the view across ranks, the totals
@@ -189,7 +191,10 @@ typedef struct cgi_summary {
     cgi_hang_call hang_call;
     uint64_t violations; /* thread-rule violations, all processes */
     cgi_violation viol;  /* the first kept */
-    cgi_stall stall;     /* the worst kept (ns 0: none) */
+    /* The stalls kept, by what they cost (CGI_STALL_*): how many, their
+     * time, the worst (ns 0: none). */
+    uint64_t stall_n[3], stall_ns[3];
+    cgi_stall stall[3];
 } cgi_summary;
 
 struct cgi_report_writer {
@@ -221,6 +226,7 @@ struct cgi_report_writer {
     int text_err; /* why the text cannot be written (an errno; with oom set) */
     cgi_spool spool;
     cgi_summary sum;
+    unsigned said; /* the stalls' advice given already (text_stalls.c) */
     const char *const *sources;
     size_t nsources;
 };
@@ -287,9 +293,18 @@ CGI_HIDDEN void cgi_rows_sort(cgi_trow *v, size_t n);
  * every row and column); timing: "sampled", "exact", or NULL (not one). */
 CGI_HIDDEN void cgi_table_write(FILE *out, cgi_trow *v, size_t n, int width, const char *timing);
 
+/* ---- text_stalls.c ---- */
+/* What a stall cost: other threads waited for the runtime it held
+ * (waiters >= 1), none did, or that is not known (waiters -1). */
+enum { CGI_STALL_BLOCKED = 0, CGI_STALL_UNKNOWN = 1, CGI_STALL_IDLE = 2 };
+CGI_HIDDEN int cgi_stall_kind(const cgi_stall *st);
+/* A process's stalls (`stalls`: its sites' count) by their cost, and what
+ * to do; `said` keeps what the report said already (0 at its start). */
+CGI_HIDDEN void cgi_text_stalls(FILE *out, const cgi_stats_region *r, uint64_t stalls, unsigned *said);
+
 /* ---- text_table.c ---- */
 /* A process's section; 0, or ENOMEM. */
-CGI_HIDDEN int cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, int width);
+CGI_HIDDEN int cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, int width, unsigned *said);
 /* The combined table (more than one process) and the view across ranks; 0, or ENOMEM. */
 CGI_HIDDEN int cgi_text_tables(FILE *out, const cgi_report_writer *w);
 /* The totals line, last, and the processes lost. */

@@ -56,7 +56,8 @@ void cgi_report_add(cgi_report_writer *w, const cgi_proc_view *p)
         cgi_json_process(w->o.f, p, &t, w->nproc);
     } else if (!w->oom) {
         cgi_summary_add(&w->sum, p);
-        if (w->format != CG_REPORT_ADVICE && (w->text_err = cgi_text_process(w->spool.f, p, &t, w->width)) == 0)
+        if (w->format != CG_REPORT_ADVICE &&
+            (w->text_err = cgi_text_process(w->spool.f, p, &t, w->width, &w->said)) == 0)
             w->text_err = cgi_spool_bound(&w->spool);
         if (w->text_err) w->oom = 1; /* the sections would be missing one: no report rather than a false one */
     }

@@ -52,7 +52,12 @@ void cgi_summary_add(cgi_summary *s, const cgi_proc_view *p)
     }
     s->violations += atomic_load(&r->h.violations_dropped);
     const cgi_stall *v[CGI_STATS_MAX_STALLS];
-    if (cgi_stalls_worst_first(r, v) && v[0]->ns > s->stall.ns) s->stall = *v[0];
+    size_t n = cgi_stalls_worst_first(r, v);
+    for (size_t i = 0; i < n; i++) {
+        int k = cgi_stall_kind(v[i]);
+        s->stall_n[k]++, s->stall_ns[k] += v[i]->ns;
+        if (v[i]->ns > s->stall[k].ns) s->stall[k] = *v[i];
+    }
 }
 
 /* ---- the summary's lines --------------------------------------------------------- */
@@ -171,26 +176,45 @@ static void cgi_summary_locks(cgi_notes *ns, const cgi_report_writer *w)
                  most);
 }
 
-/* Calls that held the runtime, the worst kept one, and how to leave it. */
-static void cgi_summary_stalls(cgi_notes *ns, const cgi_report_writer *w)
+/* One line for the stalls of a kind: how many, their time, the worst one
+ * and where, and how to leave the runtime. */
+static void cgi_summary_stall_line(cgi_notes *ns, uint64_t n, uint64_t t, const cgi_stall *st, const char *what)
 {
-    const cgi_summary *s = &w->sum;
-    if (!w->all.stalls) return;
-    const cgi_stall *st = &s->stall;
-    char where[sizeof st->py_file + 16] = "";
+    char where[sizeof st->py_file + 64] = "", waiting[48] = "";
     if (st->ns && st->py_file[0]) {
         const char *base = strrchr(st->py_file, '/');
         snprintf(where, sizeof where, ", %.*s:%d", (int)sizeof st->py_file, base ? base + 1 : st->py_file, st->py_line);
     }
+    if (st->waiters > 0) snprintf(waiting, sizeof waiting, ", %d waiting", st->waiters);
     int known = !st->ns || !st->runtime[0] || strcmp(st->runtime, "cpython") == 0 || strcmp(st->runtime, "julia") == 0;
+    const char *fix = known ? ": callguard run --release-runtime" : "; what to do: below";
     if (st->ns)
-        cgi_note_add(ns, 1, w->all.stall_ns, "  %lu stall%s held the runtime %.3f ms (worst: %s%s)%s\n",
-                     (unsigned long)w->all.stalls, w->all.stalls == 1 ? "" : "s", cgi_ms(w->all.stall_ns), st->name,
-                     where, known ? ": callguard run --release-runtime" : "; what to do: below");
+        cgi_note_add(ns, 1, t, "  %lu stall%s held the runtime %.3f ms%s (worst: %.*s%s%s)%s\n", (unsigned long)n,
+                     n == 1 ? "" : "s", cgi_ms(t), what, (int)sizeof st->name, st->name, where, waiting, fix);
     else
-        cgi_note_add(ns, 1, w->all.stall_ns,
-                     "  %lu stall%s held the runtime %.3f ms: callguard run --release-runtime\n",
-                     (unsigned long)w->all.stalls, w->all.stalls == 1 ? "" : "s", cgi_ms(w->all.stall_ns));
+        cgi_note_add(ns, 1, t, "  %lu stall%s held the runtime %.3f ms%s%s\n", (unsigned long)n, n == 1 ? "" : "s",
+                     cgi_ms(t), what, fix);
+}
+
+/* Calls that held the runtime: only those that blocked someone, and those
+ * of which that is not known (the ones a process did not keep among them);
+ * a stall no other thread waited for cost nothing, and is only listed in
+ * its process's section. */
+static void cgi_summary_stalls(cgi_notes *ns, const cgi_report_writer *w)
+{
+    const cgi_summary *s = &w->sum;
+    if (!w->all.stalls) return;
+    uint64_t kept = s->stall_n[0] + s->stall_n[1] + s->stall_n[2];
+    uint64_t kept_ns = s->stall_ns[0] + s->stall_ns[1] + s->stall_ns[2];
+    uint64_t unknown = s->stall_n[CGI_STALL_UNKNOWN], unknown_ns = s->stall_ns[CGI_STALL_UNKNOWN];
+    if (w->all.stalls > kept) unknown += w->all.stalls - kept;
+    if (w->all.stall_ns > kept_ns) unknown_ns += w->all.stall_ns - kept_ns;
+    if (s->stall_n[CGI_STALL_BLOCKED])
+        cgi_summary_stall_line(ns, s->stall_n[CGI_STALL_BLOCKED], s->stall_ns[CGI_STALL_BLOCKED],
+                               &s->stall[CGI_STALL_BLOCKED], " while other threads waited");
+    if (unknown)
+        cgi_summary_stall_line(ns, unknown, unknown_ns, &s->stall[CGI_STALL_UNKNOWN],
+                               ", whether others waited is not known");
 }
 
 /* Processes that died in a call, hangs, thread-rule violations, lost processes. */

@@ -7,7 +7,6 @@
 
 #include "../common/trace_file.h"
 #include "outfile.h"
-#include "pypackage.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -155,82 +154,6 @@ static void cgi_text_in_flight(FILE *out, const cgi_stats_region *r, int state, 
                 unknown, unknown == 1 ? "" : "s", CGI_STATS_MAX_SLOTS, unknown == 1 ? "it was" : "they were");
 }
 
-/* What to do about stalls, once per runtime they held: --release-gil and
- * ctypes are CPython's; Julia's calls are made GC-safe by the package or by
- * callguard run; another runtime is left by its binding, through its
- * adapter (docs/adapters.md). No stall listed: the CPython advice, the
- * runtime callguard itself detects. */
-/* A stall made from a Python package's code: the package (and its
- * distribution, where its dist-info says) to report it to, once per
- * package, from its worst stall. */
-static void cgi_text_packages(FILE *out, const cgi_stall *const *v, size_t n)
-{
-    char said[CGI_STATS_MAX_STALLS][64];
-    size_t nsaid = 0;
-    for (size_t i = 0; i < n; i++) {
-        cgi_py_pkg pkg;
-        if (!v[i]->py_file[0] || !cgi_py_package(v[i]->py_file, &pkg)) continue;
-        size_t k = 0;
-        while (k < nsaid && strcmp(said[k], pkg.package) != 0)
-            k++;
-        if (k < nsaid) continue;
-        memcpy(said[nsaid++], pkg.package, sizeof said[0]);
-        fputs("  held by ", out);
-        CGI_TEXT_FIELD(out, pkg.package);
-        if (pkg.distribution[0]) {
-            fputs(" (distribution ", out);
-            CGI_TEXT_FIELD(out, pkg.distribution);
-            fputs(pkg.version[0] ? " " : "", out);
-            CGI_TEXT_FIELD(out, pkg.version);
-            fputc(')', out);
-        }
-        fputs(": ", out);
-        CGI_TEXT_FIELD(out, v[i]->py_func);
-        fprintf(out, "() held %s through %s for %.3f ms (",
-                strcmp(v[i]->runtime, "cpython") == 0 ? "the GIL" : "its runtime", v[i]->name, cgi_ms(v[i]->ns));
-        CGI_TEXT_FIELD(out, v[i]->py_file);
-        fprintf(out, ":%d): report it to the package's maintainers\n", v[i]->py_line);
-    }
-}
-
-static void cgi_text_advice(FILE *out, const cgi_stall *const *v, size_t n)
-{
-    int cpython = n == 0;
-    cgi_text_packages(out, v, n);
-    for (size_t i = 0; i < n; i++) {
-        const char *rt = v[i]->runtime;
-        if (!rt[0] || strcmp(rt, "cpython") == 0) {
-            cpython = 1;
-            continue;
-        }
-        size_t k = 0;
-        while (k < i && strcmp(v[k]->runtime, rt) != 0)
-            k++;
-        if (k < i) continue; /* said already */
-        if (strcmp(rt, "julia") == 0) {
-            /* Julia's binding is the package's ccall: made GC-safe there,
-             * or by callguard from outside, for every package at once. */
-            fputs("  what to do (julia): callguard run --release-runtime; or make these calls GC-safe in the "
-                  "package: @ccall gc_safe=true (Julia 1.12 and later), GPUToolbox's @gcsafe_ccall before\n",
-                  out);
-            continue;
-        }
-        /* The command first: a line too long for the screen goes on after it. */
-        int known = strcmp(rt, "ruby") == 0 || strcmp(rt, "ocaml") == 0;
-        if (known)
-            fprintf(out, "  what to do (%s): cg_set_adapter(cg_adapter_%s(), CG_ADAPTER_ACTIVE) in the binding", rt,
-                    rt);
-        else
-            fprintf(out, "  what to do (%s): the %s adapter set CG_ADAPTER_ACTIVE in the binding", rt, rt);
-        fputs(" leaves the runtime around these calls (docs/adapters.md); or the runtime's own way to release it "
-              "around a blocking call\n",
-              out);
-    }
-    if (cpython)
-        fprintf(out, "  what to do: callguard run --release-gil; or release the runtime around these calls in the "
-                     "binding (Py_BEGIN_ALLOW_THREADS in a C extension, ctypes.CDLL rather than ctypes.PyDLL)\n");
-}
-
 /* The last hang report the process wrote (CALLGUARD_HANG_MS), its calls as on stderr. */
 static void cgi_text_hang(FILE *out, const cgi_stats_region *r)
 {
@@ -273,38 +196,6 @@ static void cgi_text_hang(FILE *out, const cgi_stats_region *r)
     }
 }
 
-/* The stalls, worst first, and what to do about them. */
-static void cgi_text_stalls(FILE *out, const cgi_stats_region *r, uint64_t stalls)
-{
-    const cgi_stall *v[CGI_STATS_MAX_STALLS];
-    size_t n = cgi_stalls_worst_first(r, v);
-    if (!stalls && !n) return;
-    uint64_t dropped = atomic_load(&r->h.stalls_dropped);
-    fprintf(out, "  %lu stall%s: calls that held the runtime while they waited (worst first", (unsigned long)stalls,
-            stalls == 1 ? "" : "s");
-    /* What was not kept on a line of its own: each within the width. */
-    if (dropped)
-        fprintf(out, "):\n    (the worst %d kept, %lu more not listed", CGI_STATS_MAX_STALLS, (unsigned long)dropped);
-    fprintf(out, "):\n");
-    for (size_t i = 0; i < n; i++) {
-        const cgi_stall *st = v[i];
-        fprintf(out, "    %10.3f ms  %s %s  thread %d \"", cgi_ms(st->ns), st->api, st->name, st->tid);
-        CGI_TEXT_FIELD(out, st->thread);
-        fputs("\"  holding ", out);
-        CGI_TEXT_FIELD(out, st->runtime);
-        if (st->wait_ns) fprintf(out, " (%.3f ms of it waiting for the lock)", cgi_ms(st->wait_ns));
-        if (st->py_file[0]) {
-            fputs("  at ", out);
-            CGI_TEXT_FIELD(out, st->py_file);
-            fprintf(out, ":%d in ", st->py_line);
-            CGI_TEXT_FIELD(out, st->py_func);
-            fputs("()", out);
-        }
-        fputc('\n', out);
-    }
-    cgi_text_advice(out, v, n);
-}
-
 /* "callguard: pid N on HOST, rank R (local L) (exit 0): COMMAND", the section's first line. */
 static void cgi_text_head(FILE *out, const cgi_proc_view *p, int state, int status)
 {
@@ -331,7 +222,7 @@ static void cgi_text_head(FILE *out, const cgi_proc_view *p, int state, int stat
 }
 
 /* One process's section (one with calls). */
-int cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, int width)
+int cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, int width, unsigned *said)
 {
     const cgi_stats_region *r = p->region;
     int state, status;
@@ -341,7 +232,7 @@ int cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, in
     cgi_text_quirks(out, r);
     cgi_text_in_flight(out, r, state, status);
     cgi_text_hang(out, r);
-    cgi_text_stalls(out, r, pt->stalls);
+    cgi_text_stalls(out, r, pt->stalls, said);
     size_t n;
     cgi_trow *rows = cgi_rows_of_process(r, &n);
     if (!rows) return ENOMEM;

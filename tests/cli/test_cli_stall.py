@@ -42,6 +42,9 @@ def run_reports_the_stall_with_its_python_line():
     check(st["api"] == "toy" and st["name"] == "toyWait" and st["ns"] >= 900e6, st)
     check(st["runtime"] == "cpython" and st["tid"] > 0 and st["tid"] != p["pid"], "a thread of its own: %s" % st)
     check(st["python"] == {"file": "<string>", "line": 4, "function": "worker"}, "the Python line: %s" % st)
+    # The main thread, ticking, waited for the GIL all the while: it blocked one thread (the watchdog and
+    # the stalled thread itself are not counted).
+    check(st["waiters"] == 1, "one other thread waited for the GIL: %s" % st)
     check(p["in_flight"] == [], "nothing in flight at a clean exit: %s" % p["in_flight"])
     # The table, from the saved report: in the summary first, the stall and its fix; in the process's
     # section the stall first, then what to do (each line whole: COLUMNS).
@@ -49,11 +52,12 @@ def run_reports_the_stall_with_its_python_line():
     lines = r.stdout.splitlines()
     head = [k for k, l in enumerate(lines) if l.startswith("callguard: pid ")]
     check(r.returncode == 0 and head and [l for l in lines[1:head[0]] if l.startswith("  1 stall held the runtime ") and
+                                          "while other threads waited" in l and "1 waiting" in l and
                                           l.endswith(": callguard run --release-runtime")], r.stdout)
     lines = lines[head[0]:]
-    check("1 stall:" in lines[1], r.stdout)
-    check("toy toyWait" in lines[2] and "holding cpython" in lines[2] and "at <string>:4 in worker()" in lines[2],
-          r.stdout)
+    check("1 stall blocked other threads" in lines[1], r.stdout)
+    check("toy toyWait" in lines[2] and "holding cpython, 1 other thread waiting" in lines[2] and
+          "at <string>:4 in worker()" in lines[2], r.stdout)
     check("--release-gil" in lines[3] and "entry point" in lines[4], r.stdout)
 
 

@@ -294,7 +294,15 @@ def recv():
     got = ctypes.c_long(0)
     time.sleep(0.2)  # let the main thread start ticking first
     t0 = time.monotonic()
-    r = lib.MPI_Recv(ctypes.byref(got), 1, long_t, 1, 5, comm_world, None)  # the blocking call
+    args = (ctypes.byref(got), 1, long_t, 1, 5, comm_world, None)
+    if sys.argv[2:] == ["stdlib"]:  # made from the standard library's code (contextlib), called from here
+        import contextlib, functools, types
+        done = types.SimpleNamespace(close=functools.partial(lib.MPI_Recv, *args))
+        with contextlib.closing(done):  # the stdlib call
+            pass
+        r = 0
+    else:
+        r = lib.MPI_Recv(*args)  # the blocking call
     global waited
     waited = time.monotonic() - t0
     assert r == 0 and got.value == 42, (r, got.value)
@@ -309,17 +317,24 @@ else:
     comm.Send([__import__("array").array("l", [42]), MPI.LONG], dest=0, tag=5)
 comm.Barrier()
 """
+
+
+def line_of(text, mark):
+    """The line number in text (a child's source) of the line with mark."""
+    lines = text.lstrip("\n").splitlines()
+    return [k + 1 for k, x in enumerate(lines) if mark in x][0]
+
+
 # The line of the blocking call in PAUSE_CHILD, for the stall's Python line.
-PAUSE_LINE = PAUSE_CHILD.lstrip("\n").splitlines().index(
-    [x for x in PAUSE_CHILD.lstrip("\n").splitlines() if "# the blocking call" in x][0]) + 1
+PAUSE_LINE = line_of(PAUSE_CHILD, "# the blocking call")
 
 
-def pause(*options):
+def pause(*options, mode=None):
     child = os.path.join(TMP, "pause_child.py")
     with open(child, "w") as f:
         f.write(PAUSE_CHILD.lstrip("\n"))
-    prefix = os.path.join(TMP, "pause")
-    r = run(MPIRUN + guarded(prefix, *options) + [PYTHON, child, TESTS], seconds=60)
+    prefix = os.path.join(TMP, "pause" + (mode or ""))
+    r = run(MPIRUN + guarded(prefix, *options) + [PYTHON, child, TESTS] + ([mode] if mode else []), seconds=60)
     check(r[0] == 0, "the ranks ran", r)
     longest, waited = (float(x) for x in r[1].split())
     check(waited >= 900, "MPI_Recv waited for rank 1's message (%.1f ms)" % waited, r)
@@ -346,6 +361,68 @@ def mpi_recv_holding_the_gil_is_a_stall_with_its_python_line():
     where = stalls[0].get("python") or {}
     check(where.get("file") == child and where.get("line") == PAUSE_LINE and where.get("function") == "recv",
           "the stall's Python line is %s:%d in recv(): %s" % (child, PAUSE_LINE, where))
+    # The main thread, ticking, waited for the GIL: the stall blocked it, and the summary says so.
+    check(stalls[0].get("waiters") == 1, "one other thread waited for the GIL: %s" % stalls[0])
+    folder = os.path.join(TMP, "pause")
+    text = run([E["CG_CLI"], "report"] + [os.path.join(folder, f) for f in os.listdir(folder)], {"COLUMNS": "100"})
+    head = text[1].split("\n\n")[0]
+    check("stall held the runtime" in head and "while other threads waited" in head and "1 waiting" in head,
+          "the summary counts the stall as blocking:\n%s" % text[1])
+
+
+def mpi_recv_from_the_stdlib_names_the_first_frame_outside_it():
+    """A stall whose Python frame is the standard library's (contextlib's __exit__ calls MPI_Recv) also
+    names the first frame outside it: the child's `with` line in recv()."""
+    longest, recv, rep, child = pause(mode="stdlib")
+    stalls = [s for p in rep["processes"] for s in p.get("stalls", []) if s["name"] == "MPI_Recv"]
+    check(len(stalls) == 1, "one MPI_Recv stall: %s" % stalls)
+    where = stalls[0].get("python") or {}
+    line = line_of(PAUSE_CHILD, "# the stdlib call")
+    check(os.path.basename(where.get("file", "")) == "contextlib.py" and
+          where.get("from") == {"file": child, "line": line, "function": "recv"},
+          "at contextlib.py, from %s:%d in recv(): %s" % (child, line, where))
+
+
+# A program with one thread that only imports mpi4py.MPI (MPI_Init_thread runs then, holding the GIL).
+IMPORT_CHILD = r"""
+import sys
+from mpi4py import MPI  # the import
+MPI.COMM_WORLD.Barrier()
+"""
+
+
+def mpi4py_import_stall_names_the_import_line_and_blocks_no_one():
+    """MPI_Init_thread at `from mpi4py import MPI` in a one-thread program is a stall that blocked no one:
+    `waiters` 0, located at the import line (never importlib's frozen frames) with the module being imported,
+    not in the summary, listed as harmless with mpi4py's own advice once and no generic advice."""
+    child = os.path.join(TMP, "import_child.py")
+    with open(child, "w") as f:
+        f.write(IMPORT_CHILD.lstrip("\n"))
+    folder = os.path.join(TMP, "import")
+    r = run(MPIRUN + guarded(folder, "--stall-ms", "20") + [PYTHON, child])
+    check(r[0] == 0, "the ranks ran", r)
+    line = line_of(IMPORT_CHILD, "# the import")
+    for rank in (0, 1):
+        rep = report(folder, rank)
+        stalls = [s for p in rep["processes"] for s in p.get("stalls", []) if s["name"] == "MPI_Init_thread"]
+        check(len(stalls) == 1, "rank %d: MPI_Init_thread is a stall (at least 20 ms): %s" % (rank, rows(rep)))
+        st = stalls[0]
+        where = st.get("python") or {}
+        check(st.get("waiters") == 0, "rank %d: no other thread waited: %s" % (rank, st))
+        check(where.get("file") == child and where.get("line") == line and where.get("function") == "<module>"
+              and where.get("package") == "mpi4py" and "/mpi4py/MPI" in where.get("importing", ""),
+              "rank %d: at the import line %s:%d, importing mpi4py.MPI: %s" % (rank, child, line, where))
+        with open(os.path.join(folder, [f for f in os.listdir(folder) if "rank%d-" % rank in f][0])) as f:
+            check("<frozen" not in f.read(), "rank %d: no frozen importlib frame in the report" % rank)
+    text = run([E["CG_CLI"], "report"] + [os.path.join(folder, f) for f in sorted(os.listdir(folder))],
+               {"COLUMNS": "100"})[1]
+    head = text.split("\n\n")[0]
+    check("stall" not in head, "a stall that blocked no one is not in the summary:\n%s" % text)
+    check(text.count("held the runtime while no other thread wanted it (harmless in this run)") == 2 and
+          "<frozen" not in text, text)
+    check(text.count("what to do (mpi4py): nothing while the program has one thread") == 1 and
+          "what to do (mpi4py): as above" in text and "--release-gil" not in text,
+          "mpi4py's advice once, no generic advice:\n%s" % text)
 
 
 def mpi_recv_with_release_gil_pauses_the_other_threads_at_most_50ms():
