@@ -229,6 +229,10 @@ struct cgi_report_writer {
     unsigned said; /* the stalls' advice given already (text_stalls.c) */
     const char *const *sources;
     size_t nsources;
+    /* How the processes of a run ended (callguard run), those that made
+     * no guarded call and left no file included; NULL otherwise. */
+    const cg_proc_exit *exits;
+    size_t nexits;
 };
 
 /* ---- region.c ---- */

@@ -25,6 +25,7 @@ int cg_report_merge(const char *dir, const cg_proc_exit *exits, size_t nexits, c
     else
         rc = cgi_report_begin(path, format, &w);
     if (rc == CG_OK) {
+        cgi_report_exits(w, exits, nexits);
         for (size_t i = 0; i < n; i++) {
             /* A file that cannot be read now (cut short, replaced) is said
              * and counted; the others are reported. */

@@ -48,6 +48,8 @@ void cgi_report_sources(cgi_report_writer *w, const char *const *paths, size_t n
     w->sources = paths, w->nsources = n;
 }
 
+void cgi_report_exits(cgi_report_writer *w, const cg_proc_exit *exits, size_t n) { w->exits = exits, w->nexits = n; }
+
 void cgi_report_add(cgi_report_writer *w, const cgi_proc_view *p)
 {
     cgi_totals t = cgi_proc_totals(p->region);

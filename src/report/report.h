@@ -25,6 +25,9 @@ CGI_HIDDEN int cgi_report_begin(const char *path, cg_report_format format, cgi_r
 /* The saved reports a report is read from (kept, not copied): the text's
  * advice names them in the command that shows all of it. */
 CGI_HIDDEN void cgi_report_sources(cgi_report_writer *w, const char *const *paths, size_t n);
+/* How a run's processes ended (kept, not copied), those that made no
+ * guarded call included: the text says so when none made one. */
+CGI_HIDDEN void cgi_report_exits(cgi_report_writer *w, const cg_proc_exit *exits, size_t n);
 /* Adds one process (not listed when it made no guarded call). */
 CGI_HIDDEN void cgi_report_add(cgi_report_writer *w, const cgi_proc_view *p);
 /* Writes the totals and closes the report; frees w. lost: processes of the

@@ -102,6 +102,29 @@ static void cgi_summary_head(FILE *out, const cgi_report_writer *w)
 {
     const cgi_summary *s = &w->sum;
     char how[96], sig[32], line[400];
+    if (!w->nproc) {
+        /* No process made a guarded call: say how the run ended (the first
+         * process that failed, else the last to end: the program) and what
+         * to check, not "0 processes". */
+        const cg_proc_exit *e = w->nexits ? &w->exits[w->nexits - 1] : NULL;
+        for (size_t i = 0; i < w->nexits && e && !e->signaled && !e->status; i++)
+            if (w->exits[i].signaled || w->exits[i].status) e = &w->exits[i];
+        if (e && e->signaled)
+            cgi_text_signal(e->status, sig, sizeof sig), snprintf(how, sizeof how, "was killed by %s", sig);
+        else if (e)
+            snprintf(how, sizeof how, "exited with status %d", e->status);
+        if (!e)
+            fputs("callguard: no process made a guarded driver call\n", out);
+        else if (w->nexits == 1)
+            fprintf(out, "callguard: the program %s before any guarded driver call\n", how);
+        else
+            fprintf(out, "callguard: none of %zu processes made a guarded driver call (pid %d %s)\n", w->nexits, e->pid,
+                    how);
+        fputs("  check that it calls an API of a chosen layer (callguard list) and that nothing\n"
+              "  cleared LD_PRELOAD on the way (a setuid program, a launcher that sets the environment)\n",
+              out);
+        return;
+    }
     if (s->odd_state == CGI_PROC_SIGNALED)
         cgi_text_signal(s->odd_status, sig, sizeof sig), snprintf(how, sizeof how, "killed by %s", sig);
     else if (s->odd_state == CGI_PROC_EXITED)

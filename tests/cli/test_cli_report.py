@@ -396,5 +396,21 @@ def report_merges_reports_of_several_nodes():
     check(r.returncode == 2 and "report file" in r.stderr, r.stderr)
 
 
+def run_of_a_program_that_failed_before_any_call_says_so():
+    """A program that exits before its first driver call: the summary says
+    how it ended and what to check, not "0 processes, all exit 0"."""
+    r = guarded([PROG, "no-such-mode"], "--report", "-")
+    check(r.returncode == 2 and "unknown mode" in r.stderr, r.stderr)
+    first = [l for l in r.stderr.splitlines() if l.startswith("callguard: ")][0]
+    check(first == "callguard: the program exited with status 2 before any guarded driver call", first)
+    check("callguard list" in r.stderr and "LD_PRELOAD" in r.stderr, "what to check: %r" % r.stderr)
+    r = guarded(["sh", "-c", "kill -TERM $$"], "--report", "-")
+    check("callguard: the program was killed by SIGTERM before any guarded driver call\n" in r.stderr, r.stderr)
+    path = os.path.join(TMP, "no-calls.json")
+    r = guarded([PROG, "no-such-mode"], "--report", path)
+    t = run([CG, "report", path])
+    check(t.stdout.startswith("callguard: no process made a guarded driver call\n"), t.stdout)
+
+
 if __name__ == "__main__":
     main()
