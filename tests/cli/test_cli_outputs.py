@@ -314,5 +314,29 @@ def run_lost_trace_is_loud_and_leaves_no_half_file():
     check(r.returncode == 0 and os.listdir(d) == ["t.json"], "only the trace: %s" % os.listdir(d))
 
 
+def run_names_each_file_it_wrote_and_only_those():
+    """One closing line on stderr per file written (the report, the file a
+    --report DIR/ made, the timeline, the call lines), naming its path; none
+    for the table on stderr, a device, or a run that writes nothing."""
+    d = tempfile.mkdtemp(prefix="wrote-", dir=TMP)
+    rep, tl, lines = os.path.join(d, "r.json"), os.path.join(d, "t.json"), os.path.join(d, "calls.txt")
+    r = guarded([PROG, "calls", "3"], "--report", rep, "--trace", tl, "--trace-lines", lines)
+    check(r.returncode == 0, r.stderr)
+    wrote = [l for l in r.stderr.splitlines() if l.startswith("callguard: wrote ")]
+    check(len(wrote) == 3 and r.stderr.endswith(wrote[-1] + "\n"), "three closing lines: %r" % r.stderr)
+    for path, what in ((rep, "the report"), (tl, "the timeline"), (lines, "the call lines")):
+        check(sum(l.startswith("callguard: wrote %s %s" % (what, path)) for l in wrote) == 1, "%s: %r" % (path, wrote))
+        check(os.path.getsize(path) > 0, path)
+    check([l for l in wrote if tl in l][0].endswith(" (3 events)"), "the timeline's events: %r" % wrote)
+    folder = os.path.join(d, "out") + "/"
+    r = guarded([PROG, "calls", "3"], "--report", folder)
+    said = [l[len("callguard: wrote the report "):] for l in r.stderr.splitlines() if l.startswith("callguard: wrote ")]
+    check(r.returncode == 0 and len(said) == 1 and os.path.dirname(said[0]) + "/" == folder, r.stderr)
+    check(os.listdir(folder) == [os.path.basename(said[0])] and json.load(open(said[0]))["processes"], said)
+    for opts in (["--report", "-"], ["--report", "/dev/null"], []):
+        r = guarded([PROG, "calls", "3"], *opts)
+        check(r.returncode == 0 and "callguard: wrote" not in r.stderr, "%s: nothing said: %r" % (opts, r.stderr))
+
+
 if __name__ == "__main__":
     main()
