@@ -1,6 +1,7 @@
-/* What the commands of the `callguard` command share: the usage and its
- * errors, the exit, and where libcallguard and the installed layers are.
- * The floor of src/cli: it calls no command. */
+/* What the commands of the `callguard` command share: each one's help and
+ * the usage errors that point at it, the line naming a file written, the
+ * exit, and where libcallguard and the installed layers are. The floor of
+ * src/cli: it calls no command. */
 #define _GNU_SOURCE
 #include "cli.h"
 #include "../common/message.h"
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef CG_LIBDIR_REL
@@ -25,8 +27,19 @@ int cli_usage_error(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
-    cgi_say("%s (callguard --help)", raw);
+    if (strstr(raw, "--help")) /* the message names the help already */
+        cgi_say("%s", raw);
+    else
+        cgi_say("%s (callguard %s%s--help)", raw, cli_command ? cli_command : "", cli_command ? " " : "");
     return 2;
+}
+
+int cli_say_written(const char *what, const char *path, const char *more)
+{
+    struct stat st;
+    if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    cgi_say("wrote %s %s%s", what, path, more);
+    return 1;
 }
 
 void cli_exit(int status)
@@ -35,63 +48,109 @@ void cli_exit(int status)
     _exit(status);
 }
 
-const char cli_usage[] =
-    "usage: callguard run [OPTIONS] [--] PROGRAM [ARGS...]\n"
-    "       callguard report [--all | --advice | --json OUT.json] FILE.json...\n"
-    "       callguard list [NAME | PATH.so]\n"
-    "\n"
-    "run: guard every driver call PROGRAM and its children make, and report them.\n"
-    "  --serialize FN[=DOMAIN][:process|:handle][,...]\n"
-    "                      let one thread at a time into FN; entry points that name the\n"
-    "                      same DOMAIN share one lock, across APIs (default DOMAIN: FN)\n"
-    "  --release-runtime   leave the runtime each process has (the CPython GIL; Julia: GC-safe)\n"
-    "                      around calls, as each entry point's transition policy says (default:\n"
-    "                      only detect calls that block while holding it, and report them as\n"
-    "                      stalls); --release-gil is the same\n"
-    "  --transition always|blocking|never\n"
-    "                      which calls leave the runtime with --release-runtime (default: always)\n"
-    "  --stall-ms N        a call or lock wait this long with the runtime held is a stall (default 50)\n"
-    "  --hang-ms N         when a call has been in flight N ms, print every call in flight to stderr\n"
-    "                      (and again when they change; default off)\n"
-    "  --timing MODE       sampled (default: a watchdog thread times calls) or exact (every call reads the clock)\n"
-    "  --report FILE|DIR/|-  write the report as JSON to FILE, or as a table to stderr (-);\n"
-    "                      DIR/ (or an existing folder): a file of its own in DIR for each\n"
-    "                      run, named by host, rank and pid (mpirun -n 4 callguard run ...)\n"
-    "  --all               with --report -: every row and column of the table, at any width\n"
-    "  --check-threads     report threads inside calls that the API's thread rules forbid\n"
-    "                      to overlap on one handle, and kernel arguments another thread set\n"
-    "                      between a thread's setting and its launch (docs/threads.md)\n"
-    "  --serialize-handles turn the same rules into per-handle reader/writer locks\n"
-    "  --trace FILE        write a timeline of every guarded call of the whole tree as\n"
-    "                      Chrome trace-event JSON (Perfetto, chrome://tracing): calls, lock\n"
-    "                      waits and stalls per thread; each thread keeps its last 65535 calls\n"
-    "  --trace-lines FILE|-  one text line per guarded call: api entry call_ns lock_wait_ns error\n"
-    "  --quirks off|FILE   known driver bugs switched on where a driver matches: off, or\n"
-    "                      FILE in place of the shipped share/callguard/quirks.ini (same\n"
-    "                      format, docs/quirks.md); the report names each quirk applied\n"
-    "  --signals record|off  record: a process that dies of SIGSEGV, SIGBUS, SIGILL, SIGFPE\n"
-    "                      or SIGABRT notes the signal, so the report names it even where\n"
-    "                      callguard did not reap the process; the program's own handlers\n"
-    "                      still run (default: off; CALLGUARD_SIGNALS)\n"
-    "  --api LIST          guard these installed layers, comma-separated names: cl,ze\n"
-    "                      (libcallguard_NAME.so beside libcallguard; `callguard list`)\n"
-    "  --layer PATH.so     guard with this layer from anywhere (repeatable); its shim, if\n"
-    "                      it has one, is DIR/callguard/shims/SONAME for a layer in DIR\n"
-    "                      default: every installed layer, unless --api or --layer is given\n"
-    "An entry point, policy section or CALLGUARD_<API>_LIBRARY that no chosen layer has\n"
-    "stops the run before the program starts.\n"
-    "exit status: the program's own; its signal if it was killed; 2 for a usage or\n"
-    "configuration error; 126 if PROGRAM is not executable; 127 if it is not found;\n"
-    "125 if the program succeeded but the report or trace could not be written.\n"
-    "\n"
-    "report: print the table of reports saved with --report FILE; several (the ranks of\n"
-    "  a job, one per node) are merged: a summary, one table over all, one across the\n"
-    "  ranks when launchers named them, then every process's section. Tables are sorted\n"
-    "  by time in the driver and fit 100 columns (COLUMNS when set); --all shows every row\n"
-    "  and column at any width; --advice prints every piece of advice in full, whether it\n"
-    "  affects the run or not; --json OUT writes them merged as one JSON report to OUT.\n"
-    "list: what a layer is (an installed one by NAME, or a file) and its entry points with\n"
-    "  their policies and blocking reasons; with no argument, the installed layers.\n";
+/* Each command's help fits 80 columns (tests/cli/test_cli_help.py): what
+ * it does, its usage, its options in a line each, one example. The whole
+ * story is in README.md and docs/configuration.md. */
+static const char usage_top[] = "usage: callguard run [OPTIONS] [--] PROGRAM [ARGS...]\n"
+                                "       callguard report [OPTIONS] FILE.json|DIR/ ...\n"
+                                "       callguard list [NAME | PATH.so]\n"
+                                "       callguard help [COMMAND]\n"
+                                "\n"
+                                "Guards a program's GPU driver calls (OpenCL, Level Zero, CUDA, HIP, MPI) and\n"
+                                "reports them: time in the driver, lock waits, stalls, hangs, crashes.\n"
+                                "\n"
+                                "commands:\n"
+                                "  run      run a program unmodified, its driver calls guarded and counted\n"
+                                "  report   print reports saved with run --report, merged into one\n"
+                                "  list     the installed layers, or one layer's entry points and policies\n"
+                                "  help     a command's help (as callguard COMMAND --help)\n"
+                                "\n"
+                                "options: -h, --help (this help), --version\n"
+                                "example:\n"
+                                "  callguard run --serialize clBuildProgram --report - -- python3 job.py\n";
+
+static const char usage_run[] = "usage: callguard run [OPTIONS] [--] PROGRAM [ARGS...]\n"
+                                "\n"
+                                "Runs PROGRAM unmodified with every driver call of it and its children guarded\n"
+                                "and counted, writes the report and trace asked for (a line on stderr names\n"
+                                "each file written) and exits as PROGRAM did.\n"
+                                "\n"
+                                "options:\n"
+                                "  --report FILE|DIR/|-  the report as JSON to FILE, to a file of its own in\n"
+                                "                        DIR/ (named by host, rank and pid), or a table (-)\n"
+                                "                        on stderr: a summary, then calls by time in the driver\n"
+                                "  --all                 with --report -: every row and column of the table\n"
+                                "  --trace FILE          a timeline of every call (trace-event JSON: Perfetto)\n"
+                                "  --trace-lines FILE|-  one line per call: api entry call_ns lock_wait_ns error\n"
+                                "  --serialize FN[=DOMAIN][:process|:handle][,...]\n"
+                                "                        one thread at a time in FN; FNs of one DOMAIN share a\n"
+                                "                        lock (default DOMAIN: FN)\n"
+                                "  --release-runtime     leave the runtime (the Python GIL) around blocking\n"
+                                "                        calls; --release-gil is the same\n"
+                                "  --transition always|blocking|never  which calls leave it (default: always)\n"
+                                "  --stall-ms N          a call this long holding the runtime is a stall (50)\n"
+                                "  --hang-ms N           print the calls in flight once one is N ms old (off)\n"
+                                "  --timing sampled|exact  a watchdog times calls, or every call reads the\n"
+                                "                        clock (default: sampled)\n"
+                                "  --check-threads       report calls the API's thread rules forbid to overlap\n"
+                                "  --serialize-handles   turn those rules into per-handle locks\n"
+                                "  --quirks off|FILE     known driver bugs, fixed where a driver matches: none,\n"
+                                "                        or FILE instead of share/callguard/quirks.ini\n"
+                                "  --signals record|off  note a fatal signal in the report (default: off)\n"
+                                "  --api LIST            only these installed layers: cl,ze (callguard list)\n"
+                                "  --layer PATH.so       a layer from anywhere (repeatable)\n"
+                                "  -h, --help            this help\n"
+                                "\n"
+                                "exit status: PROGRAM's (its signal if it was killed); 2: a bad option or\n"
+                                "setting; 126, 127: PROGRAM not executable, not found; 125: PROGRAM exited 0\n"
+                                "but a report or trace could not be written\n"
+                                "example:\n"
+                                "  callguard run --serialize clBuildProgram --report - -- python3 job.py\n";
+
+static const char usage_report[] = "usage: callguard report [OPTIONS] FILE.json|DIR/ ...\n"
+                                   "\n"
+                                   "Prints reports saved with callguard run --report FILE|DIR/ as one: a summary,\n"
+                                   "then the calls by time in the driver, within COLUMNS (default 100). A folder\n"
+                                   "stands for its *.json files (the ranks of a job); several are merged, with a\n"
+                                   "view across ranks and then each process's section.\n"
+                                   "\n"
+                                   "options:\n"
+                                   "  --all        every row and column of the tables, at any width\n"
+                                   "  --advice     every piece of advice in full, whether it affects the run\n"
+                                   "  --json OUT   write the merged report as JSON to OUT instead of a table\n"
+                                   "  -h, --help   this help\n"
+                                   "\n"
+                                   "example:\n"
+                                   "  mpirun -n 4 callguard run --report out/ -- ./app && callguard report out/\n";
+
+static const char usage_list[] = "usage: callguard list [NAME | PATH.so]\n"
+                                 "\n"
+                                 "Shows a layer: the API it guards, the library it stands in for, the real\n"
+                                 "library it calls, and each entry point with its policy and why it may\n"
+                                 "block. NAME is an installed layer (cl, ze, cuda, ...), PATH.so a layer file;\n"
+                                 "with neither, lists the layers installed beside callguard.\n"
+                                 "\n"
+                                 "options:\n"
+                                 "  -h, --help   this help\n"
+                                 "\n"
+                                 "example:\n"
+                                 "  callguard list cl\n";
+
+static const struct {
+    const char *name, *text;
+} cli_helps[] = {{"run", usage_run}, {"report", usage_report}, {"list", usage_list}};
+
+const char *cli_command;
+
+int cli_help(const char *command)
+{
+    if (!command) return fputs(usage_top, stdout), 0;
+    for (size_t i = 0; i < sizeof cli_helps / sizeof *cli_helps; i++)
+        if (!strcmp(command, cli_helps[i].name)) return fputs(cli_helps[i].text, stdout), 0;
+    return cli_usage_error("help: unknown command '%s': expected run, report or list", command);
+}
+
+void cli_usage_top(FILE *out) { fputs(usage_top, out); }
 
 void cli_find_libdir(void)
 {

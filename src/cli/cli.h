@@ -2,12 +2,13 @@
  * and calls only what is on a lower floor, or in its own row (tests/floors.py);
  * run.h maps `callguard run`'s files.
  * Floors, lowest first:
- *   0 cli                what the commands share: the library directory, usage
- *                        errors, the exit
+ *   0 cli                what the commands share: the library directory, each
+ *                        command's help, usage errors, the exit
  *   1 layers             the layers installed and chosen, read from the layers
  *   1 real_library       the real library of an API a shim stands for
  *   1 run.h              `callguard run`'s options and parts
  *   2 list               `callguard list`
+ *   2 report             `callguard report`: saved reports, files and folders
  *   2 run_folder         `--report DIR/`: one report per run
  *   2 run_wait           starting the program and waiting for its whole tree
  *   3 run_env            the run's directory and the child's environment
@@ -21,18 +22,31 @@
 #include <callguard/callguard.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* ---- shared by the commands (cli.c) ---------------------------------------- */
 /* The directory of libcallguard and the installed layers: bin/../lib
  * (cli_find_libdir sets it at start-up). */
 extern char cli_libdir[PATH_MAX];
 void cli_find_libdir(void);
-extern const char cli_usage[];
+/* The command being run ("run", "report", "list"; NULL before one is
+ * chosen): usage errors point at its help. */
+extern const char *cli_command;
+/* Prints a command's help to stdout (NULL: callguard's own) and returns 0;
+ * an unknown command is a usage error (2). */
+int cli_help(const char *command);
+/* callguard's own help, to out (no command given: to stderr). */
+void cli_usage_top(FILE *out);
 /* callguard run's status when the program succeeded but its report or
  * trace could not be written (docs/configuration.md, "Exit status"). */
 #define CLI_EXIT_LOST_OUTPUT 125
-/* One line on stderr pointing at --help; returns 2. */
+/* One line on stderr pointing at the command's --help; returns 2. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Says on stderr which file was written ("callguard: wrote the report
+ * PATH"), so a user who asked for `--report out/` learns its name: one line
+ * for a regular file; nothing for stderr itself or a device (/dev/null).
+ * Returns whether it said. */
+int cli_say_written(const char *what, const char *path, const char *more);
 /* Exits without running the exit handlers of the CLI's own libcallguard:
  * it guards nothing, its report and its settings are not the program's. */
 void cli_exit(int status) __attribute__((noreturn));
@@ -78,5 +92,6 @@ int cli_is_callguard_file(const char *path);
 /* ---- the commands ---------------------------------------------------------------- */
 int cli_cmd_run(int argc, char **argv);
 int cli_cmd_list(int argc, char **argv);
+int cli_cmd_report(int argc, char **argv);
 
 #endif

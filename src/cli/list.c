@@ -40,9 +40,21 @@ static int list_layers_installed(void)
     return rc;
 }
 
+/* --help, or an option list does not have: the exit status; else -1. */
+static int list_options(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+            return cli_help("list");
+        else if (argv[i][0] == '-')
+            return cli_usage_error("list: unknown option '%s': expected a layer's NAME or PATH.so, or --help", argv[i]);
+    return -1;
+}
+
 int cli_cmd_list(int argc, char **argv)
 {
-    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) return fputs(cli_usage, stdout), 0;
+    int rc = list_options(argc, argv);
+    if (rc >= 0) return rc;
     if (argc == 1) return list_layers_installed();
     if (argc != 2) return cli_usage_error("list: expected one layer: an installed API's name or a layer's path");
     const char *arg = argv[1];

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,17 +35,6 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
-/* Says on stderr which file was written, so a user who asked for
- * `--report out/` learns its name: one line for a regular file; nothing
- * for stderr itself or a device (/dev/null). Returns whether it said. */
-static int run_say_written(const char *what, const char *path, const char *more)
-{
-    struct stat st;
-    if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-    cgi_say("wrote %s %s%s", what, path, more);
-    return 1;
-}
-
 /* Returns 0, or 1 when the report could not be written (said on stderr,
  * with the path and the error). */
 static int run_write_report(const char *report, int all, int folder, const char *dir, const run_result *r)
@@ -62,7 +50,7 @@ static int run_write_report(const char *report, int all, int folder, const char 
         if (file) unlink(file); /* the empty file that held the name */
         rc = 1;
     } else {
-        run_say_written("the report", file ? file : report, "");
+        cli_say_written("the report", file ? file : report, "");
     }
     free(file);
     return rc;
@@ -85,7 +73,7 @@ static int run_write_trace(const char *trace, const char *dir)
                  ", %lu dropped: each thread keeps its last %u; the report counts them per process",
                  (unsigned long)t.dropped, t.events_per_thread);
     strcat(more, ")");
-    if (!run_say_written("the timeline", trace, more) && t.dropped)
+    if (!cli_say_written("the timeline", trace, more) && t.dropped)
         cgi_say("trace %s: %lu events, %lu dropped (each thread keeps its last %u; the report counts them "
                 "per process)",
                 trace, (unsigned long)t.events, (unsigned long)t.dropped, t.events_per_thread);
@@ -158,7 +146,7 @@ int cli_cmd_run(int argc, char **argv)
     }
     int lost = run_write_report(o.report, o.report_all, folder, dir, &r);
     lost |= run_write_trace(o.trace, dir);
-    if (o.trace_lines) run_say_written("the call lines", o.trace_lines, "");
+    if (o.trace_lines) cli_say_written("the call lines", o.trace_lines, "");
     remove_dir(dir);
     free(r.exits), free(dir);
     /* The program's failure or signal wins; a program that succeeded and

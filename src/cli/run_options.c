@@ -47,6 +47,37 @@ static const struct option run_options[] = {{"serialize", required_argument, NUL
                                             {"all", no_argument, NULL, 'A'},
                                             {NULL, 0, NULL, 0}};
 
+/* Edits (insert, delete, replace) from a to b, up to 3. */
+static int run_distance(const char *a, const char *b)
+{
+    size_t n = strlen(b), prev[40], cur[40];
+    if (n >= 40 || strlen(a) >= 40) return 3;
+    for (size_t j = 0; j <= n; j++)
+        prev[j] = j;
+    for (size_t i = 1; a[i - 1]; i++) {
+        cur[0] = i;
+        for (size_t j = 1; j <= n; j++) {
+            size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]), del = prev[j] + 1, ins = cur[j - 1] + 1;
+            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+        memcpy(prev, cur, (n + 1) * sizeof *cur);
+    }
+    return prev[n] < 3 ? (int)prev[n] : 3;
+}
+
+/* An option we do not have, and the one meant where a typo is likely. */
+static int run_unknown_option(const char *arg)
+{
+    const char *name = arg[0] == '-' && arg[1] == '-' ? arg + 2 : arg, *meant = NULL;
+    size_t len = strcspn(name, "=");
+    char typed[40];
+    snprintf(typed, sizeof typed, "%.*s", (int)(len < sizeof typed ? len : sizeof typed - 1), name);
+    for (const struct option *o = run_options; o->name && !meant; o++)
+        if (run_distance(typed, o->name) <= 2) meant = o->name;
+    if (meant) return cli_usage_error("run: unknown option '%s': did you mean --%s?", arg, meant);
+    return cli_usage_error("run: unknown option '%s' (callguard run --help lists them; '--' ends them)", arg);
+}
+
 /* Returns -1 when the program should start, else the exit status. */
 int run_parse_options(int argc, char **argv, run_opts *o)
 {
@@ -100,9 +131,9 @@ int run_parse_options(int argc, char **argv, run_opts *o)
             break;
         }
         case 'L': run_push(&o->layer_files, &o->nlayer_files, optarg); break;
-        case 'h': fputs(cli_usage, stdout); return 0;
+        case 'h': return cli_help("run");
         case ':': return cli_usage_error("run: %s needs a value", argv[optind - 1]);
-        default: return cli_usage_error("run: unknown option '%s'", argv[optind - 1]);
+        default: return run_unknown_option(argv[optind - 1]);
         }
     }
     if (o->report_all && (!o->report || strcmp(o->report, "-") != 0))

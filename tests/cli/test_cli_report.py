@@ -45,8 +45,9 @@ def report_refuses_hostile_files():
     with open(esc, "w") as f:
         f.write('{"schema": "callguard-report", "version": 1, "processes": [{"pid": 1, "command": "a\\u001b]0;owned\\u0007\x1b[2J",'
                 ' "sites": [{"api": "toy", "name": "toyAdd\x1b[31m", "calls": 1}]}]}')
-    for path, says in [(deep, "nested too deeply"), (fifo, "a FIFO"), (d, "a directory"), ("/dev/zero", "a device"),
-                       (end, "truncated")]:
+    empty = tempfile.mkdtemp(prefix="no-reports-", dir=TMP)
+    for path, says in [(deep, "nested too deeply"), (fifo, "a FIFO"), (empty, "no *.json report"),
+                       ("/dev/zero", "a device"), (end, "truncated")]:
         r = run([CG, "report", path], timeout=20)
         check(r.returncode == 2 and says in r.stderr and r.stderr.count("\n") == 1,
               "%s: refused in one line: %d %r" % (path, r.returncode, r.stderr[:300]))
@@ -394,6 +395,29 @@ def report_merges_reports_of_several_nodes():
           "a bad file among good ones: %d %r" % (r.returncode, r.stderr))
     r = run([CG, "report"])
     check(r.returncode == 2 and "report file" in r.stderr, r.stderr)
+
+
+def report_reads_folders_and_options_after_the_files():
+    """`callguard report DIR/` reads the reports `callguard run --report DIR/`
+    left there (an empty one, a run still going, is left out and said); an
+    option may follow the files."""
+    d = tempfile.mkdtemp(prefix="folder-", dir=TMP)
+    out = os.path.join(d, "out") + "/"
+    for n in ("2", "3"):
+        r = guarded([PROG, "calls", n], "--report", out)
+        check(r.returncode == 0, r.stderr)
+    files = sorted(os.path.join(out, f) for f in os.listdir(out))
+    check(len(files) == 2, files)
+    by_files = run([CG, "report", "--json", os.path.join(d, "files.json"), *files])
+    said = "callguard: wrote the report %s\n" % os.path.join(d, "files.json")
+    check(by_files.returncode == 0 and by_files.stderr == said, by_files.stderr)
+    open(os.path.join(out, "still-running.json"), "w").close()
+    by_folder = run([CG, "report", out, "--json", os.path.join(d, "folder.json")])
+    check(by_folder.returncode == 0 and "still-running.json is empty" in by_folder.stderr, by_folder.stderr)
+    a, b = (json.load(open(os.path.join(d, f))) for f in ("files.json", "folder.json"))
+    check(a["totals"]["calls"] == b["totals"]["calls"] == 5 and b["totals"]["processes"] == 2, (a["totals"], b["totals"]))
+    t = run([CG, "report", out.rstrip("/")])
+    check(t.returncode == 0 and t.stdout.startswith("callguard: 2 processes"), t.stdout[:300] + t.stderr)
 
 
 def run_of_a_program_that_failed_before_any_call_says_so():
