@@ -1,10 +1,15 @@
 """Tests of each command's own help and of the options a command does not
-have: short help within 80 columns, and one line naming an unknown option.
+have: short help within 80 columns, and one line naming an unknown option;
+and of the demo telling how its build goes.
 
 Run as tests/cli/clitest.py says; each test is a function named for the
 behaviour it checks.
 """
-from clitest import CG, run, check, main
+import os
+import shutil
+import stat
+
+from clitest import CG, TMP, run, check, main
 
 COMMANDS = ["run", "report", "list"]
 
@@ -58,6 +63,42 @@ def report_width_option_points_at_columns():
 def run_names_the_option_a_typo_meant():
     r = run([CG, "run", "--reprot", "r.json", "--", "true"])
     check(r.returncode == 2 and "did you mean --report?" in r.stderr, r.stderr)
+
+
+FAKE_CMAKE = """#!/bin/sh
+[ "$1" = --build ] || exit 0
+for i in 3 12 25 47 99 100; do echo "[ $i%] Building C object x$i.c.o"; echo "noise $i"; done
+echo "x.c:1:1: error: oops" >&2
+exit 2
+"""
+
+
+def demo_shows_build_progress_and_a_failed_builds_last_lines():
+    """scripts/demo.sh was silent for the 86 s of its build, and a failed
+    build ended it with nothing said. Run on a stand-in cmake."""
+    root = os.path.join(TMP, "demo")
+    os.makedirs(os.path.join(root, "scripts"))
+    os.makedirs(os.path.join(root, "fake"))
+    here = os.path.dirname(os.path.abspath(__file__))
+    shutil.copy(os.path.join(here, "..", "..", "scripts", "demo.sh"), os.path.join(root, "scripts"))
+    fake = os.path.join(root, "fake", "cmake")
+    with open(fake, "w") as f:
+        f.write(FAKE_CMAKE)
+    os.chmod(fake, stat.S_IRWXU)
+    os.makedirs(os.path.join(root, "build"))
+    r = run(["sh", os.path.join(root, "scripts", "demo.sh")],
+            env={"PATH": os.path.join(root, "fake") + ":" + os.environ["PATH"]})
+    lines = r.stdout.splitlines()
+    check(r.returncode == 2, "the build's status: %d %r" % (r.returncode, r.stdout + r.stderr))
+    check(lines[0].startswith("== configuring") and lines[1].startswith("== building"), r.stdout)
+    check([l for l in lines if l.startswith("   [")] == ["   [ 12%] Building C object x12.c.o",
+          "   [ 25%] Building C object x25.c.o", "   [ 47%] Building C object x47.c.o",
+          "   [ 99%] Building C object x99.c.o", "   [ 100%] Building C object x100.c.o"], r.stdout)
+    shown = lines[:[l.startswith("== the build failed") for l in lines].index(True)]
+    check("   x.c:1:1: error: oops" in shown and not [l for l in shown if "noise" in l], "errors shown: %r" % r.stdout)
+    check(any(l.startswith("== the build failed (status 2)") for l in lines) and lines[-1] == "x.c:1:1: error: oops",
+          "the last lines: %r" % r.stdout)
+    check(os.path.exists(os.path.join(root, "build", "demo-build.log")), "the whole log kept")
 
 
 if __name__ == "__main__":
