@@ -197,7 +197,7 @@ torch.cuda.synchronize()
 print("%.6f" % a.double().sum().item())
 EOF
     plain=$("$PY" "$OUT/torch_check.py" 2>&1 | tail -1)
-    guarded=$(CALLGUARD_CUDA_LIBRARY=$REAL "$B/bin/callguard" run --api cuda --report "$OUT/torch.json" -- "$PY" "$OUT/torch_check.py" 2>&1 | tail -1)
+    guarded=$(CALLGUARD_CUDA_LIBRARY=$REAL "$B/bin/callguard" run --api cuda --report "$OUT/torch.json" -- "$PY" "$OUT/torch_check.py" 2>&1 | grep -v '^callguard: wrote ' | tail -1)
     c=$([ -s "$OUT/torch.json" ] && rows "$OUT/torch.json" cuGetProcAddress cuLaunchKernel cuLaunchKernelEx cuModuleLoadData cuLibraryLoadData cuStreamSynchronize cuCtxSynchronize)
     echo "torch: plain $plain, under callguard $guarded; report: $c"
     # the same checksum (a number), not merely the same last line: two runs failing alike are a failure

@@ -151,7 +151,7 @@ pause() { # NAME CALLGUARD-OPTIONS...
     echo "exit $?" >>"$Bf"
     cat "$OUT/b-$name.out" >>"$Bf"
     table "$OUT/b-$name.json"
-    tail -1 "$OUT/b-$name.out"
+    grep -v '^callguard: wrote ' "$OUT/b-$name.out" | tail -1 # the program's last line
 }
 read -r longest waited <<<"$(pause detect)"
 st=$(rows "$OUT/b-detect.json" --stalls cuStreamSynchronize)
@@ -248,7 +248,7 @@ if "$PY" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
                 r=$($TO 60 "$PY" "$OV" 5 2>&1 | tail -1)
             else
                 r=$(CALLGUARD_CUDA_LIBRARY=$REAL $TO 60 "$CG" run --api cuda --report "$OUT/d-$i.json" -- "$PY" "$OV" 5 2>&1 |
-                    tail -1)
+                    grep -v '^callguard: wrote ' | tail -1)
             fi
             echo "pair $i $kind $r" >>"$D"
         done
