@@ -1,8 +1,9 @@
-/* OpenCL's error names, for load_binary's errors when no cl layer is loaded
- * in the process (cg_result_name asks the loaded layers): the negative
- * CL_* codes of CL/cl.h (Debian's opencl-c-headers); each is compared by
- * the header's own value. */
+/* OpenCL's result names, for result_name() and load_binary's errors where
+ * no cl layer is loaded in the process (cg_result_name asks the loaded
+ * layers; results.c): CL_SUCCESS and the negative CL_* codes of CL/cl.h
+ * (Debian's opencl-c-headers); each is compared by the header's own value. */
 #define CG_PY_CL_RESULTS(X)                                                                                            \
+    X(CL_SUCCESS)                                                                                                      \
     X(CL_DEVICE_NOT_FOUND)                                                                                             \
     X(CL_DEVICE_NOT_AVAILABLE)                                                                                         \
     X(CL_COMPILER_NOT_AVAILABLE)                                                                                       \

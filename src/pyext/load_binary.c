@@ -12,12 +12,6 @@
  * opened by soname (under `callguard run`, callguard's shim). */
 #define _GNU_SOURCE
 #include "native.h"
-#include "ze_results.h"
-#if __has_include(<CL/cl.h>)
-#define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
-#include "cl_results.h"
-#endif
 
 #include <callguard/callguard.h>
 #include <callguard/load.h>
@@ -56,6 +50,7 @@ static void *ze_sym(const char *name)
     return f;
 }
 
+static const char *api_name(cg_load_api api);
 static const char *result_name(cg_load_api api, long result);
 
 static int ze_fail(const char *call, long result)
@@ -147,42 +142,8 @@ static const char *api_name(cg_load_api api)
     return api == CG_LOAD_API_ZE ? "ze" : api == CG_LOAD_API_CL ? "cl" : api == CG_LOAD_API_CUDA ? "cuda" : "?";
 }
 
-/* CUDA names its own results (cuGetErrorName): no table here, cuda.h is the
- * toolkit's and no build dependency. The loaded libcuda.so.1 (the driver, or
- * callguard's shim under `callguard run`), never one loaded for this; its
- * strings are static. */
-static const char *cuda_result_name(long result)
-{
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-    int (*get_name)(int, const char **) =
-        (int (*)(int, const char **))dlsym(lib ? lib : RTLD_DEFAULT, "cuGetErrorName");
-    if (!lib || !get_name) (void)dlerror(); /* a failed lookup's message is not the program's */
-    const char *name = NULL;
-    if (!get_name || get_name((int)result, &name) != 0) name = NULL;
-    if (lib) dlclose(lib);
-    return name;
-}
-
-/* A result code's name: the loaded layers' (cg_result_name), else, for
- * Level Zero and OpenCL, the header's, for CUDA the driver's. */
-static const char *result_name(cg_load_api api, long result)
-{
-    const char *name = cg_result_name(api_name(api), result);
-    if (name) return name;
-    if (api == CG_LOAD_API_CUDA) return cuda_result_name(result);
-#define CG_PY_NAME(n)                                                                                                  \
-    if (result == (long)(n)) return #n;
-    if (api == CG_LOAD_API_ZE) {
-        CG_PY_ZE_RESULTS(CG_PY_NAME)
-    }
-#ifdef CG_PY_CL_RESULTS
-    if (api == CG_LOAD_API_CL) {
-        CG_PY_CL_RESULTS(CG_PY_NAME)
-    }
-#endif
-#undef CG_PY_NAME
-    return NULL;
-}
+/* A result code's name (results.c). */
+static const char *result_name(cg_load_api api, long result) { return cg_py_result_name(api_name(api), result); }
 
 /* Raises DriverError (OutOfResources for CG_LOAD_ERESOURCES) or Error; NULL. */
 static PyObject *raise_load(int rc, cg_load_api api, const char *message, const char *call, long result,

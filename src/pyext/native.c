@@ -288,7 +288,7 @@ static PyObject *py_result_name(PyObject *self, PyObject *args)
     const char *api;
     long result;
     if (!PyArg_ParseTuple(args, "sl", &api, &result)) return NULL;
-    const char *name = cg_result_name(api, result);
+    const char *name = cg_py_result_name(api, result);
     if (!name) Py_RETURN_NONE;
     return PyUnicode_FromString(name);
 }
@@ -323,7 +323,8 @@ static PyMethodDef methods[] = {
      "report_convert(json_path, path, 'json'|'text'): cg_report_convert"},
     {"list_sites", py_list_sites, METH_VARARGS, "list_sites(api=None) -> [dict]: cg_list_sites"},
     {"list_layers", py_list_layers, METH_NOARGS, "list_layers() -> [dict]: cg_list_layers"},
-    {"result_name", py_result_name, METH_VARARGS, "result_name(api, result) -> str or None: cg_result_name"},
+    {"result_name", py_result_name, METH_VARARGS,
+     "result_name(api, result) -> str or None: cg_result_name, else results.c's tables"},
     {"status_name", py_status_name, METH_VARARGS, "status_name(status) -> str: cg_status_name"},
 #ifdef CG_PY_LOAD_BINARY
     {"load_binary", (PyCFunction)(void (*)(void))py_load_binary, METH_VARARGS | METH_KEYWORDS,
@@ -363,7 +364,8 @@ PyMODINIT_FUNC PyInit__native(void)
     int have_load = 0;
 #endif
     if (PyModule_AddStringConstant(m, "VERSION", CALLGUARD_VERSION) < 0 ||
-        PyModule_AddIntConstant(m, "HAVE_LOAD_BINARY", have_load) < 0) {
+        PyModule_AddIntConstant(m, "HAVE_LOAD_BINARY", have_load) < 0 ||
+        PyModule_AddStringConstant(m, "RESULT_TABLES", cg_py_result_tables) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -12,6 +12,12 @@ extern PyObject *out_of_resources_type; /* callguard.errors.OutOfResources */
  * cg_last_error()'s message; returns NULL. */
 PyObject *raise_status(int status);
 
+/* results.c: a result code's name (a loaded layer's, else the package's
+ * tables, else CUDA's loaded driver's), or NULL; the APIs whose tables the
+ * package has, as "ze,cl,". */
+const char *cg_py_result_name(const char *api, long result);
+extern const char cg_py_result_tables[];
+
 #ifdef CG_PY_LOAD_BINARY
 /* load_binary.c */
 PyObject *py_load_binary(PyObject *self, PyObject *args, PyObject *kw);

@@ -1,7 +1,7 @@
-/* Level Zero's result names, for load_binary's errors when no ze layer is
- * loaded in the process (cg_result_name asks the loaded layers): the
- * ze_result_t enumerators of level_zero/ze_api.h (Debian's 1.8.12); each is
- * compared by the header's own value. */
+/* Level Zero's result names, for result_name() and load_binary's errors
+ * where no ze layer is loaded in the process (cg_result_name asks the loaded
+ * layers; results.c): the ze_result_t enumerators of level_zero/ze_api.h
+ * (Debian's 1.8.12); each is compared by the header's own value. */
 #define CG_PY_ZE_RESULTS(X)                                                                                            \
     X(ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE)                                                                          \
     X(ZE_RESULT_ERROR_DEVICE_IN_LOW_POWER_STATE)                                                                       \
