@@ -162,7 +162,8 @@ tr -s '\n' ' ' <"$work/auditwheel-show.txt" | grep -q "consistent with the follo
 listing=$("$py" -m zipfile -l "$wheel")
 expected="bin/callguard lib/libcallguard.so.0 lib/libcallguard-load.so.0 lib/callguard/drivers/libze_cgsim.so
     lib/callguard/drivers/libze_cgsim_compiler.so share/callguard/quirks.ini include/callguard/callguard.h
-    include/callguard/load.h lib/cmake/callguard/callguardConfig.cmake lib/pkgconfig/callguard.pc"
+    include/callguard/load.h lib/cmake/callguard/callguardConfig.cmake lib/pkgconfig/callguard.pc
+    share/doc/callguard/python.md share/doc/callguard/report.md"
 for name in $apis; do
     expected="$expected $(wheel_api_files "$src" "$name")"
 done

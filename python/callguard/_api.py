@@ -1,40 +1,21 @@
-"""callguard: safe, observable GPU driver API calls (docs/python.md).
-
-Policies (applied to the layers loaded in this process, kept for those that
-load later; a setting kept for a layer not loaded yet returns True):
-    serialize(site, domain=None, scope="process")
-    set_transition(site_or_None, "always" | "blocking" | "never")
-    set_blocking(site, blocking, reason=None)
-    configure(variable, value)      as the environment would: configure("CALLGUARD_SERIALIZE", "zeModuleCreate")
-    load_policy(path)               a policy file (docs/configuration.md)
-    set_runtime("none" | "auto" | "release" | "cpython" | "julia")
-The report:
-    enable_stats(on=True), stats(site) -> SiteStats, reset_stats()
-    write_report(path, format="json" | "text"), read_report(path) -> dict
-What is loaded:
-    sites(api=None), layers(), result_name(api, code)
-Loading kernels (Triton's contract, on cg_load_binary):
-    load_binary(name, kernel_bytes, shared_mem, device, build_flags="", is_spv=True, ...)
-        -> LoadedBinary: (module, function, n_regs, n_spills, n_max_threads)
-    load_stats(), cache_dir()
-The installed tree: executable(), simulator(), layer(api).
-Errors: callguard.Error, callguard.DriverError, callguard.OutOfResources.
-"""
+"""What `import callguard` gives (callguard/__init__.py re-exports it):
+libcallguard's C API (callguard._native) for Python, with entry point names
+checked against what the package's layers could know (_names.py)."""
 import collections
 import json
 import os
 
 from .errors import DriverError, Error, OutOfResources  # before _native: it raises these
-from . import _native
-from ._tree import executable, layer, simulator
-
-__version__ = _native.VERSION
+from . import _native, _names
+from ._tree import docs, executable, layer, simulator
 
 __all__ = [
-    "DriverError", "Error", "LoadedBinary", "OutOfResources", "SiteStats", "cache_dir", "configure", "enable_stats", "executable", "layer",
-    "layers", "load_binary", "load_policy", "load_stats", "read_report", "reset_stats", "result_name", "serialize", "set_blocking",
-    "set_runtime", "set_stall_ms", "set_transition", "simulator", "sites", "stats", "write_report",
+    "DriverError", "Error", "LoadedBinary", "OutOfResources", "SiteStats", "cache_dir", "configure", "docs",
+    "enable_stats", "executable", "layer", "layers", "load_binary", "load_policy", "load_stats", "read_report",
+    "reset_stats", "result_name", "serialize", "set_blocking", "set_runtime", "set_stall_ms", "set_transition",
+    "simulator", "sites", "stats", "write_report",
 ]
+_CG_ENOENT = -2  # include/callguard/callguard.h
 
 SiteStats = collections.namedtuple(
     "SiteStats", "calls nested errors total_ns max_ns lock_wait_ns stalls stall_ns states peak_inside peak_waiting",
@@ -45,10 +26,27 @@ SiteStats.__doc__ = ("One entry point's counters (cg_site_stats; times in nanose
                      "where not measured: only blocking or serialized entry points count them).")
 
 
+def _known(site):
+    """Refuses at once a name no layer has and none of the package's could
+    have (a typo), naming the closest one: libcallguard would keep it for a
+    layer that never comes."""
+    message = _names.unknown(site)
+    if message:
+        raise Error(message, _CG_ENOENT, "CG_ENOENT")
+
+
 def serialize(site, domain=None, scope="process"):
     """Serializes `site` in `domain` (default: a domain of its own name);
     domain "" removes serialization. scope "handle": one lock per first
-    input handle. True when kept for a layer not loaded yet."""
+    input handle. True when kept for a layer not loaded yet (outside
+    `callguard run`), False when applied. A name no layer could have is
+    refused:
+
+    >>> callguard.serialize("clBuildProgramm")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    callguard.errors.Error: unknown entry point 'clBuildProgramm': ...; did you mean 'clBuildProgram' (cl)?
+    """
+    _known(site)
     if domain is None:
         domain = site
     return bool(_native.serialize(site, domain, scope))
@@ -56,10 +54,13 @@ def serialize(site, domain=None, scope="process"):
 
 def set_transition(site, transition):
     """When calls to `site` (None: every site) leave the GIL."""
+    _known(site)
     return bool(_native.set_transition(site, transition))
 
 
 def set_blocking(site, blocking, reason=None):
+    """Marks `site` blocking (its calls may wait in the driver) or not."""
+    _known(site)
     return bool(_native.set_blocking(site, blocking, reason))
 
 
@@ -87,8 +88,15 @@ def enable_stats(on=True):
 
 
 def stats(site):
-    """This process's counters of one entry point."""
-    s = _native.get_stats(site)
+    """This process's counters of one entry point. Its layer must be loaded
+    (`callguard run` preloads them): else Error says why there are none."""
+    _known(site)
+    try:
+        s = _native.get_stats(site)
+    except Error as e:
+        if e.status_name != "CG_ENOENT":
+            raise
+        raise Error(_why_not_counted(site), e.status, e.status_name) from None
     if not s["peak_inside"]:
         s["peak_inside"] = s["peak_waiting"] = None  # not measured at this entry point
     return SiteStats(**s)
@@ -128,8 +136,46 @@ def layers():
 
 
 def result_name(api, result):
-    """The name of an API's result code ("ze", 0x70000004), or None."""
-    return _native.result_name(api, result)
+    """The name of an API's result code, or None for a code the API does not
+    define:
+
+    >>> callguard.result_name("ze", 0x70000004)
+    'ZE_RESULT_ERROR_MODULE_BUILD_FAILURE'
+    >>> callguard.result_name("cl", -11)
+    'CL_BUILD_PROGRAM_FAILURE'
+
+    A loaded layer names its API's codes; the package itself knows Level
+    Zero's and OpenCL's, and CUDA's where the driver is loaded. Other APIs
+    need their layer loaded: Error says so."""
+    loaded = {l["api"] for l in _native.list_layers()}
+    if api not in loaded and api not in _names.installed_apis():
+        raise ValueError("api %r: expected one of %s" % (api, ", ".join(sorted(loaded.union(_names.installed_apis())))))
+    name = _native.result_name(api, result)
+    if name is None and api not in loaded and api not in _native.RESULT_TABLES.split(","):
+        raise Error("result_name(%r, %d): %s, and only a loaded layer%s names %s's results; %s"
+                    % (api, result, _not_loaded(api), " or driver" if api == "cuda" else "", api, _load_hint(api)),
+                    _CG_ENOENT, "CG_ENOENT")
+    return name
+
+
+def _not_loaded(api):
+    return "no %s layer is loaded in this process" % api
+
+
+def _load_hint(api):
+    return ("run the program under `callguard run`, or load the layer first: ctypes.CDLL(callguard.layer(%r))"
+            % api)
+
+
+def _why_not_counted(site):
+    """Why `site`, a name some layer has, has no counters here."""
+    api = _names.api_of(site)
+    if api is None:
+        return "stats(%r): no layer loaded in this process has it" % site
+    if any(l["api"] == api for l in _native.list_layers()):
+        return ("stats(%r): the %s layer passes %s through unguarded (a name its API's header does not declare): "
+                "its calls are not counted" % (site, api, site))
+    return "stats(%r): %s, so its calls are not counted; %s" % (site, _not_loaded(api), _load_hint(api))
 
 
 # ---- load_binary -------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 pip installs the `callguard` command, libcallguard, the layers, their
 shims and the Level Zero simulator there as one tree, so the command finds
-its layers relative to itself ($ORIGIN), as in any install.
+its layers relative to itself ($ORIGIN), as in any install; and the
+documentation (docs/*.md of the source) in share/doc/callguard.
 """
 import os
 
@@ -10,6 +11,7 @@ PREFIX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_tree")
 BIN = os.path.join(PREFIX, "bin")
 LIB = os.path.join(PREFIX, "lib")
 SHARE = os.path.join(PREFIX, "share", "callguard")
+DOC = os.path.join(PREFIX, "share", "doc", "callguard")
 
 
 def executable():
@@ -26,3 +28,24 @@ def simulator():
 def layer(api):
     """The installed layer of an API ("cl", "ze", "cuda")."""
     return os.path.join(LIB, f"libcallguard_{api}.so")
+
+
+def doc_names():
+    """The documents the package holds ("python", "report", ...)."""
+    try:
+        return sorted(n[:-3] for n in os.listdir(DOC) if n.endswith(".md"))
+    except OSError:
+        return []
+
+
+def docs(name="python"):
+    """The path of one of callguard's documents, which ship in the package
+    (`python -m callguard docs NAME` prints one; without NAME, lists them):
+
+    >>> callguard.docs("report").endswith("/share/doc/callguard/report.md")
+    True
+    """
+    path = os.path.join(DOC, name + ".md")
+    if os.sep in name or not os.path.isfile(path):
+        raise ValueError("no document %r in %s: expected one of %s" % (name, DOC, ", ".join(doc_names()) or "none"))
+    return path

@@ -126,6 +126,21 @@ print(json.dumps({"layers": sorted(layers), "runtime": sorted(set(runtime)), "do
 """
 
 
+def docs_ship_in_the_package():
+    """The venv's package holds docs/*.md (src/pyext/CMakeLists.txt), which
+    `callguard docs` prints and help(callguard) points at."""
+    os.makedirs(TMP, exist_ok=True)
+    with open(os.path.join(SRC, "docs", "python.md"), encoding="utf-8") as f:
+        python_md = f.read()
+    r = ok(run([VCG, "docs", "python"], cwd=TMP), "callguard docs python")
+    check(r.stdout == python_md, "callguard docs python prints docs/python.md")
+    shipped = sorted(os.listdir(os.path.join(pkg_dir(VENV), "_tree", "share", "doc", "callguard")))
+    check(shipped == sorted(n for n in os.listdir(os.path.join(SRC, "docs")) if n.endswith(".md")),
+          "every document shipped: %s" % shipped)
+    r = ok(python("import callguard; help(callguard)", env={"PAGER": "cat"}), "help(callguard)")
+    check("python -m callguard docs" in r.stdout and len(r.stdout.splitlines()) <= 50, r.stdout)
+
+
 def run_from_venv_guards_simulator_program():
     os.makedirs(TMP, exist_ok=True)
     prog = os.path.join(TMP, "ze_program.py")

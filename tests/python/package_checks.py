@@ -4,7 +4,9 @@ Run: package_checks.py TEST SOURCE_TREE NATIVE_SO LIBDIR [SIMULATOR] (or --list)
 
 load_binary: a device number outside a C int (2**32 would be CUDA device 0)
 and a negative shared_mem raise ValueError; read_report raises
-callguard.Error (CG_EFORMAT) for any file it cannot read as a report.
+callguard.Error (CG_EFORMAT) for any file it cannot read as a report;
+entry point names no layer could have are refused; stats and result_name
+outside `callguard run`; help(callguard) and the documents it points at.
 """
 import json
 import os
@@ -13,8 +15,10 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [HERE, os.path.dirname(HERE)]
 from cgtest import check, listing, main  # noqa: E402  (tests/cgtest.py)
+import pkgtree  # noqa: E402  (tests/python/pkgtree.py)
 
 if not listing():
     SRC, NATIVE, LIBDIR = sys.argv[2:5]
@@ -23,19 +27,7 @@ if not listing():
 
 
 def package(where):
-    """callguard/ in `where`: the sources and the built extension, linked,
-    and _tree/lib, where the extension's RUNPATH finds libcallguard."""
-    pkg = os.path.join(where, "callguard")
-    if os.path.isdir(pkg):
-        return where
-    os.makedirs(os.path.join(pkg, "_tree"))
-    os.symlink(LIBDIR, os.path.join(pkg, "_tree", "lib"))
-    src = os.path.join(SRC, "python", "callguard")
-    for name in os.listdir(src):
-        if name.endswith(".py"):
-            os.symlink(os.path.join(src, name), os.path.join(pkg, name))
-    os.symlink(NATIVE, os.path.join(pkg, os.path.basename(NATIVE)))
-    return where
+    return pkgtree.package(where, SRC, NATIVE, LIBDIR)
 
 
 def python(code, env=None):
@@ -113,6 +105,116 @@ for path in %r:
         assert e.status_name == "CG_EFORMAT" and e.status == -5 and path in str(e), (type(e), vars(e))
 print("ok")
 """ % (bad,))
+
+
+def run_python(args, env=None):
+    e = {k: v for k, v in os.environ.items() if not k.startswith(("CALLGUARD_", "ZE_"))}
+    e.update(PYTHONPATH=package(TMP), **(env or {}))
+    return subprocess.run([sys.executable] + args, env=e, capture_output=True, text=True, timeout=120, cwd=TMP)
+
+
+def python_a_name_no_layer_could_have_is_refused_naming_the_closest():
+    """Outside `callguard run` (no layer loaded) a typo is refused at once by
+    serialize, set_transition, set_blocking and stats, naming the closest
+    name (also for a name in another case) and nothing is kept for it; a
+    name of a layer not loaded yet is kept (True); with the cl layer
+    loaded, the typo is still refused."""
+    code = """
+import ctypes, callguard
+def refused(call, site, closest):
+    try:
+        call(site)
+    except callguard.Error as e:
+        assert e.status_name == "CG_ENOENT" and repr(site) in str(e) and "did you mean %r" % closest in str(e), str(e)
+    else:
+        raise SystemExit("%s(%r) accepted" % (call.__name__, site))
+for call in (callguard.serialize, lambda s: callguard.set_transition(s, "never"),
+             lambda s: callguard.set_blocking(s, True), callguard.stats):
+    refused(call, "clBuildProgramm", "clBuildProgram")
+refused(callguard.serialize, "ZeModuleCreate", "zeModuleCreate")
+refused(callguard.serialize, "cuLaunchKernal", "cuLaunchKernel")
+assert callguard.serialize("zeModuleCreate", "igc") is True  # kept for the ze layer
+assert callguard.serialize("hipModuleLoadData") is True
+ctypes.CDLL(callguard.layer("cl"))
+assert callguard.serialize("clBuildProgram") is False
+refused(callguard.serialize, "clBuildProgramm", "clBuildProgram")
+callguard.serialize("hipModuleLoadData", "")
+print("ok")
+"""
+    r = run_python(["-c", code])
+    check(r.returncode == 0 and r.stdout.strip() == "ok", "refusing typos", r)
+    # What is kept and never applied is named at exit: the ze setting, never a refused name.
+    check("zeModuleCreate" in r.stderr and "Programm" not in r.stderr and "ZeModule" not in r.stderr,
+          "only the kept setting is named at exit", r)
+
+
+def python_stats_and_result_name_outside_callguard_run_answer_or_say_why():
+    """No layer loaded: stats of a known entry point says no layer is loaded
+    and how to load one; result_name names Level Zero's and OpenCL's codes
+    from the package's tables, None for a code the API lacks, says why for
+    HIP, refuses an unknown API. With the ze layer loaded by hand, stats
+    counts (zero calls), and a name it passes through unguarded is said to
+    be uncounted."""
+    code = """
+import ctypes, callguard
+try:
+    callguard.stats("zeModuleCreate")
+    raise SystemExit("stats without a ze layer answered")
+except callguard.Error as e:
+    assert "no ze layer is loaded" in str(e) and "callguard run" in str(e) and "callguard.layer('ze')" in str(e), e
+assert callguard.result_name("ze", 0x70000004) == "ZE_RESULT_ERROR_MODULE_BUILD_FAILURE"
+assert callguard.result_name("ze", 0) == "ZE_RESULT_SUCCESS"
+assert callguard.result_name("cl", -11) == "CL_BUILD_PROGRAM_FAILURE"
+assert callguard.result_name("cl", 0) == "CL_SUCCESS"
+assert callguard.result_name("ze", 0x12345) is None
+try:
+    callguard.result_name("hip", 100)
+    raise SystemExit("result_name of hip without its layer answered")
+except callguard.Error as e:
+    assert "no hip layer is loaded" in str(e) and "callguard run" in str(e), e
+try:
+    callguard.result_name("nosuch", 0)
+    raise SystemExit("an unknown api accepted")
+except ValueError as e:
+    assert "nosuch" in str(e) and "ze" in str(e), e
+ctypes.CDLL(callguard.layer("ze"))
+callguard.enable_stats()
+assert callguard.stats("zeModuleCreate").calls == 0
+assert callguard.result_name("ze", 0x70000004) == "ZE_RESULT_ERROR_MODULE_BUILD_FAILURE"
+try:
+    callguard.stats("zeGetDriverProcAddrTable")
+    raise SystemExit("stats of a pass-through name answered")
+except callguard.Error as e:
+    assert "passes zeGetDriverProcAddrTable through unguarded" in str(e), e
+print("ok")
+"""
+    r = run_python(["-c", code])
+    check(r.returncode == 0 and r.stdout.strip() == "ok", "stats and result_name outside callguard run", r)
+
+
+def python_help_is_short_and_points_at_the_docs_the_package_holds():
+    """help(callguard) is one short page (at most 50 lines of at most 100
+    columns but its file's path) that names `python -m callguard docs`;
+    that prints docs/python.md, lists the documents without a name, and
+    exits 2 naming a bad one and those there are; callguard.docs() is the
+    path of the package's copy."""
+    r = run_python(["-c", "import callguard, pydoc; print(pydoc.render_doc(callguard, renderer=pydoc.plaintext))"])
+    lines = r.stdout.splitlines()
+    check(r.returncode == 0 and len(lines) <= 50, "help(callguard): %d lines" % len(lines), r)
+    wide = [l for l in lines if len(l) > 100 and not l.startswith("    /")]
+    check(not wide, "help(callguard) wider than 100 columns: %s" % wide)
+    check("python -m callguard docs" in r.stdout, "help(callguard) names python -m callguard docs", r)
+    with open(os.path.join(SRC, "docs", "python.md"), encoding="utf-8") as f:
+        python_md = f.read()
+    r = run_python(["-m", "callguard", "docs", "python"])
+    check(r.returncode == 0 and r.stdout == python_md, "python -m callguard docs python prints docs/python.md", r)
+    r = run_python(["-m", "callguard", "docs"])
+    names = [l.split()[0] for l in r.stdout.splitlines()[1:]]
+    check(r.returncode == 0 and "python" in names and "report" in names, "the documents listed", r)
+    r = run_python(["-m", "callguard", "docs", "nosuch"])
+    check(r.returncode == 2 and "nosuch" in r.stderr and "python" in r.stderr and not r.stdout, "a bad name", r)
+    r = run_python(["-c", "import callguard; print(callguard.docs('report'))"])
+    check(r.returncode == 0 and r.stdout.strip().endswith("/_tree/share/doc/callguard/report.md"), "docs()", r)
 
 
 if __name__ == "__main__":
