@@ -1,0 +1,345 @@
+"""The frame reader (src/runtime/pyread.c) inside a running CPython: a thread
+parks in a native call (ctypes.PyDLL keeps the GIL, ctypes.CDLL releases it)
+while a plain C thread reads its Python frames; every line read is compared
+with the truth, which each test takes from its own frames.
+Run: pyread.py TEST HELPER_SO (or --list), with each CPython 3.9-3.13.
+"""
+import ctypes
+import os
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from cgtest import check, listing, main  # noqa: E402  (tests/cgtest.py)
+
+OK, NO_THREAD, CHANGED = 0, 4, 5
+HERE = sys._getframe().f_code.co_filename
+
+if not listing():
+    HELPER = sys.argv[2]
+    WITH_GIL = ctypes.PyDLL(HELPER)
+    WITHOUT_GIL = ctypes.CDLL(HELPER)
+    for lib in (WITH_GIL, WITHOUT_GIL):
+        lib.cgt_text.restype = ctypes.c_char_p
+        lib.cgt_result_name.restype = ctypes.c_char_p
+        lib.cgt_first_wrong.restype = ctypes.c_char_p
+        lib.cgt_hammer_start.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_char_p, ctypes.c_int, ctypes.c_int]
+
+
+def prepared(lib):
+    """The reader knows this interpreter: 3.9 to 3.14 must (older: skipped)."""
+    if sys.version_info < (3, 9):
+        sys.exit(77)
+    r = lib.cgt_prepare()
+    check(r == OK, "cgt_prepare: %s on %s" % (lib.cgt_result_name(r).decode(), sys.version))
+
+
+def stack_above(depth):
+    """CPython's own view of the caller's frames: (line, function, file)."""
+    f, frames = sys._getframe(depth), []
+    while f:
+        frames.append((f.f_lineno, f.f_code.co_name, f.f_code.co_filename))
+        f = f.f_back
+    return frames
+
+
+def read_here(lib, most=64):
+    """This thread's frames as the reader saw them while it waited in a
+    native call, checked against CPython's own (taken on the same line, so
+    every frame is where it was during the call); and that line."""
+    r, truth, line = lib.cgt_read_self(most), stack_above(1), sys._getframe().f_lineno
+    check(r == OK, "read: %s" % lib.cgt_result_name(r).decode())
+    frames = [tuple(row.split(" ", 2)) for row in lib.cgt_text().decode("utf-8").splitlines()]
+    frames = [(int(n), fn, f) for n, fn, f in frames]
+    check(frames == truth[:most], "read:\n%s\nCPython says:\n%s" % (frames[:8], truth[:8]))
+    return frames, line
+
+
+def expect(frames, truth):
+    """The innermost frames are exactly `truth`: (line, function) in this file."""
+    for i, (line, fn) in enumerate(truth):
+        check(i < len(frames), "only %d frames, expected %s" % (len(frames), truth))
+        check(frames[i] == (line, fn, HERE), "frame %d: %s, expected %s" % (i, frames[i], (line, fn, HERE)))
+
+
+def parked(lib):
+    return read_here(lib), sys._getframe().f_lineno
+
+
+def a_call_holding_the_gil_is_read_at_its_line():
+    prepared(WITH_GIL)
+    ((frames, line), inner), here = parked(WITH_GIL), sys._getframe().f_lineno
+    expect(frames, [(line, "read_here"), (inner, "parked"), (here, sys._getframe().f_code.co_name)])
+
+
+def a_call_without_the_gil_is_read_at_its_line():
+    prepared(WITHOUT_GIL)
+    ((frames, line), inner), here = parked(WITHOUT_GIL), sys._getframe().f_lineno
+    expect(frames, [(line, "read_here"), (inner, "parked"), (here, sys._getframe().f_code.co_name)])
+
+
+def fünf_straße_名前(lib):
+    return read_here(lib), sys._getframe().f_lineno
+
+
+def a_function_named_outside_ascii_is_read_as_utf8():
+    prepared(WITHOUT_GIL)
+    ((frames, line), inner), here = fünf_straße_名前(WITHOUT_GIL), sys._getframe().f_lineno
+    expect(frames, [(line, "read_here"), (inner, "fünf_straße_名前"), (here, sys._getframe().f_code.co_name)])
+
+
+def winding(lib):
+    total = 0
+    for i in range(3):
+        total += i
+    while total > 100:
+        total -= 1
+    text = """a long gap: line steps past what one line-table entry holds
+""" + "\n" * 0 + """
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+"""
+    first = read_here(
+        lib,
+    )
+    return (total, text, [
+        first,
+        read_here(lib),
+    ][1], sys._getframe().f_lineno)
+
+
+def a_call_after_loops_a_long_gap_and_on_a_later_line_of_its_statement_is_read():
+    """Line tables with steps back, steps past 127 lines, and a call inside
+    a statement of several lines."""
+    prepared(WITHOUT_GIL)
+    total, text, (frames, line), end = winding(WITHOUT_GIL)
+    check(frames[1][1] == "winding" and frames[1][0] > winding.__code__.co_firstlineno + 150, "%s" % (frames[1],))
+
+
+def deep(k, most):
+    if k == 0: return read_here(WITHOUT_GIL, most), sys._getframe().f_lineno  # noqa: E701
+    return deep(k - 1, most)
+
+
+def ten_thousand_frames_deep_are_read_to_the_bound():
+    prepared(WITHOUT_GIL)
+    sys.setrecursionlimit(20000)
+    threading.stack_size(256 << 20)  # 3.9, 3.10: each Python call is a C call too
+    got = {}
+
+    def run():
+        got["all"] = deep(10000, 12000)
+        got["some"] = deep(10000, 100)
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join()
+    (frames, line), bottom = got["all"]
+    recursing = deep.__code__.co_firstlineno + 2
+    expect(frames, [(line, "read_here"), (bottom, "deep")] + [(recursing, "deep")] * 10000)
+    check(len(frames) > 10002, "%d frames" % len(frames))
+    (frames, line), bottom = got["some"]
+    check(len(frames) == 100, "asked for 100, got %d" % len(frames))
+    expect(frames, [(line, "read_here"), (bottom, "deep")] + [(recursing, "deep")] * 98)
+
+
+def generator(lib):
+    yield read_here(lib), sys._getframe().f_lineno
+
+
+async def coroutine(lib):
+    return read_here(lib), sys._getframe().f_lineno
+
+
+def a_generator_and_a_coroutine_are_read_at_their_lines():
+    prepared(WITH_GIL)
+    me = sys._getframe().f_code.co_name
+    ((frames, line), inner), here = next(generator(WITH_GIL)), sys._getframe().f_lineno
+    expect(frames, [(line, "read_here"), (inner, "generator"), (here, me)])
+    c = coroutine(WITHOUT_GIL)
+    try:
+        c.send(None)
+    except StopIteration as stop:
+        ((frames, line), inner), here = stop.value, sys._getframe().f_lineno - 2
+    expect(frames, [(line, "read_here"), (inner, "coroutine"), (here, me)])
+
+
+def a_thread_made_in_c_has_no_thread_state():
+    prepared(WITHOUT_GIL)
+    r = WITHOUT_GIL.cgt_read_c_thread()
+    check(r == NO_THREAD, "a C thread: %s" % WITHOUT_GIL.cgt_result_name(r).decode())
+
+
+def busy(until, nap):
+    while time.monotonic() < until:
+        nap(50)
+    return until
+
+
+def a_thread_that_runs_and_ends_while_read_is_right_or_unknown():
+    """Read over and over while the thread runs Python, naps in native calls
+    (returning from them while read) and ends: never a wrong frame."""
+    prepared(WITHOUT_GIL)
+    counts, wrong = (ctypes.c_int * 8)(), 0
+    for _ in range(5):
+        t = threading.Thread(target=busy, args=(time.monotonic() + 0.2, ctypes.CDLL(None).usleep))
+        t.start()
+        first = busy.__code__.co_firstlineno
+        native = getattr(t, "native_id", 0) if sys.version_info >= (3, 11) else 0
+        WITHOUT_GIL.cgt_hammer_start(native, t.ident, HERE.encode(), first, first + 3)
+        t.join()
+        # The thread state is unlinked a moment after join() returns.
+        until = time.monotonic() + 10
+        while WITHOUT_GIL.cgt_hammer_count(NO_THREAD) == 0 and time.monotonic() < until:
+            time.sleep(0.01)
+        wrong += WITHOUT_GIL.cgt_hammer_stop(counts)
+        check(wrong == 0, "wrong frame: %s" % WITHOUT_GIL.cgt_first_wrong().decode())
+        check(counts[OK] + counts[CHANGED] > 0 and counts[NO_THREAD] > 0, "answers: %s" % list(counts))
+        check(sum(counts) == counts[OK] + counts[CHANGED] + counts[NO_THREAD], "answers: %s" % list(counts))
+
+
+if __name__ == "__main__":
+    main()
