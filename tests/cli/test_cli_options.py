@@ -159,7 +159,8 @@ def messages_show_control_bytes_of_values_escaped():
     check(not any(b < 0x20 and b != 0x0a or b == 0x7f for b in r.stderr) and b"\xc2\x9b" not in r.stderr,
           "CALLGUARD_STATS_DIR: a control byte on stderr: %r" % r.stderr)
     # The table on stderr (CALLGUARD_REPORT=-): the program's own arguments as '?'.
-    e = dict(os.environ, LD_PRELOAD=TOYLAYER, CALLGUARD_REPORT="-")
+    # COLUMNS wide enough for the header line whatever the build folder's path.
+    e = dict(os.environ, LD_PRELOAD=TOYLAYER, CALLGUARD_REPORT="-", COLUMNS="1000")
     r = subprocess.run([PROG, "calls", "1", v], env=e, capture_output=True, timeout=60)
     check(r.returncode == 0 and b"calls 1 a?[31mb?c?d??e" in r.stderr, r.stderr)
     check(not any(b < 0x20 and b != 0x0a or b == 0x7f for b in r.stderr) and b"\xc2\x9b" not in r.stderr,
