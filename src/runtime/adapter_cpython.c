@@ -9,6 +9,7 @@
  * hops: leaving the GIL is the whole point of the call there. */
 #define _GNU_SOURCE
 #include "python.h"
+#include "pyread.h"
 #include "resolve.h"
 
 #include "probe.h"
@@ -35,6 +36,9 @@ static void cgi_py_lookup(void)
     /* Looked up here, on a thread making a guarded call: the watchdog must
      * never take the loader's lock (a hang may be a thread holding it). */
     cgi_symbol_bounds("_PyRuntime", &cgi_py.runtime_lo, &cgi_py.runtime_hi);
+    /* The frame reader's lookups too (dlsym, dladdr), for the same reason:
+     * hang reports read a late call's Python line with it, GIL or not. */
+    if (cgi_py.is_initialized) cgi_pyread_prepare();
     int st = CGI_PY_ABSENT;
     if (cgi_py.is_initialized && cgi_py.unchecked_get && cgi_py.save && cgi_py.restore) {
         /* 3.12 made the current thread state thread-local (_Py_tss_tstate);

@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "../common/message.h"
 #include "python.h"
+#include "pyread.h"
 #include "resolve.h"
 #include "site.h"
 #include "stats.h"
@@ -91,6 +92,28 @@ static const cgi_stats_record *cgi_hang_record(const cg_counters *c)
     return r;
 }
 
+/* The Python line of a call entered without the GIL (a binding that let go
+ * of it, ctypes.CDLL) or without a line noted at entry: read from the
+ * thread's own frames (pyread.c: no CPython call, no fault on a stale
+ * pointer), the innermost frame outside the import machinery. Kept only
+ * when the call is still the same one after the read: its frames cannot
+ * change while it is inside the driver. On 3.9 and 3.10, whose thread
+ * states do not record their thread id, the line stays unknown. */
+static void cgi_hang_read_frames(cgi_hang_call *e, cgi_slot *slot, uint64_t seq)
+{
+    if (atomic_load_explicit(&cgi_py.state, memory_order_acquire) <= 0 || e->tid <= 0) return;
+    cgi_pyframe fr[8];
+    int n = 0;
+    if (cgi_pyread_frames(e->tid, 0, fr, 8, &n) != CGI_PYREAD_OK) return;
+    for (int i = 0; i < n; i++) {
+        if (strncmp(fr[i].file, "<frozen ", 8) == 0 || fr[i].line < 0) continue;
+        if (atomic_load_explicit(&slot->seq, memory_order_seq_cst) != seq) return;
+        snprintf(e->py_file, sizeof e->py_file, "%s", fr[i].file);
+        e->py_line = fr[i].line;
+        return;
+    }
+}
+
 /* Fills e from the slot of v; 0 when the call has left meanwhile. */
 static int cgi_hang_fill(cgi_hang_call *e, const cgi_wd_call *v, const cg_adapter *ad)
 {
@@ -122,6 +145,7 @@ static int cgi_hang_fill(cgi_hang_call *e, const cgi_wd_call *v, const cg_adapte
         else
             e->py_file[0] = '\0';
     }
+    if (!e->py_file[0]) cgi_hang_read_frames(e, slot, v->seq);
     return 1;
 }
 

@@ -1,12 +1,12 @@
-"""A Python program stuck in a driver wait with the GIL held: it waits
-through ctypes.PyDLL (which keeps the GIL for the whole call) in
-clWaitForEvents on an OpenCL user event that nothing ever completes, on
-the real OpenCL stack (ocl-icd and PoCL). Prints "waiting" first; it never
-returns."""
+"""A Python program stuck in a driver wait: through ctypes.PyDLL (which keeps
+the GIL for the whole call), or ctypes.CDLL with the argument `cdll` (which
+lets go of it), in clWaitForEvents on an OpenCL user event that nothing ever
+completes, on the real OpenCL stack (ocl-icd and PoCL). Prints "waiting"
+first; it never returns."""
 import ctypes
 import sys
 
-ocl = ctypes.PyDLL("libOpenCL.so.1")
+ocl = (ctypes.CDLL if sys.argv[1:] == ["cdll"] else ctypes.PyDLL)("libOpenCL.so.1")
 vp = ctypes.c_void_p
 n = ctypes.c_uint32()
 platform, device = vp(), vp()

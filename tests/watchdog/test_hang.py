@@ -37,8 +37,8 @@ class Hung:
     """`callguard run OPTS -- python3 cl_hang.py` in its own process group,
     its stderr collected by a thread; killed (the group) on exit."""
 
-    def __init__(self, *opts):
-        self.p = subprocess.Popen([CG, "run", "--api", "cl", *opts, "--", sys.executable, HANG],
+    def __init__(self, *opts, args=()):
+        self.p = subprocess.Popen([CG, "run", "--api", "cl", *opts, "--", sys.executable, HANG, *args],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                   start_new_session=True)
         self.err = []
@@ -114,6 +114,28 @@ def hang_report_is_in_the_report_of_a_run_stopped_by_a_signal():
     r = subprocess.run([CG, "report", path], capture_output=True, text=True, timeout=60)
     check(r.returncode == 0 and "hang reported 1 time" in r.stdout and "cl_hang.py:23" in r.stdout,
           r.stdout + r.stderr)
+
+
+def hang_report_names_the_python_line_of_a_wait_without_the_gil():
+    """A binding that lets go of the GIL around the call (ctypes.CDLL): no
+    line was noted at entry, so the hang report reads it from the thread's
+    own frames (pyread.c); on stderr while it hangs, and in the report of
+    the run stopped with SIGTERM. CPython 3.11+ (3.9 and 3.10 keep no
+    thread id in their thread states: the line is unknown there)."""
+    skip_unless_real_stack()
+    if sys.version_info < (3, 11):
+        print("skipped: CPython %d.%d keeps no thread id in a thread state" % sys.version_info[:2])
+        sys.exit(77)
+    path = os.path.join(TMP, "hang-cdll.json")
+    with Hung("--hang-ms", "300", "--report", path, args=("cdll",)) as h:
+        err = h.stderr_until("callguard: hang: end", 20)
+        call = next((l for l in err.splitlines() if " cl clWaitForEvents, " in l), "")
+        check(call.endswith("python %s:23" % HANG) and "holds the GIL" not in call,
+              "the Python line of a wait without the GIL:\n" + err)
+        os.kill(h.p.pid, signal.SIGTERM)
+        h.p.wait(timeout=30)
+    calls = [c for p in json.load(open(path))["processes"] if p.get("hang") for c in p["hang"]["calls"]]
+    check(len(calls) == 1 and calls[0]["python"] == {"file": HANG, "line": 23}, calls)
 
 
 def hang_reports_are_off_by_default():
