@@ -3,9 +3,32 @@
 #define _GNU_SOURCE
 #include "report_lists.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The string members of a list's entries, by key: each read into its
+ * field (a fixed array: cut at its size). */
+typedef struct cgi_str_member {
+    const char *key;
+    size_t off, cap;
+} cgi_str_member;
+/* An entry of such a table: {CGI_STR_MEMBER(type, "key", field)}. */
+#define CGI_STR_MEMBER(type, key, field) key, offsetof(type, field), sizeof((type *)0)->field
+#define CGI_COUNT(a) (sizeof(a) / sizeof *(a))
+
+/* Reads the value of `key` into its field of `entry` when the table names
+ * it; 0 (nothing read) when it does not. */
+static int cgi_read_str_member(cgi_json *j, const char *key, void *entry, const cgi_str_member *t, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (strcmp(key, t[k].key) == 0) {
+            cgi_lex_str(j, (char *)entry + t[k].off, t[k].cap);
+            return 1;
+        }
+    return 0;
+}
 
 /* A Python place: {"file": ..., "line": ..., "function": ...}, into the
  * stall's place (from: NULL) or its first frame outside the standard
@@ -36,6 +59,13 @@ static void cgi_read_python(cgi_json *j, cgi_stall *st, int from)
     cgi_lex_expect(j, '}');
 }
 
+static const cgi_str_member cgi_stall_strs[] = {
+    {CGI_STR_MEMBER(cgi_stall, "api", api)},
+    {CGI_STR_MEMBER(cgi_stall, "name", name)},
+    {CGI_STR_MEMBER(cgi_stall, "thread", thread)},
+    {CGI_STR_MEMBER(cgi_stall, "runtime", runtime)},
+};
+
 /* One stall of a saved report, into the next free entry of the list. */
 void cgi_read_stall(cgi_json *j, cgi_stats_region *r, unsigned *n)
 {
@@ -48,14 +78,8 @@ void cgi_read_stall(cgi_json *j, cgi_stats_region *r, unsigned *n)
         int64_t v = 0;
         if (!cgi_lex_str(j, key, sizeof key) || !cgi_lex_expect(j, ':')) return;
         uint64_t *u = NULL;
-        if (strcmp(key, "api") == 0)
-            cgi_lex_str(j, st->api, sizeof st->api);
-        else if (strcmp(key, "name") == 0)
-            cgi_lex_str(j, st->name, sizeof st->name);
-        else if (strcmp(key, "thread") == 0)
-            cgi_lex_str(j, st->thread, sizeof st->thread);
-        else if (strcmp(key, "runtime") == 0)
-            cgi_lex_str(j, st->runtime, sizeof st->runtime);
+        if (cgi_read_str_member(j, key, st, cgi_stall_strs, CGI_COUNT(cgi_stall_strs)))
+            continue;
         else if (strcmp(key, "python") == 0)
             cgi_read_python(j, st, 0);
         else if (strcmp(key, "tid") == 0) {
@@ -86,6 +110,17 @@ static void cgi_read_quirk_site(cgi_json *j, void *ctx)
         snprintf(q->sites + len, sizeof q->sites - len, "%s%s", len ? ", " : "", site);
 }
 
+static const cgi_str_member cgi_quirk_strs[] = {
+    {CGI_STR_MEMBER(cgi_quirk_rec, "name", name)},     {CGI_STR_MEMBER(cgi_quirk_rec, "api", api)},
+    {CGI_STR_MEMBER(cgi_quirk_rec, "domain", domain)}, {CGI_STR_MEMBER(cgi_quirk_rec, "source", source)},
+    {CGI_STR_MEMBER(cgi_quirk_rec, "why", why)},       {CGI_STR_MEMBER(cgi_quirk_rec, "not_applied", not_applied)},
+};
+static const cgi_str_member cgi_matched_strs[] = {
+    {CGI_STR_MEMBER(cgi_quirk_rec, "driver", driver)},
+    {CGI_STR_MEMBER(cgi_quirk_rec, "version", version)},
+    {CGI_STR_MEMBER(cgi_quirk_rec, "library", library)},
+};
+
 /* One quirk matched, of a saved report: {"name", "api", "applied",
  * "not_applied" (when not applied), "serialize": [...], "domain", "source",
  * "why", "matched": {"vendor", "driver", "version", "library"}}. A report
@@ -100,18 +135,8 @@ void cgi_read_quirk(cgi_json *j, cgi_stats_region *r, unsigned *n)
     do {
         char key[32];
         if (!cgi_lex_str(j, key, sizeof key) || !cgi_lex_expect(j, ':')) return;
-        if (strcmp(key, "name") == 0)
-            cgi_lex_str(j, q->name, sizeof q->name);
-        else if (strcmp(key, "api") == 0)
-            cgi_lex_str(j, q->api, sizeof q->api);
-        else if (strcmp(key, "domain") == 0)
-            cgi_lex_str(j, q->domain, sizeof q->domain);
-        else if (strcmp(key, "source") == 0)
-            cgi_lex_str(j, q->source, sizeof q->source);
-        else if (strcmp(key, "why") == 0)
-            cgi_lex_str(j, q->why, sizeof q->why);
-        else if (strcmp(key, "not_applied") == 0)
-            cgi_lex_str(j, q->not_applied, sizeof q->not_applied);
+        if (cgi_read_str_member(j, key, q, cgi_quirk_strs, CGI_COUNT(cgi_quirk_strs)))
+            continue;
         else if (strcmp(key, "applied") == 0)
             q->applied = cgi_read_bool(j);
         else if (strcmp(key, "serialize") == 0) {
@@ -123,13 +148,7 @@ void cgi_read_quirk(cgi_json *j, cgi_stats_region *r, unsigned *n)
                 if (!cgi_lex_str(j, mk, sizeof mk) || !cgi_lex_expect(j, ':')) return;
                 if (strcmp(mk, "vendor") == 0) {
                     if (cgi_lex_str(j, vendor, sizeof vendor)) q->vendor = (uint32_t)strtoul(vendor, NULL, 0);
-                } else if (strcmp(mk, "driver") == 0)
-                    cgi_lex_str(j, q->driver, sizeof q->driver);
-                else if (strcmp(mk, "version") == 0)
-                    cgi_lex_str(j, q->version, sizeof q->version);
-                else if (strcmp(mk, "library") == 0)
-                    cgi_lex_str(j, q->library, sizeof q->library);
-                else
+                } else if (!cgi_read_str_member(j, mk, q, cgi_matched_strs, CGI_COUNT(cgi_matched_strs)))
                     cgi_lex_skip(j);
             } while (!j->err && cgi_lex_lit(j, ','));
             cgi_lex_expect(j, '}');
@@ -143,6 +162,18 @@ void cgi_read_quirk(cgi_json *j, cgi_stats_region *r, unsigned *n)
     else
         atomic_fetch_add(&r->h.quirks_dropped, 1);
 }
+
+static const cgi_str_member cgi_violation_strs[] = {
+    {CGI_STR_MEMBER(cgi_violation, "api", api)},
+    {CGI_STR_MEMBER(cgi_violation, "other_api", other_api)},
+    {CGI_STR_MEMBER(cgi_violation, "entry_point", name)},
+    {CGI_STR_MEMBER(cgi_violation, "other_entry_point", other)},
+    {CGI_STR_MEMBER(cgi_violation, "set_entry_point", set_name)},
+    {CGI_STR_MEMBER(cgi_violation, "access", access)},
+    {CGI_STR_MEMBER(cgi_violation, "other_access", other_access)},
+    {CGI_STR_MEMBER(cgi_violation, "param", param)},
+    {CGI_STR_MEMBER(cgi_violation, "other_param", other_param)},
+};
 
 /* One thread-rule violation of a saved report, into the next free entry. */
 void cgi_read_violation(cgi_json *j, cgi_stats_region *r, unsigned *n)
@@ -164,25 +195,7 @@ void cgi_read_violation(cgi_json *j, cgi_stats_region *r, unsigned *n)
             if (cgi_lex_count(j, key, &u)) atomic_store(&v->count, u);
         } else if (strcmp(key, "tid") == 0 || strcmp(key, "other_tid") == 0) {
             if (cgi_lex_num(j, &num)) *(key[0] == 't' ? &v->tid : &v->other_tid) = (int32_t)num;
-        } else if (strcmp(key, "api") == 0)
-            cgi_lex_str(j, v->api, sizeof v->api);
-        else if (strcmp(key, "other_api") == 0)
-            cgi_lex_str(j, v->other_api, sizeof v->other_api);
-        else if (strcmp(key, "entry_point") == 0)
-            cgi_lex_str(j, v->name, sizeof v->name);
-        else if (strcmp(key, "other_entry_point") == 0)
-            cgi_lex_str(j, v->other, sizeof v->other);
-        else if (strcmp(key, "set_entry_point") == 0)
-            cgi_lex_str(j, v->set_name, sizeof v->set_name);
-        else if (strcmp(key, "access") == 0)
-            cgi_lex_str(j, v->access, sizeof v->access);
-        else if (strcmp(key, "other_access") == 0)
-            cgi_lex_str(j, v->other_access, sizeof v->other_access);
-        else if (strcmp(key, "param") == 0)
-            cgi_lex_str(j, v->param, sizeof v->param);
-        else if (strcmp(key, "other_param") == 0)
-            cgi_lex_str(j, v->other_param, sizeof v->other_param);
-        else
+        } else if (!cgi_read_str_member(j, key, v, cgi_violation_strs, CGI_COUNT(cgi_violation_strs)))
             cgi_lex_skip(j);
     } while (!j->err && cgi_lex_lit(j, ','));
     cgi_lex_expect(j, '}');
@@ -244,6 +257,12 @@ void cgi_link_in_flight(cgi_stats_region *r, const cgi_read_flight *names, unsig
     }
 }
 
+static const cgi_str_member cgi_hang_call_strs[] = {
+    {CGI_STR_MEMBER(cgi_hang_call, "api", api)},
+    {CGI_STR_MEMBER(cgi_hang_call, "name", name)},
+    {CGI_STR_MEMBER(cgi_hang_call, "thread", thread)},
+};
+
 /* One call of a hang report, as cgi_json_timing_and_hang wrote it. */
 static void cgi_read_hang_call(cgi_json *j, cgi_hang_call *e)
 {
@@ -254,12 +273,8 @@ static void cgi_read_hang_call(cgi_json *j, cgi_hang_call *e)
         int64_t v = 0;
         uint64_t u;
         if (!cgi_lex_str(j, key, sizeof key) || !cgi_lex_expect(j, ':')) return;
-        if (strcmp(key, "api") == 0)
-            cgi_lex_str(j, e->api, sizeof e->api);
-        else if (strcmp(key, "name") == 0)
-            cgi_lex_str(j, e->name, sizeof e->name);
-        else if (strcmp(key, "thread") == 0)
-            cgi_lex_str(j, e->thread, sizeof e->thread);
+        if (cgi_read_str_member(j, key, e, cgi_hang_call_strs, CGI_COUNT(cgi_hang_call_strs)))
+            continue;
         else if (strcmp(key, "tid") == 0 && cgi_lex_num(j, &v))
             e->tid = (int32_t)v;
         else if (strcmp(key, "age_ns") == 0 && cgi_lex_count(j, key, &u))
