@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes src/runtime/pyread_offsets.h: the struct offsets pyread.c needs
-for CPython 3.9-3.12, which publish no _Py_DebugOffsets (3.13+ do).
+for CPython 3.9-3.12, which publish no _Py_DebugOffsets (3.13+ do), and
+where the GIL's state lies in 3.9-3.13 (3.13's debug offsets omit it).
 
 Each interpreter's own headers are compiled with Py_BUILD_CORE into a tiny
 program that prints offsetof() values, so the table is what that minor
@@ -85,23 +86,53 @@ int main(void)
 """
 
 
-def newest(versions_dir):
+GIL_PROBE = r"""
+#define Py_BUILD_CORE 1
+#include <Python.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "internal/pycore_runtime.h"
+#include "internal/pycore_interp.h"
+#include "internal/pycore_gil.h"
+#define P(field, value) printf("    .%s = %ld,\n", #field, (long)(value))
+int main(void)
+{
+    printf("    {\n    .minor = %d,\n", PY_MINOR_VERSION);
+#if PY_VERSION_HEX >= 0x030C0000
+    P(runtime_gil, -1);
+    P(interp_gil_ptr, offsetof(PyInterpreterState, ceval.gil));
+    P(interp_gil_storage, offsetof(PyInterpreterState, _gil));
+#else
+    P(runtime_gil, offsetof(_PyRuntimeState, ceval.gil));
+    P(interp_gil_ptr, -1);
+    P(interp_gil_storage, -1);
+#endif
+    P(gil_holder, offsetof(struct _gil_runtime_state, last_holder));
+    P(gil_locked, offsetof(struct _gil_runtime_state, locked));
+    P(gil_switches, offsetof(struct _gil_runtime_state, switch_number));
+    printf("    },\n");
+    return 0;
+}
+"""
+
+
+def newest(versions_dir, last=12):
     best = {}
     for name in os.listdir(versions_dir):
         m = re.fullmatch(r"3\.(\d+)\.(\d+)", name)
-        if m and 9 <= int(m.group(1)) <= 12:
+        if m and 9 <= int(m.group(1)) <= last:
             key = int(m.group(1))
             if key not in best or int(m.group(2)) > best[key][0]:
                 best[key] = (int(m.group(2)), name)
     return [best[k][1] for k in sorted(best)]
 
 
-def probe(prefix, minor, work):
+def probe(prefix, minor, work, text=PROBE):
     inc = os.path.join(prefix, "include", "python3.%d" % minor)
     src = os.path.join(work, "probe.c")
     exe = os.path.join(work, "probe%d" % minor)
     with open(src, "w") as f:
-        f.write(PROBE)
+        f.write(text)
     subprocess.run(["cc", "-std=c11", "-w", "-I", inc, src, "-o", exe], check=True)
     return subprocess.run([exe], check=True, capture_output=True, text=True).stdout
 
@@ -116,6 +147,13 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         for name in names:
             out.append(probe(os.path.join(versions_dir, name), int(name.split(".")[1]), work).rstrip("\n"))
+    out.append("};")
+    gil = newest(versions_dir, last=13)
+    out += ["/* Where the GIL's state lies (3.9-3.13, from the headers of " + ", ".join(gil) + "). */",
+            "static const cgi_pyread_gil_table cgi_pyread_gil_tables[] = {"]
+    with tempfile.TemporaryDirectory() as work:
+        for name in gil:
+            out.append(probe(os.path.join(versions_dir, name), int(name.split(".")[1]), work, GIL_PROBE).rstrip("\n"))
     out.append("};")
     print("\n".join(out))
 

@@ -53,6 +53,7 @@ void cli_exit(int status)
  * story is in README.md and docs/configuration.md. */
 static const char usage_top[] = "usage: callguard run [OPTIONS] [--] PROGRAM [ARGS...]\n"
                                 "       callguard report [OPTIONS] FILE.json|DIR/ ...\n"
+                                "       callguard status [--json] [DIR/ | PID ...]\n"
                                 "       callguard list [NAME | PATH.so]\n"
                                 "       callguard help [COMMAND]\n"
                                 "\n"
@@ -62,6 +63,7 @@ static const char usage_top[] = "usage: callguard run [OPTIONS] [--] PROGRAM [AR
                                 "commands:\n"
                                 "  run      run a program unmodified, its driver calls guarded and counted\n"
                                 "  report   print reports saved with run --report, merged into one\n"
+                                "  status   what running guarded processes are doing now (a hang: where)\n"
                                 "  list     the installed layers, or one layer's entry points and policies\n"
                                 "  help     a command's help (as callguard COMMAND --help)\n"
                                 "\n"
@@ -89,7 +91,8 @@ static const char usage_run[] = "usage: callguard run [OPTIONS] [--] PROGRAM [AR
                                 "                        calls; --release-gil is the same\n"
                                 "  --transition always|blocking|never  which calls leave it (default: always)\n"
                                 "  --stall-ms N          a call this long holding the runtime is a stall (50)\n"
-                                "  --hang-ms N           print the calls in flight once one is N ms old (off)\n"
+                                "  --hang-ms N|off       print the calls in flight once one is N ms old (kept\n"
+                                "                        in the statistics at 1 s without it; off: neither)\n"
                                 "  --timing sampled|exact  a watchdog times calls, or every call reads the\n"
                                 "                        clock (default: sampled)\n"
                                 "  --check-threads       report calls the API's thread rules forbid to overlap\n"
@@ -136,9 +139,27 @@ static const char usage_list[] = "usage: callguard list [NAME | PATH.so]\n"
                                  "example:\n"
                                  "  callguard list cl\n";
 
+static const char usage_status[] = "usage: callguard status [--json] [DIR/ | PID ...]\n"
+                                   "\n"
+                                   "What running guarded processes are doing now: per process its rank, host,\n"
+                                   "uptime and calls, and each call in flight with its age, the lock it waits\n"
+                                   "for, whether it holds the GIL and its Python line (once a second old). The\n"
+                                   "processes are grouped by what they do, the odd ones first. DIR/ is a run's\n"
+                                   "--report folder (its runs alive on this host); PID a process; neither:\n"
+                                   "every process of yours under callguard run. Reads their statistics files\n"
+                                   "only: no signal, no ptrace; a hung process answers. Exit 1 when none.\n"
+                                   "\n"
+                                   "options:\n"
+                                   "  --json       the same as JSON on stdout\n"
+                                   "  -h, --help   this help\n"
+                                   "\n"
+                                   "example:\n"
+                                   "  mpirun -n 3 callguard run --report out/ -- python3 job.py &\n"
+                                   "  callguard status out/\n";
+
 static const struct {
     const char *name, *text;
-} cli_helps[] = {{"run", usage_run}, {"report", usage_report}, {"list", usage_list}};
+} cli_helps[] = {{"run", usage_run}, {"report", usage_report}, {"status", usage_status}, {"list", usage_list}};
 
 const char *cli_command;
 
@@ -147,7 +168,7 @@ int cli_help(const char *command)
     if (!command) return fputs(usage_top, stdout), 0;
     for (size_t i = 0; i < sizeof cli_helps / sizeof *cli_helps; i++)
         if (!strcmp(command, cli_helps[i].name)) return fputs(cli_helps[i].text, stdout), 0;
-    return cli_usage_error("help: unknown command '%s': expected run, report or list", command);
+    return cli_usage_error("help: unknown command '%s': expected run, report, status or list", command);
 }
 
 void cli_usage_top(FILE *out) { fputs(usage_top, out); }

@@ -52,7 +52,7 @@
  *    it ended (-1: not known), the first Python frame outside the standard
  *    library when the located one is in it, and the file of the module
  *    being imported when the call was made by an import. */
-#define CGI_STATS_VERSION 16
+#define CGI_STATS_VERSION 17
 /* Threads on one site write their counts into this many cache lines of its
  * record, not one (bench/bench_contention.c: one shared line made a call
  * with statistics 4-11 times dearer with 2-8 threads on the H200). */
@@ -238,7 +238,11 @@ typedef struct cgi_stats_header {
     /* The APIs whose drivers quirks.c probed and matched against the quirks
      * file, "cl,ze" (one that does not fit is left out: not known). */
     char quirks_probed[CGI_QUIRKS_PROBED_MAX];
-    char pad[4096 - 8 - 4 * 8 - 8 - 2048 - 72 - 40 - 16 - 16 - 8 - 44 - CGI_QUIRKS_PROBED_MAX];
+    uint32_t world_size; /* the launcher's number of ranks; 0: not known */
+    /* CLOCK_MONOTONIC at tick0: a reader on the same host turns its own
+     * clock into the process's ns since start-up (callguard status). */
+    uint64_t start_mono_ns;
+    char pad[4096 - 8 - 4 * 8 - 8 - 2048 - 72 - 40 - 16 - 16 - 8 - 44 - CGI_QUIRKS_PROBED_MAX - 12];
 } cgi_stats_header;
 
 /* One stall: a call or lock wait of at least the stall limit made while
@@ -351,24 +355,32 @@ typedef struct cgi_violation {
 
 enum { CGI_VIOLATION_OVERLAP = 1, CGI_VIOLATION_SEQUENCE = 2 };
 
-/* The last hang report (watchdog.c, docs/report.md "Hangs"): every call in
- * flight when a call had been in flight CALLGUARD_HANG_MS. `gen` is odd
- * while the watchdog rewrites the page, even once it is whole. */
+/* The calls in flight at the last look of the watchdog that found one of
+ * them in flight for the hang threshold (hang.c, docs/report.md "Hangs"):
+ * CALLGUARD_HANG_MS, else 1 s. Written whether or not hang reports go to
+ * stderr (`asked`), so another process can read it live (`seen_ns` says
+ * how fresh it is) and the report keeps it when the process is killed.
+ * `gen` is odd while the watchdog rewrites the page, even once it is whole. */
 #define CGI_HANG_MAX_CALLS 30
+/* Whether a call in flight holds its runtime (the GIL): noted at entry, or
+ * read from the interpreter's memory by the watchdog (pyread.c). */
+enum { CGI_HELD_NO = 0, CGI_HELD_YES = 1, CGI_HELD_UNKNOWN = 2 };
 typedef struct cgi_hang_call {
     int32_t tid;
     int32_t holder_tid; /* waiting: the thread in flight on a site of the same lock domain; 0: not known */
     uint32_t waiting;   /* 1: waits for the site's lock */
-    uint32_t held;      /* 1: holds the runtime (`runtime`); 0: does not or not known */
-    uint64_t age_ns;    /* in flight for this long */
+    uint32_t held;      /* CGI_HELD_*: holds the runtime (`runtime`) */
+    uint64_t age_ns;    /* in flight for this long at at_ns */
+    uint64_t seq;       /* the call's number in its thread's slot */
     int32_t py_line;
     uint32_t loader; /* 1: asleep on the dynamic loader's lock (glibc's, inside the driver call) */
     char thread[16];
     char api[CGI_API_NAME_MAX];
     char name[CGI_NAME_MAX];
     char domain[CGI_DOMAIN_NAME_MAX];
-    char runtime[16];
+    char runtime[16];  /* the process's runtime adapter ("cpython"); "" when none */
     char py_file[280]; /* "" when not known */
+    char py_func[64];  /* "" when not known */
 } cgi_hang_call;
 /* A thread in no guarded call asleep on the runtime's lock (CPython's GIL). */
 #define CGI_HANG_MAX_WAITERS 8
@@ -379,13 +391,16 @@ typedef struct cgi_hang_waiter {
 typedef struct cgi_hang_page {
     _Atomic uint32_t gen;
     uint32_t ncalls;
-    _Atomic uint64_t reports; /* hang reports written by this process */
+    _Atomic uint64_t reports; /* times the page was written (the hung calls changed) */
     uint64_t at_ns;           /* the last one, since start-up */
-    uint64_t hang_ns;         /* CALLGUARD_HANG_MS then */
+    uint64_t hang_ns;         /* the threshold then */
     uint32_t over;            /* 1: the calls reported returned since */
     uint32_t nwaiters;        /* threads in no guarded call found waiting for the runtime (the GIL) */
+    _Atomic uint64_t seen_ns; /* the watchdog's last look at the calls, since start-up (it looks each ms) */
+    uint32_t asked;           /* 1: CALLGUARD_HANG_MS was set: the page also went to stderr */
+    uint32_t pad0;
     cgi_hang_waiter waiter[CGI_HANG_MAX_WAITERS];
-    char pad[512 - 40 - CGI_HANG_MAX_WAITERS * sizeof(cgi_hang_waiter)];
+    char pad[512 - 56 - CGI_HANG_MAX_WAITERS * sizeof(cgi_hang_waiter)];
     cgi_hang_call call[CGI_HANG_MAX_CALLS];
 } cgi_hang_page;
 

@@ -245,6 +245,7 @@ CGI_HIDDEN int cgi_in_flight(const cgi_slot *slot);
 CGI_HIDDEN int cgi_waiting(const cgi_slot *slot);
 CGI_HIDDEN const cgi_stats_record *cgi_slot_record(const cgi_stats_region *r, const cgi_slot *slot);
 CGI_HIDDEN uint64_t cgi_entered_ns(const cgi_stats_region *r, const cgi_slot *slot);
+CGI_HIDDEN const cgi_hang_call *cgi_hang_of_slot(const cgi_stats_region *r, const cgi_slot *slot);
 
 /* ---- json_write.c ---- */
 CGI_HIDDEN void cgi_json_str(FILE *out, const char *s);

@@ -100,6 +100,20 @@ static const char *cgi_slot_state_name(const cgi_slot *slot)
     return cgi_waiting(slot) ? "waiting_for_lock" : "inside";
 }
 
+/* A hung call's Python line, {"file", "line", "function"}, or null. */
+static void cgi_json_hang_python(FILE *out, const cgi_hang_call *e)
+{
+    if (!e || !e->py_file[0]) {
+        fputs("null", out);
+        return;
+    }
+    fputs("{\"file\": ", out);
+    cgi_json_str(out, e->py_file);
+    fprintf(out, ", \"line\": %d", e->py_line);
+    cgi_json_field_str_or_null(out, "function", e->py_func[0] ? e->py_func : NULL);
+    fputc('}', out);
+}
+
 /* A stall's "python": where its Python code made the call, the first frame
  * outside the standard library ("from") and the module being imported
  * ("importing") where it has them, and the package it is charged to. */
@@ -167,8 +181,10 @@ static void cgi_json_stalls_and_in_flight(FILE *out, const cgi_stats_region *r)
         char name[sizeof slot->thread + 1];
         snprintf(name, sizeof name, "%.*s", (int)sizeof slot->thread, slot->thread);
         cgi_json_field_str(out, "thread", name);
-        fprintf(out, ", \"state\": \"%s\", \"entered_ns\": %lu}", cgi_slot_state_name(slot),
+        fprintf(out, ", \"state\": \"%s\", \"entered_ns\": %lu,\n        \"python\": ", cgi_slot_state_name(slot),
                 (unsigned long)cgi_entered_ns(r, slot));
+        cgi_json_hang_python(out, cgi_hang_of_slot(r, slot));
+        fputc('}', out);
     }
     fprintf(out, "%s],\n     \"in_flight_unknown_threads\": %u", k ? "\n     " : "",
             (unsigned)atomic_load(&r->h.threads_unslotted));
@@ -187,9 +203,11 @@ static void cgi_json_timing_and_hang(FILE *out, const cgi_stats_region *r)
         fputs("null", out);
         return;
     }
-    fprintf(out, "{\"reports\": %lu, \"at_ns\": %lu, \"hang_ms\": %lu, \"over\": %s, \"calls\": [",
-            (unsigned long)reports, (unsigned long)pg->at_ns, (unsigned long)(pg->hang_ns / 1000000u),
-            pg->over ? "true" : "false");
+    fprintf(out,
+            "{\"reports\": %lu, \"at_ns\": %lu, \"seen_ns\": %lu, \"hang_ms\": %lu, \"asked\": %s, \"over\": %s, "
+            "\"calls\": [",
+            (unsigned long)reports, (unsigned long)pg->at_ns, (unsigned long)atomic_load(&pg->seen_ns),
+            (unsigned long)(pg->hang_ns / 1000000u), pg->asked ? "true" : "false", pg->over ? "true" : "false");
     uint32_t n = pg->ncalls < CGI_HANG_MAX_CALLS ? pg->ncalls : CGI_HANG_MAX_CALLS;
     for (uint32_t i = 0; i < n; i++) {
         const cgi_hang_call *e = &pg->call[i];
@@ -199,7 +217,11 @@ static void cgi_json_timing_and_hang(FILE *out, const cgi_stats_region *r)
         fprintf(out, ", \"tid\": %d", e->tid);
         cgi_json_field_str(out, "thread", e->thread);
         fprintf(out, ", \"age_ns\": %lu", (unsigned long)e->age_ns);
-        cgi_json_field_str_or_null(out, "runtime", e->held ? e->runtime : NULL);
+        cgi_json_field_str_or_null(out, "runtime", e->runtime[0] ? e->runtime : NULL);
+        fprintf(out, ", \"holds_runtime\": %s",
+                e->held == CGI_HELD_YES  ? "true"
+                : e->held == CGI_HELD_NO ? "false"
+                                         : "null");
         fprintf(out, ", \"waits_for_loader\": %s", e->loader ? "true" : "false");
         const char *lock = !e->waiting ? NULL : e->domain[0] ? e->domain : "(a handle lock)";
         cgi_json_field_str_or_null(out, "waits_for_lock", lock);
@@ -209,13 +231,8 @@ static void cgi_json_timing_and_hang(FILE *out, const cgi_stats_region *r)
         else
             fputs("null", out);
         fputs(",\n        \"python\": ", out);
-        if (e->py_file[0]) {
-            fputs("{\"file\": ", out);
-            cgi_json_str(out, e->py_file);
-            fprintf(out, ", \"line\": %d}}", e->py_line);
-        } else {
-            fputs("null}", out);
-        }
+        cgi_json_hang_python(out, e);
+        fputc('}', out);
     }
     fprintf(out, "%s],\n      \"waiting_for_runtime\": [", n ? "\n     " : "");
     uint32_t nw = pg->nwaiters < CGI_HANG_MAX_WAITERS ? pg->nwaiters : CGI_HANG_MAX_WAITERS;

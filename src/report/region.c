@@ -97,3 +97,20 @@ uint64_t cgi_entered_ns(const cgi_stats_region *r, const cgi_slot *slot)
     uint64_t t = atomic_load(&slot->entered);
     return t < r->h.tick0 ? 0 : (uint64_t)(((unsigned __int128)(t - r->h.tick0) * atomic_load(&r->h.tick_mult)) >> 32);
 }
+
+/* What the hang page says of a slot's call in flight: the page's call on
+ * the same thread and entry point, while the page is whole and its calls
+ * had not returned at the watchdog's last look (a JSON report read back
+ * keeps no call numbers: the thread and the entry point name the call).
+ * NULL when the page does not have it. */
+const cgi_hang_call *cgi_hang_of_slot(const cgi_stats_region *r, const cgi_slot *slot)
+{
+    const cgi_hang_page *pg = &r->hang;
+    const cgi_stats_record *rec = cgi_slot_record(r, slot);
+    if (!rec || !atomic_load(&pg->reports) || (atomic_load(&pg->gen) & 1) || pg->over) return NULL;
+    for (uint32_t i = 0; i < pg->ncalls && i < CGI_HANG_MAX_CALLS; i++)
+        if (pg->call[i].tid == atomic_load(&slot->tid) && strcmp(pg->call[i].name, rec->name) == 0 &&
+            strcmp(pg->call[i].api, rec->api) == 0)
+            return &pg->call[i];
+    return NULL;
+}

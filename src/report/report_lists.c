@@ -280,7 +280,11 @@ static void cgi_read_hang_call(cgi_json *j, cgi_hang_call *e)
         else if (strcmp(key, "age_ns") == 0 && cgi_lex_count(j, key, &u))
             e->age_ns = u;
         else if (strcmp(key, "runtime") == 0) {
-            if (!cgi_lex_word(j, "null")) e->held = cgi_lex_str(j, e->runtime, sizeof e->runtime) != 0;
+            /* Before "holds_runtime" (reports of 0.x): a runtime named was held. */
+            e->held = CGI_HELD_NO;
+            if (!cgi_lex_word(j, "null") && cgi_lex_str(j, e->runtime, sizeof e->runtime)) e->held = CGI_HELD_YES;
+        } else if (strcmp(key, "holds_runtime") == 0) {
+            e->held = cgi_lex_word(j, "null") ? CGI_HELD_UNKNOWN : cgi_read_bool(j) ? CGI_HELD_YES : CGI_HELD_NO;
         } else if (strcmp(key, "waits_for_loader") == 0) {
             e->loader = cgi_read_bool(j);
         } else if (strcmp(key, "waits_for_lock") == 0) {
@@ -294,10 +298,12 @@ static void cgi_read_hang_call(cgi_json *j, cgi_hang_call *e)
             if (cgi_lex_word(j, "null")) continue;
             if (!cgi_lex_expect(j, '{')) return;
             do {
-                char pk[8];
+                char pk[12];
                 if (!cgi_lex_str(j, pk, sizeof pk) || !cgi_lex_expect(j, ':')) return;
                 if (strcmp(pk, "file") == 0)
                     cgi_lex_str(j, e->py_file, sizeof e->py_file);
+                else if (strcmp(pk, "function") == 0 && !cgi_lex_word(j, "null"))
+                    cgi_lex_str(j, e->py_func, sizeof e->py_func);
                 else if (strcmp(pk, "line") == 0 && cgi_lex_num(j, &v))
                     e->py_line = (int32_t)v;
                 else
@@ -346,6 +352,7 @@ void cgi_read_hang(cgi_json *j, cgi_hang_page *pg)
 {
     if (cgi_lex_word(j, "null")) return;
     if (!cgi_lex_expect(j, '{')) return;
+    pg->asked = 1; /* a report without "asked" is older: its page was written because it was asked for */
     do {
         char key[24];
         uint64_t u;
@@ -356,8 +363,12 @@ void cgi_read_hang(cgi_json *j, cgi_hang_page *pg)
             pg->at_ns = u;
         else if (strcmp(key, "hang_ms") == 0 && cgi_lex_count(j, key, &u))
             pg->hang_ns = u < UINT64_MAX / 1000000u ? u * 1000000u : UINT64_MAX;
+        else if (strcmp(key, "seen_ns") == 0 && cgi_lex_count(j, key, &u))
+            atomic_store(&pg->seen_ns, u);
         else if (strcmp(key, "over") == 0)
             pg->over = cgi_read_bool(j);
+        else if (strcmp(key, "asked") == 0)
+            pg->asked = cgi_read_bool(j);
         else if (strcmp(key, "waiting_for_runtime") == 0)
             cgi_read_array(j, cgi_read_hang_waiter, pg);
         else if (strcmp(key, "calls") == 0) {

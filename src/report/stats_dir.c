@@ -120,17 +120,21 @@ static void cgi_fix_hang(cgi_hang_page *pg)
 {
     if (pg->ncalls > CGI_HANG_MAX_CALLS) pg->ncalls = CGI_HANG_MAX_CALLS;
     if (pg->nwaiters > CGI_HANG_MAX_WAITERS) pg->nwaiters = CGI_HANG_MAX_WAITERS;
+    pg->asked = pg->asked != 0;
+    pg->over = pg->over != 0;
     for (unsigned i = 0; i < pg->nwaiters; i++)
         cgi_fix_str(pg->waiter[i].thread, sizeof pg->waiter[i].thread);
     for (unsigned i = 0; i < pg->ncalls; i++) {
         cgi_hang_call *e = &pg->call[i];
         e->loader = e->loader != 0;
+        if (e->held > CGI_HELD_UNKNOWN) e->held = CGI_HELD_UNKNOWN;
         cgi_fix_str(e->thread, sizeof e->thread);
         cgi_fix_str(e->api, sizeof e->api);
         cgi_fix_str(e->name, sizeof e->name);
         cgi_fix_str(e->domain, sizeof e->domain);
         cgi_fix_str(e->runtime, sizeof e->runtime);
         cgi_fix_str(e->py_file, sizeof e->py_file);
+        cgi_fix_str(e->py_func, sizeof e->py_func);
     }
 }
 

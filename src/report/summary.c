@@ -42,7 +42,7 @@ void cgi_summary_add(cgi_summary *s, const cgi_proc_view *p)
         snprintf(s->died_site, sizeof s->died_site, "%s", site ? site->name : "an unknown entry point");
     }
     const cgi_hang_page *pg = &r->hang;
-    if (atomic_load(&pg->reports) && !(atomic_load(&pg->gen) & 1) && pg->ncalls && !s->hung++)
+    if (atomic_load(&pg->reports) && pg->asked && !(atomic_load(&pg->gen) & 1) && pg->ncalls && !s->hung++)
         s->hang_pid = r->h.pid, s->hang_call = pg->call[0];
     for (unsigned i = 0; i < CGI_STATS_MAX_VIOLATIONS; i++) {
         const cgi_violation *v = &r->violation[i];
@@ -252,7 +252,7 @@ static void cgi_summary_wrong(cgi_notes *ns, const cgi_report_writer *w, size_t 
         const cgi_hang_call *c = &s->hang_call;
         cgi_note_add(ns, 0, 2, "  hang reported: pid %d, thread %d in %.*s for %lu ms%s%s%s\n", s->hang_pid, c->tid,
                      (int)sizeof c->name, c->name, (unsigned long)(c->age_ns / 1000000u),
-                     c->waiting ? ", waiting for its lock" : "", c->held ? ", holding the runtime" : "",
+                     c->waiting ? ", waiting for its lock" : "", c->held == CGI_HELD_YES ? ", holding the runtime" : "",
                      s->hung > 1 ? " (more processes: below)" : "");
     }
     if (s->violations)

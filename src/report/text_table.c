@@ -92,6 +92,29 @@ static void cgi_text_violations(FILE *out, const cgi_stats_region *r)
                 (unsigned long)untracked);
 }
 
+/* What the hang page knows of a call in flight: the runtime held, and
+ * where in Python it was made. */
+static void cgi_text_hang_tail(FILE *out, const cgi_hang_call *e)
+{
+    if (!e) return;
+    int py = strcmp(e->runtime, "cpython") == 0;
+    if (e->held == CGI_HELD_YES) {
+        fputs(py ? ", holding the GIL" : ", holding ", out);
+        if (!py) CGI_TEXT_FIELD(out, e->runtime);
+    } else if (e->held == CGI_HELD_UNKNOWN && e->runtime[0]) {
+        fputs(py ? ", the GIL held: unknown" : ", the runtime held: unknown", out);
+    }
+    if (e->py_file[0]) {
+        fputs(", at ", out);
+        CGI_TEXT_FIELD(out, e->py_file);
+        fprintf(out, ":%d", e->py_line);
+        if (e->py_func[0]) {
+            fputs(" in ", out);
+            CGI_TEXT_FIELD(out, e->py_func);
+        }
+    }
+}
+
 /* One line saying how the process ended and which calls it ended inside,
  * then one line per thread. */
 static void cgi_text_in_flight(FILE *out, const cgi_stats_region *r, int state, int status)
@@ -143,9 +166,11 @@ static void cgi_text_in_flight(FILE *out, const cgi_stats_region *r, int state, 
              * its lock went into the driver later (the slot keeps one time). */
             fprintf(out, "    thread %d \"", atomic_load(&slot->tid));
             CGI_TEXT_FIELD(out, slot->thread);
-            fprintf(out, "\" %s %s %s, called %.3f ms after start\n",
+            fprintf(out, "\" %s %s %s, called %.3f ms after start",
                     cgi_waiting(slot) ? "waiting for the lock of" : "inside", rec ? rec->api : "?",
                     rec ? rec->name : "?", cgi_ms(cgi_entered_ns(r, slot)));
+            cgi_text_hang_tail(out, cgi_hang_of_slot(r, slot));
+            fputc('\n', out);
         }
     }
     if (unknown)
@@ -154,12 +179,15 @@ static void cgi_text_in_flight(FILE *out, const cgi_stats_region *r, int state, 
                 unknown, unknown == 1 ? "" : "s", CGI_STATS_MAX_SLOTS, unknown == 1 ? "it was" : "they were");
 }
 
-/* The last hang report the process wrote (CALLGUARD_HANG_MS), its calls as on stderr. */
+/* The last hang report the process wrote (CALLGUARD_HANG_MS), its calls as
+ * on stderr. The page kept without the variable shows in the calls in
+ * flight at the end (cgi_text_in_flight): a call that took a second and
+ * returned is no hang. */
 static void cgi_text_hang(FILE *out, const cgi_stats_region *r)
 {
     const cgi_hang_page *pg = &r->hang;
     uint64_t reports = atomic_load(&pg->reports);
-    if (!reports || (atomic_load(&pg->gen) & 1)) return;
+    if (!reports || !pg->asked || (atomic_load(&pg->gen) & 1)) return;
     fprintf(out, "  hang reported %lu time%s (CALLGUARD_HANG_MS=%lu), the last %.3f ms after start-up%s:\n",
             (unsigned long)reports, reports == 1 ? "" : "s", (unsigned long)(pg->hang_ns / 1000000u), cgi_ms(pg->at_ns),
             pg->over ? " (those calls returned later)" : "");
@@ -178,15 +206,7 @@ static void cgi_text_hang(FILE *out, const cgi_stats_region *r)
             if (e->holder_tid) fprintf(out, " held by tid %d", e->holder_tid);
         }
         if (e->loader) fputs(", waits for the dynamic loader's lock (glibc)", out);
-        if (e->held) {
-            fputs(", holding ", out);
-            CGI_TEXT_FIELD(out, e->runtime);
-        }
-        if (e->py_file[0]) {
-            fputs(", at ", out);
-            CGI_TEXT_FIELD(out, e->py_file);
-            fprintf(out, ":%d", e->py_line);
-        }
+        cgi_text_hang_tail(out, e);
         fputc('\n', out);
     }
     for (uint32_t i = 0; i < pg->nwaiters && i < CGI_HANG_MAX_WAITERS; i++) {

@@ -263,9 +263,12 @@ static int cgi_set_timing(const cgi_env_value *v)
     return CG_OK;
 }
 
+/* A threshold sets both: the page is written, and printed, at that age;
+ * off stops both (the page is kept at 1 s without the variable). */
 static int cgi_set_hang(const cgi_env_value *v)
 {
     atomic_store(&cgi_cfg.hang_ns, v->n * 1000000u);
+    atomic_store(&cgi_cfg.record_ns, v->n * 1000000u);
     cgi_refresh_all();
     cgi_watchdog_start();
     return CG_OK;
@@ -412,7 +415,10 @@ static int cgi_env_value_read(const cgi_env_var *row, cgi_env_value *v)
     switch (row->read) {
     case CGI_READ_MS_OFF:
         if (strcmp(v->text, "off") == 0 || strcmp(v->text, "0") == 0) return CG_OK;
-        return cgi_read_ms(v->text, &v->n);
+        if (cgi_read_ms(v->text, &v->n) != CG_OK)
+            return cgi_fail(CG_EINVAL, "'%s': expected a whole number of milliseconds from 1 to 3600000, or off",
+                            v->text);
+        return CG_OK;
     case CGI_READ_MS: return cgi_read_ms(v->text, &v->n);
     case CGI_READ_US: return cgi_read_us(v->text, &v->n);
     case CGI_READ_BOOL:

@@ -1,14 +1,17 @@
-/* Hang reports (CALLGUARD_HANG_MS, docs/report.md "Hangs"): when a guarded
- * call has been in flight that long, the watchdog writes every call in
- * flight in the process at once to stderr, as one block of lines, and
- * into the statistics file's hang page, so the report shows it even when
- * the program never ends. Again only when the hung calls change.
+/* The hang page (docs/report.md "Hangs"): when a guarded call has been in
+ * flight for the hang threshold (1 s, or CALLGUARD_HANG_MS), the watchdog
+ * writes every call in flight in the process into the statistics file's
+ * hang page, which another process can read while the program hangs and
+ * the report keeps when it is killed; with CALLGUARD_HANG_MS also to
+ * stderr, as one block of lines. Again only when the hung calls change.
  *
  * Runs on the watchdog thread only: it reads the slots, never calls into
  * an interpreter, and writes with one write(2) (no stdio lock that a
  * program thread could hold). What a slot says of a call (the runtime
- * held, the Python line) its thread noted at entry; the watchdog uses it
- * only while the call's number (seq) stays the same.
+ * held, the Python line) its thread noted at entry when hang reports were
+ * asked for; else the watchdog reads it from the interpreter's memory
+ * (pyread.c), never by a call: nothing per call pays for the page. It uses
+ * what it read only while the call's number (seq) stays the same.
  *
  * A block's text is built on the watchdog's own stack: a fork copies no
  * thread but the forking one, so a forked child's watchdog never starts
@@ -92,26 +95,60 @@ static const cgi_stats_record *cgi_hang_record(const cg_counters *c)
     return r;
 }
 
-/* The Python line of a call entered without the GIL (a binding that let go
- * of it, ctypes.CDLL) or without a line noted at entry: read from the
+/* The Python line of the call in flight on a thread: read from the
  * thread's own frames (pyread.c: no CPython call, no fault on a stale
  * pointer), the innermost frame outside the import machinery. Kept only
  * when the call is still the same one after the read: its frames cannot
- * change while it is inside the driver. On 3.9 and 3.10, whose thread
- * states do not record their thread id, the line stays unknown. */
-static void cgi_hang_read_frames(cgi_hang_call *e, cgi_slot *slot, uint64_t seq)
+ * change while it is inside the driver. 1 when read. */
+static int cgi_hang_read_frames(cgi_hang_call *e, cgi_slot *slot, uint64_t seq, unsigned long pthread_id)
 {
-    if (atomic_load_explicit(&cgi_py.state, memory_order_acquire) <= 0 || e->tid <= 0) return;
+    if (atomic_load_explicit(&cgi_py.state, memory_order_acquire) <= 0 || e->tid <= 0) return 0;
     cgi_pyframe fr[8];
     int n = 0;
-    if (cgi_pyread_frames(e->tid, 0, fr, 8, &n) != CGI_PYREAD_OK) return;
+    if (cgi_pyread_frames(e->tid, pthread_id, fr, 8, &n) != CGI_PYREAD_OK) return 0;
     for (int i = 0; i < n; i++) {
         if (strncmp(fr[i].file, "<frozen ", 8) == 0 || fr[i].line < 0) continue;
-        if (atomic_load_explicit(&slot->seq, memory_order_seq_cst) != seq) return;
+        if (atomic_load_explicit(&slot->seq, memory_order_seq_cst) != seq) return 0;
         snprintf(e->py_file, sizeof e->py_file, "%s", fr[i].file);
+        snprintf(e->py_func, sizeof e->py_func, "%s", fr[i].function);
         e->py_line = fr[i].line;
-        return;
+        return 1;
     }
+    return 0;
+}
+
+/* The line its thread noted at entry (hang reports asked for, the GIL
+ * held), only while it is still this call's: the name lives as long as
+ * the frame that made the call. */
+static void cgi_hang_noted_line(cgi_hang_call *e, cgi_slot *slot, uint64_t seq)
+{
+    if (atomic_load_explicit(&slot->where_seq, memory_order_acquire) != seq) return;
+    const char *file = atomic_load_explicit(&slot->py_file, memory_order_relaxed);
+    int line = atomic_load_explicit(&slot->py_line, memory_order_relaxed);
+    if (file) snprintf(e->py_file, sizeof e->py_file, "%s", file);
+    /* Still this call's: then what was read was its line (loads stay in
+     * order on x86; elsewhere a rare report may show a later line). */
+    if (atomic_load_explicit(&slot->where_seq, memory_order_seq_cst) == seq &&
+        atomic_load_explicit(&slot->seq, memory_order_seq_cst) == seq)
+        e->py_line = line;
+    else
+        e->py_file[0] = '\0';
+}
+
+/* Does the call hold its runtime? Noted at entry where the mode notes it
+ * (hang reports asked for); for CPython else read from the GIL's state;
+ * else unknown unless every mode in use notes it. */
+static uint32_t cgi_hang_held(cgi_slot *slot, uint64_t seq, const cg_adapter *ad, pid_t tid, unsigned long pth)
+{
+    if (!ad) return CGI_HELD_NO;
+    if (atomic_load(&slot->held_seq) == seq) return CGI_HELD_YES;
+    if (ad == &cgi_cpython_adapter && atomic_load_explicit(&cgi_py.state, memory_order_acquire) > 0) {
+        int gil = cgi_pyread_gil_held(tid, pth);
+        if (gil >= 0 && atomic_load(&slot->seq) == seq) return gil ? CGI_HELD_YES : CGI_HELD_NO;
+    }
+    int noted = atomic_load(&cgi_cfg.hang_ns) && atomic_load(&cgi_cfg.timing) == CGI_TIMING_SAMPLED &&
+                !atomic_load(&cgi_cfg.trace_on) && ad != &cgi_cpython_adapter;
+    return noted ? CGI_HELD_NO : CGI_HELD_UNKNOWN;
 }
 
 /* Fills e from the slot of v; 0 when the call has left meanwhile. */
@@ -123,29 +160,17 @@ static int cgi_hang_fill(cgi_hang_call *e, const cgi_wd_call *v, const cg_adapte
     if (!r) return 0;
     memset(e, 0, sizeof *e);
     e->tid = atomic_load(&slot->tid);
+    e->seq = v->seq;
     e->age_ns = v->age_ns;
     e->waiting = atomic_load(&slot->waiting) != 0;
-    e->held = ad && atomic_load(&slot->held_seq) == v->seq;
     memcpy(e->thread, slot->thread, sizeof e->thread - 1);
     snprintf(e->api, sizeof e->api, "%s", r->api);
     snprintf(e->name, sizeof e->name, "%s", r->name);
     snprintf(e->domain, sizeof e->domain, "%s", r->domain);
-    if (e->held) snprintf(e->runtime, sizeof e->runtime, "%s", ad->name ? ad->name : "?");
-    /* The Python line, only while it is still this call's: the name lives
-     * as long as the frame that made the call. */
-    if (atomic_load_explicit(&slot->where_seq, memory_order_acquire) == v->seq) {
-        const char *file = atomic_load_explicit(&slot->py_file, memory_order_relaxed);
-        int line = atomic_load_explicit(&slot->py_line, memory_order_relaxed);
-        if (file) snprintf(e->py_file, sizeof e->py_file, "%s", file);
-        /* Still this call's: then what was read was its line (loads stay
-         * in order on x86; elsewhere a rare report may show a later line). */
-        if (atomic_load_explicit(&slot->where_seq, memory_order_seq_cst) == v->seq &&
-            atomic_load_explicit(&slot->seq, memory_order_seq_cst) == v->seq)
-            e->py_line = line;
-        else
-            e->py_file[0] = '\0';
-    }
-    if (!e->py_file[0]) cgi_hang_read_frames(e, slot, v->seq);
+    if (ad) snprintf(e->runtime, sizeof e->runtime, "%s", ad->name ? ad->name : "?");
+    unsigned long pth = cgi_slot_pthread_id(v->slot);
+    e->held = cgi_hang_held(slot, v->seq, ad, e->tid, pth);
+    if (!cgi_hang_read_frames(e, slot, v->seq, pth)) cgi_hang_noted_line(e, slot, v->seq);
     return 1;
 }
 
@@ -291,11 +316,52 @@ static unsigned cgi_hang_waiters(cgi_hang_page *pg, const cg_adapter *ad)
     return n;
 }
 
+/* One call of the page as a line of the stderr block. */
+static void cgi_hang_print_call(cgi_hang_text *t, const cgi_hang_call *e)
+{
+    char what[700];
+    size_t w = 0;
+    what[0] = '\0';
+#define CGI_WHAT(...) (w < sizeof what ? (w += (size_t)snprintf(what + w, sizeof what - w, __VA_ARGS__)) : w)
+    if (e->waiting && e->holder_tid)
+        CGI_WHAT(", waits for lock \"%s\" held by tid %d", e->domain, e->holder_tid);
+    else if (e->waiting)
+        CGI_WHAT(", waits for lock \"%s\"", e->domain[0] ? e->domain : "(a handle lock)");
+    if (e->loader) CGI_WHAT(", waits for the dynamic loader's lock (glibc)");
+    int py = strcmp(e->runtime, "cpython") == 0;
+    if (e->held == CGI_HELD_YES)
+        py ? CGI_WHAT(", holds the GIL (cpython)") : CGI_WHAT(", holds the %s runtime", e->runtime);
+    else if (e->held == CGI_HELD_UNKNOWN)
+        py ? CGI_WHAT(", holds the GIL: unknown") : CGI_WHAT(", holds the %s runtime: unknown", e->runtime);
+    if (e->py_file[0]) CGI_WHAT(", python %s:%d", e->py_file, e->py_line);
+    if (e->py_file[0] && e->py_func[0]) CGI_WHAT(" in %s", e->py_func);
+#undef CGI_WHAT
+    what[sizeof what - 1] = '\0';
+    cgi_hang_line(t, "  tid %d \"%s\": %s %s, %lu ms%s", e->tid, e->thread, e->api, e->name,
+                  (unsigned long)(e->age_ns / 1000000u), what);
+}
+
+/* The page as a block of lines on stderr (CALLGUARD_HANG_MS). */
+static void cgi_hang_print(const cgi_hang_page *pg)
+{
+    cgi_hang_text t;
+    t.len = 0;
+    unsigned long ms = (unsigned long)(pg->hang_ns / 1000000u);
+    cgi_hang_line(&t, "pid %d: a guarded call in flight for %lu ms or more (CALLGUARD_HANG_MS=%lu); %u in flight:",
+                  (int)getpid(), ms, ms, pg->ncalls);
+    for (unsigned i = 0; i < pg->ncalls; i++)
+        cgi_hang_print_call(&t, &pg->call[i]);
+    for (unsigned i = 0; i < pg->nwaiters; i++)
+        cgi_hang_line(&t, "  tid %d \"%s\": in no guarded call, waits for the GIL (cpython)", pg->waiter[i].tid,
+                      pg->waiter[i].thread);
+    cgi_hang_line(&t, "end");
+    cgi_hang_write(&t);
+}
+
 void cgi_hang_report(const cgi_wd_call *v, unsigned n, uint64_t now_ns)
 {
     cgi_hang_page *pg = &cgi_stats->hang;
     const cg_adapter *ad = atomic_load(&cgi_cfg.adapter);
-    uint64_t hang = atomic_load(&cgi_cfg.hang_ns);
     atomic_fetch_add(&pg->gen, 1); /* odd: being written */
     unsigned k = 0;
     for (unsigned i = 0; i < n && k < CGI_HANG_MAX_CALLS; i++)
@@ -316,48 +382,12 @@ void cgi_hang_report(const cgi_wd_call *v, unsigned n, uint64_t now_ns)
         pg->call[i].loader = cgi_hang_waits_for_loader(pg->call[i].tid);
     pg->nwaiters = cgi_hang_waiters(pg, ad);
     pg->at_ns = now_ns;
-    pg->hang_ns = hang;
+    pg->hang_ns = atomic_load(&cgi_cfg.record_ns);
+    pg->asked = atomic_load(&cgi_cfg.hang_ns) != 0;
     pg->over = 0;
     atomic_fetch_add(&pg->reports, 1);
     atomic_fetch_add(&pg->gen, 1); /* even: whole */
-
-    cgi_hang_text t;
-    t.len = 0;
-    cgi_hang_line(&t, "pid %d: a guarded call in flight for %lu ms or more (CALLGUARD_HANG_MS=%lu); %u in flight:",
-                  (int)getpid(), (unsigned long)(hang / 1000000u), (unsigned long)(hang / 1000000u), k);
-    for (unsigned i = 0; i < k; i++) {
-        const cgi_hang_call *e = &pg->call[i];
-        char what[600];
-        size_t w = 0;
-        if (e->waiting) {
-            if (e->holder_tid)
-                w += (size_t)snprintf(what + w, sizeof what - w, ", waits for lock \"%s\" held by tid %d", e->domain,
-                                      e->holder_tid);
-            else
-                w += (size_t)snprintf(what + w, sizeof what - w, ", waits for lock \"%s\"",
-                                      e->domain[0] ? e->domain : "(a handle lock)");
-        }
-        if (e->loader && w < sizeof what)
-            w += (size_t)snprintf(what + w, sizeof what - w, ", waits for the dynamic loader's lock (glibc)");
-        if (e->held && w < sizeof what) {
-            if (strcmp(e->runtime, "cpython") == 0)
-                w += (size_t)snprintf(what + w, sizeof what - w, ", holds the GIL (cpython)");
-            else
-                w += (size_t)snprintf(what + w, sizeof what - w, ", holds the %s runtime", e->runtime);
-        }
-        if (e->py_file[0] && w < sizeof what)
-            snprintf(what + w, sizeof what - w, ", python %s:%d", e->py_file, e->py_line);
-        else if (w >= sizeof what)
-            what[sizeof what - 1] = '\0';
-        if (!w && !e->py_file[0]) what[0] = '\0';
-        cgi_hang_line(&t, "  tid %d \"%s\": %s %s, %lu ms%s", e->tid, e->thread, e->api, e->name,
-                      (unsigned long)(e->age_ns / 1000000u), what);
-    }
-    for (unsigned i = 0; i < pg->nwaiters; i++)
-        cgi_hang_line(&t, "  tid %d \"%s\": in no guarded call, waits for the GIL (cpython)", pg->waiter[i].tid,
-                      pg->waiter[i].thread);
-    cgi_hang_line(&t, "end");
-    cgi_hang_write(&t);
+    if (pg->asked) cgi_hang_print(pg);
 }
 
 void cgi_hang_over(uint64_t now_ns)
@@ -366,6 +396,7 @@ void cgi_hang_over(uint64_t now_ns)
     atomic_fetch_add(&pg->gen, 1);
     pg->over = 1;
     atomic_fetch_add(&pg->gen, 1);
+    if (!pg->asked) return;
     cgi_hang_text t;
     t.len = 0;
     cgi_hang_line(&t, "over: the calls reported returned (%lu ms after the report)",

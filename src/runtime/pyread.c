@@ -19,6 +19,7 @@
 
 #include <elf.h>
 #include <link.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -38,6 +39,15 @@ typedef struct cgi_pyread_table {
     long unicode_length, unicode_state, unicode_ascii_size, unicode_compact_size;
 } cgi_pyread_table;
 
+/* Where the GIL's state lies: in _PyRuntime (3.9-3.11), or behind a
+ * pointer in each interpreter (3.12+: the interpreter's own `_gil`, or
+ * the main interpreter's, which lies inside _PyRuntime). */
+typedef struct cgi_pyread_gil_table {
+    int minor;
+    long runtime_gil, interp_gil_ptr, interp_gil_storage;
+    long gil_holder, gil_locked, gil_switches;
+} cgi_pyread_gil_table;
+
 #include "pyread_offsets.h"
 
 enum { LIMIT_INTERPRETERS = 256, LIMIT_THREADS = 65536, LIMIT_SKIPPED = 64, LIMIT_LINETABLE = 1 << 20 };
@@ -49,6 +59,7 @@ static struct {
     cgi_pyread_table t;
     uintptr_t runtime, runtime_size;
     uintptr_t code_type, unicode_type, bytes_type, frame_type; /* frame_type: 3.9, 3.10 */
+    const cgi_pyread_gil_table *gil;       /* NULL: where the GIL lies is not known for this version */
     int tagged;                            /* 3.14: f_executable is a stack reference, its low bits a tag */
     size_t ts_need, frame_need, code_need; /* bytes read of each: up to its last field read */
     atomic_flag preparing;
@@ -379,6 +390,52 @@ int cgi_pyread_frames(pid_t tid, unsigned long pthread_id, cgi_pyframe *out, int
     return CGI_PYREAD_OK;
 }
 
+/* ---- the GIL ------------------------------------------------------------- */
+
+typedef struct gil_view {
+    uintptr_t holder;
+    unsigned long switches;
+    int locked;
+} gil_view;
+
+/* The GIL of interpreter `interp`: its address, checked (3.12+: the
+ * pointer must lead to the interpreter's own lock or into _PyRuntime,
+ * where the main interpreter's lies), or 0. */
+static uintptr_t gil_of(uintptr_t interp)
+{
+    if (L.gil->runtime_gil >= 0) return L.runtime + (uintptr_t)L.gil->runtime_gil;
+    uintptr_t g;
+    if (peek_ptr(interp + (uintptr_t)L.gil->interp_gil_ptr, &g) != 0) return 0;
+    int own = g == interp + (uintptr_t)L.gil->interp_gil_storage;
+    int main = g >= L.runtime && g < L.runtime + L.runtime_size;
+    return own || main ? g : 0;
+}
+
+static int read_gil(uintptr_t g, gil_view *v)
+{
+    if (peek_ptr(g + (uintptr_t)L.gil->gil_holder, &v->holder) != 0 ||
+        peek(g + (uintptr_t)L.gil->gil_locked, &v->locked, sizeof v->locked) != 0 ||
+        peek(g + (uintptr_t)L.gil->gil_switches, &v->switches, sizeof v->switches) != 0)
+        return -1;
+    return v->locked == 0 || v->locked == 1 ? 0 : -1;
+}
+
+int cgi_pyread_gil_held(pid_t tid, unsigned long pthread_id)
+{
+    int result;
+    if (atomic_load_explicit(&L.state, memory_order_acquire) != CGI_PYREAD_OK || !L.gil) return -1;
+    uintptr_t ts = find_thread(tid, pthread_id, &result), interp;
+    if (!ts || peek_ptr(ts + (uintptr_t)L.t.tstate_interp, &interp) != 0) return -1;
+    uintptr_t g = gil_of(interp);
+    gil_view a, b;
+    if (!g || read_gil(g, &a) != 0) return -1;
+    /* take_gil marks the lock taken before it names its new holder: read
+     * twice, a moment apart, and believe only an answer that held still. */
+    sched_yield();
+    if (read_gil(g, &b) != 0 || a.holder != b.holder || a.locked != b.locked || a.switches != b.switches) return -1;
+    return a.locked && a.holder == ts;
+}
+
 /* ---- the layout ----------------------------------------------------------- */
 
 /* Where each field lies in _Py_DebugOffsets, counted in its uint64_t words
@@ -501,6 +558,8 @@ static int set_needs(void)
 static int layout_of(int minor)
 {
     int st = CGI_PYREAD_UNSUPPORTED;
+    for (size_t i = 0; i < sizeof cgi_pyread_gil_tables / sizeof *cgi_pyread_gil_tables; i++)
+        if (cgi_pyread_gil_tables[i].minor == minor) L.gil = &cgi_pyread_gil_tables[i];
     if (minor >= 13) st = layout_from_debug(minor);
     for (size_t i = 0; minor < 13 && i < sizeof cgi_pyread_tables / sizeof *cgi_pyread_tables; i++)
         if (cgi_pyread_tables[i].minor == minor) L.t = cgi_pyread_tables[i], st = CGI_PYREAD_OK;

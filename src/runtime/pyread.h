@@ -54,6 +54,13 @@ CGI_HIDDEN int cgi_pyread_prepare(void);
  * right while it was read. */
 CGI_HIDDEN int cgi_pyread_frames(pid_t tid, unsigned long pthread_id, cgi_pyframe *out, int max, int *n);
 
+/* Does the thread whose gettid() is `tid` (pthread_self() `pthread_id` on
+ * 3.9 and 3.10) hold the GIL of its interpreter now? 1 or 0, read from the
+ * GIL's state the way cgi_pyread_frames reads frames; -1 when it cannot be
+ * told (a version whose GIL is not placed here: 3.14+, a lock that moved
+ * while read). For a thread that stays inside a native call. */
+CGI_HIDDEN int cgi_pyread_gil_held(pid_t tid, unsigned long pthread_id);
+
 /* "ok", "no python", ...: for messages and tests. */
 CGI_HIDDEN const char *cgi_pyread_result_name(int result);
 

@@ -36,7 +36,7 @@ _Static_assert(sizeof(cgi_stall) == 1024, "stall layout is fixed");
 _Static_assert(sizeof(cgi_slot) == 128 && offsetof(cgi_slot, mark) < 64 && offsetof(cgi_slot, held_seq) == 64,
                "a slot is two cache lines: what every counted call touches (the stall mark included), and the rest");
 _Static_assert(sizeof(cgi_shard) == 64, "a shard is a cache line");
-_Static_assert(sizeof(cgi_hang_call) == 480, "a hung call's layout is fixed");
+_Static_assert(sizeof(cgi_hang_call) == 552, "a hung call's layout is fixed");
 _Static_assert(sizeof(cgi_violation) == 512, "violation layout is fixed");
 
 cgi_stats_region *cgi_stats;
@@ -78,6 +78,7 @@ static void cgi_stats_fill_header(cgi_stats_header *h)
     h->start_unix_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     h->base = (uint64_t)(uintptr_t)cgi_stats;
     h->tick0 = cgi_clk.tick0;
+    h->start_mono_ns = cgi_clk.mono0;
     atomic_store(&h->tick_mult, cgi_clk.mult);
     atomic_store(&h->stalls_dropped, 0);
     atomic_store(&h->threads_unslotted, 0);
@@ -91,6 +92,7 @@ static void cgi_stats_fill_header(cgi_stats_header *h)
     h->local_rank = cgi_my_rank.local_rank >= 0 ? (uint32_t)cgi_my_rank.local_rank : 0;
     h->rank_set = (cgi_my_rank.rank >= 0 ? CGI_RANK_SET : 0) | (cgi_my_rank.local_rank >= 0 ? CGI_LOCAL_RANK_SET : 0);
     memcpy(h->rank_from, cgi_my_rank.from, sizeof h->rank_from);
+    h->world_size = cgi_my_rank.world_size > 0 ? (uint32_t)cgi_my_rank.world_size : 0;
 
     /* /proc/self/cmdline: NUL-separated argv; join with spaces. */
     h->command[0] = '\0';
@@ -466,11 +468,18 @@ int cgi_stats_result(cg_counters *c, int err)
  * and given back by a thread-specific destructor when the thread exits. */
 
 static pthread_once_t cgi_slot_once = PTHREAD_ONCE_INIT;
+static _Atomic unsigned long cgi_slot_pthread[CGI_STATS_MAX_SLOTS];
+
+unsigned long cgi_slot_pthread_id(unsigned i)
+{
+    return i < CGI_STATS_MAX_SLOTS ? atomic_load_explicit(&cgi_slot_pthread[i], memory_order_relaxed) : 0;
+}
 
 static void cgi_slot_give_back(void *p)
 {
     cgi_slot *slot = p;
     if (cgi_my_slot == slot) cgi_slot_set(&cgi_unclaimed_slot);
+    atomic_store(&cgi_slot_pthread[slot - cgi_stats->slot], 0);
     atomic_store(&slot->counters, NULL);
     atomic_store(&slot->tid, 0);
 }
@@ -500,6 +509,7 @@ cgi_slot *cgi_slot_claim(void)
         if (atomic_load_explicit(&slot->tid, memory_order_relaxed) == 0 &&
             atomic_compare_exchange_strong(&slot->tid, &free_tid, -1)) {
             cgi_slot_fill(slot);
+            atomic_store(&cgi_slot_pthread[i], (unsigned long)pthread_self());
             slot->shard_off = (uint32_t)((i % CGI_SHARDS) * sizeof(cgi_shard));
             slot->owned = i < CGI_SHARDS;
             slot->calls_off = (uint32_t)(CGI_SHARD_BASE + slot->shard_off + offsetof(cgi_shard, calls));

@@ -49,6 +49,10 @@ CGI_HIDDEN extern cg_counters cgi_no_counters;
 CGI_HIDDEN extern _Atomic unsigned cgi_slots_used;
 /* Claims a slot for this thread (cgi_spare_slot when none is free). */
 CGI_HIDDEN cgi_slot *cgi_slot_claim(void);
+/* pthread_self() of the thread that claimed slot i (kept in this process's
+ * memory, not the file: CPython 3.9 and 3.10 know their threads by it);
+ * 0 when not known. */
+CGI_HIDDEN unsigned long cgi_slot_pthread_id(unsigned i);
 
 /* Keeps a stall in the list when it is among the worst; s->valid is ignored.
  * The caller fills everything else. */

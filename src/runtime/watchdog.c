@@ -10,7 +10,9 @@
  * in its slot, so that its thread, as it leaves and still holding what it
  * held, records the stall (short.c, cgi_leave_marked). Calls of the general
  * path read the clock themselves (`timed`); the watchdog only ages them.
- * With CALLGUARD_HANG_MS it also reports hangs while they last (hang.c).
+ * A call in flight for the hang threshold (1 s, or CALLGUARD_HANG_MS) has
+ * every call in flight written to the statistics file's hang page, and,
+ * with CALLGUARD_HANG_MS, to stderr (hang.c): nothing per call pays for it.
  *
  * The watchdog never calls into an interpreter and takes no lock the
  * program can hold: it reads and writes the statistics region with atomics
@@ -155,7 +157,7 @@ static int cgi_wd_tick(uint64_t now, uint64_t len)
     if (atomic_load_explicit(&cgi_stats->h.timing, memory_order_relaxed) != timing)
         atomic_store_explicit(&cgi_stats->h.timing, timing, memory_order_relaxed);
     uint64_t stall = atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed);
-    uint64_t hang = atomic_load_explicit(&cgi_cfg.hang_ns, memory_order_relaxed);
+    uint64_t hang = atomic_load_explicit(&cgi_cfg.record_ns, memory_order_relaxed);
     uint64_t len_ns = cgi_ticks_ns(len), sig = 0;
     unsigned used = atomic_load(&cgi_slots_used), ncalls = 0;
     int busy = 0, hung = 0;
@@ -196,6 +198,7 @@ static int cgi_wd_tick(uint64_t now, uint64_t len)
     }
     if (hang) {
         uint64_t now_ns = cgi_ticks_ns(now - cgi_clk.tick0);
+        atomic_store_explicit(&cgi_stats->hang.seen_ns, now_ns, memory_order_relaxed);
         if (hung && sig != cgi_wd_sig) {
             cgi_wd_sig = sig;
             cgi_hang_report(cgi_wd_calls, ncalls, now_ns);
@@ -245,7 +248,7 @@ void cgi_watchdog_start(void)
 {
     if (__builtin_expect(atomic_load_explicit(&cgi_wd_state, memory_order_relaxed) != 0, 1)) return;
     if (!cgi_stats || !atomic_load(&cgi_cfg.stats_on) || !cgi_clk.mult) return;
-    if (atomic_load(&cgi_cfg.timing) == CGI_TIMING_EXACT && !atomic_load(&cgi_cfg.hang_ns)) return;
+    if (atomic_load(&cgi_cfg.timing) == CGI_TIMING_EXACT && !atomic_load(&cgi_cfg.record_ns)) return;
 #if defined(__SANITIZE_THREAD__)
     if (cgi_wd_forked) return; /* TSan kills a forked child that starts a thread (exit 66) */
 #endif

@@ -79,6 +79,29 @@ def a_call_without_the_gil_is_read_at_its_line():
     expect(frames, [(line, "read_here"), (inner, "parked"), (here, sys._getframe().f_code.co_name)])
 
 
+def spin(until):
+    while time.monotonic() < until:
+        pass
+
+
+def whether_a_call_holds_the_gil_is_read_from_the_gils_state():
+    """PyDLL keeps the GIL through the call: held (1); CDLL lets it go:
+    not held (0), also while another Python thread takes it and runs (or
+    unknown, -1, when it changed hands while read: never held)."""
+    prepared(WITH_GIL)
+    check(WITH_GIL.cgt_gil_self() == 1, "a call through PyDLL holds the GIL")
+    check(WITHOUT_GIL.cgt_gil_self() == 0, "a call through CDLL does not")
+    other = threading.Thread(target=spin, args=(time.monotonic() + 0.5,))
+    other.start()
+    try:
+        time.sleep(0.01)
+        answers = {WITHOUT_GIL.cgt_gil_self() for _ in range(50)}
+    finally:
+        other.join()
+    # -1 (unknown) where the GIL changed hands while read; never 1 (wrong).
+    check(1 not in answers and 0 in answers, "another thread runs Python: this one's GIL is not held: %s" % answers)
+
+
 def fünf_straße_名前(lib):
     return read_here(lib), sys._getframe().f_lineno
 

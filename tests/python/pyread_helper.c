@@ -46,6 +46,26 @@ CGT_EXPORT int cgt_read_self(int max)
     return result;
 }
 
+static int gil;
+static void *read_gil(void *arg)
+{
+    const target *t = arg;
+    gil = cgi_pyread_gil_held(t->tid, t->pthread_id);
+    return NULL;
+}
+
+/* Whether the calling thread holds the GIL, as a C thread reads it while
+ * this one waits in pthread_join (ctypes.PyDLL: it does; CDLL: it does
+ * not). 1, 0 or -1 (cannot be told). */
+CGT_EXPORT int cgt_gil_self(void)
+{
+    target t = {gettid(), (unsigned long)pthread_self(), 0};
+    pthread_t reader;
+    if (pthread_create(&reader, NULL, read_gil, &t) != 0) return -2;
+    pthread_join(reader, NULL);
+    return gil;
+}
+
 /* One line a frame, innermost first: "LINE FUNCTION FILE". */
 CGT_EXPORT const char *cgt_text(void)
 {

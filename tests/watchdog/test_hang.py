@@ -81,7 +81,7 @@ def hang_report_names_the_call_the_gil_and_the_python_line_while_it_hangs():
         check("a guarded call in flight for 500 ms or more (CALLGUARD_HANG_MS=500); 1 in flight:" in lines[0], err)
         call = lines[1]
         check(" cl clWaitForEvents, " in call and "holds the GIL (cpython)" in call, err)
-        check(call.endswith("python %s:23" % HANG), "the Python line of the wait: " + call)
+        check(call.endswith("python %s:23 in <module>" % HANG), "the Python line of the wait: " + call)
         check(call.startswith('callguard: hang:   tid %d "python' % h.p.pid) or ' tid ' in call, call)
         time.sleep(1.5)
         err = h.kill()
@@ -104,7 +104,7 @@ def hang_report_is_in_the_report_of_a_run_stopped_by_a_signal():
     check(len(hangs) == 1 and hangs[0]["reports"] == 1, "one process with one hang report: %s" % hangs)
     calls = hangs[0]["calls"]
     check(len(calls) == 1 and calls[0]["name"] == "clWaitForEvents" and calls[0]["runtime"] == "cpython", calls)
-    check(calls[0]["python"] == {"file": HANG, "line": 23}, calls)
+    check(calls[0]["python"] == {"file": HANG, "line": 23, "function": "<module>"}, calls)
     # Read back (`callguard report`): the saved report keeps the hang, in JSON and in the table.
     again = os.path.join(TMP, "again.json")
     r = subprocess.run([CG, "report", "--json", again, path], capture_output=True, text=True, timeout=60)
@@ -120,26 +120,94 @@ def hang_report_names_the_python_line_of_a_wait_without_the_gil():
     """A binding that lets go of the GIL around the call (ctypes.CDLL): no
     line was noted at entry, so the hang report reads it from the thread's
     own frames (pyread.c); on stderr while it hangs, and in the report of
-    the run stopped with SIGTERM. CPython 3.11+ (3.9 and 3.10 keep no
-    thread id in their thread states: the line is unknown there)."""
+    the run stopped with SIGTERM."""
     skip_unless_real_stack()
-    if sys.version_info < (3, 11):
-        print("skipped: CPython %d.%d keeps no thread id in a thread state" % sys.version_info[:2])
-        sys.exit(77)
     path = os.path.join(TMP, "hang-cdll.json")
     with Hung("--hang-ms", "300", "--report", path, args=("cdll",)) as h:
         err = h.stderr_until("callguard: hang: end", 20)
         call = next((l for l in err.splitlines() if " cl clWaitForEvents, " in l), "")
-        check(call.endswith("python %s:23" % HANG) and "holds the GIL" not in call,
+        check(call.endswith("python %s:23 in <module>" % HANG) and "holds the GIL" not in call,
               "the Python line of a wait without the GIL:\n" + err)
         os.kill(h.p.pid, signal.SIGTERM)
         h.p.wait(timeout=30)
     calls = [c for p in json.load(open(path))["processes"] if p.get("hang") for c in p["hang"]["calls"]]
-    check(len(calls) == 1 and calls[0]["python"] == {"file": HANG, "line": 23}, calls)
+    check(len(calls) == 1 and calls[0]["python"] == {"file": HANG, "line": 23, "function": "<module>"}, calls)
+
+
+def child_of(pid):
+    """The pid of a child of pid (the program callguard run started), or None."""
+    for d in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                if d.isdigit() and int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                    return int(d)
+        except (OSError, ValueError, IndexError):
+            continue
+    return None
+
+
+def hang_page_is_live_for_status_and_kept_after_sigterm_without_asking():
+    """No hang option: a wait through ctypes.CDLL (the GIL let go) and one
+    through ctypes.PyDLL (held) are each on the hang page within 2 s of
+    entering it, which `callguard status PID` reads while they hang (the
+    call, the GIL held or not, the Python line); nothing on stderr; and the
+    report of the run stopped with SIGTERM keeps the line."""
+    skip_unless_real_stack()
+    for mode, held in (("cdll", False), ("pydll", True)):
+        path = os.path.join(TMP, "page-%s.json" % mode)
+        with Hung("--report", path, args=(mode,)) as h:
+            end = time.monotonic() + 20
+            while time.monotonic() < end and not h.p.stdout.readline().startswith("waiting"):
+                pass
+            entered, pid, live = time.monotonic(), None, {}
+            while time.monotonic() < entered + 2.0:
+                pid = pid or child_of(h.p.pid)
+                r = subprocess.run([CG, "status", "--json", str(pid or 0)], capture_output=True, text=True,
+                                   timeout=30)
+                calls = [c for p in json.loads(r.stdout)["processes"] for c in p["in_flight"]] if r.stdout else []
+                if calls and calls[0]["python"]:
+                    live = calls[0]
+                    break
+                time.sleep(0.1)
+            check(live.get("name") == "clWaitForEvents" and live["holds_runtime"] is held and
+                  live["python"] == {"file": HANG, "line": 23, "function": "<module>"},
+                  "%s: status within 2 s: %s" % (mode, live))
+            os.kill(h.p.pid, signal.SIGTERM)
+            h.p.wait(timeout=30)
+            check("callguard: hang" not in "".join(h.err), "nothing on stderr without asking: %s" % h.err)
+        calls = [c for p in json.load(open(path))["processes"] for c in p["in_flight"]]
+        check(len(calls) == 1 and calls[0]["python"] == {"file": HANG, "line": 23, "function": "<module>"},
+              "%s: the report keeps the line: %s" % (mode, calls))
+
+
+def status_reads_only_your_own_processes_and_says_why_not():
+    """`callguard status PID` of another user's process is refused (exit 1,
+    one line), never read; a folder with no live run, and a pid that is not
+    under callguard, each say so; a bad argument is a usage error (exit 2)."""
+    other = None
+    if os.geteuid() == 0:
+        other = subprocess.Popen(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "sleep", "30"])
+    try:
+        if other:
+            time.sleep(0.2)
+            r = subprocess.run([CG, "status", str(other.pid)], capture_output=True, text=True, timeout=30)
+            check(r.returncode == 1 and "no such process of yours" in r.stderr and not r.stdout, r.stderr)
+        r = subprocess.run([CG, "status", str(os.getpid())], capture_output=True, text=True, timeout=30)
+        check(r.returncode == 1 and "not run by callguard run" in r.stderr, r.stderr)
+        empty = tempfile.mkdtemp(prefix="cgstatus-", dir=TMP)
+        r = subprocess.run([CG, "status", empty], capture_output=True, text=True, timeout=30)
+        check(r.returncode == 1 and "no run of it is alive" in r.stderr, r.stderr)
+        r = subprocess.run([CG, "status", "soon"], capture_output=True, text=True, timeout=30)
+        check(r.returncode == 2 and "'soon'" in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr)
+    finally:
+        if other:
+            other.kill()
+            other.wait()
 
 
 def hang_reports_are_off_by_default():
-    """Without --hang-ms nothing is printed however long the call hangs."""
+    """Without --hang-ms nothing is printed however long the call hangs (the
+    page is kept in the statistics file: the test above)."""
     skip_unless_real_stack()
     with Hung() as h:
         err = h.stderr_until("callguard: hang", 2.5)

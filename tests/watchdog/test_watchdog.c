@@ -194,10 +194,13 @@ static int test_sampled_time_and_stalls_come_from_the_watchdog(int argc, char **
     return 0;
 }
 
+/* Exact timing and no hang page (CALLGUARD_HANG_MS=off): nothing for a
+ * watchdog to do. The page alone starts one (the next test). */
 static int test_exact_timing_reads_the_clock_and_needs_no_watchdog(int argc, char **argv)
 {
     (void)argc, (void)argv;
     CHECK(cg_configure("CALLGUARD_TIMING", "exact") == CG_OK);
+    CHECK(cg_configure("CALLGUARD_HANG_MS", "off") == CG_OK);
     CHECK(cg_stats_enable(1) == CG_OK);
     toy_device_t d = dev(0);
     long ms = 15;
@@ -536,15 +539,18 @@ static int test_hang_lines_stay_out_of_a_data_file_that_took_fd_2(int argc, char
 }
 
 /* Where a program needs to stay single-threaded (unshare(CLONE_NEWUSER)
- * after a guarded call), exact timing without hang reports starts no
- * watchdog (docs/configuration.md, CALLGUARD_TIMING). */
+ * after a guarded call), exact timing without the hang page
+ * (CALLGUARD_HANG_MS=off) starts no watchdog (docs/configuration.md,
+ * CALLGUARD_TIMING). */
 static int test_unshare_newuser_works_after_counted_calls_timed_exactly(int argc, char **argv)
 {
     (void)argc, (void)argv;
     pid_t pid = fork();
     CHECK(pid >= 0);
     if (pid == 0) {
-        if (cg_configure("CALLGUARD_TIMING", "exact") != CG_OK || cg_stats_enable(1) != CG_OK) _exit(2);
+        if (cg_configure("CALLGUARD_TIMING", "exact") != CG_OK || cg_configure("CALLGUARD_HANG_MS", "off") != CG_OK ||
+            cg_stats_enable(1) != CG_OK)
+            _exit(2);
         for (int i = 0; i < 100; i++)
             toyNop(i);
         cg_site_stats s;
@@ -664,6 +670,45 @@ static int test_blocking_site_peak_on_the_layers_short_path_is_the_drivers_own(i
     return 0;
 }
 
+/* A call of 1.3 s with statistics on and no hang option, timed as argv[1]
+ * says; then the report, to argv[0]. */
+static int child_a_call_of_a_second(int argc, char **argv)
+{
+    CHECK(argc == 2);
+    if (strcmp(argv[1], "exact") == 0) CHECK(cg_configure("CALLGUARD_TIMING", "exact") == CG_OK);
+    CHECK(cg_stats_enable(1) == CG_OK);
+    long ms = 1300;
+    CHECK(toyRunCallback(dev(0), sleep_callback, &ms) == TOY_SUCCESS);
+    sleep_ms(300); /* the watchdog sees it returned */
+    _exit(cg_report_write(argv[0], CG_REPORT_JSON) == CG_OK ? 0 : 1);
+}
+
+/* Without asking: a call in flight for a second is on the hang page (the
+ * statistics file, for a reader while it lasts) with its thread, and
+ * nothing goes to stderr; sampled or exact timing alike. */
+static int test_a_call_in_flight_a_second_is_recorded_without_asking(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    static const char *const env[] = {"CALLGUARD_STATS_DIR", "CALLGUARD_HANG_MS", "CALLGUARD_TIMING", NULL};
+    for (int exact = 0; exact < 2; exact++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/second-%d.json", cgtest_tmpdir(), exact);
+        const char *args[] = {path, exact ? "exact" : "sampled", NULL};
+        cgtest_result r;
+        CHECK(cgtest_child(&r, env, "child_a_call_of_a_second", args) == 0);
+        CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "status %d\n%s", r.status, r.err);
+        CHECKF(!strstr(r.err, "callguard: hang"), "hang lines on stderr without asking:\n%s", r.err);
+        char *json = cgtest_read_file(path, NULL);
+        CHECKF(json != NULL, "no report at %s", path);
+        const char *hang = strstr(json, "\"hang\": {");
+        CHECKF(hang && strstr(hang, "\"hang_ms\": 1000, \"asked\": false, \"over\": true") &&
+                   strstr(hang, "\"name\": \"toyRunCallback\""),
+               "%s timing: no page of the call:\n%s", args[1], json);
+        free(json);
+    }
+    return 0;
+}
+
 const cgtest_case cgtest_cases[] = {
     {"blocking_site_peak_on_the_layers_short_path_is_the_drivers_own",
      test_blocking_site_peak_on_the_layers_short_path_is_the_drivers_own},
@@ -689,5 +734,7 @@ const cgtest_case cgtest_cases[] = {
     {"sampled_time_and_stalls_come_from_the_watchdog", test_sampled_time_and_stalls_come_from_the_watchdog},
     {"exact_timing_reads_the_clock_and_needs_no_watchdog", test_exact_timing_reads_the_clock_and_needs_no_watchdog},
     {"no_watchdog_without_statistics", test_no_watchdog_without_statistics},
+    {"a_call_in_flight_a_second_is_recorded_without_asking", test_a_call_in_flight_a_second_is_recorded_without_asking},
+    {"child_a_call_of_a_second", child_a_call_of_a_second},
 };
 const size_t cgtest_ncases = sizeof cgtest_cases / sizeof *cgtest_cases;

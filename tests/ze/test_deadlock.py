@@ -62,7 +62,8 @@ def ze_gil_loader_lock_deadlock_hang_report_names_zeModuleCreate_the_gil_and_the
     check("holds the GIL (cpython)" in call.group(2), "it holds the GIL: %s" % call.group(0))
     check("waits for the dynamic loader's lock (glibc)" in call.group(2),
           "inside it, the simulator's dlopen waits for the loader's lock: %s" % call.group(0))
-    check(call.group(2).endswith("python %s:%d" % (CHILD[1], line)), "the Python line %d: %s" % (line, call.group(0)))
+    check(call.group(2).endswith("python %s:%d in <module>" % (CHILD[1], line)),
+          "the Python line %d: %s" % (line, call.group(0)))
     # The other side: thread B, in no guarded call (inside glibc's dl_iterate_phdr, in a ctypes callback),
     # asleep on the GIL.
     other = re.findall(r'^callguard: hang:   tid (\d+) "[^"]*": in no guarded call, waits for the GIL \(cpython\)$',
