@@ -151,6 +151,15 @@ typedef struct cg_proc_exit {
 } cg_proc_exit;
 int cg_report_merge(const char *dir, const cg_proc_exit *exits, size_t nexits, const char *path,
                     cg_report_format format);
+/* `callguard status`: what running processes are doing now, read from
+ * their statistics files (paths; each opened without following a link
+ * and left out, said on stderr, unless it is the caller's own and a
+ * statistics file of this version). Writes to fd, as format (CG_REPORT_JSON,
+ * else text), the processes grouped by what they are doing, groups of one
+ * first, then each process with its calls in flight: their age, lock,
+ * runtime held and Python line. `where` ends the text's first line ("on
+ * host vm"). Reads only: no signal, no ptrace, nothing of the processes'. */
+int cg_status_write(const char *const *stats_paths, size_t npaths, const char *where, int fd, cg_report_format format);
 /* Reads a saved JSON report (refusing anything else: another schema or
  * version, a truncated file) and writes it again as `format` to path. */
 int cg_report_convert(const char *json_path, const char *path, cg_report_format format);

@@ -11,6 +11,7 @@
  *   2 report             `callguard report`: saved reports, files and folders
  *   2 run_folder         `--report DIR/`: one report per run
  *   2 run_wait           starting the program and waiting for its whole tree
+ *   3 status             `callguard status`: the statistics files of live processes
  *   3 run_env            the run's directory and the child's environment
  *   3 run_options        the options, every value checked before the start
  *   4 run.c              `callguard run`
@@ -93,5 +94,6 @@ int cli_is_callguard_file(const char *path);
 int cli_cmd_run(int argc, char **argv);
 int cli_cmd_list(int argc, char **argv);
 int cli_cmd_report(int argc, char **argv);
+int cli_cmd_status(int argc, char **argv);
 
 #endif

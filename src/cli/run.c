@@ -7,6 +7,7 @@
  * the whole process tree has exited; callguard exits as the program did. */
 #define _GNU_SOURCE
 #include "run.h"
+#include "../common/launcher.h"
 #include "../common/message.h"
 
 #include <dirent.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static void remove_dir(const char *dir)
@@ -80,6 +82,24 @@ static int run_write_trace(const char *trace, const char *dir)
     return 0;
 }
 
+/* A rank of a job that was stopped stays a moment after its report is
+ * written: a launcher that stops a job (mpirun on SIGTERM, Ctrl-C) kills
+ * every rank left with SIGKILL as soon as one rank ends, and the ranks
+ * that got the signal at the same moment are then writing theirs. Until
+ * a second after the signal, at most. */
+static void run_linger_if_stopped(void)
+{
+    struct timespec at, now;
+    cgi_rank rank;
+    cgi_launcher_rank(&rank);
+    if (rank.rank < 0 || !run_stopped_at(&at)) return;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long long left = (long long)(at.tv_sec + 1 - now.tv_sec) * 1000000000LL + (at.tv_nsec - now.tv_nsec);
+    if (left <= 0 || left > 1000000000LL) return;
+    struct timespec ts = {left / 1000000000LL, left % 1000000000LL};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+}
+
 /* Exits as the program did: its status, or its signal. */
 static int run_exit_as_child(int child_status)
 {
@@ -126,6 +146,7 @@ int cli_cmd_run(int argc, char **argv)
 
     char *dir = run_make_dir();
     if (!dir) return 2;
+    char *note = folder ? run_live_note(o.report, dir) : NULL;
     env_list env = {0};
     run_lost missing;
     run_lost_open(&missing, dir);
@@ -134,6 +155,10 @@ int cli_cmd_run(int argc, char **argv)
     rc = run_start_and_wait(o.prog, &env, dir, &r);
     run_env_free(&env);
     run_lost_close(&missing, dir);
+    if (rc != 0 || r.exec_errno) {
+        if (note) unlink(note);
+        free(note);
+    }
     if (rc != 0) {
         free(r.exits);
         return rc;
@@ -145,6 +170,8 @@ int cli_cmd_run(int argc, char **argv)
         return r.exec_errno == ENOENT ? 127 : 126;
     }
     int lost = run_write_report(o.report, o.report_all, folder, dir, &r);
+    if (note) unlink(note);
+    free(note);
     lost |= run_write_trace(o.trace, dir);
     if (o.trace_lines) cli_say_written("the call lines", o.trace_lines, "");
     remove_dir(dir);
@@ -153,5 +180,6 @@ int cli_cmd_run(int argc, char **argv)
      * a report or trace that was lost: 125, callguard's own failure (as
      * env(1) and timeout(1) use it), never 2, 126 or 127. */
     if (lost && WIFEXITED(r.child_status) && WEXITSTATUS(r.child_status) == 0) return CLI_EXIT_LOST_OUTPUT;
+    run_linger_if_stopped();
     return run_exit_as_child(r.child_status);
 }

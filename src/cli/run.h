@@ -19,6 +19,8 @@
 #include "cli.h"
 #include "../common/stats_file.h"
 
+#include <time.h>
+
 /* The options of `callguard run`. */
 typedef struct run_opts {
     char *serialize; /* every --serialize joined by commas */
@@ -89,6 +91,9 @@ typedef struct run_result {
  * statistics files as their processes end. Returns 0, or 1 when callguard
  * itself failed. */
 int run_start_and_wait(char **prog, env_list *env, const char *dir, run_result *r);
+/* Whether the run was stopped (a SIGTERM or SIGHUP came to it), and when
+ * (CLOCK_MONOTONIC). */
+int run_stopped_at(struct timespec *at);
 
 /* Whether --report names a folder: a trailing slash, or a folder that exists. */
 int run_report_is_folder(const char *report);
@@ -100,5 +105,12 @@ int run_check_folder(const char *flag, const char *dir);
  * and exclusively (the folder too, when missing); malloc'd. NULL when it
  * cannot be, said on stderr. */
 char *run_folder_claim(const char *dir, pid_t pid);
+/* The note in report folder dir that this run is alive and where its
+ * statistics are (callguard status DIR/); malloc'd path to remove when
+ * the report is written, or NULL (no note: the run goes on). */
+char *run_live_note(const char *dir, const char *stats_dir);
+/* Reads note `name` of the folder open at dfd into stats: 1 when it is a
+ * live run's note of this host, the caller's own; else 0. */
+int run_live_note_read(int dfd, const char *name, char *stats, size_t cap);
 
 #endif

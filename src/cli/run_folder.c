@@ -26,16 +26,23 @@ int run_report_is_folder(const char *report)
     return (n && report[n - 1] == '/') || (stat(report, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
-/* DIR/callguard-HOST-rankR-pidP[-K].json: the host name's characters other
- * than letters, digits, '.', '-' and '_' as '_' (a file name, one line);
- * no rank part where no launcher named one; K from 2 when the name is
- * taken. pid 0: the longest name (for the checks). */
-static char *run_folder_name(const char *dir, pid_t pid, unsigned k)
+/* This host's name as part of a file name: characters other than letters,
+ * digits, '.', '-' and '_' as '_' (one line, no path). */
+static void run_host_part(char host[HOST_NAME_MAX + 1])
 {
-    char host[HOST_NAME_MAX + 1] = ""; /* a 64-byte name and its NUL: gethostname fails for less room */
-    if (gethostname(host, sizeof host) != 0 || !host[0]) strcpy(host, "unknown-host");
+    host[0] = '\0'; /* a 64-byte name and its NUL: gethostname fails for less room */
+    if (gethostname(host, HOST_NAME_MAX + 1) != 0 || !host[0]) strcpy(host, "unknown-host");
     for (char *c = host; *c; c++)
         if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_", *c)) *c = '_';
+}
+
+/* DIR/callguard-HOST-rankR-pidP[-K].json: no rank part where no launcher
+ * named one; K from 2 when the name is taken. pid 0: the longest name
+ * (for the checks). */
+static char *run_folder_name(const char *dir, pid_t pid, unsigned k)
+{
+    char host[HOST_NAME_MAX + 1];
+    run_host_part(host);
     cgi_rank rank;
     cgi_launcher_rank(&rank);
     char rpart[24] = "", ppart[24], kpart[16] = "";
@@ -138,4 +145,56 @@ char *run_folder_claim(const char *dir, pid_t pid)
     }
     cgi_say("cannot write a report in %s: every name for this process is taken", dir);
     return NULL;
+}
+
+/* ---- the note of a live run (callguard status DIR/) -----------------------------
+ * DIR/.callguard-HOST-pidP.live, made when the run starts and removed when
+ * its report is written: "callguard live\nhost HOST\nstats STATS_DIR\n".
+ * `callguard status DIR/` reads the statistics of the runs of its host. */
+
+char *run_live_note(const char *dir, const char *stats_dir)
+{
+    char host[HOST_NAME_MAX + 1], *path, *text;
+    run_host_part(host);
+    size_t n = strlen(dir);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) return NULL;
+    if (asprintf(&path, "%s%s.callguard-%s-pid%d.live", dir, n && dir[n - 1] == '/' ? "" : "/", host, (int)getpid()) <
+            0 ||
+        asprintf(&text, "callguard live\nhost %s\nstats %s\n", host, stats_dir) < 0)
+        exit(1);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    size_t len = strlen(text);
+    int ok = fd >= 0 && write(fd, text, len) == (ssize_t)len;
+    if (fd >= 0) close(fd);
+    if (fd >= 0 && !ok) unlink(path);
+    free(text);
+    if (!ok) free(path), path = NULL;
+    return path; /* no note: status does not find the run; the run goes on */
+}
+
+int run_live_note_read(int dfd, const char *name, char *stats, size_t cap)
+{
+    size_t n = strlen(name);
+    if (strncmp(name, ".callguard-", 11) != 0 || n < 16 || strcmp(name + n - 5, ".live") != 0) return 0;
+    int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    struct stat st;
+    char buf[8192], host[HOST_NAME_MAX + 1], want[HOST_NAME_MAX + 8];
+    ssize_t got = -1;
+    /* Only a note of the caller's, small and regular: another user's
+     * could name any directory. */
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && st.st_size < 8192)
+        got = read(fd, buf, sizeof buf - 1);
+    if (fd >= 0) close(fd);
+    if (got <= 0) return 0;
+    buf[got] = '\0';
+    run_host_part(host);
+    snprintf(want, sizeof want, "\nhost %s\n", host);
+    char *s = strstr(buf, "\nstats ");
+    if (strncmp(buf, "callguard live\n", 15) != 0 || !strstr(buf, want) || !s) return 0;
+    s += 7;
+    size_t len = strcspn(s, "\n");
+    if (!len || len >= cap || s[0] != '/') return 0;
+    memcpy(stats, s, len);
+    stats[len] = '\0';
+    return 1;
 }

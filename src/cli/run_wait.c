@@ -18,15 +18,31 @@
 #include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
 
 static volatile sig_atomic_t child_pid;
+/* When the first SIGTERM or SIGHUP came (CLOCK_MONOTONIC; 0: none). */
+static volatile sig_atomic_t stopped_s;
+static volatile long stopped_ns;
 
 static void forward_signal(int sig)
 {
+    if (!stopped_s) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts); /* async-signal-safe */
+        stopped_ns = ts.tv_nsec, stopped_s = (sig_atomic_t)ts.tv_sec + 1;
+    }
     if (child_pid > 0) kill(child_pid, sig);
+}
+
+int run_stopped_at(struct timespec *at)
+{
+    if (!stopped_s) return 0;
+    at->tv_sec = stopped_s - 1, at->tv_nsec = stopped_ns;
+    return 1;
 }
 
 /* The statistics files as their processes end. A process's file is open

@@ -48,6 +48,8 @@
  *   5 summary.c          the text report's summary (what needs attention, first)
  *                        and its advice
  *   6 report.c           a report written one process at a time (begin, add, end)
+ *   6 status.c           `callguard status`: running processes' calls in flight
+ *                        now, grouped by what they do, the odd ones first
  *   7 merge.c            cg_report_merge: a `callguard run` directory into one report
  *   7 report_read.c      cg_report_merge_files, cg_report_convert: saved reports
  *                        read back (the report schema) into regions, written again

@@ -434,5 +434,61 @@ def mpi_recv_with_release_gil_pauses_the_other_threads_at_most_50ms():
     check(recv["stalls"] == 0 and recv["calls"] == 1, "no stall: %s" % recv)
 
 
+HANG_JOB = """from mpi4py import MPI
+comm = MPI.COMM_WORLD
+rank = comm.Get_rank()
+print("ready", rank, flush=True)
+if rank == 2:
+    comm.Recv(bytearray(8), source=0, tag=7)  # line 6: nobody sends
+comm.Barrier()  # line 7
+"""
+
+
+def status_of(folder, *options):
+    r = subprocess.run([E["CG_CLI"], "status", *options, folder + "/"], capture_output=True, text=True, timeout=30)
+    return r.returncode, r.stdout, r.stderr
+
+
+def mpi4py_hang_status_names_the_rank_out_of_step_live_and_after_sigterm():
+    """Three ranks: rank 2 waits in an MPI_Recv nobody sends, ranks 0 and 1 in MPI_Barrier for it. While
+    it hangs, `callguard status DIR/` names rank 2 first (the odd one out), then ranks 0-1, each with its
+    Python line, from the statistics files alone; after SIGTERM to mpirun every rank's report is written
+    (none killed while writing) and keeps its call in flight with the line."""
+    job = os.path.join(TMP, "hang_job.py")
+    with open(job, "w") as f:
+        f.write(HANG_JOB)
+    folder = os.path.join(TMP, "hang")
+    args = MPIRUN[:-1] + ["3"] + guarded(folder) + [PYTHON, job]
+    e = {k: v for k, v in os.environ.items() if not k.startswith("CALLGUARD_")}
+    p = subprocess.Popen(args, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        text, deadline = "", time.monotonic() + 10
+        while time.monotonic() < deadline:
+            time.sleep(0.5)
+            rc, text, err = status_of(folder)
+            if "rank 2: in MPI_Recv at" in text and "ranks 0, 1: in MPI_Barrier at" in text:
+                break
+        check("rank 2: in MPI_Recv at %s:6 in <module>" % job in text, "status within 10 s:\n" + text + err)
+        check("ranks 0, 1: in MPI_Barrier at %s:7 in <module>" % job in text, "status:\n" + text)
+        check(text.index("rank 2: in") < text.index("ranks 0, 1: in"), "the rank out of step first:\n" + text)
+        rc, out, err = status_of(folder, "--json")
+        live = json.loads(out)
+        check([g["ranks"] for g in live["groups"]] == [[2], [0, 1]], "JSON groups: %s" % live["groups"])
+        os.killpg(p.pid, signal.SIGTERM)
+        p.communicate(timeout=30)
+    finally:
+        for pid in session_pids(p.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    for rank, name, line in ((0, "MPI_Barrier", 7), (1, "MPI_Barrier", 7), (2, "MPI_Recv", 6)):
+        flight = [c for proc in report(folder, rank)["processes"] for c in proc["in_flight"]]
+        check([(c["name"], c["python"] and c["python"]["line"]) for c in flight] == [(name, line)],
+              "rank %d's report keeps its call and line: %s" % (rank, flight))
+    check(not [f for f in os.listdir(folder) if f.endswith(".live")], "the runs' live notes are gone")
+
+
 if __name__ == "__main__":
     main()

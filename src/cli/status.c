@@ -1,0 +1,217 @@
+/* `callguard status [DIR/ | PID ...]`: what running guarded processes are
+ * doing now. This file finds their statistics files; libcallguard reads
+ * and writes them (cg_status_write). A process's file is in the directory
+ * its `callguard run` named in its environment (CALLGUARD_STATS_DIR),
+ * which only its user (and root) can read: the processes of other users
+ * are refused, never read. A report folder (`run --report DIR/`) holds a
+ * note per live run naming that directory (run_folder.c). Nothing here
+ * signals, traces or pauses a process: a hung one answers as well. */
+#define _GNU_SOURCE
+#include "../common/message.h"
+#include "../common/stats_file.h"
+#include "cli.h"
+#include "run.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct status_files {
+    char **v;
+    size_t n, cap;
+    int refused; /* processes named that are not the caller's, or not guarded */
+} status_files;
+
+static void status_add(status_files *f, char *path)
+{
+    for (size_t i = 0; i < f->n; i++)
+        if (strcmp(f->v[i], path) == 0) return free(path);
+    if (f->n == f->cap) {
+        f->cap = f->cap ? 2 * f->cap : 16;
+        f->v = realloc(f->v, f->cap * sizeof *f->v);
+        if (!f->v) exit(1);
+    }
+    f->v[f->n++] = path;
+}
+
+/* A directory of statistics files that the caller may trust: a real
+ * directory (not a link), the caller's, writable by no one else. */
+static int status_dir_ok(const char *dir)
+{
+    struct stat st;
+    return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 022);
+}
+
+/* The newest statistics file of pid in dir (an exec'd program has one per
+ * image, the newest last), if its header says it is that process now
+ * (its start time: not an earlier process of the same pid). */
+static char *status_file_of(const char *dir, pid_t pid)
+{
+    DIR *d = opendir(dir);
+    if (!d) return NULL;
+    char prefix[32], best[256] = "";
+    unsigned long long best_t = 0;
+    int plen = snprintf(prefix, sizeof prefix, "cg-%d-", (int)pid);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, prefix, (size_t)plen) != 0) continue;
+        char *end;
+        unsigned long long t = strtoull(e->d_name + plen, &end, 10);
+        if (strcmp(end, ".stats") == 0 && t >= best_t && strlen(e->d_name) < sizeof best)
+            best_t = t, strcpy(best, e->d_name);
+    }
+    closedir(d);
+    if (!best[0]) return NULL;
+    char *path, proc[64];
+    if (asprintf(&path, "%s/%s", dir, best) < 0) exit(1);
+    cgi_stats_header h;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    int ok = fd >= 0 && pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h;
+    if (fd >= 0) close(fd);
+    snprintf(proc, sizeof proc, "/proc/%d/stat", (int)pid);
+    if (!ok || h.pid != pid || (h.proc_start && h.proc_start != cgi_proc_starttime(proc))) {
+        free(path);
+        return NULL;
+    }
+    return path;
+}
+
+/* CALLGUARD_STATS_DIR of a process of the caller's, from its environment
+ * (malloc'd); NULL when it has none or cannot be read. */
+static char *status_dir_of(pid_t pid)
+{
+    char path[64], buf[65536];
+    snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return NULL;
+    buf[n] = '\0';
+    for (char *p = buf; p < buf + n; p += strlen(p) + 1)
+        if (strncmp(p, "CALLGUARD_STATS_DIR=", 20) == 0 && p[20]) return strdup(p + 20);
+    return NULL;
+}
+
+/* Is pid a live process of the caller's? */
+static int status_mine(pid_t pid)
+{
+    char path[64];
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/%d", (int)pid);
+    return stat(path, &st) == 0 && st.st_uid == geteuid();
+}
+
+/* One process: its statistics file, when it is the caller's and guarded.
+ * `named`: the user named it (say why when it is not there). */
+static void status_add_pid(status_files *f, pid_t pid, int named)
+{
+    if (!status_mine(pid)) {
+        if (named) cgi_say("status: pid %d: no such process of yours (status reads only your own)", (int)pid);
+        f->refused += named;
+        return;
+    }
+    char *dir = status_dir_of(pid), *file = dir && status_dir_ok(dir) ? status_file_of(dir, pid) : NULL;
+    if (file)
+        status_add(f, file);
+    else if (named)
+        cgi_say("status: pid %d: no statistics of it (not run by callguard run, or no guarded call yet)", (int)pid),
+            f->refused++;
+    free(dir);
+}
+
+/* Every live process with a statistics file in dir. */
+static void status_add_dir(status_files *f, const char *dir)
+{
+    if (!status_dir_ok(dir)) return;
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        int pid;
+        if (sscanf(e->d_name, "cg-%d-", &pid) != 1 || pid <= 0 || !status_mine(pid)) continue;
+        char *file = status_file_of(dir, pid);
+        if (file) status_add(f, file);
+    }
+    closedir(d);
+}
+
+/* Every process of the caller's on this host that callguard run started. */
+static void status_add_all(status_files *f)
+{
+    DIR *d = opendir("/proc");
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (isdigit((unsigned char)e->d_name[0])) status_add_pid(f, (pid_t)atoi(e->d_name), 0);
+    closedir(d);
+}
+
+/* A report folder: the runs alive on this host left a note each naming
+ * their statistics directory (run_folder.c); a statistics directory
+ * itself is taken too. Returns how many runs were found. */
+static int status_add_folder(status_files *f, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return cgi_say("status: %s: %s", dir, strerror(errno)), -1;
+    int runs = 0;
+    struct dirent *e;
+    size_t before = f->n;
+    while ((e = readdir(d))) {
+        char stats[4096];
+        if (!run_live_note_read(dirfd(d), e->d_name, stats, sizeof stats)) continue;
+        runs++;
+        status_add_dir(f, stats);
+    }
+    closedir(d);
+    if (!runs) status_add_dir(f, dir);
+    return runs || f->n > before;
+}
+
+int cli_cmd_status(int argc, char **argv)
+{
+    int json = 0, i = 1;
+    for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+        if (!strcmp(argv[i], "--")) {
+            i++;
+            break;
+        }
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return cli_help("status");
+        if (!strcmp(argv[i], "--json"))
+            json = 1;
+        else
+            return cli_usage_error("status: unknown option '%s': expected --json or --help", argv[i]);
+    }
+    status_files f = {0};
+    char host[256] = "", where[300];
+    gethostname(host, sizeof host - 1);
+    snprintf(where, sizeof where, "on %s", host[0] ? host : "this host");
+    int all = i == argc;
+    if (all) status_add_all(&f);
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] && strspn(a, "0123456789") == strlen(a) && strlen(a) < 10) {
+            status_add_pid(&f, (pid_t)atoi(a), 1);
+            continue;
+        }
+        struct stat st;
+        if (stat(a, &st) != 0 || !S_ISDIR(st.st_mode))
+            return cli_usage_error("status: '%s': expected a pid or a report folder (run --report DIR/)", a);
+        if (status_add_folder(&f, a) == 0) cgi_say("status: %s: no run of it is alive on %s", a, host);
+    }
+    if (!f.n) {
+        if (!f.refused && all) cgi_say("status: no process of yours runs under callguard on %s", host);
+        free(f.v);
+        return 1;
+    }
+    int rc = cg_status_write((const char *const *)f.v, f.n, where, 1, json ? CG_REPORT_JSON : CG_REPORT_TEXT);
+    for (size_t k = 0; k < f.n; k++)
+        free(f.v[k]);
+    free(f.v);
+    return rc == CG_OK && !f.refused ? 0 : 1;
+}

@@ -1,0 +1,389 @@
+/* `callguard status`: what running guarded processes are doing now, from
+ * their statistics files alone (report.h, cgi_status_*). Each process is
+ * taken from its region into a small summary (its calls in flight, with
+ * what the hang page knows of them), then the processes are grouped by
+ * what they are doing, the odd ones first: in a job that stopped making
+ * progress, the rank that does something else is the one to look at. */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include "../common/errors.h"
+#include "../common/message.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A call of a slot, as far as the slot alone says. */
+static void cgi_status_from_slot(const cgi_stats_region *r, const cgi_slot *slot, cgi_hang_call *e)
+{
+    const cgi_stats_record *rec = cgi_slot_record(r, slot);
+    memset(e, 0, sizeof *e);
+    e->tid = atomic_load(&slot->tid);
+    memcpy(e->thread, slot->thread, sizeof e->thread - 1);
+    snprintf(e->api, sizeof e->api, "%s", rec ? rec->api : "?");
+    snprintf(e->name, sizeof e->name, "%s", rec ? rec->name : "?");
+    snprintf(e->domain, sizeof e->domain, "%s", rec ? rec->domain : "");
+    e->waiting = cgi_waiting(slot);
+    e->held = CGI_HELD_UNKNOWN;
+    e->py_line = -1;
+}
+
+void cgi_status_take(const cgi_stats_region *r, uint64_t now_mono_ns, cgi_status_proc *p)
+{
+    memset(p, 0, sizeof *p);
+    p->pid = r->h.pid;
+    p->rank = r->h.rank_set & CGI_RANK_SET ? (int32_t)r->h.rank : -1;
+    p->world_size = r->h.world_size;
+    snprintf(p->host, sizeof p->host, "%s", r->h.host);
+    snprintf(p->command, sizeof p->command, "%.*s", (int)sizeof p->command - 1, r->h.command);
+    /* ns since the process's start-up, on its clock (the same host's). */
+    uint64_t now = now_mono_ns > r->h.start_mono_ns && r->h.start_mono_ns ? now_mono_ns - r->h.start_mono_ns : 0;
+    p->up_ns = now;
+    for (uint32_t k = 0; k < cgi_nrec(r); k++)
+        p->calls += cgi_ctr_calls(&r->r[k].c);
+    const cgi_hang_page *pg = &r->hang;
+    uint64_t seen = atomic_load(&pg->seen_ns);
+    p->watchdog_ago_ns = seen && now >= seen ? now - seen : UINT64_MAX;
+    for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS && p->ncalls < CGI_STATUS_MAX_CALLS; i++) {
+        const cgi_slot *slot = &r->slot[i];
+        if (!cgi_in_flight(slot)) continue;
+        cgi_hang_call *e = &p->call[p->ncalls++];
+        const cgi_hang_call *known = cgi_hang_of_slot(r, slot);
+        uint64_t entered = cgi_entered_ns(r, slot);
+        if (known) {
+            *e = *known;
+            /* Its age then, and the time since the page was written. */
+            e->age_ns = known->age_ns + (now > pg->at_ns ? now - pg->at_ns : 0);
+        } else {
+            cgi_status_from_slot(r, slot, e);
+            e->age_ns = entered && now > entered ? now - entered : 0;
+        }
+    }
+}
+
+/* ---- grouping ------------------------------------------------------------------ */
+
+/* What a process is doing, for grouping: its first call in flight (the
+ * entry point and its Python line), or nothing. */
+static int cgi_status_same(const cgi_status_proc *a, const cgi_status_proc *b)
+{
+    if (!a->ncalls || !b->ncalls) return !a->ncalls && !b->ncalls;
+    const cgi_hang_call *x = &a->call[0], *y = &b->call[0];
+    return strcmp(x->api, y->api) == 0 && strcmp(x->name, y->name) == 0 && x->waiting == y->waiting &&
+           strcmp(x->py_file, y->py_file) == 0 && x->py_line == y->py_line;
+}
+
+typedef struct cgi_status_group {
+    size_t first, n;    /* into the order */
+    uint64_t oldest_ns; /* the oldest of their first calls */
+} cgi_status_group;
+
+static const cgi_status_proc *cgi_status_sorting;
+
+/* Ranks in order, then pids (processes without a rank after those with). */
+static int cgi_status_by_rank(const void *a, const void *b)
+{
+    const cgi_status_proc *x = &cgi_status_sorting[*(const size_t *)a], *y = &cgi_status_sorting[*(const size_t *)b];
+    if ((x->rank < 0) != (y->rank < 0)) return x->rank < 0 ? 1 : -1;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* Groups of one first (the odd ones out), then by size, smallest first. */
+static int cgi_status_by_size(const void *a, const void *b)
+{
+    const cgi_status_group *x = a, *y = b;
+    if (x->n != y->n) return x->n < y->n ? -1 : 1;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Fills order[] (the processes, grouped, groups odd ones first) and
+ * groups[]; returns the number of groups. */
+static size_t cgi_status_group_all(const cgi_status_proc *v, size_t n, size_t *order, cgi_status_group *groups)
+{
+    size_t *sorted = malloc((n ? n : 1) * sizeof *sorted), ng = 0, k = 0;
+    if (!sorted) return 0;
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = i;
+    cgi_status_sorting = v;
+    qsort(sorted, n, sizeof *sorted, cgi_status_by_rank);
+    char *taken = calloc(n ? n : 1, 1);
+    for (size_t i = 0; taken && i < n; i++) {
+        if (taken[i]) continue;
+        cgi_status_group *g = &groups[ng++];
+        g->first = k, g->n = 0, g->oldest_ns = 0;
+        for (size_t j = i; j < n; j++) {
+            if (taken[j] || !cgi_status_same(&v[sorted[i]], &v[sorted[j]])) continue;
+            taken[j] = 1, order[k++] = sorted[j], g->n++;
+            const cgi_status_proc *p = &v[sorted[j]];
+            if (p->ncalls && p->call[0].age_ns > g->oldest_ns) g->oldest_ns = p->call[0].age_ns;
+        }
+    }
+    free(taken);
+    free(sorted);
+    qsort(groups, ng, sizeof *groups, cgi_status_by_size);
+    return ng;
+}
+
+/* ---- text ---------------------------------------------------------------------- */
+
+/* "ranks 0-1, 3" or "pid 12" for the members of a group. */
+static void cgi_status_members(FILE *out, const cgi_status_proc *v, const size_t *order, const cgi_status_group *g)
+{
+    const cgi_status_proc *first = &v[order[g->first]];
+    if (first->rank < 0) {
+        fprintf(out, "%s", g->n == 1 ? "pid" : "pids");
+        for (size_t i = 0; i < g->n; i++)
+            fprintf(out, "%s %d", i ? "," : "", v[order[g->first + i]].pid);
+        return;
+    }
+    fprintf(out, "%s ", g->n == 1 ? "rank" : "ranks");
+    for (size_t i = 0; i < g->n;) {
+        int32_t lo = v[order[g->first + i]].rank, hi = lo;
+        size_t j = i + 1;
+        while (j < g->n && v[order[g->first + j]].rank == hi + 1)
+            hi = v[order[g->first + j++]].rank;
+        fprintf(out, "%s%d", i ? ", " : "", (int)lo);
+        if (hi > lo) fprintf(out, "%s%d", hi == lo + 1 ? ", " : "-", (int)hi);
+        i = j;
+    }
+}
+
+/* ", at FILE:LINE in FUNCTION", or nothing when not known. */
+static void cgi_status_where(FILE *out, const cgi_hang_call *e)
+{
+    if (!e->py_file[0]) return;
+    fputs(" at ", out);
+    CGI_TEXT_FIELD(out, e->py_file);
+    fprintf(out, ":%d", e->py_line);
+    if (e->py_func[0]) {
+        fputs(" in ", out);
+        CGI_TEXT_FIELD(out, e->py_func);
+    }
+}
+
+static void cgi_status_call_line(FILE *out, const cgi_hang_call *e)
+{
+    fprintf(out, "    tid %d \"", e->tid);
+    CGI_TEXT_FIELD(out, e->thread);
+    fprintf(out, "\" %s ", e->waiting ? "waiting for the lock of" : "in");
+    CGI_TEXT_FIELD(out, e->api);
+    fputc(' ', out);
+    CGI_TEXT_FIELD(out, e->name);
+    fprintf(out, " for %.1f s", (double)e->age_ns / 1e9);
+    if (e->waiting && e->holder_tid) fprintf(out, ", lock held by tid %d", e->holder_tid);
+    int py = strcmp(e->runtime, "cpython") == 0;
+    if (e->held == CGI_HELD_YES)
+        fputs(py ? ", holding the GIL" : ", holding its runtime", out);
+    else if (e->held == CGI_HELD_NO && e->runtime[0])
+        fputs(py ? ", GIL not held" : ", runtime not held", out);
+    if (e->py_file[0]) fputc(',', out);
+    cgi_status_where(out, e);
+    fputc('\n', out);
+}
+
+static void cgi_status_proc_text(FILE *out, const cgi_status_proc *p)
+{
+    fprintf(out, "  ");
+    if (p->rank >= 0) fprintf(out, "rank %d ", (int)p->rank);
+    fprintf(out, "pid %d on ", p->pid);
+    CGI_TEXT_FIELD(out, p->host);
+    fprintf(out, ", up %.1f s, %lu calls: ", (double)p->up_ns / 1e9, (unsigned long)p->calls);
+    cgi_text_str(out, p->command, 200);
+    fputc('\n', out);
+    if (!p->ncalls) fputs("    no guarded call in flight\n", out);
+    for (unsigned i = 0; i < p->ncalls; i++)
+        cgi_status_call_line(out, &p->call[i]);
+    if (p->watchdog_ago_ns != UINT64_MAX && p->watchdog_ago_ns > 5000000000u)
+        fprintf(out, "    (its watchdog last looked %.1f s ago: the lines above may be old)\n",
+                (double)p->watchdog_ago_ns / 1e9);
+}
+
+/* The ranks the launcher's world size names that no process here has. */
+static void cgi_status_missing(FILE *out, const cgi_status_proc *v, size_t n)
+{
+    uint32_t world = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].world_size > world) world = v[i].world_size;
+    if (!world || world > 1u << 20) return;
+    char *seen = calloc(world, 1);
+    if (!seen) return;
+    for (size_t i = 0; i < n; i++)
+        if (v[i].rank >= 0 && (uint32_t)v[i].rank < world) seen[v[i].rank] = 1;
+    size_t missing = 0;
+    for (uint32_t r = 0; r < world; r++)
+        missing += !seen[r];
+    if (missing) {
+        fprintf(out, "  missing: %zu of %u ranks (", missing, world);
+        size_t said = 0;
+        for (uint32_t r = 0; r < world && said < 16; r++)
+            if (!seen[r]) fprintf(out, "%s%u", said++ ? ", " : "", r);
+        fprintf(out, "%s): not running here, or ended\n", missing > said ? ", ..." : "");
+    }
+    free(seen);
+}
+
+int cgi_status_text(FILE *out, const cgi_status_proc *v, size_t n, const char *where)
+{
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    cgi_status_group *groups = malloc((n ? n : 1) * sizeof *groups);
+    if (!order || !groups) {
+        free(order), free(groups);
+        return -1;
+    }
+    size_t ng = cgi_status_group_all(v, n, order, groups);
+    fprintf(out, "callguard status: %zu process%s %s\n", n, n == 1 ? "" : "es", where);
+    for (size_t g = 0; g < ng && n > 1; g++) {
+        const cgi_status_proc *p = &v[order[groups[g].first]];
+        fputs("  ", out);
+        cgi_status_members(out, v, order, &groups[g]);
+        if (!p->ncalls) {
+            fputs(": no guarded call in flight\n", out);
+            continue;
+        }
+        fprintf(out, ": %s ", p->call[0].waiting ? "waiting for the lock of" : "in");
+        CGI_TEXT_FIELD(out, p->call[0].name);
+        cgi_status_where(out, &p->call[0]);
+        fprintf(out, ", %.1f s\n", (double)groups[g].oldest_ns / 1e9);
+    }
+    cgi_status_missing(out, v, n);
+    for (size_t g = 0; g < ng; g++)
+        for (size_t i = 0; i < groups[g].n; i++)
+            cgi_status_proc_text(out, &v[order[groups[g].first + i]]);
+    free(order), free(groups);
+    return 0;
+}
+
+/* ---- JSON ---------------------------------------------------------------------- */
+
+static void cgi_status_call_json(FILE *out, const cgi_hang_call *e)
+{
+    fputs("{\"api\": ", out);
+    cgi_json_str(out, e->api);
+    cgi_json_field_str(out, "name", e->name);
+    fprintf(out, ", \"tid\": %d", e->tid);
+    cgi_json_field_str(out, "thread", e->thread);
+    fprintf(out, ", \"age_ns\": %lu, \"waiting\": %s", (unsigned long)e->age_ns, e->waiting ? "true" : "false");
+    fputs(", \"lock_held_by\": ", out);
+    e->waiting && e->holder_tid ? fprintf(out, "%d", e->holder_tid) : fputs("null", out);
+    cgi_json_field_str_or_null(out, "runtime", e->runtime[0] ? e->runtime : NULL);
+    fprintf(out, ", \"holds_runtime\": %s",
+            e->held == CGI_HELD_YES  ? "true"
+            : e->held == CGI_HELD_NO ? "false"
+                                     : "null");
+    fputs(", \"python\": ", out);
+    if (e->py_file[0]) {
+        fputs("{\"file\": ", out);
+        cgi_json_str(out, e->py_file);
+        fprintf(out, ", \"line\": %d", e->py_line);
+        cgi_json_field_str_or_null(out, "function", e->py_func[0] ? e->py_func : NULL);
+        fputs("}}", out);
+    } else {
+        fputs("null}", out);
+    }
+}
+
+int cgi_status_json(FILE *out, const cgi_status_proc *v, size_t n)
+{
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    cgi_status_group *groups = malloc((n ? n : 1) * sizeof *groups);
+    if (!order || !groups) {
+        free(order), free(groups);
+        return -1;
+    }
+    size_t ng = cgi_status_group_all(v, n, order, groups);
+    fputs("{\"callguard_status\": 1, \"groups\": [", out);
+    for (size_t g = 0; g < ng; g++) {
+        fprintf(out, "%s\n  {\"pids\": [", g ? "," : "");
+        for (size_t i = 0; i < groups[g].n; i++)
+            fprintf(out, "%s%d", i ? ", " : "", v[order[groups[g].first + i]].pid);
+        fputs("], \"ranks\": [", out);
+        for (size_t i = 0, k = 0; i < groups[g].n; i++)
+            if (v[order[groups[g].first + i]].rank >= 0)
+                fprintf(out, "%s%d", k++ ? ", " : "", (int)v[order[groups[g].first + i]].rank);
+        fprintf(out, "], \"oldest_ns\": %lu}", (unsigned long)groups[g].oldest_ns);
+    }
+    fputs("],\n \"processes\": [", out);
+    for (size_t i = 0; i < n; i++) {
+        const cgi_status_proc *p = &v[order[i]];
+        fprintf(out, "%s\n  {\"pid\": %d, \"rank\": ", i ? "," : "", p->pid);
+        p->rank >= 0 ? fprintf(out, "%d", (int)p->rank) : fputs("null", out);
+        fputs(", \"world_size\": ", out);
+        p->world_size ? fprintf(out, "%u", p->world_size) : fputs("null", out);
+        cgi_json_field_str(out, "host", p->host);
+        cgi_json_field_str(out, "command", p->command);
+        fprintf(out, ", \"up_ns\": %lu, \"calls\": %lu, \"in_flight\": [", (unsigned long)p->up_ns,
+                (unsigned long)p->calls);
+        for (unsigned k = 0; k < p->ncalls; k++) {
+            fputs(k ? ",\n    " : "\n    ", out);
+            cgi_status_call_json(out, &p->call[k]);
+        }
+        fputs("]}", out);
+    }
+    fputs("]}\n", out);
+    free(order), free(groups);
+    return 0;
+}
+
+/* ---- the files ----------------------------------------------------------------- */
+
+/* One statistics file into r: the caller's own, a regular file, read
+ * whole by pread (stats_dir.c); 0, or -1 after one line on stderr. */
+static int cgi_status_read(const char *path, cgi_stats_region *r)
+{
+    char why[200];
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW), rc = -1;
+    struct stat st;
+    if (fd < 0)
+        snprintf(why, sizeof why, "cannot open it: %s", strerror(errno));
+    else if (fstat(fd, &st) != 0 || st.st_uid != geteuid())
+        snprintf(why, sizeof why, "not yours (owner uid %d): not read", fd >= 0 ? (int)st.st_uid : -1);
+    else
+        rc = cgi_stats_read_fd(fd, r, why, sizeof why);
+    if (fd >= 0) close(fd);
+    if (rc != 0) cgi_say("status: %s: %s; left out", path, why);
+    return rc;
+}
+
+int cg_status_write(const char *const *stats_paths, size_t npaths, const char *where, int fd, cg_report_format format)
+{
+    cgi_stats_region *r = malloc(sizeof *r);
+    cgi_status_proc *v = calloc(npaths ? npaths : 1, sizeof *v);
+    int dup_fd = dup(fd);
+    FILE *out = dup_fd >= 0 ? fdopen(dup_fd, "w") : NULL;
+    if (!r || !v || !out) {
+        if (out)
+            fclose(out);
+        else if (dup_fd >= 0)
+            close(dup_fd);
+        free(r), free(v);
+        return cgi_fail(CG_ENOMEM, "status: out of memory");
+    }
+    size_t n = 0, len = 0;
+    char *text = NULL;
+    FILE *mem = format == CG_REPORT_JSON ? NULL : open_memstream(&text, &len);
+    for (size_t i = 0; i < npaths; i++) {
+        if (cgi_status_read(stats_paths[i], r) != 0) continue;
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        cgi_status_take(r, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec, &v[n++]);
+    }
+    int rc = -1;
+    if (format == CG_REPORT_JSON) {
+        rc = cgi_status_json(out, v, n);
+    } else if (mem) {
+        /* Fitted to the width, a long line going on indented. */
+        rc = cgi_status_text(mem, v, n, where ? where : "");
+        if (fclose(mem) != 0) rc = -1;
+        if (rc == 0) cgi_text_fit(out, text, len, cgi_text_width(out));
+        free(text);
+    }
+    if (fclose(out) != 0) rc = -1;
+    free(r), free(v);
+    return rc == 0 ? CG_OK : cgi_fail(CG_EIO, "status: cannot write: %s", strerror(errno));
+}
