@@ -36,6 +36,8 @@
  *                        to print, the processes' sections kept until the end
  *   3 fold.c             the combined table: every process's entry points folded
  *                        into one row each (the folding index)
+ *   3 status_group.c     what processes are doing (their calls in flight), grouped,
+ *                        the odd ones first (callguard status, a job's end)
  *   4 advice.c           the advice as data: known bugs the run's concurrency
  *                        would meet, whether they affect this run, for the writers
  *   4 table.c            the text's table of entry points, sorted by time: within
@@ -49,7 +51,7 @@
  *                        and its advice
  *   6 report.c           a report written one process at a time (begin, add, end)
  *   6 status.c           `callguard status`: running processes' calls in flight
- *                        now, grouped by what they do, the odd ones first
+ *                        now, as text or JSON, from their statistics files
  *   7 merge.c            cg_report_merge: a `callguard run` directory into one report
  *   7 report_read.c      cg_report_merge_files, cg_report_convert: saved reports
  *                        read back (the report schema) into regions, written again
@@ -178,6 +180,38 @@ typedef struct cgi_spool {
 } cgi_spool;
 #define CGI_SPOOL_MEMORY ((size_t)4 << 20)
 
+/* ---- status_group.c ---- */
+#define CGI_STATUS_MAX_CALLS 8
+/* What a process is doing, taken from its region. */
+typedef struct cgi_status_proc {
+    int32_t pid, rank; /* rank -1: none */
+    uint32_t world_size;
+    char host[72];
+    char command[256];
+    uint64_t up_ns, calls;
+    uint64_t watchdog_ago_ns; /* since its watchdog last looked at the calls; UINT64_MAX: not known */
+    unsigned ncalls;
+    cgi_hang_call call[CGI_STATUS_MAX_CALLS]; /* its calls in flight, age_ns as of now */
+} cgi_status_proc;
+typedef struct cgi_status_group {
+    size_t first, n;    /* into the order */
+    uint64_t oldest_ns; /* the oldest of their first calls */
+} cgi_status_group;
+/* Takes p from r, ages as of now_mono_ns (CLOCK_MONOTONIC of this host);
+ * 0: a process that ended, as of its watchdog's last look. */
+CGI_HIDDEN void cgi_status_take(const cgi_stats_region *r, uint64_t now_mono_ns, cgi_status_proc *p);
+/* Fills order[n] (the processes, grouped by what they do, groups of one
+ * first) and groups[n]; returns the number of groups. */
+CGI_HIDDEN size_t cgi_status_group_all(const cgi_status_proc *v, size_t n, size_t *order, cgi_status_group *groups);
+/* "ranks 0-1, 3" or "pids 12, 14": a group's members. */
+CGI_HIDDEN void cgi_status_members(FILE *out, const cgi_status_proc *v, const size_t *order, const cgi_status_group *g);
+/* " at FILE:LINE in FUNCTION", or nothing when not known. */
+CGI_HIDDEN void cgi_status_where(FILE *out, const cgi_hang_call *e);
+
+/* ---- status.c ---- */
+CGI_HIDDEN int cgi_status_text(FILE *out, const cgi_status_proc *v, size_t n, const char *where);
+CGI_HIDDEN int cgi_status_json(FILE *out, const cgi_status_proc *v, size_t n);
+
 /* What the summary says of the processes, gathered as they are added
  * (summary.c): counts, and the first or worst of each kind. */
 typedef struct cgi_summary {
@@ -235,7 +269,12 @@ struct cgi_report_writer {
      * no guarded call and left no file included; NULL otherwise. */
     const cg_proc_exit *exits;
     size_t nexits;
+    /* The processes that ended with calls in flight (status_group.c), at
+     * most CGI_REPORT_MAX_ENDED; ended_more: those past it. */
+    cgi_status_proc *ended;
+    size_t nended, endedcap, ended_more;
 };
+#define CGI_REPORT_MAX_ENDED 1024
 
 /* ---- region.c ---- */
 CGI_HIDDEN void cgi_codes_add(cgi_code_list *l, const cgi_stats_record *rec, size_t cap);

@@ -517,12 +517,42 @@ static void cgi_json_advice(const cgi_advice *a, void *arg)
     fputc('}', out);
 }
 
+/* What the processes that ended inside calls were doing, grouped, groups
+ * of one first (docs/report.md, "in_flight_groups"); only when some did. */
+static void cgi_json_ended_groups(FILE *out, const cgi_report_writer *w)
+{
+    size_t n = w->nended, *order = malloc((n ? n : 1) * sizeof *order);
+    cgi_status_group *groups = malloc((n ? n : 1) * sizeof *groups);
+    size_t ng = n && order && groups ? cgi_status_group_all(w->ended, n, order, groups) : 0;
+    if (ng) fputs(",\n  \"in_flight_groups\": [", out);
+    for (size_t g = 0; g < ng; g++) {
+        const cgi_status_proc *p = &w->ended[order[groups[g].first]];
+        fprintf(out, "%s\n    {\"ranks\": [", g ? "," : "");
+        for (size_t i = 0, k = 0; i < groups[g].n; i++)
+            if (w->ended[order[groups[g].first + i]].rank >= 0)
+                fprintf(out, "%s%d", k++ ? ", " : "", (int)w->ended[order[groups[g].first + i]].rank);
+        fputs("], \"pids\": [", out);
+        for (size_t i = 0; i < groups[g].n; i++)
+            fprintf(out, "%s%d", i ? ", " : "", w->ended[order[groups[g].first + i]].pid);
+        fputs("], \"api\": ", out);
+        cgi_json_str(out, p->call[0].api);
+        cgi_json_field_str(out, "name", p->call[0].name);
+        fprintf(out, ", \"waiting\": %s, \"oldest_ns\": %lu, \"python\": ", p->call[0].waiting ? "true" : "false",
+                (unsigned long)groups[g].oldest_ns);
+        cgi_json_hang_python(out, &p->call[0]);
+        fputc('}', out);
+    }
+    if (ng) fprintf(out, "],\n  \"in_flight_groups_dropped\": %zu", w->ended_more);
+    free(order), free(groups);
+}
+
 void cgi_json_end(FILE *out, size_t nproc, const cgi_totals *pall, size_t lost, const cgi_report_writer *w)
 {
     const cgi_totals all = *pall;
     fprintf(out, "%s]", nproc ? "\n  " : "");
     if (lost) fprintf(out, ",\n  \"processes_without_statistics\": %zu", lost);
     cgi_json_across_ranks(out, w);
+    cgi_json_ended_groups(out, w);
     fputs(",\n  \"advice\": [", out);
     fputs(cgi_advice_each(w, cgi_json_advice, out) ? "\n  ]" : "]", out);
     fprintf(out,

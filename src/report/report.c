@@ -50,6 +50,27 @@ void cgi_report_sources(cgi_report_writer *w, const char *const *paths, size_t n
 
 void cgi_report_exits(cgi_report_writer *w, const cg_proc_exit *exits, size_t n) { w->exits = exits, w->nexits = n; }
 
+/* A process that ended with calls in flight, for the view of what the
+ * job's processes were doing at the end (the summary, JSON's
+ * "in_flight_groups"). */
+static void cgi_report_keep_ended(cgi_report_writer *w, const cgi_stats_region *r)
+{
+    int inside = 0;
+    for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS && !inside; i++)
+        inside = cgi_in_flight(&r->slot[i]);
+    if (!inside) return;
+    if (w->nended == w->endedcap) {
+        size_t cap = w->endedcap ? 2 * w->endedcap : 8;
+        cgi_status_proc *v = cap <= CGI_REPORT_MAX_ENDED ? realloc(w->ended, cap * sizeof *v) : NULL;
+        if (!v) {
+            w->ended_more++;
+            return;
+        }
+        w->ended = v, w->endedcap = cap;
+    }
+    cgi_status_take(r, 0, &w->ended[w->nended++]);
+}
+
 void cgi_report_add(cgi_report_writer *w, const cgi_proc_view *p)
 {
     cgi_totals t = cgi_proc_totals(p->region);
@@ -63,6 +84,7 @@ void cgi_report_add(cgi_report_writer *w, const cgi_proc_view *p)
             w->text_err = cgi_spool_bound(&w->spool);
         if (w->text_err) w->oom = 1; /* the sections would be missing one: no report rather than a false one */
     }
+    cgi_report_keep_ended(w, p->region);
     cgi_fold(w, p->region); /* the combined table, and the advice of either format */
     cgi_sum(&w->all, &t);
     w->nproc++;
@@ -76,8 +98,8 @@ static void cgi_report_free(cgi_report_writer *w)
         free(w->rowblk[b]);
     cgi_spool_drop(&w->spool);
     cgi_ranks_free(w->ranks);
-    free(w->rowblk), free(w->rowix.ix), free(w->hosts), free(w->hostix.ix), free(w->quirks), free(w->probed),
-        free(w->path), free(w);
+    free(w->ended), free(w->rowblk), free(w->rowix.ix), free(w->hosts), free(w->hostix.ix), free(w->quirks),
+        free(w->probed), free(w->path), free(w);
 }
 
 /* The text, once every process is in: the summary and the tables made in

@@ -83,22 +83,4 @@ CGI_HIDDEN size_t cgi_pread_full(int fd, void *buf, size_t len, off_t off);
  * stalls and slots; the other records of r are left as they were. */
 CGI_HIDDEN int cgi_stats_read_fd(int fd, cgi_stats_region *r, char *why, size_t cap);
 
-/* ---- callguard status (status.c) ---- */
-#define CGI_STATUS_MAX_CALLS 8
-/* What a running process is doing, taken from its region. */
-typedef struct cgi_status_proc {
-    int32_t pid, rank; /* rank -1: none */
-    uint32_t world_size;
-    char host[72];
-    char command[256];
-    uint64_t up_ns, calls;
-    uint64_t watchdog_ago_ns; /* since its watchdog last looked at the calls; UINT64_MAX: not known */
-    unsigned ncalls;
-    cgi_hang_call call[CGI_STATUS_MAX_CALLS]; /* its calls in flight, age_ns as of now */
-} cgi_status_proc;
-/* Takes p from r, ages as of now_mono_ns (CLOCK_MONOTONIC of this host). */
-CGI_HIDDEN void cgi_status_take(const cgi_stats_region *r, uint64_t now_mono_ns, cgi_status_proc *p);
-CGI_HIDDEN int cgi_status_text(FILE *out, const cgi_status_proc *v, size_t n, const char *where);
-CGI_HIDDEN int cgi_status_json(FILE *out, const cgi_status_proc *v, size_t n);
-
 #endif

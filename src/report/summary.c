@@ -240,11 +240,39 @@ static void cgi_summary_stalls(cgi_notes *ns, const cgi_report_writer *w)
                                ", whether others waited is not known");
 }
 
+/* Processes that ended inside calls, grouped by what they were doing, the
+ * odd ones first: in a job stopped while it made no progress, the rank
+ * out of step (status_group.c). One note, a line a group. */
+static void cgi_summary_ended_groups(cgi_notes *ns, const cgi_report_writer *w)
+{
+    size_t n = w->nended, *order = malloc(n * sizeof *order), len = 0;
+    cgi_status_group *groups = malloc(n * sizeof *groups);
+    char *text = NULL;
+    FILE *f = order && groups ? open_memstream(&text, &len) : NULL;
+    if (f) {
+        size_t ng = cgi_status_group_all(w->ended, n, order, groups);
+        fprintf(f, "  %zu processes ended inside calls%s:\n", n + w->ended_more, ng > 1 ? ", the odd ones first" : "");
+        for (size_t g = 0; g < ng; g++) {
+            const cgi_hang_call *c = &w->ended[order[groups[g].first]].call[0];
+            fputs("    ", f);
+            cgi_status_members(f, w->ended, order, &groups[g]);
+            fprintf(f, ": %s ", c->waiting ? "waiting for the lock of" : "in");
+            CGI_TEXT_FIELD(f, c->name);
+            cgi_status_where(f, c);
+            fprintf(f, ", %.1f s\n", (double)groups[g].oldest_ns / 1e9);
+        }
+        if (fclose(f) == 0 && text) cgi_note_add(ns, 0, 3, "%s", text);
+    }
+    free(text), free(order), free(groups);
+}
+
 /* Processes that died in a call, hangs, thread-rule violations, lost processes. */
 static void cgi_summary_wrong(cgi_notes *ns, const cgi_report_writer *w, size_t lost)
 {
     const cgi_summary *s = &w->sum;
-    if (s->died_inside)
+    if (w->nended > 1)
+        cgi_summary_ended_groups(ns, w);
+    else if (s->died_inside)
         cgi_note_add(ns, 0, 3, "  pid %d ended with %u thread%s inside %s%s\n", s->died_pid, s->died_threads,
                      s->died_threads == 1 ? "" : "s", s->died_site,
                      s->died_inside > 1 ? " (and more processes inside calls: below)" : "");

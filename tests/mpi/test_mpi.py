@@ -488,6 +488,18 @@ def mpi4py_hang_status_names_the_rank_out_of_step_live_and_after_sigterm():
         check([(c["name"], c["python"] and c["python"]["line"]) for c in flight] == [(name, line)],
               "rank %d's report keeps its call and line: %s" % (rank, flight))
     check(not [f for f in os.listdir(folder) if f.endswith(".live")], "the runs' live notes are gone")
+    # The merged report says the same, the rank out of step first: in the summary and in JSON.
+    r = subprocess.run([E["CG_CLI"], "report", folder + "/"], capture_output=True, text=True, timeout=60)
+    text = r.stdout
+    check("3 processes ended inside calls, the odd ones first:" in text, "report:\n" + text + r.stderr)
+    at2, at01 = text.find("rank 2: in MPI_Recv at %s:6" % job), text.find("ranks 0, 1: in MPI_Barrier at %s:7" % job)
+    check(0 <= at2 < at01, "report's summary, rank 2 first:\n" + text)
+    merged = os.path.join(TMP, "hang-merged.json")
+    subprocess.run([E["CG_CLI"], "report", "--json", merged, folder + "/"], capture_output=True, timeout=60)
+    groups = json.load(open(merged))["in_flight_groups"]
+    check([(g["ranks"], g["name"], g["python"]["line"]) for g in groups] == [([2], "MPI_Recv", 6),
+                                                                          ([0, 1], "MPI_Barrier", 7)],
+          "in_flight_groups: %s" % groups)
 
 
 if __name__ == "__main__":
