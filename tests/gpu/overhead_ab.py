@@ -2,7 +2,7 @@
 against statistics off inside ONE process under `callguard run --report`, alternating loop by loop, so
 that the machine's drift between processes (plain runs alone vary by +-15 % on the H200 VM) does not
 enter the ratio. Off is callguard's idle path (bench/run.sh row 1: under 1 ns a call), so on/off is what
-counting costs the loop. Also exact timing (CALLGUARD_TIMING=exact set with cg_configure) against off, and sampled with
+counting costs the loop, with the hang page on (the default) and off (CALLGUARD_HANG_MS=off). Also exact timing (CALLGUARD_TIMING=exact set with cg_configure) against off, and sampled with
 cuLaunchKernel not marked blocking (cg_set_blocking), which spares the launch the two atomic adds of its exact
 peak (docs/report.md, "peak_inside").
 
@@ -36,8 +36,14 @@ def loop():
 
 loop()
 cg.cg_set_blocking.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p]
-for mode in ("off against off (the noise)", "sampled", "exact", "sampled, cuLaunchKernel not blocking"):
-    if mode.startswith("off"):
+# The hang page (calls in flight a second, kept by the watchdog) is on until the last mode turns it off.
+modes = ("off against off (the noise)", "sampled", "exact", "sampled, cuLaunchKernel not blocking",
+         "sampled, hang page off")
+for mode in modes:
+    if mode.endswith("hang page off"):
+        assert cg.cg_configure(b"CALLGUARD_HANG_MS", b"off") == 0
+        assert cg.cg_set_blocking(b"cuLaunchKernel", 1, b"overhead_ab") in (0, 1)
+    if mode.startswith("off") or mode.endswith("hang page off"):
         mode_timing = "sampled"
     elif mode.endswith("not blocking"):
         # The launch counted as any other call, without the atomic adds of a blocking site's peak: what they cost.
