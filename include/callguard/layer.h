@@ -186,6 +186,10 @@ typedef struct cg_site_default {
     unsigned nstates;     /* at most CG_MAX_STATES */
     const cg_rule *rules; /* thread rules, offsets into this site's own frame; NULL if none */
     uint32_t nrules;
+    /* 1: every rank of a job calls it alike (MPI's collectives): a report
+     * compares the ranks' counts. In the struct's tail padding: a layer
+     * built before it has 0 there. */
+    uint8_t collective;
 } cg_site_default;
 
 /* The most state codes one site may have (the policy reader refuses more). */

@@ -117,7 +117,8 @@ typedef struct cgi_stats_record {
      * thunk returns it (CG_RESULT_ZERO for 0): code[0]'s while code[0] is
      * named and a state, else 0 (no call's code: success is tested first). */
     _Atomic int32_t inline_state;
-    uint32_t spare;
+    uint8_t collective; /* 1: the layer's policy marks it collective (the report compares the ranks' counts) */
+    uint8_t spare[3];
     cg_counters c;
     _Atomic int32_t state[CG_MAX_STATES];
     cgi_code code[CGI_STATS_MAX_CODES];

@@ -109,8 +109,8 @@ static void emit_sites(FILE *out, const policy *p, const gen_api *api)
         }
     if (any_rules) fputc('\n', out);
     fputs("/* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),\n"
-          " *  reason, serialize, states, nstates, thread rules, their count}; a variant (base != NULL) carries its\n"
-          " *  base's policy (its rules are its own frame's). */\n",
+          " *  reason, serialize, states, nstates, thread rules, their count[, collective]}; a variant (base != NULL)\n"
+          " *  carries its base's policy (its rules are its own frame's). */\n",
           out);
     fputs("static const cg_site_default cgl_defaults[CGL_NSITES] = {\n", out);
     for (size_t i = 0; i < api->nfuncs; i++) {
@@ -133,9 +133,10 @@ static void emit_sites(FILE *out, const policy *p, const gen_api *api)
         else
             fprintf(out, ", cgl_states_%s, %zu", f->base ? f->base : f->name, f->states->n);
         if (f->nrules)
-            fprintf(out, ", cgl_rules_%s, %zu},\n", f->name, f->nrules);
+            fprintf(out, ", cgl_rules_%s, %zu", f->name, f->nrules);
         else
-            fputs(", NULL, 0},\n", out);
+            fputs(", NULL, 0", out);
+        fputs(sp && sp->collective ? ", .collective = 1},\n" : "},\n", out);
     }
     fputs("};\n\n", out);
 }

@@ -51,6 +51,7 @@ typedef struct site_policy {
     int line;       /* of the section header, for later errors */
     int transition; /* POLICY_UNSET or TRANSITION_* */
     int blocking;   /* POLICY_UNSET, 0 or 1 */
+    int collective; /* 1: the ranks of a job all call it (the report compares their counts) */
     int scope;      /* POLICY_UNSET or SCOPE_* */
     char *reason;
     char *serialize;

@@ -111,6 +111,7 @@ static int on_section(pini_file *f, const pini_section *s, void *user)
     sp->line = s->line;
     sp->transition = v[PINI_TRANSITION] ? pini_word(PINI_TRANSITION, v[PINI_TRANSITION]) : POLICY_UNSET;
     sp->blocking = v[PINI_BLOCKING] ? pini_word(PINI_BLOCKING, v[PINI_BLOCKING]) : POLICY_UNSET;
+    sp->collective = v[PINI_COLLECTIVE] && pini_word(PINI_COLLECTIVE, v[PINI_COLLECTIVE]) == 1;
     sp->scope = v[PINI_SCOPE] ? pini_word(PINI_SCOPE, v[PINI_SCOPE]) : POLICY_UNSET;
     sp->reason = xstrdup(v[PINI_REASON]);
     sp->serialize = v[PINI_SERIALIZE] && *v[PINI_SERIALIZE] ? xstrdup(v[PINI_SERIALIZE]) : NULL;

@@ -48,6 +48,7 @@ typedef enum pini_key {
     PINI_TRANSITION,
     /* entry point sections */
     PINI_BLOCKING,
+    PINI_COLLECTIVE,
     PINI_REASON,
     PINI_SERIALIZE,
     PINI_SCOPE,

@@ -55,6 +55,7 @@ static const struct {
     [PINI_VARIANTS] = {F_NAME_LIST, "a comma-separated list of name suffixes (_v2, _ptds)"},
     [PINI_REAL_PREFIX] = {F_IDENT, "a C identifier put before each entry point's name (P: PMPI_Send)"},
     [PINI_BLOCKING] = {F_WORDS, "yes or no"},
+    [PINI_COLLECTIVE] = {F_WORDS, "yes or no"},
     [PINI_REASON] = {F_TEXT, "why the call blocks"},
     [PINI_TRANSITION] = {F_WORDS, CGI_TRANSITION_CHOICES},
     [PINI_SERIALIZE] = {F_DOMAIN, "a domain name of letters, digits, _ . - (or nothing: not serialized)"},

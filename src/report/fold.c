@@ -221,6 +221,7 @@ void cgi_fold(cgi_report_writer *w, const cgi_stats_region *r)
         if (strncmp(CGI_ROW_DOMAIN(row), rec->domain, sizeof rec->domain) != 0 || row->transition != rec->transition ||
             row->scope != rec->scope || row->blocking != rec->blocking)
             row->mixed = 1;
+        row->collective |= rec->collective != 0;
         cgi_add(&row->t, &rec->c);
         if ((cgi_ctr_errors(&rec->c) || cgi_ctr_states(&rec->c)) && !row->codes &&
             w->ncodelists < CGI_ROWS_WITH_CODES) {

@@ -136,7 +136,8 @@ typedef struct cgi_row {
     const char *api;            /* "api\0name\0domain\0" in the arena */
     uint8_t name_at, domain_at; /* where name and domain start in it */
     uint8_t transition, scope, blocking;
-    uint8_t mixed; /* the processes ran it with different policies */
+    uint8_t mixed;      /* the processes ran it with different policies */
+    uint8_t collective; /* some process's layer marks it collective: the ranks' counts are compared */
     cgi_totals t;
     uint64_t max_ns;
     uint32_t peak_inside, peak_waiting; /* the most over the processes (0: not measured in any) */

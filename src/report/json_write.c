@@ -397,7 +397,8 @@ void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, s
                     (unsigned long)cgi_ld(&c->stalls), (unsigned long)cgi_ld(&c->stall_ns),
                     cgi_transition_name(rec->transition), rec->blocking ? "true" : "false");
             cgi_json_field_str_or_null(out, "serialize", rec->domain[0] ? rec->domain : NULL);
-            fprintf(out, ", \"scope\": \"%s\"}", cgi_scope_name(rec->scope));
+            fprintf(out, ", \"scope\": \"%s\"%s}", cgi_scope_name(rec->scope),
+                    rec->collective ? ", \"collective\": true" : "");
             fprintf(out, ",\n        \"states\": %lu", (unsigned long)cgi_ctr_states(c));
             cgi_json_peaks(out, cgi_peak_of(&c->inside), cgi_peak_of(&c->waiting));
             cgi_code_list codes = {.n = 0};
@@ -468,6 +469,19 @@ static void cgi_json_rank_site(const cgi_rank_site *s, void *arg)
         fputc('}', out);
     } else
         fputs("null", out);
+    if (row->collective) {
+        /* A collective: every rank should have made it as often. */
+        fprintf(out,
+                ",\n     \"collective\": true, \"usual_calls\": %lu, \"ranks_out_of_step\": %u, \"out_of_step\": [",
+                (unsigned long)s->usual_calls, s->nodd);
+        for (uint32_t k = 0; k < s->nodd && k < CGI_RANKS_ODD_KEPT; k++) {
+            fprintf(out, "%s{\"rank\": %u, \"calls\": %lu", k ? ", " : "", s->odd[k].rank,
+                    (unsigned long)s->odd_calls[k]);
+            cgi_json_field_str(out, "host", s->odd[k].host);
+            fputc('}', out);
+        }
+        fputc(']', out);
+    }
     fputc('}', out);
 }
 

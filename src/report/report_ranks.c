@@ -180,6 +180,45 @@ static cgi_rank_spread cgi_spread(const cgi_ranks *v, const cgi_rank_cell *c, si
     return s;
 }
 
+/* The count most of n ranks made (m in cells c, the others 0; tmp holds
+ * m values) and the ranks that made another (report_ranks.h). */
+static void cgi_odd_ranks(const cgi_ranks *v, const cgi_rank_cell *c, size_t m, size_t n, uint64_t *tmp,
+                          cgi_rank_site *s)
+{
+    for (size_t i = 0; i < m; i++)
+        tmp[i] = c[i].calls;
+    qsort(tmp, m, sizeof *tmp, cgi_by_u64);
+    uint64_t usual = 0;
+    size_t most = n - m; /* the ranks that never called it made 0 */
+    for (size_t i = 0, j; i < m; i = j) {
+        for (j = i; j < m && tmp[j] == tmp[i];)
+            j++;
+        if (j - i > most) most = j - i, usual = tmp[i];
+    }
+    s->usual_calls = usual;
+    /* Ranks by number: every rank index, its cell (cells are in index order) or 0. */
+    cgi_rank_where odd[CGI_RANKS_ODD_KEPT];
+    uint64_t odd_calls[CGI_RANKS_ODD_KEPT];
+    size_t k = 0;
+    for (size_t ix = 0; ix < v->nrank; ix++) {
+        while (k < m && c[k].ix < ix)
+            k++;
+        uint64_t calls = k < m && c[k].ix == ix ? c[k].calls : 0;
+        if (calls == usual) continue;
+        cgi_rank_where at = v->rank[ix];
+        /* Kept: the lowest rank numbers (insertion into a short sorted list). */
+        size_t pos = s->nodd < CGI_RANKS_ODD_KEPT ? s->nodd : CGI_RANKS_ODD_KEPT;
+        while (pos > 0 && odd[pos - 1].rank > at.rank) {
+            if (pos < CGI_RANKS_ODD_KEPT) odd[pos] = odd[pos - 1], odd_calls[pos] = odd_calls[pos - 1];
+            pos--;
+        }
+        if (pos < CGI_RANKS_ODD_KEPT) odd[pos] = at, odd_calls[pos] = calls;
+        s->nodd++;
+    }
+    for (size_t i = 0; i < s->nodd && i < CGI_RANKS_ODD_KEPT; i++)
+        s->odd[i] = odd[i], s->odd_calls[i] = odd_calls[i];
+}
+
 int cgi_ranks_finish(cgi_ranks *v)
 {
     if (!v->ncell) return 0;
@@ -210,6 +249,7 @@ void cgi_ranks_each(const cgi_ranks *v, void (*fn)(const cgi_rank_site *, void *
             s.calls += v->cell[k].calls, s.total_ns += v->cell[k].ns;
         s.calls_per_rank = cgi_spread(v, c, end - i, v->nrank, 0, v->tmp);
         s.ns_per_rank = cgi_spread(v, c, end - i, v->nrank, 1, v->tmp);
+        cgi_odd_ranks(v, c, end - i, v->nrank, v->tmp, &s);
         s.peak_inside = f->inside, s.peak_waiting = f->waiting, s.stall_ns = f->stall_ns;
         if (f->inside_at) s.peak_inside_at = v->rank[f->inside_at - 1];
         if (f->waiting_at) s.peak_waiting_at = v->rank[f->waiting_at - 1];

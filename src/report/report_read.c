@@ -89,6 +89,8 @@ static void cgi_read_policy_member(cgi_json *j, const char *key, void *ctx)
     char pv[CGI_DOMAIN_NAME_MAX];
     if (strcmp(key, "blocking") == 0) {
         rec->blocking = (uint8_t)cgi_read_bool(j);
+    } else if (strcmp(key, "collective") == 0) {
+        rec->collective = (uint8_t)cgi_read_bool(j);
     } else if (strcmp(key, "serialize") == 0) {
         if (!cgi_lex_word(j, "null")) cgi_lex_str(j, rec->domain, sizeof rec->domain);
     } else if (strcmp(key, "transition") == 0 || strcmp(key, "scope") == 0) {

@@ -266,10 +266,43 @@ static void cgi_summary_ended_groups(cgi_notes *ns, const cgi_report_writer *w)
     free(text), free(order), free(groups);
 }
 
+/* A collective some ranks made another number of times than the others:
+ * the classic cause of a collective hang (one rank called it once more).
+ * Said only of a job that ended with calls in flight: ranks of a job that
+ * finished may well run collectives on communicators of their own. */
+typedef struct cgi_odd_arg {
+    cgi_notes *ns;
+    const cgi_report_writer *w;
+} cgi_odd_arg;
+
+static void cgi_summary_odd_site(const cgi_rank_site *s, void *arg)
+{
+    const cgi_odd_arg *a = arg;
+    const cgi_row *row = cgi_row_at(a->w, s->row);
+    if (!row->collective || !s->nodd) return;
+    char ranks[160] = "", counts[160] = "";
+    size_t r = 0, c = 0;
+    for (uint32_t k = 0; k < s->nodd && k < CGI_RANKS_ODD_KEPT; k++) {
+        r += (size_t)snprintf(ranks + r, sizeof ranks - r, "%s%u", k ? ", " : "", s->odd[k].rank);
+        c += (size_t)snprintf(counts + c, sizeof counts - c, "%s%lu", k ? ", " : "", (unsigned long)s->odd_calls[k]);
+    }
+    const char *more = s->nodd > CGI_RANKS_ODD_KEPT ? " and more" : "";
+    if (s->nodd == 1)
+        cgi_note_add(a->ns, 0, 2,
+                     "  rank %s made %s %s calls, the others %lu (a collective: every rank makes it alike)\n", ranks,
+                     counts, CGI_ROW_NAME(row), (unsigned long)s->usual_calls);
+    else
+        cgi_note_add(a->ns, 0, 2,
+                     "  ranks %s%s made %s %s calls, most ranks %lu (a collective: every rank makes it alike)\n", ranks,
+                     more, counts, CGI_ROW_NAME(row), (unsigned long)s->usual_calls);
+}
+
 /* Processes that died in a call, hangs, thread-rule violations, lost processes. */
 static void cgi_summary_wrong(cgi_notes *ns, const cgi_report_writer *w, size_t lost)
 {
     const cgi_summary *s = &w->sum;
+    cgi_odd_arg odd = {ns, w};
+    if (w->nended) cgi_ranks_each(w->ranks, cgi_summary_odd_site, &odd);
     if (w->nended > 1)
         cgi_summary_ended_groups(ns, w);
     else if (s->died_inside)

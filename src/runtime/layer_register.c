@@ -17,6 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A layer built before `collective` has its bytes as padding (zeros): the
+ * field lives in the struct's tail padding, so the size never changed. */
+_Static_assert(sizeof(void *) != 8 || sizeof(cg_site_default) == 72, "cg_site_default's layout is the layer ABI's");
+
 static uint32_t cgi_name_hash(const char *name)
 {
     uint32_t h = 2166136261u; /* FNV-1a */

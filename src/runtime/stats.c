@@ -374,6 +374,8 @@ void cgi_stats_note_policy(cg_site *s)
     r->transition = (uint8_t)atomic_load(&s->transition);
     r->scope = (uint8_t)atomic_load(&s->scope);
     r->blocking = (uint8_t)atomic_load(&s->blocking);
+    const cg_layer *l = s->layer;
+    r->collective = l && l->defaults && s->index < l->nsites && l->defaults[s->index].collective;
 }
 
 static cgi_stats_record *cgi_record_of(cg_counters *c)

@@ -494,9 +494,15 @@ def mpi4py_hang_status_names_the_rank_out_of_step_live_and_after_sigterm():
     check("3 processes ended inside calls, the odd ones first:" in text, "report:\n" + text + r.stderr)
     at2, at01 = text.find("rank 2: in MPI_Recv at %s:6" % job), text.find("ranks 0, 1: in MPI_Barrier at %s:7" % job)
     check(0 <= at2 < at01, "report's summary, rank 2 first:\n" + text)
+    # MPI_Barrier is a collective (apis/mpi.ini): rank 2 never reached it.
+    check("rank 2 made 0 MPI_Barrier calls, the others 1 (a collective" in text, "the count out of step:\n" + text)
     merged = os.path.join(TMP, "hang-merged.json")
     subprocess.run([E["CG_CLI"], "report", "--json", merged, folder + "/"], capture_output=True, timeout=60)
-    groups = json.load(open(merged))["in_flight_groups"]
+    merged_rep = json.load(open(merged))
+    barrier = [s for s in merged_rep["across_ranks"]["sites"] if s["name"] == "MPI_Barrier"]
+    check(barrier and barrier[0]["collective"] and barrier[0]["usual_calls"] == 1 and
+          [(o["rank"], o["calls"]) for o in barrier[0]["out_of_step"]] == [(2, 0)], "across_ranks: %s" % barrier)
+    groups = merged_rep["in_flight_groups"]
     check([(g["ranks"], g["name"], g["python"]["line"]) for g in groups] == [([2], "MPI_Recv", 6),
                                                                           ([0, 1], "MPI_Barrier", 7)],
           "in_flight_groups: %s" % groups)

@@ -418,8 +418,8 @@ static const int cgl_states_hipEventElapsedTime[] = {hipErrorNotReady};
 static const int cgl_states_hipEventQuery[] = {hipErrorNotReady};
 
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
- *  reason, serialize, states, nstates, thread rules, their count}; a variant (base != NULL) carries its
- *  base's policy (its rules are its own frame's). */
+ *  reason, serialize, states, nstates, thread rules, their count[, collective]}; a variant (base != NULL)
+ *  carries its base's policy (its rules are its own frame's). */
 static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_hipCreateChannelDesc] = {"hipCreateChannelDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_hipMemcpy_spt] = {"hipMemcpy_spt", "hipMemcpy", 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0},

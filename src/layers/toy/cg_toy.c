@@ -40,8 +40,8 @@ static const int cgl_states_toySetErrno[] = {TOY_ERROR_TIMEOUT};
 static const cg_rule cgl_rules_toySetDims[1];
 
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
- *  reason, serialize, states, nstates, thread rules, their count}; a variant (base != NULL) carries its
- *  base's policy (its rules are its own frame's). */
+ *  reason, serialize, states, nstates, thread rules, their count[, collective]}; a variant (base != NULL)
+ *  carries its base's policy (its rules are its own frame's). */
 static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_toyGetDevice] = {"toyGetDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_toyCompile] = {"toyCompile", NULL, 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0, NULL, 0},

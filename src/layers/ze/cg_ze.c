@@ -380,8 +380,8 @@ static const cg_rule cgl_rules_zetTracerExpSetEpilogues[1];
 static const cg_rule cgl_rules_zetTracerExpSetEnabled[1];
 
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
- *  reason, serialize, states, nstates, thread rules, their count}; a variant (base != NULL) carries its
- *  base's policy (its rules are its own frame's). */
+ *  reason, serialize, states, nstates, thread rules, their count[, collective]}; a variant (base != NULL)
+ *  carries its base's policy (its rules are its own frame's). */
 static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_zeInit] = {"zeInit", NULL, 0, 1, 0, "loads and initializes every driver the loader finds", NULL, cgl_states, 1, NULL, 0},
     [CGL_zeDriverGet] = {"zeDriverGet", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
