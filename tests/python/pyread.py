@@ -102,6 +102,44 @@ def whether_a_call_holds_the_gil_is_read_from_the_gils_state():
     check(1 not in answers and 0 in answers, "another thread runs Python: this one's GIL is not held: %s" % answers)
 
 
+SUBINTERPRETER = """
+import ctypes, sys
+lib = ctypes.CDLL(%r)
+lib.cgt_text.restype = ctypes.c_char_p
+assert lib.cgt_prepare() == 0
+line = sys._getframe().f_lineno + 1
+r = lib.cgt_read_self(8)
+frames = lib.cgt_text().decode().splitlines()
+assert r == 0 and frames == ["%%d <module> <string>" %% line], (r, frames, line)
+assert lib.cgt_gil_self() == 0 and ctypes.PyDLL(%r).cgt_gil_self() == 1
+"""
+
+
+def a_call_in_a_subinterpreter_is_read_at_its_line_with_its_gil():
+    """A thread running a sub-interpreter's code (sharing the main GIL;
+    ctypes loads in no other kind before 3.13): its frames are found in
+    that interpreter's thread list, at the right line, and its GIL held or
+    not as ctypes called."""
+    prepared(WITH_GIL)
+    try:
+        import _interpreters as si
+    except ImportError:
+        try:
+            import _xxsubinterpreters as si
+        except ImportError:
+            print("skipped: no sub-interpreter module in %d.%d" % sys.version_info[:2])
+            sys.exit(77)
+    try:
+        iid = si.create(isolated=False)
+    except TypeError:
+        iid = si.create()
+    try:
+        failed = si.run_string(iid, SUBINTERPRETER % (HELPER, HELPER))
+    finally:
+        si.destroy(iid)
+    check(failed is None, "in the sub-interpreter: %s" % (failed,))
+
+
 def fünf_straße_名前(lib):
     return read_here(lib), sys._getframe().f_lineno
 
