@@ -16,6 +16,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,6 +26,10 @@ typedef struct status_files {
     char **v;
     size_t n, cap;
     int refused; /* processes named that are not the caller's, or not guarded */
+    /* The ranks of report folders whose run ended: a report of theirs is
+     * there (callguard-HOST-rankR-pidP.json), "3 on vm, 4 on vm". */
+    char ended[512];
+    size_t nended;
 } status_files;
 
 static void status_add(status_files *f, char *path)
@@ -152,6 +157,23 @@ static void status_add_all(status_files *f)
     closedir(d);
 }
 
+/* A run of the folder that ended left its report: its rank and host, from
+ * the name run_folder.c gives it. */
+static void status_note_ended(status_files *f, const char *name)
+{
+    const char *r = strstr(name, "-rank"), *end = name + strlen(name);
+    if (strncmp(name, "callguard-", 10) != 0 || !r || end - name < 6 || strcmp(end - 5, ".json") != 0) return;
+    int rank;
+    if (sscanf(r, "-rank%d-pid", &rank) != 1 || rank < 0) return;
+    size_t len = strlen(f->ended);
+    if (len + 80 < sizeof f->ended)
+        snprintf(f->ended + len, sizeof f->ended - len, "%s%d on %.*s", f->nended ? ", " : "", rank,
+                 (int)(r - name - 10 < 64 ? r - name - 10 : 64), name + 10);
+    else if (len + 6 < sizeof f->ended && !strstr(f->ended, ", ..."))
+        strcat(f->ended, ", ...");
+    f->nended++;
+}
+
 /* A report folder: the runs alive on this host left a note each naming
  * their statistics directory (run_folder.c); a statistics directory
  * itself is taken too. Returns how many runs were found. */
@@ -164,6 +186,7 @@ static int status_add_folder(status_files *f, const char *dir)
     size_t before = f->n;
     while ((e = readdir(d))) {
         char stats[4096];
+        status_note_ended(f, e->d_name);
         if (!run_live_note_read(dirfd(d), e->d_name, stats, sizeof stats)) continue;
         runs++;
         status_add_dir(f, stats);
@@ -202,7 +225,9 @@ int cli_cmd_status(int argc, char **argv)
         struct stat st;
         if (stat(a, &st) != 0 || !S_ISDIR(st.st_mode))
             return cli_usage_error("status: '%s': expected a pid or a report folder (run --report DIR/)", a);
-        if (status_add_folder(&f, a) == 0) cgi_say("status: %s: no run of it is alive on %s", a, host);
+        if (status_add_folder(&f, a) == 0)
+            cgi_say("status: %s: no run of it is alive on %s%s", a, host,
+                    f.nended ? " (some ended: callguard report DIR/)" : "");
     }
     if (!f.n) {
         if (!f.refused && all) cgi_say("status: no process of yours runs under callguard on %s", host);
@@ -210,6 +235,8 @@ int cli_cmd_status(int argc, char **argv)
         return 1;
     }
     int rc = cg_status_write((const char *const *)f.v, f.n, where, 1, json ? CG_REPORT_JSON : CG_REPORT_TEXT);
+    if (!json && f.nended)
+        printf("  ended, with a report in the folder: rank%s %s\n", f.nended == 1 ? "" : "s", f.ended);
     for (size_t k = 0; k < f.n; k++)
         free(f.v[k]);
     free(f.v);

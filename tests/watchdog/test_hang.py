@@ -9,6 +9,7 @@ is a function named for the behaviour it checks, tests/cgtest.py).
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -203,6 +204,33 @@ def status_reads_only_your_own_processes_and_says_why_not():
         if other:
             other.kill()
             other.wait()
+
+
+def status_of_a_folder_names_missing_and_ended_ranks():
+    """A job of 3 ranks (the launcher's world size) in one report folder:
+    rank 0 has ended (its report is there), rank 1 hangs, rank 2 never
+    started. `callguard status DIR/` shows rank 1's call, names ranks 0 and
+    2 missing of 3, and rank 0 among those that ended with a report."""
+    skip_unless_real_stack()
+    folder = os.path.join(TMP, "ranks") + "/"
+    env = dict(os.environ, OMPI_COMM_WORLD_SIZE="3")
+    done = subprocess.run([CG, "run", "--api", "cl", "--report", folder, "--", sys.executable, "-c",
+                           "import ctypes; ctypes.CDLL('libOpenCL.so.1').clGetPlatformIDs(0, None, None)"],
+                          env=dict(env, OMPI_COMM_WORLD_RANK="0"), capture_output=True, text=True, timeout=60)
+    check(done.returncode == 0, done.stderr)
+    p = subprocess.Popen([CG, "run", "--api", "cl", "--report", folder, "--", sys.executable, HANG, "cdll"],
+                         env=dict(env, OMPI_COMM_WORLD_RANK="1"), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         text=True, start_new_session=True)
+    try:
+        p.stdout.readline()
+        time.sleep(1.5)
+        r = subprocess.run([CG, "status", folder], capture_output=True, text=True, timeout=30)
+    finally:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait(timeout=30)
+    check(r.returncode == 0 and "missing: 2 of 3 ranks (0, 2)" in r.stdout, r.stdout + r.stderr)
+    check("ended, with a report in the folder: rank 0 on " in r.stdout, r.stdout)
+    check(re.search(r"rank 1 pid \d+ on .*in cl clWaitForEvents for", r.stdout, re.S), r.stdout)
 
 
 def hang_reports_are_off_by_default():
