@@ -201,9 +201,16 @@ typedef struct cgi_status_group {
 /* Takes p from r, ages as of now_mono_ns (CLOCK_MONOTONIC of this host);
  * 0: a process that ended, as of its watchdog's last look. */
 CGI_HIDDEN void cgi_status_take(const cgi_stats_region *r, uint64_t now_mono_ns, cgi_status_proc *p);
-/* Fills order[n] (the processes, grouped by what they do, groups of one
- * first) and groups[n]; returns the number of groups. */
-CGI_HIDDEN size_t cgi_status_group_all(const cgi_status_proc *v, size_t n, size_t *order, cgi_status_group *groups);
+/* The processes v[0..n) grouped by what they do, groups of one first:
+ * order[] lists them group after group, groups[0..ng) say where each
+ * starts. cgi_status_group: 0, or -1 when out of memory (nothing to free). */
+typedef struct cgi_status_grouping {
+    size_t *order;
+    cgi_status_group *groups;
+    size_t ng;
+} cgi_status_grouping;
+CGI_HIDDEN int cgi_status_grouped(const cgi_status_proc *v, size_t n, cgi_status_grouping *g);
+CGI_HIDDEN void cgi_status_grouping_free(cgi_status_grouping *g);
 /* "ranks 0-1, 3" or "pids 12, 14": a group's members. */
 CGI_HIDDEN void cgi_status_members(FILE *out, const cgi_status_proc *v, const size_t *order, const cgi_status_group *g);
 /* " at FILE:LINE in FUNCTION", or nothing when not known. */

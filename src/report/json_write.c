@@ -535,9 +535,10 @@ static void cgi_json_advice(const cgi_advice *a, void *arg)
  * of one first (docs/report.md, "in_flight_groups"); only when some did. */
 static void cgi_json_ended_groups(FILE *out, const cgi_report_writer *w)
 {
-    size_t n = w->nended, *order = malloc((n ? n : 1) * sizeof *order);
-    cgi_status_group *groups = malloc((n ? n : 1) * sizeof *groups);
-    size_t ng = n && order && groups ? cgi_status_group_all(w->ended, n, order, groups) : 0;
+    cgi_status_grouping gr = {0};
+    if (!w->nended || cgi_status_grouped(w->ended, w->nended, &gr) != 0) return;
+    const size_t *order = gr.order, ng = gr.ng;
+    const cgi_status_group *groups = gr.groups;
     if (ng) fputs(",\n  \"in_flight_groups\": [", out);
     for (size_t g = 0; g < ng; g++) {
         const cgi_status_proc *p = &w->ended[order[groups[g].first]];
@@ -557,7 +558,7 @@ static void cgi_json_ended_groups(FILE *out, const cgi_report_writer *w)
         fputc('}', out);
     }
     if (ng) fprintf(out, "],\n  \"in_flight_groups_dropped\": %zu", w->ended_more);
-    free(order), free(groups);
+    cgi_status_grouping_free(&gr);
 }
 
 void cgi_json_end(FILE *out, size_t nproc, const cgi_totals *pall, size_t lost, const cgi_report_writer *w)

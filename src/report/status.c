@@ -81,13 +81,10 @@ static void cgi_status_missing(FILE *out, const cgi_status_proc *v, size_t n)
 
 int cgi_status_text(FILE *out, const cgi_status_proc *v, size_t n, const char *where)
 {
-    size_t *order = malloc((n ? n : 1) * sizeof *order);
-    cgi_status_group *groups = malloc((n ? n : 1) * sizeof *groups);
-    if (!order || !groups) {
-        free(order), free(groups);
-        return -1;
-    }
-    size_t ng = cgi_status_group_all(v, n, order, groups);
+    cgi_status_grouping gr;
+    if (cgi_status_grouped(v, n, &gr) != 0) return -1;
+    const size_t *order = gr.order, ng = gr.ng;
+    const cgi_status_group *groups = gr.groups;
     fprintf(out, "callguard status: %zu process%s %s\n", n, n == 1 ? "" : "es", where);
     for (size_t g = 0; g < ng && n > 1; g++) {
         const cgi_status_proc *p = &v[order[groups[g].first]];
@@ -106,7 +103,7 @@ int cgi_status_text(FILE *out, const cgi_status_proc *v, size_t n, const char *w
     for (size_t g = 0; g < ng; g++)
         for (size_t i = 0; i < groups[g].n; i++)
             cgi_status_proc_text(out, &v[order[groups[g].first + i]]);
-    free(order), free(groups);
+    cgi_status_grouping_free(&gr);
     return 0;
 }
 
@@ -141,13 +138,10 @@ static void cgi_status_call_json(FILE *out, const cgi_hang_call *e)
 
 int cgi_status_json(FILE *out, const cgi_status_proc *v, size_t n)
 {
-    size_t *order = malloc((n ? n : 1) * sizeof *order);
-    cgi_status_group *groups = malloc((n ? n : 1) * sizeof *groups);
-    if (!order || !groups) {
-        free(order), free(groups);
-        return -1;
-    }
-    size_t ng = cgi_status_group_all(v, n, order, groups);
+    cgi_status_grouping gr;
+    if (cgi_status_grouped(v, n, &gr) != 0) return -1;
+    const size_t *order = gr.order, ng = gr.ng;
+    const cgi_status_group *groups = gr.groups;
     fputs("{\"callguard_status\": 1, \"groups\": [", out);
     for (size_t g = 0; g < ng; g++) {
         fprintf(out, "%s\n  {\"pids\": [", g ? "," : "");
@@ -177,7 +171,7 @@ int cgi_status_json(FILE *out, const cgi_status_proc *v, size_t n)
         fputs("]}", out);
     }
     fputs("]}\n", out);
-    free(order), free(groups);
+    cgi_status_grouping_free(&gr);
     return 0;
 }
 

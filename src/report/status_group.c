@@ -93,7 +93,7 @@ static int cgi_status_by_size(const void *a, const void *b)
 
 /* Fills order[] (the processes, grouped, groups odd ones first) and
  * groups[]; returns the number of groups. */
-size_t cgi_status_group_all(const cgi_status_proc *v, size_t n, size_t *order, cgi_status_group *groups)
+static size_t cgi_status_group_all(const cgi_status_proc *v, size_t n, size_t *order, cgi_status_group *groups)
 {
     size_t *sorted = malloc((n ? n : 1) * sizeof *sorted), ng = 0, k = 0;
     if (!sorted) return 0;
@@ -120,6 +120,24 @@ size_t cgi_status_group_all(const cgi_status_proc *v, size_t n, size_t *order, c
 }
 
 /* ---- text ---------------------------------------------------------------------- */
+
+int cgi_status_grouped(const cgi_status_proc *v, size_t n, cgi_status_grouping *g)
+{
+    g->order = malloc((n ? n : 1) * sizeof *g->order);
+    g->groups = malloc((n ? n : 1) * sizeof *g->groups);
+    if (!g->order || !g->groups) {
+        cgi_status_grouping_free(g);
+        return -1;
+    }
+    g->ng = cgi_status_group_all(v, n, g->order, g->groups);
+    return 0;
+}
+
+void cgi_status_grouping_free(cgi_status_grouping *g)
+{
+    free(g->order), free(g->groups);
+    g->order = NULL, g->groups = NULL, g->ng = 0;
+}
 
 /* "ranks 0-1, 3" or "pid 12" for the members of a group. */
 void cgi_status_members(FILE *out, const cgi_status_proc *v, const size_t *order, const cgi_status_group *g)

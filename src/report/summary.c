@@ -245,12 +245,13 @@ static void cgi_summary_stalls(cgi_notes *ns, const cgi_report_writer *w)
  * out of step (status_group.c). One note, a line a group. */
 static void cgi_summary_ended_groups(cgi_notes *ns, const cgi_report_writer *w)
 {
-    size_t n = w->nended, *order = malloc(n * sizeof *order), len = 0;
-    cgi_status_group *groups = malloc(n * sizeof *groups);
+    size_t n = w->nended, len = 0;
     char *text = NULL;
-    FILE *f = order && groups ? open_memstream(&text, &len) : NULL;
+    cgi_status_grouping gr;
+    FILE *f = cgi_status_grouped(w->ended, n, &gr) == 0 ? open_memstream(&text, &len) : NULL;
     if (f) {
-        size_t ng = cgi_status_group_all(w->ended, n, order, groups);
+        const size_t *order = gr.order, ng = gr.ng;
+        const cgi_status_group *groups = gr.groups;
         fprintf(f, "  %zu processes ended inside calls%s:\n", n + w->ended_more, ng > 1 ? ", the odd ones first" : "");
         for (size_t g = 0; g < ng; g++) {
             const cgi_hang_call *c = &w->ended[order[groups[g].first]].call[0];
@@ -263,7 +264,8 @@ static void cgi_summary_ended_groups(cgi_notes *ns, const cgi_report_writer *w)
         }
         if (fclose(f) == 0 && text) cgi_note_add(ns, 0, 3, "%s", text);
     }
-    free(text), free(order), free(groups);
+    free(text);
+    cgi_status_grouping_free(&gr);
 }
 
 /* A collective some ranks made another number of times than the others:
