@@ -169,7 +169,11 @@ static int test_abort_in_the_driver_leaves_its_calls_in_flight(int argc, char **
     *strchr(first, '\n') = '\0';
     char *j = slurp(json); /* the same buffer as t */
     CHECK(j && strstr(j, "\"in_flight\": ["));
-    CHECKF(count_of(strstr(j, "\"in_flight\""), "\"name\": \"toyCompile\"") == inside, "%s", j);
+    char *flight = strstr(j, "\"in_flight\""), *end = flight ? strstr(flight, "\"in_flight_unknown_threads\"") : NULL;
+    CHECK(end);
+    *end = '\0'; /* the list alone: the JSON's "in_flight_groups" name the call too */
+    CHECKF(count_of(flight, "\"name\": \"toyCompile\"") == inside, "%s", j);
+    *end = '"';
     /* Read back from the saved report, the table says the same. */
     char again[600];
     snprintf(again, sizeof again, "%s/race-again.txt", cgtest_tmpdir());
