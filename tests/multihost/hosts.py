@@ -170,10 +170,14 @@ class TwoHosts:
         """CG_MULTIHOST_HOSTS for agent.sh: each address with its namespace and host name."""
         return " ".join("%s/%s/%s" % x for x in zip(self.addresses, self.ns, self.names))
 
+    def on(self, host, args):
+        """args run on host `host` (0 is A, 1 is B), as its own shell would run them: in its network
+        namespace, under its host name."""
+        return ["ip", "netns", "exec", self.ns[host], "unshare", "--uts", "sh", "-c",
+                'hostname "$1" && shift && exec "$@"', "sh", self.names[host], *args]
+
     def on_a(self, args):
-        """args run on host A: in its network namespace, under its host name."""
-        return ["ip", "netns", "exec", self.ns[0], "unshare", "--uts", "sh", "-c",
-                'hostname "$1" && shift && exec "$@"', "sh", self.names[0], *args]
+        return self.on(0, args)
 
     def host_list(self, per_host):
         """mpirun's --host value: per_host slots on each host."""

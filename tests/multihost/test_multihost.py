@@ -187,36 +187,105 @@ def wait_until(cond, seconds):
     return True
 
 
-def hung_job_on_two_hosts_ended_by_sigterm_reports_each_ranks_call_in_flight():
-    """Rank 1 (host B) waits in an MPI_Recv nobody sends, rank 0 (host A) in MPI_Barrier. Once both
-    said, through --hang-ms, that their call has been in flight 300 ms, SIGTERM to mpirun ends the job
-    (Open MPI sends SIGTERM to each rank's process group: `callguard run` and the program). Each rank's
-    report is still written, says it died of SIGTERM on its own host, and lists its call in flight; the
-    merged view names both."""
+HUNG = ("MPI_Barrier", "MPI_Recv")  # what rank 0 (host A) and rank 1 (host B) of `twohosts hang` wait in
+
+
+def status_on(two, host, folder, *options):
+    """`callguard status [OPTIONS] DIR/` on one host (0 is A, 1 is B), run as that host's own shell would
+    run it: in its network namespace, under its host name (its gethostname picks the runs of the folder)."""
+    return subprocess.run(two.on(host, [CG, "status", *options, folder + "/"]), capture_output=True, text=True,
+                          timeout=remaining(10), env={**os.environ, "COLUMNS": "100"})
+
+
+def hung_for_a_second(two, folder, job):
+    """Polls each host's `callguard status --json DIR/` until it shows the call its rank hangs in a
+    second old (the hang page has it then), for up to 15 s: the last answer of each host, as [(run, JSON
+    or None)]. MPI_Init on host B alone took from 1 s to 9.8 s in 5 runs of about 80 here (gdb: in
+    ompi_mpi_init's wait for Open MPI's fence), so 10 s would fail the test now and then."""
+    last = [None, None]
+
+    def hung(host):
+        r = status_on(two, host, folder, "--json")
+        got = json.loads(r.stdout) if r.returncode == 0 else None
+        last[host] = (r, got)
+        return got and any(c["name"] == HUNG[host] and c["age_ns"] >= 10**9
+                           for p in got["processes"] for c in p["in_flight"])
+    wait_until(lambda: all([hung(0), hung(1)]) or job.p.poll() is not None, 15)
+    return last
+
+
+def check_status_json(two, host, r, got):
+    """Host `host`'s status shows its own rank, and only it, in its call for a second or more."""
+    rank, other = host, 1 - host
+    check(got is not None, "status --json on %s found no run of the job" % two.names[host], r)
+    procs = got["processes"]
+    shown = [(p["rank"], p["host"], p["world_size"]) for p in procs]
+    check(shown == [(rank, two.names[host], 2)], "status on %s shows (rank, host, world size) %s: rank %d is on "
+          "%s, another host\n%s" % (two.names[host], shown, other, two.names[other], r.stdout))
+    flight = [(c["api"], c["name"], c["waiting"], c["python"]) for c in procs[0]["in_flight"]]
+    check(flight == [("mpi", HUNG[rank], False, None)] and procs[0]["in_flight"][0]["age_ns"] >= 10**9,
+          "status on %s: rank %d's calls in flight, not %s a second old (a C program: no Python line)\n%s"
+          % (two.names[host], rank, HUNG[rank], r.stdout))
+    check([(g["ranks"], g["pids"]) for g in got["groups"]] == [([rank], [procs[0]["pid"]])],
+          "status on %s: groups %s" % (two.names[host], got["groups"]))
+    return procs[0]["pid"]
+
+
+def check_status_text(two, host, folder, pid):
+    """The same as text: its host in the head, the other rank missing here, its rank's line and call."""
+    rank, name = host, two.names[host]
+    r = status_on(two, host, folder)
+    text = r.stdout
+    check(r.returncode == 0 and text.startswith("callguard status: 1 process on %s\n" % name),
+          "status on %s: its head" % name, r)
+    check("  missing: 1 of 2 ranks (%d): not running here, or ended\n" % (1 - rank) in text,
+          "status on %s: rank %d (on %s) is missing here:\n%s" % (name, 1 - rank, two.names[1 - rank], text))
+    check("  rank %d pid %d on %s, up " % (rank, pid, name) in text and two.names[1 - rank] not in text,
+          "status on %s: rank %d, pid %d, and not the other host:\n%s" % (name, rank, pid, text))
+    m = re.search(r"^    tid \d+ \"[^\"]*\" in mpi %s for (\d+\.\d) s$" % HUNG[rank], text, re.M)
+    check(m and float(m.group(1)) >= 1.0, "status on %s: rank %d in %s a second or more:\n%s"
+          % (name, rank, HUNG[rank], text))
+    return text
+
+
+def hung_job_on_two_hosts_shows_each_rank_live_on_its_host_then_in_its_report():
+    """Rank 1 (host B) waits in an MPI_Recv nobody sends, rank 0 (host A) in MPI_Barrier. While they
+    hang, `callguard status DIR/` run on each host (its network namespace and host name, as a shell there
+    would) shows that host's rank in its call, a second old or more, and not the other host's rank, which
+    it lists as missing (text and --json). Then SIGTERM to mpirun ends the job (Open MPI sends SIGTERM to
+    each rank's process group: `callguard run` and the program). Each rank's report is still written by
+    the process status showed, says it died of SIGTERM on its own host, and lists its call in flight; no
+    run's live note is left in the folder; the merged view names both."""
     need_mpi()
     with hosts.TwoHosts() as two:
         folder = os.path.join(TMP, "hang")
         os.mkdir(folder)  # so that no report at all reads as none, not as no folder
-        job = Job(two, 2, 1, folder + "/", "hang", options=("--hang-ms", "300"))
-        hung = re.compile(r"callguard: hang: +tid \d+ \"[^\"]*\": mpi (MPI_Recv|MPI_Barrier), ")
-        both = wait_until(lambda: {m.group(1) for m in map(hung.match, list(job.lines)) if m} ==
-                          {"MPI_Recv", "MPI_Barrier"} or job.p.poll() is not None, 15)
-        check(both and job.p.poll() is None, "both ranks hung in their call:\n%s" % job.said())
+        job = Job(two, 2, 1, folder + "/", "hang")
+        live = hung_for_a_second(two, folder, job)
+        check(job.p.poll() is None, "the job ended before both ranks hung a second:\n%s" % job.said())
+        pids = [check_status_json(two, host, *live[host]) for host in (0, 1)]
+        screens = [check_status_text(two, host, folder, pids[host]) for host in (0, 1)]
+        if os.environ.get("CG_MULTIHOST_SHOW"):
+            print("".join("-- on %s:\n%s" % (two.names[h], screens[h]) for h in (0, 1)), end="")
         job.p.send_signal(signal.SIGTERM)  # ip netns exec, unshare and sh exec'd: this is mpirun
-        status = job.wait(15)
-        check(status is not None, "mpirun still ran 15 s after SIGTERM\n%s" % job.said())
+        ended = job.wait(15)
+        check(ended is not None, "mpirun still ran 15 s after SIGTERM\n%s" % job.said())
         check(not two.left(5), "left running 5 s after mpirun ended: %s" % two.left(0))
+        notes = [n for n in os.listdir(folder) if n.endswith(".live")]
+        check(not notes, "live notes left after the job: %s" % notes)
         got = reports(folder)
         check(sorted(got) == [0, 1], "a report per rank (missing: %s): %s\n%s"
               % (sorted({0, 1} - set(got)), sorted(os.listdir(folder)), job.said()))
-        for rank, name in ((0, "MPI_Barrier"), (1, "MPI_Recv")):
+        for rank, name in enumerate(HUNG):
             p = got[rank][1]
-            check(p["host"] == two.names[rank] and p["exit"] == {"state": "signaled", "signal": 15},
-                  "rank %d: host %r, exit %s" % (rank, p["host"], p["exit"]))
+            killed = {"state": "signaled", "signal": 15}
+            check((p["pid"], p["host"], p["exit"]) == (pids[rank], two.names[rank], killed),
+                  "rank %d: pid %r (status showed %d), host %r, exit %s" % (rank, p["pid"], pids[rank], p["host"],
+                                                                          p["exit"]))
             flight = [(c["api"], c["name"], c["state"]) for c in p["in_flight"]]
             check(flight == [("mpi", name, "inside")], "rank %d's calls in flight: %s" % (rank, p["in_flight"]))
         text = cli("report", folder + "/")
-        for rank, name in ((0, "MPI_Barrier"), (1, "MPI_Recv")):
+        for rank, name in enumerate(HUNG):
             line = "callguard: pid %d on %s, rank %d (local 0) (killed by SIGTERM)" % (got[rank][1]["pid"],
                                                                                        two.names[rank], rank)
             check(line in text and "died of SIGTERM with 1 thread inside %s" % name in text,
