@@ -55,6 +55,7 @@ static const char usage_top[] = "usage: callguard run [OPTIONS] [--] PROGRAM [AR
                                 "       callguard report [OPTIONS] FILE.json|DIR/ ...\n"
                                 "       callguard status [--json] [DIR/ | PID ...]\n"
                                 "       callguard list [NAME | PATH.so]\n"
+                                "       callguard trace -o OUT DIR/ ...\n"
                                 "       callguard help [COMMAND]\n"
                                 "\n"
                                 "Guards a program's GPU driver calls (OpenCL, Level Zero, CUDA, HIP, MPI) and\n"
@@ -65,6 +66,7 @@ static const char usage_top[] = "usage: callguard run [OPTIONS] [--] PROGRAM [AR
                                 "  report   print reports saved with run --report, merged into one\n"
                                 "  status   what running guarded processes are doing now (a hang: where)\n"
                                 "  list     the installed layers, or one layer's entry points and policies\n"
+                                "  trace    merge the traces of a job's processes (run --trace DIR/) into one\n"
                                 "  help     a command's help (as callguard COMMAND --help)\n"
                                 "\n"
                                 "options: -h, --help (this help), --version\n"
@@ -82,7 +84,8 @@ static const char usage_run[] = "usage: callguard run [OPTIONS] [--] PROGRAM [AR
                                 "                        DIR/ (named by host, rank and pid), or a table (-)\n"
                                 "                        on stderr: a summary, then calls by time in the driver\n"
                                 "  --all                 with --report -: every row and column of the table\n"
-                                "  --trace FILE          a timeline of every call (trace-event JSON: Perfetto)\n"
+                                "  --trace FILE|DIR/     a timeline of every call (trace-event JSON: Perfetto),\n"
+                                "                        or one per process in DIR/ (callguard trace merges)\n"
                                 "  --trace-lines FILE|-  one line per call: api entry call_ns lock_wait_ns error\n"
                                 "  --serialize FN[=DOMAIN][:process|:handle][,...]\n"
                                 "                        one thread at a time in FN; FNs of one DOMAIN share a\n"
@@ -157,9 +160,30 @@ static const char usage_status[] = "usage: callguard status [--json] [DIR/ | PID
                                    "  mpirun -n 3 callguard run --report out/ -- python3 job.py &\n"
                                    "  callguard status out/\n";
 
+static const char usage_trace[] = "usage: callguard trace -o OUT DIR/|FILE.json ...\n"
+                                  "\n"
+                                  "Merges the traces callguard run --trace DIR/ wrote, one per process, on any\n"
+                                  "number of hosts, into one timeline that Perfetto opens: a track group per\n"
+                                  "host, rank and pid. Each host's clock is aligned by the realtime each process\n"
+                                  "read with its monotonic clock; processes of one host by that clock exactly.\n"
+                                  "The file's metadata states how far off the hosts can be.\n"
+                                  "\n"
+                                  "options:\n"
+                                  "  -o, --output OUT   the merged trace (- for stdout)\n"
+                                  "  -h, --help         this help\n"
+                                  "\n"
+                                  "exit status: 0; 1: a file is not such a trace, or OUT cannot be written;\n"
+                                  "2: a bad option\n"
+                                  "example:\n"
+                                  "  mpirun -n 4 callguard run --trace t/ -- ./app && callguard trace t/ -o job.json\n";
+
 static const struct {
     const char *name, *text;
-} cli_helps[] = {{"run", usage_run}, {"report", usage_report}, {"status", usage_status}, {"list", usage_list}};
+} cli_helps[] = {{"run", usage_run},
+                 {"report", usage_report},
+                 {"status", usage_status},
+                 {"list", usage_list},
+                 {"trace", usage_trace}};
 
 const char *cli_command;
 
@@ -168,7 +192,7 @@ int cli_help(const char *command)
     if (!command) return fputs(usage_top, stdout), 0;
     for (size_t i = 0; i < sizeof cli_helps / sizeof *cli_helps; i++)
         if (!strcmp(command, cli_helps[i].name)) return fputs(cli_helps[i].text, stdout), 0;
-    return cli_usage_error("help: unknown command '%s': expected run, report, status or list", command);
+    return cli_usage_error("help: unknown command '%s' (callguard --help lists them)", command);
 }
 
 void cli_usage_top(FILE *out) { fputs(usage_top, out); }

@@ -10,6 +10,8 @@
  *   2 list               `callguard list`
  *   2 report             `callguard report`: saved reports, files and folders
  *   2 run_folder         `--report DIR/`: one report per run
+ *   2 trace              `callguard trace`: a job's traces on one clock; the
+ *                        check of `--trace DIR/`
  *   2 run_wait           starting the program and waiting for its whole tree
  *   3 status             `callguard status`: the statistics files of live processes
  *   3 run_env            the run's directory and the child's environment
@@ -95,5 +97,9 @@ int cli_cmd_run(int argc, char **argv);
 int cli_cmd_list(int argc, char **argv);
 int cli_cmd_report(int argc, char **argv);
 int cli_cmd_status(int argc, char **argv);
+int cli_cmd_trace(int argc, char **argv);
+/* --trace DIR/ checked before the run (trace.c): -1 when traces could be
+ * written there, else the usage error's status. */
+int trace_check_folder(const char *flag, const char *dir);
 
 #endif

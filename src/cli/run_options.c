@@ -6,6 +6,7 @@
 #include "run.h"
 #include "../common/message.h"
 #include "../report/outfile.h"
+#include "../report/trace_dir.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -351,7 +352,9 @@ static int run_check_outputs(const run_opts *o)
         return cli_usage_error("--trace '%s': expected a file name for the JSON timeline (--trace-lines - writes one "
                                "line per call to stderr)",
                                o->trace);
-    if (o->trace && (rc = run_check_writable("--trace", o->trace)) >= 0) return rc;
+    if (o->trace && (rc = cgi_trace_is_folder(o->trace) ? trace_check_folder("--trace", o->trace)
+                                                        : run_check_writable("--trace", o->trace)) >= 0)
+        return rc;
     if (o->trace_lines && !*o->trace_lines) return cli_usage_error("--trace-lines: expected a file name or '-'");
     if (o->report && !*o->report) return cli_usage_error("--report: expected a file name or '-'");
     if (o->report && strcmp(o->report, "-") != 0 &&

@@ -6,7 +6,9 @@
 #include "common.h"
 
 #define CGI_TRACE_MAGIC "CGTRACE"
-#define CGI_TRACE_VERSION 1
+/* 2: the clock pair, the boot, the time namespace and the host in the
+ *    header (a job's traces from several hosts are aligned by them). */
+#define CGI_TRACE_VERSION 2
 #define CGI_TRACE_EVENTS 65536u    /* per thread, a power of two */
 #define CGI_TRACE_MAX_THREADS 512u /* per process; later threads' events are dropped and counted */
 
@@ -57,7 +59,18 @@ typedef struct cgi_trace_header {
     uint32_t tsc;
     uint32_t reserved2;
     uint64_t tick0, mono0, mult;
-    char pad[4096 - 8 - 4 * 6 - 16 - 32];
+    /* CLOCK_REALTIME and CLOCK_MONOTONIC read back to back when the file
+     * was made (the closest of a few tries; gap_ns: the monotonic time
+     * the reads took, so real_ns held at mono_ns within gap_ns / 2). The
+     * events' monotonic times map onto the realtime of other hosts by it. */
+    uint64_t pair_real_ns, pair_mono_ns;
+    uint32_t pair_gap_ns, reserved3;
+    /* Which CLOCK_MONOTONIC the events are in: processes of one boot and
+     * one time namespace share it; "" / 0 where not known. */
+    uint64_t time_ns; /* the inode of /proc/self/ns/time; CGI_TRACE_NO_TIMENS: the kernel has none */
+    char boot_id[40]; /* /proc/sys/kernel/random/boot_id, NUL-terminated */
+    char host[72];    /* gethostname() (64 bytes at most) */
+    char pad[4096 - 8 - 4 * 6 - 16 - 32 - 24 - 8 - 40 - 72];
 } cgi_trace_header;
 
 /* The file: header, thread table, then each thread's ring. */
@@ -78,6 +91,7 @@ typedef struct cgi_trace_clock {
     uint32_t tsc;
     uint64_t tick0, mono0, mult;
 } cgi_trace_clock;
+#define CGI_TRACE_NO_TIMENS 1 /* no inode is 1: a kernel without time namespaces (before 5.6) */
 static inline uint64_t cgi_trace_ns(const cgi_trace_clock *c, uint64_t ticks)
 {
     if (!c->tsc) return ticks;

@@ -20,6 +20,9 @@
  *                        shapes they walk (an array of items, an object of members)
  *   0 pypackage          the Python package and distribution of a stall's file
  *   0 trace_read         what a trace file's rings hold
+ *   0 trace_dir          a folder of traces, one per process: its check, its
+ *                        files' names (also in the CLI)
+ *   0 trace_jscan        (the CLI) the JSON scanner of traces: values as raw spans
  *   0 stats_settle       (the CLI) an ended process's statistics file made small
  *   0 report_ranks       the view across ranks: each entry point's min, median
  *                        and max over the ranks, and where the max was
@@ -28,6 +31,7 @@
  *   1 internal.h         this map; what the files share
  *   1 stats_dir.c        a run's statistics directory listed and read, one file
  *                        at a time (declared in report.h)
+ *   1 trace_job          (the CLI) a job's per-process traces merged on one clock
  *   1 report_lists       what a saved report's process lists besides its sites
  *                        (stalls, calls in flight, quirks, violations, hang) read back
  *   2 region.c           what both formats read from a region: totals, result

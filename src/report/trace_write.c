@@ -8,6 +8,7 @@
 #include "../common/errors.h"
 #include "outfile.h"
 #include "report.h"
+#include "trace_dir.h"
 #include "trace_read.h"
 #include "../common/utf8.h"
 
@@ -40,6 +41,9 @@ typedef struct cgi_tj {
     size_t processes, threads;
     int tsc;                 /* the events' ticks were TSC counts */
     struct cgi_tj_names *nm; /* the sites' text of the process being written */
+    /* The process of a file of one (`--trace DIR/`); NULL: none said. */
+    const cgi_trace_header *one;
+    const cgi_stats_region *one_r;
 } cgi_tj;
 
 static void cgi_tj_flush(cgi_tj *j)
@@ -503,17 +507,53 @@ static FILE *cgi_tj_open(const char *path, cgi_tj *j)
     return j->out;
 }
 
+/* A file of one process (`--trace DIR/`) says which process, host and
+ * clock it is: `callguard trace` aligns a job's files by it (trace_job.c). */
+static void cgi_tj_process_other(cgi_tj *j)
+{
+    const cgi_trace_header *h = j->one;
+    const cgi_stats_region *r = j->one_r;
+    cgi_tj_lit(j, ",\n\"process\":{\"pid\":");
+    cgi_tj_u(j, (uint64_t)h->pid);
+    cgi_tj_lit(j, ",\"host\":");
+    cgi_tj_str(j, h->host[0] ? h->host : r && r->h.host[0] ? r->h.host : "", sizeof h->host);
+    cgi_tj_lit(j, ",\"rank\":");
+    if (r && (r->h.rank_set & CGI_RANK_SET))
+        cgi_tj_u(j, r->h.rank);
+    else
+        cgi_tj_lit(j, "null");
+    cgi_tj_lit(j, ",\"command\":");
+    cgi_tj_str(j, r ? r->h.command : "", 200);
+    cgi_tj_lit(j, ",\"start_unix_ns\":");
+    cgi_tj_u(j, h->stats_start_unix_ns);
+    cgi_tj_lit(j, "},\n\"clock_pair\":{\"realtime_ns\":");
+    cgi_tj_u(j, h->pair_real_ns);
+    cgi_tj_lit(j, ",\"monotonic_ns\":");
+    cgi_tj_u(j, h->pair_mono_ns);
+    cgi_tj_lit(j, ",\"gap_ns\":");
+    cgi_tj_u(j, h->pair_gap_ns);
+    cgi_tj_lit(j, ",\"boot_id\":");
+    cgi_tj_str(j, h->boot_id, sizeof h->boot_id);
+    cgi_tj_lit(j, ",\"time_namespace\":");
+    cgi_tj_u(j, h->time_ns);
+    cgi_tj_lit(j, "}");
+}
+
 static int cgi_tj_close(cgi_tj *j, const char *path)
 {
     cgi_tj_flush(j);
-    if (!j->failed)
-        fprintf(j->out,
-                "\n],\n\"displayTimeUnit\":\"ns\",\n" CGI_OUT_TIMELINE_PRODUCER CALLGUARD_VERSION
-                "\",\"clock\":\"%s\",\"processes\":%zu,\"threads\":%zu,\"events\":%lu,"
-                "\"dropped\":%lu,\"events_per_thread\":%u,\"max_threads\":%u}}\n",
-                j->tsc ? "CLOCK_MONOTONIC (read as TSC ticks, one calibration for all)" : "CLOCK_MONOTONIC",
-                j->processes, j->threads, (unsigned long)j->kept, (unsigned long)j->dropped, CGI_TRACE_EVENTS - 1,
-                CGI_TRACE_MAX_THREADS);
+    if (!j->failed) {
+        j->n = (size_t)snprintf(
+            j->b, CGI_TJ_BUF,
+            "\n],\n\"displayTimeUnit\":\"ns\",\n" CGI_OUT_TIMELINE_PRODUCER CALLGUARD_VERSION
+            "\",\"clock\":\"%s\",\"processes\":%zu,\"threads\":%zu,\"events\":%lu,"
+            "\"dropped\":%lu,\"events_per_thread\":%u,\"max_threads\":%u",
+            j->tsc ? "CLOCK_MONOTONIC (read as TSC ticks, one calibration for all)" : "CLOCK_MONOTONIC", j->processes,
+            j->threads, (unsigned long)j->kept, (unsigned long)j->dropped, CGI_TRACE_EVENTS - 1, CGI_TRACE_MAX_THREADS);
+        if (j->one) cgi_tj_process_other(j);
+        cgi_tj_lit(j, "}}\n");
+        cgi_tj_flush(j);
+    }
     free(j->b), free(j->nm);
     int e = j->failed;
     if (e && j->file.own) {
@@ -532,22 +572,52 @@ static int cgi_tj_close(cgi_tj *j, const char *path)
     return CG_OK;
 }
 
-int cgi_trace_write_view(const char *path, const cgi_trace_view *v, const cgi_stats_region *r)
+/* One process's trace into path, or into a new file of the folder path
+ * (`--trace DIR/`) that says which process, host and clock it is. */
+static int cgi_tj_write_one(const char *path, const cgi_trace_view *v, const cgi_stats_region *r,
+                            const cgi_trace_clock *clk, int fd, cgi_trace_event *buf, cgi_tj *sum)
 {
-    cgi_tj j;
-    if (!cgi_tj_open(path, &j)) return cgi_fail(CG_EIO, "cannot write trace %s: %s", path, strerror(errno));
-    if (v->h) {
-        cgi_trace_clock clk = {v->h->tsc, v->h->tick0, v->h->mono0, v->h->mult};
-        j.tsc = (int)clk.tsc;
-        cgi_tj_process(&j, v, r, &clk, -1, NULL);
+    char *target = NULL;
+    if (cgi_trace_is_folder(path)) {
+        if (!v->h) return CG_OK; /* nothing recorded: no file */
+        int rank = r && (r->h.rank_set & CGI_RANK_SET) ? (int)r->h.rank : -1;
+        const char *host = v->h->host[0] ? v->h->host : r ? r->h.host : "";
+        if (!(target = cgi_trace_folder_claim(path, host, rank, v->h->pid)))
+            return cgi_fail(CG_EIO, "cannot write a trace in %s: %s", path, strerror(errno));
     }
-    return cgi_tj_close(&j, path);
+    const char *out = target ? target : path;
+    cgi_tj j;
+    if (!cgi_tj_open(out, &j)) {
+        int rc = cgi_fail(CG_EIO, "cannot write trace %s: %s", out, strerror(errno));
+        if (target) unlink(target);
+        free(target);
+        return rc;
+    }
+    if (v->h) {
+        j.tsc = (int)clk->tsc;
+        if (target) j.one = v->h, j.one_r = r;
+        cgi_tj_process(&j, v, r, clk, fd, buf);
+    }
+    if (sum) sum->kept += j.kept, sum->dropped += j.dropped, sum->processes += j.processes, sum->threads += j.threads;
+    int rc = cgi_tj_close(&j, out);
+    if (rc != CG_OK && target) unlink(target);
+    free(target);
+    return rc;
 }
 
-/* A trace file of the directory, and when its process started. */
+int cgi_trace_write_view(const char *path, const cgi_trace_view *v, const cgi_stats_region *r)
+{
+    cgi_trace_clock clk = {0};
+    if (v->h) clk = (cgi_trace_clock){v->h->tsc, v->h->tick0, v->h->mono0, v->h->mult};
+    return cgi_tj_write_one(path, v, r, &clk, -1, NULL, NULL);
+}
+
+/* A trace file of the directory, when its process started, and the clock
+ * its ticks are converted with. */
 typedef struct cgi_tj_file {
     char *name;
     uint64_t start;
+    cgi_trace_clock clk;
 } cgi_tj_file;
 
 static int cgi_tj_by_start(const void *a, const void *b)
@@ -556,56 +626,121 @@ static int cgi_tj_by_start(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* The directory's trace files in start order (an exec'd image after the
- * one it replaced: its process_name comes last), and the clock every event
- * of the merged trace is converted with: the calibration of the process
- * that started first. The TSC is one counter for the whole host, so one
- * conversion keeps every process's events where they happened relative to
- * each other; each process's own calibration differs a little, which
- * would drift apart over a long run. Without a TSC, ticks are
- * CLOCK_MONOTONIC ns already. */
-static cgi_tj_file *cgi_tj_list(DIR *d, const char *dir, size_t *count, cgi_trace_clock *clk)
+/* Which CLOCK_MONOTONIC a file's events are in: one boot and time
+ * namespace (trace_file.h); a file that cannot say is on its own. */
+typedef struct cgi_tj_clock_id {
+    char boot_id[40];
+    uint64_t time_ns;
+} cgi_tj_clock_id;
+
+static int cgi_tj_same_clock(const cgi_tj_clock_id *a, const cgi_tj_clock_id *b)
 {
-    *clk = (cgi_trace_clock){0};
+    return a->boot_id[0] && a->time_ns && a->time_ns == b->time_ns && !strcmp(a->boot_id, b->boot_id);
+}
+
+/* The directory's trace files in start order (an exec'd image after the
+ * one it replaced: its process_name comes last), each with the clock its
+ * ticks are converted with: the calibration of the first process (lowest
+ * tick0) of its boot and time namespace. The TSC is one counter for the
+ * whole host, so one conversion keeps every process's events where they
+ * happened relative to each other; each process's own calibration differs
+ * a little, which would drift apart over a long run. Without a TSC, ticks
+ * are CLOCK_MONOTONIC ns already. */
+static cgi_tj_file *cgi_tj_list(DIR *d, const char *dir, size_t *count)
+{
     size_t n = 0, cap = 16;
     cgi_tj_file *f = malloc(cap * sizeof *f);
+    cgi_tj_clock_id *id = malloc(cap * sizeof *id);
+    cgi_trace_header *h = malloc(sizeof *h);
     struct dirent *e;
-    while (f && (e = readdir(d))) {
+    while (f && id && h && (e = readdir(d))) {
         size_t len = strlen(e->d_name);
         if (len < 7 || strcmp(e->d_name + len - 6, ".trace") != 0) continue;
         char file[4096];
         snprintf(file, sizeof file, "%s/%s", dir, e->d_name);
         int fd = open(file, O_RDONLY | O_CLOEXEC);
         if (fd < 0) continue;
-        cgi_trace_header h;
-        ssize_t got = pread(fd, &h, sizeof h, 0);
+        ssize_t got = pread(fd, h, sizeof *h, 0);
         close(fd);
-        if (got != (ssize_t)sizeof h || memcmp(h.magic, CGI_TRACE_MAGIC, sizeof CGI_TRACE_MAGIC) != 0 ||
-            h.version != CGI_TRACE_VERSION)
+        if (got != (ssize_t)sizeof *h || memcmp(h->magic, CGI_TRACE_MAGIC, sizeof CGI_TRACE_MAGIC) != 0 ||
+            h->version != CGI_TRACE_VERSION)
             continue;
-        if (h.tsc && h.mult && (!clk->tsc || h.tick0 < clk->tick0))
-            *clk = (cgi_trace_clock){1, h.tick0, h.mono0, h.mult};
         if (n == cap) {
-            cgi_tj_file *more = realloc(f, (cap *= 2) * sizeof *f);
-            if (!more) break;
-            f = more;
+            cgi_tj_file *more = realloc(f, 2 * cap * sizeof *f);
+            cgi_tj_clock_id *mid = more ? realloc(id, 2 * cap * sizeof *id) : NULL;
+            if (more) f = more;
+            if (!mid) break;
+            id = mid, cap *= 2;
         }
         if (!(f[n].name = strdup(file))) break;
-        f[n++].start = h.stats_start_unix_ns;
+        f[n].start = h->stats_start_unix_ns;
+        f[n].clk = (cgi_trace_clock){h->tsc, h->tick0, h->mono0, h->mult};
+        memcpy(id[n].boot_id, h->boot_id, sizeof id[n].boot_id);
+        id[n].boot_id[sizeof id[n].boot_id - 1] = '\0';
+        id[n++].time_ns = h->time_ns;
     }
+    free(h);
+    /* Each file's clock: the first of its own (few clocks: one a host). */
+    for (size_t i = 0; f && id && i < n; i++) {
+        if (!f[i].clk.tsc || !f[i].clk.mult || !id[i].boot_id[0] || !id[i].time_ns) continue;
+        size_t first = i;
+        for (size_t k = 0; k < i && first == i; k++)
+            if (cgi_tj_same_clock(&id[k], &id[i]) && f[k].clk.tsc) first = k;
+        if (first != i) continue; /* already set by the first of its clock */
+        cgi_trace_clock best = f[i].clk;
+        for (size_t k = i + 1; k < n; k++)
+            if (f[k].clk.tsc && f[k].clk.mult && cgi_tj_same_clock(&id[k], &id[i]) && f[k].clk.tick0 < best.tick0)
+                best = f[k].clk;
+        for (size_t k = i; k < n; k++)
+            if (k == i || (f[k].clk.tsc && f[k].clk.mult && cgi_tj_same_clock(&id[k], &id[i]))) f[k].clk = best;
+    }
+    free(id);
     if (f) qsort(f, n, sizeof *f, cgi_tj_by_start);
     *count = n;
     return f;
 }
 
+/* One file of the directory into j (one timeline), or into a file of its
+ * own in the folder path. */
+static void cgi_tj_merge_file(cgi_tj *j, const char *path, const cgi_tj_file *tf, const char *dir,
+                              cgi_stats_entry *procs, size_t nprocs, cgi_trace_view *v, cgi_stats_region *region,
+                              char *head, cgi_trace_event *ringbuf, int *rc)
+{
+    int fd = open(tf->name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+        if (fd >= 0) close(fd);
+        return;
+    }
+    size_t got = cgi_pread_full(fd, head, sizeof(cgi_trace_header) + CGI_TRACE_TABLE_BYTES, 0);
+    if (cgi_trace_view_of_file(head, got, v) == 0) {
+        /* The rings the file is long enough for; each is read when written. */
+        uint32_t nt = atomic_load(&v->h->nthreads);
+        for (uint32_t i = 0; i < nt && i < CGI_TRACE_MAX_THREADS; i++)
+            if (atomic_load(&v->threads[i].ready) &&
+                CGI_TRACE_RING_OFFSET(i) + CGI_TRACE_RING_BYTES <= (size_t)st.st_size)
+                v->ring[i] = ringbuf;
+        const cgi_stats_entry *e = cgi_stats_find(procs, nprocs, v->h->pid, v->h->stats_start_unix_ns);
+        const cgi_stats_region *r = e && cgi_stats_read_entry(dir, e, region) == 0 ? region : NULL;
+        if (!path) {
+            j->tsc |= (int)tf->clk.tsc;
+            cgi_tj_process(j, v, r, &tf->clk, fd, ringbuf);
+        } else if (cgi_tj_write_one(path, v, r, &tf->clk, fd, ringbuf, j) != CG_OK && *rc == CG_OK) {
+            *rc = CG_EIO;
+        }
+    }
+    close(fd);
+}
+
 int cg_trace_merge(const char *dir, const char *path, cg_trace_totals *totals)
 {
     if (!path || !*path) return cgi_fail(CG_EINVAL, "trace path is empty: expected a file name");
+    int folder = cgi_trace_is_folder(path);
     cgi_stats_entry *procs;
     size_t nprocs;
     int rc = cgi_stats_list_dir(dir, NULL, 0, &procs, &nprocs, NULL);
     if (rc != CG_OK) return rc;
-    cgi_tj j;
+    cgi_tj j = {0};
     cgi_trace_view *v = malloc(sizeof *v);
     /* The statistics file of the process a trace file belongs to, read
      * when its trace is written (names of the sites, the command). */
@@ -614,7 +749,7 @@ int cg_trace_merge(const char *dir, const char *path, cg_trace_totals *totals)
     char *head = region ? malloc(sizeof(cgi_trace_header) + CGI_TRACE_TABLE_BYTES) : NULL;
     cgi_trace_event *ringbuf = head ? malloc(CGI_TRACE_RING_BYTES) : NULL;
     DIR *d = ringbuf ? opendir(dir) : NULL;
-    if (!d || !cgi_tj_open(path, &j)) {
+    if (!d || (!folder && !cgi_tj_open(path, &j))) {
         rc = d         ? cgi_fail(CG_EIO, "cannot write trace %s: %s", path, strerror(errno))
              : ringbuf ? cgi_fail(CG_EIO, "cannot read statistics directory %s", dir)
                        : cgi_fail(CG_ENOMEM, "out of memory");
@@ -623,35 +758,11 @@ int cg_trace_merge(const char *dir, const char *path, cg_trace_totals *totals)
         cgi_stats_list_free(procs, nprocs);
         return rc;
     }
-    cgi_trace_clock clk;
     size_t nfiles;
-    cgi_tj_file *files = cgi_tj_list(d, dir, &nfiles, &clk);
+    cgi_tj_file *files = cgi_tj_list(d, dir, &nfiles);
     closedir(d);
-    j.tsc = (int)clk.tsc;
-    for (size_t fi = 0; files && fi < nfiles; fi++) {
-        const char *file = files[fi].name;
-        int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
-        struct stat st;
-        if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
-            if (fd >= 0) close(fd);
-            continue;
-        }
-        size_t got = cgi_pread_full(fd, head, sizeof(cgi_trace_header) + CGI_TRACE_TABLE_BYTES, 0);
-        if (cgi_trace_view_of_file(head, got, v) == 0) {
-            /* The rings the file is long enough for; each is read when written. */
-            uint32_t nt = atomic_load(&v->h->nthreads);
-            for (uint32_t i = 0; i < nt && i < CGI_TRACE_MAX_THREADS; i++)
-                if (atomic_load(&v->threads[i].ready) &&
-                    CGI_TRACE_RING_OFFSET(i) + CGI_TRACE_RING_BYTES <= (size_t)st.st_size)
-                    v->ring[i] = ringbuf;
-            const cgi_stats_entry *e = cgi_stats_find(procs, nprocs, v->h->pid, v->h->stats_start_unix_ns);
-            const cgi_stats_region *r = e && cgi_stats_read_entry(dir, e, region) == 0 ? region : NULL;
-            /* A file without a TSC clock (another machine's? not here) keeps its own. */
-            cgi_trace_clock own = {v->h->tsc, v->h->tick0, v->h->mono0, v->h->mult};
-            cgi_tj_process(&j, v, r, v->h->tsc && clk.tsc ? &clk : &own, fd, ringbuf);
-        }
-        close(fd);
-    }
+    for (size_t fi = 0; files && fi < nfiles; fi++)
+        cgi_tj_merge_file(&j, folder ? path : NULL, &files[fi], dir, procs, nprocs, v, region, head, ringbuf, &rc);
     for (size_t fi = 0; files && fi < nfiles; fi++)
         free(files[fi].name);
     free(files);
@@ -663,5 +774,6 @@ int cg_trace_merge(const char *dir, const char *path, cg_trace_totals *totals)
                                     .events = j.kept,
                                     .dropped = j.dropped,
                                     .events_per_thread = CGI_TRACE_EVENTS - 1};
+    if (folder) return rc; /* a file that failed said why (cgi_fail) */
     return cgi_tj_close(&j, path);
 }

@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "../common/errors.h"
 #include "../report/outfile.h"
+#include "../report/trace_dir.h"
 #include "../report/trace_write.h"
 
 #include <errno.h>
@@ -48,6 +49,7 @@ static int cgi_trace_fd = -1;   /* the process's file under callguard run; -1: p
 static int cgi_trace_failed;    /* no file could be made: every event is lost (and counted nowhere) */
 static char cgi_trace_dir[512]; /* CALLGUARD_STATS_DIR when the timeline goes there */
 static char *cgi_trace_path;    /* CALLGUARD_TRACE: written at exit() when not under callguard run */
+static int cgi_trace_to_folder; /* CALLGUARD_TRACE names a folder: a file per process */
 /* CALLGUARD_TRACE_LINES: stderr, or cgi_trace_lines_own. Read without a
  * lock by every traced call, so the stream it points at is never closed. */
 static FILE *_Atomic cgi_trace_lines;
@@ -80,6 +82,46 @@ static int cgi_trace_reserve(int fd, off_t off, size_t len)
         off += got, len -= (size_t)got;
     }
     return 0;
+}
+
+static uint64_t cgi_trace_ts_ns(const struct timespec *t)
+{
+    return (uint64_t)t->tv_sec * 1000000000u + (uint64_t)t->tv_nsec;
+}
+
+/* Where this process's events are in time for a reader on another host:
+ * a (realtime, monotonic) pair, the closest of a few (a preemption between
+ * the reads makes one wide), and which monotonic clock that is (the boot
+ * and the time namespace). A few system calls, once per process. */
+static void cgi_trace_where(cgi_trace_header *h)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 5; i++) {
+        struct timespec m0, r, m1;
+        clock_gettime(CLOCK_MONOTONIC, &m0);
+        clock_gettime(CLOCK_REALTIME, &r);
+        clock_gettime(CLOCK_MONOTONIC, &m1);
+        uint64_t a = cgi_trace_ts_ns(&m0), b = cgi_trace_ts_ns(&m1);
+        if (b - a >= best) continue;
+        best = b - a;
+        h->pair_real_ns = cgi_trace_ts_ns(&r);
+        h->pair_mono_ns = a + (b - a) / 2;
+    }
+    h->pair_gap_ns = best > UINT32_MAX ? UINT32_MAX : (uint32_t)best;
+    int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, h->boot_id, sizeof h->boot_id - 1);
+        close(fd);
+        h->boot_id[n > 0 ? n : 0] = '\0';
+        char *nl = strchr(h->boot_id, '\n');
+        if (nl) *nl = '\0';
+    }
+    struct stat st;
+    if (stat("/proc/self/ns/time", &st) == 0)
+        h->time_ns = (uint64_t)st.st_ino;
+    else if (errno == ENOENT && h->boot_id[0])
+        h->time_ns = CGI_TRACE_NO_TIMENS; /* /proc is there, time namespaces are not */
+    if (gethostname(h->host, sizeof h->host - 1) != 0) h->host[0] = '\0';
 }
 
 /* The header and table: a file of this process in the directory, or private memory. */
@@ -119,6 +161,7 @@ static int cgi_trace_open_locked(void)
     h->tick0 = cgi_clk.tick0;
     h->mono0 = cgi_clk.mono0;
     h->mult = cgi_clk.mult;
+    cgi_trace_where(h);
     memcpy(h->magic, CGI_TRACE_MAGIC, sizeof CGI_TRACE_MAGIC); /* last: a reader skips a half-made file */
     cgi_trace_h = h;
     return 0;
@@ -291,6 +334,11 @@ int cgi_trace_set_file(const char *path)
     if (dir && *dir) {
         if (strlen(dir) >= sizeof cgi_trace_dir)
             return cgi_fail(CG_EINVAL, "CALLGUARD_STATS_DIR=%s: path too long", dir);
+    } else if (cgi_trace_is_folder(path)) {
+        /* A file per process, named at exit (trace_dir.h). */
+        char where[600];
+        int e = cgi_trace_folder_check(path, where, sizeof where);
+        if (e) return cgi_fail(CG_EINVAL, "'%s': cannot write traces in %s: %s", path, where, strerror(e));
     } else {
         /* Checked now, creating nothing; written at exit as a new file
          * renamed into place (outfile.h). */
@@ -306,6 +354,7 @@ int cgi_trace_set_file(const char *path)
     if (dir && *dir) snprintf(cgi_trace_dir, sizeof cgi_trace_dir, "%s", dir);
     free(cgi_trace_path);
     cgi_trace_path = copy;
+    cgi_trace_to_folder = cgi_trace_is_folder(path);
     pthread_mutex_unlock(&cgi_trace_lock);
     if (first && !cgi_trace_dir[0]) atexit(cgi_trace_write_at_exit);
     atomic_fetch_or(&cgi_trace_configured, CGI_TRACE_TIMELINE);
@@ -394,15 +443,16 @@ static void cgi_trace_write_at_exit(void)
 
 /* In the child after fork (only the forking thread exists; only system
  * calls). The parent's rings are the parent's: under callguard run the
- * child records into a file of its own, made at its first event; a
- * process tracing on its own stops, since its trace file is its
- * parent's (callguard run traces a whole tree). */
+ * child records into a file of its own, made at its first event, and so
+ * does a process tracing into a folder (its own file there at exit); one
+ * tracing into a file stops, since that file is its parent's (callguard
+ * run traces a whole tree). */
 void cgi_trace_after_fork_child(void)
 {
     pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
     cgi_trace_lock = fresh;
     cgi_trace_me = NULL;
-    if (!cgi_trace_dir[0]) {
+    if (!cgi_trace_dir[0] && !cgi_trace_to_folder) {
         atomic_fetch_and(&cgi_cfg.trace_on, ~CGI_TRACE_TIMELINE);
         atomic_fetch_and(&cgi_trace_configured, ~CGI_TRACE_TIMELINE);
         cgi_path_refresh();
