@@ -175,7 +175,8 @@ static const char usage_trace[] = "usage: callguard trace -o OUT DIR/|FILE.json 
                                   "exit status: 0; 1: a file is not such a trace, or OUT cannot be written;\n"
                                   "2: a bad option\n"
                                   "example:\n"
-                                  "  mpirun -n 4 callguard run --trace t/ -- ./app && callguard trace t/ -o job.json\n";
+                                  "  mpirun -n 4 callguard run --trace t/ -- ./app\n"
+                                  "  callguard trace t/ -o job.json\n";
 
 static const struct {
     const char *name, *text;

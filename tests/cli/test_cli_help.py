@@ -11,7 +11,7 @@ import stat
 
 from clitest import CG, TMP, run, check, main
 
-COMMANDS = ["run", "report", "status", "list"]
+COMMANDS = ["run", "report", "status", "list", "trace"]
 
 
 def check_help(args, first):
@@ -43,7 +43,8 @@ def each_command_has_its_own_help_within_80_columns():
 
 def each_command_refuses_an_unknown_option_in_one_line():
     for args in (["--bogus"], ["run", "--bogus", "--", "true"], ["report", "--bogus", "r.json"],
-                 ["report", "r.json", "--bogus"], ["status", "--bogus"], ["list", "--bogus"], ["help", "bogus"]):
+                 ["report", "r.json", "--bogus"], ["status", "--bogus"], ["list", "--bogus"], ["trace", "--bogus"],
+                 ["help", "bogus"]):
         r = run([CG, *args])
         check(r.returncode == 2 and not r.stdout, "%s: exit %d" % (args, r.returncode))
         line = r.stderr.rstrip("\n")

@@ -3,8 +3,12 @@
 Run as tests/cli/clitest.py says; each test is a function named for the
 behaviour it checks.
 """
+import glob
 import json
 import os
+import shutil
+import socket
+import subprocess
 
 from clitest import (CG, PROG, TOY_RACE, TOYLAYER, TMP, run, guarded, calls, check, trace_of, calls_in,
                     check_complete_events, main)
@@ -128,6 +132,170 @@ def trace_in_process_writes_json_at_exit():
           % pids)
     r = run([PROG, "calls"], env={"LD_PRELOAD": TOYLAYER, "CALLGUARD_TRACE": "/nonexistent/dir/t.json"})
     check(r.returncode == 2 and "/nonexistent/dir/t.json" in r.stderr, "refused at start: %r" % r.stderr)
+
+
+def trace_folder_of(prog_args, name, *opts, env=None):
+    """Runs with --trace DIR/; returns the run and the folder."""
+    folder = os.path.join(TMP, name) + "/"
+    r = guarded(prog_args, "--trace", folder, *opts, env=env)
+    return r, folder
+
+
+def merge(*inputs, out=None):
+    """callguard trace INPUTS -o OUT; returns the run and the parsed merged trace (None if it failed)."""
+    out = out or os.path.join(TMP, "job%d.json" % len(os.listdir(TMP)))
+    r = run([CG, "trace", *inputs, "-o", out])
+    return r, (json.load(open(out)) if r.returncode == 0 else None)
+
+
+def check_tracks_in_order(trace):
+    """Every track's (pid, tid) complete events in file order have ts that never go back."""
+    last = {}
+    for e in trace["traceEvents"]:
+        if e["ph"] != "X":
+            continue
+        key = (e["pid"], e["tid"])
+        check(e["ts"] >= last.get(key, 0), "ts goes back on track %s: %s" % (key, e))
+        last[key] = e["ts"]
+
+
+def process_names(trace):
+    return {e["pid"]: e["args"]["name"] for e in trace["traceEvents"]
+            if e["ph"] == "M" and e["name"] == "process_name"}
+
+
+def run_trace_folder_merges_a_process_tree_on_one_clock():
+    """--trace DIR/: a file per process saying its host and clock pair; `callguard trace DIR/`: one
+    process group per process ("HOST pid P"), every call, and the forked child's calls between the
+    parent's 3rd and 4th, exactly (one clock)."""
+    r, folder = trace_folder_of([PROG, "fork"], "tree")
+    check(r.returncode == 0, "the run", r)
+    files = sorted(glob.glob(folder + "*.json"))
+    check(len(files) == 2, "a file per process: %s" % files)
+    host = socket.gethostname()
+    for f in files:
+        t = json.load(open(f))
+        check_complete_events(t)
+        proc, pair = t["otherData"]["process"], t["otherData"]["clock_pair"]
+        check(os.path.basename(f) == "trace-%s-pid%d.json" % (host, proc["pid"]), "named by host and pid: %s" % f)
+        check(proc["host"] == host and proc["rank"] is None and "fork" in proc["command"], "its process: %s" % proc)
+        check(pair["realtime_ns"] > 10 ** 18 and pair["gap_ns"] > 0 and len(pair["boot_id"]) == 36 and
+              pair["time_namespace"] > 1, "its clock pair: %s" % pair)
+    r, job = merge(folder)
+    check(r.returncode == 0 and "2 processes on 1 host, 9 events; one clock: exact" in r.stderr, "the merge", r)
+    check_complete_events(job)
+    check_tracks_in_order(job)
+    names = process_names(job)
+    pids = sorted(names)
+    check(sorted(names.values()) == ["%s pid %d" % (host, p) for p in pids], "process groups: %s" % names)
+    parent, child = ((pids[0], pids[1]) if len(calls_in(job, pids[0])) == 5 else (pids[1], pids[0]))
+    pe, ce = calls_in(job, parent), calls_in(job, child)
+    check(len(pe) == 5 and len(ce) == 4, "every call: %d %d" % (len(pe), len(ce)))
+    check(all(pe[2]["ts"] < e["ts"] < pe[3]["ts"] for e in ce), "the child's calls between the parent's 3rd and "
+          "4th: %s %s" % ([e["ts"] for e in pe], [e["ts"] for e in ce]))
+    meta = job["otherData"]["job"]
+    check(meta["clocks"] == 1 and meta["max_uncertainty_ns"] == 0 and meta["realtime_sync"].startswith("not needed")
+          and meta["events"] == 9 and meta["processes"] == 2, "metadata: %s" % meta)
+    check(job["callguard_job"]["ts_zero_unix_ns"] == meta["ts_zero_unix_ns"] and
+          len(job["callguard_job"]["processes"]) == 2, "per process: %s" % job["callguard_job"])
+
+
+def in_new_host(cmd, host, monotonic_s):
+    """cmd run as on another host: its own host name and a CLOCK_MONOTONIC monotonic_s seconds ahead
+    (UTS and time namespaces; None where this kernel or user cannot make them)."""
+    unshare = shutil.which("unshare")
+    if not unshare or os.geteuid() != 0 or not os.path.exists("/proc/self/ns/time"):
+        return None
+    return [unshare, "--uts", "--time", "--monotonic", str(monotonic_s), "--fork", "sh", "-c",
+            'hostname "$0" && exec "$@"', host, *cmd]
+
+
+def trace_merge_aligns_hosts_whose_monotonic_clocks_differ():
+    """Runs on this host, then on "hostb" (CLOCK_MONOTONIC 100,000 s ahead), then here again, into one
+    folder: merged on realtime, hostb's calls lie between the two runs here, and the metadata says two
+    clocks, their pairs' uncertainty, and that the hosts' realtime sync is not measured."""
+    folder = os.path.join(TMP, "hosts") + "/"
+    here = [CG, "run", "--layer", TOYLAYER, "--trace", folder, "--", PROG, "calls", "3"]
+    other = in_new_host(here[:-1] + ["2"], "hostb", 100000)
+    if other is None:
+        print("no time namespace can be made here (root and Linux 5.6 needed): skipped")
+        return 77
+    probe = run(other[:-len(here)] + ["true"])
+    if probe.returncode != 0:
+        print("unshare --time failed here: skipped (%s)" % probe.stderr.strip())
+        return 77
+    for cmd in (here, other, here):
+        r = run(cmd)
+        check(r.returncode == 0, "%s" % cmd, r)
+    files = glob.glob(folder + "*.json")
+    check(len(files) == 3 and len(glob.glob(folder + "trace-hostb-pid*.json")) == 1, "files: %s" % files)
+    raw = {f: max(e["ts"] for e in calls_in(json.load(open(f)))) for f in files}
+    check(max(raw, key=raw.get).startswith(folder + "trace-hostb"), "hostb's own clock is far ahead: %s" % raw)
+    r, job = merge(folder)
+    check(r.returncode == 0 and "3 processes on 2 hosts, 8 events; 2 clocks aligned within" in r.stderr, "merge", r)
+    check_complete_events(job)
+    check_tracks_in_order(job)
+    names = process_names(job)
+    b = [p for p, n in names.items() if n.startswith("hostb pid ")]
+    check(len(names) == 3 and len(b) == 1, "process groups: %s" % names)
+    be = calls_in(job, b[0])
+    ae = sorted((e for p in names if p != b[0] for e in calls_in(job, p)), key=lambda e: e["ts"])
+    check(len(be) == 2 and len(ae) == 6, "every call: %d %d" % (len(be), len(ae)))
+    check(all(ae[2]["ts"] + ae[2]["dur"] < e["ts"] < ae[3]["ts"] for e in be),
+          "hostb ran between the two runs here: %s %s" % ([e["ts"] for e in ae], [e["ts"] for e in be]))
+    meta, clocks = job["otherData"]["job"], job["callguard_job"]["clocks"]
+    half = sorted((c["pair_gap_ns"] + 1) // 2 for c in clocks)
+    check(meta["clocks"] == 2 and meta["hosts"] == 2 and meta["max_uncertainty_ns"] == sum(half[-2:]) and
+          meta["realtime_sync"].startswith("not measured"), "metadata: %s" % meta)
+    check(len({c["time_namespace"] for c in clocks}) == 2 and len({c["boot_id"] for c in clocks}) == 1,
+          "one boot, two time namespaces: %s" % clocks)
+
+
+def trace_in_process_folder_writes_a_file_per_process():
+    """CALLGUARD_TRACE=DIR/ alone: the process and its forked child each write their own trace at exit."""
+    folder = os.path.join(TMP, "inproc") + "/"
+    r = run([PROG, "fork"], env={"LD_PRELOAD": TOYLAYER, "CALLGUARD_TRACE": folder})
+    check(r.returncode == 0, "the run", r)
+    files = glob.glob(folder + "*.json")
+    check(len(files) == 2, "parent and child: %s" % files)
+    r, job = merge(folder)
+    check(r.returncode == 0, "merge", r)
+    check(sorted(len(calls_in(job, p)) for p in process_names(job)) == [4, 5], "every call of each")
+
+
+def trace_merge_refuses_what_is_not_a_process_trace():
+    """A folder with no traces, a file that is not one, a merged trace, a symlink, another user's or
+    a file others may write: one line naming the file, exit 1; no -o, an unknown option: exit 2."""
+    r, folder = trace_folder_of([PROG, "calls", "2"], "good")
+    good = glob.glob(folder + "*.json")[0]
+    cases = {}
+
+    def case(name, setup):
+        d = os.path.join(TMP, "bad-" + name)
+        os.mkdir(d)
+        f = os.path.join(d, "trace.json")
+        setup(f)
+        cases[name] = (d, f)
+
+    case("empty-folder", lambda f: None)
+    case("not-a-trace", lambda f: open(f, "w").write('{"rows": [1, 2]}'))
+    case("bad-ts", lambda f: open(f, "w").write('{"traceEvents":[{"ph":"X","pid":1,"tid":1,"ts":"x"}]}'))
+    case("cut-short", lambda f: open(f, "w").write(open(good).read()[:-40]))
+    case("symlink", lambda f: os.symlink(good, f))
+    case("others-write", lambda f: (shutil.copy(good, f), os.chmod(f, 0o666)))
+    r, _ = merge(folder, out=os.path.join(TMP, "merged-once.json"))
+    case("merged", lambda f: shutil.copy(os.path.join(TMP, "merged-once.json"), f))
+    if os.geteuid() == 0:
+        case("other-user", lambda f: (shutil.copy(good, f), os.chown(f, 65534, 65534)))
+    for name, (d, f) in cases.items():
+        r = run([CG, "trace", d, "-o", os.path.join(TMP, "never.json")])
+        line = r.stderr.rstrip("\n")
+        check(r.returncode == 1 and "\n" not in line and len(line) <= 200, "%s: exit 1, one line" % name, r)
+        check((d if name == "empty-folder" else f) in line, "%s: names the file: %r" % (name, line))
+        check(not os.path.exists(os.path.join(TMP, "never.json")), "%s: nothing written" % name)
+    for args in (["trace", folder], ["trace", "--bogus", folder, "-o", "x.json"], ["trace", "-o", "x.json"]):
+        r = run([CG, *args])
+        check(r.returncode == 2 and r.stderr.count("\n") == 1, "%s: a usage error" % args, r)
 
 
 if __name__ == "__main__":

@@ -339,5 +339,41 @@ def report_without_ranks_has_no_view_across_ranks():
     check(r.returncode == 0 and "across" not in r.stdout, "no table across ranks", r)
 
 
+def run_inside_mpirun_traces_merge_into_one_timeline_by_rank():
+    """`mpirun -n 2 callguard run --trace t/ -- ./app` then `callguard trace t/`: a file per rank named by
+    host, rank and pid; merged, a process group "HOST rank R pid P" per rank in rank order with its
+    10 + R toyAdd calls, and (with the MPI layer) the ranks' MPI_Allreduce calls overlapping in time, as a
+    collective's must."""
+    need_mpi()
+    out = os.path.join(TMP, "traces") + "/"
+    r = run(mpirun(2, CG, "run", *JOB_LAYERS, "--trace", out, "--", MPI_PROG, TMP))
+    check(r.returncode == 0, r.stderr)
+    files = sorted(glob.glob(out + "*.json"))
+    check([os.path.basename(f).split("-pid")[0] for f in files] == ["trace-%s-rank%d" % (HOST, k) for k in (0, 1)],
+          "files: %s" % files)
+    job = os.path.join(TMP, "job.json")
+    r = run([CG, "trace", out, "-o", job])
+    check(r.returncode == 0 and "2 processes on 1 host" in r.stderr, r.stderr)
+    trace = json.load(open(job))
+    meta = [e for e in trace["traceEvents"] if e["ph"] == "M"]
+    names = {e["pid"]: e["args"]["name"] for e in meta if e["name"] == "process_name"}
+    order = {e["pid"]: e["args"]["sort_index"] for e in meta if e["name"] == "process_sort_index"}
+    ranks = {}
+    for pid, name in names.items():
+        words = name.split()
+        check(len(words) == 5 and words[0] == HOST and words[1] == "rank" and words[3:] == ["pid", str(pid)],
+              "a group named HOST rank R pid P: %r" % name)
+        ranks[int(words[2])] = pid
+    check(sorted(ranks) == [0, 1] and order[ranks[0]] < order[ranks[1]], "rank order: %s %s" % (names, order))
+    for rank, pid in ranks.items():
+        n = len([e for e in trace["traceEvents"] if e["ph"] == "X" and e["pid"] == pid and e["name"] == "toyAdd"])
+        check(n == 10 + rank, "rank %d: %d toyAdd events" % (rank, n))
+    if MPILAYER != "none":
+        ar = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["name"] == "MPI_Allreduce"]
+        check(len(ar) == 2 and max(e["ts"] for e in ar) <= min(e["ts"] + e["dur"] for e in ar),
+              "the ranks' MPI_Allreduce calls overlap: %s" % ar)
+    check(not leftovers(), "left running: %s" % leftovers())
+
+
 if __name__ == "__main__":
     main()
