@@ -26,7 +26,7 @@ def run_rejects_bad_options_before_starting():
         (["--api", "opengl"], "opengl"),
         (["--report", "/nonexistent/dir/r.json"], "/nonexistent/dir/r.json"),
         (["--trace", "/nonexistent/dir/t.json"], "/nonexistent/dir/t.json"),
-        (["--trace", TMP], "is a directory"),
+        (["--trace", "/nonexistent/dir/t/"], "cannot write traces in /nonexistent/dir"),
         (["--trace", "-"], "expected a file name"),
         (["--trace-lines", "/nonexistent/dir/t.txt"], "/nonexistent/dir/t.txt"),
         (["--bogus"], "--bogus"),
