@@ -37,8 +37,8 @@ int cli_usage_error(const char *fmt, ...)
 int cli_say_written(const char *what, const char *path, const char *more)
 {
     struct stat st;
-    if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
-    cgi_say("wrote %s %s%s", what, path, more);
+    if (strcmp(path, "-") == 0 || stat(path, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) return 0;
+    cgi_say("wrote %s %s%s%s", what, S_ISDIR(st.st_mode) ? "(a file per process) in " : "", path, more);
     return 1;
 }
 

@@ -47,7 +47,8 @@ void cli_usage_top(FILE *out);
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Says on stderr which file was written ("callguard: wrote the report
  * PATH"), so a user who asked for `--report out/` learns its name: one line
- * for a regular file; nothing for stderr itself or a device (/dev/null).
+ * for a regular file or a folder (`--trace DIR/`, a file per process);
+ * nothing for stderr itself or a device (/dev/null).
  * Returns whether it said. */
 int cli_say_written(const char *what, const char *path, const char *more);
 /* Exits without running the exit handlers of the CLI's own libcallguard:

@@ -43,7 +43,7 @@ typedef struct job_proc {
     char *file;
     char host[JOB_STR_MAX], boot[JOB_STR_MAX], command[JOB_STR_MAX];
     uint64_t pid, rank, start_unix_ns, dropped;
-    int has_rank, has_process, has_pair, merged, has_events;
+    int has_rank, has_process, has_pair, merged, has_list, has_events;
     uint64_t real_ns, mono_ns, gap_ns, time_ns;
     uint64_t min_ts, events; /* the first event (monotonic ns) and the complete events */
     size_t clock;            /* its clock's index */
@@ -267,7 +267,7 @@ static void job_top_member(cgi_jscan *j, cgi_jspan key, void *ctx)
 {
     job_proc *p = ctx;
     if (cgi_jspan_is(key, "traceEvents"))
-        cgi_jscan_array(j, job_scan_event, p), p->has_events |= 2;
+        cgi_jscan_array(j, job_scan_event, p), p->has_list = 1;
     else if (cgi_jspan_is(key, "otherData"))
         cgi_jscan_object(j, job_other_member, p);
     else
@@ -283,10 +283,10 @@ static int job_read(job *jb, job_proc *p)
     if (!b) return jb->err[0] ? 1 : 2; /* 2: empty, a process still writing it */
     cgi_jscan j = {.start = b, .s = b, .end = b + len};
     cgi_jscan_object(&j, job_top_member, p);
-    if (!j.err && cgi_jscan_lit(&j, 0)) cgi_jscan_fail(&j, "nothing after the trace");
+    if (!j.err && cgi_jscan_peek(&j)) cgi_jscan_fail(&j, "nothing after the trace");
     free(b);
     if (j.err) return job_fail(jb, "%s: not a trace (trace-event JSON): %s", p->file, j.msg);
-    if (!(p->has_events & 2)) return job_fail(jb, "%s: not a trace: no \"traceEvents\"", p->file);
+    if (!p->has_list) return job_fail(jb, "%s: not a trace: no \"traceEvents\"", p->file);
     if (p->merged)
         return job_fail(jb, "%s: a job's merged trace (callguard trace's output), not one process's", p->file);
     if (!p->has_process || !p->has_pair || !p->real_ns)
@@ -294,7 +294,6 @@ static int job_read(job *jb, job_proc *p)
                         "%s: a trace without its process's host and clock pair (`callguard run --trace DIR/` "
                         "writes one per process)",
                         p->file);
-    p->has_events &= 1;
     return 0;
 }
 

@@ -169,7 +169,8 @@ def run_trace_folder_merges_a_process_tree_on_one_clock():
     process group per process ("HOST pid P"), every call, and the forked child's calls between the
     parent's 3rd and 4th, exactly (one clock)."""
     r, folder = trace_folder_of([PROG, "fork"], "tree")
-    check(r.returncode == 0, "the run", r)
+    check(r.returncode == 0 and "wrote the timeline (a file per process) in %s (9 events)" % folder in r.stderr,
+          "the run, and the line naming the folder", r)
     files = sorted(glob.glob(folder + "*.json"))
     check(len(files) == 2, "a file per process: %s" % files)
     host = socket.gethostname()
