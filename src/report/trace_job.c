@@ -213,6 +213,7 @@ static void job_other_member(cgi_jscan *j, cgi_jspan key, void *ctx)
 typedef struct job_event {
     cgi_jspan key[JOB_EVENT_MEMBERS], val[JOB_EVENT_MEMBERS];
     size_t n;
+    uint64_t ts; /* monotonic ns; 0 for metadata */
 } job_event;
 
 static void job_event_member(cgi_jscan *j, cgi_jspan key, void *ctx)
@@ -231,45 +232,50 @@ static const cgi_jspan *job_event_get(const job_event *e, const char *key)
 }
 
 /* An event read and checked: ph, pid and tid, and ts for all but metadata.
- * ts: its monotonic ns (0 for metadata). */
-static int job_event_read(cgi_jscan *j, job_event *e, uint64_t *ts)
+ * Returns 1 for metadata, 0 for an event at e->ts, -1 failed. */
+static int job_event_read(cgi_jscan *j, job_event *e)
 {
-    e->n = 0;
+    e->n = 0, e->ts = 0;
     const char *at = j->s;
     cgi_jscan_object(j, job_event_member, e);
     if (j->err) return -1;
     const cgi_jspan *ph = job_event_get(e, "ph"), *pid = job_event_get(e, "pid"), *tid = job_event_get(e, "tid");
     const cgi_jspan *t = job_event_get(e, "ts");
     uint64_t v;
-    const char *what = !ph || *ph->s != '"'                   ? "an event with \"ph\""
-                       : !pid || cgi_jspan_u64(*pid, &v) != 0 ? "an event with a whole \"pid\""
-                       : !tid || cgi_jspan_u64(*tid, &v) != 0 ? "an event with a whole \"tid\""
-                       : cgi_jspan_is(*ph, "\"M\"")           ? NULL
-                       : !t || cgi_jspan_us_ns(*t, ts) != 0   ? "an event with \"ts\" in microseconds"
-                                                              : NULL;
-    if (cgi_jspan_is(*ph, "\"M\"")) *ts = 0;
-    if (what) j->s = at, cgi_jscan_fail(j, what);
-    return what ? -1 : 0;
+    const char *what = !ph || *ph->s != '"'                     ? "an event with \"ph\""
+                       : !pid || cgi_jspan_u64(*pid, &v) != 0   ? "an event with a whole \"pid\""
+                       : !tid || cgi_jspan_u64(*tid, &v) != 0   ? "an event with a whole \"tid\""
+                       : cgi_jspan_is(*ph, "\"M\"")             ? NULL
+                       : !t || cgi_jspan_us_ns(*t, &e->ts) != 0 ? "an event with \"ts\" in microseconds"
+                                                                : NULL;
+    if (what) return j->s = at, cgi_jscan_fail(j, what), -1;
+    return cgi_jspan_is(*ph, "\"M\"");
 }
+
+/* A file being read: its process, and the event being read (here, not on
+ * the callback's stack, whose address the scanner would be handed). */
+typedef struct job_scan {
+    job_proc *p;
+    job_event e;
+} job_scan;
 
 static void job_scan_event(cgi_jscan *j, void *ctx)
 {
-    job_proc *p = ctx;
-    job_event e;
-    uint64_t ts;
-    if (job_event_read(j, &e, &ts) != 0 || !ts) return;
-    if (!p->has_events || ts < p->min_ts) p->min_ts = ts;
+    job_scan *sc = ctx;
+    job_proc *p = sc->p;
+    if (job_event_read(j, &sc->e) != 0) return;
+    if (!p->has_events || sc->e.ts < p->min_ts) p->min_ts = sc->e.ts;
     p->has_events = 1;
     p->events++;
 }
 
 static void job_top_member(cgi_jscan *j, cgi_jspan key, void *ctx)
 {
-    job_proc *p = ctx;
+    job_scan *sc = ctx;
     if (cgi_jspan_is(key, "traceEvents"))
-        cgi_jscan_array(j, job_scan_event, p), p->has_list = 1;
+        cgi_jscan_array(j, job_scan_event, sc), sc->p->has_list = 1;
     else if (cgi_jspan_is(key, "otherData"))
-        cgi_jscan_object(j, job_other_member, p);
+        cgi_jscan_object(j, job_other_member, sc->p);
     else
         cgi_jscan_value(j, NULL);
 }
@@ -282,7 +288,11 @@ static int job_read(job *jb, job_proc *p)
     char *b = job_slurp(jb, p->file, &len);
     if (!b) return jb->err[0] ? 1 : 2; /* 2: empty, a process still writing it */
     cgi_jscan j = {.start = b, .s = b, .end = b + len};
-    cgi_jscan_object(&j, job_top_member, p);
+    job_scan *sc = malloc(sizeof *sc);
+    if (!sc) return free(b), job_fail(jb, "out of memory");
+    sc->p = p;
+    cgi_jscan_object(&j, job_top_member, sc);
+    free(sc);
     if (!j.err && cgi_jscan_peek(&j)) cgi_jscan_fail(&j, "nothing after the trace");
     free(b);
     if (j.err) return job_fail(jb, "%s: not a trace (trace-event JSON): %s", p->file, j.msg);
@@ -415,6 +425,7 @@ typedef struct job_emit {
     job *jb;
     const job_proc *p;
     size_t *nevents;
+    job_event e; /* the event being copied (as job_scan's) */
 } job_emit;
 
 /* One event again: pid, tid and ts rewritten, the rest as it was; the
@@ -422,25 +433,24 @@ typedef struct job_emit {
 static void job_emit_event(cgi_jscan *j, void *ctx)
 {
     job_emit *em = ctx;
-    job_event e;
-    uint64_t ts;
-    if (job_event_read(j, &e, &ts) != 0) return;
-    const cgi_jspan *name = job_event_get(&e, "name");
-    if (ts == 0 && name && (cgi_jspan_is(*name, "\"process_name\"") || cgi_jspan_is(*name, "\"process_labels\"")))
-        return;
+    const job_event *e = &em->e;
+    int meta = job_event_read(j, &em->e);
+    if (meta < 0) return;
+    const cgi_jspan *name = job_event_get(e, "name");
+    if (meta && name && (cgi_jspan_is(*name, "\"process_name\"") || cgi_jspan_is(*name, "\"process_labels\""))) return;
     const job_proc *p = em->p;
     uint64_t shift = p->mpid - p->pid, v;
     FILE *o = em->jb->out;
     fputs((*em->nevents)++ ? ",\n{" : "\n{", o);
-    for (size_t i = 0; i < e.n; i++) {
-        fprintf(o, "%s\"%.*s\":", i ? "," : "", (int)(e.key[i].e - e.key[i].s), e.key[i].s);
-        if (cgi_jspan_is(e.key[i], "pid") || cgi_jspan_is(e.key[i], "tid")) {
-            cgi_jspan_u64(e.val[i], &v);
+    for (size_t i = 0; i < e->n; i++) {
+        fprintf(o, "%s\"%.*s\":", i ? "," : "", (int)(e->key[i].e - e->key[i].s), e->key[i].s);
+        if (cgi_jspan_is(e->key[i], "pid") || cgi_jspan_is(e->key[i], "tid")) {
+            cgi_jspan_u64(e->val[i], &v);
             fprintf(o, "%lu", (unsigned long)(v + shift));
-        } else if (ts && cgi_jspan_is(e.key[i], "ts")) {
-            job_us(o, (uint64_t)((int64_t)ts + em->jb->c[p->clock].offset) - em->jb->base);
+        } else if (!meta && cgi_jspan_is(e->key[i], "ts")) {
+            job_us(o, (uint64_t)((int64_t)e->ts + em->jb->c[p->clock].offset) - em->jb->base);
         } else {
-            fwrite(e.val[i].s, 1, (size_t)(e.val[i].e - e.val[i].s), o);
+            fwrite(e->val[i].s, 1, (size_t)(e->val[i].e - e->val[i].s), o);
         }
     }
     fputc('}', o);
@@ -464,10 +474,12 @@ static int job_emit_file(job *jb, const job_proc *p, size_t order, size_t *neven
         fputs((*nevents)++ ? ",\n" : "\n", jb->out);
         job_process_meta(jb, p, order);
     }
-    job_emit em = {jb, p, nevents};
+    job_emit *em = malloc(sizeof *em);
+    if (!em) return free(b), job_fail(jb, "out of memory");
+    *em = (job_emit){.jb = jb, .p = p, .nevents = nevents};
     cgi_jscan j = {.start = b, .s = b, .end = b + len};
-    cgi_jscan_object(&j, job_emit_top, &em);
-    free(b);
+    cgi_jscan_object(&j, job_emit_top, em);
+    free(b), free(em);
     return j.err ? job_fail(jb, "%s: changed while merged: %s", p->file, j.msg) : 0;
 }
 
