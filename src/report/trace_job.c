@@ -362,8 +362,9 @@ static int job_by_place(const void *x, const void *y)
 }
 
 /* Each file's pid in the merged trace: its own, unless a process of
- * another clock (another host) has it; then moved up by JOB_PID_STEP. The
- * images of one pid on one clock (an exec) share it: one process. */
+ * another host or clock has it (two "hosts" in network and pid namespaces
+ * of one kernel share a clock); then moved up by JOB_PID_STEP. The images
+ * of one pid on one host and clock (an exec) share it: one process. */
 static void job_pids(job *jb)
 {
     for (size_t i = 0; i < jb->n; i++) {
@@ -372,7 +373,7 @@ static void job_pids(job *jb)
         for (size_t k = 0; k < i; k++) {
             const job_proc *q = &jb->p[k];
             if (q->mpid != p->mpid) continue;
-            if (q->pid == p->pid && q->clock == p->clock) {
+            if (q->pid == p->pid && q->clock == p->clock && !strcmp(q->host, p->host)) {
                 p->first = 0;
                 break;
             }

@@ -299,5 +299,31 @@ def trace_merge_refuses_what_is_not_a_process_trace():
         check(r.returncode == 2 and r.stderr.count("\n") == 1, "%s: a usage error" % args, r)
 
 
+def trace_merge_keeps_apart_hosts_that_share_a_clock_and_a_pid():
+    """Two "hosts" in UTS and pid namespaces of this kernel (as a network-namespace test makes them):
+    one CLOCK_MONOTONIC, and the same pid for each program. Two process groups, the second's pid
+    moved up by 2^22, each named by its host and real pid; one clock, exact."""
+    unshare = shutil.which("unshare")
+    if not unshare or os.geteuid() != 0:
+        print("no pid namespace can be made here (root needed): skipped")
+        return 77
+    folder = os.path.join(TMP, "pidns") + "/"
+    for host in ("hosta", "hostb"):
+        r = run([unshare, "--uts", "--pid", "--mount-proc", "--fork", "sh", "-c", 'hostname "$0" && exec "$@"', host,
+                 CG, "run", "--layer", TOYLAYER, "--trace", folder, "--", PROG, "calls", "2"])
+        if host == "hosta" and r.returncode != 0 and "unshare" in r.stderr:
+            print("unshare --pid failed here: skipped (%s)" % r.stderr.strip())
+            return 77
+        check(r.returncode == 0, host, r)
+    pids = sorted(json.load(open(f))["otherData"]["process"]["pid"] for f in glob.glob(folder + "*.json"))
+    check(len(pids) == 2 and pids[0] == pids[1], "one pid in both namespaces: %s" % pids)
+    r, job = merge(folder)
+    check(r.returncode == 0 and "2 processes on 2 hosts, 4 events; one clock: exact" in r.stderr, "merge", r)
+    names = process_names(job)
+    check(names == {pids[0]: "hosta pid %d" % pids[0], pids[0] + 4194304: "hostb pid %d" % pids[0]},
+          "two groups: %s" % names)
+    check(all(len(calls_in(job, p)) == 2 for p in names), "each its calls")
+
+
 if __name__ == "__main__":
     main()
