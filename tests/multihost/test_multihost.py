@@ -292,6 +292,59 @@ def hung_job_on_two_hosts_shows_each_rank_live_on_its_host_then_in_its_report():
                   "the merged view says rank %d died inside %s:\n%s" % (rank, name, text))
 
 
+def mpi_job_on_two_hosts_with_two_clocks_traces_into_one_timeline():
+    """Each rank under `callguard run --trace DIR/`, host B's processes in a time namespace whose
+    CLOCK_MONOTONIC is 100,000 s ahead (host A's rsh agent wrapped in `unshare --time`): a trace per
+    rank named by its host, rank and pid; `callguard trace DIR/` merges them on realtime, a process
+    group per host and rank, and each of the 7 MPI_Allreduce calls on MPI_COMM_WORLD overlaps on the
+    two ranks, as a collective's must (within the merge's stated uncertainty)."""
+    need_mpi()
+    unshare = shutil.which("unshare")
+    if not unshare or not os.path.exists("/proc/self/ns/time"):
+        print("no time namespace here: skipped")
+        return 77
+    with hosts.TwoHosts() as two:
+        agent = os.path.join(TMP, "agent-ahead.sh")
+        with open(agent, "w") as f:
+            f.write('#!/bin/sh\nexec %s --time --monotonic 100000 --fork %s "$@"\n' % (unshare, hosts.AGENT))
+        os.chmod(agent, 0o755)
+        folder = os.path.join(TMP, "traces") + "/"
+        mca = [agent if a == hosts.AGENT else a for a in hosts.mca()]
+        cmd = [MPIRUN, "--allow-run-as-root", "-n", "2", "--host", two.host_list(1), *mca, CG, "run", "--api",
+               "mpi", "--trace", folder, "--", PROG, "count", str(ROUNDS)]
+        r = subprocess.run(two.on_a(cmd), env=environment(two), capture_output=True, text=True,
+                           timeout=remaining(20))
+        check(r.returncode == 0, "the job", r)
+        check(not two.left(5), "left running after the job: %s" % two.left(0))
+        files = sorted(os.listdir(folder))
+        check(len(files) == 2 and [f.split("-pid")[0] for f in files] ==
+              ["trace-%s-rank%d" % (two.names[k], k) for k in (0, 1)], "a trace per rank: %s" % files)
+        own = [json.load(open(folder + f))["otherData"]["clock_pair"] for f in files]
+        check(own[1]["monotonic_ns"] - own[0]["monotonic_ns"] > 99000 * 10 ** 9, "host B's clock is ahead: %s" % own)
+        job = folder.rstrip("/") + ".json"
+        r = subprocess.run([CG, "trace", folder, "-o", job], capture_output=True, text=True, timeout=30)
+        check(r.returncode == 0 and "2 processes on 2 hosts" in r.stderr and "2 clocks aligned" in r.stderr,
+              "callguard trace", r)
+        with open(job) as f:
+            trace = json.load(f)
+        meta = trace["otherData"]["job"]
+        check(meta["clocks"] == 2 and meta["realtime_sync"].startswith("not measured"), "metadata: %s" % meta)
+        names = {e["pid"]: e["args"]["name"] for e in trace["traceEvents"] if e.get("name") == "process_name"}
+        by_rank = {int(n.split()[2]): pid for pid, n in names.items()}
+        check(sorted(names.values()) == sorted("%s rank %d pid %d" % (two.names[k], k, by_rank[k] % 4194304)
+                                               for k in (0, 1)), "process groups: %s" % names)
+        ar = {k: sorted((e for e in trace["traceEvents"] if e["ph"] == "X" and e["pid"] == pid and
+                         e["name"] == "MPI_Allreduce"), key=lambda e: e["ts"]) for k, pid in by_rank.items()}
+        check([len(ar[0]), len(ar[1])] == [ROUNDS, ROUNDS + 1], "MPI_Allreduce events: %s" % ar)
+        slack = meta["max_uncertainty_ns"] / 1000.0
+        for i in range(ROUNDS):
+            a, b = ar[0][i], ar[1][i]
+            check(a["ts"] <= b["ts"] + b["dur"] + slack and b["ts"] <= a["ts"] + a["dur"] + slack,
+                  "MPI_Allreduce %d overlaps on both hosts: %s %s" % (i, a, b))
+        if os.environ.get("CG_MULTIHOST_SHOW"):
+            print(json.dumps(trace["otherData"], indent=1))
+
+
 def unwind(sig, frame):
     """SIGTERM or SIGHUP to the test unwinds it, so the hosts are removed, rather than killing it."""
     raise SystemExit("test_multihost.py: ended by signal %d" % sig)
