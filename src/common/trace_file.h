@@ -90,6 +90,7 @@ typedef struct cgi_trace_view {
 typedef struct cgi_trace_clock {
     uint32_t tsc;
     uint64_t tick0, mono0, mult;
+    uint64_t span_ns; /* mult made over this long (trace_clock.h); 0: the process's own, over about 1 ms */
 } cgi_trace_clock;
 #define CGI_TRACE_NO_TIMENS 1 /* no inode is 1: a kernel without time namespaces (before 5.6) */
 static inline uint64_t cgi_trace_ns(const cgi_trace_clock *c, uint64_t ticks)

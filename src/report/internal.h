@@ -22,6 +22,8 @@
  *   0 trace_read         what a trace file's rings hold
  *   0 trace_dir          a folder of traces, one per process: its check, its
  *                        files' names (also in the CLI)
+ *   0 trace_clock        which clock a trace is on; its TSC calibration made again
+ *                        over the whole run
  *   0 trace_jscan        (the CLI) the JSON scanner of traces: values as raw spans
  *   0 stats_settle       (the CLI) an ended process's statistics file made small
  *   0 report_ranks       the view across ranks: each entry point's min, median

@@ -45,6 +45,8 @@ typedef struct job_proc {
     uint64_t pid, rank, start_unix_ns, dropped;
     int has_rank, has_process, has_pair, merged, has_list, has_events;
     uint64_t real_ns, mono_ns, gap_ns, time_ns;
+    uint64_t calib_ns; /* over how long its TSC was calibrated; has_calib 0: no TSC said */
+    int has_calib;
     uint64_t min_ts, events; /* the first event (monotonic ns) and the complete events */
     size_t clock;            /* its clock's index */
     uint64_t mpid;           /* its pid in the merged trace */
@@ -188,6 +190,8 @@ static void job_pair_member(cgi_jscan *j, cgi_jspan key, void *ctx)
         job_u64(j, "time_namespace", &p->time_ns);
     else if (cgi_jspan_is(key, "boot_id"))
         job_str(j, "boot_id", p->boot);
+    else if (cgi_jspan_is(key, "tsc_calibrated_over_ns"))
+        job_u64(j, "tsc_calibrated_over_ns", &p->calib_ns), p->has_calib = 1;
     else
         cgi_jscan_value(j, NULL);
 }
@@ -525,6 +529,7 @@ static void job_write_clocks(job *jb)
             fprintf(o, "%lu", (unsigned long)p->rank);
         else
             fputs("null", o);
+        if (p->has_calib) fprintf(o, ",\"tsc_calibrated_over_ns\":%lu", (unsigned long)p->calib_ns);
         fprintf(o,
                 ",\"pid\":%lu,\"merged_pid\":%lu,\"clock\":%zu,\"pair_gap_ns\":%lu,\"uncertainty_ns\":%lu,"
                 "\"events\":%lu}",
@@ -544,7 +549,7 @@ static void job_write_tail(job *jb, const cgi_job_totals *t)
             "\",\"job\":{\"clock\":\"CLOCK_REALTIME, in "
             "microseconds after ts_zero_unix_ns\",\"ts_zero_unix_ns\":%lu,\"files\":%zu,\"processes\":%zu,"
             "\"hosts\":%zu,\"clocks\":%zu,\"events\":%lu,\"max_uncertainty_ns\":%lu,\n\"uncertainty\":\"processes "
-            "of one clock (one boot and time namespace) are placed exactly relative to each other; processes of "
+            "of one clock (one boot and time namespace) are placed by that clock itself, no pair needed; processes of "
             "different clocks within max_uncertainty_ns, from each clock's (realtime, monotonic) pair\",\n"
             "\"realtime_sync\":\"%s\"}}}\n",
             (unsigned long)jb->base, t->files, t->processes, t->hosts, t->clocks, (unsigned long)t->events,

@@ -8,6 +8,7 @@
 #include "../common/errors.h"
 #include "outfile.h"
 #include "report.h"
+#include "trace_clock.h"
 #include "trace_dir.h"
 #include "trace_read.h"
 #include "../common/utf8.h"
@@ -44,6 +45,7 @@ typedef struct cgi_tj {
     /* The process of a file of one (`--trace DIR/`); NULL: none said. */
     const cgi_trace_header *one;
     const cgi_stats_region *one_r;
+    const cgi_trace_clock *one_clk;
 } cgi_tj;
 
 static void cgi_tj_flush(cgi_tj *j)
@@ -536,6 +538,10 @@ static void cgi_tj_process_other(cgi_tj *j)
     cgi_tj_str(j, h->boot_id, sizeof h->boot_id);
     cgi_tj_lit(j, ",\"time_namespace\":");
     cgi_tj_u(j, h->time_ns);
+    if (j->one_clk->tsc) {
+        cgi_tj_lit(j, ",\"tsc_calibrated_over_ns\":");
+        cgi_tj_u(j, j->one_clk->span_ns);
+    }
     cgi_tj_lit(j, "}");
 }
 
@@ -595,7 +601,7 @@ static int cgi_tj_write_one(const char *path, const cgi_trace_view *v, const cgi
     }
     if (v->h) {
         j.tsc = (int)clk->tsc;
-        if (target) j.one = v->h, j.one_r = r;
+        if (target) j.one = v->h, j.one_r = r, j.one_clk = clk;
         cgi_tj_process(&j, v, r, clk, fd, buf);
     }
     if (sum) sum->kept += j.kept, sum->dropped += j.dropped, sum->processes += j.processes, sum->threads += j.threads;
@@ -608,7 +614,8 @@ static int cgi_tj_write_one(const char *path, const cgi_trace_view *v, const cgi
 int cgi_trace_write_view(const char *path, const cgi_trace_view *v, const cgi_stats_region *r)
 {
     cgi_trace_clock clk = {0};
-    if (v->h) clk = (cgi_trace_clock){v->h->tsc, v->h->tick0, v->h->mono0, v->h->mult};
+    if (v->h) clk = (cgi_trace_clock){v->h->tsc, v->h->tick0, v->h->mono0, v->h->mult, 0};
+    cgi_trace_clock_refine(&clk); /* this process's own clock, now */
     return cgi_tj_write_one(path, v, r, &clk, -1, NULL, NULL);
 }
 
@@ -674,13 +681,16 @@ static cgi_tj_file *cgi_tj_list(DIR *d, const char *dir, size_t *count)
         }
         if (!(f[n].name = strdup(file))) break;
         f[n].start = h->stats_start_unix_ns;
-        f[n].clk = (cgi_trace_clock){h->tsc, h->tick0, h->mono0, h->mult};
+        f[n].clk = (cgi_trace_clock){h->tsc, h->tick0, h->mono0, h->mult, 0};
         memcpy(id[n].boot_id, h->boot_id, sizeof id[n].boot_id);
         id[n].boot_id[sizeof id[n].boot_id - 1] = '\0';
         id[n++].time_ns = h->time_ns;
     }
     free(h);
-    /* Each file's clock: the first of its own (few clocks: one a host). */
+    /* Each file's clock: the first of its own (few clocks: one a host),
+     * made again over the whole run where it is this process's. */
+    cgi_tj_clock_id mine;
+    cgi_trace_clock_id(mine.boot_id, &mine.time_ns);
     for (size_t i = 0; f && id && i < n; i++) {
         if (!f[i].clk.tsc || !f[i].clk.mult || !id[i].boot_id[0] || !id[i].time_ns) continue;
         size_t first = i;
@@ -691,6 +701,7 @@ static cgi_tj_file *cgi_tj_list(DIR *d, const char *dir, size_t *count)
         for (size_t k = i + 1; k < n; k++)
             if (f[k].clk.tsc && f[k].clk.mult && cgi_tj_same_clock(&id[k], &id[i]) && f[k].clk.tick0 < best.tick0)
                 best = f[k].clk;
+        if (cgi_tj_same_clock(&mine, &id[i])) cgi_trace_clock_refine(&best);
         for (size_t k = i; k < n; k++)
             if (k == i || (f[k].clk.tsc && f[k].clk.mult && cgi_tj_same_clock(&id[k], &id[i]))) f[k].clk = best;
     }

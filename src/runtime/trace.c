@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "../common/errors.h"
 #include "../report/outfile.h"
+#include "../report/trace_clock.h"
 #include "../report/trace_dir.h"
 #include "../report/trace_write.h"
 
@@ -108,19 +109,7 @@ static void cgi_trace_where(cgi_trace_header *h)
         h->pair_mono_ns = a + (b - a) / 2;
     }
     h->pair_gap_ns = best > UINT32_MAX ? UINT32_MAX : (uint32_t)best;
-    int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        ssize_t n = read(fd, h->boot_id, sizeof h->boot_id - 1);
-        close(fd);
-        h->boot_id[n > 0 ? n : 0] = '\0';
-        char *nl = strchr(h->boot_id, '\n');
-        if (nl) *nl = '\0';
-    }
-    struct stat st;
-    if (stat("/proc/self/ns/time", &st) == 0)
-        h->time_ns = (uint64_t)st.st_ino;
-    else if (errno == ENOENT && h->boot_id[0])
-        h->time_ns = CGI_TRACE_NO_TIMENS; /* /proc is there, time namespaces are not */
+    cgi_trace_clock_id(h->boot_id, &h->time_ns);
     if (gethostname(h->host, sizeof h->host - 1) != 0) h->host[0] = '\0';
 }
 

@@ -182,6 +182,8 @@ def run_trace_folder_merges_a_process_tree_on_one_clock():
         check(proc["host"] == host and proc["rank"] is None and "fork" in proc["command"], "its process: %s" % proc)
         check(pair["realtime_ns"] > 10 ** 18 and pair["gap_ns"] > 0 and len(pair["boot_id"]) == 36 and
               pair["time_namespace"] > 1, "its clock pair: %s" % pair)
+        # Where events are TSC ticks, the run made their calibration again over the whole run.
+        check(pair.get("tsc_calibrated_over_ns", 1) > 0, "calibrated over the run: %s" % pair)
     r, job = merge(folder)
     check(r.returncode == 0 and "2 processes on 1 host, 9 events; one clock: exact" in r.stderr, "the merge", r)
     check_complete_events(job)
@@ -259,6 +261,8 @@ def trace_in_process_folder_writes_a_file_per_process():
     check(r.returncode == 0, "the run", r)
     files = glob.glob(folder + "*.json")
     check(len(files) == 2, "parent and child: %s" % files)
+    pairs = [json.load(open(f))["otherData"]["clock_pair"] for f in files]
+    check(all(p.get("tsc_calibrated_over_ns", 1) > 0 for p in pairs), "calibrated again at exit: %s" % pairs)
     r, job = merge(folder)
     check(r.returncode == 0, "merge", r)
     check(sorted(len(calls_in(job, p)) for p in process_names(job)) == [4, 5], "every call of each")
