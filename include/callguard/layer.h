@@ -453,8 +453,16 @@ static inline int cg_slot_state(cg_slot *s, int code)
  * blocking), CG_SHORT_CALL, then `return cgl_gp_NAME(args...)`, which packs
  * the frame for cg_call and the thunk CG_THUNK defines. */
 
-/* The site's real function, typed as the entry point NAME. */
+/* The site's real function, typed as the entry point NAME. On x86-64 a
+ * plain load, which GCC folds into the indirect call (an atomic load it
+ * keeps apart: one instruction more on every path). Every path reads it
+ * after an acquire that follows its resolution (`counted`, `peaks`,
+ * `mode`), and a racing first call stores the same function again. */
+#ifdef CG_X86_ASM
+#define CG_SITE_REAL(site, name) ((__typeof__(name) *)*(void *const *)&(site)->real)
+#else
 #define CG_SITE_REAL(site, name) ((__typeof__(name) *)atomic_load_explicit(&(site)->real, memory_order_relaxed))
+#endif
 /* The CODE of a function that returns no result code: always success. */
 #define CG_NO_CODE(ret) 0
 
