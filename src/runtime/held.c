@@ -33,7 +33,8 @@ static int cgi_counts_inside(const cg_counters *c)
             cg_site *s = &l->sites[i];
             if (s->ctr != c) continue;
             if (atomic_load_explicit(&s->peaks, memory_order_relaxed) ||
-                atomic_load_explicit(&s->mode, memory_order_relaxed) == CGI_MODE_PEAKS)
+                atomic_load_explicit(&s->mode, memory_order_relaxed) == CGI_MODE_PEAKS ||
+                atomic_load_explicit(&s->mode, memory_order_relaxed) == CGI_MODE_PEAKS_WATCH)
                 return 1;
         }
     return 0;

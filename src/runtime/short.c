@@ -252,6 +252,8 @@ static inline void cgi_leave_peaks(cgi_slot *slot, int code)
  * inside counted, which the slot says (cgi_leave_left takes it off). */
 __attribute__((noinline)) static uintptr_t cgi_enter_peaks_py(cg_site *s, cgi_slot *slot)
 {
+    if (atomic_load_explicit(&cgi_cfg.hang_ns, memory_order_relaxed))
+        cgi_where_note(slot, atomic_load_explicit(&slot->seq, memory_order_relaxed) + 1);
     void *ts = cgi_py.save();
     cgi_enter_counted(s, slot);
     slot->peaked = 1;
@@ -286,6 +288,10 @@ __attribute__((noinline)) static uintptr_t cgi_enter_other(cg_site *s, uint32_t 
         cgi_enter_watch(slot);
         cgi_enter_counted(s, slot);
         return (uintptr_t)slot;
+    }
+    if (mode == CGI_MODE_PEAKS_WATCH) {
+        cgi_enter_watch(slot);
+        return cgi_enter_peaks(s, slot);
     }
     if (mode != CGI_MODE_COUNTED_PY) return 0;
     /* A call on a thread that holds nothing is counted and no stall; else

@@ -61,14 +61,16 @@ static uint32_t cgi_site_mode(const cg_site *s, int path)
      * hang reports and a runtime, noting at entry whether it is held. */
     uint32_t counted = exact ? CGI_MODE_TIMED : watch ? CGI_MODE_WATCH : CGI_MODE_COUNTED;
     if (path != CGI_PATH_PY && atomic_load(&s->blocking)) {
-        /* A blocking site's calls count its peak inside, exactly. Sampled
-         * and without hang reports, on a short path (no clock, two atomic
-         * adds); else the general path, which also times them. */
-        if (exact || watch) return CGI_MODE_NONE;
+        /* A blocking site's calls count its peak inside, exactly. Sampled,
+         * on a short path (no clock, two atomic adds), whose entry notes the
+         * runtime held with hang reports on, as the counted mode's does;
+         * exact, the general path, which also times them. */
+        uint32_t peaks = watch ? CGI_MODE_PEAKS_WATCH : CGI_MODE_PEAKS;
+        if (exact) return CGI_MODE_NONE;
         switch (path) {
         case CGI_PATH_COUNTED:
-        case CGI_PATH_DETECT: return CGI_MODE_PEAKS;
-        case CGI_PATH_COUNTED_PY: return cgi_site_wants_leave(s) ? CGI_MODE_PEAKS_PY : CGI_MODE_PEAKS;
+        case CGI_PATH_DETECT: return peaks;
+        case CGI_PATH_COUNTED_PY: return cgi_site_wants_leave(s) ? CGI_MODE_PEAKS_PY : peaks;
         }
         return CGI_MODE_NONE;
     }

@@ -591,19 +591,23 @@ static void *blocking_caller(void *arg)
 
 /* A blocking site (a launch, a compile, a wait) sampled: no clock per call
  * (the slot's call is not timed), yet its peak inside exact: two threads
- * meeting inside the driver 50 times make a peak of exactly 2, counted
- * and detected alike; with exact timing the general path reads the clock. */
+ * meeting inside the driver 50 times make a peak of exactly 2, counted,
+ * detected, and detected with hang reports on (CALLGUARD_HANG_MS: the entry
+ * notes the runtime held) alike; with exact timing the general path reads
+ * the clock. */
 static int test_blocking_sites_sampled_read_no_clock_and_count_exact_peaks(int argc, char **argv)
 {
     (void)argc, (void)argv;
     CHECK(cg_set_blocking("toyRunCallback", 1, "the test's barrier") == CG_OK);
     CHECK(cg_stats_enable(1) == CG_OK);
     CHECK(toyRunCallback(dev(0), no_callback, NULL) == TOY_SUCCESS); /* resolved: its mode is computed */
-    static const char *const timing[] = {"sampled", "sampled", "exact"};
-    for (int round = 0; round < 3; round++) {
+    static const char *const timing[] = {"sampled", "sampled", "exact", "sampled"};
+    for (int round = 0; round < 4; round++) {
         CHECK(cg_configure("CALLGUARD_TIMING", timing[round]) == CG_OK);
-        /* The second round with an adapter that only detects (CGI_PATH_DETECT). */
-        CHECK(cg_set_adapter(round == 1 ? &holding_adapter : NULL, CG_ADAPTER_DETECT) == CG_OK);
+        /* The second and fourth rounds with an adapter that only detects
+         * (CGI_PATH_DETECT), the fourth with hang reports on too. */
+        CHECK(cg_set_adapter(round % 2 ? &holding_adapter : NULL, CG_ADAPTER_DETECT) == CG_OK);
+        CHECK(cg_configure("CALLGUARD_HANG_MS", round == 3 ? "60000" : "off") == CG_OK);
         CHECK(cg_reset_stats() == CG_OK);
         atomic_store(&timed_seen, 0);
         CHECK(pthread_barrier_init(&inside_both, NULL, 2) == 0);
@@ -618,10 +622,11 @@ static int test_blocking_sites_sampled_read_no_clock_and_count_exact_peaks(int a
         CHECKF(s.calls == 100 && s.peak_inside == 2, "%s timing, round %d: %lu calls, peak inside %u, expected 100, 2",
                timing[round], round, (unsigned long)s.calls, s.peak_inside);
         int exact = round == 2;
-        CHECKF(atomic_load(&timed_seen) == exact, "%s timing: a blocking call %s the clock", timing[round],
-               exact ? "did not read" : "read");
+        CHECKF(atomic_load(&timed_seen) == exact, "%s timing, round %d: a blocking call %s the clock", timing[round],
+               round, exact ? "did not read" : "read");
     }
     CHECK(cg_set_adapter(NULL, CG_ADAPTER_DETECT) == CG_OK);
+    CHECK(cg_configure("CALLGUARD_HANG_MS", "off") == CG_OK);
     return 0;
 }
 
