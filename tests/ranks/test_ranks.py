@@ -339,6 +339,45 @@ def report_without_ranks_has_no_view_across_ranks():
     check(r.returncode == 0 and "across" not in r.stdout, "no table across ranks", r)
 
 
+def collective(pid, rank, calls, in_flight=False):
+    """A rank's report with MPI_Allreduce marked collective, and a call in flight if asked."""
+    p = process(pid, "node-%d" % (rank % 2), rank, [("MPI_Allreduce", calls, 100, 1)])
+    p["sites"][0].update(api="mpi", policy={"transition": "always", "blocking": True, "serialize": None,
+                                            "scope": "process", "collective": True})
+    if in_flight:
+        p["exit"] = {"state": "signaled", "signal": 15}
+        p["in_flight"] = [{"api": "mpi", "name": "MPI_Allreduce", "tid": pid, "thread": "app", "state": "inside",
+                           "entered_ns": 5}]
+    return p
+
+
+def collective_counts_name_the_ranks_out_of_step_when_the_job_ended_inside_calls():
+    """6 ranks of a job, MPI_Allreduce a collective: ranks 2 and 4 made 41 and 43 calls, the others 42.
+    JSON's across_ranks names them, lowest rank first, with the count most ranks made; the summary says
+    it only when the job ended with calls in flight (a finished job's ranks may use communicators of
+    their own: no alarm then). Among equally common counts the lowest is the usual one."""
+    counts = [42, 42, 41, 42, 43, 42]
+    for stuck in (False, True):
+        procs = [collective(100 + r, r, c, in_flight=stuck and r == 2) for r, c in enumerate(counts)]
+        path = write_report("coll-%d.json" % stuck, procs)
+        out = os.path.join(TMP, "coll-merged-%d.json" % stuck)
+        r = run([CG, "report", "--json", out, path])
+        check(r.returncode == 0, "merged", r)
+        site = [x for x in json.load(open(out))["across_ranks"]["sites"] if x["name"] == "MPI_Allreduce"][0]
+        check(site["collective"] and site["usual_calls"] == 42 and site["ranks_out_of_step"] == 2 and
+              [(o["rank"], o["calls"], o["host"]) for o in site["out_of_step"]] == [(2, 41, "node-0"),
+                                                                                    (4, 43, "node-0")],
+              "across_ranks: %s" % site)
+        r = run([CG, "report", path])
+        said = "ranks 2, 4 made 41, 43 MPI_Allreduce calls, most ranks 42 (a collective" in r.stdout
+        check(r.returncode == 0 and said == stuck,
+              "the summary %s it:\n%s" % ("says" if stuck else "keeps", r.stdout))
+    tie = write_report("coll-tie.json",
+                       [collective(200 + r, r, c, in_flight=r == 0) for r, c in enumerate([2, 1, 2, 1])])
+    r = run([CG, "report", tie])
+    check("ranks 0, 2 made 2, 2 MPI_Allreduce calls, most ranks 1" in r.stdout, "a tie: the lowest count\n" + r.stdout)
+
+
 def run_inside_mpirun_traces_merge_into_one_timeline_by_rank():
     """`mpirun -n 2 callguard run --trace t/ -- ./app` then `callguard trace t/`: a file per rank named by
     host, rank and pid; merged, a process group "HOST rank R pid P" per rank in rank order with its
