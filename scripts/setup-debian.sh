@@ -7,7 +7,8 @@
 # Debian 11 check (tests/package/debian11_wheel.sh); scripts/build-wheel.sh takes its tools from PyPI.
 # clang-format-14: scripts/format.sh and its check in the tests. openmpi-bin, libopenmpi-dev, python3-mpi4py:
 # Open MPI 4.1, which the MPI layer is generated from and tested on (docs/mpi.md). tmux: the test that reads the
-# report as a person sees it, on a 100-column screen (tests/cli/test_cli_cl.py).
+# report as a person sees it, on a 100-column screen (tests/cli/test_cli_cl.py). iproute2: `ip netns`, the two
+# hosts of tests/multihost (skipped without it).
 set -eu
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -20,5 +21,5 @@ DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y \
   libamdhip64-dev \
   openmpi-bin libopenmpi-dev python3-mpi4py \
   ocaml-nox ruby-dev \
-  valgrind tmux
+  valgrind tmux iproute2
 sh "$(dirname "$0")/setup-venv.sh"
