@@ -91,13 +91,7 @@ int run_check_folder(const char *flag, const char *dir)
             free(parent);
             return rc;
         }
-        char *slash = strrchr(parent, '/');
-        if (slash == parent)
-            parent[1] = '\0';
-        else if (slash)
-            *slash = '\0';
-        else
-            strcpy(parent, ".");
+        cgi_path_parent(parent);
         where = parent;
         if (stat(parent, &st) != 0)
             e = errno;

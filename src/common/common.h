@@ -37,6 +37,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifndef CGI_HIDDEN
 #define CGI_HIDDEN __attribute__((visibility("hidden")))
@@ -57,5 +58,21 @@ typedef struct cgi_peak {
 /* The layer's own count of a blocking site's threads inside (layer.h) is
  * the same pair: one primitive for both. */
 _Static_assert(offsetof(cgi_peak, peak) == sizeof(uint32_t), "cg_peak_arrive's pair");
+
+/* Cuts path, in place, to the folder that holds it: trailing slashes off,
+ * then its last name; "/" stays "/", a bare name becomes ".". */
+static inline void cgi_path_parent(char *path)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        path[--n] = '\0';
+    char *slash = strrchr(path, '/');
+    if (slash == path)
+        path[1] = '\0';
+    else if (slash)
+        *slash = '\0';
+    else
+        strcpy(path, ".");
+}
 
 #endif

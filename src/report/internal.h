@@ -307,6 +307,10 @@ CGI_HIDDEN void cgi_json_str(FILE *out, const char *s);
 CGI_HIDDEN void cgi_json_str_or_null(FILE *out, const char *s);
 CGI_HIDDEN void cgi_json_field_str(FILE *out, const char *key, const char *v);
 CGI_HIDDEN void cgi_json_field_str_or_null(FILE *out, const char *key, const char *v);
+/* A hung call's "python" ({"file", "line", "function"} or null), and its
+ * "runtime" and "holds_runtime" members: the hang page's and status's. */
+CGI_HIDDEN void cgi_json_hang_python(FILE *out, const cgi_hang_call *e);
+CGI_HIDDEN void cgi_json_hang_runtime(FILE *out, const cgi_hang_call *e);
 CGI_HIDDEN void cgi_json_begin(FILE *out);
 CGI_HIDDEN void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, size_t nproc);
 CGI_HIDDEN void cgi_json_end(FILE *out, size_t nproc, const cgi_totals *pall, size_t lost, const cgi_report_writer *w);

@@ -101,7 +101,7 @@ static const char *cgi_slot_state_name(const cgi_slot *slot)
 }
 
 /* A hung call's Python line, {"file", "line", "function"}, or null. */
-static void cgi_json_hang_python(FILE *out, const cgi_hang_call *e)
+void cgi_json_hang_python(FILE *out, const cgi_hang_call *e)
 {
     if (!e || !e->py_file[0]) {
         fputs("null", out);
@@ -112,6 +112,17 @@ static void cgi_json_hang_python(FILE *out, const cgi_hang_call *e)
     fprintf(out, ", \"line\": %d", e->py_line);
     cgi_json_field_str_or_null(out, "function", e->py_func[0] ? e->py_func : NULL);
     fputc('}', out);
+}
+
+/* A hung call's "runtime" (null: none) and whether it "holds_runtime"
+ * (true, false, null: not known). */
+void cgi_json_hang_runtime(FILE *out, const cgi_hang_call *e)
+{
+    cgi_json_field_str_or_null(out, "runtime", e->runtime[0] ? e->runtime : NULL);
+    fprintf(out, ", \"holds_runtime\": %s",
+            e->held == CGI_HELD_YES  ? "true"
+            : e->held == CGI_HELD_NO ? "false"
+                                     : "null");
 }
 
 /* A stall's "python": where its Python code made the call, the first frame
@@ -217,11 +228,7 @@ static void cgi_json_timing_and_hang(FILE *out, const cgi_stats_region *r)
         fprintf(out, ", \"tid\": %d", e->tid);
         cgi_json_field_str(out, "thread", e->thread);
         fprintf(out, ", \"age_ns\": %lu", (unsigned long)e->age_ns);
-        cgi_json_field_str_or_null(out, "runtime", e->runtime[0] ? e->runtime : NULL);
-        fprintf(out, ", \"holds_runtime\": %s",
-                e->held == CGI_HELD_YES  ? "true"
-                : e->held == CGI_HELD_NO ? "false"
-                                         : "null");
+        cgi_json_hang_runtime(out, e);
         fprintf(out, ", \"waits_for_loader\": %s", e->loader ? "true" : "false");
         const char *lock = !e->waiting ? NULL : e->domain[0] ? e->domain : "(a handle lock)";
         cgi_json_field_str_or_null(out, "waits_for_lock", lock);

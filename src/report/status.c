@@ -119,21 +119,10 @@ static void cgi_status_call_json(FILE *out, const cgi_hang_call *e)
     fprintf(out, ", \"age_ns\": %lu, \"waiting\": %s", (unsigned long)e->age_ns, e->waiting ? "true" : "false");
     fputs(", \"lock_held_by\": ", out);
     e->waiting && e->holder_tid ? fprintf(out, "%d", e->holder_tid) : fputs("null", out);
-    cgi_json_field_str_or_null(out, "runtime", e->runtime[0] ? e->runtime : NULL);
-    fprintf(out, ", \"holds_runtime\": %s",
-            e->held == CGI_HELD_YES  ? "true"
-            : e->held == CGI_HELD_NO ? "false"
-                                     : "null");
+    cgi_json_hang_runtime(out, e);
     fputs(", \"python\": ", out);
-    if (e->py_file[0]) {
-        fputs("{\"file\": ", out);
-        cgi_json_str(out, e->py_file);
-        fprintf(out, ", \"line\": %d", e->py_line);
-        cgi_json_field_str_or_null(out, "function", e->py_func[0] ? e->py_func : NULL);
-        fputs("}}", out);
-    } else {
-        fputs("null}", out);
-    }
+    cgi_json_hang_python(out, e);
+    fputc('}', out);
 }
 
 int cgi_status_json(FILE *out, const cgi_status_proc *v, size_t n)

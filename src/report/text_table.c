@@ -104,15 +104,8 @@ static void cgi_text_hang_tail(FILE *out, const cgi_hang_call *e)
     } else if (e->held == CGI_HELD_UNKNOWN && e->runtime[0]) {
         fputs(py ? ", the GIL held: unknown" : ", the runtime held: unknown", out);
     }
-    if (e->py_file[0]) {
-        fputs(", at ", out);
-        CGI_TEXT_FIELD(out, e->py_file);
-        fprintf(out, ":%d", e->py_line);
-        if (e->py_func[0]) {
-            fputs(" in ", out);
-            CGI_TEXT_FIELD(out, e->py_func);
-        }
-    }
+    if (e->py_file[0]) fputc(',', out);
+    cgi_status_where(out, e);
 }
 
 /* One line saying how the process ended and which calls it ended inside,

@@ -38,15 +38,7 @@ int cgi_trace_folder_check(const char *dir, char *where, size_t cap)
     size_t n = strlen(dir);
     if (n >= sizeof parent) return ENAMETOOLONG;
     memcpy(parent, dir, n + 1);
-    while (n > 1 && parent[n - 1] == '/')
-        parent[--n] = '\0';
-    char *slash = strrchr(parent, '/');
-    if (slash == parent)
-        parent[1] = '\0';
-    else if (slash)
-        *slash = '\0';
-    else
-        strcpy(parent, ".");
+    cgi_path_parent(parent);
     snprintf(where, cap, "%s", parent);
     return cgi_trace_writable_dir(parent);
 }
