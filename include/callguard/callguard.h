@@ -56,6 +56,8 @@ typedef enum cg_transition {
 typedef enum cg_scope {
     CG_SCOPE_PROCESS = 0, /* one lock for the whole domain */
     CG_SCOPE_HANDLE = 1,  /* one lock per value of the first input handle (striped) */
+    CG_SCOPE_ONCE = 2,    /* the domain's one lock until the site's first call that succeeds; then
+                           * none: the site is unguarded (its domain reads "", its scope once) */
 } cg_scope;
 
 typedef enum cg_adapter_mode {

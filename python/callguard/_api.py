@@ -38,7 +38,8 @@ def _known(site):
 def serialize(site, domain=None, scope="process"):
     """Serializes `site` in `domain` (default: a domain of its own name);
     domain "" removes serialization. scope "handle": one lock per first
-    input handle. True when kept for a layer not loaded yet (outside
+    input handle; "once": the domain's lock only until a call of `site`
+    first succeeds, then none. True when kept for a layer not loaded yet (outside
     `callguard run`), False when applied. A name no layer could have is
     refused:
 

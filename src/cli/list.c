@@ -120,7 +120,9 @@ int cli_cmd_list(int argc, char **argv)
             return 1;
         }
         if (asprintf(&ser, "%s%s", s[i].domain[0] ? s[i].domain : "-",
-                     s[i].domain[0] && s[i].scope == CG_SCOPE_HANDLE ? ":handle" : "") < 0)
+                     s[i].domain[0] && s[i].scope == CG_SCOPE_HANDLE ? ":handle"
+                     : s[i].domain[0] && s[i].scope == CG_SCOPE_ONCE ? ":once"
+                                                                     : "") < 0)
             return 1;
         printf("%-*s %-10s %-16s %-*s %s\n", width, name, cgi_transition_name(s[i].transition), ser, rwidth, rules[i],
                s[i].blocking ? s[i].reason : "-");

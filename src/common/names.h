@@ -11,12 +11,12 @@
 
 /* Indexed by cg_transition and cg_scope. */
 static const char *const cgi_transition_names[] = {"always", "blocking", "never"};
-static const char *const cgi_scope_names[] = {"process", "handle"};
+static const char *const cgi_scope_names[] = {"process", "handle", "once"};
 #define CGI_NTRANSITIONS 3
-#define CGI_NSCOPES 2
+#define CGI_NSCOPES 3
 /* For messages: what a value may be. */
 #define CGI_TRANSITION_CHOICES "always, blocking or never"
-#define CGI_SCOPE_CHOICES "process or handle"
+#define CGI_SCOPE_CHOICES "process, handle or once"
 
 static inline const char *cgi_transition_name(unsigned t)
 {

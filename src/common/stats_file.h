@@ -52,12 +52,16 @@
  *    it ended (-1: not known), the first Python frame outside the standard
  *    library when the located one is in it, and the file of the module
  *    being imported when the call was made by an import. */
-#define CGI_STATS_VERSION 17
+/* 17: the hang page (every call in flight a second, kept unasked), the
+ *    header's start on the monotonic clock and the job's world size. */
+/* 18: a record's once_at: the call whose success opened a site serialized
+ *    until its first success (scope once). */
+#define CGI_STATS_VERSION 18
 /* Threads on one site write their counts into this many cache lines of its
  * record, not one (bench/bench_contention.c: one shared line made a call
  * with statistics 4-11 times dearer with 2-8 threads on the H200). */
 #define CGI_SHARDS 8
-/* 4096 of 512 bytes before version 7; the region keeps its size (2.2 MB):
+/* 4096 of 512 bytes before version 7; 2048 of 1088 bytes since version 18 (2.3 MB):
  * the shipped layers' sites all together need about 1,050 rows. */
 #define CGI_STATS_MAX_RECORDS 2048
 /* Longest API name a layer may have, with its NUL. */
@@ -122,8 +126,16 @@ typedef struct cgi_stats_record {
     cg_counters c;
     _Atomic int32_t state[CG_MAX_STATES];
     cgi_code code[CGI_STATS_MAX_CODES];
-    char pad[512 - CGI_API_NAME_MAX - CGI_NAME_MAX - CGI_DOMAIN_NAME_MAX - 16 - sizeof(cg_counters) -
-             4 * CG_MAX_STATES - CGI_STATS_MAX_CODES * sizeof(cgi_code)];
+    /* Scope once: the number of the site's call whose success opened it
+     * (once_base, the calls counted when it was closed, + the calls that
+     * held its lock since, that one included: once_ran); 0 while it is
+     * closed. The domain keeps its name once open. */
+    _Atomic uint64_t once_at, once_base, once_ran;
+#define CGI_ONCE_BEFORE UINT64_MAX /* once_at: opened before this process's first call (in the parent it forked from)  \
+                                    */
+    /* The head is 576 bytes (512 before version 18), the shards start on a cache line. */
+    char pad[576 - CGI_API_NAME_MAX - CGI_NAME_MAX - CGI_DOMAIN_NAME_MAX - 16 - sizeof(cg_counters) -
+             4 * CG_MAX_STATES - CGI_STATS_MAX_CODES * sizeof(cgi_code) - 24];
     cgi_shard shard[CGI_SHARDS]; /* the counted paths' calls and total_ns, by thread */
 } cgi_stats_record;
 /* The wrapper's view of a record and a shard (layer.h, cg_slot_state). */

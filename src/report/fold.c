@@ -121,7 +121,8 @@ static cgi_row *cgi_row_of(cgi_report_writer *w, const cgi_stats_record *rec, si
                      .domain_at = (uint8_t)(la + ln + 2),
                      .transition = rec->transition,
                      .scope = rec->scope,
-                     .blocking = rec->blocking};
+                     .blocking = rec->blocking,
+                     .once_at = cgi_ld(&rec->once_at)};
     *ix = w->nrow;
     cgi_index_put(&w->rowix, h, w->nrow++);
     if ((int)la > w->apiw) w->apiw = (int)la;
@@ -222,6 +223,12 @@ void cgi_fold(cgi_report_writer *w, const cgi_stats_region *r)
             row->scope != rec->scope || row->blocking != rec->blocking)
             row->mixed = 1;
         row->collective |= rec->collective != 0;
+        uint64_t at = cgi_ld(&rec->once_at);
+        /* Open in every process: the latest opening (before the first call only where all say so). */
+        if (!row->once_at || !at)
+            row->once_at = 0;
+        else if (row->once_at == CGI_ONCE_BEFORE || (at != CGI_ONCE_BEFORE && at > row->once_at))
+            row->once_at = at;
         cgi_add(&row->t, &rec->c);
         if ((cgi_ctr_errors(&rec->c) || cgi_ctr_states(&rec->c)) && !row->codes &&
             w->ncodelists < CGI_ROWS_WITH_CODES) {

@@ -147,6 +147,7 @@ typedef struct cgi_row {
     cgi_totals t;
     uint64_t max_ns;
     uint32_t peak_inside, peak_waiting; /* the most over the processes (0: not measured in any) */
+    uint64_t once_at;                   /* scope once: the latest call that opened it; 0: closed in some process */
     cgi_code_list *codes; /* its result codes other than success, by name; NULL while none (in the arena) */
 } cgi_row;
 #define CGI_ROW_NAME(row) ((row)->api + (row)->name_at)
@@ -345,6 +346,7 @@ typedef struct cgi_trow {
     cgi_totals t;
     uint64_t max_ns;
     uint32_t peak_inside, peak_waiting;
+    uint64_t once_at;            /* scope once: the call that opened it (combined: the latest), 0: closed */
     const cgi_stats_record *rec; /* a process's row: its result codes are read from it */
     const cgi_code_list *codes;  /* a combined row's (NULL: none) */
 } cgi_trow;

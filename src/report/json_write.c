@@ -404,8 +404,15 @@ void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, s
                     (unsigned long)cgi_ld(&c->stalls), (unsigned long)cgi_ld(&c->stall_ns),
                     cgi_transition_name(rec->transition), rec->blocking ? "true" : "false");
             cgi_json_field_str_or_null(out, "serialize", rec->domain[0] ? rec->domain : NULL);
-            fprintf(out, ", \"scope\": \"%s\"%s}", cgi_scope_name(rec->scope),
-                    rec->collective ? ", \"collective\": true" : "");
+            fprintf(out, ", \"scope\": \"%s\"", cgi_scope_name(rec->scope));
+            if (rec->scope == CG_SCOPE_ONCE) {
+                uint64_t at = cgi_ld(&rec->once_at);
+                if (at) /* 0: before the process's first call (its parent opened it) */
+                    fprintf(out, ", \"opened_at_call\": %lu", (unsigned long)(at == CGI_ONCE_BEFORE ? 0 : at));
+                else
+                    fputs(", \"opened_at_call\": null", out);
+            }
+            fprintf(out, "%s}", rec->collective ? ", \"collective\": true" : "");
             fprintf(out, ",\n        \"states\": %lu", (unsigned long)cgi_ctr_states(c));
             cgi_json_peaks(out, cgi_peak_of(&c->inside), cgi_peak_of(&c->waiting));
             cgi_code_list codes = {.n = 0};

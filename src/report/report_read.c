@@ -82,7 +82,7 @@ static void cgi_read_code_item(cgi_json *j, void *ctx)
     cgi_read_code(j, sr->rec, &sr->ncodes);
 }
 
-/* A site's "policy": blocking, serialize, transition, scope. */
+/* A site's "policy": blocking, serialize, transition, scope, opened_at_call. */
 static void cgi_read_policy_member(cgi_json *j, const char *key, void *ctx)
 {
     cgi_stats_record *rec = ctx;
@@ -91,6 +91,9 @@ static void cgi_read_policy_member(cgi_json *j, const char *key, void *ctx)
         rec->blocking = (uint8_t)cgi_read_bool(j);
     } else if (strcmp(key, "collective") == 0) {
         rec->collective = (uint8_t)cgi_read_bool(j);
+    } else if (strcmp(key, "opened_at_call") == 0) {
+        uint64_t u;
+        if (!cgi_lex_word(j, "null") && cgi_lex_count(j, key, &u)) atomic_store(&rec->once_at, u ? u : CGI_ONCE_BEFORE);
     } else if (strcmp(key, "serialize") == 0) {
         if (!cgi_lex_word(j, "null")) cgi_lex_str(j, rec->domain, sizeof rec->domain);
     } else if (strcmp(key, "transition") == 0 || strcmp(key, "scope") == 0) {

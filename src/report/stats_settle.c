@@ -1,13 +1,13 @@
 /* Making the statistics file of an ended process small (`callguard run`).
  *
- * A process's file is allocated whole (2.2 MB) at its first guarded call,
+ * A process's file is allocated whole (2.3 MB) at its first guarded call,
  * and the report reads only part of it: the header, the records of the
  * sites it called, and the stalls, calls in flight, violations and quirks
  * it kept. Once no process can write the file any more (the process exited,
  * died or exec'd: its shared mapping is gone), the CLI punches out every
  * other page: the file keeps its size, the holes read as zeros, and the
  * report skips records without calls. A file whose process counted no call
- * (a forked child that exec'd) is deleted. So a run's statistics take 2.2 MB
+ * (a forked child that exec'd) is deleted. So a run's statistics take 2.3 MB
  * per process alive, and a few pages per process that ended.
  *
  * Compiled into the CLI alone, like outfile.c; it reads only the file. */

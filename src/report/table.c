@@ -31,6 +31,7 @@ cgi_trow *cgi_rows_of_process(const cgi_stats_region *r, size_t *n)
                         .max_ns = cgi_ld(&c->max_ns),
                         .peak_inside = cgi_peak_of(&c->inside),
                         .peak_waiting = cgi_peak_of(&c->waiting),
+                        .once_at = cgi_ld(&rec->once_at),
                         .rec = rec};
         cgi_add(&t->t, c);
     }
@@ -55,6 +56,7 @@ cgi_trow *cgi_rows_of_writer(const cgi_report_writer *w, size_t *n)
                                .max_ns = row->max_ns,
                                .peak_inside = row->peak_inside,
                                .peak_waiting = row->peak_waiting,
+                               .once_at = row->once_at,
                                .codes = row->codes};
     }
     return v;
@@ -103,7 +105,18 @@ static void cgi_policy_text(const cgi_trow *t, int brief, char *buf, size_t cap)
         len += snprintf(buf, cap, "transition=%s", cgi_transition_name(t->transition));
     if (t->domain[0])
         len += snprintf(buf + len, cap - (size_t)len, "%sserialize=%s%s", len ? " " : "", t->domain,
-                        t->scope == CG_SCOPE_HANDLE ? ":handle" : "");
+                        t->scope == CG_SCOPE_HANDLE ? ":handle"
+                        : t->scope == CG_SCOPE_ONCE ? ":once"
+                                                    : "");
+    if (t->domain[0] && t->scope == CG_SCOPE_ONCE) {
+        if (t->once_at == CGI_ONCE_BEFORE)
+            len += snprintf(buf + len, cap - (size_t)len, " opened before the first call (by the parent)");
+        else if (t->once_at)
+            len += snprintf(buf + len, cap - (size_t)len, " until first success at call %lu of %lu",
+                            (unsigned long)t->once_at, (unsigned long)t->t.calls);
+        else
+            len += snprintf(buf + len, cap - (size_t)len, " (no success yet: serialized throughout)");
+    }
     if (t->blocking && !brief) len += snprintf(buf + len, cap - (size_t)len, " blocking");
     if (t->mixed) snprintf(buf + len, cap - (size_t)len, "%s(differs between processes)", len ? " " : "");
 }

@@ -52,6 +52,7 @@ typedef struct cgi_frame {
     cgi_slot *slot;        /* this thread's slot when timed */
     uint64_t t0, t1, wait; /* ticks: entered (or got the lock), left, waited for the lock */
     uint64_t wait_ns, call_ns;
+    uint64_t once_n; /* scope once, closed: the call's number among those through the gate (under its lock) */
 } cgi_frame;
 
 /* ---- statistics: the site's record and this thread's slot --------------------
@@ -141,6 +142,7 @@ __attribute__((noinline)) static void cgi_inner_threads(cgi_frame *f)
     if (f->peaks) cgi_peak_out(&f->peaks->inside);
     if (f->threads & CGI_DOM_CHECK) cgi_thr_check_leave(f->site, f->args, tc);
     if (f->timed) cgi_stats_leave(f);
+    if (__builtin_expect(f->scope == CG_SCOPE_ONCE, 0) && f->domain) f->once_n = cgi_stats_once_ran(f->site->ctr);
     if (f->domain) cgi_domain_unlock(f->domain, h->dlock);
     if (f->threads & CGI_DOM_HLOCK) cgi_thr_unlock(tc);
 }
@@ -166,6 +168,7 @@ static void cgi_inner(void *p)
     cgi_thunk_held(f, h);
     if (f->peaks) cgi_peak_out(&f->peaks->inside);
     if (f->timed) cgi_stats_leave(f);
+    if (__builtin_expect(f->scope == CG_SCOPE_ONCE, 0) && f->domain) f->once_n = cgi_stats_once_ran(f->site->ctr);
     if (f->domain) cgi_domain_unlock(f->domain, h->dlock);
 }
 
@@ -332,6 +335,8 @@ int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
     }
     cgi_depth--;
 
+    /* Serialized until its first success: this one opens it (site.c). */
+    if (__builtin_expect(f.scope == CG_SCOPE_ONCE, 0) && f.domain && f.err == 0) cgi_site_open(s, f.domain, f.once_n);
     if (stats) {
         cgi_stats_count(&f, held ? ad : NULL);
         /* Tracing (trace.c): one predictable branch when off. */

@@ -4,7 +4,9 @@
  * A domain has one scope: process (one mutex) or handle (one lock per
  * value of the first input handle, hlock.c: two handles never wait for
  * each other). Mixing scopes in one domain would give
- * two locks that do not exclude each other, so it is refused. */
+ * two locks that do not exclude each other, so it is refused. A site of
+ * scope once (serialized until its first success) takes the process lock
+ * while it is closed: it may share a process-scoped domain. */
 #define _GNU_SOURCE
 #include "domain.h"
 
@@ -26,6 +28,9 @@ static _Atomic uint32_t cgi_ndomains;
 
 static void cgi_domain_init_locks(cgi_domain *d) { pthread_mutex_init(&d->lock, NULL); }
 
+/* The lock a site of scope `scope` takes: once's is the process's. */
+static uint32_t cgi_lock_scope(uint32_t scope) { return scope == CG_SCOPE_HANDLE ? CG_SCOPE_HANDLE : CG_SCOPE_PROCESS; }
+
 /* Caller holds cgi_cfg_lock. */
 int cgi_domain_get(const char *name, cg_scope scope, uint32_t *id)
 {
@@ -41,7 +46,7 @@ int cgi_domain_get(const char *name, cg_scope scope, uint32_t *id)
     uint32_t n = atomic_load(&cgi_ndomains);
     for (uint32_t i = 0; i < n; i++) {
         if (strcmp(cgi_domains[i].name, name) != 0) continue;
-        if (cgi_domains[i].scope != (uint32_t)scope)
+        if (cgi_domains[i].scope != cgi_lock_scope(scope))
             return cgi_fail(CG_EINVAL, "domain '%s' is %s-scoped; a site cannot join it with scope %s", name,
                             cgi_scope_name(cgi_domains[i].scope), cgi_scope_name(scope));
         if (id) *id = i + 1;
@@ -51,7 +56,7 @@ int cgi_domain_get(const char *name, cg_scope scope, uint32_t *id)
     if (n == CGI_MAX_DOMAINS) return cgi_fail(CG_ENOMEM, "too many lock domains (at most %d)", CGI_MAX_DOMAINS);
     cgi_domain *d = &cgi_domains[n];
     memcpy(d->name, name, len + 1);
-    d->scope = scope;
+    d->scope = cgi_lock_scope(scope);
     cgi_domain_init_locks(d);
     atomic_store(&cgi_ndomains, n + 1);
     *id = n + 1;

@@ -6,6 +6,7 @@
 
 #include "../common/errors.h"
 #include "julia.h"
+#include "../common/names.h"
 #include "../report/outfile.h"
 #include "policy_file.h"
 #include "python.h"
@@ -31,24 +32,24 @@
 
 extern char **environ;
 
-/* FN[=DOMAIN][:process|:handle][,...] */
+/* FN[=DOMAIN][:process|:handle|:once][,...] */
 static int cgi_parse_serialize_list(const char *value, const char *origin)
 {
     char *copy = strdup(value), *save = NULL;
     if (!copy) return cgi_fail(CG_ENOMEM, "out of memory");
     int rc = CG_OK;
-    if (!*value) rc = cgi_fail(CG_EINVAL, "empty value: expected FN[=DOMAIN][:process|:handle][,...]");
+    if (!*value) rc = cgi_fail(CG_EINVAL, "empty value: expected FN[=DOMAIN][:process|:handle|:once][,...]");
     /* strtok_r would skip empty items: ",", "a,,b" and "a," are refused. */
     size_t len = strlen(value);
     if (len && (value[0] == ',' || value[len - 1] == ',' || strstr(value, ",,")))
-        rc = cgi_fail(CG_EINVAL, "'%s': empty item: expected FN[=DOMAIN][:process|:handle][,...]", value);
+        rc = cgi_fail(CG_EINVAL, "'%s': empty item: expected FN[=DOMAIN][:process|:handle|:once][,...]", value);
     for (char *item = strtok_r(copy, ",", &save); item && rc == CG_OK; item = strtok_r(NULL, ",", &save)) {
         cg_scope scope = CG_SCOPE_PROCESS;
         char *colon = strchr(item, ':');
         if (colon) {
             *colon = '\0';
             if (cgi_parse_scope(colon + 1, &scope) != CG_OK) {
-                rc = cgi_fail(CG_EINVAL, "'%s': scope '%s': expected process or handle", value, colon + 1);
+                rc = cgi_fail(CG_EINVAL, "'%s': scope '%s': expected " CGI_SCOPE_CHOICES, value, colon + 1);
                 break;
             }
         }
@@ -60,8 +61,8 @@ static int cgi_parse_serialize_list(const char *value, const char *origin)
         }
         if (!cgi_valid_site_name(item)) {
             rc = cgi_fail(CG_EINVAL,
-                          "'%s': '%s' is not an entry point name: expected FN[=DOMAIN][:process|:handle][,...]", value,
-                          item);
+                          "'%s': '%s' is not an entry point name: expected FN[=DOMAIN][:process|:handle|:once][,...]",
+                          value, item);
             break;
         }
         cgi_setting *st = cgi_setting_add(CGI_SET_SERIALIZE, item, origin);

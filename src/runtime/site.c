@@ -136,6 +136,32 @@ void cgi_refresh_all(void)
             cgi_site_refresh(&l->sites[i]);
 }
 
+void cgi_site_open(cg_site *s, uint32_t domain, uint64_t ran)
+{
+    pthread_mutex_lock(&cgi_cfg_lock);
+    cg_layer *l = s->layer;
+    cg_site *base = &l->sites[s->base];
+    /* Every thread that waited for the lock may open it; the first here
+     * does. Its number is the least of theirs: the thread that released the
+     * lock first may come here second. */
+    uint32_t now = atomic_load(&base->domain) & CGI_DOM_ID;
+    if (atomic_load(&base->scope) != CG_SCOPE_ONCE || (now && now != domain)) {
+        pthread_mutex_unlock(&cgi_cfg_lock);
+        return;
+    }
+    if (now == domain) {
+        for (unsigned i = 0; i < l->nsites; i++) {
+            cg_site *v = &l->sites[i];
+            if (v->base != base->index) continue;
+            atomic_store(&v->domain, atomic_load(&v->domain) & ~(uint32_t)CGI_DOM_ID);
+            cgi_site_refresh(v);
+        }
+        cgi_stats_note_policy(base);
+    }
+    cgi_stats_note_open(base, cgi_domain_name(domain), ran);
+    pthread_mutex_unlock(&cgi_cfg_lock);
+}
+
 static int cgi_has_prefix(const cg_layer *l, const char *name)
 {
     const char *p = l->prefixes;

@@ -56,6 +56,11 @@ CGI_HIDDEN uint32_t cgi_mode_lean(void);
 /* Recomputes cgi_cfg.path, and every site's mode when it changed. Caller
  * holds cgi_cfg_lock. */
 CGI_HIDDEN void cgi_path_refresh(void);
+/* Opens a site of scope once serialized in `domain` after a call that
+ * succeeded (ran: its number among the calls through the gate, 0 unknown): it and its variants are
+ * no longer serialized, unless their policy changed since the call read it.
+ * Takes cgi_cfg_lock; the caller holds no lock of the site's. */
+CGI_HIDDEN void cgi_site_open(cg_site *s, uint32_t domain, uint64_t ran);
 /* Finds a site (the base of its variants) by name; NULL if none. */
 CGI_HIDDEN cg_site *cgi_site_find(const char *name);
 /* A site whose name differs from this one only in case; NULL if none. */

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 _Static_assert(sizeof(cgi_stats_header) == 4096, "stats header is one page");
-_Static_assert(sizeof(cgi_stats_record) == 1024 && offsetof(cgi_stats_record, shard) == 512,
+_Static_assert(sizeof(cgi_stats_record) == 1088 && offsetof(cgi_stats_record, shard) == 576,
                "stats record layout is fixed, its shards on their own cache lines");
 _Static_assert(sizeof(cgi_code) == 64, "a result code's slot is fixed");
 _Static_assert(sizeof(cgi_stall) == 1024, "stall layout is fixed");
@@ -112,7 +112,7 @@ static void cgi_stats_fill_header(cgi_stats_header *h)
 
 /* A fresh file's pages are read as zeros when first touched, and a fault
  * on a shared file mapping reads ahead around it: the first touch of the
- * header zeroed and mapped the whole 2.2 MB region (about 0.4 ms a
+ * header zeroed and mapped the whole 2.3 MB region (about 0.4 ms a
  * process here, most of a short program's start-up under callguard run),
  * where a process touches a few dozen pages. Only a hint: without it, the
  * same pages, more slowly. */
@@ -277,6 +277,10 @@ void cgi_stats_after_fork_child(void)
     }
     for (uint32_t i = 0; i < n; i++) {
         cgi_ctr_zero(&cgi_stats->r[i]);
+        /* A once-gate is numbered in the child's calls; one the parent opened stays open. */
+        if (atomic_load(&cgi_stats->r[i].once_at)) atomic_store(&cgi_stats->r[i].once_at, CGI_ONCE_BEFORE);
+        atomic_store(&cgi_stats->r[i].once_base, 0);
+        atomic_store(&cgi_stats->r[i].once_ran, 0);
         /* The parent's other threads, inside or waiting, are not the child's. */
         atomic_store(&cgi_stats->r[i].c.inside.now, 0);
         atomic_store(&cgi_stats->r[i].c.waiting.now, 0);
@@ -365,17 +369,50 @@ cg_counters *cgi_stats_record_site(const char *api, const char *name)
 }
 
 /* Mirrors a site's policy into its record so reports show it. Caller holds cgi_cfg_lock. */
+/* The record of counters c in the region, or NULL (a site's own counters before the region). */
+static cgi_stats_record *cgi_record_in_region(cg_counters *c)
+{
+    cgi_stats_record *r = (cgi_stats_record *)((char *)c - offsetof(cgi_stats_record, c));
+    if ((char *)r < (char *)cgi_stats->r || (char *)r >= (char *)(cgi_stats->r + CGI_STATS_MAX_RECORDS)) return NULL;
+    return r;
+}
+
 void cgi_stats_note_policy(cg_site *s)
 {
-    cgi_stats_record *r = (cgi_stats_record *)((char *)s->ctr - offsetof(cgi_stats_record, c));
-    if ((char *)r < (char *)cgi_stats->r || (char *)r >= (char *)(cgi_stats->r + CGI_STATS_MAX_RECORDS)) return;
-    uint32_t d = atomic_load(&s->domain);
-    cgi_copy_name(r->domain, sizeof r->domain, cgi_domain_name(d));
+    cgi_stats_record *r = cgi_record_in_region(s->ctr);
+    if (!r) return;
+    uint32_t d = atomic_load(&s->domain), scope = atomic_load(&s->scope);
+    const char *domain = cgi_domain_name(d);
+    /* Closed anew (not noted again while closed): its calls are numbered
+     * from here. An open once-site keeps the domain it was serialized in. */
+    if ((d & CGI_DOM_ID) && scope == CG_SCOPE_ONCE &&
+        !(r->scope == CG_SCOPE_ONCE && !atomic_load(&r->once_at) && strcmp(r->domain, domain) == 0)) {
+        atomic_store(&r->once_base, cgi_ctr_calls(&r->c));
+        atomic_store(&r->once_ran, 0);
+    }
+    if ((d & CGI_DOM_ID) || scope != CG_SCOPE_ONCE) {
+        cgi_copy_name(r->domain, sizeof r->domain, domain);
+        atomic_store_explicit(&r->once_at, 0, memory_order_relaxed);
+    }
     r->transition = (uint8_t)atomic_load(&s->transition);
-    r->scope = (uint8_t)atomic_load(&s->scope);
+    r->scope = (uint8_t)scope;
     r->blocking = (uint8_t)atomic_load(&s->blocking);
     const cg_layer *l = s->layer;
     r->collective = l && l->defaults && s->index < l->nsites && l->defaults[s->index].collective;
+}
+
+uint64_t cgi_stats_once_ran(cg_counters *c)
+{
+    cgi_stats_record *r = cgi_record_in_region(c);
+    return r ? atomic_fetch_add_explicit(&r->once_ran, 1, memory_order_relaxed) + 1 : 0;
+}
+
+void cgi_stats_note_open(cg_site *s, const char *domain, uint64_t ran)
+{
+    cgi_stats_record *r = cgi_record_in_region(s->ctr);
+    if (!r || !ran || strcmp(r->domain, domain) != 0) return;
+    uint64_t at = atomic_load(&r->once_base) + ran, was = atomic_load(&r->once_at);
+    if (!was || at < was) atomic_store(&r->once_at, at);
 }
 
 static cgi_stats_record *cgi_record_of(cg_counters *c)

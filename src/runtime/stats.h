@@ -21,6 +21,13 @@ CGI_HIDDEN void cgi_stats_after_fork_child(void);
 CGI_HIDDEN cg_counters *cgi_stats_record_site(const char *api, const char *name);
 /* Mirrors a site's policy into its record so reports show it. Caller holds cgi_cfg_lock. */
 CGI_HIDDEN void cgi_stats_note_policy(cg_site *s);
+/* A call through a closed once-gate ended, its lock still held: its number
+ * among them (1 the first), 0 where the site has no record. */
+CGI_HIDDEN uint64_t cgi_stats_once_ran(cg_counters *c);
+/* A site of scope once serialized in `domain` opened at the call
+ * cgi_stats_once_ran numbered `ran`, or a later one did: the least is kept
+ * in its record for the report. Caller holds cgi_cfg_lock. */
+CGI_HIDDEN void cgi_stats_note_open(cg_site *s, const char *domain, uint64_t ran);
 /* Sets the codes that report a state at a site (and marks the codes it
  * already counted). Caller holds cgi_cfg_lock. */
 CGI_HIDDEN void cgi_stats_set_states(cg_site *s, const int32_t *codes, unsigned n);

@@ -9,15 +9,21 @@
  *     loader does (triton-lang/triton PR #11265's deadlock); hipModuleUnload, hipModuleGetFunction;
  *   - hipModuleLaunchKernel, which keeps the (one) stream busy for CGHIP_KERNEL_MS, and
  *     hipStreamSynchronize / hipDeviceSynchronize, which sleep until that work is done.
+ *   - a first-call race: hipInit and hipGetDeviceCount set the runtime up at their first call, taking
+ *     CGHIP_INIT_MS; with CGHIP_INIT_RACE=segv a second thread inside that set-up at once dies of
+ *     SIGSEGV, as ROCm's first HIP calls from many threads did (rocprofiler-register's setenv racing
+ *     HIP's getenv: ROCm/rocm-systems #10196); a call after the set-up never races.
  * cghip_standin_max_inside() tells tests the most threads seen inside hipModuleLoadData at once.
  *
  * Environment (a CGHIP_* name it does not know stops the process with status 2): CGHIP_COMPILE_MS (0),
- * CGHIP_KERNEL_MS (0), CGHIP_COMPILER_RACE (off|abort), CGHIP_DRIVER_VERSION (70251234). */
+ * CGHIP_KERNEL_MS (0), CGHIP_COMPILER_RACE (off|abort), CGHIP_DRIVER_VERSION (70251234),
+ * CGHIP_INIT_MS (0), CGHIP_INIT_RACE (off|segv). */
 #define _GNU_SOURCE
 #define __HIP_PLATFORM_AMD__ 1
 #include <hip/hip_runtime_api.h>
 
 #include <link.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,8 +34,9 @@
 #define EXPORT __attribute__((visibility("default")))
 
 extern char **environ;
-static long compile_ms, kernel_ms, driver_version = 70251234;
-static int race_abort;
+static long compile_ms, kernel_ms, driver_version = 70251234, init_ms;
+static int race_abort, init_race;
+static atomic_int init_inside, initialized;
 static atomic_int inside, max_inside;
 static _Atomic int64_t busy_until_ns;
 static int modules; /* what a hipModule_t points at */
@@ -74,10 +81,15 @@ __attribute__((constructor)) static void settings(void)
             driver_version = number("CGHIP_DRIVER_VERSION", v);
         else if (n == 19 && strncmp(*e, "CGHIP_COMPILER_RACE", n) == 0 && (!strcmp(v, "off") || !strcmp(v, "abort")))
             race_abort = strcmp(v, "abort") == 0;
+        else if (n == 13 && strncmp(*e, "CGHIP_INIT_MS", n) == 0)
+            init_ms = number("CGHIP_INIT_MS", v);
+        else if (n == 15 && strncmp(*e, "CGHIP_INIT_RACE", n) == 0 && (!strcmp(v, "off") || !strcmp(v, "segv")))
+            init_race = strcmp(v, "segv") == 0;
         else {
             fprintf(stderr,
                     "cghip stand-in: unknown setting %s (known: CGHIP_COMPILE_MS, CGHIP_KERNEL_MS, "
-                    "CGHIP_COMPILER_RACE=off|abort, CGHIP_DRIVER_VERSION)\n",
+                    "CGHIP_COMPILER_RACE=off|abort, CGHIP_DRIVER_VERSION, CGHIP_INIT_MS, "
+                    "CGHIP_INIT_RACE=off|segv)\n",
                     *e);
             exit(2);
         }
@@ -86,7 +98,28 @@ __attribute__((constructor)) static void settings(void)
 
 EXPORT int cghip_standin_max_inside(void) { return atomic_load(&max_inside); }
 
-EXPORT hipError_t hipInit(unsigned int flags) { return flags ? hipErrorInvalidValue : hipSuccess; }
+/* The runtime's set-up, made by the first calls: two threads in it at once
+ * corrupt the environment one reads while the other writes it. */
+static void first_call_setup(void)
+{
+    if (atomic_load(&initialized)) return;
+    int in = atomic_fetch_add(&init_inside, 1) + 1;
+    sleep_ns(init_ms * 1000000);
+    if (init_race && (in > 1 || atomic_load(&init_inside) > 1)) {
+        fprintf(stderr, "cghip stand-in: %d threads in the runtime's first-call set-up at once: SIGSEGV\n",
+                atomic_load(&init_inside));
+        raise(SIGSEGV);
+    }
+    atomic_store(&initialized, 1);
+    atomic_fetch_sub(&init_inside, 1);
+}
+
+EXPORT hipError_t hipInit(unsigned int flags)
+{
+    if (flags) return hipErrorInvalidValue;
+    first_call_setup();
+    return hipSuccess;
+}
 
 EXPORT hipError_t hipDriverGetVersion(int *v)
 {
@@ -98,6 +131,7 @@ EXPORT hipError_t hipDriverGetVersion(int *v)
 EXPORT hipError_t hipGetDeviceCount(int *n)
 {
     if (!n) return hipErrorInvalidValue;
+    first_call_setup();
     *n = 1;
     return hipSuccess;
 }

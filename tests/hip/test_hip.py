@@ -4,7 +4,7 @@ Run: test_hip.py TEST (or --list), with the paths in the environment (tests/hip/
 CG_CLI (callguard), CG_LAYER (the layer), CG_ANSWERS / CG_ANSWERS_DLOPEN (answers.c linked to
 libamdhip64, and opening it by soname), CG_CC and CG_HIP_INCLUDE (to read the header as the generator does);
 for the stand-in's tests (what needs a device): CG_STANDIN (the stand-in libamdhip64.so.7, standin.c),
-CG_RACE (race.c linked to it), CG_PYTHON (the interpreter of the pause and deadlock children).
+CG_RACE (race.c linked to it), CG_FIRST_CALL (first_call.c linked to it), CG_PYTHON (the interpreter of the pause and deadlock children).
 Each test is a function named for the behaviour it checks.
 """
 import json
@@ -137,6 +137,33 @@ def hip_standin_compile_race_aborts_plain_and_completes_serialized():
     with open(path) as f:
         q = [x["name"] for p in json.load(f)["processes"] for x in p.get("quirks", []) if x["applied"]]
     check(any(n.startswith("rocm-7.2") for n in q), "a ROCm 7.2 quirk applied: %s" % q)
+
+
+INIT_RACE_ENV = {"CGHIP_INIT_RACE": "segv", "CGHIP_INIT_MS": "50"}
+
+
+def hip_standin_first_call_race_crashes_plain_and_not_gated_by_hipinit_once():
+    """16 threads make their first HIP call at once: the stand-in's first-call set-up dies of SIGSEGV when two
+    are in it (ROCm/rocm-systems #10196), plainly and under callguard run; with --serialize hipInit:once
+    every thread initializes, the gate opens at the first success (call 1 of 16) and later calls of hipInit
+    take no lock: the report says so, and its other calls wait for no lock."""
+    r = run([E["CG_FIRST_CALL"]], INIT_RACE_ENV)
+    check(r.returncode == -signal.SIGSEGV, "plain: the first-call race crashes", r)
+    r = run([E["CG_CLI"], "run", "--api", "hip", "--quirks", "off", "--", E["CG_FIRST_CALL"]],
+            standin_env(**INIT_RACE_ENV))
+    check(r.returncode == -signal.SIGSEGV, "unguarded under callguard run: it crashes", r)
+    path = os.path.join(TMP, "first-call.json")
+    r = run([E["CG_CLI"], "run", "--api", "hip", "--quirks", "off", "--serialize", "hipInit:once", "--report",
+             path, "--", E["CG_FIRST_CALL"]], standin_env(**INIT_RACE_ENV))
+    check(r.returncode == 0 and "initialized in 16 threads" in r.stdout, "hipInit:once: every thread initializes", r)
+    row = sites(path, "hipInit")
+    check(len(row) == 1 and row[0]["calls"] == 16, "16 hipInit calls: %s" % row)
+    pol = row[0]["policy"]
+    check(pol["serialize"] == "hipInit" and pol["scope"] == "once" and pol["opened_at_call"] == 1,
+          "opened at the first call: %s" % pol)
+    other = sites(path, "hipGetDeviceCount")
+    check(other and other[0]["lock_wait_ns"] == 0 and other[0]["policy"]["serialize"] is None,
+          "the other calls are not serialized: %s" % other)
 
 
 # A Python thread waits about a second in hipStreamSynchronize through ctypes.PyDLL (which keeps the GIL for

@@ -12,6 +12,10 @@
  *                                   takes every entry point with dlsym, which
  *                                   only a soname shim reaches
  *
+ * With the argument "init", the 16 threads first each call zeInit(0) at once
+ * (a thread pool whose workers initialize Level Zero lazily), then the
+ * program goes on as without it.
+ *
  * Prints "created N modules" and exits 0 when all 16 were created. */
 #ifdef CG_ZE_DLOPEN
 #include <dlfcn.h>
@@ -56,6 +60,30 @@ static pthread_barrier_t barrier;
 static ze_sim sim;
 static ze_module_handle_t modules[THREADS];
 
+static void *init(void *arg)
+{
+    pthread_barrier_wait(&barrier);
+    *(ze_result_t *)arg = zeInit(0);
+    return NULL;
+}
+
+/* 16 threads call zeInit at once; returns how many failed. */
+static int init_at_once(void)
+{
+    pthread_t threads[THREADS];
+    ze_result_t r[THREADS];
+    pthread_barrier_init(&barrier, NULL, THREADS);
+    for (int i = 0; i < THREADS; i++)
+        if (pthread_create(&threads[i], NULL, init, &r[i]) != 0) return THREADS;
+    int failed = 0;
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(threads[i], NULL);
+        failed += r[i] != ZE_RESULT_SUCCESS;
+    }
+    pthread_barrier_destroy(&barrier);
+    return failed;
+}
+
 static void *compile(void *arg)
 {
     ze_module_handle_t *m = arg;
@@ -66,20 +94,25 @@ static void *compile(void *arg)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1) {
+    int lazy = argc > 1 && strcmp(argv[1], "init") == 0;
+    if (argc > 1 && !lazy) {
 #ifdef CG_ZE_LINKED
         if (strcmp(argv[1], "capi") != 0 || cg_serialize("zeModuleCreate", "igc", CG_SCOPE_PROCESS) != CG_OK) {
             fprintf(stderr, "usage: %s [capi] (%s)\n", argv[0], cg_last_error());
             return 2;
         }
 #else
-        fprintf(stderr, "usage: %s\n", argv[0]);
+        fprintf(stderr, "usage: %s [init]\n", argv[0]);
         return 2;
 #endif
     }
 #ifdef CG_ZE_DLOPEN
     ze_dlopen();
 #endif
+    if (lazy && init_at_once() != 0) {
+        fprintf(stderr, "zeInit failed in some thread\n");
+        return 1;
+    }
     sim = ze_sim_open();
     pthread_barrier_init(&barrier, NULL, THREADS);
     pthread_t threads[THREADS];

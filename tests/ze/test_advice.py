@@ -1,6 +1,6 @@
-"""What the report says of quirks is true for the run: the advice's fix is one the run takes (a run limited
+"""What the report says of quirks and policies is true for the run: the advice's fix is one the run takes (a run limited
 to some APIs, `--api ze`, refuses `--serialize` of another API's entry points; no run takes a name its layer
-lacks), and a quirk that cannot be applied says why.
+lacks), a quirk that cannot be applied says why, and a once-gate on zeInit opens at its first success.
 
 Run: test_advice.py TEST (or --list; tests/cgtest.py), with CG_CLI (callguard), CG_RACE
 (tests/ze/compile_race.c linked to the loader), CG_NEWER_LOADER and CG_NEWER_CLIENT (tests/ze/newer_loader*.c)
@@ -186,6 +186,21 @@ def ze_advice_unfixed_bug_of_this_runs_driver_is_a_warning_in_the_summary_with_i
     a = zeModuleCreate_advice(merged).get("igc-2.38-zeModuleCreate")
     check(t.returncode == 0 and a and a["affects_this_run"] is True and a["applied"] is False and a["fix"],
           "affects the run, not fixed: %s" % a)
+
+
+
+def ze_zeinit_once_serializes_16_first_calls_until_one_succeeds():
+    """16 threads call zeInit at once through the real loader and the simulator, under --serialize zeInit:once:
+    the first to hold the lock succeeds and opens the gate (call 1 of 17); the program runs on as plainly."""
+    path = os.path.join(TMP, "zeinit-once.json")
+    r = run([E["CG_CLI"], "run", "--api", "ze", "--serialize", "zeInit:once", "--report", path, "--", E["CG_RACE"],
+             "init"])
+    check(r.returncode == 0 and "created 16 modules" in r.stdout, "exit %d\n%s%s" % (r.returncode, r.stdout, r.stderr))
+    with open(path) as f:
+        row = [s for p in json.load(f)["processes"] for s in p["sites"] if s["name"] == "zeInit"]
+    check(len(row) == 1 and row[0]["calls"] == 17, "17 zeInit calls: %s" % row)
+    pol = row[0]["policy"]
+    check(pol["serialize"] == "zeInit" and pol["scope"] == "once" and pol["opened_at_call"] == 1, "policy: %s" % pol)
 
 
 if __name__ == "__main__":
