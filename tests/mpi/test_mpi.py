@@ -1,8 +1,10 @@
-"""Tests of the MPI layer (libcallguard_mpi.so) on Debian's Open MPI 4.1, two ranks under mpirun.
+"""Tests of the MPI layer (libcallguard_mpi.so) on Debian's Open MPI 4.1, two ranks under mpirun, and of its
+thread fix on Debian's MPICH 4.0.2 too, under mpiexec.mpich.
 
 Run: test_mpi.py TEST (or --list), with the paths in the environment (tests/mpi/CMakeLists.txt sets them): CG_CLI
 (callguard), CG_THREADS (threads.c: two threads per rank), CG_MPIRUN, CG_MPI_INCLUDE and CG_CC (to read
-mpi.h as the generator does). The mpi4py tests run Debian's /usr/bin/python3 (python3-mpi4py).
+mpi.h as the generator does); CG_MPIEXEC_MPICH, CG_MPICH_THREADS and CG_MPICH_ERRORS (threads.c and errors.c
+built by mpicc.mpich) when the build found MPICH. The mpi4py tests run Debian's /usr/bin/python3 (python3-mpi4py).
 Each test is a function named for the behaviour it checks.
 
 Every mpirun runs in a session of its own. Open MPI puts each rank in a process group of its own, so a
@@ -26,6 +28,7 @@ TMP = tempfile.mkdtemp(prefix="cgmpi-")
 TESTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 PYTHON = "/usr/bin/python3"  # Debian's: python3-mpi4py loads only there
 MPIRUN = [E.get("CG_MPIRUN") or "mpirun", "--allow-run-as-root", "--oversubscribe", "-n", "2"]
+MPICH = [E.get("CG_MPIEXEC_MPICH") or "mpiexec.mpich", "-n", "2"]  # Hydra: runs as root, passes the environment
 
 
 def check(cond, what, r=None):
@@ -54,9 +57,9 @@ def run(args, env=None, seconds=60):
     running after `seconds` (then ended, with everything it started)."""
     e = {k: v for k, v in os.environ.items() if not k.startswith("CALLGUARD_")}
     e.update(env or {})
-    if MPIRUN[0] in args:
-        # Open MPI's own allocations outlive MPI_Finalize in components it has unloaded: not ours to report in
-        # a sanitizer build.
+    if args[0] in (MPIRUN[0], MPICH[0]):
+        # Open MPI's own allocations outlive MPI_Finalize in components it has unloaded, MPICH's too: not ours
+        # to report in a sanitizer build.
         e["ASAN_OPTIONS"] = e.get("ASAN_OPTIONS", "") + (":" if e.get("ASAN_OPTIONS") else "") + "detect_leaks=0"
     p = subprocess.Popen(args, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
@@ -171,6 +174,72 @@ def mpi_threads_deadlock_under_one_lock_and_complete_with_mpi_threads_serialize(
     check(fixed[0] == 0, "completes with CALLGUARD_MPI_THREADS=serialize", fixed)
     check("asked multiple told multiple library serialized\n" in fixed[1], "levels: %s" % fixed[1], fixed)
     check(checksum in fixed[1], "the MULTIPLE run's %s" % checksum, fixed)
+
+
+def mpich_threads_complete_with_mpi_threads_serialize():
+    """The same test on MPICH 4.0.2 (threads.c built by mpicc.mpich, mpiexec.mpich): under
+    CALLGUARD_MPI_THREADS=serialize the program asks for MULTIPLE, the library is initialized SERIALIZED,
+    the program is told MULTIPLE, and it completes with the plain MULTIPLE run's checksum; each rank's
+    report counts its calls as on Open MPI. (MPICH aborted in MPI_Testall when the fix passed it Open
+    MPI's 8-byte requests, and in MPI_Test given Open MPI's MPI_STATUS_IGNORE, NULL.)"""
+    if not E.get("CG_MPICH_THREADS"):
+        return 77  # no MPICH (mpich, libmpich-dev)
+    rounds = 20
+    ref = run(MPICH + [E["CG_MPICH_THREADS"], "multiple", str(rounds)])
+    check(ref[0] == 0 and "told multiple library multiple" in ref[1], "the MULTIPLE run on MPICH", ref)
+    checksum = re.search(r"checksum \d+\n", ref[1]).group(0)
+    prefix = os.path.join(TMP, "mpich-threads")
+    fixed = run(MPICH + guarded(prefix) + [E["CG_MPICH_THREADS"], "multiple", str(rounds)],
+                {"CALLGUARD_MPI_THREADS": "serialize"})
+    check(fixed[0] == 0, "completes on MPICH with CALLGUARD_MPI_THREADS=serialize", fixed)
+    check("asked multiple told multiple library serialized\n" in fixed[1], "levels: %s" % fixed[1], fixed)
+    check(checksum in fixed[1], "the MULTIPLE run's %s" % checksum, fixed)
+    want = {"MPI_Init_thread": 1, "MPI_Comm_rank": 1, "MPI_Comm_size": 1, "MPI_Comm_dup": 2, "MPI_Send": 2 * rounds,
+            "MPI_Recv": 2 * rounds, "MPI_Sendrecv": 2 * rounds, "MPI_Allreduce": 2 * rounds, "MPI_Reduce": 2,
+            "MPI_Comm_free": 2, "MPI_Finalize": 1}
+    for rank in (0, 1):
+        got = rows(report(prefix, rank))
+        check(got == want, "rank %d counted %s, expected %s" % (rank, got, want))
+
+
+# A stand-in for an MPI library that callguard's thread fix is not tested on: a few functions, a name.
+STANDIN_LIB = r"""/* stand-in for an MPI library (tests/mpi/test_mpi.py): PMPI_Get_library_version says NAME */
+#include <stdio.h>
+#include <string.h>
+int PMPI_Get_library_version(char *v, int *len) { strcpy(v, NAME "\nbuilt for a test"); *len = strlen(v); return 0; }
+int PMPI_Init_thread(int *c, char ***v, int required, int *provided) { (void)c; (void)v; *provided = required; return 0; }
+int MPI_Init_thread(int *c, char ***v, int required, int *provided) { return PMPI_Init_thread(c, v, required, provided); }
+"""
+STANDIN_MAIN = r"""
+#include <stdio.h>
+int MPI_Init_thread(int *, char ***, int, int *);
+int main(int argc, char **argv) { int p = -1; MPI_Init_thread(&argc, &argv, 3, &p); printf("provided %d\n", p); return 0; }
+"""
+
+
+def mpi_threads_setting_refuses_an_untested_library_by_name():
+    """CALLGUARD_MPI_THREADS=serialize with an MPI library it is not tested on (a stand-in that calls itself
+    Intel MPI, of MPICH's ABI; one that calls itself MPICH but is MPICH's libmpi_abi, the MPI 5 standard ABI)
+    stops the program at MPI_Init_thread, exit status 2, naming the library; without the setting it runs."""
+    for soname, name in (("libmpi.so.12", "Intel(R) MPI Library 2021.10 for Linux* OS"),
+                         ("libmpi_abi.so.0", "MPICH Version:\t5.0.0")):
+        folder = tempfile.mkdtemp(dir=TMP)
+        for base, text in (("lib.c", STANDIN_LIB), ("main.c", STANDIN_MAIN)):
+            with open(os.path.join(folder, base), "w") as f:
+                f.write(text)
+        lib, prog = os.path.join(folder, soname), os.path.join(folder, "prog")
+        for cmd in ([E["CG_CC"], "-shared", "-fPIC", "-DNAME=%s" % json.dumps(name), "-Wl,-soname," + soname, "-o", lib,
+                     os.path.join(folder, "lib.c")],
+                    [E["CG_CC"], "-o", prog, os.path.join(folder, "main.c"), lib, "-Wl,-rpath," + folder]):
+            c = subprocess.run(cmd, capture_output=True, text=True)
+            check(c.returncode == 0, "builds: %s" % cmd, (c.returncode, c.stdout, c.stderr))
+        args = [E["CG_CLI"], "run", "--api", "mpi", "--", prog]
+        r = run(args)
+        check(r[0] == 0 and r[1] == "provided 3\n", "%s: runs without the setting" % name, r)
+        r = run(args, {"CALLGUARD_MPI_THREADS": "serialize"})
+        first = name.split("\n")[0]
+        check(r[0] == 2 and r[1] == "" and '"%s"' % first in r[2] and soname in r[2] and
+              "tested on Open MPI and MPICH only" in r[2], "%s: refused, named" % name, r)
 
 
 def mpi_threads_setting_refuses_a_bad_value():

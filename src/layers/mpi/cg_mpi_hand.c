@@ -18,15 +18,56 @@
  * never takes a whole core from the thread that will satisfy it.
  *
  * Nothing here may name one of libmpi's data symbols (Open MPI's MPI_REQUEST_NULL is
- * &ompi_request_null): the layer is loaded into processes that have no libmpi. */
+ * &ompi_request_null): the layer is loaded into processes that have no libmpi.
+ *
+ * The layer is compiled with Open MPI's mpi.h, and its generated wrappers forward each argument
+ * whole, so MPICH's int handles pass through them. The requests and statuses made here, and the
+ * constants passed, are the library's own: their sizes and values come from its ABI (cgm_abi),
+ * chosen by the name the library gives before it initializes. */
 
 #include <callguard/callguard.h>
+
+#include "cg_mpi_abi.h"
 
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* What the thread fix passes to the library that Open MPI's mpi.h does not give for every ABI. */
+struct cgm_abi {
+    const char *name;        /* how MPI_Get_library_version's answer starts */
+    size_t request_size;     /* sizeof(MPI_Request) */
+    size_t status_size;      /* sizeof(MPI_Status) */
+    size_t error_offset;     /* offsetof(MPI_Status, MPI_ERROR) */
+    uintptr_t status_ignore; /* MPI_STATUS_IGNORE */
+    int proc_null;           /* MPI_PROC_NULL */
+    int err_intern;          /* MPI_ERR_INTERN */
+    int err_in_status;       /* MPI_ERR_IN_STATUS */
+};
+
+/* The libraries the thread fix is tested on (Debian 12's Open MPI 4.1.4 and MPICH 4.0.2, docs/mpi.md). */
+static const struct cgm_abi cgm_abis[] = {
+    {"Open MPI", sizeof(MPI_Request), sizeof(MPI_Status), offsetof(MPI_Status, MPI_ERROR), (uintptr_t)MPI_STATUS_IGNORE,
+     MPI_PROC_NULL, MPI_ERR_INTERN, MPI_ERR_IN_STATUS},
+    {"MPICH Version:", CGM_MPICH_REQUEST_SIZE, CGM_MPICH_STATUS_SIZE, CGM_MPICH_ERROR_OFFSET, CGM_MPICH_STATUS_IGNORE,
+     CGM_MPICH_PROC_NULL, CGM_MPICH_ERR_INTERN, CGM_MPICH_ERR_IN_STATUS},
+};
+_Static_assert(MPI_SUCCESS == CGM_SUCCESS, "Open MPI's MPI_SUCCESS is MPICH's");
+_Static_assert(MPI_THREAD_SINGLE == CGM_THREAD_SINGLE && MPI_THREAD_SERIALIZED == CGM_THREAD_SERIALIZED &&
+                   MPI_THREAD_MULTIPLE == CGM_THREAD_MULTIPLE,
+               "Open MPI's thread levels are MPICH's");
+/* Room for a request and a status of any of them. */
+#define CGM_REQUEST_MAX 8
+#define CGM_STATUS_MAX 24
+_Static_assert(sizeof(MPI_Request) <= CGM_REQUEST_MAX && sizeof(MPI_Status) <= CGM_STATUS_MAX &&
+                   CGM_MPICH_REQUEST_SIZE <= CGM_REQUEST_MAX && CGM_MPICH_STATUS_SIZE <= CGM_STATUS_MAX,
+               "room for requests and statuses");
+
+/* The process's library's ABI, set before the setting takes effect (cgm_check_library). */
+static const struct cgm_abi *cgm_abi = &cgm_abis[0];
+#define CGM_STATUS_IGNORE ((MPI_Status *)cgm_abi->status_ignore)
 
 /* 1 once MPI_Init or MPI_Init_thread ran under CALLGUARD_MPI_THREADS=serialize. */
 static _Atomic int cgm_serialize;
@@ -52,7 +93,7 @@ static void *cgm_real(unsigned i)
 #define CGM_LOCKED(INAME, ...)                                                                                         \
     __extension__({                                                                                                    \
         __typeof__(INAME) *cgm_fn = (__typeof__(INAME) *)cgm_real(CGL_##INAME);                                        \
-        int cgm_rc = MPI_ERR_INTERN;                                                                                   \
+        int cgm_rc = cgm_abi->err_intern;                                                                              \
         if (cgm_fn) {                                                                                                  \
             cg_domain_hold(cgm_domain);                                                                                \
             cgm_rc = cgm_fn(__VA_ARGS__);                                                                              \
@@ -89,11 +130,12 @@ static int cgm_complete(MPI_Request *r, MPI_Status *status)
 #define CGM_BY_TESTS(NAME, ...)                                                                                        \
     if (CG_LIKELY(!atomic_load_explicit(&cgm_serialize, memory_order_relaxed)))                                        \
         return cgl_guarded_##NAME(__VA_ARGS__);                                                                        \
-    struct cgl_fr_##NAME f = {__VA_ARGS__, MPI_ERR_INTERN};                                                            \
+    struct cgl_fr_##NAME f = {__VA_ARGS__, cgm_abi->err_intern};                                                       \
     (void)cg_call(&cgl_sites[CGL_##NAME], NULL, cgm_th_##NAME, &f);                                                    \
     return f.cgl_ret
 
-/* A thunk that starts INAME(ARGS..., &request) and tests the request; its status goes to STATUS.
+/* A thunk that starts INAME(ARGS..., &request) and tests the request; its status goes to STATUS. The
+ * request is Open MPI's 8 bytes: MPICH writes and reads its int in the first 4.
  * It ends in its own prototype, so that a use ends with a semicolon as a declaration does. */
 #define CGM_THUNK_BY_REQUEST(NAME, INAME, STATUS, ...)                                                                 \
     static int cgm_th_##NAME(void *frame)                                                                              \
@@ -138,24 +180,33 @@ static void cgm_serialize_all(void)
     atomic_store(&cgm_serialize, 1);
 }
 
-/* The layer is built for Open MPI's ABI. Its generated wrappers forward each argument whole, so they pass
- * MPICH's int handles through unharmed; the tests here use Open MPI's MPI_Request, MPI_Status and
- * MPI_STATUS_IGNORE, which MPICH's differ from (MPICH aborts in MPI_Testall). So the setting is refused,
- * before the library initializes, where the library says it is not Open MPI (MPI_Get_library_version
- * may be called before MPI_Init; MPICH's answer can be 8192 bytes long). */
+/* Sets cgm_abi from the name the library gives (MPI_Get_library_version may be called before
+ * MPI_Init; MPICH's answer can be 8192 bytes long), before it initializes. A library of another name
+ * (Intel MPI, MVAPICH, Cray MPICH: MPICH's ABI, but not tested here), or MPICH's build of the MPI 5
+ * standard ABI (libmpi_abi: pointer handles), stops the program, named. */
 static void cgm_check_library(void)
 {
     static char version[8192 + 1];
     int len = 0;
     int (*get)(char *, int *) = cg_real_function(&cgl_layer, "MPI_Get_library_version");
-    if (get && get(version, &len) == MPI_SUCCESS && strncmp(version, "Open MPI", 8) == 0) return;
+    Dl_info lib = {0};
+    const char *file = get && dladdr((void *)get, &lib) && lib.dli_fname ? lib.dli_fname : "";
+    const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+    if (get && get(version, &len) == MPI_SUCCESS && strncmp(base, "libmpi_abi", 10) != 0) {
+        for (size_t i = 0; i < sizeof cgm_abis / sizeof cgm_abis[0]; i++) {
+            if (strncmp(version, cgm_abis[i].name, strlen(cgm_abis[i].name)) == 0) {
+                cgm_abi = &cgm_abis[i];
+                return;
+            }
+        }
+    }
     version[sizeof version - 1] = '\0';
     char *nl = strchr(version, '\n');
     if (nl) *nl = '\0';
     fprintf(stderr,
-            "callguard: CALLGUARD_MPI_THREADS=serialize: this process's MPI library is not Open MPI (\"%.60s\"); "
-            "the MPI layer's thread fix needs Open MPI's ABI (docs/mpi.md)\n",
-            get ? version : "no MPI_Get_library_version");
+            "callguard: CALLGUARD_MPI_THREADS=serialize: this process's MPI library is \"%.60s\"%s%s; the thread "
+            "fix is tested on Open MPI and MPICH only (docs/mpi.md)\n",
+            get ? version : "unknown: no MPI_Get_library_version", *base ? ", " : "", base);
     exit(2);
 }
 
@@ -198,25 +249,25 @@ CG_EXPORT int MPI_Query_thread(int *provided)
 
 /* ---- point to point ---- */
 
-CGM_THUNK_BY_REQUEST(MPI_Send, MPI_Isend, MPI_STATUS_IGNORE, f->buf, f->count, f->datatype, f->dest, f->tag, f->comm);
+CGM_THUNK_BY_REQUEST(MPI_Send, MPI_Isend, CGM_STATUS_IGNORE, f->buf, f->count, f->datatype, f->dest, f->tag, f->comm);
 CG_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     CGM_BY_TESTS(MPI_Send, buf, count, datatype, dest, tag, comm);
 }
 
-CGM_THUNK_BY_REQUEST(MPI_Bsend, MPI_Ibsend, MPI_STATUS_IGNORE, f->buf, f->count, f->datatype, f->dest, f->tag, f->comm);
+CGM_THUNK_BY_REQUEST(MPI_Bsend, MPI_Ibsend, CGM_STATUS_IGNORE, f->buf, f->count, f->datatype, f->dest, f->tag, f->comm);
 CG_EXPORT int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     CGM_BY_TESTS(MPI_Bsend, buf, count, datatype, dest, tag, comm);
 }
 
-CGM_THUNK_BY_REQUEST(MPI_Ssend, MPI_Issend, MPI_STATUS_IGNORE, f->buf, f->count, f->datatype, f->dest, f->tag, f->comm);
+CGM_THUNK_BY_REQUEST(MPI_Ssend, MPI_Issend, CGM_STATUS_IGNORE, f->buf, f->count, f->datatype, f->dest, f->tag, f->comm);
 CG_EXPORT int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     CGM_BY_TESTS(MPI_Ssend, buf, count, datatype, dest, tag, comm);
 }
 
-CGM_THUNK_BY_REQUEST(MPI_Rsend, MPI_Irsend, MPI_STATUS_IGNORE, f->ibuf, f->count, f->datatype, f->dest, f->tag,
+CGM_THUNK_BY_REQUEST(MPI_Rsend, MPI_Irsend, CGM_STATUS_IGNORE, f->ibuf, f->count, f->datatype, f->dest, f->tag,
                      f->comm);
 CG_EXPORT int MPI_Rsend(const void *ibuf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
@@ -241,7 +292,7 @@ CG_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *me
 static void cgm_cancel(MPI_Request *r)
 {
     (void)CGM_LOCKED(MPI_Cancel, r);
-    (void)cgm_complete(r, MPI_STATUS_IGNORE);
+    (void)cgm_complete(r, CGM_STATUS_IGNORE);
 }
 
 /* As Open MPI's MPI_Sendrecv: every argument is checked before anything is posted, so a call that
@@ -250,34 +301,45 @@ static void cgm_cancel(MPI_Request *r)
  * next message: its MPI_Recv of it would never return. So MPI_Send_init checks the send half (a
  * persistent request posts nothing), MPI_Irecv posts the receive (a rank whose send cannot leave yet
  * still takes its message), and only then MPI_Start starts the send; should it fail, the receive is
- * cancelled. The status is filled as Open MPI's wait fills it: all but MPI_ERROR. */
+ * cancelled. The status is filled as the library's wait fills it: all but MPI_ERROR.
+ *
+ * MPI_Testall reads arrays of the library's requests and statuses: MPICH's are 4 and 20 bytes, Open
+ * MPI's 8 and 24. Given Open MPI's MPI_Request[2], MPICH took the upper half of the first request for
+ * the second and aborted ("The supplied request in array element 1 was invalid (kind=15)"). */
 static int cgm_th_MPI_Sendrecv(void *frame)
 {
     struct cgl_fr_MPI_Sendrecv *f = frame;
-    MPI_Request r[2];
-    MPI_Status st[2];
-    int received = 0;
-    int rc = CGM_LOCKED(MPI_Send_init, f->sendbuf, f->sendcount, f->sendtype, f->dest, f->sendtag, f->comm, &r[1]);
+    const struct cgm_abi *abi = cgm_abi;
+    _Alignas(MPI_Request) unsigned char reqs[2 * CGM_REQUEST_MAX];
+    _Alignas(MPI_Status) unsigned char st[2 * CGM_STATUS_MAX];
+    MPI_Request *recv = (MPI_Request *)reqs, *send = (MPI_Request *)(reqs + abi->request_size);
+    int received = 0, err[2];
+    int rc = CGM_LOCKED(MPI_Send_init, f->sendbuf, f->sendcount, f->sendtype, f->dest, f->sendtag, f->comm, send);
     if (rc != MPI_SUCCESS) goto out;
-    rc = CGM_LOCKED(MPI_Irecv, f->recvbuf, f->recvcount, f->recvtype, f->source, f->recvtag, f->comm, &r[0]);
+    rc = CGM_LOCKED(MPI_Irecv, f->recvbuf, f->recvcount, f->recvtype, f->source, f->recvtag, f->comm, recv);
     if (rc == MPI_SUCCESS) {
-        rc = CGM_LOCKED(MPI_Start, &r[1]);
-        if (rc != MPI_SUCCESS) cgm_cancel(&r[0]);
+        rc = CGM_LOCKED(MPI_Start, send);
+        if (rc != MPI_SUCCESS) cgm_cancel(recv);
     }
-    /* Open MPI's MPI_Testall completes all or none, an error only once all are complete. */
+    /* MPI_Testall completes all or none, an error only once all are complete. */
     for (unsigned n = 0; rc == MPI_SUCCESS; n++) {
         int done = 0;
-        rc = CGM_LOCKED(MPI_Testall, 2, r, &done, st);
-        if (rc == MPI_ERR_IN_STATUS) rc = st[0].MPI_ERROR != MPI_SUCCESS ? st[0].MPI_ERROR : st[1].MPI_ERROR;
+        rc = CGM_LOCKED(MPI_Testall, 2, recv, &done, (MPI_Status *)st);
+        if (rc == abi->err_in_status) {
+            memcpy(&err[0], st + abi->error_offset, sizeof err[0]);
+            memcpy(&err[1], st + abi->status_size + abi->error_offset, sizeof err[1]);
+            rc = err[0] != MPI_SUCCESS ? err[0] : err[1];
+        }
         received = done || rc != MPI_SUCCESS;
         if (rc != MPI_SUCCESS || done) break;
         cgm_pause(n);
     }
-    (void)CGM_LOCKED(MPI_Request_free, &r[1]); /* the persistent send, inactive now */
-    if (received && f->status != MPI_STATUS_IGNORE) {
-        int error = f->status->MPI_ERROR;
-        *f->status = st[0];
-        if (f->source != MPI_PROC_NULL) f->status->MPI_ERROR = error;
+    (void)CGM_LOCKED(MPI_Request_free, send); /* the persistent send, inactive now */
+    if (received && f->status != CGM_STATUS_IGNORE) {
+        unsigned char *status = (unsigned char *)f->status;
+        memcpy(&err[0], status + abi->error_offset, sizeof err[0]);
+        memcpy(status, st, abi->status_size);
+        if (f->source != abi->proc_null) memcpy(status + abi->error_offset, &err[0], sizeof err[0]);
     }
 out:
     f->cgl_ret = rc;
@@ -396,16 +458,16 @@ CG_EXPORT int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *ou
 
 /* ---- collectives: their nonblocking forms (MPI 3) ---- */
 
-CGM_THUNK_BY_REQUEST(MPI_Barrier, MPI_Ibarrier, MPI_STATUS_IGNORE, f->comm);
+CGM_THUNK_BY_REQUEST(MPI_Barrier, MPI_Ibarrier, CGM_STATUS_IGNORE, f->comm);
 CG_EXPORT int MPI_Barrier(MPI_Comm comm) { CGM_BY_TESTS(MPI_Barrier, comm); }
 
-CGM_THUNK_BY_REQUEST(MPI_Bcast, MPI_Ibcast, MPI_STATUS_IGNORE, f->buffer, f->count, f->datatype, f->root, f->comm);
+CGM_THUNK_BY_REQUEST(MPI_Bcast, MPI_Ibcast, CGM_STATUS_IGNORE, f->buffer, f->count, f->datatype, f->root, f->comm);
 CG_EXPORT int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     CGM_BY_TESTS(MPI_Bcast, buffer, count, datatype, root, comm);
 }
 
-CGM_THUNK_BY_REQUEST(MPI_Reduce, MPI_Ireduce, MPI_STATUS_IGNORE, f->sendbuf, f->recvbuf, f->count, f->datatype, f->op,
+CGM_THUNK_BY_REQUEST(MPI_Reduce, MPI_Ireduce, CGM_STATUS_IGNORE, f->sendbuf, f->recvbuf, f->count, f->datatype, f->op,
                      f->root, f->comm);
 CG_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                          MPI_Comm comm)
@@ -413,7 +475,7 @@ CG_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Data
     CGM_BY_TESTS(MPI_Reduce, sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
-CGM_THUNK_BY_REQUEST(MPI_Allreduce, MPI_Iallreduce, MPI_STATUS_IGNORE, f->sendbuf, f->recvbuf, f->count, f->datatype,
+CGM_THUNK_BY_REQUEST(MPI_Allreduce, MPI_Iallreduce, CGM_STATUS_IGNORE, f->sendbuf, f->recvbuf, f->count, f->datatype,
                      f->op, f->comm);
 CG_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                             MPI_Comm comm)
@@ -421,7 +483,7 @@ CG_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_D
     CGM_BY_TESTS(MPI_Allreduce, sendbuf, recvbuf, count, datatype, op, comm);
 }
 
-CGM_THUNK_BY_REQUEST(MPI_Gather, MPI_Igather, MPI_STATUS_IGNORE, f->sendbuf, f->sendcount, f->sendtype, f->recvbuf,
+CGM_THUNK_BY_REQUEST(MPI_Gather, MPI_Igather, CGM_STATUS_IGNORE, f->sendbuf, f->sendcount, f->sendtype, f->recvbuf,
                      f->recvcount, f->recvtype, f->root, f->comm);
 CG_EXPORT int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                          MPI_Datatype recvtype, int root, MPI_Comm comm)
@@ -429,7 +491,7 @@ CG_EXPORT int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendty
     CGM_BY_TESTS(MPI_Gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
-CGM_THUNK_BY_REQUEST(MPI_Gatherv, MPI_Igatherv, MPI_STATUS_IGNORE, f->sendbuf, f->sendcount, f->sendtype, f->recvbuf,
+CGM_THUNK_BY_REQUEST(MPI_Gatherv, MPI_Igatherv, CGM_STATUS_IGNORE, f->sendbuf, f->sendcount, f->sendtype, f->recvbuf,
                      f->recvcounts, f->displs, f->recvtype, f->root, f->comm);
 CG_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                           const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
@@ -437,7 +499,7 @@ CG_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendt
     CGM_BY_TESTS(MPI_Gatherv, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 }
 
-CGM_THUNK_BY_REQUEST(MPI_Scatter, MPI_Iscatter, MPI_STATUS_IGNORE, f->sendbuf, f->sendcount, f->sendtype, f->recvbuf,
+CGM_THUNK_BY_REQUEST(MPI_Scatter, MPI_Iscatter, CGM_STATUS_IGNORE, f->sendbuf, f->sendcount, f->sendtype, f->recvbuf,
                      f->recvcount, f->recvtype, f->root, f->comm);
 CG_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                           MPI_Datatype recvtype, int root, MPI_Comm comm)
@@ -445,7 +507,7 @@ CG_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendt
     CGM_BY_TESTS(MPI_Scatter, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
-CGM_THUNK_BY_REQUEST(MPI_Scatterv, MPI_Iscatterv, MPI_STATUS_IGNORE, f->sendbuf, f->sendcounts, f->displs, f->sendtype,
+CGM_THUNK_BY_REQUEST(MPI_Scatterv, MPI_Iscatterv, CGM_STATUS_IGNORE, f->sendbuf, f->sendcounts, f->displs, f->sendtype,
                      f->recvbuf, f->recvcount, f->recvtype, f->root, f->comm);
 CG_EXPORT int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                            void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
@@ -453,7 +515,7 @@ CG_EXPORT int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const in
     CGM_BY_TESTS(MPI_Scatterv, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
-CGM_THUNK_BY_REQUEST(MPI_Allgather, MPI_Iallgather, MPI_STATUS_IGNORE, f->sendbuf, f->sendcount, f->sendtype,
+CGM_THUNK_BY_REQUEST(MPI_Allgather, MPI_Iallgather, CGM_STATUS_IGNORE, f->sendbuf, f->sendcount, f->sendtype,
                      f->recvbuf, f->recvcount, f->recvtype, f->comm);
 CG_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                             MPI_Datatype recvtype, MPI_Comm comm)
@@ -461,7 +523,7 @@ CG_EXPORT int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
     CGM_BY_TESTS(MPI_Allgather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
-CGM_THUNK_BY_REQUEST(MPI_Allgatherv, MPI_Iallgatherv, MPI_STATUS_IGNORE, f->sendbuf, f->sendcount, f->sendtype,
+CGM_THUNK_BY_REQUEST(MPI_Allgatherv, MPI_Iallgatherv, CGM_STATUS_IGNORE, f->sendbuf, f->sendcount, f->sendtype,
                      f->recvbuf, f->recvcounts, f->displs, f->recvtype, f->comm);
 CG_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                              const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
@@ -469,7 +531,7 @@ CG_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
     CGM_BY_TESTS(MPI_Allgatherv, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
 
-CGM_THUNK_BY_REQUEST(MPI_Alltoall, MPI_Ialltoall, MPI_STATUS_IGNORE, f->sendbuf, f->sendcount, f->sendtype, f->recvbuf,
+CGM_THUNK_BY_REQUEST(MPI_Alltoall, MPI_Ialltoall, CGM_STATUS_IGNORE, f->sendbuf, f->sendcount, f->sendtype, f->recvbuf,
                      f->recvcount, f->recvtype, f->comm);
 CG_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm)
@@ -477,7 +539,7 @@ CG_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
     CGM_BY_TESTS(MPI_Alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
-CGM_THUNK_BY_REQUEST(MPI_Alltoallv, MPI_Ialltoallv, MPI_STATUS_IGNORE, f->sendbuf, f->sendcounts, f->sdispls,
+CGM_THUNK_BY_REQUEST(MPI_Alltoallv, MPI_Ialltoallv, CGM_STATUS_IGNORE, f->sendbuf, f->sendcounts, f->sdispls,
                      f->sendtype, f->recvbuf, f->recvcounts, f->rdispls, f->recvtype, f->comm);
 CG_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                             void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
@@ -486,7 +548,7 @@ CG_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const i
     CGM_BY_TESTS(MPI_Alltoallv, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
 
-CGM_THUNK_BY_REQUEST(MPI_Alltoallw, MPI_Ialltoallw, MPI_STATUS_IGNORE, f->sendbuf, f->sendcounts, f->sdispls,
+CGM_THUNK_BY_REQUEST(MPI_Alltoallw, MPI_Ialltoallw, CGM_STATUS_IGNORE, f->sendbuf, f->sendcounts, f->sdispls,
                      f->sendtypes, f->recvbuf, f->recvcounts, f->rdispls, f->recvtypes, f->comm);
 CG_EXPORT int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
@@ -495,7 +557,7 @@ CG_EXPORT int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const i
     CGM_BY_TESTS(MPI_Alltoallw, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
 
-CGM_THUNK_BY_REQUEST(MPI_Reduce_scatter, MPI_Ireduce_scatter, MPI_STATUS_IGNORE, f->sendbuf, f->recvbuf, f->recvcounts,
+CGM_THUNK_BY_REQUEST(MPI_Reduce_scatter, MPI_Ireduce_scatter, CGM_STATUS_IGNORE, f->sendbuf, f->recvbuf, f->recvcounts,
                      f->datatype, f->op, f->comm);
 CG_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                                  MPI_Op op, MPI_Comm comm)
@@ -503,7 +565,7 @@ CG_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int r
     CGM_BY_TESTS(MPI_Reduce_scatter, sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
 
-CGM_THUNK_BY_REQUEST(MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, MPI_STATUS_IGNORE, f->sendbuf, f->recvbuf,
+CGM_THUNK_BY_REQUEST(MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, CGM_STATUS_IGNORE, f->sendbuf, f->recvbuf,
                      f->recvcount, f->datatype, f->op, f->comm);
 CG_EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
                                        MPI_Op op, MPI_Comm comm)
@@ -511,14 +573,14 @@ CG_EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int r
     CGM_BY_TESTS(MPI_Reduce_scatter_block, sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 
-CGM_THUNK_BY_REQUEST(MPI_Scan, MPI_Iscan, MPI_STATUS_IGNORE, f->sendbuf, f->recvbuf, f->count, f->datatype, f->op,
+CGM_THUNK_BY_REQUEST(MPI_Scan, MPI_Iscan, CGM_STATUS_IGNORE, f->sendbuf, f->recvbuf, f->count, f->datatype, f->op,
                      f->comm);
 CG_EXPORT int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     CGM_BY_TESTS(MPI_Scan, sendbuf, recvbuf, count, datatype, op, comm);
 }
 
-CGM_THUNK_BY_REQUEST(MPI_Exscan, MPI_Iexscan, MPI_STATUS_IGNORE, f->sendbuf, f->recvbuf, f->count, f->datatype, f->op,
+CGM_THUNK_BY_REQUEST(MPI_Exscan, MPI_Iexscan, CGM_STATUS_IGNORE, f->sendbuf, f->recvbuf, f->count, f->datatype, f->op,
                      f->comm);
 CG_EXPORT int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
