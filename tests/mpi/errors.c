@@ -1,7 +1,9 @@
-/* errors.c: MPI calls that fail, and what the program sees after them (tests/mpi/test_mpi.py).
+/* errors.c: MPI calls that fail, and what the program sees after them; the statuses MPI_Sendrecv fills
+ * (tests/mpi/test_mpi.py).
  *
  *     errors sendrecv        (under mpirun -n 2)
  *     errors init LEVEL      (under mpirun -n 1)
+ *     errors status          (under mpirun -n 2)
  *
  * sendrecv: MPI_ERRORS_RETURN on MPI_COMM_WORLD, then on rank 0 an MPI_Sendrecv whose send names a
  * rank that does not exist while rank 1 sends it a message, then an MPI_Recv of that message; an
@@ -12,7 +14,11 @@
  * callguard must print the same lines as plainly.
  *
  * init: MPI_Init_thread(LEVEL) (any number: an invalid one too), then prints the return code, the
- * level provided and MPI_Query_thread's answer. */
+ * level provided and MPI_Query_thread's answer.
+ *
+ * status: the statuses MPI_Sendrecv fills, MPI_ERROR set to 12345 before each: both ranks sending to and
+ * receiving from each other; rank 0 sending to rank 1 and receiving from MPI_PROC_NULL, rank 1 the other
+ * way round; both halves MPI_PROC_NULL. */
 #include <mpi.h>
 
 #include <stdio.h>
@@ -80,6 +86,33 @@ static int sendrecv(void)
     return 0;
 }
 
+static int status(void)
+{
+    static const char *what[] = {"with the other rank", "rank 0 to rank 1", "all MPI_PROC_NULL"};
+    for (int k = 0; k < 3; k++) {
+        /* k 1: rank 0 sends and receives from MPI_PROC_NULL, rank 1 receives and sends to it. */
+        int peer = 1 - rank, source = k == 0 || (k == 1 && rank == 1) ? peer : MPI_PROC_NULL,
+            dest = k == 0 || (k == 1 && rank == 0) ? peer : MPI_PROC_NULL, count = -5;
+        long out = rank, in = -1;
+        MPI_Status st;
+        memset(&st, 0x5a, sizeof st);
+        st.MPI_ERROR = 12345;
+        int rc = MPI_Sendrecv(&out, 1, MPI_LONG, dest, 11, &in, 1, MPI_LONG, source, 11, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, MPI_LONG, &count);
+        printf("rank %d: sendrecv %s: rc %d, received %ld, source %s, tag %s, count %d, MPI_ERROR %d\n", rank, what[k],
+               rc, in,
+               st.MPI_SOURCE == MPI_PROC_NULL ? "MPI_PROC_NULL"
+               : st.MPI_SOURCE == peer        ? "the other rank"
+                                              : "?",
+               st.MPI_TAG == MPI_ANY_TAG ? "MPI_ANY_TAG"
+               : st.MPI_TAG == 11        ? "11"
+                                         : "?",
+               count, st.MPI_ERROR);
+    }
+    fflush(stdout);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "init") == 0) {
@@ -91,14 +124,14 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
-    if (argc != 2 || strcmp(argv[1], "sendrecv") != 0) {
-        fprintf(stderr, "usage: errors sendrecv | errors init LEVEL\n");
+    if (argc != 2 || (strcmp(argv[1], "sendrecv") != 0 && strcmp(argv[1], "status") != 0)) {
+        fprintf(stderr, "usage: errors sendrecv | errors status | errors init LEVEL\n");
         return 2;
     }
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int rc = sendrecv();
+    int rc = strcmp(argv[1], "status") == 0 ? status() : sendrecv();
     MPI_Finalize();
     return rc;
 }

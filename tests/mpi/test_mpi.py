@@ -202,6 +202,27 @@ def mpich_threads_complete_with_mpi_threads_serialize():
         check(got == want, "rank %d counted %s, expected %s" % (rank, got, want))
 
 
+def mpi_sendrecv_fills_the_status_as_plainly_under_mpi_threads_serialize():
+    """errors.c's status mode: MPI_Sendrecv's status (source, tag, count, and the MPI_ERROR the program set,
+    which a successful call leaves) after an exchange, after a receive from MPI_PROC_NULL, and with both
+    halves MPI_PROC_NULL: the same under CALLGUARD_MPI_THREADS=serialize as plainly, on Open MPI and on
+    MPICH. (Open MPI's MPI_Testall set MPI_ERROR 0 for the MPI_PROC_NULL receive, MPICH's left source and
+    tag 0.)"""
+    serialize = {"CALLGUARD_MPI_THREADS": "serialize"}
+    libraries = [("Open MPI", MPIRUN, E["CG_ERRORS"])]
+    if E.get("CG_MPICH_ERRORS"):
+        libraries.append(("MPICH", MPICH, E["CG_MPICH_ERRORS"]))
+    for name, launcher, program in libraries:
+        plain = run(launcher + [program, "status"], seconds=30)
+        want = sorted(plain[1].splitlines())
+        check(plain[0] == 0 and len(want) == 6 and "MPI_ERROR 12345" in want[0], "%s: plain run" % name, plain)
+        r = run(launcher + guarded(os.path.join(TMP, "status-%s" % name.replace(" ", ""))) + [program, "status"],
+                serialize, seconds=30)
+        got = sorted(r[1].splitlines())
+        check(r[0] == 0 and got == want, "%s: the same lines as plainly:\n%s\n-- plain:\n%s"
+              % (name, "\n".join(got), "\n".join(want)), r)
+
+
 # A stand-in for an MPI library that callguard's thread fix is not tested on: a few functions, a name.
 STANDIN_LIB = r"""/* stand-in for an MPI library (tests/mpi/test_mpi.py): PMPI_Get_library_version says NAME */
 #include <stdio.h>

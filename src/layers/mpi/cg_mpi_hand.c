@@ -301,7 +301,7 @@ static void cgm_cancel(MPI_Request *r)
  * next message: its MPI_Recv of it would never return. So MPI_Send_init checks the send half (a
  * persistent request posts nothing), MPI_Irecv posts the receive (a rank whose send cannot leave yet
  * still takes its message), and only then MPI_Start starts the send; should it fail, the receive is
- * cancelled. The status is filled as the library's wait fills it: all but MPI_ERROR.
+ * cancelled. The status is filled as the library's MPI_Sendrecv fills it: all but MPI_ERROR.
  *
  * MPI_Testall reads arrays of the library's requests and statuses: MPICH's are 4 and 20 bytes, Open
  * MPI's 8 and 24. Given Open MPI's MPI_Request[2], MPICH took the upper half of the first request for
@@ -335,11 +335,15 @@ static int cgm_th_MPI_Sendrecv(void *frame)
         cgm_pause(n);
     }
     (void)CGM_LOCKED(MPI_Request_free, send); /* the persistent send, inactive now */
-    if (received && f->status != CGM_STATUS_IGNORE) {
+    if (received && f->status != CGM_STATUS_IGNORE && f->source == abi->proc_null) {
+        /* What the library's MPI_Sendrecv says of no message (MPI_Testall's status of it was Open MPI's
+         * MPI_ERROR 0 and MPICH's source 0, tag 0): its MPI_Recv from MPI_PROC_NULL, which never waits. */
+        (void)CGM_LOCKED(MPI_Recv, f->recvbuf, f->recvcount, f->recvtype, f->source, f->recvtag, f->comm, f->status);
+    } else if (received && f->status != CGM_STATUS_IGNORE) {
         unsigned char *status = (unsigned char *)f->status;
         memcpy(&err[0], status + abi->error_offset, sizeof err[0]);
         memcpy(status, st, abi->status_size);
-        if (f->source != abi->proc_null) memcpy(status + abi->error_offset, &err[0], sizeof err[0]);
+        memcpy(status + abi->error_offset, &err[0], sizeof err[0]);
     }
 out:
     f->cgl_ret = rc;
