@@ -97,6 +97,18 @@ static int test_bad_quirks_files_exit_2_naming_file_and_line(int argc, char **ar
                           "qp.ini:1: [toyCompile] in a quirks file: expected only [quirk:NAME] sections");
     bad += expect_refused("CALLGUARD_POLICY", cgtest_write_file("pq.ini", good),
                           "pq.ini:1: [quirk:q] is a quirk: quirks go in a quirks file");
+    snprintf(text, sizeof text, "%sscope = handle\n", good);
+    bad += expect_refused("CALLGUARD_QUIRKS", cgtest_write_file("qo.ini", text),
+                          "qo.ini:8: scope = handle: expected process or once");
+    snprintf(text, sizeof text, "%sadvice = do this\n", good);
+    bad += expect_refused("CALLGUARD_QUIRKS", cgtest_write_file("qa.ini", text),
+                          "qa.ini:5: [quirk:q] gives advice and so serializes nothing: drop domain, or drop advice");
+    bad +=
+        expect_refused("CALLGUARD_QUIRKS",
+                       cgtest_write_file("qn2.ini", "[quirk:q]\napi = toy\nversions = 1 .. 2\nserialize = toyCompile\n"
+                                                    "source = https://example.org/q\nwhy = w\n"),
+                       "qn2.ini:1: [quirk:q] has no domain: a quirk needs api, versions, serialize, source, why, "
+                       "and domain unless it gives advice");
     snprintf(text, sizeof text, "[quirk:q]\n; %0250d\n", 0);
     bad += expect_refused("CALLGUARD_QUIRKS", cgtest_write_file("ql.ini", text), "ql.ini:2: line too long");
     const char *nul = cgtest_write_file("qn.ini", "");

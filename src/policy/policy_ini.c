@@ -32,6 +32,9 @@
 
 static const char *const yes_no_words[] = {"no", "yes"};
 static const char *const wrapper_words[] = {"generated", "hand", "forward"};
+/* A quirk's scope: its fix holds for the whole process, or until each entry
+ * point's first success (a bug of first calls only). */
+static const char *const quirk_scope_words[] = {"process", "once"};
 
 #define A (1u << PINI_API)
 #define D (1u << PINI_DEFAULTS)
@@ -77,6 +80,8 @@ const pini_key_info pini_keys[PINI_NKEYS] = {
     [PINI_Q_DOMAIN] = {"domain", Q, NULL},
     [PINI_Q_SOURCE] = {"source", Q, NULL},
     [PINI_Q_WHY] = {"why", Q, NULL},
+    [PINI_Q_SCOPE] = {"scope", Q, quirk_scope_words, 2},
+    [PINI_Q_ADVICE] = {"advice", Q, NULL},
 };
 #undef A
 #undef D
@@ -91,7 +96,7 @@ static const pini_key key_order[PINI_NKEYS] = {
     PINI_SERIALIZE, PINI_SCOPE,       PINI_VARIANT_OF, PINI_WRAPPER,     PINI_WRITES,   PINI_READS,
     PINI_DESTROYS,  PINI_SETS,        PINI_LAUNCHES,   PINI_STATES,      PINI_Q_API,    PINI_Q_VENDOR,
     PINI_Q_DRIVER,  PINI_Q_VERSIONS,  PINI_Q_LIBRARY,  PINI_Q_SERIALIZE, PINI_Q_DOMAIN, PINI_Q_SOURCE,
-    PINI_Q_WHY,
+    PINI_Q_WHY,     PINI_Q_SCOPE,     PINI_Q_ADVICE,
 };
 
 struct pini_file {
@@ -436,12 +441,20 @@ static void check_quirk(pini_file *f, const pini_section *s)
 {
     static const pini_key required[] = {PINI_Q_API,    PINI_Q_VERSIONS, PINI_Q_SERIALIZE,
                                         PINI_Q_DOMAIN, PINI_Q_SOURCE,   PINI_Q_WHY};
+    /* An advice-only quirk (advice = what to do) serializes nothing: no domain. */
+    int advice = s->value[PINI_Q_ADVICE] != NULL;
     for (size_t i = 0; i < sizeof required / sizeof *required; i++)
-        if (!s->value[required[i]]) {
-            pini_error(f, s->line, "[%s] has no %s: a quirk needs api, versions, serialize, domain, source and why",
+        if (!s->value[required[i]] && !(advice && required[i] == PINI_Q_DOMAIN)) {
+            pini_error(f, s->line,
+                       "[%s] has no %s: a quirk needs api, versions, serialize, source, why, and domain unless it "
+                       "gives advice",
                        s->name, pini_keys[required[i]].name);
             return;
         }
+    if (advice && (s->value[PINI_Q_DOMAIN] || s->value[PINI_Q_SCOPE]))
+        pini_error(f, s->key_line[s->value[PINI_Q_DOMAIN] ? PINI_Q_DOMAIN : PINI_Q_SCOPE],
+                   "[%s] gives advice and so serializes nothing: drop %s, or drop advice", s->name,
+                   s->value[PINI_Q_DOMAIN] ? "domain" : "scope");
 }
 
 static void check_file(pini_file *f)

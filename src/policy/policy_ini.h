@@ -72,6 +72,8 @@ typedef enum pini_key {
     PINI_Q_DOMAIN,
     PINI_Q_SOURCE,
     PINI_Q_WHY,
+    PINI_Q_SCOPE,
+    PINI_Q_ADVICE,
     PINI_NKEYS
 } pini_key;
 
@@ -87,7 +89,7 @@ extern const pini_key_info pini_keys[PINI_NKEYS];
 /* Index of `value` among the words of a key with fixed values, or -1:
  * transition and scope as enum cg_transition and cg_scope number them
  * (src/common/names.h spells them), blocking no 0 / yes 1, wrapper
- * generated 0 / hand 1 / forward 2. */
+ * generated 0 / hand 1 / forward 2, a quirk's scope process 0 / once 1. */
 int pini_word(pini_key key, const char *value);
 
 /* One section, as read and checked. */

@@ -27,19 +27,20 @@ typedef struct cgi_advice_walk {
 
 static int cgi_fix_item(const char *item, size_t n, void *arg)
 {
-    const char **p = arg; /* [0]: the domain, [1]: NULL before the first item, [2]: the stream */
-    fprintf((FILE *)p[2], "%s%.*s=%s", p[1] ? "," : "", (int)n, item, p[0]);
+    const char **p = arg; /* [0]: the domain, [1]: NULL before the first item, [2]: the stream, [3]: scope */
+    fprintf((FILE *)p[2], "%s%.*s=%s%s", p[1] ? "," : "", (int)n, item, p[0], p[3]);
     p[1] = "";
     return 0;
 }
 
 char *cgi_advice_fix(const cgi_quirk_view *q)
 {
+    if (q->advice) return NULL; /* no lock is its fix: its advice says what to do */
     char *s = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&s, &len);
     if (!out) return NULL;
-    const char *p[3] = {q->domain, NULL, (const char *)out};
+    const char *p[4] = {q->domain, NULL, (const char *)out, q->once ? ":once" : ""};
     fputs("--serialize ", out);
     pini_split(q->sites, ",", cgi_fix_item, p);
     if (fclose(out) != 0) {

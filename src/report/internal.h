@@ -404,7 +404,8 @@ typedef void cgi_advice_fn(const cgi_advice *a, void *arg);
 /* Calls fn for each piece of the report's advice; returns how many. */
 CGI_HIDDEN size_t cgi_advice_each(const cgi_report_writer *w, cgi_advice_fn *fn, void *arg);
 /* The quirk's fix as `callguard run` takes it, "--serialize a=D,b=D"
- * (malloc'd; NULL when out of memory). */
+ * (":once" after each for a quirk of first calls); malloc'd; NULL for an
+ * advice-only quirk (its advice says what to do) or when out of memory. */
 CGI_HIDDEN char *cgi_advice_fix(const cgi_quirk_view *q);
 
 #endif

@@ -542,6 +542,7 @@ static void cgi_json_advice(const cgi_advice *a, void *arg)
     char *fix = a->applied ? NULL : cgi_advice_fix(q);
     cgi_json_field_str_or_null(out, "fix", fix);
     free(fix);
+    cgi_json_field_str_or_null(out, "advice", q->advice);
     fputc('}', out);
 }
 

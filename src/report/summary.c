@@ -342,7 +342,8 @@ static void cgi_summary_wrong(cgi_notes *ns, const cgi_report_writer *w, size_t 
 /* One piece of advice, as text (the quirk's view lasts only for the call). */
 typedef struct cgi_tip {
     int affects, applied;
-    char *fix;  /* "--serialize ..."; NULL when applied */
+    char *fix; /* "--serialize ..."; NULL when applied, or for advice only (then `advice`) */
+    char *advice;
     char *text; /* the piece in full: "callguard: advice: ..." lines */
     char *quirk, *entry;
     char api[CGI_API_NAME_MAX]; /* the quirk's */
@@ -413,15 +414,19 @@ static void cgi_tip_add(const cgi_advice *a, void *arg)
     if (f) cgi_tip_text(f, a);
     int bad = !f || fclose(f) != 0;
     t->quirk = strdup(a->quirk->name), t->entry = strdup(CGI_ROW_NAME(a->row));
-    if (!a->applied) t->fix = cgi_advice_fix(a->quirk);
+    if (a->quirk->advice)
+        t->advice = strdup(a->quirk->advice);
+    else if (!a->applied)
+        t->fix = cgi_advice_fix(a->quirk);
     ts->n++;
-    if (bad || !t->text || !t->quirk || !t->entry || (!a->applied && !t->fix)) ts->oom = 1;
+    if (bad || !t->text || !t->quirk || !t->entry || (a->quirk->advice ? !t->advice : !a->applied && !t->fix))
+        ts->oom = 1;
 }
 
 static void cgi_tips_free(cgi_tips *ts)
 {
     for (size_t i = 0; i < ts->n; i++)
-        free(ts->v[i].fix), free(ts->v[i].text), free(ts->v[i].quirk), free(ts->v[i].entry);
+        free(ts->v[i].fix), free(ts->v[i].advice), free(ts->v[i].text), free(ts->v[i].quirk), free(ts->v[i].entry);
     free(ts->v);
 }
 
@@ -435,7 +440,20 @@ static int cgi_tips_of(const cgi_report_writer *w, cgi_tips *ts)
     return ENOMEM;
 }
 
-static int cgi_same_fix(const cgi_tip *a, const cgi_tip *b) { return a->fix && b->fix && strcmp(a->fix, b->fix) == 0; }
+static int cgi_same_fix(const cgi_tip *a, const cgi_tip *b)
+{
+    if (a->advice || b->advice) return a->advice && b->advice && strcmp(a->advice, b->advice) == 0;
+    return a->fix && b->fix && strcmp(a->fix, b->fix) == 0;
+}
+
+/* What to do about a piece: its fix as a run, or its advice. */
+static void cgi_tip_do(FILE *out, const cgi_tip *t, const char *indent)
+{
+    if (t->advice)
+        fprintf(out, "%sdo: %s\n", indent, t->advice);
+    else if (t->fix)
+        fprintf(out, "%sfix: callguard run %s -- PROGRAM\n", indent, t->fix);
+}
 
 /* Whether an earlier piece of `which` (affects 1 and not applied; or any) had t's fix. */
 static int cgi_fix_said(const cgi_tips *ts, size_t i, int only_affecting)
@@ -466,10 +484,16 @@ static void cgi_summary_advice(cgi_notes *ns, const cgi_tips *ts)
                          o->entry);
             if (o->inside > inside) inside = o->inside;
         }
-        cgi_note_add(ns, 0, 4,
-                     "  known bug%s %s of this run's driver: %s had %u threads inside at once\n"
-                     "    fix: callguard run %s -- PROGRAM\n",
-                     nq == 1 ? "" : "s", names, entries, inside, t->fix);
+        if (t->advice)
+            cgi_note_add(ns, 0, 4,
+                         "  known bug%s %s of this run's driver: %s had %u threads inside at once\n"
+                         "    do: %s\n",
+                         nq == 1 ? "" : "s", names, entries, inside, t->advice);
+        else
+            cgi_note_add(ns, 0, 4,
+                         "  known bug%s %s of this run's driver: %s had %u threads inside at once\n"
+                         "    fix: callguard run %s -- PROGRAM\n",
+                         nq == 1 ? "" : "s", names, entries, inside, t->fix);
     }
 }
 
@@ -577,14 +601,14 @@ int cgi_advice_text(FILE *out, const cgi_report_writer *w, int all)
     for (size_t i = 0; i < ts.n; i++) {
         const cgi_tip *t = &ts.v[i];
         int shown = all || t->affects == 1;
-        if (!shown || (t->fix && cgi_fix_said(&ts, i, !all))) continue;
+        if (!shown || ((t->fix || t->advice) && cgi_fix_said(&ts, i, !all))) continue;
         for (size_t k = i; k < ts.n; k++) {
             const cgi_tip *o = &ts.v[k];
             if (k != i && (!(all || o->affects == 1) || !cgi_same_fix(o, t))) continue;
             fputs(o->text, out);
             if (all) cgi_tip_affects(out, o);
         }
-        if (t->fix) fprintf(out, "  fix: callguard run %s -- PROGRAM\n", t->fix);
+        cgi_tip_do(out, t, "  ");
     }
     if (!all) cgi_advice_others(out, w, &ts);
     cgi_tips_free(&ts);

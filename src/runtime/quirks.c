@@ -46,6 +46,8 @@
 #define CGI_MAX_VENDORS 8
 #define CGI_MAX_PROBED 8
 #define CGI_MAX_IDS 16
+/* An advice-only quirk's advice fits the record's not_applied after "advice only: ". */
+#define CGI_ADVICE_MAX 200
 
 typedef struct cgi_quirk {
     char name[64];
@@ -58,10 +60,12 @@ typedef struct cgi_quirk {
     pini_range libversions;
     char *sites;                        /* comma-separated entry points */
     char *versions_text, *library_text; /* as the file says them (advice) */
-    char domain[CGI_DOMAIN_NAME_MAX];
+    char domain[CGI_DOMAIN_NAME_MAX];   /* "" for an advice-only quirk */
+    cg_scope scope;                     /* the fix's: process, or once (first calls only) */
     char *source, *why;
-    int applied; /* its fix is on: layers that join later get it too */
-    int matched; /* a driver matched it (applied or not): matched once */
+    char *advice; /* what to do where no lock is the fix (an advice-only quirk), or NULL */
+    int applied;  /* its fix is on: layers that join later get it too */
+    int matched;  /* a driver matched it (applied or not): matched once */
 } cgi_quirk;
 
 _Static_assert(sizeof(cgi_quirk_rec) == 1536, "quirk record layout is fixed");
@@ -102,6 +106,7 @@ static void cgi_quirk_set_free(cgi_quirk_set *s)
     for (size_t i = 0; i < s->n; i++) {
         free(s->v[i].driver), free(s->v[i].library), free(s->v[i].sites);
         free(s->v[i].source), free(s->v[i].why), free(s->v[i].versions_text), free(s->v[i].library_text);
+        free(s->v[i].advice);
     }
     free(s->v);
     s->v = NULL, s->n = 0;
@@ -156,13 +161,15 @@ static int cgi_quirk_section(pini_file *f, const pini_section *s, void *user)
     if (strlen(v[PINI_Q_API]) >= CGI_API_NAME_MAX)
         return pini_error(f, s->key_line[PINI_Q_API], "api = %s: an API name has at most %d characters", v[PINI_Q_API],
                           CGI_API_NAME_MAX - 1);
-    if (strlen(v[PINI_Q_DOMAIN]) >= CGI_DOMAIN_NAME_MAX)
+    if (v[PINI_Q_DOMAIN] && strlen(v[PINI_Q_DOMAIN]) >= CGI_DOMAIN_NAME_MAX)
         return pini_error(f, s->key_line[PINI_Q_DOMAIN], "domain = %s: a domain name has at most %d characters",
                           v[PINI_Q_DOMAIN], CGI_DOMAIN_NAME_MAX - 1);
     if (strlen(v[PINI_Q_SERIALIZE]) >= sizeof((cgi_quirk_rec *)0)->sites ||
         strlen(v[PINI_Q_SOURCE]) >= sizeof((cgi_quirk_rec *)0)->source ||
-        strlen(v[PINI_Q_WHY]) >= sizeof((cgi_quirk_rec *)0)->why)
-        return pini_error(f, s->line, "[%s]: serialize, source and why have at most 255 characters each", s->name);
+        strlen(v[PINI_Q_WHY]) >= sizeof((cgi_quirk_rec *)0)->why ||
+        (v[PINI_Q_ADVICE] && strlen(v[PINI_Q_ADVICE]) > CGI_ADVICE_MAX))
+        return pini_error(f, s->line, "[%s]: serialize, source and why have at most 255 characters each, advice %d",
+                          s->name, CGI_ADVICE_MAX);
     cgi_check_site c = {f, s->key_line[PINI_Q_SERIALIZE]};
     if (pini_split(v[PINI_Q_SERIALIZE], ",", cgi_check_site_name, &c)) return PINI_EFORMAT;
     cgi_quirk *more = realloc(set->v, (set->n + 1) * sizeof *more);
@@ -172,7 +179,9 @@ static int cgi_quirk_section(pini_file *f, const pini_section *s, void *user)
     memset(q, 0, sizeof *q);
     snprintf(q->name, sizeof q->name, "%s", name);
     snprintf(q->api, sizeof q->api, "%s", v[PINI_Q_API]);
-    snprintf(q->domain, sizeof q->domain, "%s", v[PINI_Q_DOMAIN]);
+    snprintf(q->domain, sizeof q->domain, "%s", v[PINI_Q_DOMAIN] ? v[PINI_Q_DOMAIN] : "");
+    q->scope = v[PINI_Q_SCOPE] && pini_word(PINI_Q_SCOPE, v[PINI_Q_SCOPE]) == 1 ? CG_SCOPE_ONCE : CG_SCOPE_PROCESS;
+    q->advice = v[PINI_Q_ADVICE] ? strdup(v[PINI_Q_ADVICE]) : NULL;
     if (v[PINI_Q_VENDOR] && pini_split(v[PINI_Q_VENDOR], ",", cgi_add_vendor, q))
         return pini_error(f, s->key_line[PINI_Q_VENDOR], "vendor = %s: at most %d vendor ids", v[PINI_Q_VENDOR],
                           CGI_MAX_VENDORS);
@@ -189,7 +198,7 @@ static int cgi_quirk_section(pini_file *f, const pini_section *s, void *user)
     q->versions_text = strdup(v[PINI_Q_VERSIONS]);
     q->library_text = v[PINI_Q_LIBRARY] ? strdup(v[PINI_Q_LIBRARY]) : NULL;
     if ((v[PINI_Q_LIBRARY] && (!q->library || !q->library_text)) || (v[PINI_Q_DRIVER] && !q->driver) || !q->sites ||
-        !q->source || !q->why || !q->versions_text)
+        !q->source || !q->why || !q->versions_text || (v[PINI_Q_ADVICE] && !q->advice))
         return pini_error(f, s->line, "out of memory");
     return 0;
 }
@@ -305,7 +314,7 @@ typedef struct cgi_apply {
 static void cgi_serialize_site(cg_site *s, const cgi_apply *a)
 {
     if (atomic_load(&s->domain) != 0) return; /* serialized already: that setting wins */
-    atomic_store(&s->scope, CG_SCOPE_PROCESS);
+    atomic_store(&s->scope, a->q->scope);
     atomic_store(&s->domain, a->dom);
 }
 
@@ -367,7 +376,7 @@ static int cgi_quirk_fixable(const cgi_quirk *q, uint32_t *dom, char *why, size_
                  a.lacking->header ? a.lacking->header : "the header");
         return 0;
     }
-    if (cgi_domain_get(q->domain, CG_SCOPE_PROCESS, dom) != CG_OK) {
+    if (cgi_domain_get(q->domain, q->scope, dom) != CG_OK) {
         snprintf(why, cap, "domain %s: %s; nothing serialized", q->domain, cg_last_error());
         return 0;
     }
@@ -379,7 +388,7 @@ static int cgi_quirk_fixable(const cgi_quirk *q, uint32_t *dom, char *why, size_
 static void cgi_quirk_apply(const cgi_quirk *q, cg_layer *only)
 {
     cgi_apply a = {q, only, 0, NULL, 0, NULL};
-    if (cgi_domain_get(q->domain, CG_SCOPE_PROCESS, &a.dom) != CG_OK) return;
+    if (cgi_domain_get(q->domain, q->scope, &a.dom) != CG_OK) return;
     pini_split(q->sites, ",", cgi_apply_item, &a);
 }
 
@@ -499,7 +508,10 @@ static void cgi_quirks_match(const char *api, const cg_identity *ids, unsigned n
             q->matched = 1;
             matched++;
             uint32_t dom;
-            if (cgi_quirk_fixable(q, &dom, rec.not_applied, sizeof rec.not_applied)) {
+            if (q->advice) {
+                /* No lock is its fix: recorded, for the report and its advice. */
+                snprintf(rec.not_applied, sizeof rec.not_applied, "advice only: %s", q->advice);
+            } else if (cgi_quirk_fixable(q, &dom, rec.not_applied, sizeof rec.not_applied)) {
                 q->applied = rec.applied = 1;
                 cgi_quirk_apply(q, NULL);
             } else if (!failed++) {
@@ -679,10 +691,22 @@ void cgi_quirks_naming(const char *name, void (*fn)(const cgi_quirk_view *, void
     for (size_t i = 0; i < cgi_quirks.n; i++) {
         const cgi_quirk *q = &cgi_quirks.v[i];
         if (!pini_split(q->sites, ",", cgi_names_site, (void *)name)) continue;
-        cgi_quirk_view v = {q->name,          q->api,          q->sites,  q->domain, q->source,  q->why,
-                            q->versions_text, q->library_text, q->driver, q->vendor, q->nvendors};
+        cgi_quirk_view v = {q->name,
+                            q->api,
+                            q->sites,
+                            q->domain,
+                            q->source,
+                            q->why,
+                            q->versions_text,
+                            q->library_text,
+                            q->driver,
+                            q->vendor,
+                            q->nvendors,
+                            q->advice,
+                            q->scope == CG_SCOPE_ONCE};
         char kept[sizeof((cgi_quirk_rec *)0)->sites];
-        v.sites = cgi_run_sites(q, kept, sizeof kept);
+        /* An advice-only quirk's entry points are only watched: no run takes a fix of them. */
+        if (!q->advice) v.sites = cgi_run_sites(q, kept, sizeof kept);
         if (v.sites) fn(&v, arg);
     }
     pthread_mutex_unlock(&cgi_cfg_lock);
