@@ -412,9 +412,19 @@ static int cgi_soname_file(const char *base, const char *soname)
     return strncmp(base, soname, n) == 0 && (!base[n] || base[n] == '.');
 }
 
+/* Whether a real file's name is the soname's library with a version of its
+ * own after ".so.": NVIDIA's libcuda.so.1 is a link to libcuda.so.595.84. */
+static int cgi_soname_release(const char *base, const char *soname)
+{
+    const char *so = strstr(soname, ".so.");
+    size_t n = so ? (size_t)(so - soname) + 4 : 0;
+    return n && strncmp(base, soname, n) == 0 && base[n] >= '0' && base[n] <= '9';
+}
+
 /* The loaded object whose file is the soname, or a file named after it
  * (libigc.so.2 -> libigc.so.2.38.2), by its own name or by the file it
- * resolves to (callguard run links the real library under another name). */
+ * resolves to (callguard run links the real library under another name),
+ * which may also carry a release of its own (libcuda.so.595.84). */
 static int cgi_find_library(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
@@ -433,7 +443,9 @@ static int cgi_find_library(struct dl_phdr_info *info, size_t size, void *arg)
     const char *path = realpath(info->dlpi_name, real) ? real : info->dlpi_name;
     const char *rbase = strrchr(path, '/');
     rbase = rbase ? rbase + 1 : path;
-    if (!cgi_soname_file(base, seen->soname) && !cgi_soname_file(rbase, seen->soname)) return 0;
+    if (!cgi_soname_file(base, seen->soname) && !cgi_soname_file(rbase, seen->soname) &&
+        !cgi_soname_release(rbase, seen->soname))
+        return 0;
     snprintf(seen->found, sizeof seen->found, "%s", rbase);
     return 1;
 }
@@ -453,7 +465,8 @@ static int cgi_library_holds(const cgi_quirk *q, char *note, size_t cap)
     }
     const char *so = strstr(seen.found, ".so.");
     pini_version_t v = {0};
-    if (so) pini_version(so + 4, strlen(so + 4), &v);
+    /* The soname itself (libcuda.so.1) says only the ABI's major: no version. */
+    if (so && strcmp(seen.found, q->library) != 0) pini_version(so + 4, strlen(so + 4), &v);
     if (!v.n) {
         snprintf(note, cap, "%s has no version in its file name: matched on the driver alone", seen.found);
         return 1;

@@ -2375,7 +2375,7 @@ CG_EXPORT CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr)
     return cgl_sl_cuGetErrorName(error, pStr);
 }
 
-/* cuInit: returns the result type: checked; no handle key */
+/* cuInit: returns the result type: checked; no handle key; its exported wrapper is hand-written */
 struct cgl_fr_cuInit {
     unsigned int Flags;
     CUresult cgl_ret;
@@ -2393,7 +2393,7 @@ static __attribute__((noinline)) CUresult cgl_sl_cuInit(unsigned int Flags)
     CG_SHORT_CALL(cuInit, (Flags), cgl_thunk_code);
     return cgl_gp_cuInit(Flags);
 }
-CG_EXPORT CUresult CUDAAPI cuInit(unsigned int Flags)
+static __attribute__((unused)) CUresult cgl_guarded_cuInit(unsigned int Flags)
 {
     CG_COUNTED_CALL(cuInit, (Flags), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(cuInit, (Flags));
@@ -19323,6 +19323,6 @@ CG_EXPORT CUresult CUDAAPI cuCheckpointProcessUnlock(int pid, CUcheckpointUnlock
     return cgl_sl_cuCheckpointProcessUnlock(pid, args);
 }
 
-/* The hand-written wrappers (wrapper = hand: cuGetProcAddress_v2 cuGetProcAddress), in a file beside this one; they see
+/* The hand-written wrappers (wrapper = hand: cuInit cuGetProcAddress_v2 cuGetProcAddress), in a file beside this one; they see
  * everything above (layer.h, "Hand-written wrappers"). */
 #include "cg_cuda_hand.c"
