@@ -262,6 +262,49 @@ def mpi_threads_setting_refuses_an_untested_library_by_name():
         check(r[0] == 2 and r[1] == "" and '"%s"' % first in r[2] and soname in r[2] and
               "tested on Open MPI and MPICH only" in r[2], "%s: refused, named" % name, r)
 
+MPI_QUIRKS = """; test quirks keyed on the MPI library's version string (docs/quirks.md)
+[quirk:ompi-4.1]
+api       = mpi
+driver    = Open MPI
+versions  = 4.1 .. 4.1
+serialize = MPI_Allreduce
+advice    = a test's advice
+source    = https://example.org/ompi-4.1
+why       = a test quirk of Open MPI 4.1
+
+[quirk:ompi-5]
+api       = mpi
+driver    = Open MPI
+versions  = 5.0 .. 5.0
+serialize = MPI_Allreduce
+domain    = never
+source    = https://example.org/ompi-5
+why       = a test quirk of Open MPI 5.0
+"""
+
+
+def mpi_quirks_match_the_library_version_string():
+    """The layer's probe reads MPI_Get_library_version after MPI_Init_thread: Debian's "Open MPI v4.1.4, ..."
+    is Open MPI 4.1.4. A quirk for Open MPI 4.1 matches (advice only: nothing serialized), one for 5.0 does
+    not; the shipped file's MPICH 5.0.0 entry matches no rank here, whose MPI drivers were checked."""
+    path = os.path.join(TMP, "mpi-quirks.ini")
+    with open(path, "w") as f:
+        f.write(MPI_QUIRKS)
+    for quirks, want in ((path, ["ompi-4.1"]), (None, [])):
+        prefix = os.path.join(TMP, "quirks-%d" % len(os.listdir(TMP)))
+        options = ("--quirks", quirks) if quirks else ()
+        g = run(MPIRUN + guarded(prefix, *options) + [E["CG_THREADS"], "multiple", "2"])
+        check(g[0] == 0, "under callguard run", g)
+        for rank in (0, 1):
+            p = report(prefix, rank)["processes"][0]
+            check([q["name"] for q in p["quirks"]] == want and p["quirks_probed"] == ["mpi"],
+                  "rank %d: %s %s" % (rank, p["quirks"], p["quirks_probed"]))
+            if want:
+                q = p["quirks"][0]
+                check(q["matched"]["driver"] == "Open MPI" and q["matched"]["version"] == "4.1.4" and
+                      q["applied"] is False and q["not_applied"] == "advice only: a test's advice", q)
+            allreduce = next(s for s in p["sites"] if s["name"] == "MPI_Allreduce")["policy"]["serialize"]
+            check(allreduce is None, "nothing serialized: %s" % allreduce)
 
 def mpi_threads_setting_refuses_a_bad_value():
     """CALLGUARD_MPI_THREADS=multiple is refused before the program starts, in one line, exit status 2."""

@@ -210,12 +210,41 @@ static void cgm_check_library(void)
     exit(2);
 }
 
+/* The library's identity for the quirks file (cg_layer_identify, docs/quirks.md), asked for once
+ * MPI_Init or MPI_Init_thread succeeded; the runtime runs it once per process and only when the quirks
+ * file has an MPI quirk. MPI_Get_library_version: the name is the text before the first word that
+ * starts with a digit, less a trailing "Version:" or "v"; the version is that word's leading dotted
+ * numbers: "MPICH Version:\t5.0.0 ..." is MPICH 5.0.0, "Open MPI v4.1.4, package: ..." Open MPI 4.1.4.
+ * No vendor id (0). */
+static unsigned cgm_probe(cg_layer *l, cg_identity *ids, unsigned max)
+{
+    static char text[8192 + 1]; /* under the runtime's probe lock; MPICH's answer can be 8192 bytes */
+    int len = 0;
+    int (*get)(char *, int *) = cg_real_function(l, "MPI_Get_library_version");
+    if (!max || !get || get(text, &len) != MPI_SUCCESS) return 0;
+    text[sizeof text - 1] = '\0';
+    const char *v = text;
+    while (*v && *v != '\n' && !(v[0] >= '0' && v[0] <= '9' && (v == text || strchr(" \tv", v[-1]))))
+        v++;
+    if (!(*v >= '0' && *v <= '9')) return 0;
+    size_t n = (size_t)(v - text);
+    while (n && strchr(" \t:v", text[n - 1]))
+        n--;
+    if (n >= 8 && strncmp(text + n - 8, " Version", 8) == 0) n -= 8;
+    cg_identity *id = &ids[0];
+    memset(id, 0, sizeof *id);
+    snprintf(id->name, sizeof id->name, "%.*s", (int)n, text);
+    snprintf(id->version, sizeof id->version, "%.*s", (int)strspn(v, "0123456789."), v);
+    return 1;
+}
+
 CG_EXPORT int MPI_Init(int *argc, char ***argv)
 {
     int serialize = cgm_setting_serialize();
     if (serialize) cgm_check_library();
     int rc = cgl_guarded_MPI_Init(argc, argv);
     if (rc == MPI_SUCCESS && serialize) cgm_serialize_all();
+    if (rc == MPI_SUCCESS) cg_layer_identify(&cgl_layer, cgm_probe);
     return rc;
 }
 
@@ -225,7 +254,11 @@ CG_EXPORT int MPI_Init(int *argc, char ***argv)
  * only the main thread may call) is not made safe by a lock: the program is told that. */
 CG_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    if (!cgm_setting_serialize()) return cgl_guarded_MPI_Init_thread(argc, argv, required, provided);
+    if (!cgm_setting_serialize()) {
+        int rc = cgl_guarded_MPI_Init_thread(argc, argv, required, provided);
+        if (rc == MPI_SUCCESS) cg_layer_identify(&cgl_layer, cgm_probe);
+        return rc;
+    }
     cgm_check_library();
     /* A level that is none of the four (42) goes to the library as it is, which answers it as it
      * would plainly (Open MPI 4.1 aborts the program), and the program is told the library's answer. */
@@ -236,6 +269,7 @@ CG_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provid
     if (valid && *provided >= MPI_THREAD_SERIALIZED && required > *provided) *provided = required;
     atomic_store(&cgm_told, *provided);
     cgm_serialize_all();
+    cg_layer_identify(&cgl_layer, cgm_probe);
     return rc;
 }
 
