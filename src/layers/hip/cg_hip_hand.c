@@ -4,10 +4,13 @@
  *
  * The runtime's identity for the quirks file (cg_layer_identify, docs/quirks.md). HIP initializes
  * itself at whatever call comes first, and programs rarely call hipInit (PyTorch starts with
- * hipGetDeviceCount): so hipInit and hipGetDeviceCount ask for the probe once they succeeded, and the
- * module loads, the entry points HIP's quirks serialize, ask before their guarded call, so a program
- * whose first call is a load still gets the fix. The runtime runs the probe once per process and only
- * when the quirks file has a HIP quirk; every later call costs one atomic load more.
+ * hipGetDeviceCount): so hipInit, hipGetDeviceCount and the module loads ask for the probe before their
+ * guarded call. A program whose first call is a load still gets the fix of a load quirk; and the
+ * probe's hipDriverGetVersion, which initializes HIP, is then the process's first HIP call, made by one
+ * thread under the runtime's probe lock while other threads' first hipInit or hipGetDeviceCount wait
+ * for it (the first-call bug of rocm-systems#10196, apis/quirks.ini). The runtime runs the probe once
+ * per process and only when the quirks file has a HIP quirk; every later call costs one atomic load
+ * more.
  *
  * What HIP says of itself: hipDriverGetVersion (HIP_VERSION: major * 10000000 + minor * 100000 +
  * patch, 50221153 for ROCm 5.2.3's runtime), written "5.2.21153"; the first device's name
@@ -36,16 +39,14 @@ static unsigned cgl_hip_probe(cg_layer *l, cg_identity *ids, unsigned max)
 
 CG_EXPORT hipError_t hipInit(unsigned int flags)
 {
-    hipError_t r = cgl_guarded_hipInit(flags);
-    if (r == hipSuccess) cg_layer_identify(&cgl_layer, cgl_hip_probe);
-    return r;
+    cg_layer_identify(&cgl_layer, cgl_hip_probe);
+    return cgl_guarded_hipInit(flags);
 }
 
 CG_EXPORT hipError_t hipGetDeviceCount(int *count)
 {
-    hipError_t r = cgl_guarded_hipGetDeviceCount(count);
-    if (r == hipSuccess) cg_layer_identify(&cgl_layer, cgl_hip_probe);
-    return r;
+    cg_layer_identify(&cgl_layer, cgl_hip_probe);
+    return cgl_guarded_hipGetDeviceCount(count);
 }
 
 CG_EXPORT hipError_t hipModuleLoad(hipModule_t *module, const char *fname)
