@@ -22,6 +22,7 @@ if not listing():
     TMP = tempfile.mkdtemp(prefix="cgclcli-")
 LONG_WAIT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cl_long_wait.py")
 PY = "/usr/bin/python3"
+SHIPPED_QUIRKS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "apis", "quirks.ini")
 
 
 def run(args, env=None):
@@ -179,10 +180,34 @@ def run_quirk_matching_pocl_serializes_its_builds():
     quirk_applied_checks(m)
     b = site(m, "clBuildProgram")
     check(b["calls"] >= 1 and b["policy"]["serialize"] == "poclq", "the quirk serialized the builds: %s" % b)
-    # without the file, the shipped quirks leave PoCL alone
+    # without the file, the shipped quirks leave PoCL's builds alone (only PoCL's user-event bug matches)
     r, rep = guarded([py, PYJOB])
     m = [p for p in rep["processes"] if PYJOB in p["command"]][0]
-    check(m["quirks"] == [] and site(m, "clBuildProgram")["policy"]["serialize"] is None, m["quirks"])
+    check([q["name"] for q in m["quirks"]] == ["pocl-2216-clSetUserEventStatus"] and
+          site(m, "clBuildProgram")["policy"]["serialize"] is None, m["quirks"])
+
+
+def run_quirk_pocl_user_events_failed_at_once_finish_their_waiter_once():
+    """pocl PR #2216 on Debian's PoCL 3.1 (inside the shipped entry's 0 .. 7.1): two threads set the two
+    user events one read waits on to an error at once; PoCL finishes the read twice now and then and
+    aborts (an assertion; plainly about 1 run in 2 of 500 rounds here). With the shipped quirks file the
+    entry matches PoCL's CL_DRIVER_VERSION and serializes clSetUserEventStatus: every round ends."""
+    race = os.environ["CL_USER_EVENT_RACE"]
+    for _ in range(2):
+        r, rep = guarded([race, "1500"])
+        check(r.returncode == 0 and "rounds: 1500" in r.stdout, "every round ended: %s %s" % (r.returncode, r.stderr))
+    p = rep["processes"][0]
+    q = [x for x in p["quirks"] if x["name"] == "pocl-2216-clSetUserEventStatus"]
+    check(len(q) == 1 and q[0]["applied"] and q[0]["matched"]["driver"] == "Portable Computing Language",
+          "the PoCL entry matched and applied: %s" % p["quirks"])
+    s = site(p, "clSetUserEventStatus")
+    check(s["calls"] == 3000 and s["policy"]["serialize"] == "pocl-user-event", "serialized: %s" % s)
+    # outside the entry's versions (a file whose range ends below 3.1), nothing is serialized
+    path = quirks_file(open(SHIPPED_QUIRKS).read().replace("versions  = 0 .. 7.1", "versions  = 0 .. 3.0"))
+    r, rep = guarded([race, "1"], "--quirks", path)
+    p = rep["processes"][0]
+    check(r.returncode == 0 and not [x for x in p["quirks"] if x["name"].startswith("pocl-2216")] and
+          site(p, "clSetUserEventStatus")["policy"]["serialize"] is None, "no match below 3.1: %s" % p["quirks"])
 
 
 def run_quirk_reaches_a_program_that_dlopens_libopencl():
@@ -289,6 +314,80 @@ def run_peaks_pocl_builds_at_once_advise_the_igc_fix():
     b = site(rep["processes"][0], "clBuildProgram")
     check(b["peak_inside"] == 1 and b["peak_waiting"] >= 1, b)
     check(rep["advice"] == [], rep["advice"])
+
+
+ONCE_AND_ADVICE = """; a quirk of first calls and advice-only quirks, keyed on PoCL (docs/quirks.md)
+[quirk:pocl-once]
+api       = cl
+driver    = Portable Computing Language
+versions  = 1 .. 99
+serialize = clBuildProgram
+domain    = pocl-once
+scope     = once
+source    = https://example.org/pocl-once
+why       = a test quirk of first calls
+
+[quirk:pocl-advice]
+api       = cl
+driver    = Portable Computing Language
+versions  = 1 .. 99
+serialize = clBuildProgram
+advice    = build each program once, before the threads start
+source    = https://example.org/pocl-advice
+why       = a test quirk no lock fixes
+
+[quirk:pocl-advice-old]
+api       = cl
+driver    = Portable Computing Language
+versions  = 0 .. 0.9
+serialize = clBuildProgram
+advice    = never shown
+source    = https://example.org/pocl-advice-old
+why       = a test quirk no PoCL this side of 1.0 matches
+"""
+
+
+def run_quirk_scope_once_and_advice_only_quirks_on_pocl():
+    """A quirk with scope = once serializes its entry point with that scope (the report's policy says
+    once); an advice-only quirk serializes nothing, is reported as matched and not applied ("advice
+    only: ..."), and with 8 PoCL builds at once its advice says what to do instead of a fix, in the
+    JSON and in `callguard report --advice`; one outside PoCL's version does not match."""
+    prog, spy = os.environ["CL_PROGRAM"], os.environ["CL_SPY"]
+    r, rep = guarded([prog, "race", "8"], "--quirks", quirks_file(ONCE_AND_ADVICE), env={"LD_PRELOAD": spy})
+    check(r.returncode == 0 and "builds=8 failed=0" in r.stdout, r.stdout + r.stderr)
+    p = rep["processes"][0]
+    q = {x["name"]: x for x in p["quirks"]}
+    check(sorted(q) == ["pocl-advice", "pocl-once"], "the two in PoCL's range matched: %s" % p["quirks"])
+    check(q["pocl-once"]["applied"] is True, q["pocl-once"])
+    check(q["pocl-advice"]["applied"] is False and
+          q["pocl-advice"]["not_applied"] == "advice only: build each program once, before the threads start",
+          q["pocl-advice"])
+    b = site(p, "clBuildProgram")
+    check(b["policy"]["serialize"] == "pocl-once" and b["policy"]["scope"] == "once", b["policy"])
+    check("quirk" not in r.stderr, "an advice-only quirk is no failure to apply: %r" % r.stderr)
+
+    # the advice-only quirk alone: the builds are not serialized, 8 are inside at once
+    path = quirks_file(ONCE_AND_ADVICE.split("[quirk:pocl-advice]")[0].replace("[quirk:pocl-once]", "[quirk:x]")
+                       .replace("scope     = once\n", "").replace("1 .. 99", "0 .. 0.9") +
+                       "[quirk:pocl-advice]" + ONCE_AND_ADVICE.split("[quirk:pocl-advice]")[1])
+    r, rep = guarded([prog, "race", "8"], "--quirks", path, env={"LD_PRELOAD": spy})
+    check(r.returncode == 0 and "builds=8 failed=0" in r.stdout, r.stdout + r.stderr)
+    check(site(rep["processes"][0], "clBuildProgram")["policy"]["serialize"] is None, "nothing serialized")
+    a = [x for x in rep["advice"] if x["quirk"] == "pocl-advice"]
+    check(len(a) == 1 and a[0]["fix"] is None and a[0]["advice"] == "build each program once, before the threads "
+          "start" and a[0]["affects_this_run"] is True and a[0]["peak_inside"] >= 2, rep["advice"])
+    old = [x for x in rep["advice"] if x["quirk"] == "pocl-advice-old"]
+    check(len(old) == 1 and old[0]["affects_this_run"] is False and
+          [q["name"] for q in rep["processes"][0]["quirks"]] == ["pocl-advice"],
+          "outside its versions: advice as another driver's bug, no match: %s" % old)
+    # `callguard report --advice` reads the shipped file: its advice-only OpenVINO entry, in full
+    saved = os.path.join(TMP, "advice.json")
+    with open(saved, "w") as f:
+        json.dump(rep, f)
+    t = run([CG, "report", "--advice", saved])
+    said = " ".join(t.stdout.split())
+    check(t.returncode == 0 and "known bug openvino-38235-igc-compile breaks on cl drivers" in said and
+          "do: a guess, not a known fix: try callguard run --serialize" in said, t.stdout + t.stderr)
 
 
 def tmux(sock, *args):

@@ -201,6 +201,41 @@ def cuda_callguard_run_serializes_a_program_linked_to_the_driver():
     check(rows.get("cuModuleLoadData") == 16 and rows.get("cuCtxCreate") == 1, "counted: %s" % rows)
 
 
+def cuda_shipped_quirks_match_the_driver_versions_they_name():
+    """The layer's probe reads cuDriverGetVersion after cuInit (the stand-in's CGCUDA_DRIVER_VERSION) and the
+    driver's release from libcuda's file name. cuda-tile#23's entry (CUDA 13.2, libcuda.so.595.84) matches
+    13.2 with a file named libcuda.so.595.84 (and one whose name has no version: the driver decides) and
+    serializes the module loads, so the compile race loads every module; 13.0, or 13.2 with libcuda.so.595.80,
+    match it not. The advice-only entry of NVIDIA bug 5570902 (every driver) matches each, serializing
+    nothing."""
+    shutil = __import__("shutil")
+    tile, ipc = "cuda-tile-cuModuleUnload", "cuda-5570902-ipc-import-twice"
+    path = os.path.join(TMP, "shipped.json")
+    for release, version, expect in ((None, "13020", {tile, ipc}), ("595.84", "13020", {tile, ipc}),
+                                     ("595.80", "13020", {ipc}), (None, "13000", {ipc})):
+        driver = E["CG_STANDIN"]
+        if release:
+            folder = tempfile.mkdtemp(prefix="drv-", dir=TMP)
+            shutil.copy(driver, os.path.join(folder, "libcuda.so." + release))
+            os.symlink("libcuda.so." + release, os.path.join(folder, "libcuda.so.1"))
+            driver = os.path.join(folder, "libcuda.so.1")
+        env = dict(CALLGUARD_CUDA_LIBRARY=driver, CGCUDA_DRIVER_VERSION=version, CGCUDA_COMPILE_MS="20",
+                   CGCUDA_COMPILER_RACE="abort" if tile in expect else "off")
+        r = run([E["CG_CLI"], "run", "--api", "cuda", "--report", path, "--", E["CG_RACE"], driver], env)
+        what = "%s %s" % (release, version)
+        check(r.returncode == 0 and "loaded 16 modules" in r.stdout, "%s: the program ran" % what, r)
+        with open(path) as f:
+            p = json.load(f)["processes"][0]
+        q = {x["name"]: x for x in p.get("quirks", [])}
+        check(set(q) == expect, "%s: the entries matched: %s" % (what, sorted(q)))
+        check(q[ipc]["applied"] is False and q[ipc]["not_applied"].startswith("advice only: import each IPC"), q[ipc])
+        load = next(s for s in p["sites"] if s["name"] == "cuModuleLoadData")["policy"]["serialize"]
+        check(load == ("cuda-module" if tile in expect else None), "%s: cuModuleLoadData serialized %s" % (what, load))
+        if tile in expect:
+            check(q[tile]["applied"] and q[tile]["matched"]["version"] == "13.2", q[tile])
+            check(not release or q[tile]["matched"]["library"] == "libcuda.so." + release, q[tile])
+            check("at most 1 threads inside" in r.stdout, "the loads one at a time", r)
+
 def cuda_callguard_run_event_query_not_ready_is_a_state():
     """A program polls cuEventQuery and cuStreamQuery until a 200 ms kernel is done: each CUDA_ERROR_NOT_READY
     is a state (apis/cuda.ini declares it for these two), so the report counts no error for the polls and names

@@ -166,6 +166,31 @@ def hip_standin_first_call_race_crashes_plain_and_not_gated_by_hipinit_once():
           "the other calls are not serialized: %s" % other)
 
 
+def hip_shipped_quirks_match_the_runtime_versions_they_name():
+    """The shipped HIP entries against the stand-in's HIP_VERSION (CGHIP_DRIVER_VERSION): 6.4 is inside
+    ROCm/hip#3900's (hipStreamDestroy serialized) and rocm-systems#10196's 6.2 and later (the usual first
+    calls serialized with scope once, hipSetDevice among them); 6.1 is inside neither; 7.2 inside the
+    first-call one and the ROCm 7.2 load one; Debian's real 5.2.21153 inside none of them."""
+    path = os.path.join(TMP, "shipped.json")
+    first, destroy, load = "rocprofiler-register-first-hip-call", "hip-3900-hipStreamDestroy", "rocm-7.2.3-hipModuleLoad"
+    for version, expect in (("60405000", {first, destroy}), ("60100000", set()), ("70251234", {first, load})):
+        r = run([E["CG_CLI"], "run", "--api", "hip", "--report", path, "--", E["CG_RACE"]],
+                standin_env(CGHIP_DRIVER_VERSION=version))
+        check(r.returncode == 0 and "loaded 16 modules" in r.stdout, "HIP_VERSION %s: the program ran" % version, r)
+        with open(path) as f:
+            p = json.load(f)["processes"][0]
+        q = {x["name"]: x for x in p.get("quirks", [])}
+        check(set(q) == expect and all(x["applied"] for x in q.values()), "HIP_VERSION %s: %s" % (version, q))
+        policy = next(s for s in p["sites"] if s["name"] == "hipSetDevice")["policy"]
+        want = ("hip-first-call", "once") if first in expect else (None, "process")
+        check((policy["serialize"], policy["scope"]) == want, "HIP_VERSION %s: hipSetDevice %s" % (version, policy))
+    if "CG_ANSWERS_DLOPEN" in E:
+        r = run([E["CG_CLI"], "run", "--api", "hip", "--report", path, "--", E["CG_ANSWERS_DLOPEN"],
+                 "libamdhip64.so.5"])
+        with open(path) as f:
+            q = [x["name"] for p in json.load(f)["processes"] for x in p.get("quirks", [])]
+        check(r.returncode == 0 and q == [], "Debian's 5.2.21153: no shipped entry matches: %s" % q)
+
 # A Python thread waits about a second in hipStreamSynchronize through ctypes.PyDLL (which keeps the GIL for
 # the whole call) on a kernel the stand-in runs for CGHIP_KERNEL_MS, while the main thread ticks every
 # millisecond; the child prints the longest pause the main thread saw and the wait, in milliseconds. It opens
