@@ -11,6 +11,9 @@
 #  - mpi4py 4 and PyOpenCL's wheel, the PyPI clients of tests/clients/test_clients.py (each compared plainly and
 #    under `callguard run`): mpi4py's wheel against Debian's Open MPI, PyOpenCL's with its own ICD loader
 #    (docs/development.md, "Real clients from PyPI"). About 40 MB with numpy, a few seconds.
+#  - NCCL (nvidia-nccl-cu12): its nccl.h is the header the NCCL layer is generated from (tests/gen/layers.txt) and
+#    built with, and its libnccl.so.2 the real library of tests/nccl. build-venv/nccl is made a link to the
+#    package's folder (include/, lib/), so neither names the venv's Python version. About 220 MB, a few seconds.
 # Needs python3-venv (scripts/setup-debian.sh installs it, then runs this) and PyPI.
 # Usage: scripts/setup-venv.sh [DIR]   (default: build-venv in the source tree). Installs only what DIR lacks.
 set -eu
@@ -20,6 +23,8 @@ venv=${1:-build-venv}
 cuda_pkgs="cuda-bindings==13.5.0"
 intel_pkgs="intel-opencl-rt==2026.2.0 intel-cmplr-lib-rt==2026.2.0"
 client_pkgs="mpi4py==4.1.2 pyopencl==2026.1.4"
+# NCCL 2.32.3: apis/nccl.ini and the committed layer src/layers/nccl were made from its nccl.h.
+nccl_pkgs="nvidia-nccl-cu12==2.32.3"
 [ -x "$venv/bin/python" ] || /usr/bin/python3 -m venv "$venv"
 pip() { "$venv/bin/python" -m pip install --disable-pip-version-check -q "$@"; }
 
@@ -37,6 +42,18 @@ if "$venv/bin/python" -c "import mpi4py, pyopencl; assert mpi4py.__version__ == 
 else
     # shellcheck disable=SC2086
     pip --only-binary :all: $client_pkgs
+fi
+
+if [ -f "$venv/nccl/include/nccl.h" ] && grep -q "define NCCL_MINOR 32$" "$venv/nccl/include/nccl.h"; then
+    echo "setup-venv: $venv has NCCL 2.32 already"
+else
+    # shellcheck disable=SC2086
+    pip --only-binary :all: $nccl_pkgs
+    # The package's folder, relative to the venv (lib/python3.N/site-packages/nvidia/nccl).
+    nccl=$("$venv/bin/python" -c "import nvidia.nccl, os, sys; print(os.path.relpath(list(nvidia.nccl.__path__)[0], sys.prefix))")
+    [ -f "$venv/$nccl/include/nccl.h" ] && [ -f "$venv/$nccl/lib/libnccl.so.2" ] ||
+        { echo "setup-venv: $nccl_pkgs has no include/nccl.h and lib/libnccl.so.2 in $venv" >&2; exit 1; }
+    ln -sfn "$nccl" "$venv/nccl"
 fi
 
 lib=$venv/lib
@@ -59,4 +76,4 @@ else
     missing=$(ldd "$lib/libintelocl.so" | grep "not found" || true)
     [ -z "$missing" ] || { echo "setup-venv: libintelocl.so lacks libraries in $venv: $missing" >&2; exit 1; }
 fi
-echo "setup-venv: $venv ready ($cuda_pkgs $intel_pkgs $client_pkgs)"
+echo "setup-venv: $venv ready ($cuda_pkgs $intel_pkgs $client_pkgs $nccl_pkgs)"

@@ -43,12 +43,15 @@ static void emit_defines(FILE *out, const policy *p)
         if (!*name) continue;
         const char *eq = strchr(name, '=');
         int len = eq ? (int)(eq - name) : (int)strlen(name);
+        /* A function-like macro (NCCL's ncclGroupEnd(...)=ncclGroupEnd(void)): #ifndef takes its name alone. */
+        const char *paren = memchr(name, '(', (size_t)len);
+        int idlen = paren ? (int)(paren - name) : len;
         if (!any) fputs("/* From the policy's cflags: the header must read as it did for the generator. */\n", out);
         any = 1;
         if (undef)
             fprintf(out, "#undef %.*s\n", len, name);
         else
-            fprintf(out, "#ifndef %.*s\n#define %.*s %s\n#endif\n", len, name, len, name, eq ? eq + 1 : "1");
+            fprintf(out, "#ifndef %.*s\n#define %.*s %s\n#endif\n", idlen, name, len, name, eq ? eq + 1 : "1");
     }
     if (any) fputc('\n', out);
 }

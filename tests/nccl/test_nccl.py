@@ -1,0 +1,133 @@
+"""Tests of the NCCL layer (libcallguard_nccl.so) on PyPI's real libnccl.so.2 (nvidia-nccl-cu12 2.32.3), without a GPU.
+
+Run: test_nccl.py TEST (or --list), with the paths in the environment (tests/nccl/CMakeLists.txt sets them):
+CG_CLI (callguard), CG_LAYER (the layer), CG_ANSWERS / CG_ANSWERS_DLOPEN (answers.c linked to libnccl.so.2, and
+opening it by soname), CG_NCCL_LIB (the real library), CG_CC, CG_NCCL_INCLUDE and CG_CUDA_INCLUDE (to read the
+header as the generator does). Each test is a function named for the behaviour it checks.
+"""
+import json
+import os
+import re
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from layertest import E, check, main, report, run, sites  # noqa: E402  (tests/layertest.py)
+
+TMP = tempfile.mkdtemp(prefix="cgnccl-")
+# What answers.c calls, once each: every one works, or fails the way it does plainly, without a GPU.
+CALLS = ["ncclGetVersion", "ncclGetErrorString", "ncclGetUniqueId", "ncclCommInitRank", "ncclGetLastError",
+         "ncclGroupStart", "ncclGroupEnd", "ncclAllReduce", "ncclCommDestroy"]
+
+
+def answers(var):
+    """answers.c linked to the real library (CG_ANSWERS) or opening it by soname (CG_ANSWERS_DLOPEN): built only
+    where the build found libnccl.so.2 beside nccl.h; the test is skipped elsewhere."""
+    if var not in E:
+        print("SKIP: no %s: the build found no libnccl.so.2 beside nccl.h (scripts/setup-venv.sh)" % var)
+        sys.exit(77)
+    return E[var]
+
+
+def answers_alike(prog, env=None):
+    """prog's answers plainly and under callguard run are the same, each call counted once, and its results
+    named from ncclResult_t. Returns the report's path."""
+    plain = run(prog, env)
+    check(plain.returncode == 0, "the program ran plainly", plain)
+    # PyPI's 2.32.3 without a GPU: its version, a unique id, and init failing on CUDA.
+    check("ncclGetVersion 0 23203\n" in plain.stdout, "NCCL 2.32.3 answered its version", plain)
+    check("ncclGetUniqueId 0\n" in plain.stdout, "a unique id without a GPU", plain)
+    check(re.search(r"^ncclCommInitRank [1-9]", plain.stdout, re.M), "init fails without a GPU", plain)
+    path = os.path.join(TMP, "answers.json")
+    guarded = run([E["CG_CLI"], "run", "--api", "nccl", "--report", path, "--"] + prog, env)
+    check(guarded.returncode == 0, "the program ran under callguard run", guarded)
+    check(guarded.stdout == plain.stdout, "the same answers:\n%s-- plain:\n%s" % (guarded.stdout, plain.stdout))
+    rows = report(path)
+    check({n: rows.get(n) for n in CALLS} == {n: 1 for n in CALLS}, "each call counted once: %s" % rows)
+    init = int(re.search(r"^ncclCommInitRank (\d+)", plain.stdout, re.M).group(1))
+    named = {"ncclCommInitRank": (init, {1: "ncclUnhandledCudaError", 2: "ncclSystemError"}.get(init)),
+             "ncclAllReduce": (4, "ncclInvalidArgument")}
+    for name, (code, rname) in named.items():
+        res = [r for s in sites(path, name) for r in s["results"]]
+        check([(r["code"], r["name"], r["kind"]) for r in res] == [(code, rname, "error")],
+              "%s's result %d named %s: %s" % (name, code, rname, res))
+    return path
+
+
+def nccl_real_library_answers_alike_linked_plain_and_under_callguard_run():
+    """A program linked to libnccl.so.2 (found through its run path): reached under callguard run by the
+    preloaded layer, and by the shim the run's library path puts before its run path."""
+    answers_alike([answers("CG_ANSWERS")])
+
+
+def nccl_real_library_answers_alike_dlopened_plain_and_under_callguard_run():
+    """A program that dlopens libnccl.so.2 and dlsyms each name, as CuPy's and PyTorch's loaders do: only the
+    soname shim reaches it (a dlsym on the library's handle never meets the preloaded layer), so its calls are
+    counted only through the shim. Plainly the library is found on LD_LIBRARY_PATH, where a job's environment
+    puts it."""
+    lib = os.path.dirname(answers("CG_NCCL_LIB"))
+    answers_alike([answers("CG_ANSWERS_DLOPEN"), "libnccl.so.2"], {"LD_LIBRARY_PATH": lib})
+
+
+def nccl_results_and_collectives_are_marked_in_the_report():
+    """The report marks the collectives (ncclAllReduce, ncclCommInitRank, ncclCommDestroy) collective, for the
+    view across ranks, and not the others (ncclGetVersion, ncclGroupEnd)."""
+    path = answers_alike([answers("CG_ANSWERS")])
+    for name, want in (("ncclAllReduce", True), ("ncclCommInitRank", True), ("ncclCommDestroy", True),
+                       ("ncclGetVersion", False), ("ncclGroupEnd", False), ("ncclGetUniqueId", False)):
+        got = [bool(s["policy"].get("collective")) for s in sites(path, name)]
+        check(got == [want], "%s collective: %s, want %s" % (name, got, want))
+
+
+def declared_functions():
+    """The nccl* functions nccl.h declares, read from the preprocessed header with the policy's flags."""
+    src = os.path.join(TMP, "h.c")
+    with open(src, "w") as f:
+        f.write("#include <nccl.h>\n")
+    pp = run([E["CG_CC"], "-E", "-I", E["CG_NCCL_INCLUDE"], "-I", E["CG_CUDA_INCLUDE"], src])
+    check(pp.returncode == 0, "the header preprocesses", pp)
+    return set(re.findall(r"^[A-Za-z_][\w \t*]*?\b(nccl\w*)\s*\(", pp.stdout, re.M))
+
+
+def nccl_list_names_every_function_of_the_header():
+    """`callguard list nccl` has a row for every nccl* function nccl.h declares (ncclGroupStart() and
+    ncclGroupEnd() included, declared without a prototype), and none the header lacks."""
+    declared = declared_functions()
+    check(len(declared) >= 70 and "ncclGroupEnd" in declared, "the header's functions were found: %d" % len(declared))
+    r = run([E["CG_CLI"], "list", "nccl"])
+    check(r.returncode == 0, "callguard list nccl", r)
+    listed = set(re.findall(r"^(nccl\w*)", r.stdout, re.M))
+    check(declared == listed, "missing from the list: %s; not in the header: %s"
+          % (sorted(declared - listed), sorted(listed - declared)))
+
+
+def exports(path):
+    r = run(["nm", "-D", "--defined-only", path])
+    check(r.returncode == 0, "nm reads %s" % path, r)
+    return {line.split()[-1] for line in r.stdout.splitlines() if line.split()[-1:] and line.split()[-1][0] != "_"
+            and "nccl" in line.split()[-1]}
+
+
+def nccl_layer_exports_every_name_the_real_library_exports():
+    """The layer can stand in for libnccl.so.2: it exports each nccl* and pnccl* name the real library
+    exports (guarded or forwarded: apis/nccl.exports), and no other."""
+    real, layer = exports(answers("CG_NCCL_LIB")), exports(E["CG_LAYER"])
+    check(len(real) > 150, "the real library's names: %d" % len(real))
+    check(real == layer, "only the library's: %s; only the layer's: %s" % (sorted(real - layer), sorted(layer - real)))
+
+
+def nccl_blocking_sites_are_listed_with_their_reasons():
+    """callguard list marks the calls that wait for other ranks blocking, with a reason, and not the queries."""
+    r = run([E["CG_CLI"], "list", "nccl"])
+    check(r.returncode == 0, "callguard list nccl", r)
+    rows = {m.group(1): m.group(2).strip() for m in re.finditer(r"^(nccl\w*)(?: \(as \w+\))?\s+\S+\s+\S+\s+\S+\s+(.*)$",
+                                                               r.stdout, re.M)}
+    for name in ("ncclCommInitRank", "ncclCommInitRankConfig", "ncclCommInitAll", "ncclCommFinalize",
+                 "ncclCommDestroy", "ncclCommAbort", "ncclGroupEnd", "ncclAllReduce", "ncclSend"):
+        check(rows.get(name, "-") != "-", "%s blocking with a reason: %r" % (name, rows.get(name)))
+    for name in ("ncclGetVersion", "ncclCommCount", "ncclGetErrorString", "ncclGroupStart"):
+        check(rows.get(name) == "-", "%s not blocking: %r" % (name, rows.get(name)))
+
+
+if __name__ == "__main__":
+    main()
