@@ -129,5 +129,66 @@ def nccl_blocking_sites_are_listed_with_their_reasons():
         check(rows.get(name) == "-", "%s not blocking: %r" % (name, rows.get(name)))
 
 
+# ---- a job's ranks compared (crafted per-rank reports: two GPUs are not lent here) ---------------------------
+def rank_report(rank, allreduces, stuck_in):
+    """Rank `rank`'s report of a PyTorch job as `callguard run --report DIR/` writes it: its NCCL rows
+    (ncclAllReduce collective, as the layer's policy marks it), ended by SIGTERM inside `stuck_in`."""
+    def row(name, calls, collective):
+        return {"api": "nccl", "name": name, "calls": calls, "total_ns": 1000 * calls, "max_ns": 1000,
+                "peak_inside": 1, "peak_waiting": 0,
+                "policy": {"transition": "always", "blocking": True, "serialize": None, "scope": "process",
+                           "collective": collective}}
+    sites = [row("ncclCommInitRank", 1, True), row("ncclAllReduce", allreduces, True), row("ncclSend", rank, False)]
+    api, name = stuck_in
+    return {"pid": 4000 + rank, "ppid": 1, "host": "gpu-node", "rank": rank, "local_rank": rank,
+            "command": "python3 job.py", "exit": {"state": "signaled", "signal": 15}, "stalls": [], "sites": sites,
+            "in_flight": [{"api": api, "name": name, "tid": 4000 + rank, "thread": "python3", "state": "inside",
+                           "entered_ns": 5}]}
+
+
+def merged(counts, stuck):
+    """The merged view of one report per rank (rank r made counts[r] all-reduces, stuck[r] its call in flight),
+    in a folder as `callguard run --report DIR/` leaves them: across_ranks' sites by name, and the text."""
+    folder = tempfile.mkdtemp(prefix="job-", dir=TMP)
+    for rank, n in enumerate(counts):
+        with open(os.path.join(folder, "callguard-gpu-node-rank%d-pid%d.json" % (rank, 4000 + rank)), "w") as f:
+            json.dump({"schema": "callguard-report", "version": 1,
+                       "processes": [rank_report(rank, n, stuck[rank])]}, f)
+    out = os.path.join(TMP, "job.json")
+    r = run([E["CG_CLI"], "report", "--json", out, folder + "/"])
+    check(r.returncode == 0, "merged", r)
+    sites_ = {x["name"]: x for x in json.load(open(out))["across_ranks"]["sites"]}
+    check(not sites_["ncclSend"].get("collective") and "out_of_step" not in sites_["ncclSend"],
+          "ncclSend is not compared: %s" % sites_["ncclSend"])
+    text = run([E["CG_CLI"], "report", folder + "/"])
+    check(text.returncode == 0 and "ncclSend calls" not in text.stdout, "nothing said of ncclSend", text)
+    return sites_, text.stdout
+
+
+SYNC, DESTROY = ("cuda", "cuStreamSynchronize"), ("nccl", "ncclCommDestroy")
+
+
+def nccl_job_where_one_rank_skipped_an_allreduce_names_that_rank_and_the_difference():
+    """Rank 1 of 4 skipped one all_reduce: the others wait in cuStreamSynchronize behind the all-reduce it never
+    joins, rank 1 in ncclCommDestroy at teardown. The merged view names rank 1, its 9 calls and the usual 10,
+    in JSON (across_ranks) and in the summary; ncclSend, not collective, differs without a word."""
+    sites_, text = merged([10, 9, 10, 10], [SYNC, DESTROY, SYNC, SYNC])
+    ar = sites_["ncclAllReduce"]
+    check(ar.get("collective") and ar["usual_calls"] == 10 and ar["ranks_out_of_step"] == 1 and
+          [(o["rank"], o["calls"]) for o in ar["out_of_step"]] == [(1, 9)], "ncclAllReduce across ranks: %s" % ar)
+    check("rank 1 made 9 ncclAllReduce calls, the others 10 (a collective" in text, "the summary:\n" + text)
+
+
+def nccl_two_rank_job_out_of_step_states_both_counts():
+    """Two ranks, rank 1 one all-reduce short: two counts, one rank each, so nothing says which rank is odd;
+    the view takes the lower count as the usual one (its rule for a tie) and names rank 0 with 10, the others
+    9: the difference and both ranks' counts are stated."""
+    sites_, text = merged([10, 9], [SYNC, DESTROY])
+    ar = sites_["ncclAllReduce"]
+    check(ar.get("collective") and ar["usual_calls"] == 9 and [(o["rank"], o["calls"]) for o in ar["out_of_step"]]
+          == [(0, 10)], "ncclAllReduce across ranks: %s" % ar)
+    check("rank 0 made 10 ncclAllReduce calls, the others 9 (a collective" in text, "the summary:\n" + text)
+
+
 if __name__ == "__main__":
     main()
