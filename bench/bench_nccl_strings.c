@@ -21,9 +21,11 @@ int main(int argc, char **argv)
     double best_s = 1e300, best_l = 1e300;
     for (int round = 0; round < 7; round++) {
         double t0 = now_ns();
-        for (long i = 0; i < n; i++) sink += (size_t)ncclGetErrorString((ncclResult_t)(i & 7));
+        for (long i = 0; i < n; i++)
+            sink += (size_t)ncclGetErrorString((ncclResult_t)(i & 7));
         double t1 = now_ns();
-        for (long i = 0; i < n; i++) sink += (size_t)ncclGetLastError(NULL);
+        for (long i = 0; i < n; i++)
+            sink += (size_t)ncclGetLastError(NULL);
         double t2 = now_ns();
         if ((t1 - t0) / n < best_s) best_s = (t1 - t0) / n;
         if ((t2 - t1) / n < best_l) best_l = (t2 - t1) / n;

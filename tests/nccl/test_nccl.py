@@ -56,8 +56,11 @@ def answers_alike(prog, env=None):
 
 def nccl_real_library_answers_alike_linked_plain_and_under_callguard_run():
     """A program linked to libnccl.so.2 (found through its run path): reached under callguard run by the
-    preloaded layer, and by the shim the run's library path puts before its run path."""
-    answers_alike([answers("CG_ANSWERS")])
+    preloaded layer, and by the shim the run's library path puts before its run path. CALLGUARD_NCCL_LIBRARY
+    names the library the run path finds: else the run would link the shim to the first libnccl.so.2 of the
+    loader's own search (here the CUDA toolkit's 2.28.9, in the ld.so cache), and the program would get that
+    one (docs/nccl.md, "Which NCCL a run gets")."""
+    answers_alike([answers("CG_ANSWERS")], {"CALLGUARD_NCCL_LIBRARY": answers("CG_NCCL_LIB")})
 
 
 def nccl_real_library_answers_alike_dlopened_plain_and_under_callguard_run():
@@ -72,7 +75,7 @@ def nccl_real_library_answers_alike_dlopened_plain_and_under_callguard_run():
 def nccl_results_and_collectives_are_marked_in_the_report():
     """The report marks the collectives (ncclAllReduce, ncclCommInitRank, ncclCommDestroy) collective, for the
     view across ranks, and not the others (ncclGetVersion, ncclGroupEnd)."""
-    path = answers_alike([answers("CG_ANSWERS")])
+    path = answers_alike([answers("CG_ANSWERS")], {"CALLGUARD_NCCL_LIBRARY": answers("CG_NCCL_LIB")})
     for name, want in (("ncclAllReduce", True), ("ncclCommInitRank", True), ("ncclCommDestroy", True),
                        ("ncclGetVersion", False), ("ncclGroupEnd", False), ("ncclGetUniqueId", False)):
         got = [bool(s["policy"].get("collective")) for s in sites(path, name)]
