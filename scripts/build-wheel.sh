@@ -98,6 +98,13 @@ for name in $apis; do
         if ! usual_dir "$h" >/dev/null; then
             for d in $own; do [ -e "$d/$h" ] && continue 2; done
         fi
+        # In a relative folder of the API's own (NCCL's build-venv/nccl/include, a PyPI package's) and in a
+        # usual one too: the API's own copy, the one its layer was generated from (the CUDA toolkit's
+        # /usr/local/include/nccl.h is an older NCCL's), and the build sees no sdist's build-venv.
+        for d in $own; do
+            case $d in /*) continue ;; esac
+            [ -f "$src/$d/$h" ] && [ ! -e "$inc/$h" ] && { cp "$src/$d/$h" "$inc/$h"; continue 2; }
+        done
         copy_header "$h" "apis/$name.ini"
     done
 done
