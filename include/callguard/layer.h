@@ -609,6 +609,16 @@ void *cg_wrapper_by_name(const cg_layer *layer, const char *name);
  * NULL for NULL. */
 void *cg_wrapper_by_address(const cg_layer *layer, void *real);
 
+/* A report row of its own for one instance of a site's calls, beside the site's row: NCCL's collectives on one
+ * communicator (docs/nccl.md). The row is named "NAME@TAG" (NAME the site's, or its base's for a variant), in the
+ * site's API, with the site's policy (a collective's row is compared across the ranks that have it); made on
+ * first use, under a lock: a hand-written wrapper asks once per instance and keeps the answer. NULL when the
+ * name would be longer than a row's name or the process's rows ran out: such calls are counted only in the
+ * site's row. cg_row_count adds one call (and one error when failed) to such a row while statistics are on;
+ * NULL is ignored. */
+struct cg_counters *cg_site_row(cg_site *site, const char *tag);
+void cg_row_count(struct cg_counters *row, int failed);
+
 /* Driver identity (docs/quirks.md). The quirks file keys known driver bugs
  * on what an API says about its driver; only the layer knows how to ask, so
  * a layer that has quirks to match carries a hand-written probe, and its

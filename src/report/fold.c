@@ -215,7 +215,10 @@ void cgi_fold(cgi_report_writer *w, const cgi_stats_region *r)
         if (cgi_ctr_calls(&rec->c) == 0) continue;
         size_t ix;
         cgi_row *row = cgi_row_of(w, rec, &ix);
-        if (!row || (rank != CGI_RANKS_NONE && cgi_ranks_site(w->ranks, rank, ix, &rec->c) != 0)) {
+        /* A row of one communicator ("NAME@ID") is compared among the ranks that have it. */
+        if (!row || (rank != CGI_RANKS_NONE &&
+                     (cgi_ranks_site(w->ranks, rank, ix, &rec->c) != 0 ||
+                      (memchr(rec->name, '@', sizeof rec->name) && cgi_ranks_members_only(w->ranks, ix) != 0)))) {
             w->oom = 1;
             break;
         }

@@ -25,6 +25,7 @@ typedef struct cgi_rank_cell {
 typedef struct cgi_rank_row {
     uint32_t inside, inside_at, waiting, waiting_at, stall_at;
     uint64_t stall_ns;
+    int members; /* compared among the ranks that have it (cgi_ranks_members_only) */
 } cgi_rank_row;
 
 struct cgi_ranks {
@@ -111,6 +112,14 @@ int cgi_ranks_site(cgi_ranks *v, uint32_t ix, size_t row, const cg_counters *c)
     return 0;
 }
 
+int cgi_ranks_members_only(cgi_ranks *v, size_t row)
+{
+    cgi_rank_row *f = cgi_row_figures(v, row);
+    if (!f) return -1;
+    f->members = 1;
+    return 0;
+}
+
 int cgi_ranks_stall(cgi_ranks *v, uint32_t ix, size_t row, uint64_t ns)
 {
     cgi_rank_row *f = cgi_row_figures(v, row);
@@ -181,7 +190,8 @@ static cgi_rank_spread cgi_spread(const cgi_ranks *v, const cgi_rank_cell *c, si
 }
 
 /* The count most of n ranks made (m in cells c, the others 0; tmp holds
- * m values) and the ranks that made another (report_ranks.h). */
+ * m values) and the ranks that made another (report_ranks.h). n == m: only
+ * the ranks of the cells are compared (a row of one communicator). */
 static void cgi_odd_ranks(const cgi_ranks *v, const cgi_rank_cell *c, size_t m, size_t n, uint64_t *tmp,
                           cgi_rank_site *s)
 {
@@ -203,8 +213,9 @@ static void cgi_odd_ranks(const cgi_ranks *v, const cgi_rank_cell *c, size_t m, 
     for (size_t ix = 0; ix < v->nrank; ix++) {
         while (k < m && c[k].ix < ix)
             k++;
-        uint64_t calls = k < m && c[k].ix == ix ? c[k].calls : 0;
-        if (calls == usual) continue;
+        int has = k < m && c[k].ix == ix;
+        uint64_t calls = has ? c[k].calls : 0;
+        if (calls == usual || (!has && n == m)) continue;
         cgi_rank_where at = v->rank[ix];
         /* Kept: the lowest rank numbers (insertion into a short sorted list). */
         size_t pos = s->nodd < CGI_RANKS_ODD_KEPT ? s->nodd : CGI_RANKS_ODD_KEPT;
@@ -247,9 +258,10 @@ void cgi_ranks_each(const cgi_ranks *v, void (*fn)(const cgi_rank_site *, void *
         cgi_rank_site s = {.row = c->row, .ranks = (uint32_t)(end - i)};
         for (size_t k = i; k < end; k++)
             s.calls += v->cell[k].calls, s.total_ns += v->cell[k].ns;
-        s.calls_per_rank = cgi_spread(v, c, end - i, v->nrank, 0, v->tmp);
-        s.ns_per_rank = cgi_spread(v, c, end - i, v->nrank, 1, v->tmp);
-        cgi_odd_ranks(v, c, end - i, v->nrank, v->tmp, &s);
+        size_t n = f->members ? end - i : v->nrank; /* the ranks compared */
+        s.calls_per_rank = cgi_spread(v, c, end - i, n, 0, v->tmp);
+        s.ns_per_rank = cgi_spread(v, c, end - i, n, 1, v->tmp);
+        cgi_odd_ranks(v, c, end - i, n, v->tmp, &s);
         s.peak_inside = f->inside, s.peak_waiting = f->waiting, s.stall_ns = f->stall_ns;
         if (f->inside_at) s.peak_inside_at = v->rank[f->inside_at - 1];
         if (f->waiting_at) s.peak_waiting_at = v->rank[f->waiting_at - 1];

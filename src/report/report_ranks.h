@@ -58,6 +58,9 @@ CGI_HIDDEN uint32_t cgi_ranks_process(cgi_ranks *v, const cgi_stats_header *h, c
 /* An entry point (the writer's row) the process of rank index ix called;
  * 0, or -1 when out of memory. */
 CGI_HIDDEN int cgi_ranks_site(cgi_ranks *v, uint32_t ix, size_t row, const cg_counters *c);
+/* A row compared among the ranks that have it, not all ranks (a row of one
+ * communicator's calls, "NAME@ID": layer.h, cg_site_row); 0 or -1. */
+CGI_HIDDEN int cgi_ranks_members_only(cgi_ranks *v, size_t row);
 /* A stall that process kept at that entry point; 0 or -1. */
 CGI_HIDDEN int cgi_ranks_stall(cgi_ranks *v, uint32_t ix, size_t row, uint64_t ns);
 

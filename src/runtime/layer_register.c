@@ -131,3 +131,21 @@ void cg_layer_register(cg_layer *l)
         cgi_site_refresh(&l->sites[i]);
     pthread_mutex_unlock(&cgi_cfg_lock);
 }
+
+/* A row of its own for one instance of a site's calls (layer.h). Rows are made under the configuration's lock, as
+ * the sites' own are; a row's counters live as long as the statistics region. */
+struct cg_counters *cg_site_row(cg_site *site, const char *tag)
+{
+    if (!site || !site->ctr || !tag || !*tag || !cgi_stats) return NULL;
+    pthread_mutex_lock(&cgi_cfg_lock);
+    cg_counters *c = cgi_stats_record_row(site->layer ? site->layer->api : "", site->ctr, tag);
+    pthread_mutex_unlock(&cgi_cfg_lock);
+    return c;
+}
+
+void cg_row_count(struct cg_counters *row, int failed)
+{
+    if (!row || !atomic_load_explicit(&cgi_cfg.stats_on, memory_order_relaxed)) return;
+    atomic_fetch_add_explicit(&row->calls, 1, memory_order_relaxed);
+    if (failed) atomic_fetch_add_explicit(&row->errors, 1, memory_order_relaxed);
+}

@@ -368,6 +368,24 @@ cg_counters *cgi_stats_record_site(const char *api, const char *name)
     return &r->c;
 }
 
+/* A row of its own for one instance of a site's calls (layer.h, cg_site_row): "NAME@TAG" of the site's API, with
+ * the policy of the site's record (ctr). Caller holds cgi_cfg_lock. */
+cg_counters *cgi_stats_record_row(const char *api, cg_counters *ctr, const char *tag)
+{
+    cgi_stats_record *base = (cgi_stats_record *)((char *)ctr - offsetof(cgi_stats_record, c));
+    if ((char *)base < (char *)cgi_stats->r || (char *)base >= (char *)(cgi_stats->r + CGI_STATS_MAX_RECORDS))
+        return NULL;
+    char name[CGI_NAME_MAX];
+    int n = snprintf(name, sizeof name, "%s@%s", base->name, tag);
+    if (n < 0 || (size_t)n >= sizeof name || atomic_load(&cgi_stats->h.nrecords) == CGI_STATS_MAX_RECORDS) return NULL;
+    cg_counters *c = cgi_stats_record_site(api, name);
+    cgi_stats_record *r = (cgi_stats_record *)((char *)c - offsetof(cgi_stats_record, c));
+    memcpy(r->domain, base->domain, sizeof r->domain);
+    r->transition = base->transition, r->scope = base->scope, r->blocking = base->blocking;
+    r->collective = base->collective;
+    return c;
+}
+
 /* Mirrors a site's policy into its record so reports show it. Caller holds cgi_cfg_lock. */
 /* The record of counters c in the region, or NULL (a site's own counters before the region). */
 static cgi_stats_record *cgi_record_in_region(cg_counters *c)

@@ -19,6 +19,9 @@ CGI_HIDDEN void cgi_stats_keep(void);
 CGI_HIDDEN void cgi_stats_after_fork_child(void);
 /* The record of a site (one per api and name). Caller holds cgi_cfg_lock. */
 CGI_HIDDEN cg_counters *cgi_stats_record_site(const char *api, const char *name);
+/* The row "NAME@TAG" of the site whose record is ctr, with its policy; NULL when the name is too long or the
+ * records ran out. Caller holds cgi_cfg_lock. */
+CGI_HIDDEN cg_counters *cgi_stats_record_row(const char *api, cg_counters *ctr, const char *tag);
 /* Mirrors a site's policy into its record so reports show it. Caller holds cgi_cfg_lock. */
 CGI_HIDDEN void cgi_stats_note_policy(cg_site *s);
 /* A call through a closed once-gate ended, its lock still held: its number

@@ -465,7 +465,7 @@ CG_EXPORT ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId)
     return cgl_sl_ncclGetUniqueId(uniqueId);
 }
 
-/* ncclCommInitRankConfig: returns the result type: checked; no handle key; a variant of ncclCommInitRank */
+/* ncclCommInitRankConfig: returns the result type: checked; no handle key; a variant of ncclCommInitRank; its exported wrapper is hand-written */
 struct cgl_fr_ncclCommInitRankConfig {
     ncclComm_t *comm;
     int nranks;
@@ -487,14 +487,14 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommInitRankConfig(nccl
     CG_SHORT_CALL(ncclCommInitRankConfig, (comm, nranks, commId, rank, config), cgl_thunk_code);
     return cgl_gp_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
 }
-CG_EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
 {
     CG_COUNTED_CALL(ncclCommInitRankConfig, (comm, nranks, commId, rank, config), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclCommInitRankConfig, (comm, nranks, commId, rank, config));
     return cgl_sl_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
 }
 
-/* ncclCommInitRank: returns the result type: checked; no handle key */
+/* ncclCommInitRank: returns the result type: checked; no handle key; its exported wrapper is hand-written */
 struct cgl_fr_ncclCommInitRank {
     ncclComm_t *comm;
     int nranks;
@@ -515,7 +515,7 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommInitRank(ncclComm_t
     CG_SHORT_CALL(ncclCommInitRank, (comm, nranks, commId, rank), cgl_thunk_code);
     return cgl_gp_ncclCommInitRank(comm, nranks, commId, rank);
 }
-CG_EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
 {
     CG_COUNTED_CALL(ncclCommInitRank, (comm, nranks, commId, rank), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclCommInitRank, (comm, nranks, commId, rank));
@@ -549,7 +549,7 @@ CG_EXPORT ncclResult_t ncclCommInitAll(ncclComm_t *comm, int ndev, const int *de
     return cgl_sl_ncclCommInitAll(comm, ndev, devlist);
 }
 
-/* ncclCommFinalize: returns the result type: checked; keyed by its first parameter (a handle) */
+/* ncclCommFinalize: returns the result type: checked; keyed by its first parameter (a handle); its exported wrapper is hand-written */
 struct cgl_fr_ncclCommFinalize {
     ncclComm_t comm;
     ncclResult_t cgl_ret;
@@ -567,14 +567,14 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommFinalize(ncclComm_t
     CG_SHORT_CALL(ncclCommFinalize, (comm), cgl_thunk_code);
     return cgl_gp_ncclCommFinalize(comm);
 }
-CG_EXPORT ncclResult_t ncclCommFinalize(ncclComm_t comm)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclCommFinalize(ncclComm_t comm)
 {
     CG_COUNTED_CALL(ncclCommFinalize, (comm), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclCommFinalize, (comm));
     return cgl_sl_ncclCommFinalize(comm);
 }
 
-/* ncclCommDestroy: returns the result type: checked; keyed by its first parameter (a handle) */
+/* ncclCommDestroy: returns the result type: checked; keyed by its first parameter (a handle); its exported wrapper is hand-written */
 struct cgl_fr_ncclCommDestroy {
     ncclComm_t comm;
     ncclResult_t cgl_ret;
@@ -592,14 +592,14 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommDestroy(ncclComm_t 
     CG_SHORT_CALL(ncclCommDestroy, (comm), cgl_thunk_code);
     return cgl_gp_ncclCommDestroy(comm);
 }
-CG_EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclCommDestroy(ncclComm_t comm)
 {
     CG_COUNTED_CALL(ncclCommDestroy, (comm), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclCommDestroy, (comm));
     return cgl_sl_ncclCommDestroy(comm);
 }
 
-/* ncclCommAbort: returns the result type: checked; keyed by its first parameter (a handle) */
+/* ncclCommAbort: returns the result type: checked; keyed by its first parameter (a handle); its exported wrapper is hand-written */
 struct cgl_fr_ncclCommAbort {
     ncclComm_t comm;
     ncclResult_t cgl_ret;
@@ -617,7 +617,7 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommAbort(ncclComm_t co
     CG_SHORT_CALL(ncclCommAbort, (comm), cgl_thunk_code);
     return cgl_gp_ncclCommAbort(comm);
 }
-CG_EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclCommAbort(ncclComm_t comm)
 {
     CG_COUNTED_CALL(ncclCommAbort, (comm), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclCommAbort, (comm));
@@ -650,7 +650,7 @@ CG_EXPORT ncclResult_t ncclCommRevoke(ncclComm_t comm, int revokeFlags)
     return cgl_sl_ncclCommRevoke(comm, revokeFlags);
 }
 
-/* ncclCommSplit: returns the result type: checked; keyed by its first parameter (a handle) */
+/* ncclCommSplit: returns the result type: checked; keyed by its first parameter (a handle); its exported wrapper is hand-written */
 struct cgl_fr_ncclCommSplit {
     ncclComm_t comm;
     int color;
@@ -672,14 +672,14 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommSplit(ncclComm_t co
     CG_SHORT_CALL(ncclCommSplit, (comm, color, key, newcomm, config), cgl_thunk_code);
     return cgl_gp_ncclCommSplit(comm, color, key, newcomm, config);
 }
-CG_EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
 {
     CG_COUNTED_CALL(ncclCommSplit, (comm, color, key, newcomm, config), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclCommSplit, (comm, color, key, newcomm, config));
     return cgl_sl_ncclCommSplit(comm, color, key, newcomm, config);
 }
 
-/* ncclCommShrink: returns the result type: checked; keyed by its first parameter (a handle) */
+/* ncclCommShrink: returns the result type: checked; keyed by its first parameter (a handle); its exported wrapper is hand-written */
 struct cgl_fr_ncclCommShrink {
     ncclComm_t comm;
     int *excludeRanksList;
@@ -702,7 +702,7 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommShrink(ncclComm_t c
     CG_SHORT_CALL(ncclCommShrink, (comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags), cgl_thunk_code);
     return cgl_gp_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
 }
-CG_EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
 {
     CG_COUNTED_CALL(ncclCommShrink, (comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclCommShrink, (comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags));
@@ -764,7 +764,7 @@ CG_EXPORT ncclResult_t ncclCommGrow(ncclComm_t comm, int nRanks, const ncclUniqu
     return cgl_sl_ncclCommGrow(comm, nRanks, uniqueId, rank, newcomm, config);
 }
 
-/* ncclCommInitRankScalable: returns the result type: checked; no handle key; a variant of ncclCommInitRank */
+/* ncclCommInitRankScalable: returns the result type: checked; no handle key; a variant of ncclCommInitRank; its exported wrapper is hand-written */
 struct cgl_fr_ncclCommInitRankScalable {
     ncclComm_t *newcomm;
     int nranks;
@@ -787,7 +787,7 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommInitRankScalable(nc
     CG_SHORT_CALL(ncclCommInitRankScalable, (newcomm, nranks, myrank, nId, commIds, config), cgl_thunk_code);
     return cgl_gp_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
 }
-CG_EXPORT ncclResult_t ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
 {
     CG_COUNTED_CALL(ncclCommInitRankScalable, (newcomm, nranks, myrank, nId, commIds, config), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclCommInitRankScalable, (newcomm, nranks, myrank, nId, commIds, config));
@@ -1209,7 +1209,7 @@ CG_EXPORT ncclResult_t ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
     return cgl_sl_ncclRedOpDestroy(op, comm);
 }
 
-/* ncclReduce: returns the result type: checked; no handle key */
+/* ncclReduce: returns the result type: checked; no handle key; its exported wrapper is hand-written */
 struct cgl_fr_ncclReduce {
     const void *sendbuff;
     void *recvbuff;
@@ -1234,14 +1234,14 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclReduce(const void *send
     CG_SHORT_CALL(ncclReduce, (sendbuff, recvbuff, count, datatype, op, root, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
 }
-CG_EXPORT ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
 {
     CG_COUNTED_CALL(ncclReduce, (sendbuff, recvbuff, count, datatype, op, root, comm, stream), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclReduce, (sendbuff, recvbuff, count, datatype, op, root, comm, stream));
     return cgl_sl_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
 }
 
-/* ncclBcast: returns the result type: checked; no handle key */
+/* ncclBcast: returns the result type: checked; no handle key; its exported wrapper is hand-written */
 struct cgl_fr_ncclBcast {
     void *buff;
     size_t count;
@@ -1264,14 +1264,14 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclBcast(void *buff, size_
     CG_SHORT_CALL(ncclBcast, (buff, count, datatype, root, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclBcast(buff, count, datatype, root, comm, stream);
 }
-CG_EXPORT ncclResult_t ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
     CG_COUNTED_CALL(ncclBcast, (buff, count, datatype, root, comm, stream), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclBcast, (buff, count, datatype, root, comm, stream));
     return cgl_sl_ncclBcast(buff, count, datatype, root, comm, stream);
 }
 
-/* ncclBroadcast: returns the result type: checked; no handle key */
+/* ncclBroadcast: returns the result type: checked; no handle key; its exported wrapper is hand-written */
 struct cgl_fr_ncclBroadcast {
     const void *sendbuff;
     void *recvbuff;
@@ -1295,14 +1295,14 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclBroadcast(const void *s
     CG_SHORT_CALL(ncclBroadcast, (sendbuff, recvbuff, count, datatype, root, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
-CG_EXPORT ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
     CG_COUNTED_CALL(ncclBroadcast, (sendbuff, recvbuff, count, datatype, root, comm, stream), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclBroadcast, (sendbuff, recvbuff, count, datatype, root, comm, stream));
     return cgl_sl_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 
-/* ncclAllReduce: returns the result type: checked; no handle key */
+/* ncclAllReduce: returns the result type: checked; no handle key; its exported wrapper is hand-written */
 struct cgl_fr_ncclAllReduce {
     const void *sendbuff;
     void *recvbuff;
@@ -1326,14 +1326,14 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclAllReduce(const void *s
     CG_SHORT_CALL(ncclAllReduce, (sendbuff, recvbuff, count, datatype, op, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
 }
-CG_EXPORT ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
     CG_COUNTED_CALL(ncclAllReduce, (sendbuff, recvbuff, count, datatype, op, comm, stream), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclAllReduce, (sendbuff, recvbuff, count, datatype, op, comm, stream));
     return cgl_sl_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
 }
 
-/* ncclReduceScatter: returns the result type: checked; no handle key */
+/* ncclReduceScatter: returns the result type: checked; no handle key; its exported wrapper is hand-written */
 struct cgl_fr_ncclReduceScatter {
     const void *sendbuff;
     void *recvbuff;
@@ -1357,14 +1357,14 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclReduceScatter(const voi
     CG_SHORT_CALL(ncclReduceScatter, (sendbuff, recvbuff, recvcount, datatype, op, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
 }
-CG_EXPORT ncclResult_t ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
     CG_COUNTED_CALL(ncclReduceScatter, (sendbuff, recvbuff, recvcount, datatype, op, comm, stream), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclReduceScatter, (sendbuff, recvbuff, recvcount, datatype, op, comm, stream));
     return cgl_sl_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
 }
 
-/* ncclAllGather: returns the result type: checked; no handle key */
+/* ncclAllGather: returns the result type: checked; no handle key; its exported wrapper is hand-written */
 struct cgl_fr_ncclAllGather {
     const void *sendbuff;
     void *recvbuff;
@@ -1387,14 +1387,14 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclAllGather(const void *s
     CG_SHORT_CALL(ncclAllGather, (sendbuff, recvbuff, sendcount, datatype, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
 }
-CG_EXPORT ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
     CG_COUNTED_CALL(ncclAllGather, (sendbuff, recvbuff, sendcount, datatype, comm, stream), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclAllGather, (sendbuff, recvbuff, sendcount, datatype, comm, stream));
     return cgl_sl_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
 }
 
-/* ncclAlltoAll: returns the result type: checked; no handle key */
+/* ncclAlltoAll: returns the result type: checked; no handle key; its exported wrapper is hand-written */
 struct cgl_fr_ncclAlltoAll {
     const void *sendbuff;
     void *recvbuff;
@@ -1417,14 +1417,14 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclAlltoAll(const void *se
     CG_SHORT_CALL(ncclAlltoAll, (sendbuff, recvbuff, count, datatype, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
 }
-CG_EXPORT ncclResult_t ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
     CG_COUNTED_CALL(ncclAlltoAll, (sendbuff, recvbuff, count, datatype, comm, stream), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclAlltoAll, (sendbuff, recvbuff, count, datatype, comm, stream));
     return cgl_sl_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
 }
 
-/* ncclGather: returns the result type: checked; no handle key */
+/* ncclGather: returns the result type: checked; no handle key; its exported wrapper is hand-written */
 struct cgl_fr_ncclGather {
     const void *sendbuff;
     void *recvbuff;
@@ -1448,14 +1448,14 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclGather(const void *send
     CG_SHORT_CALL(ncclGather, (sendbuff, recvbuff, count, datatype, root, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
-CG_EXPORT ncclResult_t ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
     CG_COUNTED_CALL(ncclGather, (sendbuff, recvbuff, count, datatype, root, comm, stream), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclGather, (sendbuff, recvbuff, count, datatype, root, comm, stream));
     return cgl_sl_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 
-/* ncclScatter: returns the result type: checked; no handle key */
+/* ncclScatter: returns the result type: checked; no handle key; its exported wrapper is hand-written */
 struct cgl_fr_ncclScatter {
     const void *sendbuff;
     void *recvbuff;
@@ -1479,14 +1479,14 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclScatter(const void *sen
     CG_SHORT_CALL(ncclScatter, (sendbuff, recvbuff, count, datatype, root, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
-CG_EXPORT ncclResult_t ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
     CG_COUNTED_CALL(ncclScatter, (sendbuff, recvbuff, count, datatype, root, comm, stream), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclScatter, (sendbuff, recvbuff, count, datatype, root, comm, stream));
     return cgl_sl_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
 
-/* ncclAllReduceConfig: returns the result type: checked; no handle key; a variant of ncclAllReduce */
+/* ncclAllReduceConfig: returns the result type: checked; no handle key; a variant of ncclAllReduce; its exported wrapper is hand-written */
 struct cgl_fr_ncclAllReduceConfig {
     const void *sendbuff;
     void *recvbuff;
@@ -1511,14 +1511,14 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclAllReduceConfig(const v
     CG_SHORT_CALL(ncclAllReduceConfig, (sendbuff, recvbuff, count, datatype, op, comm, stream, config), cgl_thunk_code);
     return cgl_gp_ncclAllReduceConfig(sendbuff, recvbuff, count, datatype, op, comm, stream, config);
 }
-CG_EXPORT ncclResult_t ncclAllReduceConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclAllReduceConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
     CG_COUNTED_CALL(ncclAllReduceConfig, (sendbuff, recvbuff, count, datatype, op, comm, stream, config), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclAllReduceConfig, (sendbuff, recvbuff, count, datatype, op, comm, stream, config));
     return cgl_sl_ncclAllReduceConfig(sendbuff, recvbuff, count, datatype, op, comm, stream, config);
 }
 
-/* ncclBroadcastConfig: returns the result type: checked; no handle key; a variant of ncclBroadcast */
+/* ncclBroadcastConfig: returns the result type: checked; no handle key; a variant of ncclBroadcast; its exported wrapper is hand-written */
 struct cgl_fr_ncclBroadcastConfig {
     const void *sendbuff;
     void *recvbuff;
@@ -1543,14 +1543,14 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclBroadcastConfig(const v
     CG_SHORT_CALL(ncclBroadcastConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config), cgl_thunk_code);
     return cgl_gp_ncclBroadcastConfig(sendbuff, recvbuff, count, datatype, root, comm, stream, config);
 }
-CG_EXPORT ncclResult_t ncclBroadcastConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclBroadcastConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
     CG_COUNTED_CALL(ncclBroadcastConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclBroadcastConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config));
     return cgl_sl_ncclBroadcastConfig(sendbuff, recvbuff, count, datatype, root, comm, stream, config);
 }
 
-/* ncclReduceConfig: returns the result type: checked; no handle key; a variant of ncclReduce */
+/* ncclReduceConfig: returns the result type: checked; no handle key; a variant of ncclReduce; its exported wrapper is hand-written */
 struct cgl_fr_ncclReduceConfig {
     const void *sendbuff;
     void *recvbuff;
@@ -1576,14 +1576,14 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclReduceConfig(const void
     CG_SHORT_CALL(ncclReduceConfig, (sendbuff, recvbuff, count, datatype, op, root, comm, stream, config), cgl_thunk_code);
     return cgl_gp_ncclReduceConfig(sendbuff, recvbuff, count, datatype, op, root, comm, stream, config);
 }
-CG_EXPORT ncclResult_t ncclReduceConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclReduceConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
     CG_COUNTED_CALL(ncclReduceConfig, (sendbuff, recvbuff, count, datatype, op, root, comm, stream, config), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclReduceConfig, (sendbuff, recvbuff, count, datatype, op, root, comm, stream, config));
     return cgl_sl_ncclReduceConfig(sendbuff, recvbuff, count, datatype, op, root, comm, stream, config);
 }
 
-/* ncclAllGatherConfig: returns the result type: checked; no handle key; a variant of ncclAllGather */
+/* ncclAllGatherConfig: returns the result type: checked; no handle key; a variant of ncclAllGather; its exported wrapper is hand-written */
 struct cgl_fr_ncclAllGatherConfig {
     const void *sendbuff;
     void *recvbuff;
@@ -1607,14 +1607,14 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclAllGatherConfig(const v
     CG_SHORT_CALL(ncclAllGatherConfig, (sendbuff, recvbuff, sendcount, datatype, comm, stream, config), cgl_thunk_code);
     return cgl_gp_ncclAllGatherConfig(sendbuff, recvbuff, sendcount, datatype, comm, stream, config);
 }
-CG_EXPORT ncclResult_t ncclAllGatherConfig(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclAllGatherConfig(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
     CG_COUNTED_CALL(ncclAllGatherConfig, (sendbuff, recvbuff, sendcount, datatype, comm, stream, config), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclAllGatherConfig, (sendbuff, recvbuff, sendcount, datatype, comm, stream, config));
     return cgl_sl_ncclAllGatherConfig(sendbuff, recvbuff, sendcount, datatype, comm, stream, config);
 }
 
-/* ncclReduceScatterConfig: returns the result type: checked; no handle key; a variant of ncclReduceScatter */
+/* ncclReduceScatterConfig: returns the result type: checked; no handle key; a variant of ncclReduceScatter; its exported wrapper is hand-written */
 struct cgl_fr_ncclReduceScatterConfig {
     const void *sendbuff;
     void *recvbuff;
@@ -1639,14 +1639,14 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclReduceScatterConfig(con
     CG_SHORT_CALL(ncclReduceScatterConfig, (sendbuff, recvbuff, recvcount, datatype, op, comm, stream, config), cgl_thunk_code);
     return cgl_gp_ncclReduceScatterConfig(sendbuff, recvbuff, recvcount, datatype, op, comm, stream, config);
 }
-CG_EXPORT ncclResult_t ncclReduceScatterConfig(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclReduceScatterConfig(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
     CG_COUNTED_CALL(ncclReduceScatterConfig, (sendbuff, recvbuff, recvcount, datatype, op, comm, stream, config), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclReduceScatterConfig, (sendbuff, recvbuff, recvcount, datatype, op, comm, stream, config));
     return cgl_sl_ncclReduceScatterConfig(sendbuff, recvbuff, recvcount, datatype, op, comm, stream, config);
 }
 
-/* ncclAlltoAllConfig: returns the result type: checked; no handle key; a variant of ncclAlltoAll */
+/* ncclAlltoAllConfig: returns the result type: checked; no handle key; a variant of ncclAlltoAll; its exported wrapper is hand-written */
 struct cgl_fr_ncclAlltoAllConfig {
     const void *sendbuff;
     void *recvbuff;
@@ -1670,14 +1670,14 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclAlltoAllConfig(const vo
     CG_SHORT_CALL(ncclAlltoAllConfig, (sendbuff, recvbuff, count, datatype, comm, stream, config), cgl_thunk_code);
     return cgl_gp_ncclAlltoAllConfig(sendbuff, recvbuff, count, datatype, comm, stream, config);
 }
-CG_EXPORT ncclResult_t ncclAlltoAllConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclAlltoAllConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
     CG_COUNTED_CALL(ncclAlltoAllConfig, (sendbuff, recvbuff, count, datatype, comm, stream, config), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclAlltoAllConfig, (sendbuff, recvbuff, count, datatype, comm, stream, config));
     return cgl_sl_ncclAlltoAllConfig(sendbuff, recvbuff, count, datatype, comm, stream, config);
 }
 
-/* ncclGatherConfig: returns the result type: checked; no handle key; a variant of ncclGather */
+/* ncclGatherConfig: returns the result type: checked; no handle key; a variant of ncclGather; its exported wrapper is hand-written */
 struct cgl_fr_ncclGatherConfig {
     const void *sendbuff;
     void *recvbuff;
@@ -1702,14 +1702,14 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclGatherConfig(const void
     CG_SHORT_CALL(ncclGatherConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config), cgl_thunk_code);
     return cgl_gp_ncclGatherConfig(sendbuff, recvbuff, count, datatype, root, comm, stream, config);
 }
-CG_EXPORT ncclResult_t ncclGatherConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclGatherConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
     CG_COUNTED_CALL(ncclGatherConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclGatherConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config));
     return cgl_sl_ncclGatherConfig(sendbuff, recvbuff, count, datatype, root, comm, stream, config);
 }
 
-/* ncclScatterConfig: returns the result type: checked; no handle key; a variant of ncclScatter */
+/* ncclScatterConfig: returns the result type: checked; no handle key; a variant of ncclScatter; its exported wrapper is hand-written */
 struct cgl_fr_ncclScatterConfig {
     const void *sendbuff;
     void *recvbuff;
@@ -1734,7 +1734,7 @@ static __attribute__((noinline)) ncclResult_t cgl_sl_ncclScatterConfig(const voi
     CG_SHORT_CALL(ncclScatterConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config), cgl_thunk_code);
     return cgl_gp_ncclScatterConfig(sendbuff, recvbuff, count, datatype, root, comm, stream, config);
 }
-CG_EXPORT ncclResult_t ncclScatterConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
+static __attribute__((unused)) ncclResult_t cgl_guarded_ncclScatterConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
     CG_COUNTED_CALL(ncclScatterConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config), cgl_thunk_code, cgl_left);
     CG_DIRECT_CALL(ncclScatterConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config));
@@ -2335,3 +2335,7 @@ CG_EXPORT void ncclParamDumpAll(void)
     CG_DIRECT_CALL_VOID(ncclParamDumpAll, ());
     cgl_sl_ncclParamDumpAll();
 }
+
+/* The hand-written wrappers (wrapper = hand: ncclCommInitRankConfig ncclCommInitRank ncclCommFinalize ncclCommDestroy ncclCommAbort ncclCommSplit ncclCommShrink ncclCommInitRankScalable ncclReduce ncclBcast ncclBroadcast ncclAllReduce ncclReduceScatter ncclAllGather ncclAlltoAll ncclGather ncclScatter ncclAllReduceConfig ncclBroadcastConfig ncclReduceConfig ncclAllGatherConfig ncclReduceScatterConfig ncclAlltoAllConfig ncclGatherConfig ncclScatterConfig), in a file beside this one; they see
+ * everything above (layer.h, "Hand-written wrappers"). */
+#include "cg_nccl_hand.c"
