@@ -56,8 +56,10 @@
  *   5 summary.c          the text report's summary (what needs attention, first)
  *                        and its advice
  *   6 report.c           a report written one process at a time (begin, add, end)
- *   6 status.c           `callguard status`: running processes' calls in flight
- *                        now, as text or JSON, from their statistics files
+ *   6 status.c status_steps.c
+ *                        `callguard status`: running processes' calls in flight
+ *                        now, and the collectives whose counts are out of step
+ *                        between ranks, as text or JSON, from their statistics files
  *   7 merge.c            cg_report_merge: a `callguard run` directory into one report
  *   7 report_read.c      cg_report_merge_files, cg_report_convert: saved reports
  *                        read back (the report schema) into regions, written again
@@ -224,8 +226,18 @@ CGI_HIDDEN void cgi_status_members(FILE *out, const cgi_status_proc *v, const si
 CGI_HIDDEN void cgi_status_where(FILE *out, const cgi_hang_call *e);
 
 /* ---- status.c ---- */
-CGI_HIDDEN int cgi_status_text(FILE *out, const cgi_status_proc *v, size_t n, const char *where);
-CGI_HIDDEN int cgi_status_json(FILE *out, const cgi_status_proc *v, size_t n);
+typedef struct cgi_status_steps cgi_status_steps;
+CGI_HIDDEN int cgi_status_text(FILE *out, const cgi_status_proc *v, size_t n, const char *where,
+                               cgi_status_steps *steps);
+CGI_HIDDEN int cgi_status_json(FILE *out, const cgi_status_proc *v, size_t n, cgi_status_steps *steps);
+/* ---- status_steps.c ---- */
+/* Ranked processes' counts of collectives, compared across the ranks (report_ranks.h). new: NULL when out of
+ * memory; add: one process's region, 0 or -1 (out of memory); write: the collectives out of step, as text lines
+ * (none: nothing) or JSON's ",\n \"out_of_step\": [...]", after the last process; 0 or -1. */
+CGI_HIDDEN cgi_status_steps *cgi_status_steps_new(void);
+CGI_HIDDEN int cgi_status_steps_add(cgi_status_steps *s, const cgi_stats_region *r);
+CGI_HIDDEN int cgi_status_steps_write(FILE *out, cgi_status_steps *s, int json);
+CGI_HIDDEN void cgi_status_steps_free(cgi_status_steps *s);
 
 /* What the summary says of the processes, gathered as they are added
  * (summary.c): counts, and the first or worst of each kind. */

@@ -79,7 +79,7 @@ static void cgi_status_missing(FILE *out, const cgi_status_proc *v, size_t n)
     free(seen);
 }
 
-int cgi_status_text(FILE *out, const cgi_status_proc *v, size_t n, const char *where)
+int cgi_status_text(FILE *out, const cgi_status_proc *v, size_t n, const char *where, cgi_status_steps *steps)
 {
     cgi_status_grouping gr;
     if (cgi_status_grouped(v, n, &gr) != 0) return -1;
@@ -100,11 +100,12 @@ int cgi_status_text(FILE *out, const cgi_status_proc *v, size_t n, const char *w
         fprintf(out, ", %.1f s\n", (double)groups[g].oldest_ns / 1e9);
     }
     cgi_status_missing(out, v, n);
+    int rc = steps ? cgi_status_steps_write(out, steps, 0) : 0;
     for (size_t g = 0; g < ng; g++)
         for (size_t i = 0; i < groups[g].n; i++)
             cgi_status_proc_text(out, &v[order[groups[g].first + i]]);
     cgi_status_grouping_free(&gr);
-    return 0;
+    return rc;
 }
 
 /* ---- JSON ---------------------------------------------------------------------- */
@@ -125,7 +126,7 @@ static void cgi_status_call_json(FILE *out, const cgi_hang_call *e)
     fputc('}', out);
 }
 
-int cgi_status_json(FILE *out, const cgi_status_proc *v, size_t n)
+int cgi_status_json(FILE *out, const cgi_status_proc *v, size_t n, cgi_status_steps *steps)
 {
     cgi_status_grouping gr;
     if (cgi_status_grouped(v, n, &gr) != 0) return -1;
@@ -159,9 +160,11 @@ int cgi_status_json(FILE *out, const cgi_status_proc *v, size_t n)
         }
         fputs("]}", out);
     }
-    fputs("]}\n", out);
+    fputs("]", out);
+    int rc = steps ? cgi_status_steps_write(out, steps, 1) : 0;
+    fputs("}\n", out);
     cgi_status_grouping_free(&gr);
-    return 0;
+    return rc;
 }
 
 /* ---- the files ----------------------------------------------------------------- */
@@ -201,23 +204,27 @@ int cg_status_write(const char *const *stats_paths, size_t npaths, const char *w
     size_t n = 0, len = 0;
     char *text = NULL;
     FILE *mem = format == CG_REPORT_JSON ? NULL : open_memstream(&text, &len);
+    /* The collectives out of step: left out (NULL) when out of memory, as the rest needs none of it. */
+    cgi_status_steps *steps = cgi_status_steps_new();
     for (size_t i = 0; i < npaths; i++) {
         if (cgi_status_read(stats_paths[i], r) != 0) continue;
+        if (steps && cgi_status_steps_add(steps, r) != 0) cgi_status_steps_free(steps), steps = NULL;
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         cgi_status_take(r, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec, &v[n++]);
     }
     int rc = -1;
     if (format == CG_REPORT_JSON) {
-        rc = cgi_status_json(out, v, n);
+        rc = cgi_status_json(out, v, n, steps);
     } else if (mem) {
         /* Fitted to the width, a long line going on indented. */
-        rc = cgi_status_text(mem, v, n, where ? where : "");
+        rc = cgi_status_text(mem, v, n, where ? where : "", steps);
         if (fclose(mem) != 0) rc = -1;
         if (rc == 0) cgi_text_fit(out, text, len, cgi_text_width(out));
         free(text);
     }
     if (fclose(out) != 0) rc = -1;
+    cgi_status_steps_free(steps);
     free(r), free(v);
     return rc == 0 ? CG_OK : cgi_fail(CG_EIO, "status: cannot write: %s", strerror(errno));
 }

@@ -9,7 +9,8 @@
 #     through torch.distributed), tests/gpu/nccl_torch.py ab; the target is <= 1 %;
 #  4. with 2 GPUs only: a 2-rank torchrun job, each rank under `callguard run --report DIR/`, rank 1 skipping
 #     one all_reduce. While it hangs, `callguard status DIR/` must show both ranks in calls (rank 0 waiting in
-#     CUDA behind the all-reduce rank 1 never joins, rank 1 in ncclCommInitRank); after SIGTERM, `callguard
+#     CUDA behind the all-reduce rank 1 never joins, rank 1 in ncclCommInitRank) and ncclAllReduce's counts
+#     out of step (10 and 9: a tie of two ranks, so rank 0 is named with 10); after SIGTERM, `callguard
 #     report DIR/` must name the ranks' ncclAllReduce counts out of step (10 and 9).
 set -u
 [ $# -ge 1 ] || { echo "usage: tests/gpu/nccl_check.sh OUTDIR [BUILD]" >&2; exit 2; }
@@ -116,6 +117,11 @@ else
     wait "$job" 2>/dev/null
     "$CG" report "$D/" >"$OUT/nccl-job-report.txt" 2>&1
     "$CG" report --json "$OUT/nccl-job-merged.json" "$D/" >/dev/null 2>&1
+    if grep -q '"name": "ncclAllReduce"' <(sed -n '/"out_of_step"/,$p' "$OUT/nccl-job-status.json"); then
+        say "PASS 2-rank job: status names ncclAllReduce out of step: $(grep -A3 "collectives out of step" "$OUT/nccl-job-status.txt" | tr -s ' \n' ' ')"
+    else
+        say "FAIL 2-rank job: status's out_of_step has no ncclAllReduce (nccl-job-status.json)"
+    fi
     if [ -n "$seen" ]; then
         say "PASS 2-rank job: status showed both ranks in calls (rank 0 in a synchronize, rank 1 in ncclCommInitRank)"
     else

@@ -8,8 +8,11 @@ header as the generator does). Each test is a function named for the behaviour i
 import json
 import os
 import re
+import signal
+import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from layertest import E, check, main, report, run, sites  # noqa: E402  (tests/layertest.py)
@@ -191,6 +194,84 @@ def nccl_two_rank_job_out_of_step_states_both_counts():
     check(ar.get("collective") and ar["usual_calls"] == 9 and [(o["rank"], o["calls"]) for o in ar["out_of_step"]]
           == [(0, 10)], "ncclAllReduce across ranks: %s" % ar)
     check("rank 0 made 10 ncclAllReduce calls, the others 9 (a collective" in text, "the summary:\n" + text)
+
+
+# ---- counts per communicator (the stand-in libnccl.so.2: communicators without a GPU) ------------------------
+def nccl_counts_per_communicator_name_the_rank_out_of_step_in_its_communicator():
+    """4 ranks (torchrun's RANK, each under callguard run --report DIR/) on one world communicator, 10
+    all-reduces each, split into {0, 1, 2} and {3}: ranks 0 and 2 make 5 all-reduces on theirs, rank 1 makes 4,
+    rank 3 makes 7 on its own. The process totals (15, 14, 15, 17) would blame ranks 1 and 3; the rows of each
+    communicator (ncclAllReduce@ID, ID from the unique id, the split's from its parent, color and order) name
+    rank 1 alone, 4 against 5, and compare no rank outside a communicator with its members."""
+    if "CG_COMMS" not in E:
+        print("SKIP: no stand-in libnccl.so.2 in this build")
+        return 77
+    folder = tempfile.mkdtemp(prefix="comms-", dir=TMP)
+    env = {"CALLGUARD_NCCL_LIBRARY": E["CG_STANDIN"], "WORLD_SIZE": "4", "LOCAL_WORLD_SIZE": "4"}
+    for rank, (color, sub_n) in enumerate([(0, 5), (0, 4), (0, 5), (1, 7)]):
+        r = run([E["CG_CLI"], "run", "--api", "nccl", "--report", folder + "/", "--", E["CG_COMMS"], str(rank), "4",
+                 str(color), "10", str(sub_n)], dict(env, RANK=str(rank), LOCAL_RANK=str(rank)))
+        check(r.returncode == 0 and r.stdout == "rank %d done\n" % rank, "rank %d ran" % rank, r)
+    out = os.path.join(TMP, "comms.json")
+    r = run([E["CG_CLI"], "report", "--json", out, folder + "/"])
+    check(r.returncode == 0, "merged", r)
+    rows = {x["name"]: x for x in json.load(open(out))["across_ranks"]["sites"]}
+    per = {n: x for n, x in rows.items() if n.startswith("ncclAllReduce@")}
+    check(len(per) == 3 and all(re.fullmatch(r"ncclAllReduce@[0-9a-f]{12}", n) for n in per),
+          "three communicators' rows: %s" % sorted(rows))
+    by_ranks = sorted((x["ranks"], x["calls"], x["usual_calls"], [(o["rank"], o["calls"]) for o in x["out_of_step"]])
+                      for x in per.values())
+    check(by_ranks == [(1, 7, 7, []), (3, 14, 5, [(1, 4)]), (4, 40, 10, [])],
+          "per communicator: (ranks, calls, usual, out of step): %s" % by_ranks)
+    whole = rows["ncclAllReduce"]
+    check([(o["rank"], o["calls"]) for o in whole["out_of_step"]] == [(1, 14), (3, 17)],
+          "the process totals blame ranks 1 and 3: %s" % whole["out_of_step"])
+    for name in ("ncclCommInitRank", "ncclCommSplit", "ncclCommDestroy"):
+        mine = [x for n, x in rows.items() if n.startswith(name + "@")]
+        check(mine and all(not x["out_of_step"] for x in mine), "%s per communicator, in step: %s" % (name, mine))
+
+
+def nccl_status_of_a_hung_job_names_the_rank_out_of_step_and_each_ranks_call():
+    """3 ranks hang in ncclCommDestroy at teardown (the stand-in waits 30 s there), rank 1 having made 9
+    all-reduces on the world communicator, the others 10. While they hang, `callguard status DIR/` shows each
+    rank in ncclCommDestroy and names rank 1 out of step, 9 against 10, in the process's row and in the
+    communicator's (JSON's out_of_step, and the text)."""
+    if "CG_COMMS" not in E:
+        print("SKIP: no stand-in libnccl.so.2 in this build")
+        return 77
+    folder = tempfile.mkdtemp(prefix="hung-", dir=TMP)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CALLGUARD_")}
+    env.update(CALLGUARD_NCCL_LIBRARY=E["CG_STANDIN"], CGNCCL_DESTROY_MS="30000", WORLD_SIZE="3")
+    procs = [subprocess.Popen([E["CG_CLI"], "run", "--api", "nccl", "--report", folder + "/", "--", E["CG_COMMS"],
+                               str(rank), "3", str(rank), str(9 if rank == 1 else 10), "0"],
+                              env=dict(env, RANK=str(rank), LOCAL_RANK=str(rank)), stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True) for rank in range(3)]
+    try:
+        st = None
+        for _ in range(100):  # the hang page shows a call a second old: at most 20 s
+            time.sleep(0.2)
+            r = run([E["CG_CLI"], "status", "--json", folder + "/"])
+            if r.returncode != 0:
+                continue
+            st = json.loads(r.stdout)
+            calls = sorted((p["rank"], [c["name"] for c in p["in_flight"]]) for p in st["processes"])
+            if calls == [(k, ["ncclCommDestroy"]) for k in range(3)]:
+                break
+        check(st is not None and sorted((p["rank"], [c["name"] for c in p["in_flight"]]) for p in st["processes"]) ==
+              [(k, ["ncclCommDestroy"]) for k in range(3)], "each rank in ncclCommDestroy: %s" % st)
+        odd = {o["name"]: (o["usual_calls"], [(x["rank"], x["calls"]) for x in o["out_of_step"]])
+               for o in st["out_of_step"]}
+        world = [n for n in odd if n.startswith("ncclAllReduce@")]
+        check(odd.get("ncclAllReduce") == (10, [(1, 9)]) and len(world) == 1 and odd[world[0]] == (10, [(1, 9)]),
+              "rank 1 out of step, 9 against 10: %s" % odd)
+        r = run([E["CG_CLI"], "status", folder + "/"])
+        check(r.returncode == 0 and "collectives out of step now" in r.stdout and
+              re.search(r"ncclAllReduce@[0-9a-f]{12}: rank 1 made 9 calls, the others 10", r.stdout),
+              "the text names rank 1", r)
+    finally:
+        for p in procs:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
 
 
 if __name__ == "__main__":
