@@ -63,6 +63,10 @@ typedef struct cgl_comm {
 static cgl_comm cgl_comms[CGL_NCOMMS];
 static pthread_mutex_t cgl_comms_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* A forked child has one thread: a lock another thread held at the fork stays held there (docs/design.md, Fork). */
+static void cgl_comms_after_fork(void) { pthread_mutex_init(&cgl_comms_lock, NULL); }
+__attribute__((constructor)) static void cgl_comms_init(void) { pthread_atfork(NULL, NULL, cgl_comms_after_fork); }
+
 static uint64_t cgl_fnv(uint64_t h, const void *p, size_t n)
 {
     const unsigned char *b = p;
