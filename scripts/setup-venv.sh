@@ -13,7 +13,7 @@
 #    (docs/development.md, "Real clients from PyPI"). About 40 MB with numpy, a few seconds.
 #  - NCCL (nvidia-nccl-cu12): its nccl.h is the header the NCCL layer is generated from (tests/gen/layers.txt) and
 #    built with, and its libnccl.so.2 the real library of tests/nccl. build-venv/nccl is made a link to the
-#    package's folder (include/, lib/), so neither names the venv's Python version. About 220 MB, a few seconds.
+#    package's folder (include/, lib/), so neither names the venv's Python version. About 470 MB installed.
 # Needs python3-venv (scripts/setup-debian.sh installs it, then runs this) and PyPI.
 # Usage: scripts/setup-venv.sh [DIR]   (default: build-venv in the source tree). Installs only what DIR lacks.
 set -eu
