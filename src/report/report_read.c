@@ -99,7 +99,7 @@ static void cgi_read_policy_member(cgi_json *j, const char *key, void *ctx)
     } else if (strcmp(key, "transition") == 0 || strcmp(key, "scope") == 0) {
         cgi_lex_str(j, pv, sizeof pv);
         int scope = key[0] == 's';
-        int val = scope ? cgi_scope_value_named(pv) : cgi_transition_value(pv);
+        int val = scope ? cgi_scope_value(pv) : cgi_transition_value(pv);
         if (val < 0) val = 0; /* a name this callguard does not know: the default */
         *(scope ? &rec->scope : &rec->transition) = (uint8_t)val;
     } else {
