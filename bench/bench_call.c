@@ -132,6 +132,23 @@ static void exact_off(void)
 }
 static void serialize_on(void) { must(cg_serialize("toyNop", "b", CG_SCOPE_PROCESS), "cg_serialize"); }
 static void serialize_off(void) { must(cg_serialize("toyNop", NULL, CG_SCOPE_PROCESS), "cg_serialize(NULL)"); }
+/* toyNop:once, opened by its first call (a success: toyNop has no result code). */
+static uint32_t loop_guarded(long n);
+static void once_opened(void)
+{
+    must(cg_serialize("toyNop", "o", CG_SCOPE_ONCE), "cg_serialize(once)");
+    sink += loop_guarded(1);
+}
+static void once_opened_stats(void)
+{
+    stats_on();
+    once_opened();
+}
+static void once_stats_off(void)
+{
+    serialize_off();
+    stats_off();
+}
 /* The timeline is configured once (main); the row pauses and resumes it. */
 static void trace_on(void)
 {
@@ -247,6 +264,23 @@ static row rows[] = {
      .cand = loop_guarded,
      .on = serialize_on,
      .off = serialize_off},
+    /* FN:once after its first success: the site's own path again, no check left (issue 37). */
+    {.key = "once",
+     .label = "3o  once, opened",
+     .base_label = "no policy",
+     .base = loop_guarded,
+     .cand = loop_guarded,
+     .on = once_opened,
+     .off = serialize_off},
+    {.key = "oncestats",
+     .label = "3os once opened, stats on",
+     .base_label = "statistics on",
+     .base = loop_guarded,
+     .cand = loop_guarded,
+     .on = once_opened_stats,
+     .off = once_stats_off,
+     .base_on = stats_on,
+     .base_off = stats_off},
     {.key = "trace",
      .label = "5 trace on (--trace)",
      .base_label = "statistics on",
