@@ -51,6 +51,13 @@ static int list_options(int argc, char **argv)
     return -1;
 }
 
+/* ":handle" or ":once" after a serialized site's domain, as --serialize spells it. */
+static const char *scope_suffix(const cg_site_info *s)
+{
+    if (!s->domain[0]) return "";
+    return s->scope == CG_SCOPE_HANDLE ? ":handle" : s->scope == CG_SCOPE_ONCE ? ":once" : "";
+}
+
 int cli_cmd_list(int argc, char **argv)
 {
     int rc = list_options(argc, argv);
@@ -119,11 +126,7 @@ int cli_cmd_list(int argc, char **argv)
         } else if (!(name = strdup(s[i].name))) {
             return 1;
         }
-        if (asprintf(&ser, "%s%s", s[i].domain[0] ? s[i].domain : "-",
-                     s[i].domain[0] && s[i].scope == CG_SCOPE_HANDLE ? ":handle"
-                     : s[i].domain[0] && s[i].scope == CG_SCOPE_ONCE ? ":once"
-                                                                     : "") < 0)
-            return 1;
+        if (asprintf(&ser, "%s%s", s[i].domain[0] ? s[i].domain : "-", scope_suffix(&s[i])) < 0) return 1;
         printf("%-*s %-10s %-16s %-*s %s\n", width, name, cgi_transition_name(s[i].transition), ser, rwidth, rules[i],
                s[i].blocking ? s[i].reason : "-");
         free(name), free(ser), free(rules[i]);

@@ -131,8 +131,8 @@ typedef struct cgi_stats_record {
      * held its lock since, that one included: once_ran); 0 while it is
      * closed. The domain keeps its name once open. */
     _Atomic uint64_t once_at, once_base, once_ran;
-#define CGI_ONCE_BEFORE UINT64_MAX /* once_at: opened before this process's first call (in the parent it forked from)  \
-                                    */
+/* once_at: opened before this process's first call (in the parent it forked from). */
+#define CGI_ONCE_BEFORE UINT64_MAX
     /* The head is 576 bytes (512 before version 18), the shards start on a cache line. */
     char pad[576 - CGI_API_NAME_MAX - CGI_NAME_MAX - CGI_DOMAIN_NAME_MAX - 16 - sizeof(cg_counters) -
              4 * CG_MAX_STATES - CGI_STATS_MAX_CODES * sizeof(cgi_code) - 24];
