@@ -7,7 +7,11 @@
  *      then the ld.so cache, then the system directories; a file of
  *      callguard's own (a shim, from an outer `callguard run` or an
  *      install) and a file of another machine or word size are skipped, as
- *      the loader skips the latter. */
+ *      the loader skips the latter. For NCCL only LD_LIBRARY_PATH: its
+ *      programs carry their own copy (PyTorch's, found through its run
+ *      path), and a shim linked to the ld.so cache's (a CUDA toolkit's)
+ *      would hand them another version than they get plainly. Without one
+ *      there is no shim, and the preloaded layer reaches the program's own. */
 #define _GNU_SOURCE
 #include "cli.h"
 
@@ -165,7 +169,7 @@ static char *cli_from_cache(const char *soname)
     return found;
 }
 
-static char *cli_find_soname(const char *soname)
+static char *cli_find_soname(const char *soname, int path_only)
 {
     const char *llp = getenv("LD_LIBRARY_PATH");
     for (const char *p = llp; p && *p;) {
@@ -175,6 +179,7 @@ static char *cli_find_soname(const char *soname)
         p += n;
         if (*p) p++;
     }
+    if (path_only) return NULL;
     char *found = cli_from_cache(soname);
     if (found) return found;
     static const char *const system_dirs[] = {"/lib/x86_64-linux-gnu",
@@ -202,7 +207,7 @@ char *cli_real_library(const cli_layer *l)
     if (!list) exit(1);
     for (char *comma; !found; *comma = '\0') {
         comma = strrchr(list, ',');
-        found = cli_find_soname(comma ? comma + 1 : list);
+        found = cli_find_soname(comma ? comma + 1 : list, strcmp(l->info.api, "nccl") == 0);
         if (!comma) break;
     }
     free(list);

@@ -66,6 +66,13 @@ def nccl_real_library_answers_alike_linked_plain_and_under_callguard_run():
     answers_alike([answers("CG_ANSWERS")], {"CALLGUARD_NCCL_LIBRARY": answers("CG_NCCL_LIB")})
 
 
+def nccl_program_with_its_own_nccl_gets_it_under_callguard_run_without_the_variable():
+    """The same program with no CALLGUARD_NCCL_LIBRARY and no NCCL on LD_LIBRARY_PATH: the run links no NCCL
+    shim to the ld.so cache's (the CUDA toolkit's 2.28.9 here), so the program answers from its own 2.32.3, as
+    plainly, and the preloaded layer counts its calls."""
+    answers_alike([answers("CG_ANSWERS")])
+
+
 def nccl_real_library_answers_alike_dlopened_plain_and_under_callguard_run():
     """A program that dlopens libnccl.so.2 and dlsyms each name, as CuPy's and PyTorch's loaders do: only the
     soname shim reaches it (a dlsym on the library's handle never meets the preloaded layer), so its calls are
