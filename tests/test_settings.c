@@ -176,6 +176,8 @@ static int test_loaded_layers_describe_themselves(int argc, char **argv)
     CHECK(l[0].library_path && strstr(l[0].library_path, "libcgtoy.so") && strstr(l[0].header, "toy.h"));
     CHECKF(strstr(l[0].path, "/libcallguard_toy.so") && !l[0].shim && l[0].nsites == 17, "%s shim %d sites %u",
            l[0].path, l[0].shim, l[0].nsites);
+    /* toy.ini sets no `search`: the system's way; an API with no layer: -1. */
+    CHECK(cg_layer_search("toy") == CG_SEARCH_SYSTEM && cg_layer_search("nccl") == -1 && cg_layer_search(NULL) == -1);
     return 0;
 }
 

@@ -221,6 +221,16 @@ typedef struct cg_layer_info {
 } cg_layer_info;
 /* Fills up to max entries and returns how many layers there are. */
 long cg_list_layers(cg_layer_info *out, size_t max);
+/* Where the real library of layer `api` is looked for by soname when its
+ * variable (CALLGUARD_<API>_LIBRARY) names none, as its policy's [api]
+ * `search` says: CG_SEARCH_SYSTEM, as the dynamic loader looks
+ * (LD_LIBRARY_PATH, its cache, the system's folders), or
+ * CG_SEARCH_LD_LIBRARY_PATH, on LD_LIBRARY_PATH alone (a library that
+ * programs bring along, as PyTorch brings NCCL: a system copy is another
+ * version). -1 when no layer of that name is loaded. */
+#define CG_SEARCH_SYSTEM 0 /* also in layer.h */
+#define CG_SEARCH_LD_LIBRARY_PATH 1
+int cg_layer_search(const char *api);
 
 /* Applies one setting as the environment would: cg_configure("CALLGUARD_SERIALIZE", "toyCompile"). */
 int cg_configure(const char *variable, const char *value);

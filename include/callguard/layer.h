@@ -101,8 +101,9 @@ extern "C" {
  * CG_COUNTERS_TO_STATE, CG_CALLS_TO_STATES, CG_CALLS_TO_CODE0); the
  * layer's short path makes a blocking site's counted call itself, its
  * threads inside counted (cg_site gains `peaks`; cg_peak_in, cg_peak_out,
- * CG_COUNTERS_TO_INSIDE); the slot's stall mark is on its first line. */
-#define CG_LAYER_ABI 9
+ * CG_COUNTERS_TO_INSIDE); the slot's stall mark is on its first line.
+ * 10: cg_layer gains `search` (where the real library is looked for). */
+#define CG_LAYER_ABI 10
 
 #define CG_EXPORT __attribute__((visibility("default")))
 #define CG_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -195,6 +196,10 @@ typedef struct cg_site_default {
 /* The most state codes one site may have (the policy reader refuses more). */
 #define CG_MAX_STATES 4
 
+/* cg_layer's `search` (also in callguard.h). */
+#define CG_SEARCH_SYSTEM 0
+#define CG_SEARCH_LD_LIBRARY_PATH 1
+
 typedef struct cg_layer {
     int abi;                          /* CG_LAYER_ABI */
     const char *api;                  /* "cl", "ze", "cuda", "toy" */
@@ -224,6 +229,10 @@ typedef struct cg_layer {
      * (MPI's profiling interface: "P", so MPI_Send calls PMPI_Send); NULL:
      * NAME itself. Pass-through names are always their own. */
     const char *real_prefix;
+    /* Where `callguard run` looks for the real library when the layer's
+     * variable names none: CG_SEARCH_SYSTEM (0) or CG_SEARCH_LD_LIBRARY_PATH
+     * (callguard.h, cg_layer_search; the policy's [api] `search`). */
+    int search;
     /* filled in by the runtime */
     void *priv;
     struct cg_layer *next;

@@ -207,7 +207,7 @@ char *cli_real_library(const cli_layer *l)
     if (!list) exit(1);
     for (char *comma; !found; *comma = '\0') {
         comma = strrchr(list, ',');
-        found = cli_find_soname(comma ? comma + 1 : list, strcmp(l->info.api, "nccl") == 0);
+        found = cli_find_soname(comma ? comma + 1 : list, cg_layer_search(l->info.api) == CG_SEARCH_LD_LIBRARY_PATH);
         if (!comma) break;
     }
     free(list);

@@ -234,6 +234,7 @@ static void emit_layer_struct(FILE *out, const policy *p, const gen_api *api)
         fputs("    .passthrough = NULL,\n    .passthrough_missing = NULL,\n", out);
     fputs("    .dlsym_next = cgl_dlsym_next,\n", out);
     if (p->real_prefix) fprintf(out, "    .real_prefix = \"%s\",\n", p->real_prefix);
+    if (p->search) fputs("    .search = CG_SEARCH_LD_LIBRARY_PATH,\n", out);
     fputs("};\n\n", out);
     fputs("__attribute__((constructor)) static void cgl_register(void) { cg_layer_register(&cgl_layer); }\n", out);
     free(upper);

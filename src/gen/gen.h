@@ -82,6 +82,7 @@ typedef struct policy {
     strlist variants;    /* name suffixes (_v2, _ptds): a function named base+suffix shares base's site policy */
     int variants_line;
     char *real_prefix; /* the real function of NAME is real_prefix + NAME (MPI's PMPI_), or NULL */
+    int search;        /* 1: the real library is looked for on LD_LIBRARY_PATH alone ([api] search) */
     int default_transition;
     strlist states;  /* [api] states: result codes that report a state at every entry point */
     int states_line; /* 0: not set */

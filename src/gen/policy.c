@@ -82,6 +82,7 @@ static int on_api(pini_file *f, policy *p, const pini_section *s)
     p->results = xstrdup(v[PINI_RESULTS]);
     p->errcode = xstrdup(v[PINI_ERRCODE]);
     p->real_prefix = xstrdup(v[PINI_REAL_PREFIX]);
+    p->search = v[PINI_SEARCH] ? pini_word(PINI_SEARCH, v[PINI_SEARCH]) : 0;
     if (v[PINI_CFLAGS]) split(&p->cflags, v[PINI_CFLAGS], " \t");
     if (v[PINI_STATES] && strcmp(v[PINI_STATES], "none") != 0) split(&p->states, v[PINI_STATES], ",");
     p->states_line = s->key_line[PINI_STATES];

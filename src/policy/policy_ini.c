@@ -34,6 +34,9 @@ static const char *const yes_no_words[] = {"no", "yes"};
 static const char *const wrapper_words[] = {"generated", "hand", "forward"};
 /* A quirk's scope: its fix holds for the whole process, or until each entry
  * point's first success (a bug of first calls only). */
+/* Where `callguard run` looks for the real library by soname (the policy's
+ * [api] `search`): as the dynamic loader does, or on LD_LIBRARY_PATH alone. */
+static const char *const pini_search_words[] = {"system", "ld_library_path"};
 static const char *const quirk_scope_words[] = {"process", "once"};
 
 #define A (1u << PINI_API)
@@ -57,6 +60,7 @@ const pini_key_info pini_keys[PINI_NKEYS] = {
     [PINI_PASSTHROUGH] = {"passthrough", A, NULL},
     [PINI_VARIANTS] = {"variants", A, NULL},
     [PINI_REAL_PREFIX] = {"real_prefix", A, NULL},
+    [PINI_SEARCH] = {"search", A, pini_search_words, 2},
     [PINI_BLOCKING] = {"blocking", S, yes_no_words, 2},
     [PINI_COLLECTIVE] = {"collective", S, yes_no_words, 2},
     [PINI_REASON] = {"reason", S, NULL},
@@ -92,7 +96,7 @@ const pini_key_info pini_keys[PINI_NKEYS] = {
 static const pini_key key_order[PINI_NKEYS] = {
     PINI_NAME,      PINI_HEADER,      PINI_HEADERS,    PINI_PREFIX,      PINI_LIBRARY,  PINI_RESULT,
     PINI_SUCCESS,   PINI_MISSING,     PINI_RESULTS,    PINI_ERRCODE,     PINI_CFLAGS,   PINI_PASSTHROUGH,
-    PINI_VARIANTS,  PINI_REAL_PREFIX, PINI_BLOCKING,   PINI_COLLECTIVE,  PINI_REASON,   PINI_TRANSITION,
+    PINI_VARIANTS,  PINI_REAL_PREFIX, PINI_SEARCH, PINI_BLOCKING,   PINI_COLLECTIVE,  PINI_REASON,   PINI_TRANSITION,
     PINI_SERIALIZE, PINI_SCOPE,       PINI_VARIANT_OF, PINI_WRAPPER,     PINI_WRITES,   PINI_READS,
     PINI_DESTROYS,  PINI_SETS,        PINI_LAUNCHES,   PINI_STATES,      PINI_Q_API,    PINI_Q_VENDOR,
     PINI_Q_DRIVER,  PINI_Q_VERSIONS,  PINI_Q_LIBRARY,  PINI_Q_SERIALIZE, PINI_Q_DOMAIN, PINI_Q_SOURCE,

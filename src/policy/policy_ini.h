@@ -44,6 +44,7 @@ typedef enum pini_key {
     PINI_PASSTHROUGH,
     PINI_VARIANTS,
     PINI_REAL_PREFIX,
+    PINI_SEARCH,
     /* [defaults] and entry point sections */
     PINI_TRANSITION,
     /* entry point sections */

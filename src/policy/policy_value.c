@@ -54,6 +54,7 @@ static const struct {
     [PINI_PASSTHROUGH] = {F_PASSTHROUGH, "function names, or @FILE with one name a line"},
     [PINI_VARIANTS] = {F_NAME_LIST, "a comma-separated list of name suffixes (_v2, _ptds)"},
     [PINI_REAL_PREFIX] = {F_IDENT, "a C identifier put before each entry point's name (P: PMPI_Send)"},
+    [PINI_SEARCH] = {F_WORDS, "system or ld_library_path"},
     [PINI_BLOCKING] = {F_WORDS, "yes or no"},
     [PINI_COLLECTIVE] = {F_WORDS, "yes or no"},
     [PINI_REASON] = {F_TEXT, "why the call blocks"},

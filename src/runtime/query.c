@@ -102,6 +102,16 @@ long cg_list_sites(const char *api, cg_site_info *out, size_t max)
     return n;
 }
 
+int cg_layer_search(const char *api)
+{
+    int search = -1;
+    pthread_mutex_lock(&cgi_cfg_lock);
+    for (cg_layer *l = cgi_layers; l && search < 0; l = l->next)
+        if (api && strcmp(l->api, api) == 0) search = l->search;
+    pthread_mutex_unlock(&cgi_cfg_lock);
+    return search;
+}
+
 long cg_list_layers(cg_layer_info *out, size_t max)
 {
     pthread_mutex_lock(&cgi_cfg_lock);

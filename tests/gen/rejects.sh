@@ -37,7 +37,7 @@ gen_rejects_unknown_key() {
         "unknown_key.ini:8: unknown key blockng in [shCreate]: an entry point section accepts blocking, collective, reason,"
     # [api] keys are named too, and the runtime accepts every one of them.
     expect_policy_error unknown_api_key.ini "unknown_api_key.ini:6: unknown key frobnicate in [api]: [api] accepts \
-name, header, headers, prefix, library, result, success, missing, results, errcode, cflags, passthrough, variants, real_prefix or states"
+name, header, headers, prefix, library, result, success, missing, results, errcode, cflags, passthrough, variants, real_prefix, search or states"
 }
 
 # states: the form on both sides (the shared reader), the names against the
@@ -104,6 +104,7 @@ gen_rejects_blocking_without_reason() {
 gen_rejects_bad_transition() {
     expect_policy_error bad_transition.ini "bad_transition.ini:8: transition = sometimes: expected always, blocking or never"
     expect_policy_error bad_wrapper.ini "bad_wrapper.ini:8: wrapper = by hand: expected generated, hand or forward"
+    expect_policy_error bad_search.ini "bad_search.ini:6: search = LD_LIBRARY_PATH: expected system or ld_library_path"
 }
 
 gen_rejects_unknown_entry_point() {

@@ -354,6 +354,7 @@ static cg_layer cgl_layer = {
     .passthrough = cgl_passthrough,
     .passthrough_missing = cgl_missing,
     .dlsym_next = cgl_dlsym_next,
+    .search = CG_SEARCH_LD_LIBRARY_PATH,
 };
 
 __attribute__((constructor)) static void cgl_register(void) { cg_layer_register(&cgl_layer); }
