@@ -485,9 +485,12 @@ static void cgi_json_rank_site(const cgi_rank_site *s, void *arg)
         fputs("null", out);
     if (row->collective) {
         /* A collective: every rank should have made it as often. */
-        fprintf(out,
-                ",\n     \"collective\": true, \"usual_calls\": %lu, \"ranks_out_of_step\": %u, \"out_of_step\": [",
-                (unsigned long)s->usual_calls, s->nodd);
+        fputs(",\n     \"collective\": true, \"usual_calls\": ", out);
+        if (s->no_usual)
+            fputs("null", out);
+        else
+            fprintf(out, "%lu", (unsigned long)s->usual_calls);
+        fprintf(out, ", \"ranks_out_of_step\": %u, \"out_of_step\": [", s->nodd);
         for (uint32_t k = 0; k < s->nodd && k < CGI_RANKS_ODD_KEPT; k++) {
             fprintf(out, "%s{\"rank\": %u, \"calls\": %lu", k ? ", " : "", s->odd[k].rank,
                     (unsigned long)s->odd_calls[k]);

@@ -190,7 +190,8 @@ static cgi_rank_spread cgi_spread(const cgi_ranks *v, const cgi_rank_cell *c, si
 }
 
 /* The count most of n ranks made (m in cells c, the others 0; tmp holds
- * m values) and the ranks that made another (report_ranks.h). n == m: only
+ * m values) and the ranks that made another, or every rank when no count
+ * is the most common (report_ranks.h). n == m: only
  * the ranks of the cells are compared (a row of one communicator). */
 static void cgi_odd_ranks(const cgi_ranks *v, const cgi_rank_cell *c, size_t m, size_t n, uint64_t *tmp,
                           cgi_rank_site *s)
@@ -200,12 +201,17 @@ static void cgi_odd_ranks(const cgi_ranks *v, const cgi_rank_cell *c, size_t m, 
     qsort(tmp, m, sizeof *tmp, cgi_by_u64);
     uint64_t usual = 0;
     size_t most = n - m; /* the ranks that never called it made 0 */
+    int tie = 0;
     for (size_t i = 0, j; i < m; i = j) {
         for (j = i; j < m && tmp[j] == tmp[i];)
             j++;
-        if (j - i > most) most = j - i, usual = tmp[i];
+        if (j - i > most)
+            most = j - i, usual = tmp[i], tie = 0;
+        else if (j - i == most)
+            tie = 1;
     }
     s->usual_calls = usual;
+    s->no_usual = (uint8_t)tie;
     /* Ranks by number: every rank index, its cell (cells are in index order) or 0. */
     cgi_rank_where odd[CGI_RANKS_ODD_KEPT];
     uint64_t odd_calls[CGI_RANKS_ODD_KEPT];
@@ -215,7 +221,7 @@ static void cgi_odd_ranks(const cgi_ranks *v, const cgi_rank_cell *c, size_t m, 
             k++;
         int has = k < m && c[k].ix == ix;
         uint64_t calls = has ? c[k].calls : 0;
-        if (calls == usual || (!has && n == m)) continue;
+        if ((calls == usual && !tie) || (!has && n == m)) continue;
         cgi_rank_where at = v->rank[ix];
         /* Kept: the lowest rank numbers (insertion into a short sorted list). */
         size_t pos = s->nodd < CGI_RANKS_ODD_KEPT ? s->nodd : CGI_RANKS_ODD_KEPT;

@@ -36,10 +36,13 @@ typedef struct cgi_rank_site {
     cgi_rank_where peak_inside_at, peak_waiting_at;
     uint64_t stall_ns; /* the longest stall kept by a process with a rank; 0: none */
     cgi_rank_where stall_at;
-    /* The count most ranks made (the lowest among equally common ones),
-     * and the ranks that made another, the lowest rank numbers first: for
-     * a collective, a rank out of step. */
+    /* The count most ranks made, and the ranks that made another, the
+     * lowest rank numbers first: for a collective, a rank out of step.
+     * no_usual: two counts are equally common (two ranks, 10 and 9), so
+     * which rank is out of step is unknown: every rank is listed and
+     * usual_calls means nothing. */
     uint64_t usual_calls;
+    uint8_t no_usual;
     uint32_t nodd; /* all of them; the first CGI_RANKS_ODD_KEPT below */
     cgi_rank_where odd[4];
     uint64_t odd_calls[4];

@@ -95,8 +95,11 @@ static void cgi_steps_site(const cgi_rank_site *site, void *arg)
         fputs(o->n++ ? ",\n  {\"api\": " : "\n  {\"api\": ", o->out);
         cgi_json_str(o->out, api);
         cgi_json_field_str(o->out, "name", name);
-        fprintf(o->out, ", \"usual_calls\": %lu, \"ranks_out_of_step\": %u, \"out_of_step\": [",
-                (unsigned long)site->usual_calls, site->nodd);
+        if (site->no_usual)
+            fputs(", \"usual_calls\": null", o->out);
+        else
+            fprintf(o->out, ", \"usual_calls\": %lu", (unsigned long)site->usual_calls);
+        fprintf(o->out, ", \"ranks_out_of_step\": %u, \"out_of_step\": [", site->nodd);
         for (uint32_t k = 0; k < kept; k++) {
             fprintf(o->out, "%s{\"rank\": %u, \"calls\": %lu", k ? ", " : "", site->odd[k].rank,
                     (unsigned long)site->odd_calls[k]);
@@ -115,7 +118,11 @@ static void cgi_steps_site(const cgi_rank_site *site, void *arg)
     fprintf(o->out, "%s made ", site->nodd > kept ? " and more" : "");
     for (uint32_t k = 0; k < kept; k++)
         fprintf(o->out, "%s%lu", k ? ", " : "", (unsigned long)site->odd_calls[k]);
-    fprintf(o->out, " calls, %s %lu\n", site->nodd > 1 ? "most ranks" : "the others", (unsigned long)site->usual_calls);
+    if (site->no_usual)
+        fputs(" calls, no count most ranks made\n", o->out);
+    else
+        fprintf(o->out, " calls, %s %lu\n", site->nodd > 1 ? "most ranks" : "the others",
+                (unsigned long)site->usual_calls);
 }
 
 int cgi_status_steps_write(FILE *out, cgi_status_steps *s, int json)

@@ -289,7 +289,12 @@ static void cgi_summary_odd_site(const cgi_rank_site *s, void *arg)
         c += (size_t)snprintf(counts + c, sizeof counts - c, "%s%lu", k ? ", " : "", (unsigned long)s->odd_calls[k]);
     }
     const char *more = s->nodd > CGI_RANKS_ODD_KEPT ? " and more" : "";
-    if (s->nodd == 1)
+    if (s->no_usual)
+        cgi_note_add(a->ns, 0, 2,
+                     "  ranks %s%s made %s %s calls, no count most ranks made (a collective: every rank makes it "
+                     "alike)\n",
+                     ranks, more, counts, CGI_ROW_NAME(row));
+    else if (s->nodd == 1)
         cgi_note_add(a->ns, 0, 2,
                      "  rank %s made %s %s calls, the others %lu (a collective: every rank makes it alike)\n", ranks,
                      counts, CGI_ROW_NAME(row), (unsigned long)s->usual_calls);
