@@ -139,26 +139,33 @@ void cgi_status_grouping_free(cgi_status_grouping *g)
     g->order = NULL, g->groups = NULL, g->ng = 0;
 }
 
-/* "ranks 0-1, 3" or "pid 12" for the members of a group. */
+/* "ranks 0-1, 3", "pid 12", or "rank 0 and pid 12" for the members of a group: those with a rank by
+ * rank, then those without (a launcher) by pid. */
 void cgi_status_members(FILE *out, const cgi_status_proc *v, const size_t *order, const cgi_status_group *g)
 {
-    const cgi_status_proc *first = &v[order[g->first]];
-    if (first->rank < 0) {
-        fprintf(out, "%s", g->n == 1 ? "pid" : "pids");
-        for (size_t i = 0; i < g->n; i++)
-            fprintf(out, "%s %d", i ? "," : "", v[order[g->first + i]].pid);
-        return;
-    }
-    fprintf(out, "%s ", g->n == 1 ? "rank" : "ranks");
+    size_t ranked = 0, unranked = 0;
+    for (size_t i = 0; i < g->n; i++)
+        v[order[g->first + i]].rank < 0 ? unranked++ : ranked++;
+    if (ranked) fprintf(out, "%s ", ranked == 1 ? "rank" : "ranks");
+    int said = 0;
     for (size_t i = 0; i < g->n;) {
         int32_t lo = v[order[g->first + i]].rank, hi = lo;
         size_t j = i + 1;
+        if (lo < 0) {
+            i = j;
+            continue;
+        }
         while (j < g->n && v[order[g->first + j]].rank == hi + 1)
             hi = v[order[g->first + j++]].rank;
-        fprintf(out, "%s%d", i ? ", " : "", (int)lo);
+        fprintf(out, "%s%d", said++ ? ", " : "", (int)lo);
         if (hi > lo) fprintf(out, "%s%d", hi == lo + 1 ? ", " : "-", (int)hi);
         i = j;
     }
+    if (!unranked) return;
+    fprintf(out, "%s%s", ranked ? " and " : "", unranked == 1 ? "pid" : "pids");
+    said = 0;
+    for (size_t i = 0; i < g->n; i++)
+        if (v[order[g->first + i]].rank < 0) fprintf(out, "%s %d", said++ ? "," : "", v[order[g->first + i]].pid);
 }
 
 /* ", at FILE:LINE in FUNCTION", or nothing when not known. */

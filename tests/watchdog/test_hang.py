@@ -233,6 +233,32 @@ def status_of_a_folder_names_missing_and_ended_ranks():
     check(re.search(r"rank 1 pid \d+ on .*in cl clWaitForEvents for", r.stdout, re.S), r.stdout)
 
 
+def status_names_a_launcher_without_a_rank_by_its_pid_beside_the_ranks():
+    """A rank and a process without one (a launcher: torchrun, mpirun) in one folder, neither in a call:
+    one group, "rank 0 and pid P: no guarded call in flight", not "ranks 0, -1"."""
+    skip_unless_real_stack()
+    folder = os.path.join(TMP, "launcher") + "/"
+    idle = "import ctypes, time; ctypes.CDLL('libOpenCL.so.1').clGetPlatformIDs(0, None, None); " \
+           "print('ready', flush=True); time.sleep(60)"
+    procs = []
+    try:
+        for rank in ("0", None):
+            env = dict(os.environ, OMPI_COMM_WORLD_SIZE="1", OMPI_COMM_WORLD_RANK=rank) if rank else \
+                {k: v for k, v in os.environ.items() if not k.startswith("OMPI_")}
+            procs.append(subprocess.Popen([CG, "run", "--api", "cl", "--report", folder, "--", sys.executable, "-c",
+                                           idle], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                          text=True, start_new_session=True))
+        for p in procs:
+            p.stdout.readline()
+        r = subprocess.run([CG, "status", folder], capture_output=True, text=True, timeout=30)
+    finally:
+        for p in procs:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait(timeout=30)
+    check(r.returncode == 0 and re.search(r"^  rank 0 and pid \d+: no guarded call in flight$", r.stdout, re.M) and
+          "-1" not in r.stdout, r.stdout + r.stderr)
+
+
 def hang_reports_are_off_by_default():
     """Without --hang-ms nothing is printed however long the call hangs (the
     page is kept in the statistics file: the test above)."""
