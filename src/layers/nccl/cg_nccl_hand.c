@@ -11,7 +11,8 @@
  * A rank/size pair would not do: two communicators of a job can have one size, and a process one rank in both.
  * A communicator made otherwise (ncclCommInitAll's, a grown one) has no ID: its calls count in the site's row
  * alone. Each wrapper makes the guarded call first (cgl_guarded_NAME: the generated paths), then looks the
- * communicator up: a mutex and a short probe, against a collective's microseconds. */
+ * communicator up: a collective with a short probe and no lock once its row is made (the first call of a kind
+ * on a communicator, and the calls that make, split or end one, take a mutex). */
 #include <pthread.h>
 #include <stdio.h>
 
@@ -54,10 +55,10 @@ static const unsigned cgl_k_site[CGL_NK] = {
  * CGL_NCOMMS live ones, a new one gets no ID. */
 #define CGL_NCOMMS 1024
 typedef struct cgl_comm {
-    ncclComm_t comm; /* NULL: free; CGL_GONE: destroyed */
+    _Atomic(ncclComm_t) comm; /* NULL: free; CGL_GONE: destroyed; set last, with release (cgl_add) */
     uint64_t id;
-    uint32_t splits, shrinks;        /* of this communicator so far */
-    struct cg_counters *row[CGL_NK]; /* made on first use */
+    uint32_t splits, shrinks;                /* of this communicator so far */
+    struct cg_counters *_Atomic row[CGL_NK]; /* made on first use, under the lock; read without it */
 } cgl_comm;
 #define CGL_GONE ((ncclComm_t)(uintptr_t)1)
 static cgl_comm cgl_comms[CGL_NCOMMS];
@@ -78,11 +79,16 @@ static uint64_t cgl_fnv(uint64_t h, const void *p, size_t n)
 
 static size_t cgl_slot0(ncclComm_t c) { return (size_t)(((uintptr_t)c >> 4) * 2654435761u) & (CGL_NCOMMS - 1); }
 
-/* The entry of c, or NULL. Caller holds the lock. */
+/* The entry of c, or NULL. With the lock, or without it for a communicator in use (its entry was
+ * published before the call that made it returned; a program that uses a communicator while destroying
+ * it gets no row counted, or its old one). */
 static cgl_comm *cgl_find(ncclComm_t c)
 {
-    for (size_t i = cgl_slot0(c), n = 0; n < CGL_NCOMMS && cgl_comms[i].comm; i = (i + 1) & (CGL_NCOMMS - 1), n++)
-        if (cgl_comms[i].comm == c) return &cgl_comms[i];
+    for (size_t i = cgl_slot0(c), n = 0; n < CGL_NCOMMS; i = (i + 1) & (CGL_NCOMMS - 1), n++) {
+        ncclComm_t at = atomic_load_explicit(&cgl_comms[i].comm, memory_order_acquire);
+        if (at == c) return &cgl_comms[i];
+        if (!at) break;
+    }
     return NULL;
 }
 
@@ -92,9 +98,17 @@ static void cgl_add(ncclComm_t c, uint64_t id)
     if (!c) return;
     pthread_mutex_lock(&cgl_comms_lock);
     cgl_comm *e = cgl_find(c);
-    for (size_t i = cgl_slot0(c), n = 0; !e && n < CGL_NCOMMS; i = (i + 1) & (CGL_NCOMMS - 1), n++)
-        if (!cgl_comms[i].comm || cgl_comms[i].comm == CGL_GONE) e = &cgl_comms[i];
-    if (e) *e = (cgl_comm){.comm = c, .id = id};
+    for (size_t i = cgl_slot0(c), n = 0; !e && n < CGL_NCOMMS; i = (i + 1) & (CGL_NCOMMS - 1), n++) {
+        ncclComm_t at = atomic_load_explicit(&cgl_comms[i].comm, memory_order_relaxed);
+        if (!at || at == CGL_GONE) e = &cgl_comms[i];
+    }
+    if (e) {
+        atomic_store_explicit(&e->comm, CGL_GONE, memory_order_relaxed);
+        e->id = id, e->splits = 0, e->shrinks = 0;
+        for (unsigned k = 0; k < CGL_NK; k++)
+            atomic_store_explicit(&e->row[k], NULL, memory_order_relaxed);
+        atomic_store_explicit(&e->comm, c, memory_order_release);
+    }
     pthread_mutex_unlock(&cgl_comms_lock);
 }
 
@@ -106,12 +120,13 @@ static void cgl_count(ncclComm_t c, unsigned k, ncclResult_t r, int child_color,
     cgl_comm *e = cgl_find(c);
     struct cg_counters *row = NULL;
     if (e) {
-        if (!e->row[k]) {
+        row = atomic_load_explicit(&e->row[k], memory_order_relaxed);
+        if (!row) {
             char tag[16];
             snprintf(tag, sizeof tag, "%012llx", (unsigned long long)(e->id & 0xffffffffffffull));
-            e->row[k] = cg_site_row(&cgl_sites[cgl_k_site[k]], tag);
+            row = cg_site_row(&cgl_sites[cgl_k_site[k]], tag);
+            atomic_store_explicit(&e->row[k], row, memory_order_release);
         }
-        row = e->row[k];
         if (child) {
             uint32_t nth = k == CGL_K_SPLIT ? e->splits++ : e->shrinks++;
             uint64_t h = cgl_fnv(CGL_FNV0, &e->id, sizeof e->id);
@@ -128,7 +143,7 @@ static void cgl_drop(ncclComm_t c)
 {
     pthread_mutex_lock(&cgl_comms_lock);
     cgl_comm *e = c ? cgl_find(c) : NULL;
-    if (e) e->comm = CGL_GONE;
+    if (e) atomic_store_explicit(&e->comm, CGL_GONE, memory_order_release);
     pthread_mutex_unlock(&cgl_comms_lock);
 }
 
@@ -208,12 +223,27 @@ CG_EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm)
     return cgl_guarded_ncclCommAbort(comm);
 }
 
+/* A collective of kind k on c counted in c's row: without the lock once the row is made (a probe and a
+ * load: a collective is made at a high rate), the first time with it. */
+static void cgl_count_collective(ncclComm_t c, unsigned k, ncclResult_t r)
+{
+    cgl_comm *e = c ? cgl_find(c) : NULL;
+    struct cg_counters *row = e ? atomic_load_explicit(&e->row[k], memory_order_acquire) : NULL;
+    if (row)
+        cg_row_count(row, r != ncclSuccess && r != ncclInProgress);
+    else if (e)
+        cgl_count(c, k, r, 0, NULL);
+}
+
 /* ---- the collectives: the guarded call, then the communicator's row ---- */
+/* A site with nothing to do (statistics off, no lock: `direct` set) has no row to count either: the fast path's
+ * tail jump, as a generated wrapper's. */
 #define CGL_COLL(name, k, params, args)                                                                                \
     CG_EXPORT ncclResult_t name params                                                                                 \
     {                                                                                                                  \
+        CG_DIRECT_CALL(name, args);                                                                                    \
         ncclResult_t r = cgl_guarded_##name args;                                                                      \
-        cgl_count(comm, k, r, 0, NULL);                                                                                \
+        cgl_count_collective(comm, k, r);                                                                              \
         return r;                                                                                                      \
     }
 /* clang-format off */
