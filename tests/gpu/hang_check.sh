@@ -46,7 +46,7 @@ for i in $(seq 1 60); do
     "$CG" status "$F/" >"$OUT/f-status.txt" 2>&1
     # The line is the innermost Python frame: torch's own Stream.synchronize (torch/cuda/streams.py), which
     # torch_hang.py:19 called (seen on the H200, 2026-12-06: streams.py:108 in synchronize).
-    if grep -q "cuStreamSynchronize at.*streams.py:[0-9]* in synchronize" "$OUT/f-status.txt" &&
+    if tr -s ' \n' ' ' <"$OUT/f-status.txt" | grep -q "cuStreamSynchronize at [^ ]*streams.py:[0-9]* in synchronize" &&
         [ "$(grep -c 'waiting' "$OUT/f-run.out")" -ge 2 ]; then
         seen=$i
         break

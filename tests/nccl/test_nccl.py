@@ -130,15 +130,17 @@ def nccl_layer_exports_every_name_the_real_library_exports():
 
 
 def nccl_blocking_sites_are_listed_with_their_reasons():
-    """callguard list marks the calls that wait for other ranks blocking, with a reason, and not the queries."""
+    """callguard list marks the calls that wait for other ranks blocking, with a reason, and not the queries
+    nor the collectives and sends (a launch of under a microsecond: apis/nccl.ini)."""
     r = run([E["CG_CLI"], "list", "nccl"])
     check(r.returncode == 0, "callguard list nccl", r)
     rows = {m.group(1): m.group(2).strip() for m in re.finditer(r"^(nccl\w*)(?: \(as \w+\))?\s+\S+\s+\S+\s+\S+\s+(.*)$",
                                                                r.stdout, re.M)}
     for name in ("ncclCommInitRank", "ncclCommInitRankConfig", "ncclCommInitAll", "ncclCommFinalize",
-                 "ncclCommDestroy", "ncclCommAbort", "ncclGroupEnd", "ncclAllReduce", "ncclSend"):
+                 "ncclCommDestroy", "ncclCommAbort", "ncclGroupEnd"):
         check(rows.get(name, "-") != "-", "%s blocking with a reason: %r" % (name, rows.get(name)))
-    for name in ("ncclGetVersion", "ncclCommCount", "ncclGetErrorString", "ncclGroupStart"):
+    for name in ("ncclGetVersion", "ncclCommCount", "ncclGetErrorString", "ncclGroupStart", "ncclAllReduce",
+                 "ncclSend"):
         check(rows.get(name) == "-", "%s not blocking: %r" % (name, rows.get(name)))
 
 

@@ -136,25 +136,25 @@ static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_ncclWinGetUserPtr] = {"ncclWinGetUserPtr", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_ncclRedOpCreatePreMulSum] = {"ncclRedOpCreatePreMulSum", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_ncclRedOpDestroy] = {"ncclRedOpDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
-    [CGL_ncclReduce] = {"ncclReduce", NULL, 0, 1, 0, "a collective: launched at once outside a group; the first on a communicator waits for its peers to connect", NULL, cgl_states, 1, NULL, 0, .collective = 1},
-    [CGL_ncclBcast] = {"ncclBcast", NULL, 0, 1, 0, "a collective (ncclBroadcast in place): launched at once outside a group; the first on a communicator waits for its peers", NULL, cgl_states, 1, NULL, 0, .collective = 1},
-    [CGL_ncclBroadcast] = {"ncclBroadcast", NULL, 0, 1, 0, "a collective: launched at once outside a group; the first on a communicator waits for its peers to connect", NULL, cgl_states, 1, NULL, 0, .collective = 1},
-    [CGL_ncclAllReduce] = {"ncclAllReduce", NULL, 0, 1, 0, "a collective: launched at once outside a group; the first on a communicator waits for its peers to connect", NULL, cgl_states, 1, NULL, 0, .collective = 1},
-    [CGL_ncclReduceScatter] = {"ncclReduceScatter", NULL, 0, 1, 0, "a collective: launched at once outside a group; the first on a communicator waits for its peers to connect", NULL, cgl_states, 1, NULL, 0, .collective = 1},
-    [CGL_ncclAllGather] = {"ncclAllGather", NULL, 0, 1, 0, "a collective: launched at once outside a group; the first on a communicator waits for its peers to connect", NULL, cgl_states, 1, NULL, 0, .collective = 1},
-    [CGL_ncclAlltoAll] = {"ncclAlltoAll", NULL, 0, 1, 0, "a collective: launched at once outside a group; the first on a communicator waits for its peers to connect", NULL, cgl_states, 1, NULL, 0, .collective = 1},
-    [CGL_ncclGather] = {"ncclGather", NULL, 0, 1, 0, "a collective: launched at once outside a group; the first on a communicator waits for its peers to connect", NULL, cgl_states, 1, NULL, 0, .collective = 1},
-    [CGL_ncclScatter] = {"ncclScatter", NULL, 0, 1, 0, "a collective: launched at once outside a group; the first on a communicator waits for its peers to connect", NULL, cgl_states, 1, NULL, 0, .collective = 1},
-    [CGL_ncclAllReduceConfig] = {"ncclAllReduceConfig", "ncclAllReduce", 0, 1, 0, "a collective: launched at once outside a group; the first on a communicator waits for its peers to connect", NULL, cgl_states, 1, NULL, 0, .collective = 1},
-    [CGL_ncclBroadcastConfig] = {"ncclBroadcastConfig", "ncclBroadcast", 0, 1, 0, "a collective: launched at once outside a group; the first on a communicator waits for its peers to connect", NULL, cgl_states, 1, NULL, 0, .collective = 1},
-    [CGL_ncclReduceConfig] = {"ncclReduceConfig", "ncclReduce", 0, 1, 0, "a collective: launched at once outside a group; the first on a communicator waits for its peers to connect", NULL, cgl_states, 1, NULL, 0, .collective = 1},
-    [CGL_ncclAllGatherConfig] = {"ncclAllGatherConfig", "ncclAllGather", 0, 1, 0, "a collective: launched at once outside a group; the first on a communicator waits for its peers to connect", NULL, cgl_states, 1, NULL, 0, .collective = 1},
-    [CGL_ncclReduceScatterConfig] = {"ncclReduceScatterConfig", "ncclReduceScatter", 0, 1, 0, "a collective: launched at once outside a group; the first on a communicator waits for its peers to connect", NULL, cgl_states, 1, NULL, 0, .collective = 1},
-    [CGL_ncclAlltoAllConfig] = {"ncclAlltoAllConfig", "ncclAlltoAll", 0, 1, 0, "a collective: launched at once outside a group; the first on a communicator waits for its peers to connect", NULL, cgl_states, 1, NULL, 0, .collective = 1},
-    [CGL_ncclGatherConfig] = {"ncclGatherConfig", "ncclGather", 0, 1, 0, "a collective: launched at once outside a group; the first on a communicator waits for its peers to connect", NULL, cgl_states, 1, NULL, 0, .collective = 1},
-    [CGL_ncclScatterConfig] = {"ncclScatterConfig", "ncclScatter", 0, 1, 0, "a collective: launched at once outside a group; the first on a communicator waits for its peers to connect", NULL, cgl_states, 1, NULL, 0, .collective = 1},
-    [CGL_ncclSend] = {"ncclSend", NULL, 0, 1, 0, "launched at once outside a group; the first to a peer waits for it to connect", NULL, cgl_states, 1, NULL, 0},
-    [CGL_ncclRecv] = {"ncclRecv", NULL, 0, 1, 0, "launched at once outside a group; the first from a peer waits for it to connect", NULL, cgl_states, 1, NULL, 0},
+    [CGL_ncclReduce] = {"ncclReduce", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1},
+    [CGL_ncclBcast] = {"ncclBcast", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1},
+    [CGL_ncclBroadcast] = {"ncclBroadcast", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1},
+    [CGL_ncclAllReduce] = {"ncclAllReduce", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1},
+    [CGL_ncclReduceScatter] = {"ncclReduceScatter", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1},
+    [CGL_ncclAllGather] = {"ncclAllGather", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1},
+    [CGL_ncclAlltoAll] = {"ncclAlltoAll", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1},
+    [CGL_ncclGather] = {"ncclGather", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1},
+    [CGL_ncclScatter] = {"ncclScatter", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1},
+    [CGL_ncclAllReduceConfig] = {"ncclAllReduceConfig", "ncclAllReduce", 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1},
+    [CGL_ncclBroadcastConfig] = {"ncclBroadcastConfig", "ncclBroadcast", 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1},
+    [CGL_ncclReduceConfig] = {"ncclReduceConfig", "ncclReduce", 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1},
+    [CGL_ncclAllGatherConfig] = {"ncclAllGatherConfig", "ncclAllGather", 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1},
+    [CGL_ncclReduceScatterConfig] = {"ncclReduceScatterConfig", "ncclReduceScatter", 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1},
+    [CGL_ncclAlltoAllConfig] = {"ncclAlltoAllConfig", "ncclAlltoAll", 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1},
+    [CGL_ncclGatherConfig] = {"ncclGatherConfig", "ncclGather", 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1},
+    [CGL_ncclScatterConfig] = {"ncclScatterConfig", "ncclScatter", 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1},
+    [CGL_ncclSend] = {"ncclSend", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
+    [CGL_ncclRecv] = {"ncclRecv", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_ncclPutSignal] = {"ncclPutSignal", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_ncclSignal] = {"ncclSignal", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
     [CGL_ncclWaitSignal] = {"ncclWaitSignal", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0},
@@ -1231,7 +1231,6 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclReduce(const void *send
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_BLOCKING_CALL(ncclReduce, (sendbuff, recvbuff, count, datatype, op, root, comm, stream), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(ncclReduce, (sendbuff, recvbuff, count, datatype, op, root, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
 }
@@ -1261,7 +1260,6 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclBcast(void *buff, size_
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_BLOCKING_CALL(ncclBcast, (buff, count, datatype, root, comm, stream), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(ncclBcast, (buff, count, datatype, root, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclBcast(buff, count, datatype, root, comm, stream);
 }
@@ -1292,7 +1290,6 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclBroadcast(const void *s
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_BLOCKING_CALL(ncclBroadcast, (sendbuff, recvbuff, count, datatype, root, comm, stream), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(ncclBroadcast, (sendbuff, recvbuff, count, datatype, root, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
@@ -1323,7 +1320,6 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclAllReduce(const void *s
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_BLOCKING_CALL(ncclAllReduce, (sendbuff, recvbuff, count, datatype, op, comm, stream), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(ncclAllReduce, (sendbuff, recvbuff, count, datatype, op, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
 }
@@ -1354,7 +1350,6 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclReduceScatter(const voi
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_BLOCKING_CALL(ncclReduceScatter, (sendbuff, recvbuff, recvcount, datatype, op, comm, stream), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(ncclReduceScatter, (sendbuff, recvbuff, recvcount, datatype, op, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
 }
@@ -1384,7 +1379,6 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclAllGather(const void *s
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_BLOCKING_CALL(ncclAllGather, (sendbuff, recvbuff, sendcount, datatype, comm, stream), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(ncclAllGather, (sendbuff, recvbuff, sendcount, datatype, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
 }
@@ -1414,7 +1408,6 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclAlltoAll(const void *se
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_BLOCKING_CALL(ncclAlltoAll, (sendbuff, recvbuff, count, datatype, comm, stream), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(ncclAlltoAll, (sendbuff, recvbuff, count, datatype, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
 }
@@ -1445,7 +1438,6 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclGather(const void *send
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_BLOCKING_CALL(ncclGather, (sendbuff, recvbuff, count, datatype, root, comm, stream), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(ncclGather, (sendbuff, recvbuff, count, datatype, root, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
@@ -1476,7 +1468,6 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclScatter(const void *sen
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_BLOCKING_CALL(ncclScatter, (sendbuff, recvbuff, count, datatype, root, comm, stream), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(ncclScatter, (sendbuff, recvbuff, count, datatype, root, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
@@ -1508,7 +1499,6 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclAllReduceConfig(const v
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclAllReduceConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
-    CG_BLOCKING_CALL(ncclAllReduceConfig, (sendbuff, recvbuff, count, datatype, op, comm, stream, config), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(ncclAllReduceConfig, (sendbuff, recvbuff, count, datatype, op, comm, stream, config), cgl_thunk_code);
     return cgl_gp_ncclAllReduceConfig(sendbuff, recvbuff, count, datatype, op, comm, stream, config);
 }
@@ -1540,7 +1530,6 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclBroadcastConfig(const v
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclBroadcastConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
-    CG_BLOCKING_CALL(ncclBroadcastConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(ncclBroadcastConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config), cgl_thunk_code);
     return cgl_gp_ncclBroadcastConfig(sendbuff, recvbuff, count, datatype, root, comm, stream, config);
 }
@@ -1573,7 +1562,6 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclReduceConfig(const void
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclReduceConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
-    CG_BLOCKING_CALL(ncclReduceConfig, (sendbuff, recvbuff, count, datatype, op, root, comm, stream, config), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(ncclReduceConfig, (sendbuff, recvbuff, count, datatype, op, root, comm, stream, config), cgl_thunk_code);
     return cgl_gp_ncclReduceConfig(sendbuff, recvbuff, count, datatype, op, root, comm, stream, config);
 }
@@ -1604,7 +1592,6 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclAllGatherConfig(const v
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclAllGatherConfig(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
-    CG_BLOCKING_CALL(ncclAllGatherConfig, (sendbuff, recvbuff, sendcount, datatype, comm, stream, config), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(ncclAllGatherConfig, (sendbuff, recvbuff, sendcount, datatype, comm, stream, config), cgl_thunk_code);
     return cgl_gp_ncclAllGatherConfig(sendbuff, recvbuff, sendcount, datatype, comm, stream, config);
 }
@@ -1636,7 +1623,6 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclReduceScatterConfig(con
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclReduceScatterConfig(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
-    CG_BLOCKING_CALL(ncclReduceScatterConfig, (sendbuff, recvbuff, recvcount, datatype, op, comm, stream, config), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(ncclReduceScatterConfig, (sendbuff, recvbuff, recvcount, datatype, op, comm, stream, config), cgl_thunk_code);
     return cgl_gp_ncclReduceScatterConfig(sendbuff, recvbuff, recvcount, datatype, op, comm, stream, config);
 }
@@ -1667,7 +1653,6 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclAlltoAllConfig(const vo
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclAlltoAllConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
-    CG_BLOCKING_CALL(ncclAlltoAllConfig, (sendbuff, recvbuff, count, datatype, comm, stream, config), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(ncclAlltoAllConfig, (sendbuff, recvbuff, count, datatype, comm, stream, config), cgl_thunk_code);
     return cgl_gp_ncclAlltoAllConfig(sendbuff, recvbuff, count, datatype, comm, stream, config);
 }
@@ -1699,7 +1684,6 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclGatherConfig(const void
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclGatherConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
-    CG_BLOCKING_CALL(ncclGatherConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(ncclGatherConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config), cgl_thunk_code);
     return cgl_gp_ncclGatherConfig(sendbuff, recvbuff, count, datatype, root, comm, stream, config);
 }
@@ -1731,7 +1715,6 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclScatterConfig(const voi
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclScatterConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
-    CG_BLOCKING_CALL(ncclScatterConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(ncclScatterConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config), cgl_thunk_code);
     return cgl_gp_ncclScatterConfig(sendbuff, recvbuff, count, datatype, root, comm, stream, config);
 }
@@ -1761,7 +1744,6 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclSend(const void *sendbu
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_BLOCKING_CALL(ncclSend, (sendbuff, count, datatype, peer, comm, stream), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(ncclSend, (sendbuff, count, datatype, peer, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclSend(sendbuff, count, datatype, peer, comm, stream);
 }
@@ -1791,7 +1773,6 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclRecv(void *recvbuff, si
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_BLOCKING_CALL(ncclRecv, (recvbuff, count, datatype, peer, comm, stream), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(ncclRecv, (recvbuff, count, datatype, peer, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
 }
