@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/gpu/nccl_check.sh OUTDIR [BUILD]: the NCCL layer on the GPU machine (docs/nccl.md). Writes
+# tests/gpu/nccl_check.sh OUTDIR [BUILD [cost [ROUNDS]]]: the NCCL layer on the GPU machine (docs/nccl.md). Writes
 # OUTDIR/nccl.txt (PASS/FAIL/SKIP lines, then figures) with each run's output, stderr and report beside it:
 #  1. torch.distributed (NCCL backend) at world size 1 plainly and under callguard run: the same output, and
 #     the report counts ncclAllReduce (>= 100), ncclBroadcast, ncclAllGather and a communicator's creation;
@@ -12,8 +12,11 @@
 #     CUDA behind the all-reduce rank 1 never joins, rank 1 in ncclCommInitRank) and ncclAllReduce's counts
 #     out of step (10 and 9: a tie of two ranks, so both are listed and neither named odd); after SIGTERM, `callguard
 #     report DIR/` must name the ranks' ncclAllReduce counts out of step (10 and 9).
+# With `cost`, only where statistics cost the loop of part 3: nccl_torch.py ab under `callguard run --api A` for
+# A = nccl, cuda and both (ROUNDS rounds, default 16), and the entry points one torch all_reduce calls; writes
+# OUTDIR/nccl-cost.txt and OUTDIR/nccl-cost.tar.gz (each run's output and report).
 set -u
-[ $# -ge 1 ] || { echo "usage: tests/gpu/nccl_check.sh OUTDIR [BUILD]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: tests/gpu/nccl_check.sh OUTDIR [BUILD [cost [ROUNDS]]]" >&2; exit 2; }
 mkdir -p "$1" || exit 2
 OUT=$(cd "$1" && pwd)
 cd "$(dirname "$0")/../.." || exit 2
@@ -26,6 +29,33 @@ unset CALLGUARD_REPORT CALLGUARD_SERIALIZE CALLGUARD_POLICY CALLGUARD_RUNTIME CA
 LD_LIBRARY_PATH="$(dirname "$REAL")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export LD_LIBRARY_PATH
 CG=$B/bin/callguard
+if [ "${3:-}" = cost ]; then
+    S=$OUT/nccl-cost.txt
+    mkdir -p "$OUT/cost" || exit 2
+    : >"$S"
+    for api in nccl cuda nccl,cuda; do
+        timeout 200 "$CG" run --api "$api" --report "$OUT/cost/$api.json" -- "$PY" "$SRC/tests/gpu/nccl_torch.py" ab \
+            "${4:-16}" 2000 >"$OUT/cost/$api.out" 2>"$OUT/cost/$api.err"
+        echo "--api $api (exit $?):" >>"$S"
+        sed 's/^/  /' "$OUT/cost/$api.out" >>"$S"
+    done
+    # The entry points per all-reduce: every site's calls over ncclAllReduce's (both loops, all rounds).
+    "$PY" - "$OUT/cost/nccl,cuda.json" >>"$S" 2>&1 <<'PYEOF'
+import json, sys
+calls = {}
+for p in json.load(open(sys.argv[1]))["processes"]:
+    for s in p["sites"]:
+        calls[(s["api"], s["name"])] = calls.get((s["api"], s["name"]), 0) + s["calls"]
+n = calls.get(("nccl", "ncclAllReduce"), 0)
+print("calls per ncclAllReduce (%d all-reduces counted):" % n)
+for (api, name), c in sorted(calls.items(), key=lambda kv: -kv[1])[:25]:
+    print("  %-40s %10d  %.2f" % (api + " " + name, c, c / n if n else 0))
+PYEOF
+    "$CG" report "$OUT/cost/nccl,cuda.json" >"$OUT/cost/report.txt" 2>&1
+    tar -C "$OUT" -czf "$OUT/nccl-cost.tar.gz" cost && rm -rf "$OUT/cost"
+    cat "$S"
+    exit 0
+fi
 S=$OUT/nccl.txt
 : >"$S"
 say() { echo "$*" >>"$S"; }
