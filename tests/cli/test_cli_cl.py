@@ -9,6 +9,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -202,11 +203,12 @@ def run_quirk_pocl_user_events_failed_at_once_finish_their_waiter_once():
           "the PoCL entry matched and applied: %s" % p["quirks"])
     s = site(p, "clSetUserEventStatus")
     check(s["calls"] == 3000 and s["policy"]["serialize"] == "pocl-user-event", "serialized: %s" % s)
-    # outside the entry's versions (a file whose range ends below 3.1), nothing is serialized
+    # outside the entry's versions (a file whose range ends below 3.1), nothing is serialized: PoCL's own
+    # race may then abort even this one round (seen once in a full run), as it does plainly
     path = quirks_file(open(SHIPPED_QUIRKS).read().replace("versions  = 0 .. 7.1", "versions  = 0 .. 3.0"))
     r, rep = guarded([race, "1"], "--quirks", path)
     p = rep["processes"][0]
-    check(r.returncode == 0 and not [x for x in p["quirks"] if x["name"].startswith("pocl-2216")] and
+    check(r.returncode in (0, -signal.SIGABRT) and not [x for x in p["quirks"] if x["name"].startswith("pocl-2216")] and
           site(p, "clSetUserEventStatus")["policy"]["serialize"] is None, "no match below 3.1: %s" % p["quirks"])
 
 
