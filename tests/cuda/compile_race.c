@@ -8,14 +8,13 @@
 #include <cuda.h>
 
 #include <dlfcn.h>
-#include <pthread.h>
+#include "../race_threads.h"
 #include <stdio.h>
 #include <stdlib.h>
 
 #define NTHREADS 16
 
 static CUcontext ctx;
-static pthread_barrier_t start;
 static int loaded[NTHREADS];
 
 static void *worker(void *arg)
@@ -25,7 +24,7 @@ static void *worker(void *arg)
     snprintf(ptx, sizeof ptx,
              ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry kernel_%d()\n{\n ret;\n}\n", i);
     if (cuCtxSetCurrent(ctx) != CUDA_SUCCESS) return NULL;
-    pthread_barrier_wait(&start);
+    pthread_barrier_wait(&cg_race_start);
     CUmodule mod;
     CUresult r = cuModuleLoadData(&mod, ptx);
     if (r != CUDA_SUCCESS) {
@@ -49,15 +48,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "set-up failed: %d\n", (int)r);
         return 1;
     }
-    pthread_t t[NTHREADS];
-    pthread_barrier_init(&start, NULL, NTHREADS);
-    for (long i = 0; i < NTHREADS; i++)
-        pthread_create(&t[i], NULL, worker, (void *)i);
-    int n = 0;
-    for (int i = 0; i < NTHREADS; i++) {
-        pthread_join(t[i], NULL);
-        n += loaded[i];
-    }
+    int n = cg_race_run(NTHREADS, worker, loaded);
     int inside = -1;
     void *h = argc > 1 ? dlopen(argv[1], RTLD_NOW | RTLD_NOLOAD) : RTLD_DEFAULT;
     int (*max_inside)(void) = h ? (int (*)(void))dlsym(h, "cgcuda_standin_max_inside") : NULL;

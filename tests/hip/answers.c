@@ -1,41 +1,16 @@
 /* answers.c: asks the HIP runtime what it answers without an AMD GPU and prints it, one line per call,
  * so a run under callguard can be compared with a plain one (tests/hip/test_hip.py). Built twice: linked
- * to libamdhip64, and (CG_HIP_DLOPEN) opening the soname given as argument 1 and looking each name up,
+ * to libamdhip64, and (CG_ANSWERS_DLOPEN) opening the soname given as argument 1 and looking each name up,
  * as Triton's AMD backend does. Debian 12's runtime (ROCm 5.2.3) answers hipGetDeviceCount with 100
  * (hipErrorNoDevice) and hipDriverGetVersion with 50221153. */
 #define __HIP_PLATFORM_AMD__ 1
 #include <hip/hip_runtime_api.h>
 
-#include <dlfcn.h>
-#include <stdio.h>
-#include <stdlib.h>
-
-#ifdef CG_HIP_DLOPEN
-static void *lib;
-static void *must(const char *name)
-{
-    void *f = dlsym(lib, name);
-    if (!f) {
-        fprintf(stderr, "answers: %s: %s\n", name, dlerror());
-        exit(1);
-    }
-    return f;
-}
-#define CALL(name) ((__typeof__(&name))must(#name))
-#else
-#define CALL(name) name
-#endif
+#include "../answers.h"
 
 int main(int argc, char **argv)
 {
-#ifdef CG_HIP_DLOPEN
-    if (argc < 2 || !(lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL))) {
-        fprintf(stderr, "answers: usage: answers SONAME (%s)\n", dlerror());
-        return 2;
-    }
-#else
-    (void)argc, (void)argv;
-#endif
+    cg_answers_open(argc, argv);
     int n = -1, v = -1, rv = -1;
     hipError_t e = CALL(hipInit)(0);
     printf("hipInit %d\n", (int)e);

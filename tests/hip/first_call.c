@@ -5,33 +5,24 @@
 #define __HIP_PLATFORM_AMD__ 1
 #include <hip/hip_runtime_api.h>
 
-#include <pthread.h>
+#include "../race_threads.h"
 #include <stdio.h>
 
 #define NTHREADS 16
 
-static pthread_barrier_t start;
 static int ok[NTHREADS];
 
 static void *worker(void *arg)
 {
     int i = (int)(long)arg, n = 0;
-    pthread_barrier_wait(&start);
+    pthread_barrier_wait(&cg_race_start);
     ok[i] = hipInit(0) == hipSuccess && hipGetDeviceCount(&n) == hipSuccess && n == 1;
     return NULL;
 }
 
 int main(void)
 {
-    pthread_t t[NTHREADS];
-    pthread_barrier_init(&start, NULL, NTHREADS);
-    for (long i = 0; i < NTHREADS; i++)
-        pthread_create(&t[i], NULL, worker, (void *)i);
-    int n = 0;
-    for (int i = 0; i < NTHREADS; i++) {
-        pthread_join(t[i], NULL);
-        n += ok[i];
-    }
+    int n = cg_race_run(NTHREADS, worker, ok);
     printf("initialized in %d threads\n", n);
     return n == NTHREADS ? 0 : 1;
 }

@@ -4,12 +4,11 @@
 #define __HIP_PLATFORM_AMD__ 1
 #include <hip/hip_runtime_api.h>
 
-#include <pthread.h>
+#include "../race_threads.h"
 #include <stdio.h>
 
 #define NTHREADS 16
 
-static pthread_barrier_t start;
 static int loaded[NTHREADS];
 
 static void *worker(void *arg)
@@ -17,7 +16,7 @@ static void *worker(void *arg)
     int i = (int)(long)arg;
     char image[64];
     snprintf(image, sizeof image, "code object %d", i);
-    pthread_barrier_wait(&start);
+    pthread_barrier_wait(&cg_race_start);
     hipModule_t m;
     hipError_t r = hipModuleLoadData(&m, image);
     if (r != hipSuccess) fprintf(stderr, "thread %d: hipModuleLoadData: %d\n", i, (int)r);
@@ -31,15 +30,7 @@ int main(void)
         fprintf(stderr, "set-up failed\n");
         return 1;
     }
-    pthread_t t[NTHREADS];
-    pthread_barrier_init(&start, NULL, NTHREADS);
-    for (long i = 0; i < NTHREADS; i++)
-        pthread_create(&t[i], NULL, worker, (void *)i);
-    int n = 0;
-    for (int i = 0; i < NTHREADS; i++) {
-        pthread_join(t[i], NULL);
-        n += loaded[i];
-    }
+    int n = cg_race_run(NTHREADS, worker, loaded);
     printf("loaded %d modules\n", n);
     return n == NTHREADS ? 0 : 1;
 }

@@ -1,40 +1,15 @@
 /* answers.c: asks NCCL what it answers without a GPU and prints it, one line per call, so a run under
  * callguard can be compared with a plain one (tests/nccl/test_nccl.py). Built twice: linked to
- * libnccl.so.2 (found through its run path), and (CG_NCCL_DLOPEN) opening the soname or path given as
+ * libnccl.so.2 (found through its run path), and (CG_ANSWERS_DLOPEN) opening the soname or path given as
  * argument 1 and looking each name up, as CuPy and PyTorch's loaders do. Error strings are printed as
  * NCCL gives them: they must be the same under callguard. */
 #include <nccl.h>
 
-#include <dlfcn.h>
-#include <stdio.h>
-#include <stdlib.h>
-
-#ifdef CG_NCCL_DLOPEN
-static void *lib;
-static void *must(const char *name)
-{
-    void *f = dlsym(lib, name);
-    if (!f) {
-        fprintf(stderr, "answers: %s: %s\n", name, dlerror());
-        exit(1);
-    }
-    return f;
-}
-#define CALL(name) ((__typeof__(&name))must(#name))
-#else
-#define CALL(name) name
-#endif
+#include "../answers.h"
 
 int main(int argc, char **argv)
 {
-#ifdef CG_NCCL_DLOPEN
-    if (argc < 2 || !(lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL))) {
-        fprintf(stderr, "answers: usage: answers SONAME (%s)\n", dlerror());
-        return 2;
-    }
-#else
-    (void)argc, (void)argv;
-#endif
+    cg_answers_open(argc, argv);
     int v = -1;
     ncclResult_t e = CALL(ncclGetVersion)(&v);
     printf("ncclGetVersion %d %d\n", (int)e, v);
