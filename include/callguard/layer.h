@@ -628,6 +628,19 @@ void *cg_wrapper_by_address(const cg_layer *layer, void *real);
 struct cg_counters *cg_site_row(cg_site *site, const char *tag);
 void cg_row_count(struct cg_counters *row, int failed);
 
+/* cg_row_count for a call of `site` just made: a success of a site the wrapper counts itself
+ * (cg_site_counted) is added to the thread's own count of the row with a plain add, as the wrapper adds
+ * its site's; anything else goes through cg_row_count. For APIs whose calls are not async-signal-safe
+ * (NCCL's): no handler on this thread can be counting in the row between the add's load and store. */
+static inline void cg_row_count_own(cg_site *site, struct cg_counters *row, int failed)
+{
+    cg_slot *s = cg_my_slot;
+    if (cg_site_counted(site) && cg_slot_free(s) && !failed)
+        cg_own_inc((_Atomic uint64_t *)((char *)row + s->calls_off));
+    else
+        cg_row_count(row, failed);
+}
+
 /* Driver identity (docs/quirks.md). The quirks file keys known driver bugs
  * on what an API says about its driver; only the layer knows how to ask, so
  * a layer that has quirks to match carries a hand-written probe, and its

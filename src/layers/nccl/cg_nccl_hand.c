@@ -224,23 +224,18 @@ CG_EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm)
 }
 
 /* A collective of kind k on c counted in c's row: without the lock once the row is made (a probe and a
- * load: a collective is made at a high rate), the first time with it. A success on a counted site (the
- * wrapper's own counted call, layer.h) is added to the thread's own count of the row, as the wrapper adds its
- * site's: a plain add, since no signal handler on this thread can be counting there meanwhile (NCCL's calls
- * are not async-signal-safe); anything else through the runtime. */
+ * load: a collective is made at a high rate), the first time with it. A success adds to the thread's own
+ * count of the row (cg_row_count_own: NCCL's calls are not async-signal-safe). */
 static void cgl_count_collective(ncclComm_t c, unsigned k, ncclResult_t r)
 {
     cgl_comm *e = c ? cgl_find(c) : NULL;
     struct cg_counters *row = e ? atomic_load_explicit(&e->row[k], memory_order_acquire) : NULL;
-    if (!row) {
-        if (e) cgl_count(c, k, r, 0, NULL);
-        return;
-    }
-    cg_slot *s = cg_my_slot;
-    if (r == ncclSuccess && cg_site_counted(&cgl_sites[cgl_k_site[k]]) && cg_slot_free(s))
-        cg_own_inc((_Atomic uint64_t *)((char *)row + s->calls_off));
-    else
-        cg_row_count(row, r != ncclSuccess && r != ncclInProgress);
+    if (row && r == ncclSuccess)
+        cg_row_count_own(&cgl_sites[cgl_k_site[k]], row, 0);
+    else if (row)
+        cg_row_count(row, r != ncclInProgress);
+    else if (e)
+        cgl_count(c, k, r, 0, NULL);
 }
 
 /* ---- the collectives: the guarded call, then the communicator's row ---- */
