@@ -324,7 +324,9 @@ function(callguard_add_layer name)
     # gnu11: the wrappers take the header's own prototypes with __typeof__.
     set_target_properties(${t} PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON C_EXTENSIONS ON
       C_VISIBILITY_PRESET hidden POSITION_INDEPENDENT_CODE ON)
-    target_include_directories(${t} PRIVATE ${includes})
+    # The calling folder too: a hand-written cg_NAME_hand.c there is found when the generated file
+    # sits in a folder of its own (callguard's: src/layers/NAME/generated/).
+    target_include_directories(${t} PRIVATE ${includes} ${CMAKE_CURRENT_SOURCE_DIR})
     target_link_libraries(${t} PRIVATE callguard::callguard ${CMAKE_DL_LIBS})
     # A deprecated entry point is still wrapped; nodelete: a dlclose must not
     # unmap code another thread may still be in.

@@ -17,7 +17,7 @@ derived from the texts so they can be rederived when a header changes.
 API is ze, cl or cuda; a check whose header is missing exits 77 (skipped). Run from the repository root (or give --repo DIR).
 The keys are those of docs/configuration.md (writes, reads, destroys, sets,
 launches); parameter names are the generator's: taken from the committed
-layer src/layers/API/cg_API.c, whose prototypes are the header as libclang
+layer src/layers/API/generated/cg_API.c, whose prototypes are the header as libclang
 read it (tests/gen/layers.txt), so a name here is the name callguard-gen
 checks.
 
@@ -82,7 +82,7 @@ def param_name_type(p):
 
 def layer_prototypes(repo, api):
     """{name: [(param, type), ...]} from the committed generated layer."""
-    path = os.path.join(repo, "src", "layers", api, "cg_%s.c" % api)
+    path = os.path.join(repo, "src", "layers", api, "generated", "cg_%s.c" % api)
     protos = {}
     with open(path) as f:
         for line in f:

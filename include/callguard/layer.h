@@ -57,7 +57,8 @@
  *     static RET cgl_guarded_<name>(PARAMS)
  * instead of the exported wrapper. The exported wrapper is written by hand
  * in cg_<api>_hand.c, which cg_<api>.c #includes at its end (found beside
- * it, or on the include path when DIR is a build directory): one
+ * it, or on the include path: callguard's own layers keep DIR in
+ * src/layers/<api>/generated/, the hand-written file above it): one
  * translation unit, so the hand-written code sees cgl_sites, CGL_<name>,
  * cgl_guarded_<name> and cgl_layer. It defines each such entry point with
  * the header's prototype and CG_EXPORT. A resolver (cuGetProcAddress) maps

@@ -467,8 +467,8 @@ static void emit_hand_include(FILE *out, const policy *p, const gen_api *api)
     for (size_t i = 0; i < api->nfuncs; i++)
         if (api->funcs[i].hand) fprintf(out, " %s", api->funcs[i].name);
     fprintf(out,
-            "), in a file beside this one; they see\n"
-            " * everything above (layer.h, \"Hand-written wrappers\"). */\n"
+            "), in a file beside this one or on the\n"
+            " * include path; they see everything above (layer.h, \"Hand-written wrappers\"). */\n"
             "#include \"cg_%s_hand.c\"\n",
             p->name);
 }
