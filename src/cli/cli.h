@@ -90,8 +90,6 @@ const cli_layer *cli_layer_for_library_var(const cli_layers *set, const char *va
 char *cli_real_library(const cli_layer *l);
 /* The DT_SONAME of a 64-bit ELF object (malloc'd), NULL if none or unreadable. */
 char *cli_soname_of(const char *path);
-/* Is this file one of callguard's (an ELF object that needs libcallguard)? */
-int cli_is_callguard_file(const char *path);
 
 /* ---- the commands ---------------------------------------------------------------- */
 int cli_cmd_run(int argc, char **argv);

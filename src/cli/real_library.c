@@ -101,14 +101,6 @@ char *cli_soname_of(const char *path)
     return copy;
 }
 
-int cli_is_callguard_file(const char *path)
-{
-    cli_elf e;
-    int yes = cli_elf_map(path, &e) && cli_needs_callguard(&e);
-    cli_elf_unmap(&e);
-    return yes;
-}
-
 /* A file the loader could load for the program, and not callguard's. */
 static int cli_usable(const char *path)
 {

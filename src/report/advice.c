@@ -25,11 +25,18 @@ typedef struct cgi_advice_walk {
     void *arg;
 } cgi_advice_walk;
 
+/* The --serialize value being written: each site as SITE=DOMAIN[:once]. */
+typedef struct cgi_fix_out {
+    FILE *out;
+    const char *domain, *scope;
+    int any; /* an item was written: the next needs a comma */
+} cgi_fix_out;
+
 static int cgi_fix_item(const char *item, size_t n, void *arg)
 {
-    const char **p = arg; /* [0]: the domain, [1]: NULL before the first item, [2]: the stream, [3]: scope */
-    fprintf((FILE *)p[2], "%s%.*s=%s%s", p[1] ? "," : "", (int)n, item, p[0], p[3]);
-    p[1] = "";
+    cgi_fix_out *f = arg;
+    fprintf(f->out, "%s%.*s=%s%s", f->any ? "," : "", (int)n, item, f->domain, f->scope);
+    f->any = 1;
     return 0;
 }
 
@@ -40,9 +47,9 @@ char *cgi_advice_fix(const cgi_quirk_view *q)
     size_t len = 0;
     FILE *out = open_memstream(&s, &len);
     if (!out) return NULL;
-    const char *p[4] = {q->domain, NULL, (const char *)out, q->once ? ":once" : ""};
+    cgi_fix_out f = {out, q->domain, q->once ? ":once" : "", 0};
     fputs("--serialize ", out);
-    pini_split(q->sites, ",", cgi_fix_item, p);
+    pini_split(q->sites, ",", cgi_fix_item, &f);
     if (fclose(out) != 0) {
         free(s);
         return NULL;

@@ -5,9 +5,10 @@
  * exit() or in the CLI, never during a guarded call. It is handed what it
  * writes: a statistics region (src/common/stats_file.h, a process's own or read
  * from a file), a timeline's rings (src/common/trace_file.h), and, for the
- * advice, the quirks file as a function (cgi_report_quirks, set at start-up).
- * It reads those two layouts from src/common, and calls nothing of
- * src/runtime; of src/policy, policy_ini.h's list splitter. src/runtime
+ * advice, the quirks file as a function (cgi_report_quirks, set at start-up
+ * by src/runtime/startup.c: the one call back up, through a pointer, drawn
+ * in docs/design.md). It reads those two layouts from src/common, and calls
+ * nothing else of src/runtime; of src/policy, policy_ini.h's list splitter. src/runtime
  * calls report.h (cg_report_write at exit), trace_write.h and trace_read.h
  * (the trace at exit) and outfile.h (checking CALLGUARD_REPORT and
  * CALLGUARD_TRACE); the CLI compiles outfile.c and stats_settle.c in too.
