@@ -85,27 +85,18 @@ int cli_cmd_list(int argc, char **argv)
     if (!rules) return 1;
     int rwidth = 12;
     for (long i = 0; i < n; i++) {
-        static const struct {
-            unsigned bit;
-            const char *key;
-        } keys[] = {{CG_RULE_DESTROY, "destroys"},
-                    {CG_RULE_WRITE, "writes"},
-                    {CG_RULE_READ, "reads"},
-                    {CG_RULE_SETS, "sets"},
-                    {CG_RULE_LAUNCHES, "launches"}};
         char *text = NULL;
         size_t tlen = 0;
         FILE *f = open_memstream(&text, &tlen);
         if (!f) return 1;
         int any = 0;
-        for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+        for (int k = 0; k < CGI_NRULE_KEYS; k++) {
             int first = 1;
             for (unsigned r = 0; r < s[i].nrules; r++) {
                 unsigned a = s[i].rules[r].access;
-                /* destroys is a write: named once, as destroys */
-                if (!(a & keys[k].bit) || (keys[k].bit == CG_RULE_WRITE && (a & CG_RULE_DESTROY))) continue;
+                if (!cgi_rule_has_key(a, k)) continue;
                 if (first)
-                    fprintf(f, "%s%s=", any ? " " : "", keys[k].key);
+                    fprintf(f, "%s%s=", any ? " " : "", cgi_rule_keys[k]);
                 else
                     fputc(',', f);
                 fputs(s[i].rules[r].param, f);

@@ -362,7 +362,7 @@ typedef struct cgi_violation {
     char api[CGI_API_NAME_MAX], other_api[CGI_API_NAME_MAX];
     char name[CGI_NAME_MAX], other[CGI_NAME_MAX], set_name[CGI_NAME_MAX];
     char param[32], other_param[32];
-    char access[16], other_access[16]; /* "writes", "reads", "destroys", "sets", "launches", "holds" */
+    char access[16], other_access[16]; /* a thread-rule key (common/names.h), or "holds" */
     char pad[512 - 40 - 2 * CGI_API_NAME_MAX - 3 * CGI_NAME_MAX - 64 - 32];
 } cgi_violation;
 

@@ -205,9 +205,6 @@ typedef struct rule_ctx {
     int err;
 } rule_ctx;
 
-/* CG_RULE_* of layer.h, per key: destroys is a write that ends the handle's life. */
-static const unsigned rule_access[NRULE_KEYS] = {1u << 1, 1u << 0, (1u << 1) | (1u << 2), 1u << 3, 1u << 4};
-
 static size_t param_index(const gen_func *f, const char *item, size_t len)
 {
     size_t i = 0;
@@ -245,7 +242,7 @@ static int add_rule_item(const char *item, size_t len, void *arg)
 {
     rule_ctx *c = arg;
     gen_func *f = c->f;
-    const char *key = rule_key_names[c->key];
+    const char *key = cgi_rule_keys[c->key];
     size_t i = param_index(f, item, len);
     if (i == f->nparams) i = variant_param_index(c, f, item, len);
     int line = c->sp->rule_line[c->key];
@@ -269,11 +266,11 @@ static int add_rule_item(const char *item, size_t len, void *arg)
     }
     for (size_t r = 0; r < f->nrules; r++)
         if (f->rules[r].param == i) {
-            f->rules[r].access |= rule_access[c->key];
+            f->rules[r].access |= cgi_rule_key_access[c->key];
             return 0;
         }
     f->rules = xrealloc(f->rules, (f->nrules + 1) * sizeof *f->rules);
-    f->rules[f->nrules++] = (gen_rule){i, rule_access[c->key]};
+    f->rules[f->nrules++] = (gen_rule){i, cgi_rule_key_access[c->key]};
     return 0;
 }
 

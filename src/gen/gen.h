@@ -20,6 +20,8 @@
 #ifndef CG_GEN_H
 #define CG_GEN_H
 
+#include "../common/names.h"
+
 #include <stddef.h>
 #include <stdio.h>
 
@@ -41,9 +43,9 @@ void strlist_free(strlist *l);
 enum { TRANSITION_ALWAYS = 0, TRANSITION_BLOCKING = 1, TRANSITION_NEVER = 2 };
 enum { SCOPE_PROCESS = 0, SCOPE_HANDLE = 1 };
 enum { WRAPPER_GENERATED = 0, WRAPPER_HAND = 1, WRAPPER_FORWARD = 2 };
-/* The thread-rule keys, in the order of policy_ini.h's PINI_WRITES.. */
-enum { RULE_WRITES, RULE_READS, RULE_DESTROYS, RULE_SETS, RULE_LAUNCHES, NRULE_KEYS };
-extern const char *const rule_key_names[NRULE_KEYS];
+/* The thread-rule keys: common/names.h's CGI_RULE_KEY_LIST, in the order of
+ * policy_ini.h's PINI_WRITES.. */
+#define NRULE_KEYS CGI_NRULE_KEYS
 
 /* One [entry point] section. */
 typedef struct site_policy {

@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const rule_key_names[NRULE_KEYS] = {"writes", "reads", "destroys", "sets", "launches"};
-
 static int push_item(const char *item, size_t len, void *arg)
 {
     char *s = xstrndup(item, len);

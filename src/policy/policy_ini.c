@@ -70,12 +70,10 @@ const pini_key_info pini_keys[PINI_NKEYS] = {
     [PINI_VARIANT_OF] = {"variant_of", S, NULL},
     [PINI_WRAPPER] = {"wrapper", S, wrapper_words, 3},
     [PINI_STATES] = {"states", A | S, NULL},
-    [PINI_WRITES] = {"writes", S, NULL},
-    [PINI_READS] = {"reads", S, NULL},
-    [PINI_DESTROYS] = {"destroys", S, NULL},
-    [PINI_SETS] = {"sets", S, NULL},
-    [PINI_LAUNCHES] = {"launches", S, NULL},
-    [PINI_Q_API] = {"api", Q, NULL},
+#define PINI_RULE_ROW(id, key, access) [PINI_##id] = {key, S, NULL},
+    CGI_RULE_KEY_LIST(PINI_RULE_ROW)
+#undef PINI_RULE_ROW
+        [PINI_Q_API] = {"api", Q, NULL},
     [PINI_Q_VENDOR] = {"vendor", Q, NULL},
     [PINI_Q_DRIVER] = {"driver", Q, NULL},
     [PINI_Q_VERSIONS] = {"versions", Q, NULL},

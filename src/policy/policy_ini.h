@@ -17,6 +17,8 @@
 #ifndef CG_POLICY_INI_H
 #define CG_POLICY_INI_H
 
+#include "../common/names.h"
+
 #include <stddef.h>
 
 /* The most codes `states` may list (CG_MAX_STATES of layer.h). */
@@ -55,12 +57,10 @@ typedef enum pini_key {
     PINI_SCOPE,
     PINI_VARIANT_OF,
     PINI_WRAPPER,
-    /* entry point sections: thread rules (docs/threads.md), lists of the header's parameter names */
-    PINI_WRITES,
-    PINI_READS,
-    PINI_DESTROYS,
-    PINI_SETS,
-    PINI_LAUNCHES,
+/* entry point sections: thread rules (docs/threads.md), lists of the header's parameter names */
+#define PINI_RULE_KEY(id, key, access) PINI_##id,
+    CGI_RULE_KEY_LIST(PINI_RULE_KEY) /* PINI_WRITES .. PINI_LAUNCHES: common/names.h */
+#undef PINI_RULE_KEY
     /* [api] (every entry point) and entry point sections (that one, replacing [api]'s) */
     PINI_STATES,
     /* [quirk:NAME]: what it matches, the fix, where it is documented */

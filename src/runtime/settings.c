@@ -141,23 +141,17 @@ typedef struct cgi_rule_want {
     } r[16];
 } cgi_rule_want;
 
-static const unsigned cgi_rule_bits[CGI_RULE_KEYS] = {CG_RULE_WRITE, CG_RULE_READ, CG_RULE_WRITE | CG_RULE_DESTROY,
-                                                      CG_RULE_SETS, CG_RULE_LAUNCHES};
-
 /* "writes = kernel; sets = kernel", as a policy file spells the rules. */
 static void cgi_rule_words(FILE *f, const cg_rule *rules, unsigned n)
 {
-    static const char *const keys[CGI_RULE_KEYS] = {"writes", "reads", "destroys", "sets", "launches"};
     int any = 0;
     for (int k = 0; k < CGI_RULE_KEYS; k++) {
         int first = 1;
         for (unsigned r = 0; r < n; r++) {
             unsigned a = rules[r].access;
-            int has =
-                k == 0 ? (a & CG_RULE_WRITE) && !(a & CG_RULE_DESTROY) : (a & cgi_rule_bits[k]) == cgi_rule_bits[k];
-            if (!has) continue;
+            if (!cgi_rule_has_key(a, k)) continue;
             if (first)
-                fprintf(f, "%s%s = ", any ? "; " : "", keys[k]);
+                fprintf(f, "%s%s = ", any ? "; " : "", cgi_rule_keys[k]);
             else
                 fputc(',', f);
             fputs(rules[r].param, f);
@@ -186,7 +180,7 @@ static int cgi_rules_check(const cgi_setting *st)
                 w.r[i].param = v, w.r[i].len = len, w.r[i].access = 0;
                 w.n++;
             }
-            if (i < 16) w.r[i].access |= cgi_rule_bits[k];
+            if (i < 16) w.r[i].access |= cgi_rule_key_access[k];
             v += len;
         }
     }

@@ -6,11 +6,12 @@
 #define CGI_SETTINGS_H
 
 #include "internal.h"
+#include "../common/names.h"
 
 /* CGI_SET_RULES: a policy section's thread-rule keys, checked against the
  * layer's built-in rules (they are compiled in; nothing is applied). */
 enum { CGI_SET_TRANSITION, CGI_SET_SERIALIZE, CGI_SET_BLOCKING, CGI_SET_STATES, CGI_SET_RULES };
-#define CGI_RULE_KEYS 5 /* writes, reads, destroys, sets, launches */
+#define CGI_RULE_KEYS CGI_NRULE_KEYS /* common/names.h */
 
 typedef struct cgi_setting {
     int kind;

@@ -32,6 +32,7 @@
 
 #include "clock.h"
 #include "../common/errors.h"
+#include "../common/names.h"
 #include "hlock.h"
 #include "config.h" /* cgi_cfg: the adapter a hold leaves the runtime through */
 #include "stats.h"
@@ -233,15 +234,6 @@ static cgi_vkey cgi_vkeys[CGI_STATS_MAX_VIOLATIONS];
 static unsigned cgi_nviol;
 static pthread_mutex_t cgi_viol_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static const char *cgi_access_word(unsigned access)
-{
-    return access & CG_RULE_DESTROY ? "destroys"
-           : access & CG_RULE_WRITE ? "writes"
-           : access & CG_RULE_READ  ? "reads"
-           : access & CG_RULE_SETS  ? "sets"
-                                    : "launches";
-}
-
 /* Names one side: its api, entry point, parameter and access. A hold has
  * no entry point: "cg_handle_hold". */
 static void cgi_side(uint64_t who, unsigned want, char *api, char *name, char *param, char *access)
@@ -260,8 +252,10 @@ static void cgi_side(uint64_t who, unsigned want, char *api, char *name, char *p
     snprintf(name, CGI_NAME_MAX, "%s", s->name);
     const cg_rule *rule = r < s->nrules ? &s->rules[r] : NULL;
     snprintf(param, 32, "%s", rule ? rule->param : "?");
-    snprintf(access, 16, "%s", rule ? cgi_access_word(rule->access & want ? rule->access & want : rule->access) : "?");
-    if (rule && (rule->access & CG_RULE_DESTROY) && (want & CG_RULE_WRITE)) snprintf(access, 16, "%s", "destroys");
+    snprintf(access, 16, "%s",
+             rule ? cgi_rule_access_word(rule->access & want ? rule->access & want : rule->access) : "?");
+    if (rule && (rule->access & CG_RULE_DESTROY) && (want & CG_RULE_WRITE))
+        snprintf(access, 16, "%s", cgi_rule_keys[CGI_RULE_DESTROYS]);
 }
 
 /* want_*: the bits the side is named by (an overlap names writes or reads,
