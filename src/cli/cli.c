@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "cli.h"
 #include "../common/message.h"
+#include "../common/variables.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -73,46 +74,101 @@ static const char usage_top[] = "usage: callguard run [OPTIONS] [--] PROGRAM [AR
                                 "example:\n"
                                 "  callguard run --serialize clBuildProgram --report - -- python3 job.py\n";
 
-static const char usage_run[] = "usage: callguard run [OPTIONS] [--] PROGRAM [ARGS...]\n"
-                                "\n"
-                                "Runs PROGRAM unmodified with every driver call of it and its children guarded\n"
-                                "and counted, writes the report and trace asked for (a line on stderr names\n"
-                                "each file written) and exits as PROGRAM did.\n"
-                                "\n"
-                                "options:\n"
-                                "  --report FILE|DIR/|-  the report as JSON to FILE, to a file of its own in\n"
-                                "                        DIR/ (named by host, rank and pid), or a table (-)\n"
-                                "                        on stderr: a summary, then calls by time in the driver\n"
-                                "  --all                 with --report -: every row and column of the table\n"
-                                "  --trace FILE|DIR/     a timeline of every call (trace-event JSON: Perfetto),\n"
-                                "                        or one per process in DIR/ (callguard trace merges)\n"
-                                "  --trace-lines FILE|-  one line per call: api entry call_ns lock_wait_ns error\n"
-                                "  --serialize FN[=DOMAIN][:process|:handle|:once][,...]\n"
-                                "                        one thread at a time in FN; FNs of one DOMAIN share a\n"
-                                "                        lock (default DOMAIN: FN); :once, only until FN\n"
-                                "                        first succeeds\n"
-                                "  --release-runtime     leave the runtime (the Python GIL) around blocking\n"
-                                "                        calls; --release-gil is the same\n"
-                                "  --transition always|blocking|never  which calls leave it (default: always)\n"
-                                "  --stall-ms N          a call this long holding the runtime is a stall (50)\n"
-                                "  --hang-ms N|off       print the calls in flight once one is N ms old (kept\n"
-                                "                        in the statistics at 1 s without it; off: neither)\n"
-                                "  --timing sampled|exact  a watchdog times calls, or every call reads the\n"
-                                "                        clock (default: sampled)\n"
-                                "  --check-threads       report calls the API's thread rules forbid to overlap\n"
-                                "  --serialize-handles   turn those rules into per-handle locks\n"
-                                "  --quirks off|FILE     known driver bugs, fixed where a driver matches: none,\n"
-                                "                        or FILE instead of share/callguard/quirks.ini\n"
-                                "  --signals record|off  note a fatal signal in the report (default: off)\n"
-                                "  --api LIST            only these installed layers: cl,ze (callguard list)\n"
-                                "  --layer PATH.so       a layer from anywhere (repeatable)\n"
-                                "  -h, --help            this help\n"
-                                "\n"
-                                "exit status: PROGRAM's (its signal if it was killed); 2: a bad option or\n"
-                                "setting; 126, 127: PROGRAM not executable, not found; 125: PROGRAM exited 0\n"
-                                "but a report or trace could not be written\n"
-                                "example:\n"
-                                "  callguard run --serialize clBuildProgram --report - -- python3 job.py\n";
+static const char usage_run_head[] = "usage: callguard run [OPTIONS] [--] PROGRAM [ARGS...]\n"
+                                     "\n"
+                                     "Runs PROGRAM unmodified with every driver call of it and its children guarded\n"
+                                     "and counted, writes the report and trace asked for (a line on stderr names\n"
+                                     "each file written) and exits as PROGRAM did.\n"
+                                     "\n"
+                                     "options:\n";
+
+static const char usage_run_foot[] = "\n"
+                                     "exit status: PROGRAM's (its signal if it was killed); 2: a bad option or\n"
+                                     "setting; 126, 127: PROGRAM not executable, not found; 125: PROGRAM exited 0\n"
+                                     "but a report or trace could not be written\n"
+                                     "example:\n"
+                                     "  callguard run --serialize clBuildProgram --report - -- python3 job.py\n";
+
+/* clang-format off */
+const cli_option cli_run_options[] = {
+    /* flag               value              the setting it sets      fixed value  help (lines) */
+    {"report",            "FILE|DIR/|-",     -1,                      NULL,
+     "the report as JSON to FILE, to a file of its own in\n"
+     "DIR/ (named by host, rank and pid), or a table (-)\n"
+     "on stderr: a summary, then calls by time in the driver"},
+    {"all",               NULL,              -1,                      NULL,
+     "with --report -: every row and column of the table"},
+    {"trace",             "FILE|DIR/",       CGI_SETTING_TRACE,       NULL,
+     "a timeline of every call (trace-event JSON: Perfetto),\n"
+     "or one per process in DIR/ (callguard trace merges)"},
+    {"trace-lines",       "FILE|-",          CGI_SETTING_TRACE_LINES, NULL,
+     "one line per call: api entry call_ns lock_wait_ns error"},
+    {"serialize",         "FN[=DOMAIN][:process|:handle|:once][,...]", CGI_SETTING_SERIALIZE, NULL,
+     "one thread at a time in FN; FNs of one DOMAIN share a\n"
+     "lock (default DOMAIN: FN); :once, only until FN\n"
+     "first succeeds"},
+    {"release-runtime",   NULL,              CGI_SETTING_RUNTIME,     "release",
+     "leave the runtime (the Python GIL) around blocking\n"
+     "calls; --release-gil is the same"},
+    {"release-gil",       NULL,              CGI_SETTING_RUNTIME,     "release", NULL},
+    {"transition",        "always|blocking|never", CGI_SETTING_TRANSITION, NULL,
+     "which calls leave it (default: always)"},
+    {"stall-ms",          "N",               CGI_SETTING_STALL_MS,    NULL,
+     "a call this long holding the runtime is a stall (50)"},
+    {"hang-ms",           "N|off",           CGI_SETTING_HANG_MS,     NULL,
+     "print the calls in flight once one is N ms old (kept\n"
+     "in the statistics at 1 s without it; off: neither)"},
+    {"timing",            "sampled|exact",   CGI_SETTING_TIMING,      NULL,
+     "a watchdog times calls, or every call reads the\n"
+     "clock (default: sampled)"},
+    {"check-threads",     NULL,              CGI_SETTING_CHECK,       "threads",
+     "report calls the API's thread rules forbid to overlap"},
+    {"serialize-handles", NULL,              CGI_SETTING_SERIALIZE_HANDLES, "yes",
+     "turn those rules into per-handle locks"},
+    {"quirks",            "off|FILE",        CGI_SETTING_QUIRKS,      NULL,
+     "known driver bugs, fixed where a driver matches: none,\n"
+     "or FILE instead of share/callguard/quirks.ini"},
+    {"signals",           "record|off",      CGI_SETTING_SIGNALS,     NULL,
+     "note a fatal signal in the report (default: off)"},
+    {"api",               "LIST",            -1,                      NULL,
+     "only these installed layers: cl,ze (callguard list)"},
+    {"layer",             "PATH.so",         -1,                      NULL,
+     "a layer from anywhere (repeatable)"},
+    {"help",              NULL,              -1,                      NULL,
+     "this help"},
+    {NULL, NULL, -1, NULL, NULL},
+};
+/* clang-format on */
+
+/* An option's lines of help: its flag and value, then its help from column
+ * 25, on the same line where the first line fits, else on the next. */
+static void cli_option_help(FILE *out, const cli_option *o)
+{
+    char head[80];
+    int n = snprintf(head, sizeof head, "  %s--%s%s%s", strcmp(o->flag, "help") ? "" : "-h, ", o->flag,
+                     o->value ? " " : "", o->value ? o->value : "");
+    const char *h = o->help;
+    size_t first = strcspn(h, "\n");
+    if (n <= 22)
+        fprintf(out, "%-24s%.*s\n", head, (int)first, h);
+    else if (n + 2 + (int)first <= 80)
+        fprintf(out, "%s  %.*s\n", head, (int)first, h);
+    else
+        fprintf(out, "%s\n%24s%.*s\n", head, "", (int)first, h);
+    for (h += first; *h; h += first) {
+        h++;
+        first = strcspn(h, "\n");
+        fprintf(out, "%24s%.*s\n", "", (int)first, h);
+    }
+}
+
+static void cli_help_run(FILE *out)
+{
+    fputs(usage_run_head, out);
+    for (const cli_option *o = cli_run_options; o->flag; o++)
+        if (o->help) cli_option_help(out, o);
+    fputs(usage_run_foot, out);
+}
 
 static const char usage_report[] = "usage: callguard report [OPTIONS] FILE.json|DIR/ ...\n"
                                    "\n"
@@ -181,17 +237,14 @@ static const char usage_trace[] = "usage: callguard trace -o OUT DIR/|FILE.json 
 
 static const struct {
     const char *name, *text;
-} cli_helps[] = {{"run", usage_run},
-                 {"report", usage_report},
-                 {"status", usage_status},
-                 {"list", usage_list},
-                 {"trace", usage_trace}};
+} cli_helps[] = {{"report", usage_report}, {"status", usage_status}, {"list", usage_list}, {"trace", usage_trace}};
 
 const char *cli_command;
 
 int cli_help(const char *command)
 {
     if (!command) return fputs(usage_top, stdout), 0;
+    if (!strcmp(command, "run")) return cli_help_run(stdout), 0;
     for (size_t i = 0; i < sizeof cli_helps / sizeof *cli_helps; i++)
         if (!strcmp(command, cli_helps[i].name)) return fputs(cli_helps[i].text, stdout), 0;
     return cli_usage_error("help: unknown command '%s' (callguard --help lists them)", command);

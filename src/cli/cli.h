@@ -38,6 +38,18 @@ extern const char *cli_command;
 /* Prints a command's help to stdout (NULL: callguard's own) and returns 0;
  * an unknown command is a usage error (2). */
 int cli_help(const char *command);
+/* `callguard run`'s options, in its help's order, ended by a NULL flag:
+ * each one's value (NULL: none), the setting it sets (a CGI_SETTING_ of
+ * common/settings.h, or -1: the command's own), the value a flag without
+ * one sets, and its help's lines (NULL: an older spelling, not shown). The
+ * options' parser, its checks and the program's environment are made from
+ * it (run_options.c, run_env.c). */
+typedef struct cli_option {
+    const char *flag, *value;
+    int setting;
+    const char *fixed, *help;
+} cli_option;
+extern const cli_option cli_run_options[];
 /* callguard's own help, to out (no command given: to stderr). */
 void cli_usage_top(FILE *out);
 /* callguard run's status when the program succeeded but its report or

@@ -127,12 +127,13 @@ int cli_cmd_run(int argc, char **argv)
     /* The environment's CALLGUARD_TRACE is --trace: each process records
      * into the statistics directory, so only we can write it. */
     const char *env_trace = getenv("CALLGUARD_TRACE");
-    if (!o.trace && env_trace && *env_trace) o.trace = env_trace;
+    if (!o.set[CGI_SETTING_TRACE] && env_trace && *env_trace) o.set[CGI_SETTING_TRACE] = env_trace;
     if ((rc = run_choose_layers(&o, &set)) >= 0) return rc;
     o.report = run_absolute(o.report);
-    o.trace = run_absolute(o.trace);
-    o.trace_lines = run_absolute(o.trace_lines);
-    if (o.quirks && strcmp(o.quirks, "off") != 0) o.quirks = run_absolute(o.quirks);
+    o.set[CGI_SETTING_TRACE] = run_absolute(o.set[CGI_SETTING_TRACE]);
+    o.set[CGI_SETTING_TRACE_LINES] = run_absolute(o.set[CGI_SETTING_TRACE_LINES]);
+    if (o.set[CGI_SETTING_QUIRKS] && strcmp(o.set[CGI_SETTING_QUIRKS], "off") != 0)
+        o.set[CGI_SETTING_QUIRKS] = run_absolute(o.set[CGI_SETTING_QUIRKS]);
     const char *quirks = getenv("CALLGUARD_QUIRKS");
     if (quirks && *quirks && quirks[0] != '/' && strcmp(quirks, "off") != 0)
         setenv("CALLGUARD_QUIRKS", run_absolute(quirks), 1);
@@ -172,8 +173,8 @@ int cli_cmd_run(int argc, char **argv)
     int lost = run_write_report(o.report, o.report_all, folder, dir, &r);
     if (note) unlink(note);
     free(note);
-    lost |= run_write_trace(o.trace, dir);
-    if (o.trace_lines) cli_say_written("the call lines", o.trace_lines, "");
+    lost |= run_write_trace(o.set[CGI_SETTING_TRACE], dir);
+    if (o.set[CGI_SETTING_TRACE_LINES]) cli_say_written("the call lines", o.set[CGI_SETTING_TRACE_LINES], "");
     remove_dir(dir);
     free(r.exits), free(dir);
     /* The program's failure or signal wins; a program that succeeded and

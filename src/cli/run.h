@@ -17,20 +17,22 @@
 #define CLI_RUN_H
 
 #include "cli.h"
+#include "../common/variables.h"
 #include "../common/stats_file.h"
 
 #include <time.h>
 
 /* The options of `callguard run`. */
 typedef struct run_opts {
-    char *serialize; /* every --serialize joined by commas */
-    const char *transition, *stall, *hang, *timing, *report, *trace, *trace_lines, *quirks, *signals;
+    /* Each setting's value from its option (cli_run_options), by its
+     * CGI_SETTING_ number; --serialize's are joined by commas. */
+    const char *set[CGI_NSETTINGS];
+    char *serialize;
+    const char *report;
     char **apis; /* --api names, in order */
     size_t napis;
     char **layer_files; /* --layer paths, in order */
     size_t nlayer_files;
-    int release_runtime; /* --release-runtime, or its older spelling --release-gil */
-    int check_threads, serialize_handles;
     int report_all; /* --all: the table of --report - with every row and column */
     char **prog;
 } run_opts;

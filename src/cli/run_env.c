@@ -215,7 +215,7 @@ void run_child_environment(env_list *env, const run_opts *o, const cli_layers *s
      * and signal() chain a handler the program sets later to callguard's.
      * By the name the layers need (a wheel's tree has copies, not links:
      * libcallguard.so would be a second file with the same soname). */
-    const char *signals = o->signals ? o->signals : getenv("CALLGUARD_SIGNALS");
+    const char *signals = o->set[CGI_SETTING_SIGNALS] ? o->set[CGI_SETTING_SIGNALS] : getenv("CALLGUARD_SIGNALS");
     if (set->n || (signals && strcmp(signals, "record") == 0))
         fprintf(f, "%s/libcallguard.so.0%s", cli_libdir, set->n ? ":" : "");
     for (size_t i = 0; i < set->n; i++)
@@ -223,32 +223,25 @@ void run_child_environment(env_list *env, const run_opts *o, const cli_layers *s
     fclose(f);
     if (*preload) env_prepend(env, "LD_PRELOAD", preload, ":");
     free(preload);
-    if (o->signals) env_set(env, "CALLGUARD_SIGNALS", o->signals);
     run_link_shims(env, set, dir);
     env_set(env, "CALLGUARD_STATS_DIR", dir);
     if (lost->page)
         env_set(env, "CALLGUARD_STATS_LOST", lost->path);
     else
         env_unset(env, "CALLGUARD_STATS_LOST");
-    if (o->serialize) {
-        const char *old = getenv("CALLGUARD_SERIALIZE");
-        char *v;
-        if (asprintf(&v, "%s%s%s", old && *old ? old : "", old && *old ? "," : "", o->serialize) < 0) exit(1);
-        env_set(env, "CALLGUARD_SERIALIZE", v);
-        free(v);
+    /* Each option's setting, as its variable (cli_run_options). --serialize
+     * adds to CALLGUARD_SERIALIZE; --trace's processes record into the
+     * statistics directory (they see CALLGUARD_STATS_DIR), and we write the
+     * merged FILE afterwards; --release-runtime: each process releases the
+     * runtime it has (CPython, Julia). */
+    for (int id = 0; id < CGI_NSETTINGS; id++) {
+        const char *v = o->set[id], *var = cgi_setting_vars[id];
+        if (!v) continue;
+        const char *old = id == CGI_SETTING_SERIALIZE ? getenv(var) : NULL;
+        char *joined = NULL;
+        if (old && *old && asprintf(&joined, "%s,%s", old, v) < 0) exit(1);
+        env_set(env, var, joined ? joined : v);
+        free(joined);
     }
-    /* Each process releases the runtime it has (CPython, Julia). */
-    if (o->release_runtime) env_set(env, "CALLGUARD_RUNTIME", "release");
-    if (o->transition) env_set(env, "CALLGUARD_TRANSITION", o->transition);
-    if (o->stall) env_set(env, "CALLGUARD_STALL_MS", o->stall);
-    if (o->hang) env_set(env, "CALLGUARD_HANG_MS", o->hang);
-    if (o->timing) env_set(env, "CALLGUARD_TIMING", o->timing);
-    if (o->quirks) env_set(env, "CALLGUARD_QUIRKS", o->quirks);
-    if (o->check_threads) env_set(env, "CALLGUARD_CHECK", "threads");
-    if (o->serialize_handles) env_set(env, "CALLGUARD_SERIALIZE_HANDLES", "yes");
-    /* Each process records its timeline into the statistics directory
-     * (it sees CALLGUARD_STATS_DIR); we write the merged FILE afterwards. */
-    if (o->trace) env_set(env, "CALLGUARD_TRACE", o->trace);
-    if (o->trace_lines) env_set(env, "CALLGUARD_TRACE_LINES", o->trace_lines);
     env_unset(env, "CALLGUARD_REPORT");
 }

@@ -27,26 +27,20 @@ static void run_push(char ***v, size_t *n, const char *s)
     (*n)++;
 }
 
-/* callguard run's options: getopt_long's table. */
-static const struct option run_options[] = {{"serialize", required_argument, NULL, 's'},
-                                            {"release-runtime", no_argument, NULL, 'g'},
-                                            {"release-gil", no_argument, NULL, 'g'},
-                                            {"transition", required_argument, NULL, 't'},
-                                            {"stall-ms", required_argument, NULL, 'm'},
-                                            {"hang-ms", required_argument, NULL, 'k'},
-                                            {"timing", required_argument, NULL, 'i'},
-                                            {"report", required_argument, NULL, 'r'},
-                                            {"trace", required_argument, NULL, 'T'},
-                                            {"api", required_argument, NULL, 'a'},
-                                            {"layer", required_argument, NULL, 'L'},
-                                            {"trace-lines", required_argument, NULL, 'l'},
-                                            {"help", no_argument, NULL, 'h'},
-                                            {"quirks", required_argument, NULL, 'Q'},
-                                            {"signals", required_argument, NULL, 'S'},
-                                            {"check-threads", no_argument, NULL, 'C'},
-                                            {"serialize-handles", no_argument, NULL, 'H'},
-                                            {"all", no_argument, NULL, 'A'},
-                                            {NULL, 0, NULL, 0}};
+/* getopt_long's table, made from cli_run_options: an option's code is its
+ * index there plus RUN_OPTION_CODE, clear of getopt's own '?', ':' and 'h'. */
+#define RUN_OPTION_CODE 1000
+static struct option run_getopt[64];
+
+static void run_getopt_table(void)
+{
+    size_t i = 0;
+    for (; cli_run_options[i].flag && i + 1 < sizeof run_getopt / sizeof *run_getopt; i++)
+        run_getopt[i] =
+            (struct option){cli_run_options[i].flag, cli_run_options[i].value ? required_argument : no_argument, NULL,
+                            RUN_OPTION_CODE + (int)i};
+    run_getopt[i] = (struct option){NULL, 0, NULL, 0};
+}
 
 /* Edits (insert, delete, replace) from a to b, up to 3. */
 static int run_distance(const char *a, const char *b)
@@ -73,10 +67,54 @@ static int run_unknown_option(const char *arg)
     size_t len = strcspn(name, "=");
     char typed[40];
     snprintf(typed, sizeof typed, "%.*s", (int)(len < sizeof typed ? len : sizeof typed - 1), name);
-    for (const struct option *o = run_options; o->name && !meant; o++)
+    for (const struct option *o = run_getopt; o->name && !meant; o++)
         if (run_distance(typed, o->name) <= 2) meant = o->name;
     if (meant) return cli_usage_error("run: unknown option '%s': did you mean --%s?", arg, meant);
     return cli_usage_error("run: unknown option '%s' (callguard run --help lists them; '--' ends them)", arg);
+}
+
+/* --api LIST: each name pushed; -1, or the exit status. */
+static int run_take_apis(const char *list, run_opts *o)
+{
+    char *copy = strdup(list), *save = NULL;
+    if (!copy) return 1;
+    size_t before = o->napis, len = strlen(list);
+    int bad = !len || list[0] == ',' || list[len - 1] == ',' || strstr(list, ",,");
+    for (char *a = strtok_r(copy, ",", &save); a && !bad; a = strtok_r(NULL, ",", &save)) {
+        /* An API name as layers spell it (cg_layer.api: at most 31 characters). */
+        bad = strlen(a) > 31 || strspn(a, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(a);
+        if (!bad) run_push(&o->apis, &o->napis, a);
+    }
+    free(copy);
+    if (bad || o->napis == before)
+        return cli_usage_error("--api '%s': expected a comma-separated list of API names (1 to 31 lower-case "
+                               "letters, digits or _ each: cl,ze)",
+                               list);
+    return -1;
+}
+
+/* One option of cli_run_options with its value: -1, or the exit status. */
+static int run_take_option(const cli_option *opt, const char *value, run_opts *o)
+{
+    if (opt->setting == CGI_SETTING_SERIALIZE) {
+        char *joined;
+        if (asprintf(&joined, "%s%s%s", o->serialize ? o->serialize : "", o->serialize ? "," : "", value) < 0) return 1;
+        free(o->serialize);
+        o->set[opt->setting] = o->serialize = joined;
+    } else if (opt->setting >= 0) {
+        o->set[opt->setting] = opt->fixed ? opt->fixed : value;
+    } else if (!strcmp(opt->flag, "report")) {
+        o->report = value;
+    } else if (!strcmp(opt->flag, "all")) {
+        o->report_all = 1;
+    } else if (!strcmp(opt->flag, "api")) {
+        return run_take_apis(value, o);
+    } else if (!strcmp(opt->flag, "layer")) {
+        run_push(&o->layer_files, &o->nlayer_files, value);
+    } else {
+        return cli_help("run");
+    }
+    return -1;
 }
 
 /* Returns -1 when the program should start, else the exit status. */
@@ -86,56 +124,18 @@ int run_parse_options(int argc, char **argv, run_opts *o)
     opterr = 0;
     int c;
     /* '+': stop at the program's name, so its own options stay its own. */
-    while ((c = getopt_long(argc, argv, "+:h", run_options, NULL)) != -1) {
+    run_getopt_table();
+    while ((c = getopt_long(argc, argv, "+:h", run_getopt, NULL)) != -1) {
         /* `--report -- prog` would take "--" as the file and run "prog"
          * with no separator: an option's value is never "--". */
         if (optarg && strcmp(optarg, "--") == 0 && c != ':' && c != '?')
             return cli_usage_error("run: %s needs a value before '--'",
                                    strcmp(argv[optind - 1], "--") == 0 ? argv[optind - 2] : argv[optind - 1]);
-        switch (c) {
-        case 's': {
-            char *joined;
-            if (asprintf(&joined, "%s%s%s", o->serialize ? o->serialize : "", o->serialize ? "," : "", optarg) < 0)
-                return 1;
-            free(o->serialize);
-            o->serialize = joined;
-            break;
-        }
-        case 'g': o->release_runtime = 1; break;
-        case 'C': o->check_threads = 1; break;
-        case 'H': o->serialize_handles = 1; break;
-        case 'A': o->report_all = 1; break;
-        case 't': o->transition = optarg; break;
-        case 'm': o->stall = optarg; break;
-        case 'k': o->hang = optarg; break;
-        case 'i': o->timing = optarg; break;
-        case 'r': o->report = optarg; break;
-        case 'T': o->trace = optarg; break;
-        case 'l': o->trace_lines = optarg; break;
-        case 'Q': o->quirks = optarg; break;
-        case 'S': o->signals = optarg; break;
-        case 'a': {
-            char *copy = strdup(optarg), *save = NULL;
-            if (!copy) return 1;
-            size_t before = o->napis, len = strlen(optarg);
-            int bad = !len || optarg[0] == ',' || optarg[len - 1] == ',' || strstr(optarg, ",,");
-            for (char *a = strtok_r(copy, ",", &save); a && !bad; a = strtok_r(NULL, ",", &save)) {
-                /* An API name as layers spell it (cg_layer.api: at most 31 characters). */
-                bad = strlen(a) > 31 || strspn(a, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(a);
-                if (!bad) run_push(&o->apis, &o->napis, a);
-            }
-            free(copy);
-            if (bad || o->napis == before)
-                return cli_usage_error("--api '%s': expected a comma-separated list of API names (1 to 31 lower-case "
-                                       "letters, digits or _ each: cl,ze)",
-                                       optarg);
-            break;
-        }
-        case 'L': run_push(&o->layer_files, &o->nlayer_files, optarg); break;
-        case 'h': return cli_help("run");
-        case ':': return cli_usage_error("run: %s needs a value", argv[optind - 1]);
-        default: return run_unknown_option(argv[optind - 1]);
-        }
+        if (c == 'h') return cli_help("run");
+        if (c == ':') return cli_usage_error("run: %s needs a value", argv[optind - 1]);
+        if (c < RUN_OPTION_CODE) return run_unknown_option(argv[optind - 1]);
+        int rc = run_take_option(&cli_run_options[c - RUN_OPTION_CODE], optarg, o);
+        if (rc >= 0) return rc;
     }
     if (o->report_all && (!o->report || strcmp(o->report, "-") != 0))
         return cli_usage_error("--all: the table's every row and column, only with --report -");
@@ -266,24 +266,24 @@ static int run_refuse_same_file(const char *flag_a, const char *a, const char *f
  * as the program's runtime will take them. */
 static int run_check_options(const run_opts *o, const cli_layers *set)
 {
-    const char *env_serialize = getenv("CALLGUARD_SERIALIZE");
-    struct {
-        const char *flag, *var, *value;
-    } checks[] = {
-        {"--serialize", "CALLGUARD_SERIALIZE", o->serialize},
-        {"--transition", "CALLGUARD_TRANSITION", o->transition},
-        {"--stall-ms", "CALLGUARD_STALL_MS", o->stall},
-        {"--hang-ms", "CALLGUARD_HANG_MS", o->hang},
-        {"--timing", "CALLGUARD_TIMING", o->timing},
-        {"--quirks", "CALLGUARD_QUIRKS", o->quirks},
-        {"--signals", "CALLGUARD_SIGNALS", o->signals},
-        {"CALLGUARD_SERIALIZE", "CALLGUARD_SERIALIZE", env_serialize && *env_serialize ? env_serialize : NULL}};
-    for (size_t i = 0; i < sizeof checks / sizeof *checks; i++) {
-        if (!checks[i].value) continue;
-        int rc = cg_configure(checks[i].var, checks[i].value);
-        if (rc == CG_PENDING) return run_refuse_pending(checks[i].flag, checks[i].value, set, checks[i].var);
-        if (rc != CG_OK)
-            return cli_usage_error("%s %s: %s", checks[i].flag, checks[i].value, run_reason(checks[i].var));
+    /* The outputs (--trace, --trace-lines) are checked as files below; a
+     * flag without a value sets one that is always good. */
+    for (const cli_option *opt = cli_run_options; opt->flag; opt++) {
+        const char *value = opt->setting >= 0 ? o->set[opt->setting] : NULL;
+        if (!value || opt->fixed || cgi_setting_names[opt->setting] == CGI_NAMES_FILE_OR_DASH) continue;
+        const char *var = cgi_setting_vars[opt->setting];
+        char flag[48];
+        snprintf(flag, sizeof flag, "--%s", opt->flag);
+        int rc = cg_configure(var, value);
+        if (rc == CG_PENDING) return run_refuse_pending(flag, value, set, var);
+        if (rc != CG_OK) return cli_usage_error("%s %s: %s", flag, value, run_reason(var));
+    }
+    const char *env = getenv(cgi_setting_vars[CGI_SETTING_SERIALIZE]);
+    if (env && *env) {
+        const char *var = cgi_setting_vars[CGI_SETTING_SERIALIZE];
+        int rc = cg_configure(var, env);
+        if (rc == CG_PENDING) return run_refuse_pending(var, env, set, var);
+        if (rc != CG_OK) return cli_usage_error("%s %s: %s", var, env, run_reason(var));
     }
     return -1;
 }
@@ -344,27 +344,27 @@ static int run_check_library_vars(const cli_layers *set)
  * refused run leaves none. */
 static int run_check_outputs(const run_opts *o)
 {
+    const char *trace = o->set[CGI_SETTING_TRACE], *lines = o->set[CGI_SETTING_TRACE_LINES];
     int rc;
-    if ((rc = run_refuse_same_file("--report", o->report, "--trace", o->trace)) >= 0) return rc;
-    if ((rc = run_refuse_same_file("--report", o->report, "--trace-lines", o->trace_lines)) >= 0) return rc;
-    if ((rc = run_refuse_same_file("--trace", o->trace, "--trace-lines", o->trace_lines)) >= 0) return rc;
-    if (o->trace && (!*o->trace || strcmp(o->trace, "-") == 0))
+    if ((rc = run_refuse_same_file("--report", o->report, "--trace", trace)) >= 0) return rc;
+    if ((rc = run_refuse_same_file("--report", o->report, "--trace-lines", lines)) >= 0) return rc;
+    if ((rc = run_refuse_same_file("--trace", trace, "--trace-lines", lines)) >= 0) return rc;
+    if (trace && (!*trace || strcmp(trace, "-") == 0))
         return cli_usage_error("--trace '%s': expected a file name for the JSON timeline (--trace-lines - writes one "
                                "line per call to stderr)",
-                               o->trace);
-    if (o->trace && (rc = cgi_trace_is_folder(o->trace) ? trace_check_folder("--trace", o->trace)
-                                                        : run_check_writable("--trace", o->trace)) >= 0)
+                               trace);
+    if (trace && (rc = cgi_trace_is_folder(trace) ? trace_check_folder("--trace", trace)
+                                                  : run_check_writable("--trace", trace)) >= 0)
         return rc;
-    if (o->trace_lines && !*o->trace_lines) return cli_usage_error("--trace-lines: expected a file name or '-'");
+    if (lines && !*lines) return cli_usage_error("--trace-lines: expected a file name or '-'");
     if (o->report && !*o->report) return cli_usage_error("--report: expected a file name or '-'");
     if (o->report && strcmp(o->report, "-") != 0 &&
         (rc = run_report_is_folder(o->report) ? run_check_folder("--report", o->report)
                                               : run_check_writable("--report", o->report)) >= 0)
         return rc;
-    if (o->trace_lines && strcmp(o->trace_lines, "-") != 0) {
-        int fd = open(o->trace_lines, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-        if (fd < 0)
-            return cli_usage_error("--trace-lines %s: cannot open for writing: %s", o->trace_lines, strerror(errno));
+    if (lines && strcmp(lines, "-") != 0) {
+        int fd = open(lines, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd < 0) return cli_usage_error("--trace-lines %s: cannot open for writing: %s", lines, strerror(errno));
         close(fd);
     }
     return -1;

@@ -13,6 +13,7 @@
 #include "quirks.h"
 #include "resolve.h"
 #include "../common/secure_notice.h"
+#include "../common/variables.h"
 #include "settings.h"
 #include "signals.h"
 #include "site.h"
@@ -161,25 +162,6 @@ static int cgi_layer_var(const char *k, const char *suffix)
  * it goes, and whether it names a file. A value is read first, with its
  * reading's message when it cannot be; then the row's function takes it. */
 
-/* How a value is read before its row's function takes it. */
-typedef enum cgi_read {
-    CGI_READ_TEXT,   /* as it is: the row's function reads it */
-    CGI_READ_MS,     /* milliseconds, 1 to 3600000 (cgi_parse_ms) */
-    CGI_READ_MS_OFF, /* the same, or off or 0: none */
-    CGI_READ_US,     /* microseconds, 0 to 1000000 */
-    CGI_READ_BOOL,   /* yes or no (cgi_parse_bool) */
-    CGI_READ_WORD    /* one of the row's words, as its index */
-} cgi_read;
-
-/* What a value names, which a process started with raised privilege does
- * not take from its caller (cgi_env_read). */
-typedef enum cgi_names {
-    CGI_NAMES_NOTHING,
-    CGI_NAMES_FILE,         /* a file, a folder, a library or the module cache's size */
-    CGI_NAMES_FILE_OR_DASH, /* a file, or "-" for stderr */
-    CGI_NAMES_FILE_OR_OFF   /* a file, or "off" */
-} cgi_names;
-
 /* A value read, handed to its row's function. */
 typedef struct cgi_env_value {
     const char *var;  /* CALLGUARD_... */
@@ -188,12 +170,13 @@ typedef struct cgi_env_value {
     int from_env;     /* read at start-up (cgi_configure_locked) */
 } cgi_env_value;
 
+typedef int cgi_set_fn(const cgi_env_value *v);
+
 typedef struct cgi_env_var {
     const char *name; /* after CALLGUARD_; "_LIBRARY": every CALLGUARD_<API>_LIBRARY */
     cgi_read read;
-    const char *words;                  /* CGI_READ_WORD: the words, '|' between ("" is one too) */
-    const char *expected;               /* CGI_READ_WORD: what the message says is expected */
-    int (*set)(const cgi_env_value *v); /* NULL: read by the layer or libcallguard-load */
+    const char *words;    /* CGI_READ_WORD: the words, '|' between ("" is one too) */
+    const char *expected; /* CGI_READ_WORD: what the message says is expected */
     cgi_names names;
 } cgi_env_var;
 
@@ -321,48 +304,54 @@ static int cgi_set_library(const cgi_env_value *v)
     return CG_OK;
 }
 
-/* clang-format off */
+/* Every variable, in the order of common/settings.h. */
 static const cgi_env_var cgi_env_vars[] = {
-    /* name               read             words, expected (a word)      where it goes              names */
-    {"SERIALIZE",         CGI_READ_TEXT,   NULL, NULL,                   cgi_set_serialize,         CGI_NAMES_NOTHING},
-    {"TRANSITION",        CGI_READ_TEXT,   NULL, NULL,                   cgi_set_transition,        CGI_NAMES_NOTHING},
-    {"RUNTIME",           CGI_READ_TEXT,   NULL, NULL,                   cgi_set_runtime,           CGI_NAMES_NOTHING},
-    {"REPORT",            CGI_READ_TEXT,   NULL, NULL,                   cgi_set_report,            CGI_NAMES_FILE_OR_DASH},
-    {"TRACE",             CGI_READ_TEXT,   NULL, NULL,                   cgi_set_trace,             CGI_NAMES_FILE_OR_DASH},
-    {"TRACE_LINES",       CGI_READ_TEXT,   NULL, NULL,                   cgi_set_trace_lines,       CGI_NAMES_FILE_OR_DASH},
-    {"STALL_MS",          CGI_READ_MS,     NULL, NULL,                   cgi_set_stall,             CGI_NAMES_NOTHING},
-    {"TIMING",            CGI_READ_WORD,   "sampled|exact",
-        "sampled (the watchdog times calls by sampling) or exact (every call reads the clock)",
-                                                                         cgi_set_timing,            CGI_NAMES_NOTHING},
-    {"HANG_MS",           CGI_READ_MS_OFF, NULL, NULL,                   cgi_set_hang,              CGI_NAMES_NOTHING},
-    {"SIGNALS",           CGI_READ_TEXT,   NULL, NULL,                   cgi_set_signals,           CGI_NAMES_NOTHING},
-    {"POLICY",            CGI_READ_TEXT,   NULL, NULL,                   cgi_set_policy,            CGI_NAMES_FILE},
-    {"QUIRKS",            CGI_READ_TEXT,   NULL, NULL,                   cgi_set_quirks,            CGI_NAMES_FILE_OR_OFF},
-    {"CHECK",             CGI_READ_WORD,   "threads|none|", "threads (check the thread rules) or none",
-                                                                         cgi_set_check,             CGI_NAMES_NOTHING},
-    {"CHECK_HOLD_US",     CGI_READ_US,     NULL, NULL,                   cgi_set_check_hold,        CGI_NAMES_NOTHING},
-    {"SERIALIZE_HANDLES", CGI_READ_BOOL,   NULL, NULL,                   cgi_set_serialize_handles, CGI_NAMES_NOTHING},
-    {"STATS_DIR",         CGI_READ_TEXT,   NULL, NULL,                   cgi_set_env_only,          CGI_NAMES_FILE},
-    {"STATS_LOST",        CGI_READ_TEXT,   NULL, NULL,                   cgi_set_env_only,          CGI_NAMES_FILE},
-    /* libcallguard_load's module cache reads (and checks) these (docs/load.md) */
-    {"CACHE",             CGI_READ_TEXT,   NULL, NULL,                   NULL,                      CGI_NAMES_FILE},
-    {"CACHE_DIR",         CGI_READ_TEXT,   NULL, NULL,                   NULL,                      CGI_NAMES_FILE},
-    {"CACHE_SIZE",        CGI_READ_TEXT,   NULL, NULL,                   NULL,                      CGI_NAMES_FILE},
-    {"_LIBRARY",          CGI_READ_TEXT,   NULL, NULL,                   cgi_set_library,           CGI_NAMES_FILE},
-    /* The API's own thread support: used as the library gives it, or every
-     * call serialized by the layer (MPI's: docs/mpi.md). Read by the layer;
-     * a layer that has no such fix never reads it. */
-    {"_THREADS",          CGI_READ_WORD,   "library|serialize", "library or serialize",
-                                                                         NULL,                      CGI_NAMES_NOTHING},
+#define CGI_ENV_ROW(id, name, read, words, expected, names) {name, CGI_READ_##read, words, expected, CGI_NAMES_##names},
+    CGI_SETTINGS(CGI_ENV_ROW)
+#undef CGI_ENV_ROW
 };
-/* clang-format on */
 
-/* The rows above, in their order. */
-#define CGI_ENV_UNKNOWN                                                                                                \
-    "unknown setting; expected one of CALLGUARD_SERIALIZE, _TRANSITION, _RUNTIME, _REPORT, _TRACE, "                   \
-    "_TRACE_LINES, _STALL_MS, _TIMING, _HANG_MS, _SIGNALS, _POLICY, _QUIRKS, _CHECK, _CHECK_HOLD_US, "                 \
-    "_SERIALIZE_HANDLES, _STATS_DIR, _STATS_LOST, _CACHE, _CACHE_DIR, _CACHE_SIZE, "                                   \
-    "_<API>_LIBRARY (API in capitals: CALLGUARD_CL_LIBRARY) or _<API>_THREADS"
+/* Where each value goes; none: read by the layer or libcallguard-load. */
+static cgi_set_fn *const cgi_env_sets[CGI_NSETTINGS] = {
+    [CGI_SETTING_SERIALIZE] = cgi_set_serialize,
+    [CGI_SETTING_TRANSITION] = cgi_set_transition,
+    [CGI_SETTING_RUNTIME] = cgi_set_runtime,
+    [CGI_SETTING_REPORT] = cgi_set_report,
+    [CGI_SETTING_TRACE] = cgi_set_trace,
+    [CGI_SETTING_TRACE_LINES] = cgi_set_trace_lines,
+    [CGI_SETTING_STALL_MS] = cgi_set_stall,
+    [CGI_SETTING_TIMING] = cgi_set_timing,
+    [CGI_SETTING_HANG_MS] = cgi_set_hang,
+    [CGI_SETTING_SIGNALS] = cgi_set_signals,
+    [CGI_SETTING_POLICY] = cgi_set_policy,
+    [CGI_SETTING_QUIRKS] = cgi_set_quirks,
+    [CGI_SETTING_CHECK] = cgi_set_check,
+    [CGI_SETTING_CHECK_HOLD_US] = cgi_set_check_hold,
+    [CGI_SETTING_SERIALIZE_HANDLES] = cgi_set_serialize_handles,
+    [CGI_SETTING_STATS_DIR] = cgi_set_env_only,
+    [CGI_SETTING_STATS_LOST] = cgi_set_env_only,
+    [CGI_SETTING_LIBRARY] = cgi_set_library,
+};
+
+/* "unknown setting; expected one of CALLGUARD_SERIALIZE, _TRANSITION, ...":
+ * the rows, in their order. */
+static int cgi_env_unknown(void)
+{
+    char text[640];
+    size_t n = (size_t)snprintf(text, sizeof text, "unknown setting; expected one of ");
+    size_t last = sizeof cgi_env_vars / sizeof *cgi_env_vars - 1;
+    for (size_t i = 0; i <= last && n < sizeof text; i++) {
+        const char *name = cgi_env_vars[i].name, *sep = i == last ? " or " : ", ";
+        if (i == 0)
+            n += (size_t)snprintf(text + n, sizeof text - n, "CALLGUARD_%s", name);
+        else if (name[0] != '_')
+            n += (size_t)snprintf(text + n, sizeof text - n, "%s_%s", sep, name);
+        else
+            n += (size_t)snprintf(text + n, sizeof text - n, "%s_<API>%s%s", sep, name,
+                                  cgi_env_vars[i - 1].name[0] == '_' ? "" : " (API in capitals: CALLGUARD_CL_LIBRARY)");
+    }
+    return cgi_fail(CG_EINVAL, "%s", text);
+}
 
 /* The row of a variable's name after CALLGUARD_, or NULL. */
 static const cgi_env_var *cgi_env_find(const char *k)
@@ -438,11 +427,12 @@ int cgi_configure_locked(const char *var, const char *v, int from_env)
     if (strncmp(var, "CALLGUARD_", 10) != 0)
         return cgi_fail(CG_EINVAL, "'%s' is not a callguard setting (expected CALLGUARD_...)", var);
     const cgi_env_var *row = cgi_env_find(var + 10);
-    if (!row) return cgi_fail(CG_EINVAL, CGI_ENV_UNKNOWN);
+    if (!row) return cgi_env_unknown();
     cgi_env_value value = {.var = var, .text = v, .from_env = from_env};
     int rc = cgi_env_value_read(row, &value);
-    if (rc != CG_OK || !row->set) return rc;
-    return row->set(&value);
+    cgi_set_fn *set = cgi_env_sets[row - cgi_env_vars];
+    if (rc != CG_OK || !set) return rc;
+    return set(&value);
 }
 
 int cgi_secure(void) { return getauxval(AT_SECURE) != 0; }
