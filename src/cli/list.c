@@ -58,6 +58,65 @@ static const char *scope_suffix(const cg_site_info *s)
     return s->scope == CG_SCOPE_HANDLE ? ":handle" : s->scope == CG_SCOPE_ONCE ? ":once" : "";
 }
 
+/* A site's thread rules as the policy keys spell them ("writes=kernel
+ * sets=kernel", "-" for none), or NULL out of memory. */
+static char *list_rules(const cg_site_info *s)
+{
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *f = open_memstream(&text, &tlen);
+    if (!f) return NULL;
+    int any = 0;
+    for (int k = 0; k < CGI_NRULE_KEYS; k++) {
+        int first = 1;
+        for (unsigned r = 0; r < s->nrules; r++) {
+            if (!cgi_rule_has_key(s->rules[r].access, k)) continue;
+            fprintf(f, first ? "%s%s=" : ",", any ? " " : "", cgi_rule_keys[k]);
+            fputs(s->rules[r].param, f);
+            first = 0, any = 1;
+        }
+    }
+    if (!any) fputc('-', f);
+    return fclose(f) == 0 ? text : (free(text), NULL);
+}
+
+/* The table of a layer's entry points: name, transition, serialize, thread
+ * rules, blocking reason; 0, or 1 out of memory. */
+static int list_sites(const cg_site_info *s, long n)
+{
+    int width = 40, rwidth = 12, rc = 0;
+    char **rules = calloc((size_t)n + 1, sizeof *rules);
+    if (!rules) return 1;
+    for (long i = 0; i < n && !rc; i++) {
+        int w = (int)strlen(s[i].name) + (s[i].variant_of ? (int)strlen(s[i].variant_of) + 6 : 0);
+        if (w > width) width = w;
+        if (!(rules[i] = list_rules(&s[i])))
+            rc = 1;
+        else if ((int)strlen(rules[i]) > rwidth)
+            rwidth = (int)strlen(rules[i]);
+    }
+    if (!rc)
+        printf("%-*s %-10s %-16s %-*s %s\n", width, "entry point", "transition", "serialize", rwidth, "thread rules",
+               "blocking reason");
+    for (long i = 0; i < n && !rc; i++) {
+        char *name = NULL, *ser = NULL;
+        if ((s[i].variant_of ? asprintf(&name, "%s (as %s)", s[i].name, s[i].variant_of)
+                             : asprintf(&name, "%s", s[i].name)) < 0 ||
+            asprintf(&ser, "%s%s", s[i].domain[0] ? s[i].domain : "-", scope_suffix(&s[i])) < 0) {
+            rc = 1;
+            break;
+        }
+        printf("%-*s %-10s %-16s %-*s %s\n", width, name, cgi_transition_name(s[i].transition), ser, rwidth, rules[i],
+               s[i].blocking ? s[i].reason : "-");
+        free(name), free(ser);
+    }
+    if (!rc) printf("%ld entry points\n", n);
+    for (long i = 0; i < n; i++)
+        free(rules[i]);
+    free(rules);
+    return rc;
+}
+
 int cli_cmd_list(int argc, char **argv)
 {
     int rc = list_options(argc, argv);
@@ -75,55 +134,7 @@ int cli_cmd_list(int argc, char **argv)
     cg_site_info *s = calloc((size_t)n + 1, sizeof *s);
     if (!s) return 1;
     n = cg_list_sites(l->info.api, s, (size_t)n);
-    int width = 40;
-    for (long i = 0; i < n; i++) {
-        int w = (int)strlen(s[i].name) + (s[i].variant_of ? (int)strlen(s[i].variant_of) + 6 : 0);
-        if (w > width) width = w;
-    }
-    /* Thread rules as the policy keys spell them: writes=kernel sets=kernel. */
-    char **rules = calloc((size_t)n + 1, sizeof *rules);
-    if (!rules) return 1;
-    int rwidth = 12;
-    for (long i = 0; i < n; i++) {
-        char *text = NULL;
-        size_t tlen = 0;
-        FILE *f = open_memstream(&text, &tlen);
-        if (!f) return 1;
-        int any = 0;
-        for (int k = 0; k < CGI_NRULE_KEYS; k++) {
-            int first = 1;
-            for (unsigned r = 0; r < s[i].nrules; r++) {
-                unsigned a = s[i].rules[r].access;
-                if (!cgi_rule_has_key(a, k)) continue;
-                if (first)
-                    fprintf(f, "%s%s=", any ? " " : "", cgi_rule_keys[k]);
-                else
-                    fputc(',', f);
-                fputs(s[i].rules[r].param, f);
-                first = 0, any = 1;
-            }
-        }
-        if (!any) fputc('-', f);
-        fclose(f);
-        rules[i] = text;
-        if ((int)strlen(text) > rwidth) rwidth = (int)strlen(text);
-    }
-    printf("%-*s %-10s %-16s %-*s %s\n", width, "entry point", "transition", "serialize", rwidth, "thread rules",
-           "blocking reason");
-    for (long i = 0; i < n; i++) {
-        char *name, *ser;
-        if (s[i].variant_of) {
-            if (asprintf(&name, "%s (as %s)", s[i].name, s[i].variant_of) < 0) return 1;
-        } else if (!(name = strdup(s[i].name))) {
-            return 1;
-        }
-        if (asprintf(&ser, "%s%s", s[i].domain[0] ? s[i].domain : "-", scope_suffix(&s[i])) < 0) return 1;
-        printf("%-*s %-10s %-16s %-*s %s\n", width, name, cgi_transition_name(s[i].transition), ser, rwidth, rules[i],
-               s[i].blocking ? s[i].reason : "-");
-        free(name), free(ser), free(rules[i]);
-    }
-    printf("%ld entry points\n", n);
-    free(rules);
+    rc = list_sites(s, n);
     free(s);
-    return 0;
+    return rc;
 }
