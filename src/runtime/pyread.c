@@ -516,22 +516,24 @@ static int layout_from_debug(int minor)
     return CGI_PYREAD_UNSUPPORTED;
 }
 
-/* The minor version before 3.11 (no Py_Version): from the name of the
- * object that holds _PyRuntime, libpython3.N.so... or python3.N; 0 where
- * the name does not say. */
-static int minor_from_file(void)
+/* The minor version before 3.11 (no Py_Version): from the interpreter's
+ * own version string, "3.N.M (...", which Py_GetVersion() returns; 0 where
+ * it is not 3.N. Never from a file's name: a program linked with its
+ * interpreter is named by whoever installed it (Debian's python3, a
+ * wrapper's python3.9 running 3.10). Py_GetVersion needs no GIL and no
+ * initialized interpreter; on 3.9 and 3.10 it formats PY_VERSION, the build
+ * and the compiler into a static buffer, the same bytes at every call. */
+static int minor_from_version(void)
 {
-    Dl_info info;
-    if (!dladdr((void *)L.runtime, &info) || !info.dli_fname) return 0;
-    const char *base = strrchr(info.dli_fname, '/');
-    base = base ? base + 1 : info.dli_fname;
-    const char *p = strstr(base, "python3.");
-    if (!p) return 0;
-    p += 8;
+    const char *(*get_version)(void);
+    *(void **)&get_version = cgi_probe_sym(RTLD_DEFAULT, "Py_GetVersion");
+    const char *v = get_version ? get_version() : NULL;
+    if (!v || v[0] != '3' || v[1] != '.') return 0;
     int minor = 0;
+    const char *p = v + 2;
     for (; *p >= '0' && *p <= '9' && minor < 100; p++)
         minor = minor * 10 + (*p - '0');
-    return *p == '.' || *p == 0 || *p == 'd' || *p == 'm' ? minor : 0;
+    return p > v + 2 && (*p == '.' || *p == ' ' || *p == 0 || *p == 'a' || *p == 'b' || *p == 'r') ? minor : 0;
 }
 
 static size_t need(int count, const long *offsets)
@@ -578,7 +580,7 @@ static int prepare(void)
     L.unicode_type = (uintptr_t)cgi_probe_sym(RTLD_DEFAULT, "PyUnicode_Type");
     L.bytes_type = (uintptr_t)cgi_probe_sym(RTLD_DEFAULT, "PyBytes_Type");
     const unsigned long *version = cgi_probe_sym(RTLD_DEFAULT, "Py_Version");
-    int minor = version ? (int)((*version >> 16) & 0xff) : minor_from_file();
+    int minor = version ? (int)((*version >> 16) & 0xff) : minor_from_version();
     if (!L.code_type || !L.unicode_type || !L.bytes_type) return CGI_PYREAD_NO_PYTHON;
     if ((version && (*version >> 24) != 3) || (!version && minor != 9 && minor != 10))
         st = CGI_PYREAD_UNSUPPORTED;

@@ -38,7 +38,8 @@ typedef enum cgi_pyread_result {
     CGI_PYREAD_NOT_READY = 6,   /* cgi_pyread_prepare has not succeeded */
 } cgi_pyread_result;
 
-/* Looks up _PyRuntime, the version and the type objects the reads check
+/* Looks up _PyRuntime, the version (Py_Version from 3.11; Py_GetVersion()
+ * before, its one CPython call) and the type objects the reads check
  * against (dlsym, dladdr: the loader's lock). Call it from a thread that may
  * take that lock (a guarded call's own thread, never the watchdog); again
  * later if it said NO_PYTHON and libpython may have been loaded since.

@@ -379,6 +379,51 @@ def a_thread_made_in_c_has_no_thread_state():
     check(r == NO_THREAD, "a C thread: %s" % WITHOUT_GIL.cgt_result_name(r).decode())
 
 
+def linked_into_a_program(folder):
+    """This interpreter (3.9 or 3.10) linked into an executable, as Debian's
+    and Ubuntu's are (libpython3.N.a and python.o from its LIBPL), or None
+    where that cannot be made here."""
+    import shutil
+    import subprocess
+    import sysconfig
+    libpl, archive = sysconfig.get_config_var("LIBPL"), sysconfig.get_config_var("LIBRARY")
+    cc = shutil.which(sysconfig.get_config_var("CC") or "cc") or shutil.which("cc")
+    objs = [os.path.join(libpl or "", "python.o"), os.path.join(libpl or "", archive or "")]
+    if not cc or not all(os.path.isfile(o) for o in objs):
+        return None
+    program = os.path.join(folder, "static")
+    flags = " ".join(sysconfig.get_config_var(k) or "" for k in ("LINKFORSHARED", "LIBS", "SYSLIBS")).split()
+    r = subprocess.run([cc, "-o", program, *objs, *flags, "-lpthread", "-lutil"], capture_output=True, text=True,
+                       timeout=120)
+    return program if r.returncode == 0 else None
+
+
+def an_interpreter_linked_into_its_program_is_read_whatever_the_program_is_named():
+    """3.9 and 3.10 have no Py_Version: their version is read from the
+    interpreter, never from the program's name. This 3.10 linked into its
+    program and run as `python3.9` (a wrapper's name) or `python3` (Debian
+    11's, Ubuntu 22.04's) reads its frames at their lines; so does a 3.9
+    run as `python3.10` or `python3`."""
+    if sys.version_info[:2] not in ((3, 9), (3, 10)):
+        print("skipped: for 3.9 and 3.10 (this is %d.%d)" % sys.version_info[:2])
+        return 77
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="cgpyread-") as folder:
+        program = linked_into_a_program(folder)
+        if not program:
+            print("skipped: no libpython%d.%d.a, python.o or compiler to link them" % sys.version_info[:2])
+            return 77
+        other = "python3.9" if sys.version_info[:2] == (3, 10) else "python3.10"
+        for name in (other, "python3"):
+            path = os.path.join(folder, name)
+            os.symlink(program, path)
+            r = subprocess.run([path, os.path.abspath(__file__), "a_call_without_the_gil_is_read_at_its_line", HELPER],
+                               capture_output=True, text=True, timeout=60,
+                               env=dict(os.environ, PYTHONHOME=sys.base_prefix))
+            check(r.returncode == 0, "%d.%d linked into a program named %s" % (sys.version_info[:2] + (name,)), r)
+
+
 def busy(until, nap):
     while time.monotonic() < until:
         nap(50)
