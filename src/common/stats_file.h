@@ -56,7 +56,9 @@
  *    header's start on the monotonic clock and the job's world size. */
 /* 18: a record's once_at: the call whose success opened a site serialized
  *    until its first success (scope once). */
-#define CGI_STATS_VERSION 18
+/* 19: a hung call says how its Python line was read (py_via; its py_file
+ *    has 276 bytes, not 280). */
+#define CGI_STATS_VERSION 19
 /* Threads on one site write their counts into this many cache lines of its
  * record, not one (bench/bench_contention.c: one shared line made a call
  * with statistics 4-11 times dearer with 2-8 threads on the H200). */
@@ -378,6 +380,11 @@ enum { CGI_VIOLATION_OVERLAP = 1, CGI_VIOLATION_SEQUENCE = 2 };
 /* Whether a call in flight holds its runtime (the GIL): noted at entry, or
  * read from the interpreter's memory by the watchdog (pyread.c). */
 enum { CGI_HELD_NO = 0, CGI_HELD_YES = 1, CGI_HELD_UNKNOWN = 2 };
+/* How a call's Python line was found: noted at entry or read with
+ * process_vm_readv (the first way), or read with pread on /proc/self/mem
+ * (src/runtime/selfread.h: where the first is refused or a seccomp filter
+ * is present). */
+enum { CGI_PY_VIA_FIRST = 0, CGI_PY_VIA_PROC_MEM = 1 };
 typedef struct cgi_hang_call {
     int32_t tid;
     int32_t holder_tid; /* waiting: the thread in flight on a site of the same lock domain; 0: not known */
@@ -387,12 +394,13 @@ typedef struct cgi_hang_call {
     uint64_t seq;       /* the call's number in its thread's slot */
     int32_t py_line;
     uint32_t loader; /* 1: asleep on the dynamic loader's lock (glibc's, inside the driver call) */
+    uint32_t py_via; /* CGI_PY_VIA_*: how py_file and py_line were found */
     char thread[16];
     char api[CGI_API_NAME_MAX];
     char name[CGI_NAME_MAX];
     char domain[CGI_DOMAIN_NAME_MAX];
     char runtime[16];  /* the process's runtime adapter ("cpython"); "" when none */
-    char py_file[280]; /* "" when not known */
+    char py_file[276]; /* "" when not known */
     char py_func[64];  /* "" when not known */
 } cgi_hang_call;
 /* A thread in no guarded call asleep on the runtime's lock (CPython's GIL). */

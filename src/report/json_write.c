@@ -100,7 +100,8 @@ static const char *cgi_slot_state_name(const cgi_slot *slot)
     return cgi_waiting(slot) ? "waiting_for_lock" : "inside";
 }
 
-/* A hung call's Python line, {"file", "line", "function"}, or null. */
+/* A hung call's Python line, {"file", "line", "function"} and, where it
+ * was read another way than the first, "read_via": "/proc/self/mem"; or null. */
 void cgi_json_hang_python(FILE *out, const cgi_hang_call *e)
 {
     if (!e || !e->py_file[0]) {
@@ -111,6 +112,7 @@ void cgi_json_hang_python(FILE *out, const cgi_hang_call *e)
     cgi_json_str(out, e->py_file);
     fprintf(out, ", \"line\": %d", e->py_line);
     cgi_json_field_str_or_null(out, "function", e->py_func[0] ? e->py_func : NULL);
+    if (e->py_via == CGI_PY_VIA_PROC_MEM) fputs(", \"read_via\": \"/proc/self/mem\"", out);
     fputc('}', out);
 }
 

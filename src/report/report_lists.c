@@ -298,7 +298,7 @@ static void cgi_read_hang_call(cgi_json *j, cgi_hang_call *e)
             if (cgi_lex_word(j, "null")) continue;
             if (!cgi_lex_expect(j, '{')) return;
             do {
-                char pk[12];
+                char pk[12], via[24];
                 if (!cgi_lex_str(j, pk, sizeof pk) || !cgi_lex_expect(j, ':')) return;
                 if (strcmp(pk, "file") == 0)
                     cgi_lex_str(j, e->py_file, sizeof e->py_file);
@@ -306,6 +306,8 @@ static void cgi_read_hang_call(cgi_json *j, cgi_hang_call *e)
                     cgi_lex_str(j, e->py_func, sizeof e->py_func);
                 else if (strcmp(pk, "line") == 0 && cgi_lex_num(j, &v))
                     e->py_line = (int32_t)v;
+                else if (strcmp(pk, "read_via") == 0 && cgi_lex_str(j, via, sizeof via))
+                    e->py_via = strcmp(via, "/proc/self/mem") == 0 ? CGI_PY_VIA_PROC_MEM : CGI_PY_VIA_FIRST;
                 else
                     cgi_lex_skip(j);
             } while (!j->err && cgi_lex_lit(j, ','));

@@ -127,6 +127,7 @@ static void cgi_fix_hang(cgi_hang_page *pg)
     for (unsigned i = 0; i < pg->ncalls; i++) {
         cgi_hang_call *e = &pg->call[i];
         e->loader = e->loader != 0;
+        if (e->py_via > CGI_PY_VIA_PROC_MEM) e->py_via = CGI_PY_VIA_FIRST;
         if (e->held > CGI_HELD_UNKNOWN) e->held = CGI_HELD_UNKNOWN;
         cgi_fix_str(e->thread, sizeof e->thread);
         cgi_fix_str(e->api, sizeof e->api);

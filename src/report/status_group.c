@@ -168,7 +168,8 @@ void cgi_status_members(FILE *out, const cgi_status_proc *v, const size_t *order
         if (v[order[g->first + i]].rank < 0) fprintf(out, "%s %d", said++ ? "," : "", v[order[g->first + i]].pid);
 }
 
-/* ", at FILE:LINE in FUNCTION", or nothing when not known. */
+/* " at FILE:LINE in FUNCTION", and how it was read where that was not the
+ * first way (" (read via /proc/self/mem)"), or nothing when not known. */
 void cgi_status_where(FILE *out, const cgi_hang_call *e)
 {
     if (!e->py_file[0]) return;
@@ -179,4 +180,5 @@ void cgi_status_where(FILE *out, const cgi_hang_call *e)
         fputs(" in ", out);
         CGI_TEXT_FIELD(out, e->py_func);
     }
+    if (e->py_via == CGI_PY_VIA_PROC_MEM) fputs(" (read via /proc/self/mem)", out);
 }

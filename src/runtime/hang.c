@@ -25,6 +25,7 @@
 #include "python.h"
 #include "pyread.h"
 #include "resolve.h"
+#include "selfread.h"
 #include "site.h"
 #include "stats.h"
 #include "watchdog.h"
@@ -99,7 +100,8 @@ static const cgi_stats_record *cgi_hang_record(const cg_counters *c)
  * thread's own frames (pyread.c: no CPython call, no fault on a stale
  * pointer), the innermost frame outside the import machinery. Kept only
  * when the call is still the same one after the read: its frames cannot
- * change while it is inside the driver. 1 when read. */
+ * change while it is inside the driver. 1 when read; py_via says how when
+ * it was not the first way (selfread.h). */
 static int cgi_hang_read_frames(cgi_hang_call *e, cgi_slot *slot, uint64_t seq, unsigned long pthread_id)
 {
     if (atomic_load_explicit(&cgi_py.state, memory_order_acquire) <= 0 || e->tid <= 0) return 0;
@@ -112,6 +114,7 @@ static int cgi_hang_read_frames(cgi_hang_call *e, cgi_slot *slot, uint64_t seq, 
         snprintf(e->py_file, sizeof e->py_file, "%s", fr[i].file);
         snprintf(e->py_func, sizeof e->py_func, "%s", fr[i].function);
         e->py_line = fr[i].line;
+        e->py_via = cgi_selfread_way() == CGI_SELFREAD_MEM ? CGI_PY_VIA_PROC_MEM : CGI_PY_VIA_FIRST;
         return 1;
     }
     return 0;
@@ -335,6 +338,7 @@ static void cgi_hang_print_call(cgi_hang_text *t, const cgi_hang_call *e)
         py ? CGI_WHAT(", holds the GIL: unknown") : CGI_WHAT(", holds the %s runtime: unknown", e->runtime);
     if (e->py_file[0]) CGI_WHAT(", python %s:%d", e->py_file, e->py_line);
     if (e->py_file[0] && e->py_func[0]) CGI_WHAT(" in %s", e->py_func);
+    if (e->py_file[0] && e->py_via == CGI_PY_VIA_PROC_MEM) CGI_WHAT(" (read via /proc/self/mem)");
 #undef CGI_WHAT
     what[sizeof what - 1] = '\0';
     cgi_hang_line(t, "  tid %d \"%s\": %s %s, %lu ms%s", e->tid, e->thread, e->api, e->name,

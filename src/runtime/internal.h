@@ -24,6 +24,8 @@
  *   0 probe.h                   dlsym/dlopen of what may be absent, leaving
  *                               dlerror() to the program
  *   0 hide_inih.map             keeps the libinih linked in hidden
+ *   0 selfread                  this process's own memory, read without a fault
+ *                               (process_vm_readv, or pread on /proc/self/mem)
  *   1 config                    the process-wide configuration and its lock (data)
  *   1 clock                     the clock of timed calls
  *   1 hlock                     one lock per handle value (thread rules, holds,

@@ -1,10 +1,11 @@
 /* Reading another thread's Python frames without the GIL (pyread.h).
  *
- * Why process_vm_readv on our own pid: the thread read may leave its call,
- * free a frame or end while we read, and a plain load through a stale
- * pointer can fault in the program. The system call copies what is mapped
- * and fails with EFAULT on what is not, with no signal; it takes no lock
- * the program can hold and allocates nothing.
+ * Why every read goes through selfread.h (process_vm_readv on our own pid,
+ * or pread on /proc/self/mem where that is refused): the thread read may
+ * leave its call, free a frame or end while we read, and a plain load
+ * through a stale pointer can fault in the program. Either way copies what
+ * is mapped and fails on what is not, with no signal; it takes no lock the
+ * program can hold and allocates nothing.
  *
  * Why "never wrong": every object is checked before it is believed (a code
  * object's type is PyCode_Type, a string's is PyUnicode_Type, a thread
@@ -16,13 +17,12 @@
 #include "pyread.h"
 
 #include "probe.h"
+#include "selfread.h"
 
 #include <elf.h>
 #include <link.h>
 #include <sched.h>
 #include <string.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
 /* One layout: where each field pyread reads lies, in bytes; -1 where the
  * version has no such field. The generated table (3.9-3.12) and the debug
@@ -67,12 +67,8 @@ static struct {
 
 /* ---- reading ---------------------------------------------------------------- */
 
-static int peek(uintptr_t addr, void *buf, size_t len)
-{
-    if (addr < 4096 || addr + len < addr) return -1;
-    struct iovec here = {buf, len}, there = {(void *)addr, len};
-    return process_vm_readv(getpid(), &here, 1, &there, 1, 0) == (ssize_t)len ? 0 : -1;
-}
+/* A series of reads (one answer) begins with cgi_selfread_begin. */
+static int peek(uintptr_t addr, void *buf, size_t len) { return cgi_selfread(addr, buf, len); }
 
 static int peek_ptr(uintptr_t addr, uintptr_t *v) { return peek(addr, v, sizeof *v); }
 
@@ -368,6 +364,7 @@ int cgi_pyread_frames(pid_t tid, unsigned long pthread_id, cgi_pyframe *out, int
     *n = 0;
     int st = atomic_load_explicit(&L.state, memory_order_acquire), result, seen = 0;
     if (st != CGI_PYREAD_OK) return st;
+    if (cgi_selfread_begin() != 0) return CGI_PYREAD_NO_ACCESS;
     uintptr_t ts = find_thread(tid, pthread_id, &result), top, frame;
     if (!ts) return result;
     if (top_frame(ts, &top) != 0) return CGI_PYREAD_CHANGED;
@@ -424,6 +421,7 @@ int cgi_pyread_gil_held(pid_t tid, unsigned long pthread_id)
 {
     int result;
     if (atomic_load_explicit(&L.state, memory_order_acquire) != CGI_PYREAD_OK || !L.gil) return -1;
+    if (cgi_selfread_begin() != 0) return -1;
     uintptr_t ts = find_thread(tid, pthread_id, &result), interp;
     if (!ts || peek_ptr(ts + (uintptr_t)L.t.tstate_interp, &interp) != 0) return -1;
     uintptr_t g = gil_of(interp);
@@ -475,10 +473,15 @@ static int check_debug(const uint64_t *w, const debug_words *d)
            w[d->code_linetable] < co && w[d->code_firstlineno] < co && w[d->code_adaptive] <= co;
 }
 
+/* Read with a plain copy: _PyRuntime is the interpreter's own static
+ * data, mapped while it is loaded, and the words are its initializer's. No
+ * read of prepare() goes through selfread: it runs on a program's thread,
+ * and the way of reading is chosen by the reader, as it reads. */
 static int layout_from_debug(int minor)
 {
     uint64_t w[DEBUG_WORDS];
-    if (L.runtime_size < sizeof w || peek(L.runtime, w, sizeof w) != 0) return CGI_PYREAD_NO_ACCESS;
+    if (L.runtime_size < sizeof w) return CGI_PYREAD_UNSUPPORTED;
+    memcpy(w, (const void *)L.runtime, sizeof w);
     if (memcmp(w, "xdebugpy", 8) != 0 || (int)((w[1] >> 16) & 0xff) != minor || w[2] != 0)
         return CGI_PYREAD_UNSUPPORTED; /* not the cookie, not this version, or free-threaded */
     for (size_t i = 0; i < sizeof debug_layouts / sizeof *debug_layouts; i++) {
@@ -590,8 +593,6 @@ static int prepare(void)
         L.frame_type = (uintptr_t)cgi_probe_sym(RTLD_DEFAULT, "PyFrame_Type");
         if (!L.frame_type) st = CGI_PYREAD_UNSUPPORTED;
     }
-    uintptr_t probe;
-    if (st == CGI_PYREAD_OK && peek_ptr(L.runtime, &probe) != 0) st = CGI_PYREAD_NO_ACCESS;
     return st;
 }
 

@@ -4,14 +4,17 @@
  * For a thread blocked in a native call: its thread state is found in the
  * interpreters' thread lists (from _PyRuntime), then its frame chain is
  * read and each frame's line decoded from its code object's line table.
- * Every read of the interpreter's memory goes through process_vm_readv on
- * this process, so a stale or torn pointer gives a failed read, never a
+ * Every read of the interpreter's memory goes through selfread.h
+ * (process_vm_readv on this process, or pread on /proc/self/mem where that
+ * is refused), so a stale or torn pointer gives a failed read, never a
  * fault. Nothing is allocated, no lock taken, no CPython function called:
  * cgi_pyread_frames is async-signal-safe and may run while the GIL is held
- * by anyone. Layouts: 3.9-3.12 from a table generated from each version's
- * headers (scripts/pyoffsets.py, pyread_offsets.h); 3.13 and 3.14 from the
- * _Py_DebugOffsets CPython keeps at the start of _PyRuntime. Anything else
- * is "unknown" (CGI_PYREAD_UNSUPPORTED), never a guess. */
+ * by anyone (the first read by /proc/self/mem opens it: open(2), fcntl(2),
+ * both async-signal-safe). Layouts: 3.9-3.12 from a table generated from
+ * each version's headers (scripts/pyoffsets.py, pyread_offsets.h); 3.13
+ * and 3.14 from the _Py_DebugOffsets CPython keeps at the start of
+ * _PyRuntime. Anything else is "unknown" (CGI_PYREAD_UNSUPPORTED), never a
+ * guess. */
 #ifndef CGI_PYREAD_H
 #define CGI_PYREAD_H
 
@@ -32,7 +35,7 @@ typedef enum cgi_pyread_result {
     CGI_PYREAD_OK = 0,          /* *n frames, innermost first (0: the thread is in no Python code) */
     CGI_PYREAD_NO_PYTHON = 1,   /* no CPython in this process */
     CGI_PYREAD_UNSUPPORTED = 2, /* a version or build whose layout is not known here */
-    CGI_PYREAD_NO_ACCESS = 3,   /* process_vm_readv refused (seccomp, an old kernel) */
+    CGI_PYREAD_NO_ACCESS = 3,   /* neither way of selfread.h is open (process_vm_readv refused, no /proc) */
     CGI_PYREAD_NO_THREAD = 4,   /* no thread state for that thread: a C thread, or it ended */
     CGI_PYREAD_CHANGED = 5,     /* a read failed or a check did not hold: the memory moved */
     CGI_PYREAD_NOT_READY = 6,   /* cgi_pyread_prepare has not succeeded */

@@ -13,6 +13,7 @@
 #include "hlock.h"
 #include "quirks.h"
 #include "resolve.h"
+#include "selfread.h"
 #include "settings.h"
 #include "signals.h"
 #include "watchdog.h"
@@ -79,6 +80,7 @@ static void cgi_atfork_child(void)
     cgi_quirks_after_fork_child();
     cgi_thr_after_fork_child();
     cgi_signals_after_fork_child();
+    cgi_selfread_after_fork_child();
 }
 
 /* Defined (nonzero) only by the `callguard` command (src/cli/main.c). Its

@@ -424,6 +424,58 @@ def an_interpreter_linked_into_its_program_is_read_whatever_the_program_is_named
             check(r.returncode == 0, "%d.%d linked into a program named %s" % (sys.version_info[:2] + (name,)), r)
 
 
+def proc_self_mem_fds():
+    """This process's descriptors open on its own /proc/PID/mem."""
+    mine, fds = "/proc/%d/mem" % os.getpid(), []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink("/proc/self/fd/" + fd) == mine:
+                fds.append(int(fd))
+        except OSError:  # listdir's own descriptor, closed since
+            pass
+    return fds
+
+
+def read_after_fork():
+    """In a forked child: its own frames, read through its own /proc/self/mem
+    (the parent's descriptor reads the parent's memory). Exit status 0 when
+    right."""
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            ((frames, line), inner), here = parked(WITHOUT_GIL), sys._getframe().f_lineno
+            expect(frames, [(line, "read_here"), (inner, "parked"), (here, "read_after_fork")])
+            code = 0 if WITHOUT_GIL.cgt_way() == 1 else 2
+        finally:
+            os._exit(code)
+    return os.waitpid(pid, 0)[1]
+
+
+def a_process_that_refuses_process_vm_readv_is_read_through_proc_self_mem():
+    """A seccomp filter that fails process_vm_readv with EPERM (on every
+    thread): the reader falls back to pread on /proc/self/mem, opened once
+    (above fd 2, close-on-exec), and reads the lines right; so does a
+    forked child, through its own."""
+    import seccomp_deny
+    if not seccomp_deny.known():
+        print("skipped: no seccomp filter written for this machine")
+        return 77
+    prepared(WITHOUT_GIL)
+    seccomp_deny.deny_process_vm_readv("eperm")
+    for _ in range(2):
+        ((frames, line), inner), here = parked(WITHOUT_GIL), sys._getframe().f_lineno
+        expect(frames, [(line, "read_here"), (inner, "parked"), (here, sys._getframe().f_code.co_name)])
+    check(WITHOUT_GIL.cgt_way() == 1, "read via /proc/self/mem")
+    fds = proc_self_mem_fds()
+    check(len(fds) == 1 and fds[0] > 2, "one descriptor, above 2: %s" % fds)
+    import fcntl
+    check(fcntl.fcntl(fds[0], fcntl.F_GETFD) & fcntl.FD_CLOEXEC, "close-on-exec")
+    check(WITH_GIL.cgt_gil_self() == 1 and WITHOUT_GIL.cgt_gil_self() == 0, "the GIL read the same way")
+    status = read_after_fork()
+    check(status == 0, "a forked child reads its own frames: wait status %d" % status)
+
+
 def busy(until, nap):
     while time.monotonic() < until:
         nap(50)

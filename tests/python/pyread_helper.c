@@ -4,6 +4,7 @@
  * watchdog will. Nothing here calls CPython. */
 #define _GNU_SOURCE
 #include "../../src/runtime/pyread.h"
+#include "../../src/runtime/selfread.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -20,6 +21,8 @@ static char text[MOST * 64 + CGI_PYREAD_FILE];
 
 CGT_EXPORT int cgt_prepare(void) { return cgi_pyread_prepare(); }
 CGT_EXPORT const char *cgt_result_name(int r) { return cgi_pyread_result_name(r); }
+/* How the reader reads now: 0 process_vm_readv, 1 /proc/self/mem (selfread.h). */
+CGT_EXPORT int cgt_way(void) { return cgi_selfread_way(); }
 
 typedef struct target {
     pid_t tid;

@@ -22,6 +22,8 @@ from cgtest import check, listing, main  # noqa: E402  (tests/cgtest.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HANG = os.path.join(HERE, "cl_hang.py")
+with open(HANG) as f:  # the line of cl_hang.py's wait
+    WAIT = next(n for n, text in enumerate(f, 1) if "# the line a hang report names" in text)
 CG = None if listing() else sys.argv[2]
 TMP = None if listing() else tempfile.mkdtemp(prefix="cghang-")
 
@@ -71,7 +73,7 @@ class Hung:
 
 def hang_report_names_the_call_the_gil_and_the_python_line_while_it_hangs():
     """While the program hangs: one block on stderr naming the entry point,
-    its thread, the GIL held and the Python line of the wait (line 23 of
+    its thread, the GIL held and the Python line of the wait (WAIT of
     cl_hang.py), written once (nothing changes afterwards)."""
     skip_unless_real_stack()
     with Hung("--hang-ms", "500") as h:
@@ -82,7 +84,7 @@ def hang_report_names_the_call_the_gil_and_the_python_line_while_it_hangs():
         check("a guarded call in flight for 500 ms or more (CALLGUARD_HANG_MS=500); 1 in flight:" in lines[0], err)
         call = lines[1]
         check(" cl clWaitForEvents, " in call and "holds the GIL (cpython)" in call, err)
-        check(call.endswith("python %s:23 in <module>" % HANG), "the Python line of the wait: " + call)
+        check(call.endswith("python %s:%d in <module>" % (HANG, WAIT)), "the Python line of the wait: " + call)
         check(call.startswith('callguard: hang:   tid %d "python' % h.p.pid) or ' tid ' in call, call)
         time.sleep(1.5)
         err = h.kill()
@@ -105,7 +107,7 @@ def hang_report_is_in_the_report_of_a_run_stopped_by_a_signal():
     check(len(hangs) == 1 and hangs[0]["reports"] == 1, "one process with one hang report: %s" % hangs)
     calls = hangs[0]["calls"]
     check(len(calls) == 1 and calls[0]["name"] == "clWaitForEvents" and calls[0]["runtime"] == "cpython", calls)
-    check(calls[0]["python"] == {"file": HANG, "line": 23, "function": "<module>"}, calls)
+    check(calls[0]["python"] == {"file": HANG, "line": WAIT, "function": "<module>"}, calls)
     # Read back (`callguard report`): the saved report keeps the hang, in JSON and in the table.
     again = os.path.join(TMP, "again.json")
     r = subprocess.run([CG, "report", "--json", again, path], capture_output=True, text=True, timeout=60)
@@ -113,7 +115,7 @@ def hang_report_is_in_the_report_of_a_run_stopped_by_a_signal():
     back = [p["hang"] for p in json.load(open(again))["processes"] if p.get("hang")]
     check(back == hangs, "read back: %s, written: %s" % (back, hangs))
     r = subprocess.run([CG, "report", path], capture_output=True, text=True, timeout=60)
-    check(r.returncode == 0 and "hang reported 1 time" in r.stdout and "cl_hang.py:23" in r.stdout,
+    check(r.returncode == 0 and "hang reported 1 time" in r.stdout and "cl_hang.py:%d" % WAIT in r.stdout,
           r.stdout + r.stderr)
 
 
@@ -127,12 +129,12 @@ def hang_report_names_the_python_line_of_a_wait_without_the_gil():
     with Hung("--hang-ms", "300", "--report", path, args=("cdll",)) as h:
         err = h.stderr_until("callguard: hang: end", 20)
         call = next((l for l in err.splitlines() if " cl clWaitForEvents, " in l), "")
-        check(call.endswith("python %s:23 in <module>" % HANG) and "holds the GIL" not in call,
+        check(call.endswith("python %s:%d in <module>" % (HANG, WAIT)) and "holds the GIL" not in call,
               "the Python line of a wait without the GIL:\n" + err)
         os.kill(h.p.pid, signal.SIGTERM)
         h.p.wait(timeout=30)
     calls = [c for p in json.load(open(path))["processes"] if p.get("hang") for c in p["hang"]["calls"]]
-    check(len(calls) == 1 and calls[0]["python"] == {"file": HANG, "line": 23, "function": "<module>"}, calls)
+    check(len(calls) == 1 and calls[0]["python"] == {"file": HANG, "line": WAIT, "function": "<module>"}, calls)
 
 
 def child_of(pid):
@@ -171,14 +173,65 @@ def hang_page_is_live_for_status_and_kept_after_sigterm_without_asking():
                     break
                 time.sleep(0.1)
             check(live.get("name") == "clWaitForEvents" and live["holds_runtime"] is held and
-                  live["python"] == {"file": HANG, "line": 23, "function": "<module>"},
+                  live["python"] == {"file": HANG, "line": WAIT, "function": "<module>"},
                   "%s: status within 2 s: %s" % (mode, live))
             os.kill(h.p.pid, signal.SIGTERM)
             h.p.wait(timeout=30)
             check("callguard: hang" not in "".join(h.err), "nothing on stderr without asking: %s" % h.err)
         calls = [c for p in json.load(open(path))["processes"] for c in p["in_flight"]]
-        check(len(calls) == 1 and calls[0]["python"] == {"file": HANG, "line": 23, "function": "<module>"},
+        check(len(calls) == 1 and calls[0]["python"] == {"file": HANG, "line": WAIT, "function": "<module>"},
               "%s: the report keeps the line: %s" % (mode, calls))
+
+
+def hang_under_a_filter(action):
+    """`callguard run --report DIR/` of cl_hang.py waiting through ctypes.CDLL
+    after installing a seccomp filter on process_vm_readv (`action`: kill,
+    eperm; tests/seccomp_deny.py): the first call `callguard status --json
+    DIR/` shows with its Python line, within 5 s of the wait ({} if none),
+    `callguard status DIR/` then, whether the program still ran then, and
+    the calls in flight in the report of the run stopped with SIGTERM."""
+    skip_unless_real_stack()
+    sys.path.insert(0, os.path.join(HERE, ".."))
+    import seccomp_deny
+    if not seccomp_deny.known():
+        print("skipped: no seccomp filter written for this machine")
+        sys.exit(77)
+    folder = tempfile.mkdtemp(prefix="seccomp-%s-" % action, dir=TMP) + "/"
+    with Hung("--report", folder, args=("cdll", "seccomp=" + action)) as h:
+        end = time.monotonic() + 20
+        while time.monotonic() < end and not h.p.stdout.readline().startswith("waiting"):
+            pass
+        entered, live = time.monotonic(), {}
+        while time.monotonic() < entered + 5 and h.p.poll() is None:
+            r = subprocess.run([CG, "status", "--json", folder], capture_output=True, text=True, timeout=30)
+            calls = [c for p in json.loads(r.stdout)["processes"] for c in p["in_flight"]] if r.stdout else []
+            if calls and calls[0]["python"]:
+                live = calls[0]
+                break
+            time.sleep(0.1)
+        text = subprocess.run([CG, "status", folder], capture_output=True, text=True, timeout=30).stdout
+        alive = h.p.poll() is None
+        os.kill(h.p.pid, signal.SIGTERM)
+        h.p.wait(timeout=30)
+    reports = [os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".json")]
+    calls = [c for rep in reports for p in json.load(open(rep))["processes"] for c in p["in_flight"]]
+    return live, text, alive, calls, "".join(h.err), reports
+
+
+def hang_page_reads_the_line_via_proc_self_mem_where_process_vm_readv_fails():
+    """A program whose seccomp filter fails process_vm_readv with EPERM:
+    `callguard status` names the call's Python line and says it was read
+    via /proc/self/mem (text and JSON), the GIL not held; the report of
+    the run keeps it so."""
+    live, text, alive, calls, err, reports = hang_under_a_filter("eperm")
+    line = {"file": HANG, "line": WAIT, "function": "<module>", "read_via": "/proc/self/mem"}
+    check(alive and live.get("python") == line and live["holds_runtime"] is False, "status: %s\n%s" % (live, err))
+    check("%s:%d in <module> (read via /proc/self/mem)" % (HANG, WAIT) in " ".join(text.split()), text)
+    check(len(calls) == 1 and calls[0]["python"] == line, "the report keeps it: %s" % calls)
+    again = os.path.join(TMP, "again-eperm.json")
+    r = subprocess.run([CG, "report", "--json", again, reports[0]], capture_output=True, text=True, timeout=60)
+    back = [c for p in json.load(open(again))["processes"] for c in p["in_flight"]] if r.returncode == 0 else []
+    check([c["python"] for c in back] == [line], "read back: %s %s" % (back, r.stderr))
 
 
 def status_reads_only_your_own_processes_and_says_why_not():
