@@ -1,11 +1,11 @@
 /* Reading another thread's Python frames without the GIL (pyread.h).
  *
  * Why every read goes through selfread.h (process_vm_readv on our own pid,
- * or pread on /proc/self/mem where that is refused): the thread read may
- * leave its call, free a frame or end while we read, and a plain load
- * through a stale pointer can fault in the program. Either way copies what
- * is mapped and fails on what is not, with no signal; it takes no lock the
- * program can hold and allocates nothing.
+ * or pread on /proc/self/mem where that is refused or a seccomp filter is
+ * present): the thread read may leave its call, free a frame or end while
+ * we read, and a plain load through a stale pointer can fault in the
+ * program. Either way copies what is mapped and fails on what is not, with
+ * no signal; it takes no lock the program can hold and allocates nothing.
  *
  * Why "never wrong": every object is checked before it is believed (a code
  * object's type is PyCode_Type, a string's is PyUnicode_Type, a thread

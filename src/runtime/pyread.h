@@ -6,15 +6,15 @@
  * read and each frame's line decoded from its code object's line table.
  * Every read of the interpreter's memory goes through selfread.h
  * (process_vm_readv on this process, or pread on /proc/self/mem where that
- * is refused), so a stale or torn pointer gives a failed read, never a
- * fault. Nothing is allocated, no lock taken, no CPython function called:
- * cgi_pyread_frames is async-signal-safe and may run while the GIL is held
- * by anyone (the first read by /proc/self/mem opens it: open(2), fcntl(2),
- * both async-signal-safe). Layouts: 3.9-3.12 from a table generated from
- * each version's headers (scripts/pyoffsets.py, pyread_offsets.h); 3.13
- * and 3.14 from the _Py_DebugOffsets CPython keeps at the start of
- * _PyRuntime. Anything else is "unknown" (CGI_PYREAD_UNSUPPORTED), never a
- * guess. */
+ * is refused or a seccomp filter is present), so a stale or torn pointer
+ * gives a failed read, never a fault. Nothing is allocated, no lock taken,
+ * no CPython function called: cgi_pyread_frames is async-signal-safe and
+ * may run while the GIL is held by anyone (it opens /proc/self/mem or
+ * /proc/thread-self/status with open(2) and fcntl(2), async-signal-safe
+ * both). Layouts: 3.9-3.12 from a table generated from each version's
+ * headers (scripts/pyoffsets.py, pyread_offsets.h); 3.13 and 3.14 from the
+ * _Py_DebugOffsets CPython keeps at the start of _PyRuntime. Anything else
+ * is "unknown" (CGI_PYREAD_UNSUPPORTED), never a guess. */
 #ifndef CGI_PYREAD_H
 #define CGI_PYREAD_H
 

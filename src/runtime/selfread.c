@@ -30,13 +30,35 @@
 #include <unistd.h>
 
 static struct {
-    _Atomic int way;   /* CGI_SELFREAD_VM until it is refused; then MEM for good */
+    _Atomic int way;   /* CGI_SELFREAD_VM until refused or a filter is seen; then MEM for good */
     _Atomic int fd;    /* /proc/self/mem; -1: not open */
     _Atomic pid_t pid; /* the process that opened it */
     _Atomic dev_t dev; /* and what it is */
     _Atomic ino_t ino;
     atomic_flag opening; /* one thread (re)opens it at a time */
 } S = {.way = CGI_SELFREAD_VM, .fd = -1, .opening = ATOMIC_FLAG_INIT};
+
+/* Does a seccomp filter govern the calling thread's system calls (or
+ * strict mode)? Filters are per thread: its own status, else the main
+ * thread's (kernels before 3.17 have no /proc/thread-self); 0 where
+ * neither can be read. */
+static int filtered(void)
+{
+    char buf[4096];
+    int fd = open("/proc/thread-self/status", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    size_t len = 0;
+    for (ssize_t n; len < sizeof buf - 1 && (n = read(fd, buf + len, sizeof buf - 1 - len)) > 0;)
+        len += (size_t)n;
+    close(fd);
+    buf[len] = '\0';
+    const char *p = strstr(buf, "\nSeccomp:");
+    if (!p) return 0;
+    for (p += 9; *p == ' ' || *p == '\t'; p++)
+        ;
+    return *p >= '1' && *p <= '9';
+}
 
 /* Is `fd` still the /proc/self/mem this process opened? */
 static int ours(int fd)
@@ -82,6 +104,7 @@ static int mem_fd(void)
 
 int cgi_selfread_begin(void)
 {
+    if (atomic_load(&S.way) == CGI_SELFREAD_VM && filtered()) atomic_store(&S.way, CGI_SELFREAD_MEM);
     if (atomic_load(&S.way) == CGI_SELFREAD_VM) return 0;
     return mem_fd() >= 0 ? 0 : -1;
 }

@@ -7,12 +7,18 @@
  *   1. process_vm_readv on its own pid (one system call a read);
  *   2. pread on /proc/self/mem, opened once on first need (O_CLOEXEC, never
  *      on fds 0-2) and kept; reopened in a forked child, whose own memory
- *      it is not. A bad address gives EIO. Needs no CAP_SYS_PTRACE: a
- *      process may always open its own.
- * The second is taken for good where process_vm_readv was refused (EPERM,
- * EACCES, ENOSYS: a seccomp filter that answers with an error, a kernel
- * without it). Where neither way is open a read fails: "unknown" to the
- * caller. */
+ *      it is not. A bad address gives EIO. Needs no CAP_SYS_PTRACE (a
+ *      process that made itself non-dumpable cannot open its own unless
+ *      it is root).
+ * The second is taken for good where a seccomp filter governs the reading
+ * thread (the "Seccomp:" line of /proc/thread-self/status, looked at as
+ * each series of reads begins: a filter that kills the process on
+ * process_vm_readv cannot be probed, a program may install one at any
+ * time, and filters are never taken off), or where process_vm_readv was
+ * refused (EPERM, EACCES, ENOSYS: a filter that answers with an error, a
+ * kernel without it). Where neither way is open a read fails: "unknown"
+ * to the caller. A filter installed by another thread between that look
+ * and the reads of the one answer that follow it is not seen. */
 #ifndef CGI_SELFREAD_H
 #define CGI_SELFREAD_H
 

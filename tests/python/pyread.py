@@ -476,6 +476,37 @@ def a_process_that_refuses_process_vm_readv_is_read_through_proc_self_mem():
     check(status == 0, "a forked child reads its own frames: wait status %d" % status)
 
 
+def a_process_whose_filter_kills_on_process_vm_readv_is_read_through_proc_self_mem():
+    """A seccomp filter that kills the process on process_vm_readv (as
+    SCMP_ACT_KILL_PROCESS allow-lists do), installed on every thread after
+    the reader has read once the first way: a filter that kills cannot be
+    probed, so the reader sees it in /proc/thread-self/status and reads
+    through /proc/self/mem; it never calls process_vm_readv again. In a
+    forked child, which the filter would kill."""
+    import seccomp_deny
+    if not seccomp_deny.known():
+        print("skipped: no seccomp filter written for this machine")
+        return 77
+    prepared(WITHOUT_GIL)
+    ((frames, line), inner), here = parked(WITHOUT_GIL), sys._getframe().f_lineno
+    expect(frames, [(line, "read_here"), (inner, "parked"), (here, sys._getframe().f_code.co_name)])
+    check(WITHOUT_GIL.cgt_way() == 0, "read the first way before the filter")
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            seccomp_deny.deny_process_vm_readv("kill")
+            ((frames, line), inner), here = parked(WITHOUT_GIL), sys._getframe().f_lineno
+            expect(frames, [(line, "read_here"), (inner, "parked"),
+                            (here, "a_process_whose_filter_kills_on_process_vm_readv_is_read_through_proc_self_mem")])
+            code = 0 if WITHOUT_GIL.cgt_way() == 1 and WITH_GIL.cgt_gil_self() == 1 else 2
+        finally:
+            os._exit(code)
+    status = os.waitpid(pid, 0)[1]
+    check(status == 0, "the child: %s" % ("killed by signal %d" % os.WTERMSIG(status) if os.WIFSIGNALED(status)
+                                          else "exit %d" % os.WEXITSTATUS(status)))
+
+
 def busy(until, nap):
     while time.monotonic() < until:
         nap(50)

@@ -234,6 +234,19 @@ def hang_page_reads_the_line_via_proc_self_mem_where_process_vm_readv_fails():
     check([c["python"] for c in back] == [line], "read back: %s %s" % (back, r.stderr))
 
 
+def hang_page_reads_the_line_of_a_program_whose_filter_kills_on_process_vm_readv():
+    """A program whose seccomp filter kills it on process_vm_readv
+    (SCMP_ACT_KILL_PROCESS allow-lists) runs on under callguard past a
+    second in its wait: the watchdog sees the filter and reads the line
+    via /proc/self/mem; `callguard status` and the report name it."""
+    live, text, alive, calls, err, _ = hang_under_a_filter("kill")
+    line = {"file": HANG, "line": WAIT, "function": "<module>", "read_via": "/proc/self/mem"}
+    check(alive, "the program still runs a second into its wait:\n" + err)
+    check(live.get("python") == line, "status: %s\n%s" % (live, err))
+    check("%s:%d in <module> (read via /proc/self/mem)" % (HANG, WAIT) in " ".join(text.split()), text)
+    check(len(calls) == 1 and calls[0]["python"] == line, "the report keeps it: %s" % calls)
+
+
 def status_reads_only_your_own_processes_and_says_why_not():
     """`callguard status PID` of another user's process is refused (exit 1,
     one line), never read; a folder with no live run, and a pid that is not
