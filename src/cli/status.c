@@ -32,14 +32,22 @@ typedef struct status_files {
     size_t nended;
 } status_files;
 
+/* Out of memory: said, and the command ends (exit 1). */
+static _Noreturn void status_no_memory(void)
+{
+    cgi_say("status: out of memory");
+    exit(1);
+}
+
 static void status_add(status_files *f, char *path)
 {
     for (size_t i = 0; i < f->n; i++)
         if (strcmp(f->v[i], path) == 0) return free(path);
     if (f->n == f->cap) {
-        f->cap = f->cap ? 2 * f->cap : 16;
-        f->v = realloc(f->v, f->cap * sizeof *f->v);
-        if (!f->v) exit(1);
+        size_t cap = f->cap ? 2 * f->cap : 16;
+        char **more = realloc(f->v, cap * sizeof *more);
+        if (!more) status_no_memory();
+        f->v = more, f->cap = cap;
     }
     f->v[f->n++] = path;
 }
@@ -73,7 +81,7 @@ static char *status_file_of(const char *dir, pid_t pid)
     closedir(d);
     if (!best[0]) return NULL;
     char *path, proc[64];
-    if (asprintf(&path, "%s/%s", dir, best) < 0) exit(1);
+    if (asprintf(&path, "%s/%s", dir, best) < 0) status_no_memory();
     cgi_stats_header h;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     int ok = fd >= 0 && pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h;
@@ -86,21 +94,46 @@ static char *status_file_of(const char *dir, pid_t pid)
     return path;
 }
 
+/* A process's whole environment can be this long: the kernel takes at most
+ * 6 MiB of arguments and environment together (a quarter of the stack
+ * limit, at most 3/4 of 8 MiB). */
+#define STATUS_ENVIRON_MAX (8u << 20)
+
 /* CALLGUARD_STATS_DIR of a process of the caller's, from its environment
- * (malloc'd); NULL when it has none or cannot be read. */
-static char *status_dir_of(pid_t pid)
+ * (malloc'd), read whole: its own variables may come before ours and fill
+ * any fixed buffer. NULL when it has none or cannot be read; *said when
+ * that was said (memory ran out, for a pid the user `named`). */
+static char *status_dir_of(pid_t pid, int named, int *said)
 {
-    char path[64], buf[65536];
+    char path[64];
     snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return NULL;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap), *dir = NULL;
+    for (ssize_t k = 1; buf && k > 0;) {
+        if (n + 1 == cap) {
+            char *more = cap < STATUS_ENVIRON_MAX ? realloc(buf, cap * 2) : NULL;
+            if (!more) {
+                if ((*said = named))
+                    cgi_say("status: pid %d: its environment (over %zu bytes) could not be read whole: %s", (int)pid, n,
+                            cap < STATUS_ENVIRON_MAX ? "out of memory" : "longer than any environment");
+                free(buf), buf = NULL;
+                break;
+            }
+            buf = more, cap *= 2;
+        }
+        k = read(fd, buf + n, cap - 1 - n);
+        if (k > 0) n += (size_t)k;
+        if (k < 0 && errno == EINTR) k = 1;
+    }
     close(fd);
-    if (n <= 0) return NULL;
+    if (!buf) return NULL;
     buf[n] = '\0';
-    for (char *p = buf; p < buf + n; p += strlen(p) + 1)
-        if (strncmp(p, "CALLGUARD_STATS_DIR=", 20) == 0 && p[20]) return strdup(p + 20);
-    return NULL;
+    for (char *p = buf; p < buf + n && !dir; p += strlen(p) + 1)
+        if (strncmp(p, "CALLGUARD_STATS_DIR=", 20) == 0 && p[20]) dir = strdup(p + 20);
+    free(buf);
+    return dir;
 }
 
 /* Is pid a live process of the caller's? */
@@ -121,12 +154,13 @@ static void status_add_pid(status_files *f, pid_t pid, int named)
         f->refused += named;
         return;
     }
-    char *dir = status_dir_of(pid), *file = dir && status_dir_ok(dir) ? status_file_of(dir, pid) : NULL;
+    int said = 0;
+    char *dir = status_dir_of(pid, named, &said), *file = dir && status_dir_ok(dir) ? status_file_of(dir, pid) : NULL;
     if (file)
         status_add(f, file);
-    else if (named)
-        cgi_say("status: pid %d: no statistics of it (not run by callguard run, or no guarded call yet)", (int)pid),
-            f->refused++;
+    else if (named && !said)
+        cgi_say("status: pid %d: no statistics of it (not run by callguard run, or no guarded call yet)", (int)pid);
+    if (!file) f->refused += named;
     free(dir);
 }
 

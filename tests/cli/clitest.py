@@ -8,9 +8,12 @@ named for the behaviour it checks (tests/cgtest.py).
 """
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from cgtest import check, listing, main  # noqa: E402  (tests/cgtest.py)
@@ -31,6 +34,61 @@ def run(args, env=None, timeout=60, **kw):
 
 def guarded(prog_args, *opts, env=None):
     return run([CG, "run", "--layer", TOYLAYER, *opts, "--", *prog_args], env=env)
+
+
+class Running:
+    """`callguard run OPTS -- PROG ARGS` in the background, its output collected by threads; on exit, whatever is
+    left of it and of its children is killed. `popen` goes to subprocess.Popen (start_new_session, ...)."""
+
+    def __init__(self, prog_args, *opts, env=None, cmd=None, **popen):
+        e = dict(os.environ)
+        e.pop("CALLGUARD_REPORT", None)
+        e.update(env or {})
+        cmd = cmd or [CG, "run", "--layer", TOYLAYER, *opts, "--", *prog_args]
+        self.p = subprocess.Popen(cmd, env=e, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, **popen)
+        self.out, self.err = [], []
+        self.threads = [threading.Thread(target=lambda f, to: to.extend(f), args=(f, to), daemon=True)
+                        for f, to in ((self.p.stdout, self.out), (self.p.stderr, self.err))]
+        for t in self.threads:
+            t.start()
+
+    def wait_for(self, line, seconds=30):
+        """Whether stdout has `line` (a whole line) within `seconds`."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end and line + "\n" not in self.out and self.p.poll() is None:
+            time.sleep(0.01)
+        return line + "\n" in self.out
+
+    def children(self):
+        try:
+            with open("/proc/%d/task/%d/children" % (self.p.pid, self.p.pid)) as f:
+                return [int(k) for k in f.read().split()]
+        except OSError:
+            return []
+
+    def wait(self, seconds=60):
+        """callguard's exit status (-N: killed by signal N); its output read to the end."""
+        rc = self.p.wait(timeout=seconds)
+        for t in self.threads:
+            t.join(timeout=10)
+        return rc
+
+    def said(self):
+        return "-- stdout:\n%s-- stderr:\n%s" % ("".join(self.out), "".join(self.err))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.p.poll() is None:
+            for k in self.children():
+                try:
+                    os.kill(k, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            self.p.kill()
+        self.wait()
 
 
 def report_of(prog_args, *opts, env=None):

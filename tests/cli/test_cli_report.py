@@ -10,7 +10,7 @@ import signal
 import subprocess
 import tempfile
 
-from clitest import CG, PROG, TOY_RACE, TOYLAYER, TMP, run, guarded, check, main
+from clitest import CG, PROG, TOY_RACE, TOYLAYER, TMP, Running, run, guarded, check, main
 
 
 def report_of_saved_files_keeps_processes_without_statistics():
@@ -434,6 +434,17 @@ def run_of_a_program_that_failed_before_any_call_says_so():
     r = guarded([PROG, "no-such-mode"], "--report", path)
     t = run([CG, "report", path])
     check(t.stdout.startswith("callguard: no process made a guarded driver call\n"), t.stdout)
+
+
+def status_reads_the_whole_environment_of_a_process():
+    """`callguard status PID` finds the statistics of a guarded program whose environment holds a variable of
+    70 KiB before callguard's own (CALLGUARD_STATS_DIR past the first 64 KiB of /proc/PID/environ)."""
+    with Running([PROG, "wait-signal", "3"], env={"CG_BIG": "x" * 70 * 1024}) as g:
+        check(g.wait_for("ready"), "the program started\n" + g.said())
+        kids = g.children()
+        check(len(kids) == 1, "one program: %s" % kids)
+        r = run([CG, "status", str(kids[0])])
+        check(r.returncode == 0 and "pid %d on " % kids[0] in r.stdout and "3 calls" in r.stdout, "status", r)
 
 
 if __name__ == "__main__":
