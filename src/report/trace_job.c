@@ -41,6 +41,10 @@
 
 typedef struct job_proc {
     char *file;
+    dev_t dev; /* the file's, as listed: one file named twice is read once */
+    ino_t ino;
+    int known;  /* dev and ino were read */
+    size_t seq; /* its place in the listing */
     char host[JOB_STR_MAX], boot[JOB_STR_MAX], command[JOB_STR_MAX];
     uint64_t pid, rank, start_unix_ns, dropped;
     int has_rank, has_process, has_pair, merged, has_list, has_events;
@@ -570,13 +574,17 @@ static int job_is_json(const struct dirent *e)
 static int job_add(job *jb, char *file)
 {
     if (!file) return job_fail(jb, "out of memory");
+    struct stat st;
+    int known = lstat(file, &st) == 0;
     if (jb->n == jb->cap) {
         size_t cap = jb->cap ? 2 * jb->cap : 16;
         job_proc *more = realloc(jb->p, cap * sizeof *more);
         if (!more) return free(file), job_fail(jb, "out of memory");
         jb->p = more, jb->cap = cap;
     }
-    jb->p[jb->n++] = (job_proc){.file = file};
+    jb->p[jb->n] = (job_proc){.file = file, .known = known, .seq = jb->n};
+    if (known) jb->p[jb->n].dev = st.st_dev, jb->p[jb->n].ino = st.st_ino;
+    jb->n++;
     return 0;
 }
 
@@ -609,6 +617,39 @@ static int job_list(job *jb, const char *const *inputs, size_t n)
         if (rc) return 1;
     }
     return 0;
+}
+
+static int job_by_file(const void *x, const void *y)
+{
+    const job_proc *a = x, *b = y;
+    if (a->known != b->known) return a->known < b->known ? -1 : 1;
+    if (a->known && a->dev != b->dev) return a->dev < b->dev ? -1 : 1;
+    if (a->known && a->ino != b->ino) return a->ino < b->ino ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int job_by_seq(const void *x, const void *y)
+{
+    const job_proc *a = x, *b = y;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Each file once, in the order listed: a folder and a file of it, a folder
+ * named twice (DIR and DIR/) or a hard link would merge its events twice.
+ * A symbolic link is a file of its own, which the read refuses. */
+static void job_unique(job *jb)
+{
+    qsort(jb->p, jb->n, sizeof *jb->p, job_by_file);
+    size_t kept = 0;
+    for (size_t i = 0; i < jb->n; i++) {
+        const job_proc *prev = kept ? &jb->p[kept - 1] : NULL;
+        if (prev && prev->known && jb->p[i].known && prev->dev == jb->p[i].dev && prev->ino == jb->p[i].ino)
+            free(jb->p[i].file);
+        else
+            jb->p[kept++] = jb->p[i];
+    }
+    jb->n = kept;
+    qsort(jb->p, jb->n, sizeof *jb->p, job_by_seq);
 }
 
 /* Reads every file (the first pass), leaving out empty ones. */
@@ -667,6 +708,7 @@ int cgi_trace_job(const char *const *inputs, size_t n, const char *out, cgi_job_
     err[0] = '\0';
     *t = (cgi_job_totals){0};
     int rc = job_list(&jb, inputs, n);
+    if (!rc) job_unique(&jb);
     if (!rc) rc = job_read_all(&jb);
     if (!rc) {
         qsort(jb.p, jb.n, sizeof *jb.p, job_by_place);

@@ -203,6 +203,21 @@ def run_trace_folder_merges_a_process_tree_on_one_clock():
           len(job["callguard_job"]["processes"]) == 2, "per process: %s" % job["callguard_job"])
 
 
+def trace_merge_reads_a_file_named_twice_once():
+    """`callguard trace` given one file more than once (DIR/ and DIR, a folder and a file of it, a hard link to
+    it) merges each file once: the merge of a 2-process folder says 2 processes and 9 events whichever way."""
+    r, folder = trace_folder_of([PROG, "fork"], "twice")
+    check(r.returncode == 0, "the run", r)
+    files = sorted(glob.glob(folder + "*.json"))
+    link = os.path.join(TMP, "twice-link.json")
+    os.link(files[0], link)
+    for inputs in ([folder, folder.rstrip("/")], [folder, files[1]], [files[0], folder, link]):
+        r, job = merge(*inputs)
+        check(r.returncode == 0 and "2 processes on 1 host, 9 events; one clock: exact" in r.stderr, "%s" % inputs, r)
+        check(len(calls_in(job)) == 9 and job["otherData"]["job"]["processes"] == 2, "%s: %d calls, %s" % (
+            inputs, len(calls_in(job)), job["otherData"]["job"]))
+
+
 def in_new_host(cmd, host, monotonic_s):
     """cmd run as on another host: its own host name and a CLOCK_MONOTONIC monotonic_s seconds ahead
     (UTS and time namespaces; None where this kernel or user cannot make them)."""
