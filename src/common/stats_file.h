@@ -58,7 +58,9 @@
  *    until its first success (scope once). */
 /* 19: a hung call says how its Python line was read (py_via; its py_file
  *    has 276 bytes, not 280). */
-#define CGI_STATS_VERSION 19
+/* 20: the hang page counts every call in flight at its look (in_flight), not
+ *    only the CGI_HANG_MAX_CALLS it lists. */
+#define CGI_STATS_VERSION 20
 /* Threads on one site write their counts into this many cache lines of its
  * record, not one (bench/bench_contention.c: one shared line made a call
  * with statistics 4-11 times dearer with 2-8 threads on the H200). */
@@ -419,7 +421,7 @@ typedef struct cgi_hang_page {
     uint32_t nwaiters;        /* threads in no guarded call found waiting for the runtime (the GIL) */
     _Atomic uint64_t seen_ns; /* the watchdog's last look at the calls, since start-up (it looks each ms) */
     uint32_t asked;           /* 1: CALLGUARD_HANG_MS was set: the page also went to stderr */
-    uint32_t pad0;
+    uint32_t in_flight;       /* the calls in flight then, all of them: call[] has the first ncalls */
     cgi_hang_waiter waiter[CGI_HANG_MAX_WAITERS];
     char pad[512 - 56 - CGI_HANG_MAX_WAITERS * sizeof(cgi_hang_waiter)];
     cgi_hang_call call[CGI_HANG_MAX_CALLS];

@@ -200,9 +200,9 @@ typedef struct cgi_status_proc {
     char host[72];
     char command[256];
     uint64_t up_ns, calls;
-    uint64_t watchdog_ago_ns; /* since its watchdog last looked at the calls; UINT64_MAX: not known */
-    unsigned ncalls;
-    cgi_hang_call call[CGI_STATUS_MAX_CALLS]; /* its calls in flight, age_ns as of now */
+    uint64_t watchdog_ago_ns;                 /* since its watchdog last looked at the calls; UINT64_MAX: not known */
+    unsigned ncalls, in_flight;               /* the calls below, and all its calls in flight */
+    cgi_hang_call call[CGI_STATUS_MAX_CALLS]; /* its first calls in flight, age_ns as of now */
 } cgi_status_proc;
 typedef struct cgi_status_group {
     size_t first, n;    /* into the order */

@@ -218,9 +218,10 @@ static void cgi_json_timing_and_hang(FILE *out, const cgi_stats_region *r)
     }
     fprintf(out,
             "{\"reports\": %lu, \"at_ns\": %lu, \"seen_ns\": %lu, \"hang_ms\": %lu, \"asked\": %s, \"over\": %s, "
-            "\"calls\": [",
+            "\"in_flight_count\": %u, \"calls\": [",
             (unsigned long)reports, (unsigned long)pg->at_ns, (unsigned long)atomic_load(&pg->seen_ns),
-            (unsigned long)(pg->hang_ns / 1000000u), pg->asked ? "true" : "false", pg->over ? "true" : "false");
+            (unsigned long)(pg->hang_ns / 1000000u), pg->asked ? "true" : "false", pg->over ? "true" : "false",
+            pg->in_flight > pg->ncalls ? pg->in_flight : pg->ncalls);
     uint32_t n = pg->ncalls < CGI_HANG_MAX_CALLS ? pg->ncalls : CGI_HANG_MAX_CALLS;
     for (uint32_t i = 0; i < n; i++) {
         const cgi_hang_call *e = &pg->call[i];

@@ -349,7 +349,8 @@ static void cgi_read_hang_call_item(cgi_json *j, void *ctx)
 }
 
 /* "hang": null, or the last hang report of the process (docs/report.md,
- * "Hangs"); calls past CGI_HANG_MAX_CALLS are read and dropped. */
+ * "Hangs"); calls past CGI_HANG_MAX_CALLS are read and dropped, and
+ * in_flight_count says how many there were. */
 void cgi_read_hang(cgi_json *j, cgi_hang_page *pg)
 {
     if (cgi_lex_word(j, "null")) return;
@@ -371,6 +372,8 @@ void cgi_read_hang(cgi_json *j, cgi_hang_page *pg)
             pg->over = cgi_read_bool(j);
         else if (strcmp(key, "asked") == 0)
             pg->asked = cgi_read_bool(j);
+        else if (strcmp(key, "in_flight_count") == 0 && cgi_lex_count(j, key, &u))
+            pg->in_flight = u < CGI_STATS_MAX_SLOTS ? (uint32_t)u : CGI_STATS_MAX_SLOTS;
         else if (strcmp(key, "waiting_for_runtime") == 0)
             cgi_read_array(j, cgi_read_hang_waiter, pg);
         else if (strcmp(key, "calls") == 0) {
@@ -379,4 +382,5 @@ void cgi_read_hang(cgi_json *j, cgi_hang_page *pg)
             cgi_lex_skip(j);
     } while (!j->err && cgi_lex_lit(j, ','));
     cgi_lex_expect(j, '}');
+    if (pg->in_flight < pg->ncalls) pg->in_flight = pg->ncalls; /* an older report's: the calls it lists */
 }

@@ -119,6 +119,8 @@ static void cgi_fix_violations(cgi_stats_region *r)
 static void cgi_fix_hang(cgi_hang_page *pg)
 {
     if (pg->ncalls > CGI_HANG_MAX_CALLS) pg->ncalls = CGI_HANG_MAX_CALLS;
+    if (pg->in_flight < pg->ncalls || pg->in_flight > CGI_STATS_MAX_SLOTS)
+        pg->in_flight = pg->in_flight < pg->ncalls ? pg->ncalls : CGI_STATS_MAX_SLOTS;
     if (pg->nwaiters > CGI_HANG_MAX_WAITERS) pg->nwaiters = CGI_HANG_MAX_WAITERS;
     pg->asked = pg->asked != 0;
     pg->over = pg->over != 0;

@@ -50,6 +50,7 @@ static void cgi_status_proc_text(FILE *out, const cgi_status_proc *p)
     if (!p->ncalls) fputs("    no guarded call in flight\n", out);
     for (unsigned i = 0; i < p->ncalls; i++)
         cgi_status_call_line(out, &p->call[i]);
+    if (p->in_flight > p->ncalls) fprintf(out, "    %u in flight (%u shown)\n", p->in_flight, p->ncalls);
     if (p->watchdog_ago_ns != UINT64_MAX && p->watchdog_ago_ns > 5000000000u)
         fprintf(out, "    (its watchdog last looked %.1f s ago: the lines above may be old)\n",
                 (double)p->watchdog_ago_ns / 1e9);
@@ -152,8 +153,8 @@ int cgi_status_json(FILE *out, const cgi_status_proc *v, size_t n, cgi_status_st
         p->world_size ? fprintf(out, "%u", p->world_size) : fputs("null", out);
         cgi_json_field_str(out, "host", p->host);
         cgi_json_field_str(out, "command", p->command);
-        fprintf(out, ", \"up_ns\": %lu, \"calls\": %lu, \"in_flight\": [", (unsigned long)p->up_ns,
-                (unsigned long)p->calls);
+        fprintf(out, ", \"up_ns\": %lu, \"calls\": %lu, \"in_flight_count\": %u, \"in_flight\": [",
+                (unsigned long)p->up_ns, (unsigned long)p->calls, p->in_flight);
         for (unsigned k = 0; k < p->ncalls; k++) {
             fputs(k ? ",\n    " : "\n    ", out);
             cgi_status_call_json(out, &p->call[k]);

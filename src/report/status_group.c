@@ -43,9 +43,9 @@ void cgi_status_take(const cgi_stats_region *r, uint64_t now_mono_ns, cgi_status
     for (uint32_t k = 0; k < cgi_nrec(r); k++)
         p->calls += cgi_ctr_calls(&r->r[k].c);
     p->watchdog_ago_ns = seen && now >= seen ? now - seen : UINT64_MAX;
-    for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS && p->ncalls < CGI_STATUS_MAX_CALLS; i++) {
+    for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS; i++) {
         const cgi_slot *slot = &r->slot[i];
-        if (!cgi_in_flight(slot)) continue;
+        if (!cgi_in_flight(slot) || p->in_flight++ >= CGI_STATUS_MAX_CALLS) continue;
         cgi_hang_call *e = &p->call[p->ncalls++];
         const cgi_hang_call *known = cgi_hang_of_slot(r, slot);
         uint64_t entered = cgi_entered_ns(r, slot);

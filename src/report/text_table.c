@@ -181,9 +181,12 @@ static void cgi_text_hang(FILE *out, const cgi_stats_region *r)
     const cgi_hang_page *pg = &r->hang;
     uint64_t reports = atomic_load(&pg->reports);
     if (!reports || !pg->asked || (atomic_load(&pg->gen) & 1)) return;
-    fprintf(out, "  hang reported %lu time%s (CALLGUARD_HANG_MS=%lu), the last %.3f ms after start-up%s:\n",
+    char shown[64] = "";
+    if (pg->in_flight > pg->ncalls)
+        snprintf(shown, sizeof shown, ", %u in flight (%u shown)", pg->in_flight, pg->ncalls);
+    fprintf(out, "  hang reported %lu time%s (CALLGUARD_HANG_MS=%lu), the last %.3f ms after start-up%s%s:\n",
             (unsigned long)reports, reports == 1 ? "" : "s", (unsigned long)(pg->hang_ns / 1000000u), cgi_ms(pg->at_ns),
-            pg->over ? " (those calls returned later)" : "");
+            shown, pg->over ? " (those calls returned later)" : "");
     for (uint32_t i = 0; i < pg->ncalls && i < CGI_HANG_MAX_CALLS; i++) {
         const cgi_hang_call *e = &pg->call[i];
         fprintf(out, "    tid %d ", e->tid);
@@ -202,6 +205,7 @@ static void cgi_text_hang(FILE *out, const cgi_stats_region *r)
         cgi_text_hang_tail(out, e);
         fputc('\n', out);
     }
+    if (pg->in_flight > pg->ncalls) fprintf(out, "    %u in flight (%u shown)\n", pg->in_flight, pg->ncalls);
     for (uint32_t i = 0; i < pg->nwaiters && i < CGI_HANG_MAX_WAITERS; i++) {
         fprintf(out, "    tid %d ", pg->waiter[i].tid);
         CGI_TEXT_FIELD(out, pg->waiter[i].thread);

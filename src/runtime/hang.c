@@ -154,12 +154,18 @@ static uint32_t cgi_hang_held(cgi_slot *slot, uint64_t seq, const cg_adapter *ad
     return noted ? CGI_HELD_NO : CGI_HELD_UNKNOWN;
 }
 
+/* The record of the call v saw in flight; NULL when it has left meanwhile. */
+static const cgi_stats_record *cgi_hang_in_call(const cgi_wd_call *v)
+{
+    cg_counters *c = atomic_load_explicit(&cgi_stats->slot[v->slot].counters, memory_order_acquire);
+    return c && c != &cgi_no_counters ? cgi_hang_record(c) : NULL;
+}
+
 /* Fills e from the slot of v; 0 when the call has left meanwhile. */
 static int cgi_hang_fill(cgi_hang_call *e, const cgi_wd_call *v, const cg_adapter *ad)
 {
     cgi_slot *slot = &cgi_stats->slot[v->slot];
-    cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_acquire);
-    const cgi_stats_record *r = c && c != &cgi_no_counters ? cgi_hang_record(c) : NULL;
+    const cgi_stats_record *r = cgi_hang_in_call(v);
     if (!r) return 0;
     memset(e, 0, sizeof *e);
     e->tid = atomic_load(&slot->tid);
@@ -351,8 +357,10 @@ static void cgi_hang_print(const cgi_hang_page *pg)
     cgi_hang_text t;
     t.len = 0;
     unsigned long ms = (unsigned long)(pg->hang_ns / 1000000u);
-    cgi_hang_line(&t, "pid %d: a guarded call in flight for %lu ms or more (CALLGUARD_HANG_MS=%lu); %u in flight:",
-                  (int)getpid(), ms, ms, pg->ncalls);
+    char shown[32] = "";
+    if (pg->in_flight > pg->ncalls) snprintf(shown, sizeof shown, " (%u shown)", pg->ncalls);
+    cgi_hang_line(&t, "pid %d: a guarded call in flight for %lu ms or more (CALLGUARD_HANG_MS=%lu); %u in flight%s:",
+                  (int)getpid(), ms, ms, pg->in_flight, shown);
     for (unsigned i = 0; i < pg->ncalls; i++)
         cgi_hang_print_call(&t, &pg->call[i]);
     for (unsigned i = 0; i < pg->nwaiters; i++)
@@ -367,9 +375,13 @@ void cgi_hang_report(const cgi_wd_call *v, unsigned n, uint64_t now_ns)
     cgi_hang_page *pg = &cgi_stats->hang;
     const cg_adapter *ad = atomic_load(&cgi_cfg.adapter);
     atomic_fetch_add(&pg->gen, 1); /* odd: being written */
-    unsigned k = 0;
-    for (unsigned i = 0; i < n && k < CGI_HANG_MAX_CALLS; i++)
-        if (cgi_hang_fill(&pg->call[k], &v[i], ad)) k++;
+    unsigned k = 0, all = 0;       /* the calls listed, and all of them (past the list: counted) */
+    for (unsigned i = 0; i < n; i++) {
+        if (k < CGI_HANG_MAX_CALLS && cgi_hang_fill(&pg->call[k], &v[i], ad))
+            k++, all++;
+        else if (k == CGI_HANG_MAX_CALLS && cgi_hang_in_call(&v[i]))
+            all++;
+    }
     /* Who holds the lock a call waits for: a call in flight, not waiting,
      * on a site of the same lock domain. */
     for (unsigned i = 0; i < k; i++) {
@@ -381,7 +393,7 @@ void cgi_hang_report(const cgi_wd_call *v, unsigned n, uint64_t now_ns)
                 break;
             }
     }
-    pg->ncalls = k;
+    pg->ncalls = k, pg->in_flight = all;
     for (unsigned i = 0; i < k; i++)
         pg->call[i].loader = cgi_hang_waits_for_loader(pg->call[i].tid);
     pg->nwaiters = cgi_hang_waiters(pg, ad);

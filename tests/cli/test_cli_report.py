@@ -436,6 +436,29 @@ def run_of_a_program_that_failed_before_any_call_says_so():
     check(t.stdout.startswith("callguard: no process made a guarded driver call\n"), t.stdout)
 
 
+def report_reads_back_how_many_calls_a_hang_had_in_flight():
+    """A saved report whose hang page lists 2 calls of 40 in flight ("in_flight_count"): `callguard report`
+    says "40 in flight (2 shown)" under the calls, and its JSON keeps the count; a report without the count
+    (older) has as many as it lists."""
+    corpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz", "corpus", "report", "hang.json")
+    text = open(corpus).read()
+    check('"over": false, "calls": [' in text, "the corpus's hang page: %s" % text)
+    for count, want in ((40, 40), (None, 2)):
+        path = os.path.join(TMP, "hang-%s.json" % count)
+        with open(path, "w") as f:
+            f.write(text.replace('"over": false, "calls": [', '"over": false, "in_flight_count": %d, "calls": ['
+                                 % count) if count else text)
+        r = run([CG, "report", path])
+        line = "    40 in flight (2 shown)\n"
+        check(r.returncode == 0 and (line in r.stdout) == (count == 40) and "hang reported 2 times" in r.stdout,
+              "the table, count %s" % count, r)
+        again = os.path.join(TMP, "hang-again-%s.json" % count)
+        r = run([CG, "report", "--json", again, path])
+        hang = [p["hang"] for p in json.load(open(again))["processes"]]
+        check(r.returncode == 0 and len(hang) == 1 and hang[0]["in_flight_count"] == want and
+              len(hang[0]["calls"]) == 2, "read back, count %s: %s" % (count, hang), r)
+
+
 def status_reads_the_whole_environment_of_a_process():
     """`callguard status PID` finds the statistics of a guarded program whose environment holds a variable of
     70 KiB before callguard's own (CALLGUARD_STATS_DIR past the first 64 KiB of /proc/PID/environ)."""
