@@ -12,7 +12,8 @@
  *   2 run_folder         `--report DIR/`: one report per run
  *   2 trace              `callguard trace`: a job's traces on one clock; the
  *                        check of `--trace DIR/`
- *   2 run_wait           starting the program and waiting for its whole tree
+ *   2 run_signals        the signals that come to `callguard run`, passed on once
+ *   3 run_wait           starting the program and waiting for its whole tree
  *   3 status             `callguard status`: the statistics files of live processes
  *   3 run_env            the run's directory and the child's environment
  *   3 run_options        the options, every value checked before the start

@@ -8,11 +8,13 @@
  *                  layers preloaded, the shims, the count of lost processes
  *   run_wait.c     starting the program and waiting for its whole tree,
  *                  settling statistics files as their processes end
+ *   run_signals.c  SIGINT, SIGTERM, SIGHUP and SIGQUIT that come to callguard,
+ *                  passed to the program once
  *   run_folder.c   `--report DIR/`: one report per run, named by host, rank
  *                  and pid, created exclusively
  *
- * Calls go from run.c to the others, and from run_options.c to run_folder.c
- * (checking the folder); none call back. */
+ * Calls go from run.c to the others, from run_options.c to run_folder.c
+ * (checking the folder) and from run_wait.c to run_signals.c; none call back. */
 #ifndef CLI_RUN_H
 #define CLI_RUN_H
 
@@ -20,6 +22,7 @@
 #include "../common/variables.h"
 #include "../common/stats_file.h"
 
+#include <signal.h>
 #include <time.h>
 
 /* The options of `callguard run`. */
@@ -93,9 +96,28 @@ typedef struct run_result {
  * statistics files as their processes end. Returns 0, or 1 when callguard
  * itself failed. */
 int run_start_and_wait(char **prog, env_list *env, const char *dir, run_result *r);
-/* Whether the run was stopped (a SIGTERM or SIGHUP came to it), and when
- * (CLOCK_MONOTONIC). */
+/* Whether the run was stopped (SIGINT, SIGTERM, SIGHUP or SIGQUIT came to
+ * it, passed on or not), and when (CLOCK_MONOTONIC). */
 int run_stopped_at(struct timespec *at);
+
+/* run_signals.c: SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to callguard reach
+ * the program once. Before the program starts: the four are added to
+ * *block, which is blocked, and taken out of *waiting (the mask callguard
+ * waits in), and noted when they come. */
+void run_sig_start(sigset_t *block, sigset_t *waiting);
+/* In the child before exec: their actions as they were. */
+void run_sig_in_child(void);
+/* Right before the program's fork, then with its pid. */
+void run_sig_before_program(void);
+void run_sig_program(pid_t pid);
+/* After a wait: each that came is passed to the program, unless it was
+ * sent to the program's group (or to all) and so reached it already. */
+void run_sig_pass(void);
+/* The program was reaped: nothing more is passed on (the witness ends). */
+void run_sig_end(void);
+/* Whether pid, just reaped, was the witness process: no process of the
+ * program's tree (a child of callguard's that sees the group's signals). */
+int run_sig_witness(pid_t pid);
 
 /* Whether --report names a folder: a trailing slash, or a folder that exists. */
 int run_report_is_folder(const char *report);

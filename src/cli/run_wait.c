@@ -1,7 +1,7 @@
 /* callguard run: starting the program and waiting for its whole process
  * tree (callguard is the subreaper of its orphans), with the signals that
- * come to callguard forwarded to the program, and each statistics file
- * made small as its process ends. */
+ * come to callguard passed to the program (run_signals.c), and each
+ * statistics file made small as its process ends. */
 #define _GNU_SOURCE
 #include "run.h"
 #include "../common/message.h"
@@ -22,28 +22,6 @@
 #include <unistd.h>
 
 extern char **environ;
-
-static volatile sig_atomic_t child_pid;
-/* When the first SIGTERM or SIGHUP came (CLOCK_MONOTONIC; 0: none). */
-static volatile sig_atomic_t stopped_s;
-static volatile long stopped_ns;
-
-static void forward_signal(int sig)
-{
-    if (!stopped_s) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts); /* async-signal-safe */
-        stopped_ns = ts.tv_nsec, stopped_s = (sig_atomic_t)ts.tv_sec + 1;
-    }
-    if (child_pid > 0) kill(child_pid, sig);
-}
-
-int run_stopped_at(struct timespec *at)
-{
-    if (!stopped_s) return 0;
-    at->tv_sec = stopped_s - 1, at->tv_nsec = stopped_ns;
-    return 1;
-}
 
 /* The statistics files as their processes end. A process's file is open
  * for writing as long as the process maps it; inotify says when the last
@@ -110,38 +88,30 @@ static void on_sigchld(int sig) { (void)sig; }
 /* A lease break (stats_settle.c holds a lease for a moment): ignored, not fatal. */
 static void on_sigio(int sig) { (void)sig; }
 
-/* SIGCHLD is blocked except inside ppoll, so none is missed between a
- * waitpid and the wait; the program starts with our mask as it was (old).
- * SIGTERM and SIGHUP are forwarded from before the fork, and held
- * blocked until the program has a pid: one that comes while it starts
- * reaches it, rather than killing callguard and leaving the program
- * running without it, or being swallowed by the child before exec.
- * waiting: the mask inside ppoll. */
+/* SIGCHLD, SIGINT, SIGTERM, SIGHUP and SIGQUIT are blocked except inside
+ * ppoll, so none is missed between a waitpid and the wait, and none comes
+ * while callguard passes one on; the program starts with our mask as it
+ * was (old). The four are held from before the fork until the program has
+ * a pid: one that comes while it starts reaches it, rather than killing
+ * callguard and leaving the program running without it, or being
+ * swallowed by the child before exec. waiting: the mask inside ppoll. */
 static void run_signals_before_fork(sigset_t *old, sigset_t *waiting)
 {
     sigset_t blocked;
     sigemptyset(&blocked);
     sigaddset(&blocked, SIGCHLD);
-    sigaddset(&blocked, SIGTERM);
-    sigaddset(&blocked, SIGHUP);
     sigprocmask(SIG_BLOCK, &blocked, old);
     *waiting = *old;
     sigdelset(waiting, SIGCHLD);
-    struct sigaction sa = {0};
-    sa.sa_handler = forward_signal;
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    run_sig_start(&blocked, waiting);
 }
 
 /* The child: the program, with the signals as they were, or the exec's
  * errno on the pipe. */
 static _Noreturn void run_exec_child(char **prog, env_list *env, const int errpipe[2], const sigset_t *old)
 {
-    struct sigaction dfl = {0};
-    dfl.sa_handler = SIG_DFL;
     close(errpipe[0]);
-    sigaction(SIGTERM, &dfl, NULL);
-    sigaction(SIGHUP, &dfl, NULL);
+    run_sig_in_child();
     sigprocmask(SIG_SETMASK, old, NULL);
     environ = env->v;
     execvp(prog[0], prog);
@@ -150,23 +120,16 @@ static _Noreturn void run_exec_child(char **prog, env_list *env, const int errpi
     _exit(127);
 }
 
-/* The program has its pid: a held SIGTERM is forwarded now, SIGCHLD stays
- * blocked (but wakes ppoll). */
-static void run_signals_after_fork(pid_t pid, const sigset_t *old)
+/* The program has its pid: the signals held are passed on from the first
+ * wait; SIGCHLD wakes ppoll. */
+static void run_signals_after_fork(pid_t pid)
 {
-    child_pid = pid;
-    sigset_t held = *old;
-    sigaddset(&held, SIGCHLD);
-    sigprocmask(SIG_SETMASK, &held, NULL);
+    run_sig_program(pid);
     struct sigaction sa = {0};
     sa.sa_handler = on_sigchld;
     sigaction(SIGCHLD, &sa, NULL);
     sa.sa_handler = on_sigio;
     sigaction(SIGIO, &sa, NULL);
-    /* The terminal sends SIGINT/SIGQUIT to the whole foreground group:
-     * the program gets its own; callguard waits to write the report. */
-    signal(SIGINT, SIG_IGN);
-    signal(SIGQUIT, SIG_IGN);
 }
 
 /* Reaps every process of the tree that has ended, keeping how each ended.
@@ -177,7 +140,8 @@ static pid_t run_reap(pid_t pid, run_result *r, size_t *cap)
     int st;
     pid_t w;
     while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
-        if (w == pid) r->child_status = st;
+        if (run_sig_witness(w)) continue;
+        if (w == pid) r->child_status = st, run_sig_end();
         if (r->nexits == *cap) {
             cg_proc_exit *more = realloc(r->exits, (*cap *= 2) * sizeof *r->exits);
             if (!more) return -2;
@@ -204,6 +168,7 @@ static int run_wait_tree(pid_t pid, run_settler *settler, const sigset_t *waitin
         if (w == 0) {
             struct pollfd p = {settler->ino, POLLIN, 0};
             ppoll(&p, settler->ino >= 0, NULL, waiting);
+            run_sig_pass();
         }
     }
     return 0;
@@ -215,30 +180,38 @@ static int run_wait_tree(pid_t pid, run_settler *settler, const sigset_t *waitin
  * itself failed. */
 int run_start_and_wait(char **prog, env_list *env, const char *dir, run_result *r)
 {
+    sigset_t old, waiting;
     prctl(PR_SET_CHILD_SUBREAPER, 1);
+    run_signals_before_fork(&old, &waiting);
     int errpipe[2];
-    if (pipe2(errpipe, O_CLOEXEC) != 0) return 1;
+    if (pipe2(errpipe, O_CLOEXEC) != 0) {
+        run_sig_end();
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        return 1;
+    }
     run_settler settler;
     settler_open(&settler, dir); /* before the program starts: no file is missed */
-    sigset_t old, waiting;
-    run_signals_before_fork(&old, &waiting);
     fflush(NULL);
+    run_sig_before_program();
     pid_t pid = fork();
     if (pid < 0) {
         cgi_say("fork: %s", strerror(errno));
+        run_sig_end();
         sigprocmask(SIG_SETMASK, &old, NULL);
         return 1;
     }
     if (pid == 0) run_exec_child(prog, env, errpipe, &old);
     close(errpipe[1]);
-    run_signals_after_fork(pid, &old);
+    run_signals_after_fork(pid);
     r->pid = pid;
 
     int exec_errno = 0;
     if (read(errpipe[0], &exec_errno, sizeof exec_errno) == (ssize_t)sizeof exec_errno) r->exec_errno = exec_errno;
     close(errpipe[0]);
 
-    if (run_wait_tree(pid, &settler, &waiting, r) != 0) return 1;
+    int rc = run_wait_tree(pid, &settler, &waiting, r);
+    run_sig_end();
+    if (rc != 0) return 1;
     settler_close(&settler);
     sigprocmask(SIG_SETMASK, &old, NULL);
     return 0;

@@ -36,6 +36,14 @@ def guarded(prog_args, *opts, env=None):
     return run([CG, "run", "--layer", TOYLAYER, *opts, "--", *prog_args], env=env)
 
 
+def comm(pid):
+    try:
+        with open("/proc/%d/comm" % pid) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
 class Running:
     """`callguard run OPTS -- PROG ARGS` in the background, its output collected by threads; on exit, whatever is
     left of it and of its children is killed. `popen` goes to subprocess.Popen (start_new_session, ...)."""
@@ -60,16 +68,23 @@ class Running:
             time.sleep(0.01)
         return line + "\n" in self.out
 
-    def children(self):
+    def children(self, witness=False):
+        """callguard's children: the program (and orphans of its tree), and with `witness` its signal witness
+        (cg-sigwatch, docs/design.md)."""
         try:
             with open("/proc/%d/task/%d/children" % (self.p.pid, self.p.pid)) as f:
-                return [int(k) for k in f.read().split()]
+                kids = [int(k) for k in f.read().split()]
         except OSError:
             return []
+        return [k for k in kids if witness or comm(k) != "cg-sigwatch"]
 
     def wait(self, seconds=60):
-        """callguard's exit status (-N: killed by signal N); its output read to the end."""
-        rc = self.p.wait(timeout=seconds)
+        """callguard's exit status (-N: killed by signal N), its output read to the end; None when it still runs
+        after `seconds`."""
+        try:
+            rc = self.p.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            return None
         for t in self.threads:
             t.join(timeout=10)
         return rc
@@ -82,7 +97,7 @@ class Running:
 
     def __exit__(self, *exc):
         if self.p.poll() is None:
-            for k in self.children():
+            for k in self.children(witness=True):
                 try:
                     os.kill(k, signal.SIGKILL)
                 except ProcessLookupError:

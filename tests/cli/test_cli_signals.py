@@ -1,14 +1,22 @@
-"""Tests of processes that die under `callguard run`: calls in flight, and
-the fatal-signal hook (--signals record).
+"""Tests of processes that die under `callguard run`: calls in flight, the
+fatal-signal hook (--signals record), and the signals sent to callguard
+passed to the program once.
 
 Run as tests/cli/clitest.py says; each test is a function named for the
 behaviour it checks.
 """
 import json
 import os
+import pty
+import select
+import shutil
 import signal
+import sys
+import time
 
-from clitest import CG, PROG, TOY_RACE, TMP, run, guarded, report_of, check, main
+from clitest import (CG, PROG, TOY_RACE, TOYLIB, TOYLAYER, TMP, Running, comm, run, guarded, report_of, calls,
+                     check, main)
+from cgtest import no_core
 
 
 def run_report_names_calls_in_flight_and_how_the_process_died():
@@ -147,6 +155,172 @@ def signals_record_fits_the_programs_alternate_stack():
         check(r.returncode == 0 and r.stdout.endswith("caught the overflow\n"),
               "a %d-byte alternate stack (%d used): %d %r %s" % (size, used["quiet", False], r.returncode, r.stdout,
                                                                  r.stderr))
+
+
+# A Python program that makes 3 guarded calls (the toy library by its soname: callguard's shim), says "ready",
+# then sleeps 60 s. With "count": a SIGINT handler counts, and a second after the first SIGINT (or 20 s without
+# one) it prints how many came and exits 0; with "self" also, it sends SIGINT to its own process group.
+WAITER = """
+import ctypes, os, signal, sys, time
+toy = ctypes.CDLL("libcgtoy.so")
+for i in range(3):
+    toy.toyNop(i)
+got = []
+if sys.argv[1:]:
+    signal.signal(signal.SIGINT, lambda sig, frame: got.append(sig))
+print("ready", flush=True)
+if sys.argv[1:] == ["self"]:
+    os.killpg(0, signal.SIGINT)
+end = time.monotonic() + (20 if sys.argv[1:] else 60)
+while not got and time.monotonic() < end:
+    time.sleep(0.01)
+time.sleep(1)
+print("SIGINTs: %d" % len(got), flush=True)
+"""
+WAITER_ENV = None if TOYLIB is None else {"LD_LIBRARY_PATH": TOYLIB}
+
+
+def waiter(*args, guard=True, **popen):
+    cmd = None if guard else [sys.executable, "-c", WAITER, *args]
+    return Running([sys.executable, "-c", WAITER, *args], "--report", os.path.join(TMP, "w%d.json" % len(
+        os.listdir(TMP))), env=WAITER_ENV, cmd=cmd, preexec_fn=no_core, **popen)
+
+
+def run_passes_sigint_sighup_sigquit_to_the_program_and_exits_as_it_did():
+    """SIGINT, SIGHUP or SIGQUIT sent to `callguard run`'s pid alone (subprocess's send_signal, as a supervisor or
+    Jupyter's fallback sends one; the test in callguard's process group, as a parent that starts it plainly is,
+    and outside it) reaches the program: Python dies of it as it does run plainly (KeyboardInterrupt for
+    SIGINT), callguard then dies of the same signal, and its report says the program died of it, with its 3
+    calls."""
+    for sig, session in ((signal.SIGINT, False), (signal.SIGINT, True), (signal.SIGHUP, False),
+                         (signal.SIGQUIT, False)):
+        runs = []
+        for guard in (False, True):
+            with waiter(guard=guard, start_new_session=session) as w:
+                check(w.wait_for("ready"), "%s: the program started\n%s" % (sig.name, w.said()))
+                w.p.send_signal(sig)
+                rc = w.wait(20)
+                check(rc is not None, "%s: %s still ran 20 s after it\n%s" % (
+                    sig.name, "callguard" if guard else "the program", w.said()))
+                runs.append((rc, "".join(w.err), w))
+        (plain, plain_err, _), (rc, err, w) = runs
+        check(plain == -sig and rc == plain, "%s (own session %s): plainly %d, under callguard %d\n%s" % (
+            sig.name, session, plain, rc, w.said()))
+        check(sig != signal.SIGINT or ("KeyboardInterrupt" in plain_err and "KeyboardInterrupt" in err), w.said())
+        with open(w.p.args[w.p.args.index("--report") + 1]) as f:
+            procs = json.load(f)["processes"]
+        check(len(procs) == 1 and procs[0]["exit"] == {"state": "signaled", "signal": sig} and
+              calls(procs[0], "toyNop") == 3, "%s: the report: %s" % (sig.name, procs))
+
+
+def read_pty(fd, until, seconds):
+    """What the pty says until `until` is in it (None: its end) or `seconds` pass."""
+    out, end = b"", time.monotonic() + seconds
+    while (until is None or until not in out) and time.monotonic() < end:
+        if not select.select([fd], [], [], max(0.0, end - time.monotonic()))[0]:
+            continue
+        try:
+            data = os.read(fd, 4096)
+        except OSError:  # EIO: the other side closed
+            break
+        if not data:
+            break
+        out += data
+    return out
+
+
+def ctrl_c_on_a_terminal(args):
+    """`callguard run -- WAITER ARGS` on a pty of its own (its session and foreground group) sent Ctrl-C:
+    what the pty said and callguard's wait status."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        try:
+            env = dict(os.environ, **WAITER_ENV)
+            env.pop("CALLGUARD_REPORT", None)
+            os.execve(CG, [CG, "run", "--layer", TOYLAYER, "--", sys.executable, "-c", WAITER, *args], env)
+        finally:
+            os._exit(127)
+    try:
+        out = read_pty(fd, b"ready", 30)
+        os.write(fd, b"\x03")
+        out += read_pty(fd, None, 40)
+    finally:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        _, status = os.waitpid(pid, 0)
+        os.close(fd)
+    return out.decode(errors="replace"), status
+
+
+def run_passes_a_signal_sent_to_its_whole_group_to_the_program_once():
+    """A SIGINT sent to the whole process group reached the program already and is not sent to it again: the
+    program's handler counts one, whether the terminal sent it (Ctrl-C on a pty: the kernel's, to the
+    foreground group), a process outside the group (os.killpg, as Jupyter interrupts a kernel) or the program
+    itself (os.killpg(0)); one sent to callguard's pid alone also counts one. callguard exits 0 as the program
+    does."""
+    out, status = ctrl_c_on_a_terminal(["count"])
+    check(os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and "SIGINTs: 1" in out,
+          "Ctrl-C: status %d\n%s" % (status, out))
+    for how in ("killpg", "self", "pid"):
+        with waiter("self" if how == "self" else "count", start_new_session=how != "pid") as w:
+            check(w.wait_for("ready"), "%s: the program started\n%s" % (how, w.said()))
+            if how == "killpg":
+                os.killpg(w.p.pid, signal.SIGINT)
+            elif how == "pid":
+                w.p.send_signal(signal.SIGINT)
+            rc = w.wait(40)
+            check(rc == 0 and "SIGINTs: 1\n" in w.out, "%s: exit %s\n%s" % (how, rc, w.said()))
+
+
+def descendants(pid):
+    """Every process under pid, from /proc."""
+    parents = {}
+    for d in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                parents[int(d)] = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    found, todo = [], [pid]
+    while todo:
+        kids = [k for k, p in parents.items() if p == todo[-1]]
+        todo.pop()
+        found += kids
+        todo += kids
+    return found
+
+
+def run_passes_sigint_to_a_guarded_mpirun_which_stops_the_job():
+    """`callguard run -- mpirun -n 1 sleep 120` (Open MPI) sent SIGINT to callguard's pid alone: mpirun gets it
+    and stops its job, and callguard exits as mpirun did, the same status as plain mpirun sent SIGINT."""
+    mpirun = shutil.which("mpirun")
+    if not mpirun:
+        print("skipped: no mpirun")
+        return 77
+    cmd = [mpirun, "-n", "1", *(["--allow-run-as-root"] if os.geteuid() == 0 else []), "sleep", "120"]
+    runs = []
+    for guard in (False, True):
+        with Running(cmd, cmd=None if guard else cmd, start_new_session=True) as m:
+            top = m.p.pid
+            end = time.monotonic() + 30
+            while time.monotonic() < end and not any(comm(k) == "sleep" for k in descendants(top)):
+                time.sleep(0.05)
+            tree = descendants(top)
+            try:
+                check(any(comm(k) == "sleep" for k in tree), "the job started\n" + m.said())
+                m.p.send_signal(signal.SIGINT)
+                runs.append(m.wait(20))
+                check(runs[-1] is not None, "%s still ran 20 s after SIGINT\n%s" % (
+                    "callguard" if guard else "mpirun", m.said()))
+            finally:
+                for k in tree:
+                    try:
+                        os.kill(k, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+    check(runs[1] == runs[0], "under callguard %d, plainly %d" % (runs[1], runs[0]))
 
 
 if __name__ == "__main__":

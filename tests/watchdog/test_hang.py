@@ -138,12 +138,14 @@ def hang_report_names_the_python_line_of_a_wait_without_the_gil():
 
 
 def child_of(pid):
-    """The pid of a child of pid (the program callguard run started), or None."""
+    """The pid of a child of pid (the program callguard run started, not its signal witness cg-sigwatch), or
+    None."""
     for d in os.listdir("/proc"):
         try:
             with open("/proc/%s/stat" % d) as f:
-                if d.isdigit() and int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
-                    return int(d)
+                stat = f.read()
+            if d.isdigit() and int(stat.rsplit(")", 1)[1].split()[1]) == pid and "(cg-sigwatch)" not in stat:
+                return int(d)
         except (OSError, ValueError, IndexError):
             continue
     return None
