@@ -2,7 +2,7 @@
  * writes it (src/runtime/stats.c) and the report and the CLI read it. A
  * header page, fixed-size site records, the worst stalls, one slot per
  * thread saying which guarded call it is in, the thread-rule violations,
- * the quirks applied and the last hang report. Data and inline readers
+ * the quirks applied, the last hang report and the late calls. Data and inline readers
  * only: no function of any part is declared here. */
 #ifndef CGI_STATS_FILE_H
 #define CGI_STATS_FILE_H
@@ -60,7 +60,9 @@
  *    has 276 bytes, not 280). */
 /* 20: the hang page counts every call in flight at its look (in_flight), not
  *    only the CGI_HANG_MAX_CALLS it lists. */
-#define CGI_STATS_VERSION 20
+/* 21: the late page after the hang page: the slowest calls that were in
+ *    flight past the hang threshold and then returned. */
+#define CGI_STATS_VERSION 21
 /* Threads on one site write their counts into this many cache lines of its
  * record, not one (bench/bench_contention.c: one shared line made a call
  * with statistics 4-11 times dearer with 2-8 threads on the H200). */
@@ -427,6 +429,27 @@ typedef struct cgi_hang_page {
     cgi_hang_call call[CGI_HANG_MAX_CALLS];
 } cgi_hang_page;
 
+/* Calls that were in flight for the hang threshold and then returned
+ * (hang.c, docs/report.md "Late calls"): the watchdog, at its first tick
+ * after such a call left, copies the call as the hang page had it, with
+ * how long it was in flight; the slowest CGI_LATE_MAX are kept, `count`
+ * counts them all. Written by the watchdog, or by the exiting thread
+ * while the watchdog does not tick (watchdog.c); `valid` is 0 while an
+ * entry is rewritten, set last. */
+#define CGI_LATE_MAX 8
+typedef struct cgi_late_call {
+    _Atomic uint32_t valid;
+    uint32_t pad;
+    uint64_t ns;        /* in flight this long: from its entry to the tick that found it returned (1 ms apart) */
+    uint64_t ended_ns;  /* that tick, since start-up */
+    cgi_hang_call call; /* as the hang page had it: thread, entry point, runtime held, Python line */
+} cgi_late_call;
+typedef struct cgi_late_page {
+    _Atomic uint64_t count; /* late calls found, kept or not */
+    uint64_t pad;
+    cgi_late_call call[CGI_LATE_MAX];
+} cgi_late_page;
+
 typedef struct cgi_stats_region {
     cgi_stats_header h;
     cgi_stats_record r[CGI_STATS_MAX_RECORDS];
@@ -435,6 +458,7 @@ typedef struct cgi_stats_region {
     cgi_violation violation[CGI_STATS_MAX_VIOLATIONS];
     cgi_quirk_rec quirk[CGI_STATS_MAX_QUIRKS];
     cgi_hang_page hang;
+    cgi_late_page late;
 } cgi_stats_region;
 
 /* A process that could not keep its statistics file (full, read-only or

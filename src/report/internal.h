@@ -36,9 +36,11 @@
  *                        at a time (declared in report.h)
  *   1 trace_job          (the CLI) a job's per-process traces merged on one clock
  *   1 report_lists       what a saved report's process lists besides its sites
- *                        (stalls, calls in flight, quirks, violations, hang) read back
+ *                        (stalls, calls in flight, quirks, violations, hang, late
+ *                        calls) read back
  *   2 region.c           what both formats read from a region: totals, result
- *                        codes, stalls worst first, calls in flight
+ *                        codes, stalls worst first, late calls slowest first,
+ *                        calls in flight
  *   2 text_out.c         the text's width, its lines fitted to it, strings made safe
  *                        to print, the processes' sections kept until the end
  *   3 fold.c             the combined table: every process's entry points folded
@@ -310,6 +312,10 @@ CGI_HIDDEN void cgi_codes_other(const cgi_code_list *l, uint64_t *errors, uint64
 CGI_HIDDEN cgi_totals cgi_proc_totals(const cgi_stats_region *r);
 CGI_HIDDEN void cgi_exit_of(const cgi_proc_view *p, int *state, int *status);
 CGI_HIDDEN size_t cgi_stalls_worst_first(const cgi_stats_region *r, const cgi_stall **v);
+/* The kept late calls, slowest first, into v (CGI_LATE_MAX long); and how
+ * many more were found than the `kept` listed. */
+CGI_HIDDEN size_t cgi_late_slowest_first(const cgi_stats_region *r, const cgi_late_call **v);
+CGI_HIDDEN uint64_t cgi_late_dropped(const cgi_stats_region *r, size_t kept);
 CGI_HIDDEN int cgi_in_flight(const cgi_slot *slot);
 CGI_HIDDEN int cgi_waiting(const cgi_slot *slot);
 CGI_HIDDEN const cgi_stats_record *cgi_slot_record(const cgi_stats_region *r, const cgi_slot *slot);

@@ -254,6 +254,31 @@ static void cgi_json_timing_and_hang(FILE *out, const cgi_stats_region *r)
     fputs("]}", out);
 }
 
+/* ---- calls in flight past the hang threshold that returned (docs/report.md) ------- */
+
+static void cgi_json_late_calls(FILE *out, const cgi_stats_region *r)
+{
+    const cgi_late_call *v[CGI_LATE_MAX];
+    size_t n = cgi_late_slowest_first(r, v);
+    fputs(",\n     \"late_calls\": [", out);
+    for (size_t i = 0; i < n; i++) {
+        const cgi_hang_call *e = &v[i]->call;
+        uint64_t ns = v[i]->ns;
+        fprintf(out, "%s\n       {\"api\": ", i ? "," : "");
+        cgi_json_str(out, e->api);
+        cgi_json_field_str(out, "name", e->name);
+        fprintf(out, ", \"duration_ms\": %lu, \"entered_ns\": %lu, \"tid\": %d",
+                (unsigned long)((ns + 500000u) / 1000000u),
+                (unsigned long)(v[i]->ended_ns > ns ? v[i]->ended_ns - ns : 0), e->tid);
+        cgi_json_field_str(out, "thread", e->thread);
+        cgi_json_hang_runtime(out, e);
+        fputs(",\n        \"python\": ", out);
+        cgi_json_hang_python(out, e);
+        fputc('}', out);
+    }
+    fprintf(out, "%s],\n     \"late_calls_dropped\": %lu", n ? "\n     " : "", (unsigned long)cgi_late_dropped(r, n));
+}
+
 /* ---- quirks matched, applied or not ------------------------------------------------ */
 
 static void cgi_json_quirks(FILE *out, const cgi_stats_region *r)
@@ -426,6 +451,7 @@ void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, s
         fprintf(out, "\n     ]");
         cgi_json_stalls_and_in_flight(out, r);
         cgi_json_timing_and_hang(out, r);
+        cgi_json_late_calls(out, r);
         cgi_json_violations(out, r);
         cgi_json_quirks(out, r);
         fprintf(out,

@@ -1,5 +1,6 @@
 /* What both formats of a report read from a statistics region: its totals,
- * its result codes by name, its stalls worst first, its calls in flight. */
+ * its result codes by name, its stalls worst first, its late calls slowest
+ * first, its calls in flight. */
 #define _GNU_SOURCE
 #include "internal.h"
 
@@ -75,6 +76,27 @@ size_t cgi_stalls_worst_first(const cgi_stats_region *r, const cgi_stall **v)
         if (atomic_load(&r->stall[i].valid)) v[n++] = &r->stall[i];
     qsort(v, n, sizeof *v, cgi_by_worst);
     return n;
+}
+
+static int cgi_by_slowest(const void *a, const void *b)
+{
+    const cgi_late_call *x = *(const cgi_late_call *const *)a, *y = *(const cgi_late_call *const *)b;
+    return x->ns != y->ns ? (x->ns < y->ns ? 1 : -1) : (x->ended_ns > y->ended_ns) - (x->ended_ns < y->ended_ns);
+}
+
+size_t cgi_late_slowest_first(const cgi_stats_region *r, const cgi_late_call **v)
+{
+    size_t n = 0;
+    for (unsigned i = 0; i < CGI_LATE_MAX; i++)
+        if (atomic_load(&r->late.call[i].valid)) v[n++] = &r->late.call[i];
+    qsort(v, n, sizeof *v, cgi_by_slowest);
+    return n;
+}
+
+uint64_t cgi_late_dropped(const cgi_stats_region *r, size_t kept)
+{
+    uint64_t n = atomic_load(&r->late.count);
+    return n > kept ? n - kept : 0;
 }
 
 int cgi_in_flight(const cgi_slot *slot) { return atomic_load(&slot->tid) > 0 && atomic_load(&slot->counters) != NULL; }

@@ -263,59 +263,69 @@ static const cgi_str_member cgi_hang_call_strs[] = {
     {CGI_STR_MEMBER(cgi_hang_call, "thread", thread)},
 };
 
-/* One call of a hang report, as cgi_json_timing_and_hang wrote it. */
-static void cgi_read_hang_call(cgi_json *j, cgi_hang_call *e)
+/* A hung call's "python": {"file", "line", "function"}, or null. */
+static void cgi_read_hang_python(cgi_json *j, cgi_hang_call *e)
 {
-    memset(e, 0, sizeof *e);
-    if (!cgi_lex_expect(j, '{')) return;
+    int64_t v = 0;
+    if (cgi_lex_word(j, "null") || !cgi_lex_expect(j, '{')) return;
     do {
-        char key[24], lock[CGI_DOMAIN_NAME_MAX];
-        int64_t v = 0;
-        uint64_t u;
-        if (!cgi_lex_str(j, key, sizeof key) || !cgi_lex_expect(j, ':')) return;
-        if (cgi_read_str_member(j, key, e, cgi_hang_call_strs, CGI_COUNT(cgi_hang_call_strs)))
-            continue;
-        else if (strcmp(key, "tid") == 0 && cgi_lex_num(j, &v))
-            e->tid = (int32_t)v;
-        else if (strcmp(key, "age_ns") == 0 && cgi_lex_count(j, key, &u))
-            e->age_ns = u;
-        else if (strcmp(key, "runtime") == 0) {
-            /* Before "holds_runtime" (reports of 0.x): a runtime named was held. */
-            e->held = CGI_HELD_NO;
-            if (!cgi_lex_word(j, "null") && cgi_lex_str(j, e->runtime, sizeof e->runtime)) e->held = CGI_HELD_YES;
-        } else if (strcmp(key, "holds_runtime") == 0) {
-            e->held = cgi_lex_word(j, "null") ? CGI_HELD_UNKNOWN : cgi_read_bool(j) ? CGI_HELD_YES : CGI_HELD_NO;
-        } else if (strcmp(key, "waits_for_loader") == 0) {
-            e->loader = cgi_read_bool(j);
-        } else if (strcmp(key, "waits_for_lock") == 0) {
-            if (!cgi_lex_word(j, "null") && cgi_lex_str(j, lock, sizeof lock)) {
-                e->waiting = 1;
-                if (strcmp(lock, "(a handle lock)") != 0) memcpy(e->domain, lock, sizeof e->domain);
-            }
-        } else if (strcmp(key, "lock_held_by") == 0) {
-            if (!cgi_lex_word(j, "null") && cgi_lex_num(j, &v)) e->holder_tid = (int32_t)v;
-        } else if (strcmp(key, "python") == 0) {
-            if (cgi_lex_word(j, "null")) continue;
-            if (!cgi_lex_expect(j, '{')) return;
-            do {
-                char pk[12], via[24];
-                if (!cgi_lex_str(j, pk, sizeof pk) || !cgi_lex_expect(j, ':')) return;
-                if (strcmp(pk, "file") == 0)
-                    cgi_lex_str(j, e->py_file, sizeof e->py_file);
-                else if (strcmp(pk, "function") == 0 && !cgi_lex_word(j, "null"))
-                    cgi_lex_str(j, e->py_func, sizeof e->py_func);
-                else if (strcmp(pk, "line") == 0 && cgi_lex_num(j, &v))
-                    e->py_line = (int32_t)v;
-                else if (strcmp(pk, "read_via") == 0 && cgi_lex_str(j, via, sizeof via))
-                    e->py_via = strcmp(via, "/proc/self/mem") == 0 ? CGI_PY_VIA_PROC_MEM : CGI_PY_VIA_FIRST;
-                else
-                    cgi_lex_skip(j);
-            } while (!j->err && cgi_lex_lit(j, ','));
-            cgi_lex_expect(j, '}');
-        } else
+        char pk[12], via[24];
+        if (!cgi_lex_str(j, pk, sizeof pk) || !cgi_lex_expect(j, ':')) return;
+        if (strcmp(pk, "file") == 0)
+            cgi_lex_str(j, e->py_file, sizeof e->py_file);
+        else if (strcmp(pk, "function") == 0 && !cgi_lex_word(j, "null"))
+            cgi_lex_str(j, e->py_func, sizeof e->py_func);
+        else if (strcmp(pk, "line") == 0 && cgi_lex_num(j, &v))
+            e->py_line = (int32_t)v;
+        else if (strcmp(pk, "read_via") == 0 && cgi_lex_str(j, via, sizeof via))
+            e->py_via = strcmp(via, "/proc/self/mem") == 0 ? CGI_PY_VIA_PROC_MEM : CGI_PY_VIA_FIRST;
+        else
             cgi_lex_skip(j);
     } while (!j->err && cgi_lex_lit(j, ','));
     cgi_lex_expect(j, '}');
+}
+
+/* One member of a hung call, as cgi_json_timing_and_hang wrote it (a late
+ * call has the same ones, and its own). */
+static void cgi_read_hang_member(cgi_json *j, const char *key, cgi_hang_call *e)
+{
+    char lock[CGI_DOMAIN_NAME_MAX];
+    int64_t v = 0;
+    uint64_t u;
+    if (cgi_read_str_member(j, key, e, cgi_hang_call_strs, CGI_COUNT(cgi_hang_call_strs)))
+        return;
+    else if (strcmp(key, "tid") == 0 && cgi_lex_num(j, &v))
+        e->tid = (int32_t)v;
+    else if (strcmp(key, "age_ns") == 0 && cgi_lex_count(j, key, &u))
+        e->age_ns = u;
+    else if (strcmp(key, "runtime") == 0) {
+        /* Before "holds_runtime" (reports of 0.x): a runtime named was held. */
+        e->held = CGI_HELD_NO;
+        if (!cgi_lex_word(j, "null") && cgi_lex_str(j, e->runtime, sizeof e->runtime)) e->held = CGI_HELD_YES;
+    } else if (strcmp(key, "holds_runtime") == 0) {
+        e->held = cgi_lex_word(j, "null") ? CGI_HELD_UNKNOWN : cgi_read_bool(j) ? CGI_HELD_YES : CGI_HELD_NO;
+    } else if (strcmp(key, "waits_for_loader") == 0) {
+        e->loader = cgi_read_bool(j);
+    } else if (strcmp(key, "waits_for_lock") == 0) {
+        if (!cgi_lex_word(j, "null") && cgi_lex_str(j, lock, sizeof lock)) {
+            e->waiting = 1;
+            if (strcmp(lock, "(a handle lock)") != 0) memcpy(e->domain, lock, sizeof e->domain);
+        }
+    } else if (strcmp(key, "lock_held_by") == 0) {
+        if (!cgi_lex_word(j, "null") && cgi_lex_num(j, &v)) e->holder_tid = (int32_t)v;
+    } else if (strcmp(key, "python") == 0) {
+        cgi_read_hang_python(j, e);
+    } else
+        cgi_lex_skip(j);
+}
+
+static void cgi_read_hang_call_member(cgi_json *j, const char *key, void *ctx) { cgi_read_hang_member(j, key, ctx); }
+
+/* One call of a hang report. */
+static void cgi_read_hang_call(cgi_json *j, cgi_hang_call *e)
+{
+    memset(e, 0, sizeof *e);
+    cgi_read_object(j, cgi_read_hang_call_member, e);
 }
 
 /* A thread seen waiting for the runtime: {"tid", "thread"}. */
@@ -383,4 +393,28 @@ void cgi_read_hang(cgi_json *j, cgi_hang_page *pg)
     } while (!j->err && cgi_lex_lit(j, ','));
     cgi_lex_expect(j, '}');
     if (pg->in_flight < pg->ncalls) pg->in_flight = pg->ncalls; /* an older report's: the calls it lists */
+}
+
+/* A late call: a hung call's members, its "duration_ms" and "entered_ns". */
+static void cgi_read_late_member(cgi_json *j, const char *key, void *ctx)
+{
+    cgi_late_call *l = ctx;
+    uint64_t u;
+    if (strcmp(key, "duration_ms") == 0) {
+        if (cgi_lex_count(j, key, &u)) l->ns = u < UINT64_MAX / 1000000u ? u * 1000000u : UINT64_MAX;
+    } else if (strcmp(key, "entered_ns") == 0) {
+        if (cgi_lex_count(j, key, &u)) l->ended_ns = u; /* the start, until the duration is added */
+    } else
+        cgi_read_hang_member(j, key, &l->call);
+}
+
+void cgi_read_late(cgi_json *j, cgi_late_page *lp, unsigned *n)
+{
+    cgi_late_call tmp, *l = *n < CGI_LATE_MAX ? &lp->call[*n] : &tmp;
+    memset(l, 0, sizeof *l);
+    cgi_read_object(j, cgi_read_late_member, l);
+    if (j->err) return;
+    l->ended_ns = l->ended_ns + l->ns < l->ended_ns ? UINT64_MAX : l->ended_ns + l->ns;
+    atomic_fetch_add(&lp->count, 1);
+    if (*n < CGI_LATE_MAX) atomic_store(&l->valid, 1), (*n)++;
 }

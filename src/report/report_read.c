@@ -167,7 +167,7 @@ typedef struct cgi_proc_read {
     cgi_proc_view *v;
     cgi_stats_region *r;
     cgi_read_flight *flight;
-    unsigned nstalls, nflight, nviol, nquirks;
+    unsigned nstalls, nflight, nviol, nquirks, nlate;
     int have_pid, have_sites;
 } cgi_proc_read;
 
@@ -212,6 +212,12 @@ static void cgi_read_in_flight_item(cgi_json *j, void *ctx)
 {
     cgi_proc_read *pr = ctx;
     cgi_read_in_flight(j, pr->r, pr->flight, &pr->nflight);
+}
+
+static void cgi_read_late_item(cgi_json *j, void *ctx)
+{
+    cgi_proc_read *pr = ctx;
+    cgi_read_late(j, &pr->r->late, &pr->nlate);
 }
 
 static void cgi_read_quirk_item(cgi_json *j, void *ctx)
@@ -308,7 +314,12 @@ static void cgi_read_process_member(cgi_json *j, const char *key, void *ctx)
             atomic_store(&r->h.timing, strcmp(how, "exact") == 0 ? CGI_TIMING_EXACT : CGI_TIMING_SAMPLED);
     } else if (strcmp(key, "hang") == 0)
         cgi_read_hang(j, &r->hang);
-    else if (!cgi_read_proc_count(j, key, &r->h))
+    else if (strcmp(key, "late_calls") == 0)
+        cgi_read_array(j, cgi_read_late_item, pr);
+    else if (strcmp(key, "late_calls_dropped") == 0) {
+        uint64_t u;
+        if (cgi_lex_count(j, key, &u)) atomic_fetch_add(&r->late.count, u);
+    } else if (!cgi_read_proc_count(j, key, &r->h))
         cgi_lex_skip(j);
 }
 
@@ -339,6 +350,7 @@ static void cgi_read_process(cgi_json *j, cgi_proc_view *v, cgi_scratch *sc)
     memset(r->violation, 0, sizeof r->violation);
     memset(r->quirk, 0, sizeof r->quirk);
     memset(&r->hang, 0, offsetof(cgi_hang_page, call)); /* its calls are cleared as they are read */
+    memset(&r->late, 0, sizeof r->late);
     memset(r->slot, 0, (sc->nslots < CGI_STATS_MAX_SLOTS ? sc->nslots + 1 : CGI_STATS_MAX_SLOTS) * sizeof r->slot[0]);
     sc->nslots = CGI_STATS_MAX_SLOTS; /* until the process is read: an error may leave any number written */
     *v = (cgi_proc_view){.region = r, .have_exit = 1};

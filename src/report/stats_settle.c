@@ -2,13 +2,14 @@
  *
  * A process's file is allocated whole (2.3 MB) at its first guarded call,
  * and the report reads only part of it: the header, the records of the
- * sites it called, and the stalls, calls in flight, violations and quirks
- * it kept. Once no process can write the file any more (the process exited,
- * died or exec'd: its shared mapping is gone), the CLI punches out every
- * other page: the file keeps its size, the holes read as zeros, and the
- * report skips records without calls. A file whose process counted no call
- * (a forked child that exec'd) is deleted. So a run's statistics take 2.3 MB
- * per process alive, and a few pages per process that ended.
+ * sites it called, and the stalls, calls in flight, violations, quirks,
+ * hang page and late calls it kept. Once no process can write the file any
+ * more (the process exited, died or exec'd: its shared mapping is gone),
+ * the CLI punches out every other page: the file keeps its size, the
+ * holes read as zeros, and the report skips records without calls. A file
+ * whose process counted no call (a forked child that exec'd) is deleted.
+ * So a run's statistics take 2.3 MB per process alive, and a few pages per
+ * process that ended.
  *
  * Compiled into the CLI alone, like outfile.c; it reads only the file. */
 #define _GNU_SOURCE
@@ -96,6 +97,7 @@ static uint64_t cgi_settle_pages(const cgi_stats_region *r, unsigned char *keep)
         if (atomic_load(&r->quirk[i].valid))
             cgi_keep(keep, offsetof(cgi_stats_region, quirk) + i * sizeof r->quirk[i], sizeof r->quirk[i]);
     if (atomic_load(&r->hang.reports)) cgi_keep(keep, offsetof(cgi_stats_region, hang), sizeof r->hang);
+    if (atomic_load(&r->late.count)) cgi_keep(keep, offsetof(cgi_stats_region, late), sizeof r->late);
     return calls;
 }
 

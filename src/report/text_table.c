@@ -213,6 +213,38 @@ static void cgi_text_hang(FILE *out, const cgi_stats_region *r)
     }
 }
 
+/* The calls that were in flight for the hang threshold and returned, the
+ * slowest first: each with its thread and the Python line the hang page
+ * had read for it; the three slowest at a width, every one kept without. */
+static void cgi_text_late(FILE *out, const cgi_stats_region *r, int width)
+{
+    const cgi_late_call *v[CGI_LATE_MAX];
+    size_t n = cgi_late_slowest_first(r, v), show = width && n > 3 ? 3 : n;
+    uint64_t more = cgi_late_dropped(r, n);
+    if (!n && !more) return;
+    fprintf(out, "  %lu call%s returned after the hang threshold", (unsigned long)(n + more), n + more == 1 ? "" : "s");
+    if (r->hang.hang_ns) fprintf(out, " (%lu ms)", (unsigned long)(r->hang.hang_ns / 1000000u));
+    fputs(n > 1 ? ", the slowest first:\n" : ":\n", out);
+    for (size_t i = 0; i < show; i++) {
+        const cgi_hang_call *e = &v[i]->call;
+        fputs("    ", out);
+        CGI_TEXT_FIELD(out, e->api);
+        fputc(' ', out);
+        CGI_TEXT_FIELD(out, e->name);
+        fprintf(out, " %lu ms, thread %d \"", (unsigned long)((v[i]->ns + 500000u) / 1000000u), e->tid);
+        CGI_TEXT_FIELD(out, e->thread);
+        fputc('"', out);
+        cgi_text_hang_tail(out, e);
+        fputc('\n', out);
+    }
+    if (show < n)
+        fprintf(out, "    %zu more kept, %lu ms at most each (--all lists them)\n", n - show,
+                (unsigned long)((v[show]->ns + 500000u) / 1000000u));
+    if (more)
+        fprintf(out, "    %lu faster one%s not kept (a process keeps %d)\n", (unsigned long)more, more == 1 ? "" : "s",
+                CGI_LATE_MAX);
+}
+
 /* "callguard: pid N on HOST, rank R (local L) (exit 0): COMMAND", the section's first line. */
 static void cgi_text_head(FILE *out, const cgi_proc_view *p, int state, int status)
 {
@@ -256,6 +288,8 @@ int cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, in
     /* How the times were taken: docs/report.md, "Sampled times". */
     cgi_table_write(out, rows, n, width, atomic_load(&r->h.timing) == CGI_TIMING_EXACT ? "exact" : "sampled");
     free(rows);
+    /* After the table, whose rows they detail: the calls that took long and returned. */
+    cgi_text_late(out, r, width);
     if (p->have_trace)
         fprintf(out, "  timeline: %lu events kept, %lu dropped", (unsigned long)p->trace_events,
                 (unsigned long)p->trace_dropped);

@@ -4,6 +4,8 @@
  * hang page, which another process can read while the program hangs and
  * the report keeps when it is killed; with CALLGUARD_HANG_MS also to
  * stderr, as one block of lines. Again only when the hung calls change.
+ * A call that was in flight that long and then returned is kept among
+ * the process's slowest late calls, as the page had it (cgi_hang_late).
  *
  * Runs on the watchdog thread only: it reads the slots, never calls into
  * an interpreter, and writes with one write(2) (no stdio lock that a
@@ -418,4 +420,55 @@ void cgi_hang_over(uint64_t now_ns)
     cgi_hang_line(&t, "over: the calls reported returned (%lu ms after the report)",
                   (unsigned long)((now_ns - pg->at_ns) / 1000000u));
     cgi_hang_write(&t);
+}
+
+/* ---- late calls: in flight for the hang threshold, then returned ------------- */
+
+/* The hang page's entry of a late call (its thread and number), or, where
+ * the page lists none (more calls were in flight than it keeps), what the
+ * watchdog knew of it: its site and its thread's name. */
+static void cgi_hang_late_fill(cgi_hang_call *e, const cgi_wd_late *v)
+{
+    const cgi_hang_page *pg = &cgi_stats->hang;
+    for (uint32_t i = 0; i < pg->ncalls && i < CGI_HANG_MAX_CALLS; i++)
+        if (pg->call[i].tid == v->tid && pg->call[i].seq == v->seq) {
+            *e = pg->call[i];
+            return;
+        }
+    memset(e, 0, sizeof *e);
+    e->tid = v->tid;
+    e->seq = v->seq;
+    const cgi_stats_record *r = v->c && v->c != &cgi_no_counters ? cgi_hang_record(v->c) : NULL;
+    snprintf(e->api, sizeof e->api, "%s", r ? r->api : "?");
+    snprintf(e->name, sizeof e->name, "%s", r ? r->name : "?");
+    if (r) snprintf(e->domain, sizeof e->domain, "%s", r->domain);
+    const cgi_slot *slot = &cgi_stats->slot[v->slot];
+    if (atomic_load(&slot->tid) == v->tid) memcpy(e->thread, slot->thread, sizeof e->thread - 1);
+    const cg_adapter *ad = atomic_load(&cgi_cfg.adapter);
+    if (ad) snprintf(e->runtime, sizeof e->runtime, "%s", ad->name ? ad->name : "?");
+    e->held = ad ? CGI_HELD_UNKNOWN : CGI_HELD_NO;
+}
+
+void cgi_hang_late(const cgi_wd_late *v, unsigned n, uint64_t now_ns)
+{
+    cgi_late_page *lp = &cgi_stats->late;
+    for (unsigned k = 0; k < n; k++) {
+        atomic_fetch_add(&lp->count, 1);
+        /* A free entry, else the fastest kept when this one was slower. */
+        cgi_late_call *to = NULL;
+        for (unsigned i = 0; i < CGI_LATE_MAX; i++) {
+            cgi_late_call *e = &lp->call[i];
+            if (!atomic_load_explicit(&e->valid, memory_order_relaxed)) {
+                to = e;
+                break;
+            }
+            if (!to || e->ns < to->ns) to = e;
+        }
+        if (atomic_load_explicit(&to->valid, memory_order_relaxed) && to->ns >= v[k].ns) continue;
+        atomic_store_explicit(&to->valid, 0, memory_order_release);
+        to->ns = v[k].ns;
+        to->ended_ns = now_ns;
+        cgi_hang_late_fill(&to->call, &v[k]);
+        atomic_store_explicit(&to->valid, 1, memory_order_release);
+    }
 }

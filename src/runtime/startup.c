@@ -31,12 +31,13 @@
 static void cgi_report_at_exit(int status, void *arg)
 {
     (void)arg;
+    int held = cgi_watchdog_hold_at_exit(); /* the region holds still while the report reads it */
     cgi_stats->h.status = status;
     atomic_store(&cgi_stats->h.state, CGI_PROC_EXITED);
     const char *path = cgi_env_report_path();
-    if (!path) return;
-    int text = strcmp(path, "-") == 0;
-    if (cg_report_write(path, text ? CG_REPORT_TEXT : CG_REPORT_JSON) != CG_OK) cgi_say("%s", cg_last_error());
+    int text = path && strcmp(path, "-") == 0;
+    if (path && cg_report_write(path, text ? CG_REPORT_TEXT : CG_REPORT_JSON) != CG_OK) cgi_say("%s", cg_last_error());
+    cgi_watchdog_release(held);
 }
 
 /* glibc's on_exit hands its handlers the exit status: recorded, a report
@@ -44,6 +45,7 @@ static void cgi_report_at_exit(int status, void *arg)
 static void cgi_note_exit(int status, void *arg)
 {
     (void)arg;
+    cgi_watchdog_release(cgi_watchdog_hold_at_exit());
     cgi_stats->h.status = status;
     atomic_store(&cgi_stats->h.state, CGI_PROC_EXITED);
 }

@@ -37,6 +37,7 @@ _Static_assert(sizeof(cgi_slot) == 128 && offsetof(cgi_slot, mark) < 64 && offse
                "a slot is two cache lines: what every counted call touches (the stall mark included), and the rest");
 _Static_assert(sizeof(cgi_shard) == 64, "a shard is a cache line");
 _Static_assert(sizeof(cgi_hang_call) == 552, "a hung call's layout is fixed");
+_Static_assert(sizeof(cgi_late_call) == 576, "a late call's layout is fixed");
 _Static_assert(sizeof(cgi_violation) == 512, "violation layout is fixed");
 
 cgi_stats_region *cgi_stats;
@@ -308,6 +309,8 @@ void cgi_stats_after_fork_child(void)
          * watchdog was half-way through writing (gen odd). */
         if (atomic_load(&cgi_stats->hang.gen) || atomic_load(&cgi_stats->hang.reports))
             memset(&cgi_stats->hang, 0, sizeof cgi_stats->hang);
+        /* Nor are its late calls. */
+        if (atomic_load(&cgi_stats->late.count)) memset(&cgi_stats->late, 0, sizeof cgi_stats->late);
     }
     /* The forking thread claims a slot again at its next counted call,
      * which goes the general path's way and starts the child's watchdog

@@ -58,13 +58,21 @@ static int cgi_wd_forked; /* this process is a forked child (TSan kills one that
 
 /* What the watchdog saw of each slot at its last tick (its own memory). */
 static struct cgi_wd_seen {
-    uint64_t seq;    /* the call's number */
-    uint64_t first;  /* ticks when first seen in flight */
-    uint64_t marked; /* the last call marked as a stall */
+    uint64_t seq;     /* the call's number */
+    uint64_t first;   /* ticks when first seen in flight */
+    uint64_t marked;  /* the last call marked as a stall */
+    uint64_t entered; /* ticks when the call entered (as the tick read it) */
     int inflight;
+    int hung;          /* the call was in flight for the hang threshold: a late call when it returns */
+    int32_t tid;       /* its thread, while hung */
+    cg_counters *site; /* its site, while hung */
 } cgi_wd_seen[CGI_STATS_MAX_SLOTS];
 static cgi_wd_call cgi_wd_calls[CGI_STATS_MAX_SLOTS];
+static cgi_wd_late cgi_wd_lates[CGI_STATS_MAX_SLOTS];
 static uint64_t cgi_wd_sig; /* the hung calls last reported; 0: none */
+/* 1 while a tick runs, or the exit's look for late calls (cgi_watchdog_at_exit):
+ * what the watchdog saw is touched by one of them at a time. */
+static _Atomic int cgi_wd_busy;
 
 /* The main thread's end (cgi_watchdog_note_main): a thread-specific value
  * on it, whose destructor runs when it calls pthread_exit. */
@@ -145,6 +153,19 @@ static void cgi_wd_max(cg_counters *c, uint64_t v)
            !atomic_compare_exchange_weak_explicit(&c->max_ns, &cur, v, memory_order_relaxed, memory_order_relaxed)) {}
 }
 
+/* Has slot i's hung call returned (its slot left, or another call since)?
+ * Then it is added to cgi_wd_lates[*n] with how long it was in flight, up
+ * to now: nothing per call pays for it, and a tick is at most a
+ * millisecond after the call left while calls are made. */
+static void cgi_wd_left(unsigned i, int32_t tid, int in_flight, uint64_t seq, uint64_t now, unsigned *n)
+{
+    struct cgi_wd_seen *w = &cgi_wd_seen[i];
+    if (!w->hung || (in_flight && seq == w->seq && tid == w->tid)) return;
+    w->hung = 0;
+    uint64_t ns = now > w->entered ? cgi_ticks_ns(now - w->entered) : 0;
+    cgi_wd_lates[(*n)++] = (cgi_wd_late){.slot = i, .tid = w->tid, .seq = w->seq, .ns = ns, .c = w->site};
+}
+
 /* One tick: `len` ticks since the previous one. Returns 1 when a call was
  * in flight or made since. */
 static int cgi_wd_tick(uint64_t now, uint64_t len)
@@ -159,7 +180,7 @@ static int cgi_wd_tick(uint64_t now, uint64_t len)
     uint64_t stall = atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed);
     uint64_t hang = atomic_load_explicit(&cgi_cfg.record_ns, memory_order_relaxed);
     uint64_t len_ns = cgi_ticks_ns(len), sig = 0;
-    unsigned used = atomic_load(&cgi_slots_used), ncalls = 0;
+    unsigned used = atomic_load(&cgi_slots_used), ncalls = 0, nlate = 0;
     int busy = 0, hung = 0;
     if (used > CGI_STATS_MAX_SLOTS) used = CGI_STATS_MAX_SLOTS;
     for (unsigned i = 0; i < used; i++) {
@@ -168,7 +189,10 @@ static int cgi_wd_tick(uint64_t now, uint64_t len)
         cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_acquire);
         uint64_t seq = atomic_load_explicit(&slot->seq, memory_order_relaxed);
         if (seq != w->seq) busy = 1;
-        if (atomic_load_explicit(&slot->tid, memory_order_relaxed) <= 0 || !c || c == &cgi_no_counters) {
+        int32_t tid = atomic_load_explicit(&slot->tid, memory_order_relaxed);
+        int in_flight = tid > 0 && c && c != &cgi_no_counters;
+        cgi_wd_left(i, tid, in_flight, seq, now, &nlate);
+        if (!in_flight) {
             w->seq = seq, w->inflight = 0;
             continue;
         }
@@ -181,6 +205,7 @@ static int cgi_wd_tick(uint64_t now, uint64_t len)
         }
         uint64_t entered = timed ? atomic_load_explicit(&slot->entered, memory_order_relaxed) : w->first;
         uint64_t age = now > entered ? cgi_ticks_ns(now - entered) : 0;
+        w->entered = entered;
         if (!timed) {
             atomic_fetch_add_explicit(&c->total_ns, len_ns, memory_order_relaxed);
             if (age > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_wd_max(c, age);
@@ -192,10 +217,13 @@ static int cgi_wd_tick(uint64_t now, uint64_t len)
         cgi_wd_calls[ncalls++] = (cgi_wd_call){.slot = i, .seq = seq, .age_ns = age};
         if (hang && age >= hang) {
             hung = 1;
+            w->hung = 1, w->tid = tid, w->site = c;
             uint64_t h = (seq * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)i << 1 | atomic_load(&slot->waiting));
             sig = (sig ^ h) * 0xff51afd7ed558ccdull + 1;
         }
     }
+    /* Before the page is written again: it still has the calls that left. */
+    if (nlate) cgi_hang_late(cgi_wd_lates, nlate, cgi_ticks_ns(now - cgi_clk.tick0));
     if (hang) {
         uint64_t now_ns = cgi_ticks_ns(now - cgi_clk.tick0);
         atomic_store_explicit(&cgi_stats->hang.seen_ns, now_ns, memory_order_relaxed);
@@ -221,8 +249,11 @@ static void *cgi_wd_main(void *arg)
         uint64_t ns = idle >= CGI_WD_IDLE_TICKS ? CGI_WD_SLOW_NS : CGI_WD_TICK_NS;
         struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)ns};
         while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR) {}
+        /* The exit's look for late calls is running: the next tick counts this one's time. */
+        if (atomic_exchange_explicit(&cgi_wd_busy, 1, memory_order_acquire)) continue;
         uint64_t now = cgi_ticks();
         int busy = cgi_wd_tick(now, now - last);
+        atomic_store_explicit(&cgi_wd_busy, 0, memory_order_release);
         last = now;
         if (busy) {
             idle = 0;
@@ -274,6 +305,33 @@ void cgi_watchdog_start(void)
     errno = saved;
 }
 
+int cgi_watchdog_hold_at_exit(void)
+{
+    if (atomic_load(&cgi_wd_state) != 3 || !cgi_stats) return 0;
+    for (int i = 0; atomic_exchange_explicit(&cgi_wd_busy, 1, memory_order_acquire); i++) {
+        if (i == 100) return 0; /* a tick that takes this long (reading /proc): leave it */
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = 100000};
+        nanosleep(&ts, NULL);
+    }
+    uint64_t now = cgi_ticks();
+    unsigned used = atomic_load(&cgi_slots_used), nlate = 0;
+    if (used > CGI_STATS_MAX_SLOTS) used = CGI_STATS_MAX_SLOTS;
+    for (unsigned i = 0; i < used; i++) {
+        cgi_slot *slot = &cgi_stats->slot[i];
+        cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_acquire);
+        int32_t tid = atomic_load_explicit(&slot->tid, memory_order_relaxed);
+        int in_flight = tid > 0 && c && c != &cgi_no_counters;
+        cgi_wd_left(i, tid, in_flight, atomic_load_explicit(&slot->seq, memory_order_relaxed), now, &nlate);
+    }
+    if (nlate) cgi_hang_late(cgi_wd_lates, nlate, cgi_ticks_ns(now - cgi_clk.tick0));
+    return 1;
+}
+
+void cgi_watchdog_release(int held)
+{
+    if (held) atomic_store_explicit(&cgi_wd_busy, 0, memory_order_release);
+}
+
 void cgi_watchdog_before_fork(void)
 {
     /* A thread being started may hold a lock of the allocator in its own
@@ -297,4 +355,5 @@ void cgi_watchdog_after_fork_child(void)
     cgi_wd_forked = 1;
     memset(cgi_wd_seen, 0, sizeof cgi_wd_seen);
     cgi_wd_sig = 0;
+    atomic_store(&cgi_wd_busy, 0); /* a tick the parent's watchdog was in is not the child's */
 }

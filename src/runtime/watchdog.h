@@ -22,6 +22,16 @@ CGI_HIDDEN void cgi_watchdog_after_fork_child(void);
  * where /proc cannot be read. No-op on another thread. */
 CGI_HIDDEN void cgi_watchdog_note_main(void);
 
+/* At exit (the exit handlers, before the process's report is written):
+ * a call that was in flight for the hang threshold and returned since
+ * the watchdog's last tick is kept as a late call (hang.c), which that
+ * tick would have done; then the watchdog ticks no more (the statistics
+ * region holds still while the report reads it) until
+ * cgi_watchdog_release(the value returned). Returns 0, having done
+ * nothing, where no watchdog runs or its tick lasts over 10 ms. */
+CGI_HIDDEN int cgi_watchdog_hold_at_exit(void);
+CGI_HIDDEN void cgi_watchdog_release(int held);
+
 /* One call in flight, as the watchdog saw it at a tick. */
 typedef struct cgi_wd_call {
     unsigned slot;
@@ -41,6 +51,19 @@ CGI_HIDDEN void cgi_hang_prepare(void);
  * (asleep on a futex in CPython's runtime state); -1 when not known. For a
  * stall as it ends, on its thread (stall.c). */
 CGI_HIDDEN int cgi_hang_gil_waiters(void);
+/* A call the watchdog saw in flight for the hang threshold, found
+ * returned: its slot and number, its thread and site then, and how long
+ * it was in flight. */
+typedef struct cgi_wd_late {
+    unsigned slot;
+    int32_t tid;
+    uint64_t seq, ns;
+    struct cg_counters *c;
+} cgi_wd_late;
+/* hang.c: keeps the late calls v[0..n) among the slowest in the
+ * statistics file's late page, each as the hang page has it. The watchdog
+ * thread, or the exiting thread while the watchdog does not tick. */
+CGI_HIDDEN void cgi_hang_late(const cgi_wd_late *v, unsigned n, uint64_t now_ns);
 /* hang.c: the calls last reported have all returned. */
 CGI_HIDDEN void cgi_hang_over(uint64_t now_ns);
 /* hang.c: notes which file fd 2 is at start-up: hang reports are written

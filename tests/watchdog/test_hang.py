@@ -24,6 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 HANG = os.path.join(HERE, "cl_hang.py")
 with open(HANG) as f:  # the line of cl_hang.py's wait
     WAIT = next(n for n, text in enumerate(f, 1) if "# the line a hang report names" in text)
+LATE = os.path.join(HERE, "cl_late.py")
 CG = None if listing() else sys.argv[2]
 TMP = None if listing() else tempfile.mkdtemp(prefix="cghang-")
 
@@ -247,6 +248,41 @@ def hang_page_reads_the_line_of_a_program_whose_filter_kills_on_process_vm_readv
     check(live.get("python") == line, "status: %s\n%s" % (live, err))
     check("%s:%d in <module> (read via /proc/self/mem)" % (HANG, WAIT) in " ".join(text.split()), text)
     check(len(calls) == 1 and calls[0]["python"] == line, "the report keeps it: %s" % calls)
+
+
+def line_of(path, marker):
+    """The number of the line of path that holds marker."""
+    with open(path) as f:
+        return next(i for i, line in enumerate(f, 1) if marker in line)
+
+
+def clfinish_that_returned_after_the_hang_threshold_is_named_with_its_python_line():
+    """No option: a clFinish that waits 2 s and returns (cl_late.py) is in
+    the report's late_calls with its duration, thread and the Python line
+    the hang page read for it; the text report names it, and `callguard
+    report` reads it back from the JSON."""
+    skip_unless_real_stack()
+    path = os.path.join(TMP, "late.json")
+    r = subprocess.run([CG, "run", "--api", "cl", "--report", path, "--", sys.executable, LATE, "2"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0 and "finished" in r.stdout, r.stdout + r.stderr)
+    where = {"file": LATE, "line": line_of(LATE, "the line a late call names"), "function": "<module>"}
+    procs = json.load(open(path))["processes"]
+    late = [c for p in procs for c in p["late_calls"]]
+    check(len(procs) == 1 and len(late) == 1, "one late call: %s" % late)
+    c = late[0]
+    check(c["api"] == "cl" and c["name"] == "clFinish" and c["duration_ms"] >= 1900 and c["tid"] == procs[0]["pid"]
+          and c["thread"] and c["holds_runtime"] is False and c["python"] == where, "the late call: %s" % c)
+    again = os.path.join(TMP, "late-again.json")
+    r = subprocess.run([CG, "report", "--json", again, path], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, r.stderr)
+    back = [c for p in json.load(open(again))["processes"] for c in p["late_calls"]]
+    check(back == late, "read back: %s, written: %s" % (back, late))
+    r = subprocess.run([CG, "report", path], capture_output=True, text=True, timeout=60)
+    text = re.sub(r"\s+", " ", r.stdout)
+    check(r.returncode == 0 and "1 call returned after the hang threshold (1000 ms):" in text and
+          "cl clFinish %d ms, thread %d" % (c["duration_ms"], c["tid"]) in text and
+          "at %s:%d in <module>" % (LATE, where["line"]) in text, r.stdout + r.stderr)
 
 
 def status_reads_only_your_own_processes_and_says_why_not():

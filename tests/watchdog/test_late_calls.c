@@ -1,0 +1,146 @@
+/* Late calls (src/runtime/hang.c, docs/report.md "Late calls"): a call in
+ * flight for the hang threshold that then returned is kept in the report
+ * with its entry point, duration and thread, whether the watchdog finds
+ * it returned at its next tick or the process exits first; a process keeps
+ * the slowest CGI_LATE_MAX and counts the rest. */
+#define _GNU_SOURCE
+#include "cgtest.h"
+
+#include <callguard/callguard.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <toy.h>
+#include <unistd.h>
+
+static toy_device_t dev0(void)
+{
+    toy_device_t d = NULL;
+    toyGetDevice(0, &d);
+    return d;
+}
+
+static void TOY_APICALL nap_callback(toy_device_t device, void *user)
+{
+    (void)device;
+    cgtest_sleep_ms((unsigned)*(const long *)user);
+}
+
+/* The "late_calls" array of a report and what follows it; NULL if none. */
+static const char *late_of(const char *json) { return json ? strstr(json, "\"late_calls\": [") : NULL; }
+
+/* Entries of the late_calls array at `late`. */
+static int late_entries(const char *late)
+{
+    const char *end = strstr(late, "\"late_calls_dropped\"");
+    int n = 0;
+    for (const char *p = late; end && (p = strstr(p, "\"duration_ms\": ")) && p < end; p++)
+        n++;
+    return n;
+}
+
+/* The duration_ms of the k-th late call at `late`; -1 if none. */
+static long late_ms(const char *late, int k)
+{
+    const char *p = late;
+    for (int i = 0; i <= k; i++)
+        if (!(p = strstr(p + 1, "\"duration_ms\": "))) return -1;
+    return atol(p + strlen("\"duration_ms\": "));
+}
+
+/* Statistics on, no hang option, timing as argv[1]: a call of 1.2 s on
+ * the main thread named "late-caller"; then argv[2] "wait": the report,
+ * to argv[0], after a moment (the watchdog's tick finds it returned), or
+ * "exit": exit() at once, whose handlers write it (CALLGUARD_REPORT). */
+static int child_a_late_call(int argc, char **argv)
+{
+    CHECK(argc == 3);
+    prctl(PR_SET_NAME, "late-caller", 0, 0, 0);
+    if (strcmp(argv[1], "exact") == 0) CHECK(cg_configure("CALLGUARD_TIMING", "exact") == CG_OK);
+    CHECK(cg_stats_enable(1) == CG_OK);
+    long ms = 1200;
+    CHECK(toyRunCallback(dev0(), nap_callback, &ms) == TOY_SUCCESS);
+    if (strcmp(argv[2], "exit") == 0) exit(0);
+    cgtest_sleep_ms(100);
+    _exit(cg_report_write(argv[0], CG_REPORT_JSON) == CG_OK ? 0 : 1);
+}
+
+/* The call of 1.2 s is in the report's late_calls: its entry point, a
+ * duration of about 1.2 s and its thread; sampled or exact, reported
+ * after the watchdog looked again or at once by exit(). */
+static int test_a_call_that_returned_after_the_hang_threshold_is_kept_with_its_thread(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    for (int exact = 0; exact < 2; exact++)
+        for (int at_exit = 0; at_exit < 2; at_exit++) {
+            char path[512], report[600];
+            snprintf(path, sizeof path, "%s/late-%d-%d.json", cgtest_tmpdir(), exact, at_exit);
+            snprintf(report, sizeof report, "CALLGUARD_REPORT=%s", path);
+            const char *env[] = {"CALLGUARD_STATS_DIR", "CALLGUARD_HANG_MS", "CALLGUARD_TIMING",
+                                 at_exit ? report : "CALLGUARD_REPORT", NULL};
+            const char *args[] = {path, exact ? "exact" : "sampled", at_exit ? "exit" : "wait", NULL};
+            cgtest_result r;
+            CHECK(cgtest_child(&r, env, "child_a_late_call", args) == 0);
+            CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "status %d\n%s", r.status, r.err);
+            char *json = cgtest_read_file(path, NULL);
+            const char *late = late_of(json);
+            long ms = late ? late_ms(late, 0) : -1;
+            CHECKF(late && late_entries(late) == 1 &&
+                       strstr(late, "{\"api\": \"toy\", \"name\": \"toyRunCallback\", \"duration_ms\": ") &&
+                       ms >= 1150 && strstr(late, "\"thread\": \"late-caller\"") &&
+                       strstr(late, "\"late_calls_dropped\": 0"),
+                   "%s timing, %s: the late call (%ld ms) is not kept:\n%s", args[1], args[2], ms,
+                   json ? json : "(no report)");
+            free(json);
+        }
+    return 0;
+}
+
+/* Ten calls of 100 to 370 ms, 30 ms apart, in no order, over a hang
+ * threshold of 40 ms (the watchdog has 60 ms or more to see each one
+ * past it); the report to argv[0]. */
+static int child_ten_late_calls(int argc, char **argv)
+{
+    CHECK(argc == 1);
+    CHECK(cg_stats_enable(1) == CG_OK);
+    static const long ms[] = {220, 100, 370, 130, 340, 160, 310, 190, 280, 250};
+    for (int i = 0; i < 10; i++)
+        CHECK(toyRunCallback(dev0(), nap_callback, (void *)&ms[i]) == TOY_SUCCESS);
+    cgtest_sleep_ms(100);
+    _exit(cg_report_write(argv[0], CG_REPORT_JSON) == CG_OK ? 0 : 1);
+}
+
+/* A process keeps the 8 slowest late calls, slowest first (the two of 100
+ * and 130 ms left out: each kept one took 150 ms or more), and counts the
+ * two others as dropped. */
+static int test_the_slowest_late_calls_are_kept_and_the_others_counted(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    char path[512];
+    snprintf(path, sizeof path, "%s/ten.json", cgtest_tmpdir());
+    static const char *const env[] = {"CALLGUARD_STATS_DIR", "CALLGUARD_HANG_MS=40", "CALLGUARD_TIMING",
+                                      "CALLGUARD_REPORT", NULL};
+    const char *args[] = {path, NULL};
+    cgtest_result r;
+    CHECK(cgtest_child(&r, env, "child_ten_late_calls", args) == 0);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "status %d\n%s", r.status, r.err);
+    char *json = cgtest_read_file(path, NULL);
+    const char *late = late_of(json);
+    int n = late ? late_entries(late) : 0, sorted = 1;
+    for (int k = 1; k < n; k++)
+        sorted = sorted && late_ms(late, k) <= late_ms(late, k - 1) && late_ms(late, k) >= 150;
+    CHECKF(n == 8 && sorted && late_ms(late, 0) >= 360 && strstr(late, "\"late_calls_dropped\": 2"),
+           "not the 8 slowest, slowest first, and 2 dropped:\n%s", json ? json : "(no report)");
+    free(json);
+    return 0;
+}
+
+const cgtest_case cgtest_cases[] = {
+    {"a_call_that_returned_after_the_hang_threshold_is_kept_with_its_thread",
+     test_a_call_that_returned_after_the_hang_threshold_is_kept_with_its_thread},
+    {"child_a_late_call", child_a_late_call},
+    {"the_slowest_late_calls_are_kept_and_the_others_counted",
+     test_the_slowest_late_calls_are_kept_and_the_others_counted},
+    {"child_ten_late_calls", child_ten_late_calls},
+};
+const size_t cgtest_ncases = sizeof cgtest_cases / sizeof *cgtest_cases;
