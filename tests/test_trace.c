@@ -8,7 +8,9 @@
 #include <callguard/callguard.h>
 #include <dirent.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <toy.h>
@@ -122,6 +124,89 @@ static int test_trace_written_at_exit_while_threads_call(int argc, char **argv)
     return 0;
 }
 
+static atomic_int inside;
+
+static void TOY_APICALL wait_inside(toy_device_t device, void *user)
+{
+    (void)device, (void)user;
+    atomic_store(&inside, 1);
+    cgtest_sleep_ms(30000); /* the process ends first */
+}
+
+/* A thread named "stuck" whose first guarded call never returns (it has no
+ * ring), and the main thread's calls; 1.5 s later (the hang page written
+ * at 1 s, not as it ends) argv[0] says how the process ends: "exit"
+ * (exit(): CALLGUARD_TRACE is written then) or "kill" (SIGKILL: under a
+ * statistics directory, merged afterwards). */
+static void *stuck(void *arg)
+{
+    pthread_setname_np(pthread_self(), "stuck");
+    toyRunCallback(arg, wait_inside, NULL);
+    return NULL;
+}
+
+static int child_dies_with_a_call_in_flight(int argc, char **argv)
+{
+    CHECK(argc == 1);
+    int32_t sum;
+    for (int i = 0; i < 3; i++)
+        toyAdd(i, 1, &sum);
+    toy_device_t d = NULL;
+    CHECK(toyGetDevice(0, &d) == TOY_SUCCESS);
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, stuck, d) == 0);
+    for (int i = 0; i < 10000 && !atomic_load(&inside); i++)
+        cgtest_sleep_ms(1);
+    CHECK(atomic_load(&inside));
+    cgtest_sleep_ms(1500);
+    if (strcmp(argv[0], "kill") == 0) raise(SIGKILL);
+    exit(0);
+}
+
+/* The "in_flight" event of thread "stuck" in a timeline, and its dur (us); -1 if none. */
+static double flight_of(const char *json)
+{
+    const char *e = json ? strstr(json, "{\"ph\":\"X\",\"name\":\"toyRunCallback\",\"cat\":\"call,in_flight\"") : NULL;
+    const char *end = e ? strchr(e, '\n') : NULL, *dur = e ? strstr(e, "\"dur\":") : NULL;
+    if (!e || !end || !dur || dur > end || !strstr(e, "\"args\":{\"api\":\"toy\",\"in_flight\":true") ||
+        strstr(e, "\"args\"") > end)
+        return -1;
+    return atof(dur + 6);
+}
+
+/* A process that ends with a call in flight has an event for it, from its
+ * entry to the end, marked in flight, on a thread named as it was (its
+ * first call: it has no ring): written by exit() (CALLGUARD_TRACE), or
+ * merged from a statistics directory after SIGKILL, where the end is the
+ * watchdog's last look (each millisecond; half a second of lag allowed). */
+static int test_a_call_in_flight_at_the_end_is_on_the_timeline(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    for (int kill = 0; kill < 2; kill++) {
+        char dir[512], path[600], trace[700], stats[700];
+        snprintf(dir, sizeof dir, "%s/flight-%d", cgtest_tmpdir(), kill);
+        CHECK(mkdir(dir, 0700) == 0);
+        snprintf(path, sizeof path, "%s/trace.json", dir);
+        snprintf(trace, sizeof trace, "CALLGUARD_TRACE=%s", path);
+        snprintf(stats, sizeof stats, "CALLGUARD_STATS_DIR=%s", dir);
+        const char *env[] = {trace, kill ? stats : "CALLGUARD_STATS_DIR", "CALLGUARD_HANG_MS", NULL};
+        const char *args[] = {kill ? "kill" : "exit", NULL};
+        cgtest_result r;
+        CHECK(cgtest_child(&r, env, "child_dies_with_a_call_in_flight", args) == 0);
+        CHECKF(kill ? WIFSIGNALED(r.status) : WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "status 0x%x: %s",
+               r.status, r.err);
+        if (kill) CHECKF(cg_trace_merge(dir, path, NULL) == CG_OK, "%s", cg_last_error());
+        char *json = slurp(path);
+        double us = flight_of(json);
+        CHECKF(us >= (kill ? 1000000 : 1490000) && count_in(json, "\"in_flight\":true") == 1 &&
+                   strstr(json, "\"name\":\"thread_name\"") && strstr(json, "\"args\":{\"name\":\"stuck\"}") &&
+                   count_in(json, "\"name\":\"toyAdd\"") == 3 && strstr(json, ",\"in_flight\":1"),
+               "%s: no event of the call in flight for 1.5 s (dur %.3f us):\n%s", args[0], us, json);
+        free(json);
+    }
+    return 0;
+}
+
 static int count_fds(void)
 {
     int n = 0;
@@ -192,5 +277,7 @@ const cgtest_case cgtest_cases[] = {
     {"trace_written_at_exit_while_threads_call", test_trace_written_at_exit_while_threads_call},
     {"trace_lines_reconfigured_1000_times_keep_one_descriptor",
      test_trace_lines_reconfigured_1000_times_keep_one_descriptor},
+    {"child_dies_with_a_call_in_flight", child_dies_with_a_call_in_flight},
+    {"a_call_in_flight_at_the_end_is_on_the_timeline", test_a_call_in_flight_at_the_end_is_on_the_timeline},
 };
 const size_t cgtest_ncases = sizeof cgtest_cases / sizeof *cgtest_cases;

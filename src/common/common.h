@@ -21,7 +21,8 @@
  * folder below its own. This folder:
  * Floors, lowest first:
  *   0 common.h utf8.h names.h  this map, CGI_HIDDEN, the name limits, cgi_peak;
- *                              well-formed UTF-8; how policy values are spelled
+ *                              well-formed UTF-8, JSON strings; how policy
+ *                              values are spelled
  *   0 secure_notice.h          the line a privileged process prints
  *   0 variables.h              the CALLGUARD_* variables, one list (CGI_SETTINGS)
  *   1 message                  one-line messages on stderr

@@ -47,6 +47,8 @@
  *                        into one row each (the folding index)
  *   3 status_group.c     what processes are doing (their calls in flight), grouped,
  *                        the odd ones first (callguard status, a job's end)
+ *   3 trace_flight       the calls a process had in flight at its end, as timeline
+ *                        events (for trace_write)
  *   4 advice.c           the advice as data: known bugs the run's concurrency
  *                        would meet, whether they affect this run, for the writers
  *   4 table.c            the text's table of entry points, sorted by time: within

@@ -87,9 +87,14 @@ static uint64_t cgi_settle_pages(const cgi_stats_region *r, unsigned char *keep)
     for (unsigned i = 0; i < CGI_STATS_MAX_STALLS; i++)
         if (atomic_load(&r->stall[i].valid))
             cgi_keep(keep, offsetof(cgi_stats_region, stall) + i * sizeof r->stall[i], sizeof r->stall[i]);
+    int in_flight = 0;
     for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS; i++)
-        if (atomic_load(&r->slot[i].tid) != 0 && atomic_load(&r->slot[i].counters))
+        if (atomic_load(&r->slot[i].tid) != 0 && atomic_load(&r->slot[i].counters)) {
             cgi_keep(keep, offsetof(cgi_stats_region, slot) + i * sizeof r->slot[i], sizeof r->slot[i]);
+            in_flight = 1;
+        }
+    /* The watchdog's last look: when a call in flight ended, for the timeline (trace_flight.h). */
+    if (in_flight) cgi_keep(keep, offsetof(cgi_stats_region, hang) + offsetof(cgi_hang_page, seen_ns), 8);
     for (unsigned i = 0; i < CGI_STATS_MAX_VIOLATIONS; i++)
         if (atomic_load(&r->violation[i].valid))
             cgi_keep(keep, offsetof(cgi_stats_region, violation) + i * sizeof r->violation[i], sizeof r->violation[i]);

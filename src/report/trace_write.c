@@ -10,6 +10,7 @@
 #include "report.h"
 #include "trace_clock.h"
 #include "trace_dir.h"
+#include "trace_flight.h"
 #include "trace_read.h"
 #include "../common/utf8.h"
 
@@ -40,6 +41,7 @@ typedef struct cgi_tj {
     size_t nevents; /* written so far: the separator */
     uint64_t kept, dropped;
     size_t processes, threads;
+    size_t flights;          /* calls in flight at their process's end (trace_flight.h) */
     int tsc;                 /* the events' ticks were TSC counts */
     struct cgi_tj_names *nm; /* the sites' text of the process being written */
     /* The process of a file of one (`--trace DIR/`); NULL: none said. */
@@ -199,41 +201,10 @@ static inline char *cgi_o_ts(char *o, uint64_t ns, cgi_ts_cache *c)
     return o + 10;
 }
 
-/* A string's JSON escaping, without the quotes, into out (6 * max bytes at most). */
-static size_t cgi_tj_escape(char *out, const char *s, size_t max)
-{
-    static const char hex[] = "0123456789abcdef";
-    size_t n = 0;
-    for (size_t i = 0; i < max && s[i]; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch == '"' || ch == '\\') {
-            out[n++] = '\\';
-            out[n++] = (char)ch;
-        } else if (ch < 0x20 || ch == 0x7f) {
-            memcpy(out + n, "\\u00", 4);
-            n += 4;
-            out[n++] = hex[ch >> 4];
-            out[n++] = hex[ch & 15];
-        } else if (ch < 0x80) {
-            out[n++] = (char)ch;
-        } else {
-            size_t k = cgi_utf8_seq(s + i, strnlen(s + i, max - i < 4 ? max - i : 4));
-            if (k) {
-                memcpy(out + n, s + i, k);
-                n += k, i += k - 1;
-            } else {
-                memcpy(out + n, CGI_UTF8_REPLACEMENT, 6);
-                n += 6;
-            }
-        }
-    }
-    return n;
-}
-
 static void cgi_tj_str(cgi_tj *j, const char *s, size_t max)
 {
     j->b[j->n++] = '"';
-    j->n += cgi_tj_escape(j->b + j->n, s, max);
+    j->n += cgi_json_escape(j->b + j->n, s, max);
     j->b[j->n++] = '"';
 }
 
@@ -265,22 +236,22 @@ static cgi_tj_site *cgi_tj_site_make(const cgi_stats_record *sr)
 #define CGI_TJ_PUT(str) (memcpy(p, str, sizeof(str) - 1), p += sizeof(str) - 1)
     n = (size_t)(p - s->text);
     CGI_TJ_PUT("{\"ph\":\"X\",\"name\":\"");
-    p += cgi_tj_escape(p, name, CGI_NAME_MAX);
+    p += cgi_json_escape(p, name, CGI_NAME_MAX);
     CGI_TJ_PUT("\",\"cat\":\"call");
     s->call = (uint16_t)((size_t)(p - s->text) - n);
     n = (size_t)(p - s->text);
     CGI_TJ_PUT(",\"args\":{\"api\":\"");
-    p += cgi_tj_escape(p, api, CGI_API_NAME_MAX);
+    p += cgi_json_escape(p, api, CGI_API_NAME_MAX);
     CGI_TJ_PUT("\"");
     s->call_args = (uint16_t)((size_t)(p - s->text) - n);
     n = (size_t)(p - s->text);
     CGI_TJ_PUT("{\"ph\":\"X\",\"name\":\"lock wait ");
-    p += cgi_tj_escape(p, dom, CGI_DOMAIN_NAME_MAX);
+    p += cgi_json_escape(p, dom, CGI_DOMAIN_NAME_MAX);
     CGI_TJ_PUT("\",\"cat\":\"lock_wait");
     s->wait = (uint16_t)((size_t)(p - s->text) - n);
     n = (size_t)(p - s->text);
     CGI_TJ_PUT(",\"args\":{\"entry_point\":\"");
-    p += cgi_tj_escape(p, name, CGI_NAME_MAX);
+    p += cgi_json_escape(p, name, CGI_NAME_MAX);
     CGI_TJ_PUT("\"");
     s->wait_args = (uint16_t)((size_t)(p - s->text) - n);
 #undef CGI_TJ_PUT
@@ -322,18 +293,16 @@ static void cgi_tj_process_meta(cgi_tj *j, int pid, const cgi_stats_region *r, u
     cgi_tj_lit(j, " events\"}}");
 }
 
-/* A thread's metadata event: its name. */
-static void cgi_tj_thread_meta(cgi_tj *j, int pid, const cgi_trace_thread *t)
+/* A thread's metadata event: its name (at most 16 bytes). */
+static void cgi_tj_thread_meta(cgi_tj *j, int pid, int tid, const char *name)
 {
     cgi_tj_sep(j);
     cgi_tj_lit(j, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
     cgi_tj_u(j, (uint64_t)pid);
     cgi_tj_lit(j, ",\"tid\":");
-    cgi_tj_u(j, (uint64_t)t->tid);
+    cgi_tj_u(j, (uint64_t)tid);
     cgi_tj_lit(j, ",\"args\":{\"name\":");
-    char tname[17];
-    cgi_trace_thread_name(t, tname);
-    cgi_tj_str(j, tname[0] ? tname : "?", sizeof tname);
+    cgi_tj_str(j, name[0] ? name : "?", 16);
     cgi_tj_lit(j, "}}");
 }
 
@@ -458,6 +427,29 @@ static int cgi_tj_thread_events(cgi_tj *j, const cgi_trace_event *ring, const cg
     return 0;
 }
 
+/* A call in flight at the process's end (cgi_trace_flights): its event,
+ * after its thread's name when its thread has no ring (its first call
+ * never returned). */
+typedef struct cgi_tj_flight_arg {
+    cgi_tj *j;
+    const cgi_trace_view *v;
+    int pid;
+} cgi_tj_flight_arg;
+
+static void cgi_tj_flight(int32_t tid, const char *thread, const char *text, size_t len, void *ctx)
+{
+    cgi_tj_flight_arg *a = ctx;
+    cgi_tj *j = a->j;
+    uint32_t n = atomic_load(&a->v->h->nthreads), i = 0;
+    while (i < n && i < CGI_TRACE_MAX_THREADS && !(a->v->ring[i] && a->v->threads[i].tid == tid))
+        i++;
+    if (i == n || i == CGI_TRACE_MAX_THREADS) cgi_tj_thread_meta(j, a->pid, tid, thread), j->threads++;
+    if (j->n + len + 2 > CGI_TJ_BUF) cgi_tj_flush(j);
+    cgi_tj_sep(j);
+    cgi_tj_mem(j, text, len);
+    j->flights++;
+}
+
 /* A process's timeline. fd >= 0: v is the header and thread table of that
  * trace file, a ring that is there is marked by a non-NULL v->ring[i], and
  * each ring is read by pread into buf when it is written (never mapped: a
@@ -469,7 +461,10 @@ static void cgi_tj_process_rings(cgi_tj *j, const cgi_trace_view *v, const cgi_s
     int pid = v->h->pid;
     uint64_t kept, dropped;
     cgi_trace_count(v, &kept, &dropped);
-    if (kept == 0 && dropped == 0) return;
+    /* The calls in flight at the process's end (fd < 0: its own, at exit()). */
+    uint64_t end = r ? cgi_trace_flight_end(r, clk, fd < 0) : 0;
+    size_t flights = r ? cgi_trace_flights(r, clk, end, pid, NULL, NULL) : 0;
+    if (kept == 0 && dropped == 0 && flights == 0) return;
     j->kept += kept, j->dropped += dropped, j->processes++;
     cgi_tj_process_meta(j, pid, r, dropped);
     uint32_t nrec = r ? atomic_load(&r->h.nrecords) : 0;
@@ -479,12 +474,16 @@ static void cgi_tj_process_rings(cgi_tj *j, const cgi_trace_view *v, const cgi_s
         if (!ring || (fd >= 0 && !(ring = cgi_tj_ring_read(v, i, fd, buf)))) continue;
         const cgi_trace_thread *t = &v->threads[i];
         j->threads++;
-        cgi_tj_thread_meta(j, pid, t);
+        char tname[17];
+        cgi_trace_thread_name(t, tname);
+        cgi_tj_thread_meta(j, pid, t->tid, tname);
         if (cgi_tj_thread_events(j, ring, t, pid, r, nrec, clk) != 0) {
             j->failed = ENOMEM;
             return;
         }
     }
+    cgi_tj_flight_arg fa = {j, v, pid};
+    if (flights) cgi_trace_flights(r, clk, end, pid, cgi_tj_flight, &fa);
 }
 
 static void cgi_tj_process(cgi_tj *j, const cgi_trace_view *v, const cgi_stats_region *r, const cgi_trace_clock *clk,
@@ -558,6 +557,7 @@ static int cgi_tj_close(cgi_tj *j, const char *path)
                                     : "CLOCK_MONOTONIC",
                              j->processes, j->threads, (unsigned long)j->kept, (unsigned long)j->dropped,
                              CGI_TRACE_EVENTS - 1, CGI_TRACE_MAX_THREADS);
+        if (j->flights) j->n += (size_t)snprintf(j->b + j->n, CGI_TJ_BUF - j->n, ",\"in_flight\":%zu", j->flights);
         if (j->one) cgi_tj_process_other(j);
         cgi_tj_lit(j, "}}\n");
         cgi_tj_flush(j);
@@ -606,7 +606,9 @@ static int cgi_tj_write_one(const char *path, const cgi_trace_view *v, const cgi
         if (target) j.one = v->h, j.one_r = r, j.one_clk = clk;
         cgi_tj_process(&j, v, r, clk, fd, buf);
     }
-    if (sum) sum->kept += j.kept, sum->dropped += j.dropped, sum->processes += j.processes, sum->threads += j.threads;
+    if (sum)
+        sum->kept += j.kept, sum->dropped += j.dropped, sum->processes += j.processes, sum->threads += j.threads,
+            sum->flights += j.flights;
     int rc = cgi_tj_close(&j, out);
     if (rc != CG_OK && target) unlink(target);
     free(target);

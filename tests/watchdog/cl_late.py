@@ -1,9 +1,10 @@
 """A Python program whose clFinish waits SECONDS and returns, on the real
 OpenCL stack (ocl-icd and PoCL), through ctypes.CDLL (the GIL let go): the
 queue holds a marker behind a user event, which a timer thread completes
-after SECONDS. Prints "finished" once clFinish returned, and exits 0.
+after SECONDS. Prints "waiting" before clFinish and "finished" once it
+returned, and exits 0. With "never" for SECONDS nothing completes it.
 
-  cl_late.py SECONDS
+  cl_late.py SECONDS|never
 """
 import ctypes
 import sys
@@ -25,6 +26,8 @@ assert err.value == 0, err.value
 event = vp(ocl.clCreateUserEvent(ctx, ctypes.byref(err)))
 assert err.value == 0, err.value
 assert ocl.clEnqueueMarkerWithWaitList(queue, 1, ctypes.byref(event), None) == 0
-threading.Timer(float(sys.argv[1]), lambda: ocl.clSetUserEventStatus(event, 0)).start()
+if sys.argv[1] != "never":
+    threading.Timer(float(sys.argv[1]), lambda: ocl.clSetUserEventStatus(event, 0)).start()
+print("waiting", flush=True)
 assert ocl.clFinish(queue) == 0  # the line a late call names
 print("finished", flush=True)

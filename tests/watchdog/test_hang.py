@@ -41,8 +41,8 @@ class Hung:
     """`callguard run OPTS -- python3 cl_hang.py` in its own process group,
     its stderr collected by a thread; killed (the group) on exit."""
 
-    def __init__(self, *opts, args=()):
-        self.p = subprocess.Popen([CG, "run", "--api", "cl", *opts, "--", sys.executable, HANG, *args],
+    def __init__(self, *opts, args=(), script=HANG):
+        self.p = subprocess.Popen([CG, "run", "--api", "cl", *opts, "--", sys.executable, script, *args],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                   start_new_session=True)
         self.err = []
@@ -283,6 +283,35 @@ def clfinish_that_returned_after_the_hang_threshold_is_named_with_its_python_lin
     check(r.returncode == 0 and "1 call returned after the hang threshold (1000 ms):" in text and
           "cl clFinish %d ms, thread %d" % (c["duration_ms"], c["tid"]) in text and
           "at %s:%d in <module>" % (LATE, where["line"]) in text, r.stdout + r.stderr)
+
+
+def clfinish_in_flight_when_the_job_is_stopped_is_on_its_timeline():
+    """`callguard run --trace DIR/` stopped with SIGTERM while the program
+    waits in clFinish (cl_late.py never) for 2 s: `callguard trace DIR/`
+    has the call, marked in flight, from its entry to the end (the
+    watchdog's last look: half a second is allowed), with the Python line
+    the hang page read for it."""
+    skip_unless_real_stack()
+    folder = os.path.join(TMP, "flight") + "/"
+    with Hung("--trace", folder, script=LATE, args=("never",)) as h:
+        end = time.monotonic() + 20
+        while time.monotonic() < end and not h.p.stdout.readline().startswith("waiting"):
+            pass
+        time.sleep(2.0)
+        os.kill(h.p.pid, signal.SIGTERM)
+        h.p.wait(timeout=30)
+    out = os.path.join(TMP, "flight-job.json")
+    r = subprocess.run([CG, "trace", folder, "-o", out], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, r.stderr)
+    job = json.load(open(out))
+    calls = [e for e in job["traceEvents"] if e["ph"] == "X" and e["name"] == "clFinish"]
+    where = {"file": LATE, "line": line_of(LATE, "the line a late call names"), "function": "<module>"}
+    check(len(calls) == 1 and calls[0]["cat"] == "call,in_flight" and calls[0]["args"]["in_flight"] is True and
+          calls[0]["args"]["api"] == "cl" and calls[0]["dur"] >= 1.5e6 and calls[0]["args"].get("python") == where,
+          "the clFinish in flight: %s" % calls)
+    before = [e for e in job["traceEvents"] if e["ph"] == "X" and e["name"] == "clEnqueueMarkerWithWaitList"]
+    check(len(before) == 1 and before[0]["ts"] + before[0]["dur"] <= calls[0]["ts"] and
+          before[0]["tid"] == calls[0]["tid"], "after the thread's last call: %s %s" % (before, calls))
 
 
 def status_reads_only_your_own_processes_and_says_why_not():
