@@ -671,6 +671,14 @@ void cg_layer_identify(cg_layer *layer, cg_probe probe);
  * resolved now if it was not; NULL when the real library has none. */
 void *cg_real_function(cg_layer *layer, const char *name);
 
+/* 1 when a loaded object defines the function `name`, other than callguard's
+ * objects and the one holding the address `self`. For the IFUNC resolvers of
+ * the functions only an API's other ABIs declare (docs/configuration.md,
+ * "Other ABIs"): the dynamic linker asks them while it relocates an object,
+ * maybe before any constructor ran, so this only reads the loaded objects'
+ * dynamic symbol tables (dl_iterate_phdr): no dlopen, no malloc. */
+int cg_loaded_defines(const char *name, const void *self);
+
 /* A domain's lock held by hand, for a hand-written wrapper whose one guarded
  * call makes several real calls and lets the domain's other calls run in
  * between (MPI's blocking calls completed by tests, docs/mpi.md).

@@ -3,8 +3,9 @@
  * The generator runs in three steps, one file each:
  *   policy.c  turns the INI policy, read by the shared reader
  *             (src/policy/policy_ini.c: syntax and values), into `policy`,
- *   parse.c   reads the API header with libclang, then check.c checks the
- *             policy against what the header declares (main.c calls each),
+ *   parse.c   reads the API header with libclang, abi.c the headers of the
+ *             API's other ABIs, then check.c checks the policy against what
+ *             the headers declare (main.c calls each),
  *   emit.c    writes the layer's C file (and its list of pass-through names).
  * main.c parses the command line and writes the output atomically.
  * Every error is reported once, on stderr, by the step that finds it.
@@ -13,6 +14,7 @@
  *   1 util               string lists, the policy's memory
  *   2 policy             the policy from the INI reader
  *   2 parse              the header through libclang
+ *   3 abi                the other ABIs' headers against the header
  *   3 check              the policy against the header
  *   3 emit               the layer's C file
  *   4 main.c             the command line; each step in turn
@@ -68,10 +70,11 @@ typedef struct site_policy {
 } site_policy;
 
 typedef struct policy {
-    const char *path; /* as given, for messages */
-    char *name;       /* [api] name */
-    char *header;     /* as written in #include <...> */
-    strlist headers;  /* more headers, as written in #include <...> (resolved next to `header`) */
+    const char *path;    /* as given, for messages */
+    char *name;          /* [api] name */
+    char *header;        /* as written in #include <...> */
+    strlist headers;     /* more headers, as written in #include <...> (resolved next to `header`) */
+    strlist abi_headers; /* headers of the API's other ABIs, each read alone (abi.c), as in #include <...> */
     strlist prefixes;
     char *library;
     char *result; /* NULL: the API has no result type */
@@ -105,6 +108,8 @@ typedef struct gen_param {
     char *decl;       /* the declaration exactly as the header types it: `const uint32_t dims[3]` */
     char *frame_decl; /* the same with arrays and functions decayed to pointers, for the frame */
     int is_handle;    /* an opaque handle passed by value (cl_kernel, ze_kernel_handle_t, CUgraph) */
+    int size;         /* bytes as passed (arrays and functions decay to pointers); 0: unknown */
+    int floating;     /* a floating-point value (passed in another register than integers) */
 } gen_param;
 
 /* One handle parameter's thread rule: CG_RULE_* bits of layer.h. */
@@ -121,11 +126,15 @@ typedef struct gen_func {
     int ret_scalar;     /* (T)0 is a valid expression of the return type */
     int ret_word;       /* an integer, enum or pointer that fits a uintptr_t: returned through cg_leave */
     int ret_result;     /* returns the policy's result type: error-checked */
+    int ret_size;       /* bytes of the return value (0: void) */
+    int ret_floating;   /* returns a floating-point value */
+    char *origin;       /* NULL: declared by `header`; else the abi_header it comes from, with ABI-neutral types */
     char *callconv;     /* calling-convention macro written before the name, or NULL */
     char *decl_head;    /* `toy_result_t TOY_APICALL toyGetDevice(uint32_t index, toy_device_t *device)` */
     char *guarded_head; /* the same, named cgl_guarded_NAME: the body of a hand-written wrapper's guarded call */
     char *slow_head;    /* the same, named cgl_sl_NAME: the short paths (cg_enter), after the wrapper's fast path */
     char *general_head; /* the same, named cgl_gp_NAME: the general path (the frame and cg_call) */
+    char *wrapper_head; /* origin only: the same, named cgl_w_NAME: the wrapper its IFUNC export answers */
     char *base;         /* the entry point whose policy and report row this one shares, or NULL */
     int hand;           /* wrapper = hand (its own or its base's section): the exported wrapper is hand-written */
     int forward;        /* wrapper = forward: no site; forwarded untouched like a pass-through name */
@@ -153,12 +162,17 @@ typedef struct gen_api {
     size_t ncodes;
     gen_code *names; /* every name of a result code, aliases too */
     size_t nnames;
+    strlist fn_macros; /* function-like macros of the API's headers: a function of abi_headers may share a name */
 } gen_api;
 
 /* Parses the policy's header(s) and fills `api`; checks the policy's result
  * settings against the header's codes. `incdirs` are the extra -I
  * directories of the command line. Returns nonzero after printing an error. */
 int parse_api(const policy *p, const strlist *incdirs, gen_api *api);
+/* The API's other ABIs ([api] abi_headers, abi.c): each header, read alone on the `abidirs`
+ * folders, adds the functions `header` lacks with ABI-neutral types, and every function both
+ * declare is checked to be forwarded whole. Returns nonzero after printing an error. */
+int abi_merge(const policy *p, const strlist *abidirs, gen_api *api);
 /* The policy's entry point sections against the entry points and result
  * codes parse.c found: fills each one's base, wrapper kind, states and
  * thread rules (check.c; main.c calls it after parse_api). Returns nonzero

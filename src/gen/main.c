@@ -11,26 +11,28 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char usage[] =
-    "usage: callguard-gen POLICY.ini -o DIR [-I DIR]... [--header-dir DIR] [--stdout | --check]\n"
-    "\n"
-    "Generates DIR/cg_<name>.c, the callguard layer of the API that POLICY.ini\n"
-    "describes ([api] name, header, prefix, library, ...; see docs), and\n"
-    "DIR/cg_<name>_passthrough.h, its pass-through names, when it has any.\n"
-    "\n"
-    "  -o DIR            where the layer belongs (written there unless --stdout)\n"
-    "  -I DIR            add DIR to the include path used to read the header\n"
-    "                    (after the policy's cflags); may be repeated\n"
-    "  --header-dir DIR  the directory holding the API header; searched like -I\n"
-    "  --stdout          write the layer to standard output instead of DIR;\n"
-    "                    the recorded command is unchanged, so the output can be\n"
-    "                    compared with the committed file\n"
-    "  --check           write nothing; exit 1 naming each file in DIR that\n"
-    "                    differs from what would be written\n"
-    "  --help            print this help\n"
-    "\n"
-    "Exit status: 0 done, 2 bad usage, policy or header, 1 cannot write (or,\n"
-    "with --check, a file is not current).\n";
+static const char usage[] = "usage: callguard-gen POLICY.ini -o DIR [-I DIR]... [--header-dir DIR] [--abi-dir DIR]...\n"
+                            "                     [--stdout | --check]\n"
+                            "\n"
+                            "Generates DIR/cg_<name>.c, the callguard layer of the API that POLICY.ini\n"
+                            "describes ([api] name, header, prefix, library, ...; see docs), and\n"
+                            "DIR/cg_<name>_passthrough.h, its pass-through names, when it has any.\n"
+                            "\n"
+                            "  -o DIR            where the layer belongs (written there unless --stdout)\n"
+                            "  -I DIR            add DIR to the include path used to read the header\n"
+                            "                    (after the policy's cflags); may be repeated\n"
+                            "  --header-dir DIR  the directory holding the API header; searched like -I\n"
+                            "  --abi-dir DIR     where the policy's abi_headers (the API's other ABIs) are;\n"
+                            "                    they are read on these folders alone; may be repeated\n"
+                            "  --stdout          write the layer to standard output instead of DIR;\n"
+                            "                    the recorded command is unchanged, so the output can be\n"
+                            "                    compared with the committed file\n"
+                            "  --check           write nothing; exit 1 naming each file in DIR that\n"
+                            "                    differs from what would be written\n"
+                            "  --help            print this help\n"
+                            "\n"
+                            "Exit status: 0 done, 2 bad usage, policy or header, 1 cannot write (or,\n"
+                            "with --check, a file is not current).\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -168,7 +170,7 @@ static int write_layer(const char *dir, const gen_output *o, int check)
 /* The command line. */
 typedef struct gen_args {
     const char *policy_path, *outdir, *header_dir;
-    strlist incdirs;
+    strlist incdirs, abidirs;
     int to_stdout, check;
 } gen_args;
 
@@ -180,7 +182,8 @@ static int parse_args(int argc, char **argv, gen_args *a)
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             fputs(usage, stdout);
             return 0;
-        } else if (strcmp(arg, "-o") == 0 || strcmp(arg, "-I") == 0 || strcmp(arg, "--header-dir") == 0) {
+        } else if (strcmp(arg, "-o") == 0 || strcmp(arg, "-I") == 0 || strcmp(arg, "--header-dir") == 0 ||
+                   strcmp(arg, "--abi-dir") == 0) {
             if (i + 1 >= argc || !argv[i + 1][0]) return usage_error("%s needs a directory", arg);
             const char *v = argv[++i];
             if (arg[1] == 'o') {
@@ -188,6 +191,8 @@ static int parse_args(int argc, char **argv, gen_args *a)
                 a->outdir = v;
             } else if (arg[1] == 'I') {
                 strlist_push(&a->incdirs, v);
+            } else if (arg[2] == 'a') {
+                strlist_push(&a->abidirs, v);
             } else {
                 a->header_dir = v;
             }
@@ -226,6 +231,8 @@ static char *recorded_command(const gen_args *a)
     for (size_t i = 0; i < a->incdirs.n; i++)
         command = append(command, "-I", a->incdirs.v[i]);
     if (a->header_dir) command = append(command, "--header-dir", a->header_dir);
+    for (size_t i = 0; i < a->abidirs.n; i++)
+        command = append(command, "--abi-dir", a->abidirs.v[i]);
     return command;
 }
 
@@ -235,7 +242,8 @@ static int generate(const gen_args *a, const strlist *search, const char *comman
     int rc = 0;
     policy p;
     gen_api api = {0};
-    if (policy_read(a->policy_path, &p) || parse_api(&p, search, &api) || check_policy(&p, &api)) {
+    if (policy_read(a->policy_path, &p) || parse_api(&p, search, &api) || abi_merge(&p, &a->abidirs, &api) ||
+        check_policy(&p, &api)) {
         rc = GEN_EXIT_INPUT;
     } else if (api.nfuncs == 0) {
         fprintf(stderr, "%s: no entry points: %s declares no function with the prefix %s\n", a->policy_path, p.header,
@@ -271,6 +279,7 @@ int main(int argc, char **argv)
         strlist_push(&search, a.incdirs.v[i]);
     rc = generate(&a, &search, command);
     strlist_free(&a.incdirs);
+    strlist_free(&a.abidirs);
     strlist_free(&search);
     free(command);
     return rc;

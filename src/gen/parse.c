@@ -40,6 +40,7 @@ typedef struct ctx {
     size_t nmacros;
     strlist empty_macros; /* object-like macros (any file) that expand to nothing: calling conventions */
     CXCursor result_decl; /* typedef of the result type, or a null cursor */
+    gen_api *api;         /* what is being filled */
 } ctx;
 
 static char *str(CXString s)
@@ -243,7 +244,12 @@ static enum CXChildVisitResult on_top_level(CXCursor cur, CXCursor parent, CXCli
     (void)parent;
     ctx *c = data;
     enum CXCursorKind k = clang_getCursorKind(cur);
-    if (k == CXCursor_MacroDefinition && !clang_Cursor_isMacroFunctionLike(cur)) {
+    if (k == CXCursor_MacroDefinition && clang_Cursor_isMacroFunctionLike(cur) &&
+        loc_in_api(c, clang_getCursorLocation(cur))) {
+        char *name = str(clang_getCursorSpelling(cur));
+        strlist_push(&c->api->fn_macros, name); /* MPI_Aint_add in Open MPI's mpi.h (abi.c) */
+        free(name);
+    } else if (k == CXCursor_MacroDefinition && !clang_Cursor_isMacroFunctionLike(cur)) {
         char *name = str(clang_getCursorSpelling(cur));
         if (macro_is_empty(c->tu, cur)) strlist_push(&c->empty_macros, name);
         if (loc_in_api(c, clang_getCursorLocation(cur))) {
@@ -443,6 +449,17 @@ static int returns_result(const ctx *c, CXCursor fn, const char *name, CXType re
     return rt.kind == CXType_Enum && clang_equalTypes(rt, clang_getCanonicalType(ret));
 }
 
+/* How many bytes a value of type t takes as an argument or result (arrays and functions decay to
+ * pointers; 0 for void), and whether it is a floating-point value. */
+static int passed_size(CXType t, int *floating)
+{
+    CXType can = clang_getCanonicalType(t);
+    *floating = can.kind >= CXType_Float && can.kind <= CXType_LongDouble;
+    if (is_array_type(can) || is_function_type(can)) return (int)sizeof(void *);
+    long long n = clang_Type_getSizeOf(can);
+    return n > 0 ? (int)n : 0;
+}
+
 static void build_func(const ctx *c, CXCursor cur, gen_func *f)
 {
     memset(f, 0, sizeof *f);
@@ -454,6 +471,7 @@ static void build_func(const ctx *c, CXCursor cur, gen_func *f)
     f->ret_void = ret_can.kind == CXType_Void;
     f->ret_scalar = !f->ret_void && ret_can.kind != CXType_Record;
     f->ret_result = returns_result(c, cur, f->name, ret);
+    f->ret_size = passed_size(ret, &f->ret_floating);
     /* An integer, enum or pointer of at most a word: passed through cg_leave (layer.h). */
     f->ret_word = (ret_can.kind == CXType_Pointer || ret_can.kind == CXType_Enum ||
                    (ret_can.kind >= CXType_Bool && ret_can.kind <= CXType_LongLong && ret_can.kind != CXType_Char16 &&
@@ -477,6 +495,7 @@ static void build_func(const ctx *c, CXCursor cur, gen_func *f)
         pa->decl = declare(t, pa->name);
         pa->frame_decl = declare_frame_member(t, pa->name);
         pa->is_handle = is_handle(t);
+        pa->size = passed_size(t, &pa->floating);
         if (i == 0) f->key_is_handle = pa->is_handle;
         char *l = xasprintf("%s%s%s", list, i ? ", " : "", pa->decl);
         free(list);
@@ -630,7 +649,7 @@ static int collect_codes(const ctx *c, gen_api *api)
 int parse_api(const policy *p, const strlist *incdirs, gen_api *api)
 {
     memset(api, 0, sizeof *api);
-    ctx c = {.p = p, .result_decl = clang_getNullCursor()};
+    ctx c = {.p = p, .result_decl = clang_getNullCursor(), .api = api};
     CXIndex index = clang_createIndex(0, 0);
     int rc = 1;
     c.tu = parse_tu(&c, index, incdirs);

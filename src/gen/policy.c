@@ -67,6 +67,7 @@ static int on_api(pini_file *f, policy *p, const pini_section *s)
     p->name = xstrdup(v[PINI_NAME]);
     p->header = xstrdup(v[PINI_HEADER]);
     if (v[PINI_HEADERS]) split(&p->headers, v[PINI_HEADERS], ",");
+    if (v[PINI_ABI_HEADERS]) split(&p->abi_headers, v[PINI_ABI_HEADERS], ",");
     split(&p->prefixes, v[PINI_PREFIX], ",");
     /* One soname or several (HIP: libamdhip64.so.5, .so.6, .so.7), kept as "a,b,c". */
     p->library = xstrdup(v[PINI_LIBRARY]);
@@ -153,6 +154,7 @@ void policy_free(policy *p)
     free(p->name);
     free(p->header);
     strlist_free(&p->headers);
+    strlist_free(&p->abi_headers);
     strlist_free(&p->prefixes);
     free(p->library);
     free(p->result);

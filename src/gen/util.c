@@ -78,10 +78,12 @@ void gen_func_free(gen_func *f)
     free(f->ret);
     free(f->ret_member);
     free(f->callconv);
+    free(f->origin);
     free(f->decl_head);
     free(f->guarded_head);
     free(f->slow_head);
     free(f->general_head);
+    free(f->wrapper_head);
     free(f->base);
     free(f->rules);
 }
@@ -92,6 +94,7 @@ void gen_api_free(gen_api *api)
         gen_func_free(&api->funcs[i]);
     free(api->funcs);
     strlist_free(&api->passthrough);
+    strlist_free(&api->fn_macros);
     for (size_t i = 0; i < api->ncodes; i++)
         free(api->codes[i].name);
     free(api->codes);

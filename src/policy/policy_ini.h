@@ -35,6 +35,7 @@ typedef enum pini_key {
     PINI_NAME,
     PINI_HEADER,
     PINI_HEADERS,
+    PINI_ABI_HEADERS,
     PINI_PREFIX,
     PINI_LIBRARY,
     PINI_RESULT,

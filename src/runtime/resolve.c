@@ -28,6 +28,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The reader of loaded objects' tables also answers IFUNC resolvers (cg_loaded_defines), which the
+ * dynamic linker may call before a sanitizer runtime is ready: not instrumented. */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define CGI_UNINSTRUMENTED __attribute__((no_sanitize_thread, no_sanitize_address, no_sanitize_undefined))
+#else
+#define CGI_UNINSTRUMENTED
+#endif
+
 /* ---- callguard's own objects -------------------------------------------------
  * Load addresses of the runtime, layers and shims: a resolution that lands
  * in one of them would call back into callguard. Lists that only grow:
@@ -155,7 +163,7 @@ static const char *cgi_library_given(const cg_layer *l)
 
 /* Is base the load address of one of callguard's objects? Reads only the
  * list (no dladdr): safe inside a dl_iterate_phdr callback. */
-static int cgi_is_own_base(const void *base)
+CGI_UNINSTRUMENTED static int cgi_is_own_base(const void *base)
 {
     for (cgi_own *o = atomic_load_explicit(&cgi_own_objects, memory_order_acquire); o; o = o->next)
         if (o->base == base) return 1;
@@ -178,7 +186,7 @@ typedef struct cgi_dyn {
     const ElfW(Half) * versym;
 } cgi_dyn;
 
-static uint32_t cgi_gnu_hash(const char *name)
+CGI_UNINSTRUMENTED static uint32_t cgi_gnu_hash(const char *name)
 {
     uint32_t h = 5381;
     for (const unsigned char *c = (const unsigned char *)name; *c; c++)
@@ -186,7 +194,7 @@ static uint32_t cgi_gnu_hash(const char *name)
     return h;
 }
 
-static int cgi_read_dynamic(const struct dl_phdr_info *info, cgi_dyn *d)
+CGI_UNINSTRUMENTED static int cgi_read_dynamic(const struct dl_phdr_info *info, cgi_dyn *d)
 {
     memset(d, 0, sizeof *d);
     const ElfW(Dyn) *dyn = NULL;
@@ -209,7 +217,8 @@ static int cgi_read_dynamic(const struct dl_phdr_info *info, cgi_dyn *d)
 }
 
 /* 1: found (*addr), 0: not defined there, -1: unsure (ask dlsym). */
-static int cgi_own_definition(const struct dl_phdr_info *info, const char *name, uint32_t hash, void **addr)
+CGI_UNINSTRUMENTED static int cgi_own_definition(const struct dl_phdr_info *info, const char *name, uint32_t hash,
+                                                 void **addr)
 {
     cgi_dyn d;
     if (!cgi_read_dynamic(info, &d)) return -1;
@@ -301,6 +310,38 @@ void *cgi_search_loaded(const char *name)
     /* Defined in a library but part of callguard all the same (a layer
      * linked into another object): not the real function. */
     return found && !cgi_is_callguard_object(found) ? found : NULL;
+}
+
+/* cg_loaded_defines: an IFUNC resolver's question, asked while the dynamic
+ * linker relocates an object (possibly before any constructor ran): only
+ * dl_iterate_phdr and reads of the objects' tables, no dlopen, no malloc. */
+typedef struct cgi_defines {
+    const char *name;
+    uint32_t hash;
+    const void *self;
+    int found;
+} cgi_defines;
+
+CGI_UNINSTRUMENTED static int cgi_defines_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    cgi_defines *d = arg;
+    for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, self = (uintptr_t)d->self;
+        if (ph->p_type == PT_LOAD && self >= lo && self < lo + ph->p_memsz) return 0; /* the asking object */
+    }
+    if (cgi_is_own_base((const void *)info->dlpi_addr)) return 0;
+    void *p = NULL;
+    d->found = cgi_own_definition(info, d->name, d->hash, &p) != 0; /* unsure counts as defined */
+    return d->found;
+}
+
+CGI_UNINSTRUMENTED int cg_loaded_defines(const char *name, const void *self)
+{
+    cgi_defines d = {.name = name, .hash = cgi_gnu_hash(name), .self = self};
+    dl_iterate_phdr(cgi_defines_object, &d);
+    return d.found;
 }
 
 static void *cgi_open_library(cg_layer *l)

@@ -246,6 +246,48 @@ gen_variant_rule_falls_on_parameter_at_base_position() {
         rule_variant_type.ini -I .
 }
 
+gen_abi_headers_add_neutral_wrappers_and_refuse_narrow_ones() {
+    # abi.ini: the layer is compiled with abi_main.h; abi/abi_std.h (pointer handles, as MPI 5's mpi_abi.h)
+    # and abi/abi_int.h (int handles, as MPICH's mpi.h, prototypes in a header beside it) are read alone on
+    # --abi-dir. What abi_main.h lacks is added with ABI-neutral types: handles (a handle in any of them)
+    # and pointers to non-builtin types void *, integers their C type, an enum its integer type; a macro
+    # of the main header of the same name is undefined first. What both declare keeps abi_main.h's type.
+    gen abi.ini -o "$WORK" -I . --abi-dir abi
+    [ "$rc" -eq 0 ] || fail "generation failed: $(cat "$WORK/stderr")"
+    local out="$WORK/cg_abi.c"
+    local want=(
+        "CG_EXPORT int abSend(const void *buf, int count, ab_comm comm)"
+        "CG_EXPORT int abSend_c(const void *buf, long count, void *comm);"
+        "#undef abAdd /* a macro in abi_main.h; a function in abi_std.h */"
+        "CG_EXPORT long abAdd(long a, long b)"
+        "CG_EXPORT int abMode(unsigned int mode, const long *counts, void *fn, char **names, double when)"
+        "CG_EXPORT void *abComm_fromint(int comm)"
+        "CG_EXPORT int abSession_c2f(void *session)"
+        "(const void *)session, cgl_th_abSession_c2f"
+        "/* abSend_c: not in abi_main.h; from abi_headers' abi_std.h: ABI-neutral types */"
+        '[CGL_abSend_c] = {"abSend_c", NULL, 0, 1, 0, "waits for the receive", NULL, NULL, 0, NULL, 0},'
+        "/* abSend_c: returns the result type: checked; no handle key */"
+        "/* abComm_fromint: returns no result code: never an error; no handle key */"
+        # exported as an IFUNC: its wrapper only where a loaded library defines the real function
+        "static int cgl_w_abSend_c(const void *buf, long count, void *comm)"
+        "    [CGL_abSend_c] = (void *)cgl_w_abSend_c,"
+        '    return cg_loaded_defines("PabSend_c", (const void *)cgl_if_abSend_c) ? cgl_w_abSend_c : NULL;'
+        'CG_EXPORT int abSend_c(const void *buf, long count, void *comm) __attribute__((ifunc("cgl_if_abSend_c")));'
+    )
+    for w in "${want[@]}"; do
+        grep -qF -- "$w" "$out" || fail "output lacks: $w"
+    done
+    ! grep -q "CGL_abVariadic\|CGL_abPair" "$out" || fail "a variadic function wrapped"
+    "$CC" -std=gnu11 -Wall -Wextra -Werror -fsyntax-only -I "$INCLUDE" -I . "$out" || fail "the layer does not compile"
+    # A wrapper of abi_main.h's int count would cut abi_narrow.h's long; a struct by value has no
+    # neutral type; the headers are looked for on --abi-dir alone.
+    expect_reject "abi_narrow.h: abSend's parameter 2 (count) is 8 bytes in abi_narrow.h but 4 in abi_main.h" \
+        abi_narrow.ini -I . --abi-dir abi
+    expect_reject "abi_struct.h: abPair passes a struct or union by value" abi_struct.ini -I . --abi-dir abi
+    expect_reject "abi.ini:4: abi_headers = ...: give the folder that holds them with --abi-dir DIR" abi.ini -I .
+    expect_reject "abi_std.h" abi.ini -I . --abi-dir .
+}
+
 gen_output_is_reproducible() {
     # Same command, same bytes; no absolute path of this machine in the output.
     gen shapes.ini -o "$WORK" -I .
