@@ -14,6 +14,12 @@
 #  - NCCL (nvidia-nccl-cu12): its nccl.h is the header the NCCL layer is generated from (tests/gen/layers.txt) and
 #    built with, and its libnccl.so.2 the real library of tests/nccl. build-venv/nccl is made a link to the
 #    package's folder (include/, lib/), so neither names the venv's Python version. About 470 MB installed.
+# And a second venv, DIR-mpich (build-venv-mpich/): PyPI's MPICH 5 (mpich), MPI 5.0 as users get it, for the
+# MPI layer's generation (its include/ holds mpi_abi.h, the MPI 5.0 standard ABI's header, and MPICH's mpi.h:
+# tests/gen/layers.txt) and tests (tests/mpi/test_mpi5.py: both its ABIs, libmpi.so.12 by its mpicc and
+# libmpi_abi.so.1 by its mpicc_abi, under its Hydra mpiexec). A venv of its own, since its bin/ holds mpicc,
+# mpiexec and mpirun: the tests put it on PATH only in the commands that use it, and Debian's Open MPI stays
+# the default elsewhere. About 60 MB, a few seconds.
 # Needs python3-venv (scripts/setup-debian.sh installs it, then runs this) and PyPI.
 # Usage: scripts/setup-venv.sh [DIR]   (default: build-venv in the source tree). Installs only what DIR lacks.
 set -eu
@@ -25,6 +31,9 @@ intel_pkgs="intel-opencl-rt==2026.2.0 intel-cmplr-lib-rt==2026.2.0"
 client_pkgs="mpi4py==4.1.2 pyopencl==2026.1.4"
 # NCCL 2.32.3: apis/nccl.ini and the committed layer src/layers/nccl were made from its nccl.h.
 nccl_pkgs="nvidia-nccl-cu12==2.32.3"
+# MPICH 5.0.2: apis/mpi.ini's abi_headers and the committed layer src/layers/mpi were made from its headers.
+mpich_pkgs="mpich==5.0.2"
+mpich_venv=$venv-mpich
 [ -x "$venv/bin/python" ] || /usr/bin/python3 -m venv "$venv"
 pip() { "$venv/bin/python" -m pip install --disable-pip-version-check -q "$@"; }
 
@@ -56,6 +65,17 @@ else
     ln -sfn "$nccl" "$venv/nccl"
 fi
 
+if [ -f "$mpich_venv/include/mpi_abi.h" ] && grep -q 'MPICH_VERSION="5.0.2"' "$mpich_venv/bin/mpicc" 2>/dev/null; then
+    echo "setup-venv: $mpich_venv has MPICH 5.0.2 already"
+else
+    [ -x "$mpich_venv/bin/python" ] || /usr/bin/python3 -m venv "$mpich_venv"
+    # shellcheck disable=SC2086
+    "$mpich_venv/bin/python" -m pip install --disable-pip-version-check -q --only-binary :all: $mpich_pkgs
+    for f in bin/mpicc bin/mpicc_abi bin/mpiexec include/mpi.h include/mpi_abi.h lib/libmpi.so.12 lib/libmpi_abi.so.1; do
+        [ -e "$mpich_venv/$f" ] || { echo "setup-venv: $mpich_pkgs has no $f in $mpich_venv" >&2; exit 1; }
+    done
+fi
+
 lib=$venv/lib
 if [ -f "$lib/libintelocl.so" ] && [ -f "$lib/libimf.so" ]; then
     echo "setup-venv: $venv has Intel's CPU OpenCL runtime already"
@@ -76,4 +96,4 @@ else
     missing=$(ldd "$lib/libintelocl.so" | grep "not found" || true)
     [ -z "$missing" ] || { echo "setup-venv: libintelocl.so lacks libraries in $venv: $missing" >&2; exit 1; }
 fi
-echo "setup-venv: $venv ready ($cuda_pkgs $intel_pkgs $client_pkgs $nccl_pkgs)"
+echo "setup-venv: $venv ready ($cuda_pkgs $intel_pkgs $client_pkgs $nccl_pkgs), $mpich_venv ($mpich_pkgs)"

@@ -110,12 +110,15 @@ def rows(rep):
 
 
 def mpi_list_names_every_function_of_the_header():
-    """`callguard list mpi` has a row for every MPI_ function mpi.h declares, read from the preprocessed
-    header as the generator reads it, but MPI_Pcontrol (variadic: cannot be forwarded), and no PMPI_ one."""
+    """`callguard list mpi` has a row for every MPI_ function Open MPI 4.1's mpi.h declares (its MPI-1
+    functions removed in MPI 3.0 too), read from the preprocessed header as the generator reads it, but
+    MPI_Pcontrol (variadic: cannot be forwarded), and no PMPI_ one; the other ABIs' functions besides
+    (test_mpi5.py)."""
     src = os.path.join(TMP, "h.c")
     with open(src, "w") as f:
         f.write("#include <mpi.h>\n")
-    pp = subprocess.run([E["CG_CC"], "-E", "-I", E["CG_MPI_INCLUDE"], src], capture_output=True, text=True)
+    pp = subprocess.run([E["CG_CC"], "-E", "-DOMPI_OMIT_MPI1_COMPAT_DECLS=0", "-I", E["CG_MPI_INCLUDE"], src],
+                        capture_output=True, text=True)
     check(pp.returncode == 0, "mpi.h preprocesses", (pp.returncode, pp.stdout, pp.stderr))
     # OMPI_DECLSPEC becomes __attribute__((visibility("default"))) before the return type.
     declared = set(re.findall(r"^(?:__attribute__\(\(.*?\)\)\s*)?[A-Za-z_][\w \t*]*?\b(MPI_\w*)\s*\(", pp.stdout, re.M))
@@ -124,7 +127,8 @@ def mpi_list_names_every_function_of_the_header():
     r = subprocess.run([E["CG_CLI"], "list", "mpi"], capture_output=True, text=True)
     check(r.returncode == 0, "callguard list mpi", (r.returncode, r.stdout, r.stderr))
     listed = set(re.findall(r"^(P?MPI_\w+)", r.stdout, re.M))
-    check(listed == declared, "missing %s; extra %s" % (sorted(declared - listed), sorted(listed - declared)))
+    check(declared <= listed and all(n.startswith("MPI_") for n in listed),
+          "missing %s; not MPI_ %s" % (sorted(declared - listed), sorted(n for n in listed if n[0] == "P")))
 
 
 def mpi_each_rank_counts_its_calls_and_prints_as_plain():

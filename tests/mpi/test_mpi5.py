@@ -1,0 +1,163 @@
+"""Tests of the MPI layer on MPI 5.0 as users get it from PyPI: MPICH 5.0.2 (the `mpich` package, in the venv
+scripts/setup-venv.sh makes beside build-venv: build-venv-mpich/), with both of its ABIs: MPICH's own
+(`mpicc`, libmpi.so.12) and the MPI 5.0 standard ABI (`mpicc_abi`, libmpi_abi.so.1), two ranks under its Hydra
+`mpiexec`; and the same program on Debian's Open MPI 4.1 under mpirun.
+
+Run: test_mpi5.py TEST (or --list), with the paths in the environment (tests/mpi/CMakeLists.txt sets them):
+CG_CLI, CG_MPIRUN, CG_MPI_INCLUDE, CG_CC, CG_MPI_LIBRARY (Open MPI's libmpi.so.40), CG_LARGE_COUNT
+(large_count.c built against Open MPI); CG_MPICH5 (the venv's folder), CG_MPICH5_LARGE_COUNT and
+CG_MPICH5_LARGE_COUNT_ABI (large_count.c built by its mpicc and mpicc_abi) when the build found it. Without
+it the tests that need it are skipped (exit status 77). Its bin/ is put first on PATH only in the commands
+that run its mpiexec. Each test is a function named for the behaviour it checks.
+"""
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from cgtest import main  # noqa: E402  (tests/cgtest.py)
+from test_mpi import MPIRUN, TMP, check, guarded, report, rows, run  # noqa: E402
+
+E = os.environ
+MPICH5 = E.get("CG_MPICH5", "")
+ROUNDS = 200
+
+
+def hydra(args, env=None, seconds=60):
+    """args under pip MPICH's Hydra mpiexec, two ranks, its bin/ first on PATH for this command alone."""
+    e = dict(env or {})
+    e["PATH"] = os.path.join(MPICH5, "bin") + os.pathsep + os.environ.get("PATH", "")
+    return run([os.path.join(MPICH5, "bin", "mpiexec"), "-n", "2"] + args, e, seconds)
+
+
+def declared(header, *flags):
+    """The MPI_ functions HEADER declares, read from the preprocessed header as the generator reads it."""
+    src = os.path.join(TMP, "decl.c")
+    with open(src, "w") as f:
+        f.write("#include <%s>\n" % header)
+    pp = subprocess.run([E["CG_CC"], "-E"] + list(flags) + [src], capture_output=True, text=True)
+    check(pp.returncode == 0, "%s preprocesses" % header, (pp.returncode, pp.stdout, pp.stderr))
+    # Open MPI writes __attribute__((visibility("default"))) before the return type.
+    names = set(re.findall(r"^(?!typedef)(?:__attribute__\(\(.*?\)\)\s*)?[A-Za-z_][\w \t*]*?\b(MPI_\w*)\s*\(",
+                           pp.stdout, re.M))
+    check("MPI_Pcontrol" in names and len(names) > 400, "%s's functions: %d" % (header, len(names)))
+    return names
+
+
+def exported(library):
+    """The MPI_ C functions LIBRARY defines (nm -D: T or W; its data symbols are not wrapped), less the Fortran
+    bindings' names all in capitals (Open MPI's MPI_DUP_FN, MPI_WTIME_F90)."""
+    r = subprocess.run(["nm", "-D", "--defined-only", library], capture_output=True, text=True)
+    check(r.returncode == 0, "nm %s" % library, (r.returncode, r.stdout, r.stderr))
+    return set(m.group(1) for m in re.finditer(r"^\S+ [TW] (MPI_\w+)$", r.stdout, re.M) if m.group(1) != m.group(1).upper())
+
+
+def listed(cli):
+    """The entry points `callguard list mpi` names."""
+    r = subprocess.run([cli, "list", "mpi"], capture_output=True, text=True)
+    check(r.returncode == 0, "callguard list mpi", (r.returncode, r.stdout, r.stderr))
+    return set(re.findall(r"^(P?MPI_\w+)", r.stdout, re.M))
+
+
+def mpi_list_names_every_function_of_each_mpi_header_and_library():
+    """`callguard list mpi` names exactly the MPI_ functions that Open MPI 4.1's mpi.h (its MPI-1 functions
+    removed in MPI 3.0 declared), MPICH 5's mpi.h and MPI 5.0's standard mpi_abi.h declare, MPI_Pcontrol
+    (variadic) left out; and every MPI_ function that Open MPI 4.1's libmpi.so.40, MPICH 5's libmpi.so.12
+    and libmpi_abi.so.1 define is among them. (Generated from Open MPI 4.1 alone, the layer lacked the 279
+    functions of MPI 4 and 5 it has not, MPI_Send_c and MPI_Session_init among them.)"""
+    if not MPICH5:
+        return 77  # no PyPI MPICH 5 (scripts/setup-venv.sh makes build-venv-mpich)
+    inc = os.path.join(MPICH5, "include")
+    union = (declared("mpi.h", "-I", E["CG_MPI_INCLUDE"], "-DOMPI_OMIT_MPI1_COMPAT_DECLS=0") |
+             declared("mpi.h", "-I", inc) | declared("mpi_abi.h", "-I", inc))
+    union.discard("MPI_Pcontrol")
+    got = listed(E["CG_CLI"])
+    check(got == union, "missing %s; extra %s" % (sorted(union - got), sorted(got - union)))
+    for lib in (E["CG_MPI_LIBRARY"], os.path.join(MPICH5, "lib", "libmpi.so.12"),
+                os.path.join(MPICH5, "lib", "libmpi_abi.so.1")):
+        missing = exported(lib) - got - {"MPI_Pcontrol"}
+        check(not missing, "%s's functions not wrapped: %s" % (lib, sorted(missing)))
+
+
+def counts(folder):
+    """Each call's count summed over the job's two reports."""
+    total = {}
+    for rank in (0, 1):
+        for name, n in rows(report(folder, rank)).items():
+            total[name] = total.get(name, 0) + n
+    return total
+
+
+def mpich5_large_count_calls_are_counted_and_print_as_plainly():
+    """large_count.c, two ranks of two threads (one MPI_Send_c and MPI_Recv_c 200 each, the other
+    MPI_Allreduce), built by PyPI MPICH's mpicc (libmpi.so.12) and by its mpicc_abi (the standard ABI,
+    libmpi_abi.so.1), under its Hydra mpiexec: the same output under `callguard run` as plainly, and the
+    job's reports (one per rank, named by Hydra's PMI_RANK) count 400 MPI_Send_c, 400 MPI_Recv_c and 400
+    MPI_Allreduce. (Before, MPI_Send_c and MPI_Recv_c were not wrapped: 0 counted.)"""
+    if not MPICH5:
+        return 77  # no PyPI MPICH 5 (scripts/setup-venv.sh makes build-venv-mpich)
+    for abi, prog in (("mpich", E["CG_MPICH5_LARGE_COUNT"]), ("abi", E["CG_MPICH5_LARGE_COUNT_ABI"])):
+        plain = hydra([prog, "multiple", str(ROUNDS)])
+        check(plain[0] == 0 and "calls MPI_Send_c/MPI_Recv_c asked multiple told multiple checksum" in plain[1],
+              "%s: plain run" % abi, plain)
+        folder = os.path.join(TMP, "large-count-%s" % abi)
+        g = hydra(guarded(folder) + [prog, "multiple", str(ROUNDS)])
+        check(g[0] == 0 and g[1] == plain[1], "%s: the same output:\n%s-- plain:\n%s" % (abi, g[1], plain[1]), g)
+        got = counts(folder)
+        want = {"MPI_Send_c": 2 * ROUNDS, "MPI_Recv_c": 2 * ROUNDS, "MPI_Allreduce": 2 * ROUNDS}
+        check(all(got.get(k) == v for k, v in want.items()), "%s: counted %s, expected %s" % (abi, got, want))
+
+
+# Whether a program sees MPI 4's functions: by a weak reference (as mpi4py 4's extensions choose MPI_Send_c or
+# MPI_Send) and by a look-up in the global scope, after MPI_Init.
+WEAK_PROGRAM = r"""
+#include <dlfcn.h>
+#include <stdio.h>
+int MPI_Init(int *, char ***);
+int MPI_Finalize(void);
+extern int MPI_Send_c() __attribute__((weak));
+extern int MPI_Session_init() __attribute__((weak));
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    dlerror();
+    void *c = dlsym(RTLD_DEFAULT, "MPI_Send_c");
+    const char *e = dlerror();
+    printf("weak MPI_Send_c %d MPI_Session_init %d dlsym MPI_Send_c %d%s MPI_Send %d\n", MPI_Send_c != 0,
+           MPI_Session_init != 0, c != 0, c ? "" : e ? " (dlerror)" : " (no dlerror)", dlsym(RTLD_DEFAULT, "MPI_Send") != 0);
+    MPI_Finalize();
+    return 0;
+}
+"""
+
+
+def mpi4_functions_are_seen_as_plainly_by_weak_references_and_look_ups():
+    """A program's weak references to MPI_Send_c and MPI_Session_init, and its dlsym of MPI_Send_c, find them
+    under `callguard run` exactly where they are plainly: not on Open MPI 4.1, which lacks them (dlsym failing
+    with a dlerror() message), and on PyPI's MPICH 5 (both ABIs). (Exported as plain functions, the layer's wrappers made mpi4py 4 on Open MPI 4.1 call
+    MPI_Type_get_extent_c, whose real function does not exist: MPI_ERR_INTERN in its first Allreduce.)"""
+    src = os.path.join(TMP, "weak.c")
+    with open(src, "w") as f:
+        f.write(WEAK_PROGRAM)
+    builds = [("Open MPI", [E["CG_CC"], "-I", E["CG_MPI_INCLUDE"], src, E["CG_MPI_LIBRARY"], "-ldl"], None)]
+    if MPICH5:
+        for cc in ("mpicc", "mpicc_abi"):
+            builds.append((cc, [os.path.join(MPICH5, "bin", cc), src, "-ldl"], cc))
+    for name, cmd, pip in builds:
+        prog = os.path.join(TMP, "weak-" + name.replace(" ", ""))
+        c = subprocess.run(cmd + ["-o", prog], capture_output=True, text=True)
+        check(c.returncode == 0, "%s: builds" % name, (c.returncode, c.stdout, c.stderr))
+        launch = (lambda a, env=None: hydra(a, env)) if pip else (lambda a, env=None: run(MPIRUN[:-1] + ["1"] + a, env))
+        plain = launch([prog])
+        check(plain[0] == 0 and plain[1].startswith("weak "), "%s: plain" % name, plain)
+        g = launch([E["CG_CLI"], "run", "--api", "mpi", "--", prog])
+        check(g[0] == 0 and g[1] == plain[1], "%s: the same answers:\n%s-- plain:\n%s" % (name, g[1], plain[1]), g)
+        has = "0" if name == "Open MPI" else "1"
+        check(plain[1].split("\n")[0] == "weak MPI_Send_c %s MPI_Session_init %s dlsym MPI_Send_c %s MPI_Send 1" %
+              (has, has, "0 (dlerror)" if has == "0" else "1"), "%s: %s" % (name, plain[1]))
+
+
+if __name__ == "__main__":
+    main()
