@@ -100,9 +100,11 @@ int main(int argc, char **argv)
     int anybad = 0;
     MPI_Reduce(&mine, &all, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     MPI_Reduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
+    int library = -1;
+    PMPI_Query_thread(&library); /* past any tool: the level the library itself holds */
     if (rank == 0)
-        printf("calls %s asked %s told %s checksum %ld%s\n", CALLS, level_name(asked), level_name(told), all,
-               anybad ? " WRONG" : "");
+        printf("calls %s asked %s told %s library %s checksum %ld%s\n", CALLS, level_name(asked), level_name(told),
+               level_name(library), all, anybad ? " WRONG" : "");
     MPI_Comm_free(&comms[0]);
     MPI_Comm_free(&comms[1]);
     MPI_Finalize();

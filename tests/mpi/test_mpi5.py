@@ -100,7 +100,7 @@ def mpich5_large_count_calls_are_counted_and_print_as_plainly():
         return 77  # no PyPI MPICH 5 (scripts/setup-venv.sh makes build-venv-mpich)
     for abi, prog in (("mpich", E["CG_MPICH5_LARGE_COUNT"]), ("abi", E["CG_MPICH5_LARGE_COUNT_ABI"])):
         plain = hydra([prog, "multiple", str(ROUNDS)])
-        check(plain[0] == 0 and "calls MPI_Send_c/MPI_Recv_c asked multiple told multiple checksum" in plain[1],
+        check(plain[0] == 0 and "calls MPI_Send_c/MPI_Recv_c asked multiple told multiple library multiple checksum" in plain[1],
               "%s: plain run" % abi, plain)
         folder = os.path.join(TMP, "large-count-%s" % abi)
         g = hydra(guarded(folder) + [prog, "multiple", str(ROUNDS)])
@@ -108,6 +108,59 @@ def mpich5_large_count_calls_are_counted_and_print_as_plainly():
         got = counts(folder)
         want = {"MPI_Send_c": 2 * ROUNDS, "MPI_Recv_c": 2 * ROUNDS, "MPI_Allreduce": 2 * ROUNDS}
         check(all(got.get(k) == v for k, v in want.items()), "%s: counted %s, expected %s" % (abi, got, want))
+
+
+def mpi_threads_serialize_completes_large_count_threads_on_each_library():
+    """large_count.c asks for MULTIPLE; under CALLGUARD_MPI_THREADS=serialize the library is initialized
+    SERIALIZED (PMPI_Query_thread), the program is told MULTIPLE, and it completes with the plain MULTIPLE
+    run's checksum: on PyPI's MPICH 5 with MPICH's ABI and with the standard ABI (MPI_Send_c and MPI_Recv_c
+    made as MPI_Isend_c and MPI_Irecv_c plus tests; the job's reports count 100 of each at 50 rounds), and
+    on Open MPI 4.1 (MPI_Send, MPI_Recv). (Before, MPICH 5's run hung, its MPI_Send_c unlocked, and Hydra
+    reported "BAD TERMINATION ... Please see the FAQ page" once it was killed; the standard ABI's was
+    refused.)"""
+    serialize = {"CALLGUARD_MPI_THREADS": "serialize"}
+    runs = [("Open MPI", lambda a, env=None: run(MPIRUN + a, env), E["CG_LARGE_COUNT"], "MPI_Send")]
+    if MPICH5:
+        runs += [("MPICH", hydra, E["CG_MPICH5_LARGE_COUNT"], "MPI_Send_c"),
+                 ("standard ABI", hydra, E["CG_MPICH5_LARGE_COUNT_ABI"], "MPI_Send_c")]
+    for name, launch, prog, send in runs:
+        ref = launch([prog, "multiple", "50"])
+        check(ref[0] == 0 and "told multiple library multiple" in ref[1], "%s: the MULTIPLE run" % name, ref)
+        checksum = re.search(r"checksum \d+\n", ref[1]).group(0)
+        folder = os.path.join(TMP, "serialize-%s" % name.replace(" ", ""))
+        fixed = launch(guarded(folder) + [prog, "multiple", "50"], serialize)
+        check(fixed[0] == 0, "%s: completes with CALLGUARD_MPI_THREADS=serialize" % name, fixed)
+        check("asked multiple told multiple library serialized " in fixed[1] and checksum in fixed[1],
+              "%s: levels and the MULTIPLE run's %s" % (name, checksum), fixed)
+        got = counts(folder)
+        recv = send.replace("Send", "Recv")
+        check(got.get(send) == 100 and got.get(recv) == 100 and got.get("MPI_Allreduce") == 100,
+              "%s: counted %s" % (name, got))
+        # Completed by tests, the lock taken around each real call: in no domain; every other call in "mpi".
+        policy = {st["name"]: st["policy"]["serialize"] for st in report(folder, 0)["processes"][0]["sites"]}
+        check(policy[send] is None and policy[recv] is None and policy["MPI_Comm_rank"] == "mpi",
+              "%s: %s, %s made by tests: %s" % (name, send, recv, {k: policy[k] for k in (send, recv)}))
+    if not MPICH5:
+        return 77  # Open MPI only: no PyPI MPICH 5 (scripts/setup-venv.sh makes build-venv-mpich)
+
+
+def mpich5_sendrecv_fills_the_status_as_plainly_under_mpi_threads_serialize_on_both_abis():
+    """errors.c's status mode on PyPI's MPICH 5, built by mpicc and by mpicc_abi: MPI_Sendrecv's status
+    (source, tag, count, the MPI_ERROR the program set) after an exchange, a receive from MPI_PROC_NULL and
+    both halves MPI_PROC_NULL, the same under CALLGUARD_MPI_THREADS=serialize as plainly. The standard ABI's
+    statuses are 32 bytes with MPI_ERROR at 8, its MPI_PROC_NULL -3 and MPI_STATUS_IGNORE NULL (mpi_abi.h):
+    the fix takes them once MPI_Abi_get_version says ABI 1.0. (Before, the standard ABI was refused.)"""
+    if not MPICH5:
+        return 77  # no PyPI MPICH 5 (scripts/setup-venv.sh makes build-venv-mpich)
+    for abi, prog in (("mpich", E["CG_MPICH5_ERRORS"]), ("abi", E["CG_MPICH5_ERRORS_ABI"])):
+        plain = hydra([prog, "status"], seconds=30)
+        want = sorted(plain[1].splitlines())
+        check(plain[0] == 0 and len(want) == 6 and "MPI_ERROR 12345" in want[0], "%s: plain run" % abi, plain)
+        r = hydra(guarded(os.path.join(TMP, "status-%s" % abi)) + [prog, "status"],
+                  {"CALLGUARD_MPI_THREADS": "serialize"}, seconds=30)
+        got = sorted(r[1].splitlines())
+        check(r[0] == 0 and got == want, "%s: the same lines as plainly:\n%s\n-- plain:\n%s"
+              % (abi, "\n".join(got), "\n".join(want)), r)
 
 
 # Whether a program sees MPI 4's functions: by a weak reference (as mpi4py 4's extensions choose MPI_Send_c or

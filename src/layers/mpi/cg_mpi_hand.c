@@ -21,9 +21,11 @@
  * &ompi_request_null): the layer is loaded into processes that have no libmpi.
  *
  * The layer is compiled with Open MPI's mpi.h, and its generated wrappers forward each argument
- * whole, so MPICH's int handles pass through them. The requests and statuses made here, and the
- * constants passed, are the library's own: their sizes and values come from its ABI (cgm_abi),
- * chosen by the name the library gives before it initializes. */
+ * whole, so MPICH's int handles and the standard ABI's pointers pass through them. The requests and
+ * statuses made here, and the constants passed, are the library's own: their sizes and values come
+ * from its ABI (cgm_abi), chosen before the library initializes by MPI_Abi_get_version (the MPI 5.0
+ * standard ABI) or the name the library gives. The large-count forms (MPI_Send_c, ...) are in
+ * cg_mpi_large_count.c, included at the end. */
 
 #include <callguard/callguard.h>
 
@@ -37,32 +39,42 @@
 
 /* What the thread fix passes to the library that Open MPI's mpi.h does not give for every ABI. */
 struct cgm_abi {
-    const char *name;        /* how MPI_Get_library_version's answer starts */
-    size_t request_size;     /* sizeof(MPI_Request) */
-    size_t status_size;      /* sizeof(MPI_Status) */
-    size_t error_offset;     /* offsetof(MPI_Status, MPI_ERROR) */
-    uintptr_t status_ignore; /* MPI_STATUS_IGNORE */
-    int proc_null;           /* MPI_PROC_NULL */
-    int err_intern;          /* MPI_ERR_INTERN */
-    int err_in_status;       /* MPI_ERR_IN_STATUS */
+    const char *name;                           /* how MPI_Get_library_version's answer starts */
+    size_t request_size;                        /* sizeof(MPI_Request) */
+    size_t status_size;                         /* sizeof(MPI_Status) */
+    size_t error_offset;                        /* offsetof(MPI_Status, MPI_ERROR) */
+    uintptr_t status_ignore;                    /* MPI_STATUS_IGNORE */
+    int proc_null;                              /* MPI_PROC_NULL */
+    int err_intern;                             /* MPI_ERR_INTERN */
+    int err_in_status;                          /* MPI_ERR_IN_STATUS */
+    int single, funneled, serialized, multiple; /* MPI_THREAD_SINGLE .. MPI_THREAD_MULTIPLE */
 };
 
-/* The libraries the thread fix is tested on (Debian 12's Open MPI 4.1.4 and MPICH 4.0.2, docs/mpi.md). */
+/* The libraries the thread fix is tested on (Debian 12's Open MPI 4.1.4, MPICH 4.0.2, PyPI's MPICH 5.0.2,
+ * docs/mpi.md), told by the name MPI_Get_library_version gives. */
 static const struct cgm_abi cgm_abis[] = {
     {"Open MPI", sizeof(MPI_Request), sizeof(MPI_Status), offsetof(MPI_Status, MPI_ERROR), (uintptr_t)MPI_STATUS_IGNORE,
-     MPI_PROC_NULL, MPI_ERR_INTERN, MPI_ERR_IN_STATUS},
+     MPI_PROC_NULL, MPI_ERR_INTERN, MPI_ERR_IN_STATUS, MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED,
+     MPI_THREAD_MULTIPLE},
     {"MPICH Version:", CGM_MPICH_REQUEST_SIZE, CGM_MPICH_STATUS_SIZE, CGM_MPICH_ERROR_OFFSET, CGM_MPICH_STATUS_IGNORE,
-     CGM_MPICH_PROC_NULL, CGM_MPICH_ERR_INTERN, CGM_MPICH_ERR_IN_STATUS},
+     CGM_MPICH_PROC_NULL, CGM_MPICH_ERR_INTERN, CGM_MPICH_ERR_IN_STATUS, CGM_THREAD_SINGLE, CGM_THREAD_FUNNELED,
+     CGM_THREAD_SERIALIZED, CGM_THREAD_MULTIPLE},
 };
-_Static_assert(MPI_SUCCESS == CGM_SUCCESS, "Open MPI's MPI_SUCCESS is MPICH's");
-_Static_assert(MPI_THREAD_SINGLE == CGM_THREAD_SINGLE && MPI_THREAD_SERIALIZED == CGM_THREAD_SERIALIZED &&
-                   MPI_THREAD_MULTIPLE == CGM_THREAD_MULTIPLE,
+/* MPI 5.0's standard ABI (MPICH's libmpi_abi.so.1), told by MPI_Abi_get_version: its values are mpi_abi.h's. */
+static const struct cgm_abi cgm_abi_std = {"the MPI standard ABI",  CGM_STD_REQUEST_SIZE,      CGM_STD_STATUS_SIZE,
+                                           CGM_STD_ERROR_OFFSET,    CGM_STD_STATUS_IGNORE,     CGM_STD_PROC_NULL,
+                                           CGM_STD_ERR_INTERN,      CGM_STD_ERR_IN_STATUS,     CGM_STD_THREAD_SINGLE,
+                                           CGM_STD_THREAD_FUNNELED, CGM_STD_THREAD_SERIALIZED, CGM_STD_THREAD_MULTIPLE};
+_Static_assert(MPI_SUCCESS == CGM_SUCCESS, "Open MPI's MPI_SUCCESS is every ABI's");
+_Static_assert(MPI_THREAD_SINGLE == CGM_THREAD_SINGLE && MPI_THREAD_FUNNELED == CGM_THREAD_FUNNELED &&
+                   MPI_THREAD_SERIALIZED == CGM_THREAD_SERIALIZED && MPI_THREAD_MULTIPLE == CGM_THREAD_MULTIPLE,
                "Open MPI's thread levels are MPICH's");
 /* Room for a request and a status of any of them. */
 #define CGM_REQUEST_MAX 8
-#define CGM_STATUS_MAX 24
+#define CGM_STATUS_MAX 32
 _Static_assert(sizeof(MPI_Request) <= CGM_REQUEST_MAX && sizeof(MPI_Status) <= CGM_STATUS_MAX &&
-                   CGM_MPICH_REQUEST_SIZE <= CGM_REQUEST_MAX && CGM_MPICH_STATUS_SIZE <= CGM_STATUS_MAX,
+                   CGM_MPICH_REQUEST_SIZE <= CGM_REQUEST_MAX && CGM_MPICH_STATUS_SIZE <= CGM_STATUS_MAX &&
+                   CGM_STD_REQUEST_SIZE <= CGM_REQUEST_MAX && CGM_STD_STATUS_SIZE <= CGM_STATUS_MAX,
                "room for requests and statuses");
 
 /* The process's library's ABI, set before the setting takes effect (cgm_check_library). */
@@ -155,14 +167,60 @@ static int cgm_complete(MPI_Request *r, MPI_Status *status)
 static void cgm_serialize_all(void)
 {
     static const unsigned by_tests[] = {
-        CGL_MPI_Send,      CGL_MPI_Bsend,     CGL_MPI_Ssend,          CGL_MPI_Rsend,
-        CGL_MPI_Recv,      CGL_MPI_Sendrecv,  CGL_MPI_Probe,          CGL_MPI_Mprobe,
-        CGL_MPI_Mrecv,     CGL_MPI_Wait,      CGL_MPI_Waitall,        CGL_MPI_Waitany,
-        CGL_MPI_Waitsome,  CGL_MPI_Barrier,   CGL_MPI_Bcast,          CGL_MPI_Reduce,
-        CGL_MPI_Allreduce, CGL_MPI_Gather,    CGL_MPI_Gatherv,        CGL_MPI_Scatter,
-        CGL_MPI_Scatterv,  CGL_MPI_Allgather, CGL_MPI_Allgatherv,     CGL_MPI_Alltoall,
-        CGL_MPI_Alltoallv, CGL_MPI_Alltoallw, CGL_MPI_Reduce_scatter, CGL_MPI_Reduce_scatter_block,
-        CGL_MPI_Scan,      CGL_MPI_Exscan,
+        CGL_MPI_Send,
+        CGL_MPI_Bsend,
+        CGL_MPI_Ssend,
+        CGL_MPI_Rsend,
+        CGL_MPI_Recv,
+        CGL_MPI_Sendrecv,
+        CGL_MPI_Probe,
+        CGL_MPI_Mprobe,
+        CGL_MPI_Mrecv,
+        CGL_MPI_Wait,
+        CGL_MPI_Waitall,
+        CGL_MPI_Waitany,
+        CGL_MPI_Waitsome,
+        CGL_MPI_Barrier,
+        CGL_MPI_Bcast,
+        CGL_MPI_Reduce,
+        CGL_MPI_Allreduce,
+        CGL_MPI_Gather,
+        CGL_MPI_Gatherv,
+        CGL_MPI_Scatter,
+        CGL_MPI_Scatterv,
+        CGL_MPI_Allgather,
+        CGL_MPI_Allgatherv,
+        CGL_MPI_Alltoall,
+        CGL_MPI_Alltoallv,
+        CGL_MPI_Alltoallw,
+        CGL_MPI_Reduce_scatter,
+        CGL_MPI_Reduce_scatter_block,
+        CGL_MPI_Scan,
+        CGL_MPI_Exscan,
+        /* their large-count forms (cg_mpi_large_count.c) */
+        CGL_MPI_Send_c,
+        CGL_MPI_Bsend_c,
+        CGL_MPI_Ssend_c,
+        CGL_MPI_Rsend_c,
+        CGL_MPI_Recv_c,
+        CGL_MPI_Sendrecv_c,
+        CGL_MPI_Mrecv_c,
+        CGL_MPI_Bcast_c,
+        CGL_MPI_Reduce_c,
+        CGL_MPI_Allreduce_c,
+        CGL_MPI_Gather_c,
+        CGL_MPI_Gatherv_c,
+        CGL_MPI_Scatter_c,
+        CGL_MPI_Scatterv_c,
+        CGL_MPI_Allgather_c,
+        CGL_MPI_Allgatherv_c,
+        CGL_MPI_Alltoall_c,
+        CGL_MPI_Alltoallv_c,
+        CGL_MPI_Alltoallw_c,
+        CGL_MPI_Reduce_scatter_c,
+        CGL_MPI_Reduce_scatter_block_c,
+        CGL_MPI_Scan_c,
+        CGL_MPI_Exscan_c,
     };
     unsigned char tested[CGL_NSITES] = {0};
     for (size_t i = 0; i < sizeof by_tests / sizeof by_tests[0]; i++)
@@ -180,14 +238,23 @@ static void cgm_serialize_all(void)
     atomic_store(&cgm_serialize, 1);
 }
 
-/* Sets cgm_abi from the name the library gives (MPI_Get_library_version may be called before
- * MPI_Init; MPICH's answer can be 8192 bytes long), before it initializes. A library of another name
- * (Intel MPI, MVAPICH, Cray MPICH: MPICH's ABI, but not tested here), or MPICH's build of the MPI 5
- * standard ABI (libmpi_abi: pointer handles), stops the program, named. */
+/* Sets cgm_abi before the library initializes: the standard ABI where MPI_Abi_get_version (MPI 5.0,
+ * callable before MPI_Init) says ABI 1 or later (MPICH 5's libmpi.so.12 says -1); else by the name the
+ * library gives (MPI_Get_library_version may be called before MPI_Init; MPICH's answer can be 8192 bytes
+ * long). A library of another name (Intel MPI, MVAPICH, Cray MPICH: MPICH's ABI, but not tested here), or
+ * a libmpi_abi that does not say its ABI version, stops the program, named. */
 static void cgm_check_library(void)
 {
     static char version[8192 + 1];
-    int len = 0;
+    int len = 0, major = -1, minor = -1;
+    /* Asked only where a library has it: a real function missing is a warning on stderr. */
+    int (*abi_version)(int *, int *) = cg_loaded_defines("PMPI_Abi_get_version", (const void *)cgm_check_library)
+                                           ? cg_real_function(&cgl_layer, "MPI_Abi_get_version")
+                                           : NULL;
+    if (abi_version && abi_version(&major, &minor) == CGM_SUCCESS && major >= 1) {
+        cgm_abi = &cgm_abi_std;
+        return;
+    }
     int (*get)(char *, int *) = cg_real_function(&cgl_layer, "MPI_Get_library_version");
     Dl_info lib = {0};
     const char *file = get && dladdr((void *)get, &lib) && lib.dli_fname ? lib.dli_fname : "";
@@ -205,7 +272,7 @@ static void cgm_check_library(void)
     if (nl) *nl = '\0';
     fprintf(stderr,
             "callguard: CALLGUARD_MPI_THREADS=serialize: this process's MPI library is \"%.60s\"%s%s; the thread "
-            "fix is tested on Open MPI and MPICH only (docs/mpi.md)\n",
+            "fix is tested on Open MPI, MPICH and MPICH's MPI 5.0 standard ABI only (docs/mpi.md)\n",
             get ? version : "unknown: no MPI_Get_library_version", *base ? ", " : "", base);
     exit(2);
 }
@@ -262,11 +329,13 @@ CG_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provid
     cgm_check_library();
     /* A level that is none of the four (42) goes to the library as it is, which answers it as it
      * would plainly (Open MPI 4.1 aborts the program), and the program is told the library's answer. */
-    int valid = required >= MPI_THREAD_SINGLE && required <= MPI_THREAD_MULTIPLE;
-    int asked = valid && required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
+    const struct cgm_abi *abi = cgm_abi; /* the levels in its order: single < funneled < serialized < multiple */
+    int valid = required == abi->single || required == abi->funneled || required == abi->serialized ||
+                required == abi->multiple;
+    int asked = valid && required > abi->serialized ? abi->serialized : required;
     int rc = cgl_guarded_MPI_Init_thread(argc, argv, asked, provided);
     if (rc != MPI_SUCCESS) return rc;
-    if (valid && *provided >= MPI_THREAD_SERIALIZED && required > *provided) *provided = required;
+    if (valid && *provided >= abi->serialized && required > *provided) *provided = required;
     atomic_store(&cgm_told, *provided);
     cgm_serialize_all();
     cg_layer_identify(&cgl_layer, cgm_probe);
@@ -329,6 +398,42 @@ static void cgm_cancel(MPI_Request *r)
     (void)cgm_complete(r, CGM_STATUS_IGNORE);
 }
 
+/* MPI_Sendrecv's arguments, or MPI_Sendrecv_c's: counts widened, each handle whole in a pointer. */
+struct cgm_sendrecv {
+    const void *sendbuf;
+    long sendcount;
+    void *sendtype;
+    int dest, sendtag;
+    void *recvbuf;
+    long recvcount;
+    void *recvtype;
+    int source, recvtag;
+    void *comm;
+    void *status;
+    int large; /* MPI_Sendrecv_c: made of MPI_Send_init_c, MPI_Irecv_c (and MPI_Recv_c) */
+};
+
+/* The send half's persistent request and the receive posted, then the send started: MPI_Send_init(_c),
+ * MPI_Irecv(_c), MPI_Start. A call that fails leaves nothing: the receive cancelled, the send freed. */
+static int cgm_sendrecv_post(const struct cgm_sendrecv *a, MPI_Request *send, MPI_Request *recv)
+{
+    int rc = a->large ? CGM_LOCKED(MPI_Send_init_c, a->sendbuf, a->sendcount, a->sendtype, a->dest, a->sendtag, a->comm,
+                                   send)
+                      : CGM_LOCKED(MPI_Send_init, a->sendbuf, (int)a->sendcount, (MPI_Datatype)a->sendtype, a->dest,
+                                   a->sendtag, (MPI_Comm)a->comm, send);
+    if (rc != MPI_SUCCESS) return rc;
+    rc = a->large ? CGM_LOCKED(MPI_Irecv_c, a->recvbuf, a->recvcount, a->recvtype, a->source, a->recvtag, a->comm, recv)
+                  : CGM_LOCKED(MPI_Irecv, a->recvbuf, (int)a->recvcount, (MPI_Datatype)a->recvtype, a->source,
+                               a->recvtag, (MPI_Comm)a->comm, recv);
+    int posted = rc == MPI_SUCCESS;
+    if (posted) rc = CGM_LOCKED(MPI_Start, send);
+    if (rc != MPI_SUCCESS) {
+        if (posted) cgm_cancel(recv);
+        (void)CGM_LOCKED(MPI_Request_free, send); /* the persistent send, never started */
+    }
+    return rc;
+}
+
 /* As Open MPI's MPI_Sendrecv: every argument is checked before anything is posted, so a call that
  * fails (a rank that does not exist, under MPI_ERRORS_RETURN) returns its error and leaves nothing
  * behind. A receive posted before a send that then failed would stay posted and take the program's
@@ -338,23 +443,18 @@ static void cgm_cancel(MPI_Request *r)
  * cancelled. The status is filled as the library's MPI_Sendrecv fills it: all but MPI_ERROR.
  *
  * MPI_Testall reads arrays of the library's requests and statuses: MPICH's are 4 and 20 bytes, Open
- * MPI's 8 and 24. Given Open MPI's MPI_Request[2], MPICH took the upper half of the first request for
- * the second and aborted ("The supplied request in array element 1 was invalid (kind=15)"). */
-static int cgm_th_MPI_Sendrecv(void *frame)
+ * MPI's 8 and 24, the standard ABI's 8 and 32. Given Open MPI's MPI_Request[2], MPICH took the upper
+ * half of the first request for the second and aborted ("The supplied request in array element 1 was
+ * invalid (kind=15)"). */
+static int cgm_sendrecv(const struct cgm_sendrecv *a)
 {
-    struct cgl_fr_MPI_Sendrecv *f = frame;
     const struct cgm_abi *abi = cgm_abi;
     _Alignas(MPI_Request) unsigned char reqs[2 * CGM_REQUEST_MAX];
     _Alignas(MPI_Status) unsigned char st[2 * CGM_STATUS_MAX];
     MPI_Request *recv = (MPI_Request *)reqs, *send = (MPI_Request *)(reqs + abi->request_size);
     int received = 0, err[2];
-    int rc = CGM_LOCKED(MPI_Send_init, f->sendbuf, f->sendcount, f->sendtype, f->dest, f->sendtag, f->comm, send);
-    if (rc != MPI_SUCCESS) goto out;
-    rc = CGM_LOCKED(MPI_Irecv, f->recvbuf, f->recvcount, f->recvtype, f->source, f->recvtag, f->comm, recv);
-    if (rc == MPI_SUCCESS) {
-        rc = CGM_LOCKED(MPI_Start, send);
-        if (rc != MPI_SUCCESS) cgm_cancel(recv);
-    }
+    int rc = cgm_sendrecv_post(a, send, recv);
+    if (rc != MPI_SUCCESS) return rc;
     /* MPI_Testall completes all or none, an error only once all are complete. */
     for (unsigned n = 0; rc == MPI_SUCCESS; n++) {
         int done = 0;
@@ -369,19 +469,31 @@ static int cgm_th_MPI_Sendrecv(void *frame)
         cgm_pause(n);
     }
     (void)CGM_LOCKED(MPI_Request_free, send); /* the persistent send, inactive now */
-    if (received && f->status != CGM_STATUS_IGNORE && f->source == abi->proc_null) {
+    if (received && a->status != (void *)CGM_STATUS_IGNORE && a->source == abi->proc_null) {
         /* What the library's MPI_Sendrecv says of no message (MPI_Testall's status of it was Open MPI's
          * MPI_ERROR 0 and MPICH's source 0, tag 0): its MPI_Recv from MPI_PROC_NULL, which never waits. */
-        (void)CGM_LOCKED(MPI_Recv, f->recvbuf, f->recvcount, f->recvtype, f->source, f->recvtag, f->comm, f->status);
-    } else if (received && f->status != CGM_STATUS_IGNORE) {
-        unsigned char *status = (unsigned char *)f->status;
+        if (a->large)
+            (void)CGM_LOCKED(MPI_Recv_c, a->recvbuf, a->recvcount, a->recvtype, a->source, a->recvtag, a->comm,
+                             a->status);
+        else
+            (void)CGM_LOCKED(MPI_Recv, a->recvbuf, (int)a->recvcount, (MPI_Datatype)a->recvtype, a->source, a->recvtag,
+                             (MPI_Comm)a->comm, a->status);
+    } else if (received && a->status != (void *)CGM_STATUS_IGNORE) {
+        unsigned char *status = a->status;
         memcpy(&err[0], status + abi->error_offset, sizeof err[0]);
         memcpy(status, st, abi->status_size);
         memcpy(status + abi->error_offset, &err[0], sizeof err[0]);
     }
-out:
-    f->cgl_ret = rc;
-    return cgl_thunk_code(rc);
+    return rc;
+}
+
+static int cgm_th_MPI_Sendrecv(void *frame)
+{
+    struct cgl_fr_MPI_Sendrecv *f = frame;
+    struct cgm_sendrecv a = {f->sendbuf,  f->sendcount, f->sendtype, f->dest, f->sendtag, f->recvbuf, f->recvcount,
+                             f->recvtype, f->source,    f->recvtag,  f->comm, f->status,  0};
+    f->cgl_ret = cgm_sendrecv(&a);
+    return cgl_thunk_code(f->cgl_ret);
 }
 CG_EXPORT int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                            void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
@@ -624,3 +736,6 @@ CG_EXPORT int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Data
 {
     CGM_BY_TESTS(MPI_Exscan, sendbuf, recvbuf, count, datatype, op, comm);
 }
+
+/* The large-count forms of the calls above (MPI 4.0). */
+#include "cg_mpi_large_count.c"
