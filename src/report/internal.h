@@ -25,6 +25,8 @@
  *                        files' names (also in the CLI)
  *   0 trace_clock        which clock a trace is on; its TSC calibration made again
  *                        over the whole run
+ *   0 trace_digits.h     numbers and text as the timeline's JSON writes them, in
+ *                        place (for trace_write)
  *   0 trace_jscan        (the CLI) the JSON scanner of traces: values as raw spans
  *   0 stats_settle       (the CLI) an ended process's statistics file made small
  *   0 report_ranks       the view across ranks: each entry point's min, median
