@@ -92,8 +92,33 @@
  * blocking or serialized (call.c: the general path; short.c: a blocking site's
  * short path), where a compile, a wait or a lock dwarfs two atomic adds; a
  * peak of 0 there means not measured. */
+/* The counters, one row each, X(NAME, SUMMED, SHARDED), in the order of
+ * the fields of cg_counters (a layout: a new one goes last, with
+ * CGI_STATS_VERSION + 1). NAME is the field and the report's JSON key;
+ * SUMMED: a process's and a run's totals add it up (else they keep the
+ * most); SHARDED: the counted paths add to the thread's shard too
+ * (cgi_shard has the field). Expanded into cg_counters, cgi_counter(), the
+ * report's totals (report/internal.h), its JSON writer and reader. */
+#define CGI_COUNTERS(X)                                                                                                \
+    X(calls, 1, 1)                                                                                                     \
+    X(total_ns, 1, 1)                                                                                                  \
+    X(errors, 1, 1)                                                                                                    \
+    X(states, 1, 1)                                                                                                    \
+    X(nested, 1, 0)                                                                                                    \
+    X(max_ns, 0, 0)                                                                                                    \
+    X(lock_wait_ns, 1, 0)                                                                                              \
+    X(stalls, 1, 0)                                                                                                    \
+    X(stall_ns, 1, 0)
+enum {
+#define CGI_COUNTER_ID(name, summed, sharded) CGI_COUNTER_##name,
+    CGI_COUNTERS(CGI_COUNTER_ID)
+#undef CGI_COUNTER_ID
+        CGI_NCOUNTERS
+};
 typedef struct cg_counters {
-    _Atomic uint64_t calls, total_ns, errors, states, nested, max_ns, lock_wait_ns, stalls, stall_ns;
+#define CGI_COUNTER_FIELD(name, summed, sharded) _Atomic uint64_t name;
+    CGI_COUNTERS(CGI_COUNTER_FIELD)
+#undef CGI_COUNTER_FIELD
     cgi_peak inside, waiting;
 } cg_counters;
 
@@ -190,6 +215,28 @@ static inline uint64_t cgi_ctr_errors(const cg_counters *c)
 static inline uint64_t cgi_ctr_states(const cg_counters *c)
 {
     return cgi_ctr_sum(c, &c->states, offsetof(cgi_shard, states));
+}
+/* Counter k of a site (CGI_COUNTER_...): the record's and, where it is
+ * sharded, its shards'. The sharded ones come first, in cgi_shard's order. */
+_Static_assert(offsetof(cgi_shard, total_ns) - offsetof(cgi_shard, calls) == 8 * CGI_COUNTER_total_ns &&
+                   offsetof(cgi_shard, errors) - offsetof(cgi_shard, calls) == 8 * CGI_COUNTER_errors &&
+                   offsetof(cgi_shard, states) - offsetof(cgi_shard, calls) == 8 * CGI_COUNTER_states,
+               "a sharded counter's place in cgi_shard is its place in CGI_COUNTERS");
+static inline uint64_t cgi_counter(const cg_counters *c, unsigned k)
+{
+    static const size_t own[CGI_NCOUNTERS] = {
+#define CGI_COUNTER_OWN(name, summed, sharded) offsetof(cg_counters, name),
+        CGI_COUNTERS(CGI_COUNTER_OWN)
+#undef CGI_COUNTER_OWN
+    };
+    static const unsigned char sharded[CGI_NCOUNTERS] = {
+#define CGI_COUNTER_SHARDED(name, summed, sharded) sharded,
+        CGI_COUNTERS(CGI_COUNTER_SHARDED)
+#undef CGI_COUNTER_SHARDED
+    };
+    const _Atomic uint64_t *p = (const _Atomic uint64_t *)((const char *)c + own[k]);
+    if (!sharded[k]) return atomic_load_explicit(p, memory_order_relaxed);
+    return cgi_ctr_sum(c, p, offsetof(cgi_shard, calls) + k * sizeof(uint64_t));
 }
 /* How many calls returned a record's code[k]: the record's count and its shards'. */
 static inline uint64_t cgi_code_count(const cgi_stats_record *r, unsigned k)

@@ -82,30 +82,36 @@
 
 #include <stdio.h>
 
-/* A process's counts summed over its sites, or a run's over its processes. */
+/* A process's counts over its sites, or a run's over its processes: each
+ * counter of CGI_COUNTERS (common/stats_file.h), summed, or the most. */
 typedef struct cgi_totals {
-    uint64_t calls, nested, errors, total_ns, lock_wait_ns, stalls, stall_ns, states;
+#define CGI_TOTAL_FIELD(name, summed, sharded) uint64_t name;
+    CGI_COUNTERS(CGI_TOTAL_FIELD)
+#undef CGI_TOTAL_FIELD
 } cgi_totals;
 
 static inline uint64_t cgi_ld(const _Atomic uint64_t *p) { return atomic_load_explicit(p, memory_order_relaxed); }
 
+static inline void cgi_total_one(uint64_t *t, uint64_t v, int summed)
+{
+    if (summed)
+        *t += v;
+    else if (v > *t)
+        *t = v;
+}
+
 static inline void cgi_add(cgi_totals *t, const cg_counters *c)
 {
-    t->calls += cgi_ctr_calls(c);
-    t->nested += cgi_ld(&c->nested);
-    t->errors += cgi_ctr_errors(c);
-    t->total_ns += cgi_ctr_total_ns(c);
-    t->lock_wait_ns += cgi_ld(&c->lock_wait_ns);
-    t->stalls += cgi_ld(&c->stalls);
-    t->stall_ns += cgi_ld(&c->stall_ns);
-    t->states += cgi_ctr_states(c);
+#define CGI_TOTAL_ADD(name, summed, sharded) cgi_total_one(&t->name, cgi_counter(c, CGI_COUNTER_##name), summed);
+    CGI_COUNTERS(CGI_TOTAL_ADD)
+#undef CGI_TOTAL_ADD
 }
 
 static inline void cgi_sum(cgi_totals *all, const cgi_totals *t)
 {
-    all->calls += t->calls, all->nested += t->nested, all->errors += t->errors, all->total_ns += t->total_ns;
-    all->lock_wait_ns += t->lock_wait_ns, all->stalls += t->stalls, all->stall_ns += t->stall_ns;
-    all->states += t->states;
+#define CGI_TOTAL_SUM(name, summed, sharded) cgi_total_one(&all->name, t->name, summed);
+    CGI_COUNTERS(CGI_TOTAL_SUM)
+#undef CGI_TOTAL_SUM
 }
 
 /* ---- result codes --------------------------------------------------------------

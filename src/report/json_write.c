@@ -8,6 +8,7 @@
 #include "pypackage.h"
 #include "../common/utf8.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -391,6 +392,29 @@ static void cgi_json_rank(FILE *out, const cgi_stats_header *h)
 
 void cgi_json_begin(FILE *out) { fputs("{\n  " CGI_OUT_REPORT_SCHEMA ",\n  \"version\": 1,\n  \"processes\": [", out); }
 
+static const char *const cgi_counter_keys[CGI_NCOUNTERS] = {
+#define CGI_COUNTER_KEY(name, summed, sharded) #name,
+    CGI_COUNTERS(CGI_COUNTER_KEY)
+#undef CGI_COUNTER_KEY
+};
+
+/* The counters as JSON members, ", \"calls\": N, ...", in CGI_COUNTERS'
+ * order: all of a site's; those a total adds up (`lead`: the first one
+ * without its comma). */
+static void cgi_json_counters(FILE *out, const cg_counters *c)
+{
+    for (unsigned k = 0; k < CGI_NCOUNTERS; k++)
+        fprintf(out, ", \"%s\": %" PRIu64, cgi_counter_keys[k], cgi_counter(c, k));
+}
+
+static void cgi_json_totals(FILE *out, const cgi_totals *t, int lead)
+{
+#define CGI_TOTAL_JSON(name, summed, sharded)                                                                          \
+    if (summed) fprintf(out, "%s\"%s\": %" PRIu64, lead ? "" : ", ", #name, t->name), lead = 0;
+    CGI_COUNTERS(CGI_TOTAL_JSON)
+#undef CGI_TOTAL_JSON
+}
+
 /* One process (one with calls) of the "processes" array. */
 void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, size_t nproc)
 {
@@ -422,14 +446,8 @@ void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, s
             fprintf(out, "%s\n       {\"api\": ", nsite++ ? "," : "");
             cgi_json_str(out, rec->api);
             cgi_json_field_str(out, "name", rec->name);
-            fprintf(out,
-                    ", \"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"total_ns\": %lu, \"max_ns\": %lu, "
-                    "\"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu,\n        \"policy\": {\"transition\": "
-                    "\"%s\", \"blocking\": %s",
-                    (unsigned long)cgi_ctr_calls(c), (unsigned long)cgi_ld(&c->nested),
-                    (unsigned long)cgi_ctr_errors(c), (unsigned long)cgi_ctr_total_ns(c),
-                    (unsigned long)cgi_ld(&c->max_ns), (unsigned long)cgi_ld(&c->lock_wait_ns),
-                    (unsigned long)cgi_ld(&c->stalls), (unsigned long)cgi_ld(&c->stall_ns),
+            cgi_json_counters(out, c);
+            fprintf(out, ",\n        \"policy\": {\"transition\": \"%s\", \"blocking\": %s",
                     cgi_transition_name(rec->transition), rec->blocking ? "true" : "false");
             cgi_json_field_str_or_null(out, "serialize", rec->domain[0] ? rec->domain : NULL);
             fprintf(out, ", \"scope\": \"%s\"", cgi_scope_name(rec->scope));
@@ -441,7 +459,6 @@ void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, s
                     fputs(", \"opened_at_call\": null", out);
             }
             fprintf(out, "%s}", rec->collective ? ", \"collective\": true" : "");
-            fprintf(out, ",\n        \"states\": %lu", (unsigned long)cgi_ctr_states(c));
             cgi_json_peaks(out, cgi_peak_of(&c->inside), cgi_peak_of(&c->waiting));
             cgi_code_list codes = {.n = 0};
             cgi_codes_add(&codes, rec, CGI_STATS_MAX_CODES);
@@ -454,12 +471,9 @@ void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, s
         cgi_json_late_calls(out, r);
         cgi_json_violations(out, r);
         cgi_json_quirks(out, r);
-        fprintf(out,
-                ",\n     \"totals\": {\"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"states\": %lu, "
-                "\"total_ns\": %lu, \"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu}}",
-                (unsigned long)t.calls, (unsigned long)t.nested, (unsigned long)t.errors, (unsigned long)t.states,
-                (unsigned long)t.total_ns, (unsigned long)t.lock_wait_ns, (unsigned long)t.stalls,
-                (unsigned long)t.stall_ns);
+        fputs(",\n     \"totals\": {", out);
+        cgi_json_totals(out, &t, 1);
+        fputs("}}", out);
     }
 }
 
@@ -617,10 +631,7 @@ void cgi_json_end(FILE *out, size_t nproc, const cgi_totals *pall, size_t lost, 
     cgi_json_ended_groups(out, w);
     fputs(",\n  \"advice\": [", out);
     fputs(cgi_advice_each(w, cgi_json_advice, out) ? "\n  ]" : "]", out);
-    fprintf(out,
-            ",\n  \"totals\": {\"processes\": %zu, \"calls\": %lu, \"nested\": %lu, \"errors\": %lu, \"states\": %lu, "
-            "\"total_ns\": %lu, \"lock_wait_ns\": %lu, \"stalls\": %lu, \"stall_ns\": %lu}\n}\n",
-            nproc, (unsigned long)all.calls, (unsigned long)all.nested, (unsigned long)all.errors,
-            (unsigned long)all.states, (unsigned long)all.total_ns, (unsigned long)all.lock_wait_ns,
-            (unsigned long)all.stalls, (unsigned long)all.stall_ns);
+    fprintf(out, ",\n  \"totals\": {\"processes\": %zu", nproc);
+    cgi_json_totals(out, &all, 0);
+    fputs("}\n}\n", out);
 }

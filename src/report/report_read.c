@@ -59,15 +59,9 @@ static const struct {
     const char *key;
     size_t off; /* in cg_counters */
 } cgi_site_counters[] = {
-    {"calls", offsetof(cg_counters, calls)},
-    {"nested", offsetof(cg_counters, nested)},
-    {"errors", offsetof(cg_counters, errors)},
-    {"states", offsetof(cg_counters, states)},
-    {"total_ns", offsetof(cg_counters, total_ns)},
-    {"max_ns", offsetof(cg_counters, max_ns)},
-    {"lock_wait_ns", offsetof(cg_counters, lock_wait_ns)},
-    {"stalls", offsetof(cg_counters, stalls)},
-    {"stall_ns", offsetof(cg_counters, stall_ns)},
+#define CGI_COUNTER_READ(name, summed, sharded) {#name, offsetof(cg_counters, name)},
+    CGI_COUNTERS(CGI_COUNTER_READ)
+#undef CGI_COUNTER_READ
 };
 
 typedef struct cgi_site_read {
