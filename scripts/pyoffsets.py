@@ -1,16 +1,24 @@
 #!/usr/bin/env python3
 """Writes src/runtime/pyread_offsets.h: the struct offsets pyread.c needs
 for CPython 3.9-3.12, which publish no _Py_DebugOffsets (3.13+ do), and
-where the GIL's state lies in 3.9-3.13 (3.13's debug offsets omit it).
+where the GIL's state lies in 3.9-3.13 (3.13's debug offsets omit it);
+with --names, src/runtime/pynames_offsets.h: what pynames.c reads of
+dicts, modules, instances and ints in 3.9-3.13 to find threading's names
+(no debug offsets say where those lie).
 
 Each interpreter's own headers are compiled with Py_BUILD_CORE into a tiny
 program that prints offsetof() values, so the table is what that minor
-version's compiler saw, not a transcription.
+version's compiler saw, not a transcription. Two structs 3.9 installs no
+header of (its dict keys object, Objects/dict-common.h; its module object,
+Objects/moduleobject.c), and 3.10's dict keys, are written out in the
+probe as those versions define them; the tests read real dicts and
+threads through them (tests/python/pyread.py, tests/watchdog/test_threads.py).
 
     python3 scripts/pyoffsets.py [PYENV_VERSIONS_DIR] > src/runtime/pyread_offsets.h
+    python3 scripts/pyoffsets.py --names [PYENV_VERSIONS_DIR] > src/runtime/pynames_offsets.h
 
 Default folder: ~/.pyenv/versions; the newest patch release of each minor
-version 3.9-3.12 found there is used."""
+version 3.9-3.12 (3.9-3.13 for the GIL and the names) found there is used."""
 import os
 import re
 import subprocess
@@ -40,10 +48,10 @@ PROBE = r"""
 #else
 #define LINETABLE co_lnotab
 #endif
-#define P(field, value) printf("    .%s = %ld,\n", #field, (long)(value))
+#define P(field, value) printf("        .%s = %ld,\n", #field, (long)(value))
 int main(void)
 {
-    printf("    {\n    .minor = %d,\n", PY_MINOR_VERSION);
+    printf("    {\n        .minor = %d,\n", PY_MINOR_VERSION);
     P(runtime_interpreters_head, offsetof(_PyRuntimeState, interpreters.head));
     P(interp_next, offsetof(PyInterpreterState, next));
     P(interp_threads_head, offsetof(PyInterpreterState, THREADS_HEAD));
@@ -94,10 +102,10 @@ GIL_PROBE = r"""
 #include "internal/pycore_runtime.h"
 #include "internal/pycore_interp.h"
 #include "internal/pycore_gil.h"
-#define P(field, value) printf("    .%s = %ld,\n", #field, (long)(value))
+#define P(field, value) printf("        .%s = %ld,\n", #field, (long)(value))
 int main(void)
 {
-    printf("    {\n    .minor = %d,\n", PY_MINOR_VERSION);
+    printf("    {\n        .minor = %d,\n", PY_MINOR_VERSION);
 #if PY_VERSION_HEX >= 0x030C0000
     P(runtime_gil, -1);
     P(interp_gil_ptr, offsetof(PyInterpreterState, ceval.gil));
@@ -110,6 +118,129 @@ int main(void)
     P(gil_holder, offsetof(struct _gil_runtime_state, last_holder));
     P(gil_locked, offsetof(struct _gil_runtime_state, locked));
     P(gil_switches, offsetof(struct _gil_runtime_state, switch_number));
+    printf("    },\n");
+    return 0;
+}
+"""
+
+
+NAMES_PROBE = r"""
+#define Py_BUILD_CORE 1
+#include <Python.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "internal/pycore_runtime.h"
+#include "internal/pycore_interp.h"
+#if PY_VERSION_HEX >= 0x030B0000
+#include "internal/pycore_dict.h"
+#include "internal/pycore_object.h"
+#else
+/* Objects/dict-common.h of 3.9 and 3.10, which they do not install. */
+typedef struct {
+    Py_hash_t me_hash;
+    PyObject *me_key;
+    PyObject *me_value;
+} PyDictKeyEntry;
+struct probe_dictkeys {
+    Py_ssize_t dk_refcnt;
+    Py_ssize_t dk_size;
+    void *dk_lookup;
+    Py_ssize_t dk_usable;
+    Py_ssize_t dk_nentries;
+    char dk_indices[];
+};
+#endif
+#if PY_VERSION_HEX >= 0x030A0000
+#include "internal/pycore_moduleobject.h"
+#define MODULE_DICT offsetof(PyModuleObject, md_dict)
+#else
+#define MODULE_DICT sizeof(PyObject) /* Objects/moduleobject.c: PyObject_HEAD, then md_dict */
+#endif
+#if PY_VERSION_HEX >= 0x030C0000
+#define INTERP_MODULES offsetof(PyInterpreterState, imports.modules)
+#define LONG_SIZE offsetof(PyLongObject, long_value.lv_tag)
+#define LONG_DIGITS offsetof(PyLongObject, long_value.ob_digit)
+#else
+#define INTERP_MODULES offsetof(PyInterpreterState, modules)
+#define LONG_SIZE offsetof(PyVarObject, ob_size)
+#define LONG_DIGITS offsetof(PyLongObject, ob_digit)
+#endif
+#define P(field, value) printf("        .%s = %ld,\n", #field, (long)(value))
+#define S(field, name) printf("        .%s = %s,\n", #field, #name)
+int main(void)
+{
+    printf("    {\n        .minor = %d,\n", PY_MINOR_VERSION);
+    P(interp_modules, INTERP_MODULES);
+    P(module_dict, MODULE_DICT);
+    P(dict_keys, offsetof(PyDictObject, ma_keys));
+    P(dict_values, offsetof(PyDictObject, ma_values));
+#if PY_VERSION_HEX >= 0x030B0000
+    P(keys_size, offsetof(PyDictKeysObject, dk_log2_size));
+    P(keys_log2, 1);
+    P(keys_index_bytes, offsetof(PyDictKeysObject, dk_log2_index_bytes));
+    P(keys_kind, offsetof(PyDictKeysObject, dk_kind));
+    P(keys_nentries, offsetof(PyDictKeysObject, dk_nentries));
+    P(keys_indices, offsetof(PyDictKeysObject, dk_indices));
+    P(unicode_entry_size, sizeof(PyDictUnicodeEntry));
+    P(unicode_entry_key, offsetof(PyDictUnicodeEntry, me_key));
+    P(unicode_entry_value, offsetof(PyDictUnicodeEntry, me_value));
+    P(values_values, offsetof(PyDictValues, values));
+#else
+    P(keys_size, offsetof(struct probe_dictkeys, dk_size));
+    P(keys_log2, 0);
+    P(keys_index_bytes, -1);
+    P(keys_kind, -1);
+    P(keys_nentries, offsetof(struct probe_dictkeys, dk_nentries));
+    P(keys_indices, offsetof(struct probe_dictkeys, dk_indices));
+    P(unicode_entry_size, -1);
+    P(unicode_entry_key, -1);
+    P(unicode_entry_value, -1);
+    P(values_values, 0);
+#endif
+    P(entry_size, sizeof(PyDictKeyEntry));
+    P(entry_key, offsetof(PyDictKeyEntry, me_key));
+    P(entry_value, offsetof(PyDictKeyEntry, me_value));
+    P(type_flags, offsetof(PyTypeObject, tp_flags));
+    P(type_dictoffset, offsetof(PyTypeObject, tp_dictoffset));
+    P(type_basicsize, offsetof(PyTypeObject, tp_basicsize));
+    P(heaptype_cached_keys, offsetof(PyHeapTypeObject, ht_cached_keys));
+#if PY_VERSION_HEX >= 0x030D0000
+    P(values_capacity, offsetof(PyDictValues, capacity));
+    P(values_valid, offsetof(PyDictValues, valid));
+#else
+    P(values_capacity, -1);
+    P(values_valid, -1);
+#endif
+#if PY_VERSION_HEX >= 0x030D0000
+    S(instance_dict, CGI_NAMES_INLINE_VALUES);
+    P(managed_dict, MANAGED_DICT_OFFSET);
+    P(managed_values, -1);
+    P(flag_inline_values, Py_TPFLAGS_INLINE_VALUES);
+#elif PY_VERSION_HEX >= 0x030C0000
+    S(instance_dict, CGI_NAMES_DICT_OR_VALUES);
+    P(managed_dict, -3 * (long)sizeof(PyObject *)); /* _PyObject_DictOrValuesPointer */
+    P(managed_values, -1);
+    P(flag_inline_values, 0);
+#elif PY_VERSION_HEX >= 0x030B0000
+    S(instance_dict, CGI_NAMES_VALUES_APART);
+    P(managed_dict, MANAGED_DICT_OFFSET);
+    P(managed_values, -4 * (long)sizeof(PyObject *)); /* _PyObject_ValuesPointer */
+    P(flag_inline_values, 0);
+#else
+    S(instance_dict, CGI_NAMES_DICTOFFSET);
+    P(managed_dict, -1);
+    P(managed_values, -1);
+    P(flag_inline_values, 0);
+#endif
+#ifdef Py_TPFLAGS_MANAGED_DICT
+    P(flag_managed_dict, Py_TPFLAGS_MANAGED_DICT);
+#else
+    P(flag_managed_dict, 0);
+#endif
+    P(long_size, LONG_SIZE);
+    P(long_tagged, PY_VERSION_HEX >= 0x030C0000);
+    P(long_digits, LONG_DIGITS);
+    P(long_shift, PyLong_SHIFT);
     printf("    },\n");
     return 0;
 }
@@ -137,8 +268,28 @@ def probe(prefix, minor, work, text=PROBE):
     return subprocess.run([exe], check=True, capture_output=True, text=True).stdout
 
 
+def names_table(versions_dir):
+    """pynames_offsets.h: the names table of 3.9-3.13."""
+    names = newest(versions_dir, last=13)
+    out = ["/* Generated by scripts/pyoffsets.py --names from the headers of CPython " + ", ".join(names)
+           + "; do not edit. */",
+           "/* What pynames.c reads of dicts, modules, instances and ints (3.9-3.13). -1: no such field. */",
+           "static const cgi_pynames_table cgi_pynames_tables[] = {"]
+    with tempfile.TemporaryDirectory() as work:
+        for name in names:
+            out.append(probe(os.path.join(versions_dir, name), int(name.split(".")[1]), work, NAMES_PROBE)
+                       .rstrip("\n"))
+    out.append("};")
+    return out
+
+
 def main():
-    versions_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.expanduser("~/.pyenv/versions")
+    args = sys.argv[1:]
+    if args[:1] == ["--names"]:
+        versions_dir = args[1] if len(args) > 1 else os.path.expanduser("~/.pyenv/versions")
+        print("\n".join(names_table(versions_dir)))
+        return
+    versions_dir = args[0] if args else os.path.expanduser("~/.pyenv/versions")
     names = newest(versions_dir)
     out = ["/* Generated by scripts/pyoffsets.py from the headers of CPython " + ", ".join(names)
            + "; do not edit. */",
