@@ -17,6 +17,7 @@
 #include "pyread.h"
 
 #include "probe.h"
+#include "pynames.h"
 #include "selfread.h"
 
 #include <elf.h>
@@ -144,6 +145,34 @@ static int read_str(uintptr_t obj, char *out, size_t cap)
     }
     out[o] = 0;
     return 0;
+}
+
+int cgi_pyread_str(uintptr_t obj, char *out, size_t cap)
+{
+    return atomic_load_explicit(&L.state, memory_order_acquire) == CGI_PYREAD_OK ? read_str(obj, out, cap) : -1;
+}
+
+int cgi_pyread_str_is(uintptr_t obj, const char *want)
+{
+    unsigned char head[BLOCK];
+    if (atomic_load_explicit(&L.state, memory_order_acquire) != CGI_PYREAD_OK || !obj ||
+        peek(obj, head, (size_t)L.t.unicode_ascii_size) != 0 || at_ptr(head, L.t.object_type) != L.unicode_type)
+        return -1;
+    long len;
+    unsigned state;
+    memcpy(&len, head + L.t.unicode_length, sizeof len);
+    memcpy(&state, head + L.t.unicode_state, sizeof state);
+    size_t n = strlen(want);
+    /* Compact ASCII only: every name looked for is ASCII, so another kind is another string. */
+    if (!((state >> 5) & 1) || !((state >> 6) & 1) || len != (long)n) return 0;
+    char data[128];
+    if (n > sizeof data || peek(obj + (uintptr_t)L.t.unicode_ascii_size, data, n) != 0) return -1;
+    return memcmp(data, want, n) == 0;
+}
+
+int cgi_pyread_minor(void)
+{
+    return atomic_load_explicit(&L.state, memory_order_acquire) == CGI_PYREAD_OK ? L.t.minor : 0;
 }
 
 /* ---- line tables ---------------------------------------------------------- */
@@ -359,24 +388,27 @@ static uintptr_t find_thread(pid_t tid, unsigned long pthread_id, int *result)
     return found;
 }
 
-int cgi_pyread_frames(pid_t tid, unsigned long pthread_id, cgi_pyframe *out, int max, int *n)
+/* The frames of thread state ts, innermost first (at most max); *more: 1
+ * when a frame of Python code lies past them. A result code. */
+static int walk(uintptr_t ts, cgi_pyframe *out, int max, int *n, int *more)
 {
-    *n = 0;
-    int st = atomic_load_explicit(&L.state, memory_order_acquire), result, seen = 0;
-    if (st != CGI_PYREAD_OK) return st;
-    if (cgi_selfread_begin() != 0) return CGI_PYREAD_NO_ACCESS;
-    uintptr_t ts = find_thread(tid, pthread_id, &result), top, frame;
-    if (!ts) return result;
+    uintptr_t top, frame;
+    int seen = 0, skipped = 0;
+    *more = 0;
     if (top_frame(ts, &top) != 0) return CGI_PYREAD_CHANGED;
     frame_view first = {0}, v;
     frame = top;
-    for (int skipped = 0; frame && seen < max && skipped <= LIMIT_SKIPPED; frame = v.previous) {
+    for (; frame && skipped <= LIMIT_SKIPPED; frame = v.previous) {
         if (view_frame(frame, &v) != 0) return CGI_PYREAD_CHANGED;
         if (frame == top) first = v;
-        if (v.skip)
+        if (v.skip) {
             skipped++;
-        else if (read_frame(&v, &out[seen++]) != 0)
+        } else if (seen == max) {
+            *more = 1;
+            break;
+        } else if (read_frame(&v, &out[seen++]) != 0) {
             return CGI_PYREAD_CHANGED;
+        }
     }
     /* Still where it was? A thread that moved on while we read gives
      * unknown rather than a mix of two moments. */
@@ -385,6 +417,64 @@ int cgi_pyread_frames(pid_t tid, unsigned long pthread_id, cgi_pyframe *out, int
     if (top && (view_frame(top, &v) != 0 || v.instr != first.instr || v.code != first.code)) return CGI_PYREAD_CHANGED;
     *n = seen;
     return CGI_PYREAD_OK;
+}
+
+int cgi_pyread_frames(pid_t tid, unsigned long pthread_id, cgi_pyframe *out, int max, int *n)
+{
+    *n = 0;
+    int st = atomic_load_explicit(&L.state, memory_order_acquire), result, more;
+    if (st != CGI_PYREAD_OK) return st;
+    if (cgi_selfread_begin() != 0) return CGI_PYREAD_NO_ACCESS;
+    uintptr_t ts = find_thread(tid, pthread_id, &result);
+    if (!ts) return result;
+    return walk(ts, out, max, n, &more);
+}
+
+int cgi_pyread_threads(cgi_pythread *out, int max, int *n)
+{
+    *n = 0;
+    int st = atomic_load_explicit(&L.state, memory_order_acquire), k = 0;
+    if (st != CGI_PYREAD_OK) return st;
+    if (cgi_selfread_begin() != 0) return CGI_PYREAD_NO_ACCESS;
+    uintptr_t interp;
+    if (peek_ptr(L.runtime + (uintptr_t)L.t.runtime_interpreters_head, &interp) != 0) return CGI_PYREAD_CHANGED;
+    int threads = 0;
+    for (int i = 0; interp && i < LIMIT_INTERPRETERS; i++) {
+        uintptr_t ts;
+        if (peek_ptr(interp + (uintptr_t)L.t.interp_threads_head, &ts) != 0) return CGI_PYREAD_CHANGED;
+        for (; ts && threads < LIMIT_THREADS; threads++) {
+            unsigned char b[BLOCK];
+            if (peek(ts, b, L.ts_need) != 0 || at_ptr(b, L.t.tstate_interp) != interp) return CGI_PYREAD_CHANGED;
+            if (k < max) {
+                cgi_pythread *t = &out[k++];
+                t->ts = ts, t->interp = interp, t->ident = at_ptr(b, L.t.tstate_thread_id);
+                t->tid = L.t.tstate_native_thread_id >= 0 ? at_int(b, L.t.tstate_native_thread_id) : 0;
+            }
+            ts = at_ptr(b, L.t.tstate_next);
+        }
+        if (ts || peek_ptr(interp + (uintptr_t)L.t.interp_next, &interp) != 0) return CGI_PYREAD_CHANGED;
+    }
+    if (interp) return CGI_PYREAD_CHANGED;
+    *n = k;
+    return CGI_PYREAD_OK;
+}
+
+/* Is t's thread state still that thread's, in its interpreter? */
+static int still(const cgi_pythread *t)
+{
+    unsigned char b[BLOCK];
+    return peek(t->ts, b, L.ts_need) == 0 && at_ptr(b, L.t.tstate_interp) == t->interp &&
+           at_ptr(b, L.t.tstate_thread_id) == t->ident;
+}
+
+int cgi_pyread_stack(const cgi_pythread *t, cgi_pyframe *out, int max, int *n, int *more)
+{
+    *n = 0, *more = 0;
+    int st = atomic_load_explicit(&L.state, memory_order_acquire);
+    if (st != CGI_PYREAD_OK) return st;
+    if (cgi_selfread_begin() != 0) return CGI_PYREAD_NO_ACCESS;
+    if (!still(t)) return CGI_PYREAD_NO_THREAD;
+    return walk(t->ts, out, max, n, more);
 }
 
 /* ---- the GIL ------------------------------------------------------------- */
@@ -417,13 +507,9 @@ static int read_gil(uintptr_t g, gil_view *v)
     return v->locked == 0 || v->locked == 1 ? 0 : -1;
 }
 
-int cgi_pyread_gil_held(pid_t tid, unsigned long pthread_id)
+/* Does thread state ts of interpreter interp hold the GIL? 1, 0, -1. */
+static int gil_held_by(uintptr_t ts, uintptr_t interp)
 {
-    int result;
-    if (atomic_load_explicit(&L.state, memory_order_acquire) != CGI_PYREAD_OK || !L.gil) return -1;
-    if (cgi_selfread_begin() != 0) return -1;
-    uintptr_t ts = find_thread(tid, pthread_id, &result), interp;
-    if (!ts || peek_ptr(ts + (uintptr_t)L.t.tstate_interp, &interp) != 0) return -1;
     uintptr_t g = gil_of(interp);
     gil_view a, b;
     if (!g || read_gil(g, &a) != 0) return -1;
@@ -432,6 +518,23 @@ int cgi_pyread_gil_held(pid_t tid, unsigned long pthread_id)
     sched_yield();
     if (read_gil(g, &b) != 0 || a.holder != b.holder || a.locked != b.locked || a.switches != b.switches) return -1;
     return a.locked && a.holder == ts;
+}
+
+int cgi_pyread_gil_held(pid_t tid, unsigned long pthread_id)
+{
+    int result;
+    if (atomic_load_explicit(&L.state, memory_order_acquire) != CGI_PYREAD_OK || !L.gil) return -1;
+    if (cgi_selfread_begin() != 0) return -1;
+    uintptr_t ts = find_thread(tid, pthread_id, &result), interp;
+    if (!ts || peek_ptr(ts + (uintptr_t)L.t.tstate_interp, &interp) != 0) return -1;
+    return gil_held_by(ts, interp);
+}
+
+int cgi_pyread_gil_of(const cgi_pythread *t)
+{
+    if (atomic_load_explicit(&L.state, memory_order_acquire) != CGI_PYREAD_OK || !L.gil) return -1;
+    if (cgi_selfread_begin() != 0 || !still(t)) return -1;
+    return gil_held_by(t->ts, t->interp);
 }
 
 /* ---- the layout ----------------------------------------------------------- */
@@ -593,6 +696,8 @@ static int prepare(void)
         L.frame_type = (uintptr_t)cgi_probe_sym(RTLD_DEFAULT, "PyFrame_Type");
         if (!L.frame_type) st = CGI_PYREAD_UNSUPPORTED;
     }
+    /* Threads' names, read only when asked for, are looked up now too (dlsym). */
+    if (st == CGI_PYREAD_OK) cgi_pynames_prepare(minor);
     return st;
 }
 

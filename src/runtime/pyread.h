@@ -65,6 +65,37 @@ CGI_HIDDEN int cgi_pyread_frames(pid_t tid, unsigned long pthread_id, cgi_pyfram
  * while read). For a thread that stays inside a native call. */
 CGI_HIDDEN int cgi_pyread_gil_held(pid_t tid, unsigned long pthread_id);
 
+/* A thread state of an interpreter, as cgi_pyread_threads lists it. */
+typedef struct cgi_pythread {
+    uintptr_t ts, interp; /* where its thread state and its interpreter lie */
+    pid_t tid;            /* its native_thread_id (3.11+); 0: not kept (3.9, 3.10) */
+    unsigned long ident;  /* its thread_id: pthread_self() of the thread, threading's ident */
+} cgi_pythread;
+
+/* Every thread state of every interpreter, in their lists' order: at most
+ * `max` into `out`, their number into *n (0 unless OK). A
+ * cgi_pyread_result (CHANGED: a list changed while it was read). */
+CGI_HIDDEN int cgi_pyread_threads(cgi_pythread *out, int max, int *n);
+
+/* The frames of a thread cgi_pyread_threads listed, read and checked as
+ * cgi_pyread_frames reads them: at most `max`, innermost first; *more is
+ * 1 when a frame of Python code lies past them. NO_THREAD when that
+ * thread state is no longer that thread's; CHANGED when the thread moved
+ * while read (a thread running Python code). */
+CGI_HIDDEN int cgi_pyread_stack(const cgi_pythread *t, cgi_pyframe *out, int max, int *n, int *more);
+
+/* cgi_pyread_gil_held for a thread cgi_pyread_threads listed: 1, 0, -1. */
+CGI_HIDDEN int cgi_pyread_gil_of(const cgi_pythread *t);
+
+/* For pynames.c: a compact str object as UTF-8 (cgi_pyframe's file: its
+ * tail after "..." where it does not fit), 0 or -1; is it the ASCII
+ * string `want` (1, 0; -1 where it cannot be read)?; the minor version
+ * read (0 until prepared). Reads through selfread.h, within a series of
+ * reads its caller began. */
+CGI_HIDDEN int cgi_pyread_str(uintptr_t obj, char *out, size_t cap);
+CGI_HIDDEN int cgi_pyread_str_is(uintptr_t obj, const char *want);
+CGI_HIDDEN int cgi_pyread_minor(void);
+
 /* "ok", "no python", ...: for messages and tests. */
 CGI_HIDDEN const char *cgi_pyread_result_name(int result);
 

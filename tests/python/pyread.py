@@ -4,6 +4,7 @@ while a plain C thread reads its Python frames; every line read is compared
 with the truth, which each test takes from its own frames.
 Run: pyread.py TEST HELPER_SO (or --list), with each CPython 3.9-3.13.
 """
+import _thread
 import ctypes
 import os
 import sys
@@ -24,6 +25,7 @@ if not listing():
         lib.cgt_text.restype = ctypes.c_char_p
         lib.cgt_result_name.restype = ctypes.c_char_p
         lib.cgt_first_wrong.restype = ctypes.c_char_p
+        lib.cgt_threads.restype = ctypes.c_char_p
         lib.cgt_hammer_start.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_char_p, ctypes.c_int, ctypes.c_int]
 
 
@@ -371,6 +373,44 @@ def a_generator_and_a_coroutine_are_read_at_their_lines():
     except StopIteration as stop:
         ((frames, line), inner), here = stop.value, sys._getframe().f_lineno - 2
     expect(frames, [(line, "read_here"), (inner, "coroutine"), (here, me)])
+
+
+def every_thread_is_listed_with_its_threading_name():
+    """Every thread state is listed (cgi_pyread_threads), and threading's
+    name and native id of each thread threading knows (pynames.c): an ASCII
+    name, one outside ASCII, one longer than the 63 bytes kept (its tail
+    after "..."), a thread whose attributes were asked for as a dict (3.11+
+    keep them apart from one until then); a thread _thread made, which
+    threading does not know, is listed without a name; and the standard
+    library's folder is threading's."""
+    prepared(WITHOUT_GIL)
+    stop, lock = threading.Event(), _thread.allocate_lock()
+    names = ["worker", "naïve-名前-Ω", "x" * 40 + "-" + "y" * 40]
+    started = [threading.Thread(target=stop.wait, name=n, daemon=True) for n in names]
+    for t in started:
+        t.start()
+    vars(started[0])
+    lock.acquire()
+    bare = _thread.start_new_thread(lock.acquire, ())
+    try:
+        time.sleep(0.05)
+        text = WITHOUT_GIL.cgt_threads()
+    finally:
+        stop.set()
+        lock.release()
+        for t in started:
+            t.join()
+    check(text is not None, "the thread list could not be read")
+    rows = [line.split(" ", 3) for line in text.decode("utf-8").splitlines()]
+    listed = {int(r[1]) for r in rows if r[0] == "T"}
+    named = {int(r[1]): (int(r[2]), r[3]) for r in rows if r[0] == "N"}
+    stdlib = [r[1] for r in rows if r[0] == "S"]
+    for t in [threading.main_thread()] + started:
+        kept = t.name if len(t.name.encode()) <= 63 else "..." + t.name[-60:]
+        check(t.ident in listed and named.get(t.ident) == (t.native_id, kept),
+              "%s: listed %s, named %s" % (t.name, t.ident in listed, named.get(t.ident)))
+    check(bare in listed and bare not in named, "a thread of _thread: listed, no name: %s" % named.get(bare))
+    check(stdlib == [os.path.dirname(threading.__file__)], "the standard library: %s" % stdlib)
 
 
 def a_thread_made_in_c_has_no_thread_state():

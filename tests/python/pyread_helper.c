@@ -3,6 +3,7 @@
  * native call here while a plain C thread reads its Python frames, as the
  * watchdog will. Nothing here calls CPython. */
 #define _GNU_SOURCE
+#include "../../src/runtime/pynames.h"
 #include "../../src/runtime/pyread.h"
 #include "../../src/runtime/selfread.h"
 
@@ -77,6 +78,42 @@ CGT_EXPORT const char *cgt_text(void)
     for (int i = 0; i < count && o < sizeof text - 400; i++)
         o += (size_t)snprintf(text + o, sizeof text - o, "%d %s %s\n", frames[i].line, frames[i].function,
                               frames[i].file);
+    return text;
+}
+
+/* Every thread state and threading's names of them, as a C thread lists
+ * them while the calling thread waits in pthread_join. */
+static cgi_pythread listed[256];
+static cgi_pyname named[256];
+static int nlisted, nnamed, listed_result;
+static char stdlib_dir[200];
+
+static void *list_threads(void *arg)
+{
+    (void)arg;
+    listed_result = cgi_pyread_threads(listed, 256, &nlisted);
+    nnamed = -1;
+    if (listed_result == CGI_PYREAD_OK && nlisted > 0 &&
+        cgi_pynames_read(listed[0].interp, named, 256, &nnamed, stdlib_dir, sizeof stdlib_dir) != 0)
+        nnamed = -1;
+    return NULL;
+}
+
+/* Lines "T IDENT TID" for each thread state, "N IDENT NATIVE_ID NAME" for
+ * each name, "S STDLIB" last; NULL where the list could not be read. */
+CGT_EXPORT const char *cgt_threads(void)
+{
+    pthread_t reader;
+    if (pthread_create(&reader, NULL, list_threads, NULL) != 0) return NULL;
+    pthread_join(reader, NULL);
+    if (listed_result != CGI_PYREAD_OK) return NULL;
+    size_t o = 0;
+    for (int i = 0; i < nlisted; i++)
+        o += (size_t)snprintf(text + o, sizeof text - o, "T %lu %d\n", listed[i].ident, (int)listed[i].tid);
+    for (int i = 0; i < nnamed; i++)
+        o += (size_t)snprintf(text + o, sizeof text - o, "N %lu %d %s\n", named[i].ident, (int)named[i].native_id,
+                              named[i].name);
+    snprintf(text + o, sizeof text - o, "S %s\n", nnamed >= 0 ? stdlib_dir : "(no names)");
     return text;
 }
 
