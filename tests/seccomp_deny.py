@@ -1,7 +1,9 @@
 """A seccomp filter that refuses process_vm_readv to every thread of this
 process, for the tests of the frame reader's other way of reading
 (src/runtime/selfread.h): killing the process, as allow-lists built with
-SCMP_ACT_KILL_PROCESS do, or failing with EPERM. Written by hand as
+SCMP_ACT_KILL_PROCESS do, or failing with EPERM; or one that fails every
+way of debugging it (ptrace, process_vm_readv, process_vm_writev) with
+EPERM, as hardened container profiles do. Written by hand as
 classic BPF (libseccomp may be absent), installed with seccomp(2) and
 SECCOMP_FILTER_FLAG_TSYNC so that threads already running get it too.
 """
@@ -11,6 +13,8 @@ import platform
 
 # The machine's AUDIT_ARCH_*, and the numbers of process_vm_readv and seccomp.
 MACHINES = {"x86_64": (0xC000003E, 310, 317), "aarch64": (0xC00000B7, 270, 277)}
+# The numbers of ptrace and process_vm_writev.
+DEBUGGING = {"x86_64": (101, 311), "aarch64": (117, 271)}
 RET_KILL_PROCESS, RET_ERRNO, RET_ALLOW = 0x80000000, 0x00050000, 0x7FFF0000
 LD_W_ABS, JEQ_K, RET_K = 0x20, 0x15, 0x06  # BPF_LD|BPF_W|BPF_ABS, BPF_JMP|BPF_JEQ|BPF_K, BPF_RET|BPF_K
 
@@ -32,7 +36,7 @@ def deny_process_vm_readv(action):
     """From now on process_vm_readv kills the process (action "kill") or
     fails with EPERM ("eperm"), on every thread; other calls are allowed.
     Raises OSError where the filter cannot be installed."""
-    audit, readv, seccomp = MACHINES[platform.machine()]
+    audit, readv, _ = MACHINES[platform.machine()]
     deny = RET_KILL_PROCESS if action == "kill" else RET_ERRNO | errno.EPERM
     program = [
         (LD_W_ABS, 0, 0, 4),  # seccomp_data.arch
@@ -43,6 +47,33 @@ def deny_process_vm_readv(action):
         (RET_K, 0, 0, deny),
         (RET_K, 0, 0, RET_ALLOW),
     ]
+    install(program)
+
+
+def deny_debugging():
+    """From now on ptrace, process_vm_readv and process_vm_writev fail with
+    EPERM on every thread (other calls are allowed). Raises OSError where
+    the filter cannot be installed."""
+    audit, readv, _ = MACHINES[platform.machine()]
+    ptrace, writev = DEBUGGING[platform.machine()]
+    deny = RET_ERRNO | errno.EPERM
+    program = [
+        (LD_W_ABS, 0, 0, 4),  # seccomp_data.arch
+        (JEQ_K, 1, 0, audit),
+        (RET_K, 0, 0, RET_ALLOW),
+        (LD_W_ABS, 0, 0, 0),  # seccomp_data.nr
+        (JEQ_K, 3, 0, ptrace),
+        (JEQ_K, 2, 0, readv),
+        (JEQ_K, 1, 0, writev),
+        (RET_K, 0, 0, RET_ALLOW),
+        (RET_K, 0, 0, deny),
+    ]
+    install(program)
+
+
+def install(program):
+    """Installs a classic BPF program on every thread (TSYNC), after PR_SET_NO_NEW_PRIVS."""
+    _, _, seccomp = MACHINES[platform.machine()]
     insns = (SockFilter * len(program))(*[SockFilter(*i) for i in program])
     prog = SockFprog(len(program), insns)
     libc = ctypes.CDLL(None, use_errno=True)

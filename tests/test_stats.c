@@ -112,6 +112,90 @@ static int test_hostile_statistics_file_is_checked_field_by_field(int argc, char
     return 0;
 }
 
+/* Appends a frame record (line, file, function) at area[*off]. */
+static void put_test_frame(unsigned char *area, size_t *off, int line, const char *file, const char *func)
+{
+    cgi_thread_frame f = {.line = line, .file_len = (uint16_t)strlen(file), .func_len = (uint16_t)strlen(func)};
+    memcpy(area + *off, &f, sizeof f);
+    memcpy(area + *off + sizeof f, file, f.file_len + 1u);
+    memcpy(area + *off + sizeof f + f.file_len + 1, func, f.func_len + 1u);
+    *off += (sizeof f + f.file_len + 1u + f.func_len + 1u + 7) / 8 * 8;
+}
+
+/* The threads area as the guarded program could leave it (an answer
+ * already there for the next request): a name and a file with terminal
+ * escapes, a name without its NUL, values out of range, a thread whose
+ * frame count runs past its record, one whose size runs past the area.
+ * `callguard status` shows the well-formed threads and nothing of the
+ * rest, reads nothing past a record (ASan), prints no control character. */
+static int test_hostile_threads_answer_is_checked_record_by_record(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    char file[600], out[600];
+    snprintf(file, sizeof file, "%s/cg-4242-1.stats", cgtest_tmpdir());
+    cgi_stats_header *h = calloc(1, sizeof *h);
+    unsigned char *area = calloc(1, 8192);
+    CHECK(h && area);
+    memcpy(h->magic, CGI_STATS_MAGIC, sizeof CGI_STATS_MAGIC);
+    h->version = CGI_STATS_VERSION;
+    h->pid = 4242;
+    atomic_store(&h->threads.ask, 5);
+    atomic_store(&h->threads.done, 6); /* the answer to the request status makes next */
+    atomic_store(&h->threads.gen, 2);
+    memset(h->threads.stdlib, '\x1b', sizeof h->threads.stdlib);
+    size_t off = 0;
+    cgi_thread_rec rec = {.tid = 7, .gil = 0, .nframes = 2, .user = 1, .name_from = CGI_THREAD_NAME_THREADING};
+    snprintf(rec.name, sizeof rec.name, "worker\x1b[2J");
+    size_t start = off;
+    off += sizeof rec;
+    put_test_frame(area, &off, 10, "/u/job\x1b]0;x\x07.py", "run");
+    put_test_frame(area, &off, -1, "/u/lib.py", "f");
+    rec.size = (uint32_t)(off - start);
+    memcpy(area + start, &rec, sizeof rec);
+    cgi_thread_rec odd = {
+        .tid = -5, .gil = 9, .nframes = 0, .user = 5, .name_from = CGI_THREAD_NAME_THREADING, .size = sizeof odd};
+    memset(odd.name, 'n', sizeof odd.name);
+    memcpy(area + off, &odd, sizeof odd), off += sizeof odd;
+    cgi_thread_rec runs = {.tid = 9, .nframes = 300, .name_from = CGI_THREAD_NAME_OS, .size = sizeof runs + 8};
+    snprintf(runs.name, sizeof runs.name, "runs-past");
+    memcpy(area + off, &runs, sizeof runs), off += sizeof runs + 8;
+    cgi_thread_rec huge = {.tid = 10, .size = 1u << 30, .name_from = CGI_THREAD_NAME_OS};
+    snprintf(huge.name, sizeof huge.name, "too-big");
+    memcpy(area + off, &huge, sizeof huge), off += sizeof huge;
+    h->threads.nthreads = 4;
+    h->threads.bytes = (uint32_t)off;
+    for (int format = 0; format < 2; format++) {
+        int fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0600);
+        CHECK(fd >= 0 && ftruncate(fd, (off_t)(CGI_THREADS_OFF + CGI_THREADS_BYTES)) == 0);
+        CHECK(pwrite(fd, h, sizeof *h, 0) == (ssize_t)sizeof *h);
+        CHECK(pwrite(fd, area, off, (off_t)CGI_THREADS_OFF) == (ssize_t)off);
+        close(fd);
+        snprintf(out, sizeof out, "%s/hostile-threads.%s", cgtest_tmpdir(), format ? "txt" : "json");
+        int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        const char *paths[] = {file};
+        CHECK(o >= 0);
+        CHECKF(cg_status_write_threads(paths, 1, "here", o, format ? CG_REPORT_TEXT : CG_REPORT_JSON, 16) == CG_OK,
+               "%s", cg_last_error());
+        close(o);
+        char text[16384];
+        FILE *f = fopen(out, "r");
+        CHECK(f);
+        size_t len = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[len] = '\0';
+        CHECKF(!strchr(text, 0x1b) && !strchr(text, 0x07), "no terminal control in the %s:\n%s",
+               format ? "text" : "JSON", text);
+        const char *name = format ? "\"worker?[2J\" tid 7, GIL not held" : "\"worker\\u001b[2J\"";
+        const char *job = format ? "/u/job?]0;x?.py:10 in run" : "\"/u/job\\u001b]0;x\\u0007.py\"";
+        CHECKF(strstr(text, name) && strstr(text, job) && strstr(text, "/u/lib.py") && strstr(text, "nnnnnnnn") &&
+                   strstr(text, "runs-past"),
+               "the well-formed threads are shown:\n%s", text);
+        CHECKF(!strstr(text, "too-big") && !strstr(text, "tid -5"), "nothing of a record past the area:\n%s", text);
+    }
+    free(h), free(area);
+    return 0;
+}
+
 /* ---- statistics survive abort, _exit and fork ---------------------------------- */
 
 static int child_count_then_die(int argc, char **argv)
@@ -333,6 +417,7 @@ const cgtest_case cgtest_cases[] = {
     {"stats_survive_abort_and_exit", test_stats_survive_abort_and_exit},
     {"fork_resets_locks_and_counters", test_fork_resets_locks_and_counters},
     {"report_json_and_table", test_report_json_and_table},
+    {"hostile_threads_answer_is_checked_record_by_record", test_hostile_threads_answer_is_checked_record_by_record},
     {"report_keeps_long_api_names", test_report_keeps_long_api_names},
     {"cancelled_thread_inside_blocking_call_is_no_longer_counted_inside",
      test_cancelled_thread_inside_blocking_call_is_no_longer_counted_inside},

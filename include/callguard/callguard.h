@@ -162,6 +162,16 @@ int cg_report_merge(const char *dir, const cg_proc_exit *exits, size_t nexits, c
  * runtime held and Python line. `where` ends the text's first line ("on
  * host vm"). Reads only: no signal, no ptrace, nothing of the processes'. */
 int cg_status_write(const char *const *stats_paths, size_t npaths, const char *where, int fd, cg_report_format format);
+/* cg_status_write, and under each process every Python thread: its name
+ * (threading's), OS thread id, whether it holds the GIL, its stack (at most
+ * `depth` frames, innermost first; the user's own frame marked) and the
+ * guarded call it is in. The question goes through each statistics file
+ * (opened read-write: the caller's own), which the process's watchdog
+ * answers at its next tick, read from the interpreter's memory; it waits
+ * at most a second for them all, and says which did not answer. depth 0
+ * asks nothing: cg_status_write. */
+int cg_status_write_threads(const char *const *stats_paths, size_t npaths, const char *where, int fd,
+                            cg_report_format format, int depth);
 /* Reads a saved JSON report (refusing anything else: another schema or
  * version, a truncated file) and writes it again as `format` to path. */
 int cg_report_convert(const char *json_path, const char *path, cg_report_format format);

@@ -5,7 +5,9 @@
  * which only its user (and root) can read: the processes of other users
  * are refused, never read. A report folder (`run --report DIR/`) holds a
  * note per live run naming that directory (run_folder.c). Nothing here
- * signals, traces or pauses a process: a hung one answers as well. */
+ * signals, traces or pauses a process: a hung one answers as well. Its
+ * Python threads are asked for through the file, which the process's own
+ * watchdog answers (cg_status_write_threads). */
 #define _GNU_SOURCE
 #include "../common/message.h"
 #include "../common/stats_file.h"
@@ -230,19 +232,36 @@ static int status_add_folder(status_files *f, const char *dir)
     return runs || f->n > before;
 }
 
+/* --depth's value: 0 (no threads) to CGI_THREADS_MAX_DEPTH; -1 when it is none of them. */
+static int status_depth(const char *v)
+{
+    char *end;
+    errno = 0;
+    long d = v ? strtol(v, &end, 10) : -1;
+    return v && *v && !*end && !errno && d >= 0 && d <= CGI_THREADS_MAX_DEPTH ? (int)d : -1;
+}
+
 int cli_cmd_status(int argc, char **argv)
 {
-    int json = 0, i = 1;
+    int json = 0, i = 1, depth = 16;
     for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
         if (!strcmp(argv[i], "--")) {
             i++;
             break;
         }
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return cli_help("status");
-        if (!strcmp(argv[i], "--json"))
+        if (!strcmp(argv[i], "--json")) {
             json = 1;
-        else
-            return cli_usage_error("status: unknown option '%s': expected --json or --help", argv[i]);
+        } else if (!strcmp(argv[i], "--all")) {
+            depth = CGI_THREADS_MAX_DEPTH;
+        } else if (!strcmp(argv[i], "--depth") || !strncmp(argv[i], "--depth=", 8)) {
+            const char *v = argv[i][7] == '=' ? argv[i] + 8 : i + 1 < argc ? argv[++i] : NULL;
+            if ((depth = status_depth(v)) < 0)
+                return cli_usage_error("status: --depth '%s': expected a number of frames from 0 (no threads) to %d",
+                                       v ? v : "", CGI_THREADS_MAX_DEPTH);
+        } else {
+            return cli_usage_error("status: unknown option '%s': expected --json, --depth N, --all or --help", argv[i]);
+        }
     }
     status_files f = {0};
     char host[256] = "", where[300];
@@ -268,7 +287,8 @@ int cli_cmd_status(int argc, char **argv)
         free(f.v);
         return 1;
     }
-    int rc = cg_status_write((const char *const *)f.v, f.n, where, 1, json ? CG_REPORT_JSON : CG_REPORT_TEXT);
+    int rc =
+        cg_status_write_threads((const char *const *)f.v, f.n, where, 1, json ? CG_REPORT_JSON : CG_REPORT_TEXT, depth);
     if (!json && f.nended)
         printf("  ended, with a report in the folder: rank%s %s\n", f.nended == 1 ? "" : "s", f.ended);
     for (size_t k = 0; k < f.n; k++)

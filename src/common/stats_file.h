@@ -62,7 +62,11 @@
  *    only the CGI_HANG_MAX_CALLS it lists. */
 /* 21: the late page after the hang page: the slowest calls that were in
  *    flight past the hang threshold and then returned. */
-#define CGI_STATS_VERSION 21
+/* 22: the header's request for every Python thread's stack (threads.ask,
+ *     threads.depth: `callguard status`) and the watchdog's answer (its
+ *     head; the threads themselves in the threads area after the region,
+ *     which the reader allocates on its first request). */
+#define CGI_STATS_VERSION 22
 /* Threads on one site write their counts into this many cache lines of its
  * record, not one (bench/bench_contention.c: one shared line made a call
  * with statistics 4-11 times dearer with 2-8 threads on the H200). */
@@ -267,6 +271,39 @@ enum { CGI_RANK_SET = 1, CGI_LOCAL_RANK_SET = 2 };
  * general path still times its own), or every call reads the clock. */
 enum { CGI_TIMING_SAMPLED = 0, CGI_TIMING_EXACT = 1 };
 
+/* Every Python thread of a process, its name, OS thread id, the GIL held
+ * and its stack, on request (docs/report.md, "Live: callguard status";
+ * src/runtime/pystacks.c). Nothing is read while nobody asks: a reader
+ * (`callguard status`, the owner of the file) allocates the threads area
+ * (CGI_THREADS_OFF, CGI_THREADS_BYTES, after the region: posix_fallocate,
+ * so the process never touches a page a full disk has not given), writes
+ * `depth` and then a new `ask`; the process's watchdog, at its next tick
+ * (1 ms, or 100 ms while idle), sees `ask` differ from the last it answered,
+ * reads the threads from the interpreter's memory (pyread.h: no CPython
+ * call, no fault, bounded) and writes the records into the area, the
+ * head here, and `done` = `ask` last. `gen` is odd while it writes. */
+enum {
+    CGI_THREADS_OK = 0,          /* the threads are in the area (none: no Python thread) */
+    CGI_THREADS_NO_PYTHON = 1,   /* no CPython in the process (or none found yet) */
+    CGI_THREADS_NO_ACCESS = 2,   /* its memory could not be read (selfread.h: neither way open) */
+    CGI_THREADS_CHANGED = 3,     /* the list of threads kept changing while read */
+    CGI_THREADS_NO_ROOM = 4,     /* the area is not there (not allocated) or could not be written */
+    CGI_THREADS_UNSUPPORTED = 5, /* a CPython whose layout the reader does not know */
+};
+typedef struct cgi_threads_answer {
+    _Atomic uint32_t ask;   /* a reader's request: its number (0: none yet) */
+    _Atomic uint32_t depth; /* the frames a thread it asked for (written before ask) */
+    _Atomic uint32_t done;  /* the request the area answers now */
+    _Atomic uint32_t gen;   /* odd while the watchdog writes the answer */
+    int32_t result;         /* CGI_THREADS_* */
+    uint32_t nthreads;      /* thread records in the area */
+    uint32_t left_out;      /* threads not written: the area was full */
+    uint32_t bytes;         /* of records, from CGI_THREADS_OFF */
+    uint64_t at_ns;         /* when the answer was written, since start-up */
+    uint64_t took_ns;       /* how long reading the threads took */
+    char stdlib[200];       /* the standard library's folder (threading's), "" when not known */
+} cgi_threads_answer;
+
 enum { CGI_PROC_RUNNING = 0, CGI_PROC_EXITED = 1, CGI_PROC_SIGNALED = 2, CGI_PROC_EXECED = 3 };
 
 typedef struct cgi_stats_header {
@@ -308,7 +345,9 @@ typedef struct cgi_stats_header {
     /* CLOCK_MONOTONIC at tick0: a reader on the same host turns its own
      * clock into the process's ns since start-up (callguard status). */
     uint64_t start_mono_ns;
-    char pad[4096 - 8 - 4 * 8 - 8 - 2048 - 72 - 40 - 16 - 16 - 8 - 44 - CGI_QUIRKS_PROBED_MAX - 12];
+    cgi_threads_answer threads; /* every Python thread's stack, on a reader's request */
+    char pad[4096 - 8 - 4 * 8 - 8 - 2048 - 72 - 40 - 16 - 16 - 8 - 44 - CGI_QUIRKS_PROBED_MAX - 12 -
+             sizeof(cgi_threads_answer)];
 } cgi_stats_header;
 
 /* One stall: a call or lock wait of at least the stall limit made while
@@ -507,6 +546,37 @@ typedef struct cgi_stats_region {
     cgi_hang_page hang;
     cgi_late_page late;
 } cgi_stats_region;
+
+/* The threads area: thread records, each a cgi_thread_rec and its frames,
+ * from CGI_THREADS_OFF (a page after the region), written with pwrite by
+ * the process's watchdog into space its reader allocated. */
+#define CGI_THREADS_OFF ((sizeof(cgi_stats_region) + 4095) / 4096 * 4096)
+#define CGI_THREADS_BYTES (512u * 1024)
+/* Frames a thread at most (`callguard status --all`). */
+#define CGI_THREADS_MAX_DEPTH 256
+/* Where a thread's name comes from. */
+enum { CGI_THREAD_NAME_NONE = 0, CGI_THREAD_NAME_THREADING = 1, CGI_THREAD_NAME_OS = 2 };
+typedef struct cgi_thread_rec {
+    uint32_t size;       /* bytes of the record and its frames: a multiple of 8 */
+    int32_t tid;         /* the OS thread id; 0: not known */
+    uint64_t ident;      /* its thread_id: threading's ident (pthread_self()) */
+    int32_t gil;         /* 1: holds its interpreter's GIL, 0: does not, -1: not known */
+    int32_t result;      /* its stack as read: a cgi_pyread_result (0: ok) */
+    uint32_t nframes;    /* frames that follow, innermost first */
+    uint32_t more;       /* 1: the stack goes on past them */
+    int32_t user;        /* the user's own frame among them (the first outside the standard
+                          * library and site-packages); -1: none found */
+    uint32_t user_depth; /* its depth in the whole stack: past the depth asked, it is the last frame */
+    uint32_t name_from;  /* CGI_THREAD_NAME_* */
+    uint32_t pad0;
+    char name[64]; /* threading's name of it, else the OS thread's */
+} cgi_thread_rec;
+/* A frame: its line (-1: none), then the file and the function, each
+ * NUL-terminated, their lengths here without the NUL; zeros to a multiple of 8. */
+typedef struct cgi_thread_frame {
+    int32_t line;
+    uint16_t file_len, func_len;
+} cgi_thread_frame;
 
 /* A process that could not keep its statistics file (full, read-only or
  * removed storage) adds one to this page, which `callguard run` keeps in its

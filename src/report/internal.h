@@ -63,10 +63,11 @@
  *   5 summary.c          the text report's summary (what needs attention, first)
  *                        and its advice
  *   6 report.c           a report written one process at a time (begin, add, end)
- *   6 status.c status_steps.c
+ *   6 status.c status_steps.c status_threads.c
  *                        `callguard status`: running processes' calls in flight
- *                        now, and the collectives whose counts are out of step
- *                        between ranks, as text or JSON, from their statistics files
+ *                        now, the collectives whose counts are out of step
+ *                        between ranks, and each process's Python threads on
+ *                        request, as text or JSON, from their statistics files
  *   7 merge.c            cg_report_merge: a `callguard run` directory into one report
  *   7 report_read.c      cg_report_merge_files, cg_report_convert: saved reports
  *                        read back (the report schema) into regions, written again
@@ -205,6 +206,7 @@ typedef struct cgi_spool {
 
 /* ---- status_group.c ---- */
 #define CGI_STATUS_MAX_CALLS 8
+typedef struct cgi_status_threads cgi_status_threads;
 /* What a process is doing, taken from its region. */
 typedef struct cgi_status_proc {
     int32_t pid, rank; /* rank -1: none */
@@ -215,6 +217,7 @@ typedef struct cgi_status_proc {
     uint64_t watchdog_ago_ns;                 /* since its watchdog last looked at the calls; UINT64_MAX: not known */
     unsigned ncalls, in_flight;               /* the calls below, and all its calls in flight */
     cgi_hang_call call[CGI_STATUS_MAX_CALLS]; /* its first calls in flight, age_ns as of now */
+    const cgi_status_threads *threads; /* its Python threads as it answered (status_threads.c); NULL: not asked */
 } cgi_status_proc;
 typedef struct cgi_status_group {
     size_t first, n;    /* into the order */
@@ -243,6 +246,40 @@ typedef struct cgi_status_steps cgi_status_steps;
 CGI_HIDDEN int cgi_status_text(FILE *out, const cgi_status_proc *v, size_t n, const char *where,
                                cgi_status_steps *steps);
 CGI_HIDDEN int cgi_status_json(FILE *out, const cgi_status_proc *v, size_t n, cgi_status_steps *steps);
+/* ---- status_threads.c ---- */
+/* A process's Python threads, asked for and read from its statistics file:
+ * each thread's record (src/common/stats_file.h) and its frames. */
+typedef struct cgi_status_frame {
+    int32_t line; /* -1: none */
+    const char *file, *func;
+} cgi_status_frame;
+typedef struct cgi_status_thread {
+    cgi_thread_rec rec;       /* checked: user within the frames, the name ended */
+    cgi_status_frame *frames; /* rec.nframes, into the area read */
+    int extra;                /* 1: the last frame is the user's, past the depth asked (its depth: rec.user_depth) */
+} cgi_status_thread;
+struct cgi_status_threads {
+    int fd; /* the file, read-write, from the request until it is freed; -1: not asked */
+    uint32_t ask, depth;
+    int asked, answered;
+    uint64_t asked_at_ns, waited_ns; /* CLOCK_MONOTONIC when asked; how long until the answer (or the wait ended) */
+    char why[200];                   /* why it was not asked or did not answer */
+    cgi_threads_answer head;         /* the answer's head, checked */
+    unsigned char *area;             /* its records as read */
+    cgi_status_thread *v;
+    size_t n;
+};
+/* ask: opens the statistics file at path read-write (the caller's own, of
+ * this version), allocates its threads area and asks for `depth` frames a
+ * thread (NULL: out of memory; else ->asked or ->why). wait: waits at most
+ * wait_ns for every process asked to answer, reading each answer as it
+ * comes. text, json: a process's threads under its calls in flight (JSON:
+ * its "threads" and "threads_read" members). */
+CGI_HIDDEN cgi_status_threads *cgi_status_threads_ask(const char *path, int depth);
+CGI_HIDDEN void cgi_status_threads_wait(cgi_status_threads *const *v, size_t n, uint64_t wait_ns);
+CGI_HIDDEN void cgi_status_threads_free(cgi_status_threads *t);
+CGI_HIDDEN void cgi_status_threads_text(FILE *out, const cgi_status_proc *p);
+CGI_HIDDEN void cgi_status_threads_json(FILE *out, const cgi_status_proc *p);
 /* ---- status_steps.c ---- */
 /* Ranked processes' counts of collectives, compared across the ranks (report_ranks.h). new: NULL when out of
  * memory; add: one process's region, 0 or -1 (out of memory); write: the collectives out of step, as text lines

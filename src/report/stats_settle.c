@@ -113,7 +113,10 @@ int cgi_stats_settle(int dfd, const char *name, cgi_stats_region *r)
     int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
     struct stat st;
     if (fd < 0) return 0;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != sizeof *r || !cgi_settle_final(fd)) {
+    /* The region, and the threads area after it where `callguard status` asked for the threads. */
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        ((size_t)st.st_size != sizeof *r && (uint64_t)st.st_size != CGI_THREADS_OFF + CGI_THREADS_BYTES) ||
+        !cgi_settle_final(fd)) {
         close(fd);
         return 0;
     }
@@ -147,6 +150,9 @@ int cgi_stats_settle(int dfd, const char *name, cgi_stats_region *r)
             break;
         p = q + 1;
     }
+    /* Nobody reads the threads area once the process is gone. */
+    int cut = (size_t)st.st_size > sizeof *r ? ftruncate(fd, (off_t)sizeof *r) : 0;
+    (void)cut; /* where it cannot be cut the file stays as it was */
     /* The image is gone but its process lives on: it exec'd (an image that
      * makes no guarded call leaves no file of its own to say so). */
     ok = 1;

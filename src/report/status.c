@@ -18,6 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
+/* How long status waits for the processes' answers (their watchdogs look
+ * once a millisecond, or every 100 ms while idle). */
+#define CGI_STATUS_WAIT_NS 1000000000u
+
 static void cgi_status_call_line(FILE *out, const cgi_hang_call *e)
 {
     fprintf(out, "    tid %d \"", e->tid);
@@ -54,6 +58,7 @@ static void cgi_status_proc_text(FILE *out, const cgi_status_proc *p)
     if (p->watchdog_ago_ns != UINT64_MAX && p->watchdog_ago_ns > 5000000000u)
         fprintf(out, "    (its watchdog last looked %.1f s ago: the lines above may be old)\n",
                 (double)p->watchdog_ago_ns / 1e9);
+    cgi_status_threads_text(out, p);
 }
 
 /* The ranks the launcher's world size names that no process here has. */
@@ -159,7 +164,9 @@ int cgi_status_json(FILE *out, const cgi_status_proc *v, size_t n, cgi_status_st
             fputs(k ? ",\n    " : "\n    ", out);
             cgi_status_call_json(out, &p->call[k]);
         }
-        fputs("]}", out);
+        fputc(']', out);
+        cgi_status_threads_json(out, p);
+        fputc('}', out);
     }
     fputs("]", out);
     int rc = steps ? cgi_status_steps_write(out, steps, 1) : 0;
@@ -188,7 +195,24 @@ static int cgi_status_read(const char *path, cgi_stats_region *r)
     return rc;
 }
 
+/* Asks every process for its Python threads (depth frames each), then
+ * waits at most CGI_STATUS_WAIT_NS for them all; NULL where not asked. */
+static cgi_status_threads **cgi_status_ask_all(const char *const *paths, size_t n, int depth)
+{
+    cgi_status_threads **t = depth > 0 ? calloc(n ? n : 1, sizeof *t) : NULL;
+    for (size_t i = 0; t && i < n; i++)
+        t[i] = cgi_status_threads_ask(paths[i], depth);
+    if (t) cgi_status_threads_wait(t, n, CGI_STATUS_WAIT_NS);
+    return t;
+}
+
 int cg_status_write(const char *const *stats_paths, size_t npaths, const char *where, int fd, cg_report_format format)
+{
+    return cg_status_write_threads(stats_paths, npaths, where, fd, format, 0);
+}
+
+int cg_status_write_threads(const char *const *stats_paths, size_t npaths, const char *where, int fd,
+                            cg_report_format format, int depth)
 {
     cgi_stats_region *r = malloc(sizeof *r);
     cgi_status_proc *v = calloc(npaths ? npaths : 1, sizeof *v);
@@ -202,6 +226,8 @@ int cg_status_write(const char *const *stats_paths, size_t npaths, const char *w
         free(r), free(v);
         return cgi_fail(CG_ENOMEM, "status: out of memory");
     }
+    /* First the question to every process, answered while the rest is read. */
+    cgi_status_threads **threads = cgi_status_ask_all(stats_paths, npaths, depth);
     size_t n = 0, len = 0;
     char *text = NULL;
     FILE *mem = format == CG_REPORT_JSON ? NULL : open_memstream(&text, &len);
@@ -212,7 +238,8 @@ int cg_status_write(const char *const *stats_paths, size_t npaths, const char *w
         if (steps && cgi_status_steps_add(steps, r) != 0) cgi_status_steps_free(steps), steps = NULL;
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
-        cgi_status_take(r, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec, &v[n++]);
+        cgi_status_take(r, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec, &v[n]);
+        v[n++].threads = threads ? threads[i] : NULL;
     }
     int rc = -1;
     if (format == CG_REPORT_JSON) {
@@ -226,6 +253,8 @@ int cg_status_write(const char *const *stats_paths, size_t npaths, const char *w
     }
     if (fclose(out) != 0) rc = -1;
     cgi_status_steps_free(steps);
-    free(r), free(v);
+    for (size_t i = 0; threads && i < npaths; i++)
+        cgi_status_threads_free(threads[i]);
+    free(threads), free(r), free(v);
     return rc == 0 ? CG_OK : cgi_fail(CG_EIO, "status: cannot write: %s", strerror(errno));
 }

@@ -50,6 +50,8 @@
  *   6 settings                  per-site settings kept for later layers
  *   6 trace                     the timeline: recording into the rings,
  *                               CALLGUARD_TRACE_LINES
+ *   6 pystacks                  every Python thread's stack, on a reader's request
+ *                               (callguard status), written by the watchdog
  *   7 adapter_cpython.c         the built-in CPython adapter (finds libpython)
  *   7 dlsym_interpose.c         dlsym as the program sees it: layers' names hidden
  *   7 onstack                   is a guarded call still on this thread's stack

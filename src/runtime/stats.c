@@ -58,6 +58,11 @@ _Atomic unsigned cgi_slots_used;
 static char cgi_stats_dir[512];
 static char cgi_stats_path[600];
 static char cgi_lost_path[64]; /* CALLGUARD_STATS_LOST: where a lost file is counted (stats.h) */
+/* The file the region is mapped from (cgi_stats_open_own): its device and
+ * inode, and the process that mapped it; pid 0 while it has none. */
+static _Atomic pid_t cgi_stats_file_pid;
+static dev_t cgi_stats_file_dev;
+static ino_t cgi_stats_file_ino;
 /* 1 while the region is private memory waiting for its file (cgi_stats_keep). */
 static _Atomic int cgi_stats_pending;
 /* The launcher's rank, read from the environment once at start-up: a
@@ -94,6 +99,8 @@ static void cgi_stats_fill_header(cgi_stats_header *h)
     h->rank_set = (cgi_my_rank.rank >= 0 ? CGI_RANK_SET : 0) | (cgi_my_rank.local_rank >= 0 ? CGI_LOCAL_RANK_SET : 0);
     memcpy(h->rank_from, cgi_my_rank.from, sizeof h->rank_from);
     h->world_size = cgi_my_rank.world_size > 0 ? (uint32_t)cgi_my_rank.world_size : 0;
+    /* No request answered yet (a forked child's file starts as a copy of its parent's header). */
+    memset(&h->threads, 0, sizeof h->threads);
 
     /* /proc/self/cmdline: NUL-separated argv; join with spaces. */
     h->command[0] = '\0';
@@ -163,6 +170,8 @@ static int cgi_stats_move_to_file(void)
     /* Written, not only allocated: the pages every process touches are in
      * the page cache already, not read in by a fault each (6-10 us a page). */
     void *p = MAP_FAILED;
+    struct stat st;
+    int known = fstat(fd, &st) == 0;
     int written =
         pwrite(fd, cgi_stats, used, 0) == (ssize_t)used &&
         pwrite(fd, cgi_stats->quirk, sizeof cgi_stats->quirk, (off_t)qoff) == (ssize_t)sizeof cgi_stats->quirk;
@@ -178,9 +187,30 @@ static int cgi_stats_move_to_file(void)
         return -1;
     }
     cgi_stats_no_readahead(p);
+    if (known) cgi_stats_file_dev = st.st_dev, cgi_stats_file_ino = st.st_ino;
+    atomic_store(&cgi_stats_file_pid, known ? getpid() : 0);
     /* Into the new mapping: a forked child's region was its parent's file until now. */
     cgi_stats->h.proc_start = cgi_proc_starttime("/proc/self/stat");
     return 0;
+}
+
+int cgi_stats_open_own(void)
+{
+    if (atomic_load(&cgi_stats_file_pid) != getpid()) return -1;
+    int fd = open(cgi_stats_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    if (fd >= 0 && fd <= 2) {
+        /* Never on a standard descriptor's number, which a program that
+         * closed one may be about to fill (selfread.c does the same). */
+        int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        close(fd);
+        fd = high;
+    }
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_dev != cgi_stats_file_dev || st.st_ino != cgi_stats_file_ino)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
 /* Says once, in one line, what is lost when the statistics file cannot be

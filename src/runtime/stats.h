@@ -17,6 +17,13 @@ CGI_HIDDEN int cgi_stats_init(const char *dir);
  * holds cgi_cfg_lock; before the thread claims its slot. */
 CGI_HIDDEN void cgi_stats_keep(void);
 CGI_HIDDEN void cgi_stats_after_fork_child(void);
+/* A descriptor of this process's own statistics file, read-write and
+ * close-on-exec, above fd 2, opened again by its path and checked to be
+ * the file the region is mapped from (its device and inode); -1 where the
+ * process has none (counting in memory) or it is not there any more.
+ * For the watchdog's answers into the threads area (pystacks.c); the
+ * caller closes it. */
+CGI_HIDDEN int cgi_stats_open_own(void);
 /* The record of a site (one per api and name). Caller holds cgi_cfg_lock. */
 CGI_HIDDEN cg_counters *cgi_stats_record_site(const char *api, const char *name);
 /* The row "NAME@TAG" of the site whose record is ctr, with its policy; NULL when the name is too long or the

@@ -13,6 +13,8 @@
  * A call in flight for the hang threshold (1 s, or CALLGUARD_HANG_MS) has
  * every call in flight written to the statistics file's hang page, and,
  * with CALLGUARD_HANG_MS, to stderr (hang.c): nothing per call pays for it.
+ * A reader's request for every Python thread's stack (`callguard status`)
+ * is one word of the statistics header it looks at each tick (pystacks.h).
  *
  * The watchdog never calls into an interpreter and takes no lock the
  * program can hold: it reads and writes the statistics region with atomics
@@ -31,6 +33,7 @@
 #include "watchdog.h"
 
 #include "clock.h"
+#include "pystacks.h"
 #include "site.h"
 #include "stats.h"
 #include "trace.h"
@@ -73,6 +76,7 @@ static uint64_t cgi_wd_sig; /* the hung calls last reported; 0: none */
 /* 1 while a tick runs, or the exit's look for late calls (cgi_watchdog_at_exit):
  * what the watchdog saw is touched by one of them at a time. */
 static _Atomic int cgi_wd_busy;
+static uint32_t cgi_wd_threads_done; /* the last request for the Python threads answered (pystacks.h) */
 
 /* The main thread's end (cgi_watchdog_note_main): a thread-specific value
  * on it, whose destructor runs when it calls pthread_exit. */
@@ -255,6 +259,12 @@ static void *cgi_wd_main(void *arg)
         int busy = cgi_wd_tick(now, now - last);
         atomic_store_explicit(&cgi_wd_busy, 0, memory_order_release);
         last = now;
+        /* A reader asked for every Python thread's stack: one word a tick. */
+        uint32_t ask = atomic_load_explicit(&cgi_stats->h.threads.ask, memory_order_acquire);
+        if (__builtin_expect(ask != cgi_wd_threads_done, 0)) {
+            cgi_wd_threads_done = ask;
+            cgi_pystacks_answer(ask);
+        }
         if (busy) {
             idle = 0;
         } else if (++idle >= CGI_WD_IDLE_TICKS && idle % CGI_WD_ALONE_EVERY == 0) {
@@ -356,4 +366,5 @@ void cgi_watchdog_after_fork_child(void)
     memset(cgi_wd_seen, 0, sizeof cgi_wd_seen);
     cgi_wd_sig = 0;
     atomic_store(&cgi_wd_busy, 0); /* a tick the parent's watchdog was in is not the child's */
+    cgi_wd_threads_done = 0;
 }
