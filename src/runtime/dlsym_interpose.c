@@ -13,13 +13,19 @@
  * NULL, with dlerror() set, as plainly; once the library is loaded it
  * answers the layer's wrapper, so the calls stay guarded.
  *
- * Every other look-up is glibc's own, reached by a tail jump: dlsym() tells
- * RTLD_NEXT (and RTLD_DEFAULT's scope) by its caller's return address, which
- * the jump keeps. Hence the few lines of assembly; x86-64 only, elsewhere no
- * dlsym is defined here (docs/design.md, "What a program sees"). A file of its
- * own, like signals_interpose.c: the fuzz harnesses link the runtime's
+ * Every other look-up goes where it would go without callguard: to the
+ * next definition of dlsym in the lookup order (the program's own
+ * interposer, preloaded as hook libraries and capture layers are, else
+ * libc's), reached by a tail jump: dlsym() tells RTLD_NEXT (and
+ * RTLD_DEFAULT's scope) by its caller's return address, which the jump
+ * keeps. callguard's own look-ups (a layer finding its real library) go to
+ * libc's: the program's interposer sees what it would see without
+ * callguard. Hence the few lines of assembly; x86-64 only, elsewhere no
+ * dlsym is defined here (docs/design.md, "What a program sees"). A file of
+ * its own, like signals_interpose.c: the fuzz harnesses link the runtime's
  * objects statically and must not get a dlsym. */
 #define _GNU_SOURCE
+#include "elfsym.h"
 #include "resolve.h"
 #include "site.h"
 
@@ -30,33 +36,87 @@
 
 #if defined(__x86_64__) && defined(__ELF__)
 
-/* Not instrumented: sanitizer runtimes call dlsym while they start, before
- * instrumented code may run. */
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define CGI_UNINSTRUMENTED __attribute__((no_sanitize_thread, no_sanitize_address, no_sanitize_undefined))
-#else
-#define CGI_UNINSTRUMENTED
-#endif
-
+/* Everything the trampoline reaches is CGI_UNINSTRUMENTED (internal.h):
+ * sanitizer runtimes call dlsym while they start. */
 typedef void *(*cgi_dlsym_fn)(void *, const char *);
-static cgi_dlsym_fn _Atomic cgi_real_dlsym;
+/* libc's dlsym, and the next one after libcallguard's (libc's, or the
+ * program's own interposer): found once. */
+static cgi_dlsym_fn _Atomic cgi_libc_dlsym, cgi_next_dlsym;
 
-/* glibc's dlsym: the next definition after libcallguard (libc's, or another
- * interposer's preloaded after it), by its default version, else the only
- * one (glibc before 2.34 keeps it in libdl as GLIBC_2.2.5). */
-CGI_UNINSTRUMENTED static cgi_dlsym_fn cgi_dlsym_lookup(void)
+/* libcallguard's own dynamic section: tells its entry in the link map. */
+extern ElfW(Dyn) _DYNAMIC[] __attribute__((visibility("hidden")));
+
+/* Is this libc (or libdl, which held dlsym before glibc 2.34)? */
+CGI_UNINSTRUMENTED static int cgi_is_libc(const char *path)
 {
-    cgi_dlsym_fn f = atomic_load_explicit(&cgi_real_dlsym, memory_order_acquire);
-    if (f) return f;
-    static const char *const versions[] = {"GLIBC_2.34", "GLIBC_2.2.5"};
-    for (unsigned i = 0; !f && i < sizeof versions / sizeof *versions; i++)
-        *(void **)&f = dlvsym(RTLD_NEXT, "dlsym", versions[i]);
-    for (unsigned i = 0; !f && i < sizeof versions / sizeof *versions; i++) {
-        void *h = dlopen(i ? "libdl.so.2" : "libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
-        if (h) *(void **)&f = dlvsym(h, "dlsym", versions[i]);
+    if (!path) return 0;
+    const char *base = path;
+    for (const char *c = path; *c; c++)
+        if (*c == '/') base = c + 1;
+    return cgi_str_starts(base, "libc.so.") || cgi_str_starts(base, "libdl.so.");
+}
+
+/* This object's definition of dlsym that a program's reference to
+ * dlsym@GLIBC_2.34 (or @GLIBC_2.2.5, a program built before 2.34) binds
+ * to, as the dynamic linker matches versions: a global or weak function of
+ * that version, or unversioned and not hidden. *glibc: of that version. */
+CGI_UNINSTRUMENTED static void *cgi_dlsym_in(const cgi_dyn *d, uint32_t hash, int *glibc)
+{
+    for (uint32_t at = 0, i; (i = cgi_dyn_next(d, "dlsym", hash, &at));) {
+        const ElfW(Sym) *sym = &d->symtab[i];
+        int bind = ELF64_ST_BIND(sym->st_info), hidden;
+        if (ELF64_ST_TYPE(sym->st_info) != STT_FUNC || (bind != STB_GLOBAL && bind != STB_WEAK)) continue;
+        const char *v = cgi_dyn_version(d, i, &hidden);
+        *glibc = v && (cgi_str_eq(v, "GLIBC_2.34") || cgi_str_eq(v, "GLIBC_2.2.5"));
+        if (*glibc || (!v && !hidden)) return (void *)(d->base + sym->st_value);
     }
-    atomic_store_explicit(&cgi_real_dlsym, f, memory_order_release);
-    return f;
+    return NULL;
+}
+
+/* The objects after libcallguard's in the link map, up to libc: the first
+ * definition of dlsym, and libc's. The map is read from memory, with no
+ * call into the loader (a sanitizer's dl_iterate_phdr may not work yet
+ * while it starts). The objects up to libc were loaded at start-up, before
+ * anything else, and are never unloaded. */
+CGI_UNINSTRUMENTED static void cgi_dlsym_walk(cgi_dlsym_fn *next, cgi_dlsym_fn *libc)
+{
+    uint32_t hash = cgi_gnu_hash("dlsym");
+    int after = 0;
+    for (struct link_map *m = _r_debug.r_map; m && !*libc; m = m->l_next) {
+        if (!after) {
+            after = m->l_ld == _DYNAMIC;
+            continue;
+        }
+        cgi_dyn d;
+        int glibc = 0;
+        void *p = cgi_dyn_read(m->l_addr, m->l_ld, &d) ? cgi_dlsym_in(&d, hash, &glibc) : NULL;
+        if (p && !*next) *(void **)next = p;
+        if (p && glibc && cgi_is_libc(m->l_name)) *(void **)libc = p;
+    }
+}
+
+/* libc's dlsym, and in *next the one the program's look-ups go to. Where
+ * the walk finds no libc after libcallguard: by version (glibc before 2.34
+ * keeps it in libdl as GLIBC_2.2.5), and then no later dlsym is reached. */
+CGI_UNINSTRUMENTED static cgi_dlsym_fn cgi_dlsym_targets(cgi_dlsym_fn *next)
+{
+    cgi_dlsym_fn libc = atomic_load_explicit(&cgi_libc_dlsym, memory_order_acquire);
+    if (libc) {
+        *next = atomic_load_explicit(&cgi_next_dlsym, memory_order_relaxed);
+        return libc;
+    }
+    *next = NULL;
+    cgi_dlsym_walk(next, &libc);
+    if (!libc) *next = NULL;
+    static const char *const versions[] = {"GLIBC_2.34", "GLIBC_2.2.5"};
+    for (unsigned i = 0; !libc && i < sizeof versions / sizeof *versions; i++) {
+        void *h = dlopen(i ? "libdl.so.2" : "libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+        if (h) *(void **)&libc = dlvsym(h, "dlsym", versions[i]);
+    }
+    if (!*next) *next = libc;
+    atomic_store_explicit(&cgi_next_dlsym, *next, memory_order_relaxed);
+    atomic_store_explicit(&cgi_libc_dlsym, libc, memory_order_release);
+    return libc;
 }
 
 /* Does `name` start with one of a registered layer's prefixes? */
@@ -73,10 +133,10 @@ static int cgi_layer_name(const char *name)
 
 /* 1 when a global look-up of `name` would find a layer's export although no
  * library of the program's defines the name: plainly it finds nothing. */
-static int cgi_dlsym_hides(const char *name, cgi_dlsym_fn real)
+static int cgi_dlsym_hides(const char *name, cgi_dlsym_fn libc)
 {
     if (!cgi_layer_name(name)) return 0;
-    void *p = real(RTLD_DEFAULT, name);
+    void *p = libc(RTLD_DEFAULT, name);
     /* NULL from a layer's IFUNC whose real function no library defines (MPI_Send_c on Open MPI 4.1,
      * docs/configuration.md, "Other ABIs"): glibc answers NULL but sets no dlerror(); plainly the look-up
      * fails with it. */
@@ -85,45 +145,48 @@ static int cgi_dlsym_hides(const char *name, cgi_dlsym_fn real)
     return cgi_search_loaded(name) == NULL;
 }
 
-/* Called by the trampoline below with dlsym's arguments: the function to
- * jump to (glibc's dlsym, the caller's frame untouched), or NULL to answer
- * as a failed look-up (cgi_dlsym_hidden). */
-CGI_UNINSTRUMENTED __attribute__((used)) CGI_HIDDEN cgi_dlsym_fn cgi_dlsym_route(void *handle, const char *name)
+/* Called by the trampoline below with dlsym's arguments and its caller's
+ * return address: the function to jump to (the caller's frame untouched),
+ * or NULL to answer as a failed look-up (cgi_dlsym_hidden). */
+CGI_UNINSTRUMENTED __attribute__((used)) CGI_HIDDEN cgi_dlsym_fn cgi_dlsym_route(void *handle, const char *name,
+                                                                                 const void *caller)
 {
-    cgi_dlsym_fn real = cgi_dlsym_lookup();
-    if (!real || !name) return real;
-    if (handle != RTLD_DEFAULT && handle != (void *)_r_debug.r_map) return real;
-    if (!__atomic_load_n(&cgi_layers, __ATOMIC_ACQUIRE)) return real;
+    cgi_dlsym_fn next, libc = cgi_dlsym_targets(&next);
+    if (next != libc && cgi_is_callguard_object(caller)) next = libc;
+    if (!libc || !name) return next;
+    if (handle != RTLD_DEFAULT && handle != (void *)_r_debug.r_map) return next;
+    if (!__atomic_load_n(&cgi_layers, __ATOMIC_ACQUIRE)) return next;
     int saved = errno;
-    int hide = cgi_dlsym_hides(name, real);
+    int hide = cgi_dlsym_hides(name, libc);
     errno = saved;
-    return hide ? NULL : real;
+    return hide ? NULL : next;
 }
 
 /* A failed look-up's answer: NULL, and dlerror() saying the name is
- * undefined (glibc's own message, from a look-up in libc's handle). */
-__attribute__((used)) CGI_HIDDEN void *cgi_dlsym_hidden(void *handle, const char *name)
+ * undefined (glibc's own message, from a look-up in libc's handle). The
+ * program's own dlsym, if it has one, is called as it would be, its
+ * answer not taken. */
+__attribute__((used)) CGI_HIDDEN void *cgi_dlsym_hidden(void *handle, const char *name, const void *caller)
 {
-    (void)handle;
     int saved = errno;
-    void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
-    cgi_dlsym_fn real = cgi_dlsym_lookup();
-    if (libc && real) {
-        void *p = real(libc, name);
-        (void)p;
-    }
+    cgi_dlsym_fn next, libc = cgi_dlsym_targets(&next);
+    if (next && next != libc && !cgi_is_callguard_object(caller)) (void)next(handle, name);
+    void *h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+    if (h && libc) (void)libc(h, name);
     errno = saved;
     return NULL;
 }
 
 /* dlsym(handle, name): ask cgi_dlsym_route, keeping the arguments, then jump
  * to what it answered (the return address stays the caller's), or to
- * cgi_dlsym_hidden. */
+ * cgi_dlsym_hidden. Each is given the caller's return address as its third
+ * argument. */
 __asm__(".text\n"
         ".globl dlsym\n"
         ".type dlsym, @function\n"
         "dlsym:\n"
         ".cfi_startproc\n"
+        "    movq (%rsp), %rdx\n"
         "    pushq %rdi\n"
         ".cfi_adjust_cfa_offset 8\n"
         "    pushq %rsi\n"
@@ -140,7 +203,8 @@ __asm__(".text\n"
         "    testq %rax, %rax\n"
         "    jz 1f\n"
         "    jmp *%rax\n"
-        "1:  jmp cgi_dlsym_hidden\n"
+        "1:  movq (%rsp), %rdx\n"
+        "    jmp cgi_dlsym_hidden\n"
         ".cfi_endproc\n"
         ".size dlsym, .-dlsym\n");
 

@@ -27,6 +27,7 @@
  *   0 selfread                  this process's own memory, read without a fault
  *                               (process_vm_readv, or pread on /proc/self/mem)
  *   1 config                    the process-wide configuration and its lock (data)
+ *   1 elfsym                    a loaded object's dynamic symbols, read from memory
  *   1 clock                     the clock of timed calls
  *   1 hlock                     one lock per handle value (thread rules, holds,
  *                               handle-scoped domains)
@@ -89,6 +90,15 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
+
+/* Not instrumented by a sanitizer: code that a sanitizer's runtime may reach
+ * while it starts, before instrumented code may run (it calls dlsym and
+ * sigaction then: dlsym_interpose.c, signals_interpose.c, elfsym.c). */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define CGI_UNINSTRUMENTED __attribute__((no_sanitize_thread, no_sanitize_address, no_sanitize_undefined))
+#else
+#define CGI_UNINSTRUMENTED
+#endif
 
 /* The layer's own count of a blocking site's threads inside (layer.h) and
  * a record's peaks are one primitive (common.h). */

@@ -18,6 +18,7 @@
 #include "resolve.h"
 
 #include "../common/errors.h"
+#include "elfsym.h"
 #include "probe.h"
 #include "site.h"
 
@@ -171,85 +172,33 @@ CGI_UNINSTRUMENTED static int cgi_is_own_base(const void *base)
 }
 
 /* ---- a loaded object's own definition of a name ------------------------------
- * Read from the object's dynamic symbol table in memory (its GNU hash
- * table), as the dynamic linker's own lookup reads it: a defined function
- * (or untyped) symbol, global or weak, not of a hidden version. This is
- * what dlsym on a handle of the object finds first, without dlopen, dlsym's
- * formatted error for every object that lacks the name, and dlclose: a
- * first call used to cost ~400,000 instructions in a Python process with a
- * hundred objects mapped. What this reader does not handle (no GNU hash
- * table, an IFUNC) is left to dlsym ("unsure"). */
-typedef struct cgi_dyn {
-    const ElfW(Sym) * symtab;
-    const char *strtab;
-    const uint32_t *gnu_hash;
-    const ElfW(Half) * versym;
-} cgi_dyn;
-
-CGI_UNINSTRUMENTED static uint32_t cgi_gnu_hash(const char *name)
-{
-    uint32_t h = 5381;
-    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
-        h = h * 33 + *c;
-    return h;
-}
-
-CGI_UNINSTRUMENTED static int cgi_read_dynamic(const struct dl_phdr_info *info, cgi_dyn *d)
-{
-    memset(d, 0, sizeof *d);
-    const ElfW(Dyn) *dyn = NULL;
-    for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++)
-        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC) dyn = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-    if (!dyn) return 0;
-    for (; dyn->d_tag != DT_NULL; dyn++) {
-        /* The dynamic linker relocates these in place where .dynamic is
-         * writable; where it is not (the vDSO) they are still offsets. */
-        ElfW(Addr) p = dyn->d_un.d_ptr;
-        if (p < info->dlpi_addr) p += info->dlpi_addr;
-        switch (dyn->d_tag) {
-        case DT_SYMTAB: d->symtab = (const void *)p; break;
-        case DT_STRTAB: d->strtab = (const void *)p; break;
-        case DT_GNU_HASH: d->gnu_hash = (const void *)p; break;
-        case DT_VERSYM: d->versym = (const void *)p; break;
-        }
-    }
-    return d->symtab && d->strtab && d->gnu_hash;
-}
+ * Read from the object's dynamic symbol table in memory (elfsym.h), as the
+ * dynamic linker's own lookup reads it: a defined function (or untyped)
+ * symbol, global or weak, not of a hidden version. This is what dlsym on a
+ * handle of the object finds first, without dlopen, dlsym's formatted error
+ * for every object that lacks the name, and dlclose: a first call used to
+ * cost ~400,000 instructions in a Python process with a hundred objects
+ * mapped. What this reader does not handle (no GNU hash table, an IFUNC)
+ * is left to dlsym ("unsure"). */
 
 /* 1: found (*addr), 0: not defined there, -1: unsure (ask dlsym). */
 CGI_UNINSTRUMENTED static int cgi_own_definition(const struct dl_phdr_info *info, const char *name, uint32_t hash,
                                                  void **addr)
 {
     cgi_dyn d;
-    if (!cgi_read_dynamic(info, &d)) return -1;
-    const unsigned bits = 8 * sizeof(ElfW(Addr));
-    uint32_t nbuckets = d.gnu_hash[0], symoffset = d.gnu_hash[1], bloom_size = d.gnu_hash[2],
-             bloom_shift = d.gnu_hash[3];
-    if (!nbuckets || !bloom_size) return 0;
-    const ElfW(Addr) *bloom = (const void *)(d.gnu_hash + 4);
-    const uint32_t *buckets = (const void *)(bloom + bloom_size);
-    const uint32_t *chain = buckets + nbuckets;
-    ElfW(Addr) word = bloom[(hash / bits) % bloom_size];
-    ElfW(Addr) mask = ((ElfW(Addr))1 << (hash % bits)) | ((ElfW(Addr))1 << ((hash >> bloom_shift) % bits));
-    if ((word & mask) != mask) return 0;
-    uint32_t i = buckets[hash % nbuckets];
-    if (i < symoffset) return 0;
-    for (;; i++) {
-        uint32_t h = chain[i - symoffset];
+    if (!cgi_dyn_read_phdr(info, &d)) return -1;
+    for (uint32_t at = 0, i; (i = cgi_dyn_next(&d, name, hash, &at));) {
         const ElfW(Sym) *sym = &d.symtab[i];
-        if ((h | 1) == (hash | 1) && strcmp(d.strtab + sym->st_name, name) == 0 && sym->st_shndx != SHN_UNDEF &&
-            (!d.versym || (d.versym[i] & 0x7fff) != 0) && !(d.versym && (d.versym[i] & 0x8000))) {
-            int type = ELF64_ST_TYPE(sym->st_info), bind = ELF64_ST_BIND(sym->st_info);
-            if (bind == STB_GLOBAL || bind == STB_WEAK || bind == STB_GNU_UNIQUE) {
-                if (type == STT_GNU_IFUNC) return -1;
-                if (type == STT_FUNC || type == STT_NOTYPE) {
-                    *addr = (void *)(info->dlpi_addr + sym->st_value);
-                    return 1;
-                }
-            }
+        if (d.versym && ((d.versym[i] & 0x7fff) == 0 || (d.versym[i] & 0x8000))) continue;
+        int type = ELF64_ST_TYPE(sym->st_info), bind = ELF64_ST_BIND(sym->st_info);
+        if (bind != STB_GLOBAL && bind != STB_WEAK && bind != STB_GNU_UNIQUE) continue;
+        if (type == STT_GNU_IFUNC) return -1;
+        if (type == STT_FUNC || type == STT_NOTYPE) {
+            *addr = (void *)(d.base + sym->st_value);
+            return 1;
         }
-        if (h & 1) return 0;
     }
+    return 0;
 }
 
 /* dl_iterate_phdr runs its callback under the dynamic loader's lock: no

@@ -11,14 +11,9 @@
 #include <errno.h>
 #include <signal.h>
 
-/* Not instrumented by a sanitizer: ThreadSanitizer's runtime calls the
- * next sigaction (this one) while it starts, before instrumented code may
- * run. Only with the hook on does this call into the rest of callguard. */
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define CGI_UNINSTRUMENTED __attribute__((no_sanitize_thread, no_sanitize_address, no_sanitize_undefined))
-#else
-#define CGI_UNINSTRUMENTED
-#endif
+/* CGI_UNINSTRUMENTED: ThreadSanitizer's runtime calls the next sigaction
+ * (this one) while it starts. Only with the hook on does this call into the
+ * rest of callguard. */
 
 /* glibc's own, whatever the lookup order. */
 extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);

@@ -63,6 +63,34 @@ def global_lookups_answer_as_plainly():
     check(g[1] == plain[1], "the same answers:\n%s-- plain:\n%s" % (g[1], plain[1]))
 
 
+# What the look-ups' tests look up: names no library defines, names only the APIs' libraries define (a layer
+# exports them: the answer must stay none), names that start with a layer's prefix and that libc defines.
+DLSYM_NAMES = ["close", "cuserid", "malloc", "clGetPlatformIDs", "cuInit", "MPI_Init", "zeInit", "no_such_name"]
+CTYPES_PROBE = """import ctypes
+main = ctypes.CDLL(None)  # dlopen(NULL): each name below is a dlsym of its handle
+print([hasattr(main, n) for n in %r])""" % DLSYM_NAMES
+
+
+def hook_calls(stderr):
+    found = re.findall(r"^dlsym hook: (\d+) dlsym calls$", stderr, re.M)
+    check(len(found) == 1, "one count from the hook: %s" % stderr)
+    return int(found[0])
+
+
+def a_programs_own_dlsym_hook_is_called_as_plainly():
+    """A program's own dlsym interposer (tests/clients/dlsym_hook.c: preloaded, unversioned, forwarding with
+    dlvsym(RTLD_NEXT)) is called as often under `callguard run` as plainly, from C and from
+    ctypes.CDLL(None): libcallguard's dlsym, first in the lookup order, forwards to it, not to libc's."""
+    hook = {"LD_PRELOAD": E["CG_DLSYM_HOOK"]}
+    for what, prog in (("C", [E["CG_DLSYM_PROBE"]] + DLSYM_NAMES), ("ctypes", [sys.executable, "-c", CTYPES_PROBE])):
+        plain = run(prog, hook)
+        check(plain[0] == 0 and hook_calls(plain[2]) > len(DLSYM_NAMES), "%s plainly" % what, plain)
+        g = run(cg() + prog, hook)
+        check(g[0] == 0, "%s under callguard run" % what, g)
+        check(hook_calls(g[2]) == hook_calls(plain[2]), "%s: the hook called as often as plainly:\n%s-- plain:\n%s"
+              % (what, g[2], plain[2]))
+
+
 MPI4PY_JOB = r"""
 import sys
 from array import array
