@@ -193,6 +193,30 @@ static int test_policy_defaults_apply_to_the_files_own_api(int argc, char **argv
     return 0;
 }
 
+/* ---- the program's own look-ups -------------------------------------------------- */
+
+/* A layer loaded long after start-up (dlopen, RTLD_GLOBAL), its library
+ * not loaded: a global look-up of one of its names answers NULL with
+ * dlerror() set, as without the layer; once the library is loaded, the
+ * layer's wrapper. libcallguard comes before libc in this runner's lookup
+ * order, so its dlsym is the runner's (dlsym_interpose.c): it learns the
+ * layer's prefix, and the new objects, after start-up. */
+static int test_a_layer_loaded_late_hides_its_names_until_its_library_loads(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    void *layer = dlopen(CG_TOY_LAYER_UNLINKED, RTLD_NOW | RTLD_GLOBAL);
+    CHECKF(layer, "%s", dlerror());
+    void *self = dlopen(NULL, RTLD_LAZY);
+    dlerror();
+    CHECK(dlsym(RTLD_DEFAULT, "toyAdd") == NULL && dlerror() != NULL);
+    CHECK(dlsym(self, "toyCompile") == NULL && dlerror() != NULL);
+    void *lib = dlopen(CG_TOY_LIB, RTLD_NOW | RTLD_GLOBAL);
+    CHECKF(lib, "%s", dlerror());
+    void *wrapper = dlsym(layer, "toyAdd");
+    CHECK(wrapper && dlsym(RTLD_DEFAULT, "toyAdd") == wrapper && dlsym(self, "toyAdd") == wrapper);
+    return 0;
+}
+
 const cgtest_case cgtest_cases[] = {
     {"child_settings_before_load", child_settings_before_load},
     {"child_wrong_names_before_load", child_wrong_names_before_load},
@@ -204,5 +228,7 @@ const cgtest_case cgtest_cases[] = {
      test_kept_name_from_environment_exits_2_when_its_layer_loads},
     {"settings_no_layer_had_are_named_at_exit", test_settings_no_layer_had_are_named_at_exit},
     {"policy_defaults_apply_to_the_files_own_api", test_policy_defaults_apply_to_the_files_own_api},
+    {"a_layer_loaded_late_hides_its_names_until_its_library_loads",
+     test_a_layer_loaded_late_hides_its_names_until_its_library_loads},
 };
 const size_t cgtest_ncases = sizeof cgtest_cases / sizeof *cgtest_cases;

@@ -119,30 +119,92 @@ CGI_UNINSTRUMENTED static cgi_dlsym_fn cgi_dlsym_targets(cgi_dlsym_fn *next)
     return libc;
 }
 
-/* Does `name` start with one of a registered layer's prefixes? */
-static int cgi_layer_name(const char *name)
+/* The registered layers' prefixes, one entry each, for a test of a few
+ * instructions an entry: every global look-up asks. Entries are only
+ * appended (layers register, never leave): readers take the count, then
+ * read the entries below it. A prefix too long, or too many of them, and
+ * every look-up walks the layers' lists instead. */
+#define CGI_PREFIXES_MAX 64
+typedef struct cgi_prefix {
+    char text[16];
+    size_t len;
+    const cg_layer *layer;
+} cgi_prefix;
+
+static cgi_prefix cgi_prefixes[CGI_PREFIXES_MAX];
+static _Atomic unsigned cgi_nprefixes;
+static _Atomic uint64_t cgi_prefix_firsts[4]; /* their first characters, a bit each */
+static _Atomic int cgi_prefixes_overflow;
+static cg_layer *_Atomic cgi_prefixes_of; /* the layers' list when last appended */
+static pthread_mutex_t cgi_prefixes_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Appends the prefixes of the layers registered since the last time (the
+ * list grows at its head). */
+static void cgi_prefixes_update(void)
 {
-    for (cg_layer *l = __atomic_load_n(&cgi_layers, __ATOMIC_ACQUIRE); l; l = l->next)
+    pthread_mutex_lock(&cgi_prefixes_lock);
+    cg_layer *head = __atomic_load_n(&cgi_layers, __ATOMIC_ACQUIRE), *upto = atomic_load(&cgi_prefixes_of);
+    unsigned n = atomic_load(&cgi_nprefixes);
+    for (cg_layer *l = head; l && l != upto; l = l->next)
         for (const char *p = l->prefixes; p && *p;) {
-            size_t n = strcspn(p, ",");
-            if (n && strncmp(name, p, n) == 0) return 1;
-            p += n + (p[n] == ',');
+            size_t len = strcspn(p, ",");
+            unsigned char c = (unsigned char)*p;
+            if (len) atomic_fetch_or(&cgi_prefix_firsts[c >> 6], (uint64_t)1 << (c & 63));
+            if (len && (len >= sizeof cgi_prefixes[0].text || n == CGI_PREFIXES_MAX))
+                atomic_store(&cgi_prefixes_overflow, 1);
+            else if (len) {
+                memcpy(cgi_prefixes[n].text, p, len);
+                cgi_prefixes[n].len = len;
+                cgi_prefixes[n++].layer = l;
+            }
+            p += len + (p[len] == ',');
         }
+    atomic_store_explicit(&cgi_nprefixes, n, memory_order_release);
+    atomic_store_explicit(&cgi_prefixes_of, head, memory_order_release);
+    pthread_mutex_unlock(&cgi_prefixes_lock);
+}
+
+/* Does `name` start with a prefix in the comma-separated list? */
+static int cgi_has_prefix(const char *name, const char *prefixes)
+{
+    for (const char *p = prefixes; p && *p;) {
+        size_t len = strcspn(p, ",");
+        if (len && strncmp(name, p, len) == 0) return 1;
+        p += len + (p[len] == ',');
+    }
     return 0;
 }
 
 /* 1 when a global look-up of `name` would find a layer's export although no
- * library of the program's defines the name: plainly it finds nothing. */
-static int cgi_dlsym_hides(const char *name, cgi_dlsym_fn libc)
+ * library of the program's defines the name: plainly it finds nothing. In
+ * order of cost: a layer's prefix (close has the OpenCL layer's), exported
+ * by that layer's object (read from its symbol table: no loader call),
+ * defined by no object that is not callguard's. */
+static int cgi_dlsym_hides(const char *name, cg_layer *head)
 {
-    if (!cgi_layer_name(name)) return 0;
-    void *p = libc(RTLD_DEFAULT, name);
-    /* NULL from a layer's IFUNC whose real function no library defines (MPI_Send_c on Open MPI 4.1,
-     * docs/configuration.md, "Other ABIs"): glibc answers NULL but sets no dlerror(); plainly the look-up
-     * fails with it. */
-    if (!p) return 1;
-    if (!cgi_is_callguard_object(p)) return 0;
-    return cgi_search_loaded(name) == NULL;
+    if (atomic_load_explicit(&cgi_prefixes_of, memory_order_acquire) != head) cgi_prefixes_update();
+    unsigned char c = (unsigned char)*name;
+    if (!((atomic_load_explicit(&cgi_prefix_firsts[c >> 6], memory_order_relaxed) >> (c & 63)) & 1)) return 0;
+    uint32_t hash = 0;
+    const cg_layer *exported = NULL;
+    if (atomic_load(&cgi_prefixes_overflow)) {
+        for (cg_layer *l = head; l && !exported; l = l->next)
+            if (cgi_has_prefix(name, l->prefixes) &&
+                cgi_callguard_defines(l, name, hash ? hash : (hash = cgi_gnu_hash(name))))
+                exported = l;
+    } else {
+        unsigned n = atomic_load_explicit(&cgi_nprefixes, memory_order_acquire);
+        for (unsigned i = 0; i < n && !exported; i++) {
+            const cgi_prefix *e = &cgi_prefixes[i];
+            if (e->text[0] != name[0] || strncmp(name, e->text, e->len) != 0) continue;
+            if (cgi_callguard_defines(e->layer, name, hash ? hash : (hash = cgi_gnu_hash(name)))) exported = e->layer;
+        }
+    }
+    if (!exported) return 0;
+    int saved = errno;
+    int outside = cgi_defined_outside_callguard(name, hash, 1);
+    errno = saved;
+    return !outside;
 }
 
 /* Called by the trampoline below with dlsym's arguments and its caller's
@@ -155,11 +217,8 @@ CGI_UNINSTRUMENTED __attribute__((used)) CGI_HIDDEN cgi_dlsym_fn cgi_dlsym_route
     if (next != libc && cgi_is_callguard_object(caller)) next = libc;
     if (!libc || !name) return next;
     if (handle != RTLD_DEFAULT && handle != (void *)_r_debug.r_map) return next;
-    if (!__atomic_load_n(&cgi_layers, __ATOMIC_ACQUIRE)) return next;
-    int saved = errno;
-    int hide = cgi_dlsym_hides(name, libc);
-    errno = saved;
-    return hide ? NULL : next;
+    cg_layer *layers = __atomic_load_n(&cgi_layers, __ATOMIC_ACQUIRE);
+    return layers && cgi_dlsym_hides(name, layers) ? NULL : next;
 }
 
 /* A failed look-up's answer: NULL, and dlerror() saying the name is
@@ -171,7 +230,9 @@ __attribute__((used)) CGI_HIDDEN void *cgi_dlsym_hidden(void *handle, const char
     int saved = errno;
     cgi_dlsym_fn next, libc = cgi_dlsym_targets(&next);
     if (next && next != libc && !cgi_is_callguard_object(caller)) (void)next(handle, name);
-    void *h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+    static void *_Atomic libc_handle;
+    void *h = atomic_load_explicit(&libc_handle, memory_order_acquire);
+    if (!h) atomic_store_explicit(&libc_handle, h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD), memory_order_release);
     if (h && libc) (void)libc(h, name);
     errno = saved;
     return NULL;

@@ -17,8 +17,9 @@ CGI_UNINSTRUMENTED uint32_t cgi_gnu_hash(const char *name)
 
 CGI_UNINSTRUMENTED int cgi_dyn_read(uintptr_t base, const ElfW(Dyn) * dyn, cgi_dyn *d)
 {
-    d->base = base; /* field by field: no memset while a sanitizer starts */
-    d->symtab = NULL, d->strtab = NULL, d->gnu_hash = NULL, d->versym = NULL, d->verdef = NULL;
+    /* Field by field: no memset while a sanitizer starts. */
+    const uint32_t *gnu_hash = NULL;
+    d->base = base, d->symtab = NULL, d->strtab = NULL, d->versym = NULL, d->verdef = NULL, d->bloom = NULL;
     if (!dyn) return 0;
     for (; dyn->d_tag != DT_NULL; dyn++) {
         /* The dynamic linker relocates some of these in place where .dynamic
@@ -29,12 +30,19 @@ CGI_UNINSTRUMENTED int cgi_dyn_read(uintptr_t base, const ElfW(Dyn) * dyn, cgi_d
         switch (dyn->d_tag) {
         case DT_SYMTAB: d->symtab = (const void *)p; break;
         case DT_STRTAB: d->strtab = (const void *)p; break;
-        case DT_GNU_HASH: d->gnu_hash = (const void *)p; break;
+        case DT_GNU_HASH: gnu_hash = (const void *)p; break;
         case DT_VERSYM: d->versym = (const void *)p; break;
         case DT_VERDEF: d->verdef = (const void *)p; break;
         }
     }
-    return d->symtab && d->strtab && d->gnu_hash;
+    if (!d->symtab || !d->strtab || !gnu_hash) return 0;
+    d->nbuckets = gnu_hash[0], d->symoffset = gnu_hash[1], d->bloom_shift = gnu_hash[3];
+    /* The filter's size is a power of two (as glibc requires); none: no symbols. */
+    d->bloom_mask = gnu_hash[2] - 1;
+    if (d->nbuckets && gnu_hash[2] && !(gnu_hash[2] & d->bloom_mask)) d->bloom = (const void *)(gnu_hash + 4);
+    d->buckets = (const void *)((const ElfW(Addr) *)(gnu_hash + 4) + gnu_hash[2]);
+    d->chain = d->buckets + d->nbuckets;
+    return 1;
 }
 
 CGI_UNINSTRUMENTED int cgi_dyn_read_phdr(const struct dl_phdr_info *info, cgi_dyn *d)
@@ -47,26 +55,17 @@ CGI_UNINSTRUMENTED int cgi_dyn_read_phdr(const struct dl_phdr_info *info, cgi_dy
 
 CGI_UNINSTRUMENTED uint32_t cgi_dyn_next(const cgi_dyn *d, const char *name, uint32_t hash, uint32_t *at)
 {
-    const unsigned bits = 8 * sizeof(ElfW(Addr));
-    uint32_t nbuckets = d->gnu_hash[0], symoffset = d->gnu_hash[1], bloom_size = d->gnu_hash[2],
-             bloom_shift = d->gnu_hash[3];
-    if (!nbuckets || !bloom_size) return 0;
-    const ElfW(Addr) *bloom = (const void *)(d->gnu_hash + 4);
-    const uint32_t *buckets = (const void *)(bloom + bloom_size);
-    const uint32_t *chain = buckets + nbuckets;
     uint32_t i;
     if (!*at) {
-        ElfW(Addr) word = bloom[(hash / bits) % bloom_size];
-        ElfW(Addr) mask = ((ElfW(Addr))1 << (hash % bits)) | ((ElfW(Addr))1 << ((hash >> bloom_shift) % bits));
-        if ((word & mask) != mask) return 0;
-        i = buckets[hash % nbuckets];
-        if (i < symoffset) return 0;
+        if (!cgi_dyn_may_define(d, hash)) return 0;
+        i = d->buckets[hash % d->nbuckets];
+        if (i < d->symoffset) return 0;
     } else {
-        if (*at < symoffset || (chain[*at - symoffset] & 1)) return 0; /* *at ended its chain */
+        if (*at < d->symoffset || (d->chain[*at - d->symoffset] & 1)) return 0; /* *at ended its chain */
         i = *at + 1;
     }
     for (;; i++) {
-        uint32_t h = chain[i - symoffset];
+        uint32_t h = d->chain[i - d->symoffset];
         const ElfW(Sym) *sym = &d->symtab[i];
         if ((h | 1) == (hash | 1) && sym->st_shndx != SHN_UNDEF && cgi_str_eq(d->strtab + sym->st_name, name))
             return *at = i;

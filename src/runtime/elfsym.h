@@ -12,9 +12,12 @@ typedef struct cgi_dyn {
     uintptr_t base; /* the load bias (l_addr, dlpi_addr) */
     const ElfW(Sym) * symtab;
     const char *strtab;
-    const uint32_t *gnu_hash;
     const ElfW(Half) * versym; /* NULL: no version information */
     const ElfW(Verdef) * verdef;
+    /* the GNU hash table, decoded */
+    uint32_t nbuckets, symoffset, bloom_mask, bloom_shift;
+    const ElfW(Addr) * bloom;
+    const uint32_t *buckets, *chain;
 } cgi_dyn;
 
 /* Strings compared by hand: a sanitizer's runtime, while it starts, has
@@ -39,6 +42,17 @@ CGI_HIDDEN uint32_t cgi_gnu_hash(const char *name);
 CGI_HIDDEN int cgi_dyn_read(uintptr_t base, const ElfW(Dyn) * dyn, cgi_dyn *d);
 /* The same, from the object's program headers (dl_iterate_phdr's). */
 CGI_HIDDEN int cgi_dyn_read_phdr(const struct dl_phdr_info *info, cgi_dyn *d);
+/* 0 when the object's Bloom filter says it defines nothing with this hash
+ * (most objects, for most names: one test). */
+CGI_UNINSTRUMENTED static inline int cgi_dyn_may_define(const cgi_dyn *d, uint32_t hash)
+{
+    const unsigned bits = 8 * sizeof(ElfW(Addr));
+    if (!d->bloom) return 0;
+    ElfW(Addr) word = d->bloom[(hash / bits) & d->bloom_mask];
+    ElfW(Addr) mask = ((ElfW(Addr))1 << (hash % bits)) | ((ElfW(Addr))1 << ((hash >> d->bloom_shift) % bits));
+    return (word & mask) == mask;
+}
+
 /* The symbols named `name` that the object defines, one after another:
  * the index of the next after *at (0 to start), or 0 when none is left. */
 CGI_HIDDEN uint32_t cgi_dyn_next(const cgi_dyn *d, const char *name, uint32_t hash, uint32_t *at);

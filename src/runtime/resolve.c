@@ -23,6 +23,7 @@
 #include "site.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <dlfcn.h>
 #include <link.h>
 #include <stdio.h>
@@ -38,39 +39,80 @@
 #endif
 
 /* ---- callguard's own objects -------------------------------------------------
- * Load addresses of the runtime, layers and shims: a resolution that lands
- * in one of them would call back into callguard. Lists that only grow:
- * writers take cgi_registry_lock, readers (every first call of a site) walk them
- * without a lock. */
+ * The runtime, layers and shims: a resolution that lands in one of them
+ * would call back into callguard. Each is kept with its load address, the
+ * address ranges of its loaded segments (is an address callguard's: a few
+ * comparisons, where dladdr searched the symbols of the object holding it
+ * under the loader's lock: 13 us for one of libc's) and its dynamic
+ * symbols. Lists that only grow, and callguard's objects are never
+ * unloaded (-z nodelete): writers take cgi_registry_lock, readers (every
+ * first call of a site, the program's global dlsym) walk them without a
+ * lock. */
+#define CGI_OWN_SEGMENTS 8
+
 typedef struct cgi_own {
-    const void *base;     /* an object's load address */
+    const void *base;     /* an object's load address (dladdr's dli_fbase) */
     const cg_layer *shim; /* or a layer loaded as its soname's shim */
+    unsigned nseg;
+    uintptr_t seg[CGI_OWN_SEGMENTS][2]; /* its PT_LOAD segments, [from, to) */
+    int has_dyn;
+    cgi_dyn dyn;
     struct cgi_own *next;
 } cgi_own;
 
 static cgi_own *_Atomic cgi_own_objects;
+static _Atomic unsigned cgi_own_count; /* of cgi_own_objects: tells the search's cache a new one */
 static cgi_own *_Atomic cgi_shim_layers;
 static pthread_mutex_t cgi_registry_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void cgi_own_push(cgi_own *_Atomic *list, const void *base, const cg_layer *shim)
+/* Adds a copy of `o` to the list, unless one has the same base and shim. */
+static void cgi_own_push(cgi_own *_Atomic *list, const cgi_own *o)
 {
     pthread_mutex_lock(&cgi_registry_lock);
-    cgi_own *o = atomic_load(list);
-    for (; o; o = o->next)
-        if (o->base == base && o->shim == shim) break;
-    if (!o && (o = calloc(1, sizeof *o))) {
-        o->base = base;
-        o->shim = shim;
-        o->next = atomic_load(list);
-        atomic_store_explicit(list, o, memory_order_release);
+    cgi_own *c = atomic_load(list);
+    for (; c; c = c->next)
+        if (c->base == o->base && c->shim == o->shim) break;
+    if (!c && (c = malloc(sizeof *c))) {
+        *c = *o;
+        c->next = atomic_load(list);
+        atomic_store_explicit(list, c, memory_order_release);
+        if (list == &cgi_own_objects) atomic_fetch_add(&cgi_own_count, 1);
     }
     pthread_mutex_unlock(&cgi_registry_lock);
+}
+
+/* The object holding o->seg[0][0]: its segments and dynamic symbols. */
+static int cgi_own_segments(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    cgi_own *o = arg;
+    uintptr_t addr = o->seg[0][0];
+    int holds = 0;
+    for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t from = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && addr >= from && addr < from + ph->p_memsz) holds = 1;
+    }
+    if (!holds) return 0;
+    o->nseg = 0;
+    for (ElfW(Half) i = 0; i < info->dlpi_phnum && o->nseg < CGI_OWN_SEGMENTS; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD) continue;
+        o->seg[o->nseg][0] = info->dlpi_addr + ph->p_vaddr;
+        o->seg[o->nseg][1] = o->seg[o->nseg][0] + ph->p_memsz;
+        o->nseg++;
+    }
+    o->has_dyn = cgi_dyn_read_phdr(info, &o->dyn);
+    return 1;
 }
 
 void cgi_note_own_object(const void *addr)
 {
     Dl_info info;
-    if (dladdr(addr, &info) && info.dli_fbase) cgi_own_push(&cgi_own_objects, info.dli_fbase, NULL);
+    if (!dladdr(addr, &info) || !info.dli_fbase) return;
+    cgi_own o = {.base = info.dli_fbase, .seg = {{(uintptr_t)addr}}};
+    if (!dl_iterate_phdr(cgi_own_segments, &o)) o.nseg = 0;
+    cgi_own_push(&cgi_own_objects, &o);
 }
 
 /* 1 when the comma-separated list names `base`. */
@@ -95,7 +137,7 @@ void cgi_note_if_shim(cg_layer *l)
     if (!l->soname || !dladdr(l, &info) || !info.dli_fname) return;
     const char *base = strrchr(info.dli_fname, '/');
     base = base ? base + 1 : info.dli_fname;
-    if (cgi_list_has(l->soname, base)) cgi_own_push(&cgi_shim_layers, NULL, l);
+    if (cgi_list_has(l->soname, base)) cgi_own_push(&cgi_shim_layers, &(cgi_own){.shim = l});
 }
 
 int cgi_layer_is_shim(const cg_layer *l)
@@ -112,10 +154,25 @@ int cgi_is_callguard_base(const void *base)
     return 0;
 }
 
-int cgi_is_callguard_object(const void *addr)
+CGI_UNINSTRUMENTED int cgi_is_callguard_object(const void *addr)
 {
-    Dl_info info;
-    return dladdr(addr, &info) && cgi_is_callguard_base(info.dli_fbase);
+    uintptr_t a = (uintptr_t)addr;
+    for (cgi_own *o = atomic_load_explicit(&cgi_own_objects, memory_order_acquire); o; o = o->next)
+        for (unsigned i = 0; i < o->nseg; i++)
+            if (a >= o->seg[i][0] && a < o->seg[i][1]) return 1;
+    return 0;
+}
+
+int cgi_callguard_defines(const void *inside, const char *name, uint32_t hash)
+{
+    uintptr_t a = (uintptr_t)inside;
+    for (cgi_own *o = atomic_load_explicit(&cgi_own_objects, memory_order_acquire); o; o = o->next)
+        for (unsigned i = 0; i < o->nseg; i++)
+            if (a >= o->seg[i][0] && a < o->seg[i][1]) {
+                uint32_t at = 0;
+                return !o->has_dyn || cgi_dyn_next(&o->dyn, name, hash, &at);
+            }
+    return 1;
 }
 
 /* ---- library paths given through cg_configure -----------------------------------
@@ -182,24 +239,44 @@ CGI_UNINSTRUMENTED static int cgi_is_own_base(const void *base)
  * is left to dlsym ("unsure"). */
 
 /* 1: found (*addr), 0: not defined there, -1: unsure (ask dlsym). */
-CGI_UNINSTRUMENTED static int cgi_own_definition(const struct dl_phdr_info *info, const char *name, uint32_t hash,
-                                                 void **addr)
+CGI_UNINSTRUMENTED static int cgi_own_definition(const cgi_dyn *d, const char *name, uint32_t hash, void **addr)
 {
-    cgi_dyn d;
-    if (!cgi_dyn_read_phdr(info, &d)) return -1;
-    for (uint32_t at = 0, i; (i = cgi_dyn_next(&d, name, hash, &at));) {
-        const ElfW(Sym) *sym = &d.symtab[i];
-        if (d.versym && ((d.versym[i] & 0x7fff) == 0 || (d.versym[i] & 0x8000))) continue;
+    for (uint32_t at = 0, i; (i = cgi_dyn_next(d, name, hash, &at));) {
+        const ElfW(Sym) *sym = &d->symtab[i];
+        if (d->versym && ((d->versym[i] & 0x7fff) == 0 || (d->versym[i] & 0x8000))) continue;
         int type = ELF64_ST_TYPE(sym->st_info), bind = ELF64_ST_BIND(sym->st_info);
         if (bind != STB_GLOBAL && bind != STB_WEAK && bind != STB_GNU_UNIQUE) continue;
         if (type == STT_GNU_IFUNC) return -1;
         if (type == STT_FUNC || type == STT_NOTYPE) {
-            *addr = (void *)(d.base + sym->st_value);
+            *addr = (void *)(d->base + sym->st_value);
             return 1;
         }
     }
     return 0;
 }
+
+/* What the search reads of each loaded object, in dl_iterate_phdr's order:
+ * whether it is callguard's, where its symbols are. Kept while no object is
+ * loaded or unloaded (dlpi_adds, dlpi_subs) and callguard notes none of its
+ * own: a search then reads only the objects' hash tables (a failed global
+ * look-up of a layer's name cost 3 times glibc's own, each object's
+ * program headers and dynamic section read again). Under cgi_seen_lock,
+ * taken with trylock: a search that finds it held (another thread's, or
+ * this thread's inside a program's own dl_iterate_phdr callback) reads the
+ * objects itself. */
+typedef struct cgi_seen {
+    uintptr_t addr;
+    int own, has_dyn;
+    cgi_dyn dyn;
+} cgi_seen;
+
+static struct {
+    unsigned long long adds, subs;
+    unsigned owns;
+    size_t n, cap;
+    cgi_seen *v;
+} cgi_seen_cache;
+static pthread_mutex_t cgi_seen_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* dl_iterate_phdr runs its callback under the dynamic loader's lock: no
  * dlopen/dlclose in there (another thread in dlopen would deadlock with
@@ -209,19 +286,56 @@ CGI_UNINSTRUMENTED static int cgi_own_definition(const struct dl_phdr_info *info
 typedef struct cgi_search {
     const char *name;
     uint32_t hash;
+    int with_main; /* the main program too */
+    int cached;    /* holds cgi_seen_lock */
+    size_t i;      /* the object's place in the walk */
     void *found;
     char **unsure; /* names of objects before `found` to ask dlsym */
     size_t n, cap;
 } cgi_search;
 
+/* The object as the cache has it, reading it where the cache does not. */
+static const cgi_seen *cgi_seen_object(cgi_search *s, const struct dl_phdr_info *info, size_t size, cgi_seen *tmp)
+{
+    size_t i = s->i++;
+    if (s->cached && i == 0) {
+        unsigned owns = atomic_load(&cgi_own_count);
+        if (size < offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs)
+            s->cached = 0;
+        else if (cgi_seen_cache.adds != info->dlpi_adds || cgi_seen_cache.subs != info->dlpi_subs ||
+                 cgi_seen_cache.owns != owns) {
+            cgi_seen_cache.adds = info->dlpi_adds, cgi_seen_cache.subs = info->dlpi_subs;
+            cgi_seen_cache.owns = owns, cgi_seen_cache.n = 0;
+        }
+    }
+    if (s->cached && i < cgi_seen_cache.n && cgi_seen_cache.v[i].addr == info->dlpi_addr) return &cgi_seen_cache.v[i];
+    tmp->addr = info->dlpi_addr;
+    tmp->own = cgi_is_own_base((const void *)info->dlpi_addr);
+    tmp->has_dyn = cgi_dyn_read_phdr(info, &tmp->dyn);
+    if (!s->cached || i > cgi_seen_cache.n) return tmp;
+    if (i == cgi_seen_cache.cap) {
+        size_t cap = cgi_seen_cache.cap ? 2 * cgi_seen_cache.cap : 64;
+        cgi_seen *v = realloc(cgi_seen_cache.v, cap * sizeof *v);
+        if (!v) return tmp;
+        cgi_seen_cache.v = v, cgi_seen_cache.cap = cap;
+    }
+    cgi_seen_cache.v[i] = *tmp;
+    cgi_seen_cache.n = i + 1;
+    return tmp;
+}
+
 static int cgi_search_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
-    (void)size;
     cgi_search *s = arg;
-    if (!info->dlpi_name || !info->dlpi_name[0]) return 0; /* the main program: step 1 covered it */
-    if (cgi_is_own_base((const void *)info->dlpi_addr)) return 0;
+    cgi_seen tmp;
+    const cgi_seen *o = cgi_seen_object(s, info, size, &tmp);
+    int main_program = !info->dlpi_name || !info->dlpi_name[0];
+    if ((main_program && !s->with_main) || o->own) return 0;
     void *p = NULL;
-    int r = cgi_own_definition(info, s->name, s->hash, &p);
+    int r = !o->has_dyn                            ? -1
+            : cgi_dyn_may_define(&o->dyn, s->hash) ? cgi_own_definition(&o->dyn, s->name, s->hash, &p)
+                                                   : 0;
+    if (main_program && r < 0) r = 0; /* dlopen has no name for it */
     if (r > 0) {
         s->found = p;
         return 1;
@@ -238,10 +352,12 @@ static int cgi_search_object(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
-void *cgi_search_loaded(const char *name)
+static void *cgi_search_in(const char *name, uint32_t hash, int with_main)
 {
-    cgi_search s = {.name = name, .hash = cgi_gnu_hash(name)};
+    cgi_search s = {.name = name, .hash = hash, .with_main = with_main};
+    int locked = s.cached = pthread_mutex_trylock(&cgi_seen_lock) == 0;
     dl_iterate_phdr(cgi_search_object, &s);
+    if (locked) pthread_mutex_unlock(&cgi_seen_lock);
     void *found = NULL;
     for (size_t i = 0; i < s.n; i++) {
         if (!found) {
@@ -259,6 +375,14 @@ void *cgi_search_loaded(const char *name)
     /* Defined in a library but part of callguard all the same (a layer
      * linked into another object): not the real function. */
     return found && !cgi_is_callguard_object(found) ? found : NULL;
+}
+
+/* The main program is step 1's (dlsym(RTLD_NEXT) from the layer). */
+void *cgi_search_loaded(const char *name) { return cgi_search_in(name, cgi_gnu_hash(name), 0); }
+
+int cgi_defined_outside_callguard(const char *name, uint32_t hash, int with_main)
+{
+    return cgi_search_in(name, hash, with_main) != NULL;
 }
 
 /* cg_loaded_defines: an IFUNC resolver's question, asked while the dynamic
@@ -282,7 +406,9 @@ CGI_UNINSTRUMENTED static int cgi_defines_object(struct dl_phdr_info *info, size
     }
     if (cgi_is_own_base((const void *)info->dlpi_addr)) return 0;
     void *p = NULL;
-    d->found = cgi_own_definition(info, d->name, d->hash, &p) != 0; /* unsure counts as defined */
+    cgi_dyn dyn;
+    /* unsure (no table it can read, an IFUNC) counts as defined */
+    d->found = !cgi_dyn_read_phdr(info, &dyn) || cgi_own_definition(&dyn, d->name, d->hash, &p) != 0;
     return d->found;
 }
 
