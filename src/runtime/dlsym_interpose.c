@@ -33,6 +33,7 @@
 #include <errno.h>
 #include <link.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #if defined(__x86_64__) && defined(__ELF__)
 
@@ -176,11 +177,12 @@ static int cgi_has_prefix(const char *name, const char *prefixes)
 }
 
 /* 1 when a global look-up of `name` would find a layer's export although no
- * library of the program's defines the name: plainly it finds nothing. In
+ * library of the program's defines the name (with_main: nor the program
+ * itself): plainly it finds nothing. In
  * order of cost: a layer's prefix (close has the OpenCL layer's), exported
  * by that layer's object (read from its symbol table: no loader call),
  * defined by no object that is not callguard's. */
-static int cgi_dlsym_hides(const char *name, cg_layer *head)
+static int cgi_dlsym_hides(const char *name, cg_layer *head, int with_main)
 {
     if (atomic_load_explicit(&cgi_prefixes_of, memory_order_acquire) != head) cgi_prefixes_update();
     unsigned char c = (unsigned char)*name;
@@ -202,9 +204,22 @@ static int cgi_dlsym_hides(const char *name, cg_layer *head)
     }
     if (!exported) return 0;
     int saved = errno;
-    int outside = cgi_defined_outside_callguard(name, hash, 1);
+    int outside = cgi_defined_outside_callguard(name, hash, with_main);
     errno = saved;
     return !outside;
+}
+
+/* Is addr in the main program (its loaded segments, from the auxiliary
+ * vector)? */
+CGI_UNINSTRUMENTED static int cgi_in_main_program(const void *addr)
+{
+    const ElfW(Phdr) *ph = (const void *)getauxval(AT_PHDR);
+    unsigned long n = getauxval(AT_PHNUM);
+    struct link_map *m = _r_debug.r_map;
+    if (!ph || !m) return 0;
+    for (unsigned long i = 0; i < n; i++)
+        if (ph[i].p_type == PT_LOAD && (uintptr_t)addr - (m->l_addr + ph[i].p_vaddr) < ph[i].p_memsz) return 1;
+    return 0;
 }
 
 /* Called by the trampoline below with dlsym's arguments and its caller's
@@ -215,10 +230,14 @@ CGI_UNINSTRUMENTED __attribute__((used)) CGI_HIDDEN cgi_dlsym_fn cgi_dlsym_route
 {
     cgi_dlsym_fn next, libc = cgi_dlsym_targets(&next);
     if (next != libc && cgi_is_callguard_object(caller)) next = libc;
-    if (!libc || !name) return next;
-    if (handle != RTLD_DEFAULT && handle != (void *)_r_debug.r_map) return next;
     cg_layer *layers = __atomic_load_n(&cgi_layers, __ATOMIC_ACQUIRE);
-    return layers && cgi_dlsym_hides(name, layers) ? NULL : next;
+    if (!libc || !name || !layers) return next;
+    /* RTLD_NEXT from the main program searches the global scope after it:
+     * the layers first, as a global look-up does, less the program. */
+    int global = handle == RTLD_DEFAULT || handle == (void *)_r_debug.r_map;
+    int next_from_main = !global && handle == RTLD_NEXT && cgi_in_main_program(caller);
+    if (!global && !next_from_main) return next;
+    return cgi_dlsym_hides(name, layers, !next_from_main) ? NULL : next;
 }
 
 /* A failed look-up's answer: NULL, and dlerror() saying the name is

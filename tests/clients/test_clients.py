@@ -91,6 +91,17 @@ def a_programs_own_dlsym_hook_is_called_as_plainly():
               % (what, g[2], plain[2]))
 
 
+def rtld_next_from_the_program_answers_as_plainly():
+    """dlsym(RTLD_NEXT, NAME) from the main program (tests/clients/dlsym_probe.c) searches the objects after
+    it: the preloaded layers, under `callguard run`. For a layer's name that no library defines it answers
+    NULL with dlerror() set, as plainly, as RTLD_DEFAULT does; the other answers are the same too."""
+    prog = [E["CG_DLSYM_PROBE"]] + DLSYM_NAMES
+    plain = run(prog)
+    check(plain[0] == 0 and "clGetPlatformIDs: default 0, dlopen(NULL) 0, next 0\n" in plain[1], "plainly", plain)
+    g = run(cg() + prog)
+    check(g[0] == 0 and g[1] == plain[1], "the same answers under callguard run:\n%s-- plain:\n%s" % (g[1], plain[1]))
+
+
 def global_lookups_of_libc_names_with_a_layers_prefix_answer_libc_without_dladdr():
     """dlsym(RTLD_DEFAULT) of close and cuserid (the OpenCL and CUDA layers' prefixes; libc defines them),
     1,000 times each under `callguard run`: libc's function each time, and not one dladdr call (the
