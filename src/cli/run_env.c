@@ -1,13 +1,15 @@
 /* callguard run: the run's directory and the child's environment. The
  * child gets the layers preloaded, a directory of soname shims first on
  * LD_LIBRARY_PATH, the statistics directory, and the options as
- * CALLGUARD_* variables. */
+ * CALLGUARD_* variables; an ASan-built program, ASan's leave to come after
+ * them. */
 #define _GNU_SOURCE
 #include "run.h"
 #include "../common/message.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,6 +194,102 @@ void run_lost_close(run_lost *l, const char *dir)
     close(l->memfd);
 }
 
+/* ---- an ASan-built program -----------------------------------------------------
+ * A program built with AddressSanitizer and linked to its runtime
+ * (gcc's -fsanitize=address: libasan.so) checks at start that the runtime
+ * comes first among its libraries, and exits when a preloaded library
+ * comes before it ("ASan runtime does not come first in initial library
+ * list"): libcallguard does. Such a program gets verify_asan_link_order=0
+ * added to ASAN_OPTIONS, unless ASAN_OPTIONS names that option itself.
+ * Preloading libasan first instead would load ASan's runtime into every
+ * other process of the run (a shell, a compiler), with LeakSanitizer's
+ * reports of their leaks and its exit status. */
+
+/* The file execvp runs for `name` (the same PATH), or NULL; malloc'd. */
+static char *run_find_program(const char *name)
+{
+    if (strchr(name, '/')) return strdup(name);
+    const char *path = getenv("PATH");
+    for (const char *p = path ? path : "/bin:/usr/bin";;) {
+        const char *colon = strchr(p, ':');
+        int len = colon ? (int)(colon - p) : (int)strlen(p);
+        char *file;
+        struct stat st;
+        if (asprintf(&file, "%.*s%s%s", len, p, len ? "/" : "", name) < 0) exit(1);
+        if (access(file, X_OK) == 0 && stat(file, &st) == 0 && S_ISREG(st.st_mode)) return file;
+        free(file);
+        if (!colon) return NULL;
+        p = colon + 1;
+    }
+}
+
+/* Where the file holds the virtual address `addr` (its PT_LOAD segments), or -1. */
+static off_t run_file_offset(const ElfW(Phdr) * ph, size_t n, ElfW(Addr) addr)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ph[i].p_type == PT_LOAD && addr >= ph[i].p_vaddr && addr - ph[i].p_vaddr < ph[i].p_filesz)
+            return (off_t)(ph[i].p_offset + (addr - ph[i].p_vaddr));
+    return -1;
+}
+
+/* Does the dynamic section (of the file's program headers ph) need ASan's
+ * runtime: a DT_NEEDED libasan.so.N (gcc) or libclang_rt.asan (clang's
+ * -shared-libasan)? */
+static int run_needs_asan(int fd, const ElfW(Phdr) * ph, size_t n)
+{
+    const ElfW(Phdr) *dynamic = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (ph[i].p_type == PT_DYNAMIC) dynamic = &ph[i];
+    if (!dynamic || !dynamic->p_filesz || dynamic->p_filesz > 65536) return 0;
+    ElfW(Dyn) *dyn = malloc(dynamic->p_filesz);
+    size_t count = dynamic->p_filesz / sizeof *dyn;
+    int found = 0;
+    if (dyn && pread(fd, dyn, dynamic->p_filesz, (off_t)dynamic->p_offset) == (ssize_t)dynamic->p_filesz) {
+        off_t strtab = -1;
+        for (size_t i = 0; i < count && dyn[i].d_tag != DT_NULL; i++)
+            if (dyn[i].d_tag == DT_STRTAB) strtab = run_file_offset(ph, n, dyn[i].d_un.d_ptr);
+        for (size_t i = 0; strtab >= 0 && i < count && dyn[i].d_tag != DT_NULL && !found; i++) {
+            char name[32] = {0};
+            if (dyn[i].d_tag != DT_NEEDED || pread(fd, name, sizeof name - 1, strtab + (off_t)dyn[i].d_un.d_val) <= 0)
+                continue;
+            found = strncmp(name, "libasan.so", 10) == 0 || strncmp(name, "libclang_rt.asan", 16) == 0;
+        }
+    }
+    free(dyn);
+    return found;
+}
+
+/* Is `file` an ELF program of this machine's class that links ASan's runtime? */
+static int run_links_asan(const char *file)
+{
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ElfW(Ehdr) eh;
+    ElfW(Phdr) ph[64];
+    int found = pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+                eh.e_ident[EI_CLASS] == (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) &&
+                eh.e_phentsize == sizeof *ph && eh.e_phnum && eh.e_phnum <= 64 &&
+                pread(fd, ph, eh.e_phnum * sizeof *ph, (off_t)eh.e_phoff) == (ssize_t)(eh.e_phnum * sizeof *ph) &&
+                run_needs_asan(fd, ph, eh.e_phnum);
+    close(fd);
+    return found;
+}
+
+/* verify_asan_link_order=0 for a program that links ASan's runtime. */
+static void run_asan_link_order(env_list *env, const char *prog)
+{
+    const char *old = getenv("ASAN_OPTIONS");
+    if (old && strstr(old, "verify_asan_link_order")) return;
+    char *file = run_find_program(prog);
+    int asan = file && run_links_asan(file);
+    free(file);
+    if (!asan) return;
+    char *v;
+    if (asprintf(&v, "%s%sverify_asan_link_order=0", old ? old : "", old && *old ? ":" : "") < 0) exit(1);
+    env_set(env, "ASAN_OPTIONS", v);
+    free(v);
+}
+
 /* The child's environment: ours, with the layers preloaded and the options
  * as CALLGUARD_* variables; no CALLGUARD_REPORT (we write the one report). */
 void run_child_environment(env_list *env, const run_opts *o, const cli_layers *set, const char *dir,
@@ -221,7 +319,10 @@ void run_child_environment(env_list *env, const run_opts *o, const cli_layers *s
     for (size_t i = 0; i < set->n; i++)
         fprintf(f, "%s%s", i ? ":" : "", set->v[i].file);
     fclose(f);
-    if (*preload) env_prepend(env, "LD_PRELOAD", preload, ":");
+    if (*preload) {
+        env_prepend(env, "LD_PRELOAD", preload, ":");
+        if (o->prog && o->prog[0]) run_asan_link_order(env, o->prog[0]);
+    }
     free(preload);
     run_link_shims(env, set, dir);
     env_set(env, "CALLGUARD_STATS_DIR", dir);

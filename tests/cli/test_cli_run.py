@@ -30,6 +30,26 @@ def run_leaves_dlerror_null_at_main_and_after_calls_as_plainly():
     check(r.returncode == 0 and r.stdout == want, "the layer preloaded: %r %r" % (r.stdout, r.stderr))
 
 
+def run_starts_a_program_built_with_asan_as_plainly():
+    """A program built with gcc -fsanitize=address (tests/cli/asan_prog.c, linked to libasan.so) starts
+    under `callguard run` as plainly: ASan's runtime checks that it comes first among the program's
+    libraries, and libcallguard, preloaded, comes before it. callguard adds verify_asan_link_order=0 to
+    the program's ASAN_OPTIONS, keeping what they say."""
+    prog = os.environ.get("CG_ASAN_PROG")
+    if not prog:
+        return 77
+    env = {"ASAN_OPTIONS": ""}  # not the tests' own verify_asan_link_order=0
+    plain = run([prog], env=env)
+    check(plain.returncode == 0 and plain.stdout == "asan program: ok\n",
+          "plainly: %r %r" % (plain.stdout, plain.stderr))
+    r = guarded([prog], env=env)
+    check(r.returncode == 0 and r.stdout == plain.stdout,
+          "callguard run: exit %d %r %r" % (r.returncode, r.stdout, r.stderr[-400:]))
+    r = guarded([prog, "options"], env={"ASAN_OPTIONS": "detect_leaks=0"})
+    check(r.returncode == 0 and r.stdout == "ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0\n",
+          "the program's own options kept: %r %r" % (r.stdout, r.stderr[-400:]))
+
+
 def run_passes_exit_status_and_signal():
     check(guarded([PROG, "calls"]).returncode == 0, "exit 0")
     check(guarded([PROG, "exit", "3"]).returncode == 3, "exit 3")
