@@ -36,6 +36,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -103,6 +104,20 @@ static void witness_rename(void)
     memcpy((char *)start, name, sizeof name);
 }
 
+/* Closes descriptors lo..hi: close_range where the kernel has it (glibc
+ * before 2.34, which the wheel is built for, has no wrapper), else one by
+ * one up to the descriptor limit. */
+static void witness_close(unsigned lo, unsigned hi)
+{
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, lo, hi, 0) == 0) return;
+#endif
+    long max = sysconf(_SC_OPEN_MAX);
+    if (max < 0 || max > 65536) max = 65536;
+    for (long fd = lo; fd < max && (unsigned long)fd <= hi; fd++)
+        close((int)fd);
+}
+
 /* Every signal blocked, nothing of callguard's open but its socket, it
  * answers each question (a byte: which of the four) with which of them it
  * has pending, and takes those. Ends when callguard closes its end. */
@@ -111,8 +126,8 @@ static _Noreturn void witness_main(int sock)
     sigset_t all;
     sigfillset(&all);
     sigprocmask(SIG_SETMASK, &all, NULL);
-    if (sock > 0) close_range(0, (unsigned)sock - 1, 0);
-    close_range((unsigned)sock + 1, ~0u, 0);
+    if (sock > 0) witness_close(0, (unsigned)sock - 1);
+    witness_close((unsigned)sock + 1, ~0u);
     if (chdir("/") != 0) {} /* holds no file system busy */
     witness_rename();
     for (;;) {
