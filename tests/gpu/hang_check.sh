@@ -12,20 +12,7 @@ set -u
 mkdir -p "$1" || exit 2
 OUT=$(cd "$1" && pwd)
 cd "$(dirname "$0")/../.."
-SRC=$PWD
-B=$(cd "${2:-build}" && pwd) || exit 2
-PY=${PYTHON:-}
-[ -n "$PY" ] || { [ -x /opt/torch/.venv/bin/python3 ] && PY=/opt/torch/.venv/bin/python3; } || PY=python3
-unset CALLGUARD_REPORT CALLGUARD_SERIALIZE CALLGUARD_POLICY CALLGUARD_RUNTIME CALLGUARD_CUDA_LIBRARY CALLGUARD_HANG_MS
-REAL=${CUDA_REAL:-}
-for d in /usr/local/nvidia/lib64 /usr/lib/x86_64-linux-gnu /usr/lib64; do
-    [ -z "$REAL" ] && [ -e "$d/libcuda.so.1" ] && REAL=$d/libcuda.so.1
-done
-[ -n "$REAL" ] || { echo "hang_check.sh: no libcuda.so.1 found; set CUDA_REAL" >&2; exit 2; }
-export TRITON_LIBCUDA_PATH=$(dirname "$REAL")
-export LD_LIBRARY_PATH="$(dirname "$REAL")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}:$B/lib"
-CG=$B/bin/callguard
-TORCHRUN=$(dirname "$PY")/torchrun
+. tests/gpu/gpu_env.sh
 S=$OUT/summary-hang.txt
 : >"$S"
 say() { echo "$*" | tee -a "$S"; }

@@ -52,7 +52,9 @@ def julia_collection_waits_for_the_whole_driver_call_and_the_stall_is_julias():
     waits for the rest of the call; the report names the stall as Julia's,
     with Julia's advice."""
     out, p, path = run([], "pause")
-    check(out["wait_ms"] >= 500, "the kernel keeps clFinish waiting >= 500 ms: %s" % out)
+    # The kernel is timed to about 1 s when the program starts; on a machine whose load drops meanwhile it
+    # runs faster (388 ms seen at a load of 7): 200 ms still dwarfs the 50 ms pause bound.
+    check(out["wait_ms"] >= 200, "the kernel keeps clFinish waiting >= 200 ms: %s" % out)
     check(out["collect_ms"] >= 0.5 * out["wait_ms"], "the collection waited for the call: %s" % out)
     st = stalls(p)
     check(len(st) == 1 and st[0]["runtime"] == "julia" and st[0]["ns"] >= 0.8 * out["wait_ms"] * 1e6,
@@ -76,7 +78,7 @@ def julia_collection_runs_within_50ms_when_callguard_releases_julia():
     for opts, env in ((["--release-runtime"], None), (["--release-gil"], None), ([], {"CALLGUARD_RUNTIME": "julia"})):
         out, p, _ = run(opts, "pause", env)
         what = "%s %s: %s" % (opts, env, out)
-        check(out["wait_ms"] >= 500, what)
+        check(out["wait_ms"] >= 200, what)  # as above: about 1 s, less where the load dropped
         check(out["collect_ms"] <= 50, "the collection ran during the call: " + what)
         check(not stalls(p), "no clFinish stall: %s %s" % (what, p["stalls"]))
         check(out["state_after"] == UNSAFE, "GC-unsafe again after the call: " + what)
@@ -89,7 +91,7 @@ def julia_thread_julia_does_not_know_is_left_alone():
     or released; the collection does not wait for it."""
     for opts in ([], ["--release-runtime"]):
         out, p, _ = run(opts, "foreign")
-        check(out["wait_ms"] >= 500, "%s: %s" % (opts, out))
+        check(out["wait_ms"] >= 200, "%s: %s" % (opts, out))  # about 1 s, less where the load dropped
         check(out["collect_ms"] <= 50, "%s: the collection never waited for it: %s" % (opts, out))
         check(not stalls(p), "%s: no stall for a thread Julia does not know: %s" % (opts, p["stalls"]))
 
@@ -101,7 +103,7 @@ def julia_call_a_package_made_gc_safe_is_no_stall():
     and released, it is left as it was; the collection never waits."""
     for opts in ([], ["--release-runtime"]):
         out, p, _ = run(opts, "gcsafe")
-        check(out["wait_ms"] >= 500, "%s: %s" % (opts, out))
+        check(out["wait_ms"] >= 200, "%s: %s" % (opts, out))  # about 1 s, less where the load dropped
         check(out["collect_ms"] <= 50, "%s: the package's own release: %s" % (opts, out))
         check(not stalls(p), "%s: no stall for a call made GC-safe: %s" % (opts, p["stalls"]))
         check(out["state_after"] == UNSAFE, "%s: GC-unsafe after the call: %s" % (opts, out))
