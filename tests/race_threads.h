@@ -1,6 +1,7 @@
 /* race_threads.h: the tests' race programs start their threads at once on a barrier (a race shows on
- * 2 cores only so: TRAPS.md). Each worker(i) waits on cg_race_start first and sets ok[i] when its calls
- * succeeded; cg_race_run starts n of them, joins them and returns how many did. */
+ * 2 cores only so: docs/development.md, "Flaky tests"). Each worker(i) waits on cg_race_start first
+ * and sets ok[i] when its calls succeeded; cg_race_run starts n of them, joins them and returns how
+ * many did. */
 #ifndef CG_RACE_THREADS_H
 #define CG_RACE_THREADS_H
 
