@@ -156,10 +156,11 @@ int cli_cmd_run(int argc, char **argv)
     rc = run_start_and_wait(o.prog, &env, dir, &r);
     run_env_free(&env);
     run_lost_close(&missing, dir);
-    if (rc != 0 || r.exec_errno) {
-        if (note) unlink(note);
-        free(note);
-    }
+    /* The program has ended: the note goes before the report is written,
+     * so that a launcher's SIGKILL during a slow write (Open MPI's comes
+     * 1 s after its SIGTERM) leaves no note of a run that is not live. */
+    if (note) unlink(note);
+    free(note);
     if (rc != 0) {
         free(r.exits);
         return rc;
@@ -171,8 +172,6 @@ int cli_cmd_run(int argc, char **argv)
         return r.exec_errno == ENOENT ? 127 : 126;
     }
     int lost = run_write_report(o.report, o.report_all, folder, dir, &r);
-    if (note) unlink(note);
-    free(note);
     lost |= run_write_trace(o.set[CGI_SETTING_TRACE], dir);
     if (o.set[CGI_SETTING_TRACE_LINES]) cli_say_written("the call lines", o.set[CGI_SETTING_TRACE_LINES], "");
     remove_dir(dir);
