@@ -471,15 +471,23 @@ static void emit_abi_exports(FILE *out, const policy *p, const gen_api *api)
         if (!f->origin) continue;
         if (!any)
             fputs("\n/* The IFUNC exports of the functions only abi_headers declare: the wrapper where a loaded\n"
-                  " * library defines the real function (layer.h, cg_loaded_defines), else NULL. */\n",
+                  " * library defines the real function (layer.h, cg_loaded_defines), else NULL. A library loaded\n"
+                  " * with the program and bound at once (-z now) that refers to one (Intel MPI's libmpi.so.12 to\n"
+                  " * its MPI_File_read_c) is relocated before this one, preloaded, is: glibc calls the resolver\n"
+                  " * then all the same, whose calls would go through a table not yet filled in (a SIGSEGV). So\n"
+                  " * the resolver first reads cgl_if_self, which holds its own address only once this library is\n"
+                  " * relocated (static: addressed relative to the code), and before that answers the wrapper: the\n"
+                  " * library that refers to the function defines it. */\n"
+                  "static void *volatile cgl_if_self = (void *)&cgl_if_self;\n",
                   out);
         any = 1;
         fprintf(out,
                 "static __typeof__(cgl_w_%s) *cgl_if_%s(void)\n{\n"
+                "    if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_%s;\n"
                 "    return cg_loaded_defines(\"%s%s\", (const void *)cgl_if_%s) ? cgl_w_%s : NULL;\n}\n"
                 "CG_EXPORT %s __attribute__((ifunc(\"cgl_if_%s\")));\n",
-                f->name, f->name, p->real_prefix ? p->real_prefix : "", f->name, f->name, f->name, f->decl_head,
-                f->name);
+                f->name, f->name, f->name, p->real_prefix ? p->real_prefix : "", f->name, f->name, f->name,
+                f->decl_head, f->name);
     }
 }
 
