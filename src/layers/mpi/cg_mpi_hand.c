@@ -50,8 +50,9 @@ struct cgm_abi {
     int single, funneled, serialized, multiple; /* MPI_THREAD_SINGLE .. MPI_THREAD_MULTIPLE */
 };
 
-/* The libraries the thread fix is tested on (Debian 12's Open MPI 4.1.4, MPICH 4.0.2, PyPI's MPICH 5.0.2,
- * docs/mpi.md), told by the name MPI_Get_library_version gives. */
+/* The libraries the thread fix is tested on (Debian 12's Open MPI 4.1.4, PyPI's Open MPI 5.0.11, Debian's
+ * MPICH 4.0.2, PyPI's MPICH 5.0.2 and Intel MPI 2021.18.1, docs/mpi.md), told by the name
+ * MPI_Get_library_version gives. Intel MPI's libmpi.so.12 has MPICH's ABI (its mpi.h: the build checks it). */
 static const struct cgm_abi cgm_abis[] = {
     {"Open MPI", sizeof(MPI_Request), sizeof(MPI_Status), offsetof(MPI_Status, MPI_ERROR), (uintptr_t)MPI_STATUS_IGNORE,
      MPI_PROC_NULL, MPI_ERR_INTERN, MPI_ERR_IN_STATUS, MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED,
@@ -59,6 +60,9 @@ static const struct cgm_abi cgm_abis[] = {
     {"MPICH Version:", CGM_MPICH_REQUEST_SIZE, CGM_MPICH_STATUS_SIZE, CGM_MPICH_ERROR_OFFSET, CGM_MPICH_STATUS_IGNORE,
      CGM_MPICH_PROC_NULL, CGM_MPICH_ERR_INTERN, CGM_MPICH_ERR_IN_STATUS, CGM_THREAD_SINGLE, CGM_THREAD_FUNNELED,
      CGM_THREAD_SERIALIZED, CGM_THREAD_MULTIPLE},
+    {"Intel(R) MPI Library", CGM_MPICH_REQUEST_SIZE, CGM_MPICH_STATUS_SIZE, CGM_MPICH_ERROR_OFFSET,
+     CGM_MPICH_STATUS_IGNORE, CGM_MPICH_PROC_NULL, CGM_MPICH_ERR_INTERN, CGM_MPICH_ERR_IN_STATUS, CGM_THREAD_SINGLE,
+     CGM_THREAD_FUNNELED, CGM_THREAD_SERIALIZED, CGM_THREAD_MULTIPLE},
 };
 /* MPI 5.0's standard ABI (MPICH's libmpi_abi.so.1), told by MPI_Abi_get_version: its values are mpi_abi.h's. */
 static const struct cgm_abi cgm_abi_std = {"the MPI standard ABI",  CGM_STD_REQUEST_SIZE,      CGM_STD_STATUS_SIZE,
@@ -241,7 +245,7 @@ static void cgm_serialize_all(void)
 /* Sets cgm_abi before the library initializes: the standard ABI where MPI_Abi_get_version (MPI 5.0,
  * callable before MPI_Init) says ABI 1 or later (MPICH 5's libmpi.so.12 says -1); else by the name the
  * library gives (MPI_Get_library_version may be called before MPI_Init; MPICH's answer can be 8192 bytes
- * long). A library of another name (Intel MPI, MVAPICH, Cray MPICH: MPICH's ABI, but not tested here), or
+ * long). A library of another name (MVAPICH, Cray MPICH: MPICH's ABI, but not tested here), or
  * a libmpi_abi that does not say its ABI version, stops the program, named. */
 static void cgm_check_library(void)
 {
@@ -272,7 +276,7 @@ static void cgm_check_library(void)
     if (nl) *nl = '\0';
     fprintf(stderr,
             "callguard: CALLGUARD_MPI_THREADS=serialize: this process's MPI library is \"%.60s\"%s%s; the thread "
-            "fix is tested on Open MPI, MPICH and MPICH's MPI 5.0 standard ABI only (docs/mpi.md)\n",
+            "fix is tested on Open MPI, MPICH, Intel MPI and the MPI 5.0 standard ABI only (docs/mpi.md)\n",
             get ? version : "unknown: no MPI_Get_library_version", *base ? ", " : "", base);
     exit(2);
 }
