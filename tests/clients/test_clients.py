@@ -128,40 +128,66 @@ comm.Allreduce(array("i", [rank + 1]), total)
 got = comm.sendrecv(rank, dest=(rank + 1) % size, source=(rank - 1) % size)
 comm.Barrier()
 with open("%s.%d" % (sys.argv[1], rank), "w") as f:  # mpirun interleaves the ranks' stdout
-    print(rank, size, MPI.Get_version(), MPI.Get_library_version().split(",")[0], total[0], got, file=f)
+    print(rank, size, MPI.Get_version(), MPI.Get_library_version().split(",")[0].split("\n")[0],
+          MPI.Query_thread(), total[0], got, file=f)
 """
 
 
-def mpi4py4(where):
-    if not venv_has("mpi4py") or not E.get("CG_MPIRUN"):
-        return 77
+# The MPI libraries from PyPI, each in a venv of its own with mpi4py 4.1.2 (scripts/setup-venv.sh): the venv
+# beside build-venv, its launcher, and how the library names itself. mpi4py's wheel has extensions for MPICH's
+# ABI and Open MPI's; it loads the venv's lib/libmpi.so.12 or .40 and tells the ABI from its symbols
+# (MPI4PY_MPIABI overrides): Intel MPI's libmpi.so.12 is MPICH's ABI. No extension for the standard ABI
+# (libmpi_abi.so.1): mpi4py 4.1.2 cannot load it.
+PYPI_MPI = {"openmpi5": ("-ompi5", ["mpirun", "--allow-run-as-root", "--oversubscribe"], "Open MPI v5.0.11"),
+            "mpich5": ("-mpich", ["mpiexec"], "MPICH Version:"),
+            "impi": ("-impi", ["mpiexec"], "Intel(R) MPI Library 2021.18.1")}
+
+
+def mpi4py4(where, library=None, env=None):
+    """MPI4PY_JOB under mpirun -n 2 (Debian's Open MPI 4.1 and build-venv's mpi4py) or LIBRARY's venv and
+    launcher, plainly and under `callguard run` around or inside the launcher, with ENV: the same output, each
+    rank's calls counted."""
+    env = dict(env or {})
+    if library:
+        suffix, launcher, name = PYPI_MPI[library]
+        venv = E.get("CG_VENV", "") + suffix
+        py = os.path.join(venv, "bin", "python")
+        if not os.access(py, os.X_OK) or run([py, "-c", "import mpi4py"])[0] != 0:
+            return 77  # no such venv (scripts/setup-venv.sh)
+        launch = [os.path.join(venv, "bin", launcher[0])] + launcher[1:] + ["-n", "2"]
+        env["PATH"] = os.path.join(venv, "bin") + os.pathsep + E.get("PATH", "")
+    else:
+        if not venv_has("mpi4py") or not E.get("CG_MPIRUN"):
+            return 77
+        py, launch, name = VPY, MPIRUN, "Open MPI v4.1"
     job = os.path.join(TMP, "mpi4py4_job.py")
     with open(job, "w") as f:
         f.write(MPI4PY_JOB)
-    out = os.path.join(TMP, "m4-" + where)
-    plain = run(MPIRUN + [VPY, job, out + ".plain"])
+    out = os.path.join(TMP, "m4-%s-%s-%d" % (library or "debian", where, len(env)))
+    plain = run(launch + [py, job, out + ".plain"], env)
     check(plain[0] == 0, "mpi4py 4 plainly", plain)
     if where == "around":
         rep = out + ".json"
-        g = run(cg("--report", rep) + MPIRUN + [VPY, job, out + ".guarded"])
+        g = run(cg("--report", rep) + launch + [py, job, out + ".guarded"], env)
         ranks = [p for p in counted(rep) if "MPI_Init_thread" in p]
     else:
         folder = out + "-reports"
-        g = run(MPIRUN + cg("--report", folder + "/") + [VPY, job, out + ".guarded"])
+        g = run(launch + cg("--report", folder + "/") + [py, job, out + ".guarded"], env)
         ranks = []
-        for name in sorted(os.listdir(folder)):
-            if re.fullmatch(r"callguard-.+-rank\d-pid\d+\.json", name):
-                ranks += counted(os.path.join(folder, name))
-    check(g[0] == 0, "mpi4py 4 under callguard run (%s mpirun)" % where, g)
+        for name_ in sorted(os.listdir(folder)):
+            if re.fullmatch(r"callguard-.+-rank\d-pid\d+\.json", name_):
+                ranks += counted(os.path.join(folder, name_))
+    check(g[0] == 0, "mpi4py 4 under callguard run (%s the launcher)" % where, g)
     for rank in (0, 1):
         with open("%s.plain.%d" % (out, rank)) as f, open("%s.guarded.%d" % (out, rank)) as h:
             a, b = f.read(), h.read()
-        check(a == b and a.startswith("%d 2 " % rank) and "Open MPI" in a,
+        check(a == b and a.startswith("%d 2 " % rank) and name in a,
               "rank %d: the same output:\n%s-- plain:\n%s" % (rank, b, a))
     check(len(ranks) == 2, "two ranks counted their MPI calls: %s" % ranks)
     for p in ranks:
-        for name in ("MPI_Init_thread", "MPI_Allreduce", "MPI_Barrier", "MPI_Finalize"):
-            check(p.get(name, 0) >= 1, "%s counted: %s" % (name, p))
+        for call in ("MPI_Init_thread", "MPI_Allreduce", "MPI_Barrier", "MPI_Finalize"):
+            # On an MPI 4 library mpi4py calls the large-count form (MPI_Allreduce_c).
+            check(p.get(call, 0) + p.get(call + "_c", 0) >= 1, "%s counted: %s" % (call, p))
 
 
 def mpi4py4_from_pypi_same_output_around_mpirun_each_rank_counted():
@@ -173,6 +199,20 @@ def mpi4py4_from_pypi_same_output_around_mpirun_each_rank_counted():
 def mpi4py4_from_pypi_same_output_inside_mpirun_each_rank_counted():
     """The same with `mpirun -n 2 callguard run --report DIR/`: one report per rank."""
     return mpi4py4("inside")
+
+
+def mpi4py4_on_each_pypi_mpi_same_output_around_and_inside_the_launcher_each_rank_counted():
+    """mpi4py 4.1.2 on each MPI library from PyPI, in its venv with its launcher (scripts/setup-venv.sh): Open
+    MPI 5.0.11 (mpirun), MPICH 5.0.2 and Intel MPI 2021.18.1 (libmpi.so.12, MPICH's ABI; Hydra's mpiexec).
+    Around and inside the launcher, and inside under CALLGUARD_MPI_THREADS=serialize (mpi4py asks for
+    MULTIPLE): the same output as plainly (the job prints the level MPI_Query_thread gives: MULTIPLE under the
+    setting too), each rank's calls counted. A library whose venv is missing is skipped (77 if all are)."""
+    ran = 0
+    for library in ("openmpi5", "mpich5", "impi"):
+        for where, env in (("around", None), ("inside", None), ("inside", {"CALLGUARD_MPI_THREADS": "serialize"})):
+            r = mpi4py4(where, library, env)
+            ran += r != 77
+    return None if ran else 77
 
 
 def pyopencl_wheel_same_output_and_counted():
