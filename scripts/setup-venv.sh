@@ -25,7 +25,8 @@
 # for tests/mpi/test_mpi5.py and tests/clients: DIR-ompi5 (build-venv-ompi5/), Open MPI 5.0.11 (libmpi.so.40,
 # its mpicc and mpirun), about 40 MB; DIR-impi (build-venv-impi/), Intel MPI 2021.18.1 (impi-rt: libmpi.so.12,
 # MPICH's ABI, and libmpi_abi.so.1, the standard ABI; its Hydra mpiexec; impi-devel: mpi.h and mpi_abi.h).
-# Intel MPI 2021.19.0 needs PyPI's libfabric>=2.6, which PyPI lacks: pip cannot install it. About 200 MB.
+# Intel MPI 2021.19.0 needs libfabric>=2.6, which PyPI lacks: pip cannot install it. About 340 MB (its wheel
+# copies each library under three or four names), under a minute here.
 # Needs python3-venv (scripts/setup-debian.sh installs it, then runs this) and PyPI.
 # Usage: scripts/setup-venv.sh [DIR]   (default: build-venv in the source tree). Installs only what DIR lacks.
 set -eu

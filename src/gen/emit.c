@@ -477,12 +477,19 @@ static void emit_abi_exports(FILE *out, const policy *p, const gen_api *api)
                   " * then all the same, whose calls would go through a table not yet filled in (a SIGSEGV). So\n"
                   " * the resolver first reads cgl_if_self, which holds its own address only once this library is\n"
                   " * relocated (static: addressed relative to the code), and before that answers the wrapper: the\n"
-                  " * library that refers to the function defines it. */\n"
+                  " * library that refers to the function defines it. Not instrumented by a sanitizer, whose\n"
+                  " * runtime is not ready then either. */\n"
+                  "#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)\n"
+                  "#define CGL_IF_UNINSTRUMENTED __attribute__((no_sanitize_thread, no_sanitize_address, "
+                  "no_sanitize_undefined))\n"
+                  "#else\n"
+                  "#define CGL_IF_UNINSTRUMENTED\n"
+                  "#endif\n"
                   "static void *volatile cgl_if_self = (void *)&cgl_if_self;\n",
                   out);
         any = 1;
         fprintf(out,
-                "static __typeof__(cgl_w_%s) *cgl_if_%s(void)\n{\n"
+                "static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_%s) *cgl_if_%s(void)\n{\n"
                 "    if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_%s;\n"
                 "    return cg_loaded_defines(\"%s%s\", (const void *)cgl_if_%s) ? cgl_w_%s : NULL;\n}\n"
                 "CG_EXPORT %s __attribute__((ifunc(\"cgl_if_%s\")));\n",

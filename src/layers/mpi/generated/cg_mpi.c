@@ -22669,1713 +22669,1719 @@ static int cgl_w_MPI_Status_f2f08(const int *f_status, void *f08_status)
  * then all the same, whose calls would go through a table not yet filled in (a SIGSEGV). So
  * the resolver first reads cgl_if_self, which holds its own address only once this library is
  * relocated (static: addressed relative to the code), and before that answers the wrapper: the
- * library that refers to the function defines it. */
+ * library that refers to the function defines it. Not instrumented by a sanitizer, whose
+ * runtime is not ready then either. */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define CGL_IF_UNINSTRUMENTED __attribute__((no_sanitize_thread, no_sanitize_address, no_sanitize_undefined))
+#else
+#define CGL_IF_UNINSTRUMENTED
+#endif
 static void *volatile cgl_if_self = (void *)&cgl_if_self;
-static __typeof__(cgl_w_MPI_Abi_get_fortran_booleans) *cgl_if_MPI_Abi_get_fortran_booleans(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Abi_get_fortran_booleans) *cgl_if_MPI_Abi_get_fortran_booleans(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Abi_get_fortran_booleans;
     return cg_loaded_defines("PMPI_Abi_get_fortran_booleans", (const void *)cgl_if_MPI_Abi_get_fortran_booleans) ? cgl_w_MPI_Abi_get_fortran_booleans : NULL;
 }
 CG_EXPORT int MPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set) __attribute__((ifunc("cgl_if_MPI_Abi_get_fortran_booleans")));
-static __typeof__(cgl_w_MPI_Abi_get_fortran_info) *cgl_if_MPI_Abi_get_fortran_info(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Abi_get_fortran_info) *cgl_if_MPI_Abi_get_fortran_info(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Abi_get_fortran_info;
     return cg_loaded_defines("PMPI_Abi_get_fortran_info", (const void *)cgl_if_MPI_Abi_get_fortran_info) ? cgl_w_MPI_Abi_get_fortran_info : NULL;
 }
 CG_EXPORT int MPI_Abi_get_fortran_info(void *info) __attribute__((ifunc("cgl_if_MPI_Abi_get_fortran_info")));
-static __typeof__(cgl_w_MPI_Abi_get_info) *cgl_if_MPI_Abi_get_info(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Abi_get_info) *cgl_if_MPI_Abi_get_info(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Abi_get_info;
     return cg_loaded_defines("PMPI_Abi_get_info", (const void *)cgl_if_MPI_Abi_get_info) ? cgl_w_MPI_Abi_get_info : NULL;
 }
 CG_EXPORT int MPI_Abi_get_info(void *info) __attribute__((ifunc("cgl_if_MPI_Abi_get_info")));
-static __typeof__(cgl_w_MPI_Abi_get_version) *cgl_if_MPI_Abi_get_version(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Abi_get_version) *cgl_if_MPI_Abi_get_version(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Abi_get_version;
     return cg_loaded_defines("PMPI_Abi_get_version", (const void *)cgl_if_MPI_Abi_get_version) ? cgl_w_MPI_Abi_get_version : NULL;
 }
 CG_EXPORT int MPI_Abi_get_version(int *abi_major, int *abi_minor) __attribute__((ifunc("cgl_if_MPI_Abi_get_version")));
-static __typeof__(cgl_w_MPI_Abi_set_fortran_booleans) *cgl_if_MPI_Abi_set_fortran_booleans(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Abi_set_fortran_booleans) *cgl_if_MPI_Abi_set_fortran_booleans(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Abi_set_fortran_booleans;
     return cg_loaded_defines("PMPI_Abi_set_fortran_booleans", (const void *)cgl_if_MPI_Abi_set_fortran_booleans) ? cgl_w_MPI_Abi_set_fortran_booleans : NULL;
 }
 CG_EXPORT int MPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false) __attribute__((ifunc("cgl_if_MPI_Abi_set_fortran_booleans")));
-static __typeof__(cgl_w_MPI_Abi_set_fortran_info) *cgl_if_MPI_Abi_set_fortran_info(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Abi_set_fortran_info) *cgl_if_MPI_Abi_set_fortran_info(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Abi_set_fortran_info;
     return cg_loaded_defines("PMPI_Abi_set_fortran_info", (const void *)cgl_if_MPI_Abi_set_fortran_info) ? cgl_w_MPI_Abi_set_fortran_info : NULL;
 }
 CG_EXPORT int MPI_Abi_set_fortran_info(void *info) __attribute__((ifunc("cgl_if_MPI_Abi_set_fortran_info")));
-static __typeof__(cgl_w_MPI_Accumulate_c) *cgl_if_MPI_Accumulate_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Accumulate_c) *cgl_if_MPI_Accumulate_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Accumulate_c;
     return cg_loaded_defines("PMPI_Accumulate_c", (const void *)cgl_if_MPI_Accumulate_c) ? cgl_w_MPI_Accumulate_c : NULL;
 }
 CG_EXPORT int MPI_Accumulate_c(const void *origin_addr, long origin_count, void *origin_datatype, int target_rank, long target_disp, long target_count, void *target_datatype, void *op, void *win) __attribute__((ifunc("cgl_if_MPI_Accumulate_c")));
-static __typeof__(cgl_w_MPI_Allgather_c) *cgl_if_MPI_Allgather_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Allgather_c) *cgl_if_MPI_Allgather_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Allgather_c;
     return cg_loaded_defines("PMPI_Allgather_c", (const void *)cgl_if_MPI_Allgather_c) ? cgl_w_MPI_Allgather_c : NULL;
 }
 CG_EXPORT int MPI_Allgather_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm) __attribute__((ifunc("cgl_if_MPI_Allgather_c")));
-static __typeof__(cgl_w_MPI_Allgather_init) *cgl_if_MPI_Allgather_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Allgather_init) *cgl_if_MPI_Allgather_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Allgather_init;
     return cg_loaded_defines("PMPI_Allgather_init", (const void *)cgl_if_MPI_Allgather_init) ? cgl_w_MPI_Allgather_init : NULL;
 }
 CG_EXPORT int MPI_Allgather_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, int recvcount, void *recvtype, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Allgather_init")));
-static __typeof__(cgl_w_MPI_Allgather_init_c) *cgl_if_MPI_Allgather_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Allgather_init_c) *cgl_if_MPI_Allgather_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Allgather_init_c;
     return cg_loaded_defines("PMPI_Allgather_init_c", (const void *)cgl_if_MPI_Allgather_init_c) ? cgl_w_MPI_Allgather_init_c : NULL;
 }
 CG_EXPORT int MPI_Allgather_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Allgather_init_c")));
-static __typeof__(cgl_w_MPI_Allgatherv_c) *cgl_if_MPI_Allgatherv_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Allgatherv_c) *cgl_if_MPI_Allgatherv_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Allgatherv_c;
     return cg_loaded_defines("PMPI_Allgatherv_c", (const void *)cgl_if_MPI_Allgatherv_c) ? cgl_w_MPI_Allgatherv_c : NULL;
 }
 CG_EXPORT int MPI_Allgatherv_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, void *comm) __attribute__((ifunc("cgl_if_MPI_Allgatherv_c")));
-static __typeof__(cgl_w_MPI_Allgatherv_init) *cgl_if_MPI_Allgatherv_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Allgatherv_init) *cgl_if_MPI_Allgatherv_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Allgatherv_init;
     return cg_loaded_defines("PMPI_Allgatherv_init", (const void *)cgl_if_MPI_Allgatherv_init) ? cgl_w_MPI_Allgatherv_init : NULL;
 }
 CG_EXPORT int MPI_Allgatherv_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, const int *recvcounts, const int *displs, void *recvtype, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Allgatherv_init")));
-static __typeof__(cgl_w_MPI_Allgatherv_init_c) *cgl_if_MPI_Allgatherv_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Allgatherv_init_c) *cgl_if_MPI_Allgatherv_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Allgatherv_init_c;
     return cg_loaded_defines("PMPI_Allgatherv_init_c", (const void *)cgl_if_MPI_Allgatherv_init_c) ? cgl_w_MPI_Allgatherv_init_c : NULL;
 }
 CG_EXPORT int MPI_Allgatherv_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Allgatherv_init_c")));
-static __typeof__(cgl_w_MPI_Allreduce_c) *cgl_if_MPI_Allreduce_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Allreduce_c) *cgl_if_MPI_Allreduce_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Allreduce_c;
     return cg_loaded_defines("PMPI_Allreduce_c", (const void *)cgl_if_MPI_Allreduce_c) ? cgl_w_MPI_Allreduce_c : NULL;
 }
 CG_EXPORT int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm) __attribute__((ifunc("cgl_if_MPI_Allreduce_c")));
-static __typeof__(cgl_w_MPI_Allreduce_init) *cgl_if_MPI_Allreduce_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Allreduce_init) *cgl_if_MPI_Allreduce_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Allreduce_init;
     return cg_loaded_defines("PMPI_Allreduce_init", (const void *)cgl_if_MPI_Allreduce_init) ? cgl_w_MPI_Allreduce_init : NULL;
 }
 CG_EXPORT int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, void *datatype, void *op, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Allreduce_init")));
-static __typeof__(cgl_w_MPI_Allreduce_init_c) *cgl_if_MPI_Allreduce_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Allreduce_init_c) *cgl_if_MPI_Allreduce_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Allreduce_init_c;
     return cg_loaded_defines("PMPI_Allreduce_init_c", (const void *)cgl_if_MPI_Allreduce_init_c) ? cgl_w_MPI_Allreduce_init_c : NULL;
 }
 CG_EXPORT int MPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Allreduce_init_c")));
-static __typeof__(cgl_w_MPI_Alltoall_c) *cgl_if_MPI_Alltoall_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Alltoall_c) *cgl_if_MPI_Alltoall_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Alltoall_c;
     return cg_loaded_defines("PMPI_Alltoall_c", (const void *)cgl_if_MPI_Alltoall_c) ? cgl_w_MPI_Alltoall_c : NULL;
 }
 CG_EXPORT int MPI_Alltoall_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm) __attribute__((ifunc("cgl_if_MPI_Alltoall_c")));
-static __typeof__(cgl_w_MPI_Alltoall_init) *cgl_if_MPI_Alltoall_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Alltoall_init) *cgl_if_MPI_Alltoall_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Alltoall_init;
     return cg_loaded_defines("PMPI_Alltoall_init", (const void *)cgl_if_MPI_Alltoall_init) ? cgl_w_MPI_Alltoall_init : NULL;
 }
 CG_EXPORT int MPI_Alltoall_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, int recvcount, void *recvtype, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Alltoall_init")));
-static __typeof__(cgl_w_MPI_Alltoall_init_c) *cgl_if_MPI_Alltoall_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Alltoall_init_c) *cgl_if_MPI_Alltoall_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Alltoall_init_c;
     return cg_loaded_defines("PMPI_Alltoall_init_c", (const void *)cgl_if_MPI_Alltoall_init_c) ? cgl_w_MPI_Alltoall_init_c : NULL;
 }
 CG_EXPORT int MPI_Alltoall_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Alltoall_init_c")));
-static __typeof__(cgl_w_MPI_Alltoallv_c) *cgl_if_MPI_Alltoallv_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Alltoallv_c) *cgl_if_MPI_Alltoallv_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Alltoallv_c;
     return cg_loaded_defines("PMPI_Alltoallv_c", (const void *)cgl_if_MPI_Alltoallv_c) ? cgl_w_MPI_Alltoallv_c : NULL;
 }
 CG_EXPORT int MPI_Alltoallv_c(const void *sendbuf, const long *sendcounts, const long *sdispls, void *sendtype, void *recvbuf, const long *recvcounts, const long *rdispls, void *recvtype, void *comm) __attribute__((ifunc("cgl_if_MPI_Alltoallv_c")));
-static __typeof__(cgl_w_MPI_Alltoallv_init) *cgl_if_MPI_Alltoallv_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Alltoallv_init) *cgl_if_MPI_Alltoallv_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Alltoallv_init;
     return cg_loaded_defines("PMPI_Alltoallv_init", (const void *)cgl_if_MPI_Alltoallv_init) ? cgl_w_MPI_Alltoallv_init : NULL;
 }
 CG_EXPORT int MPI_Alltoallv_init(const void *sendbuf, const int *sendcounts, const int *sdispls, void *sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, void *recvtype, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Alltoallv_init")));
-static __typeof__(cgl_w_MPI_Alltoallv_init_c) *cgl_if_MPI_Alltoallv_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Alltoallv_init_c) *cgl_if_MPI_Alltoallv_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Alltoallv_init_c;
     return cg_loaded_defines("PMPI_Alltoallv_init_c", (const void *)cgl_if_MPI_Alltoallv_init_c) ? cgl_w_MPI_Alltoallv_init_c : NULL;
 }
 CG_EXPORT int MPI_Alltoallv_init_c(const void *sendbuf, const long *sendcounts, const long *sdispls, void *sendtype, void *recvbuf, const long *recvcounts, const long *rdispls, void *recvtype, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Alltoallv_init_c")));
-static __typeof__(cgl_w_MPI_Alltoallw_c) *cgl_if_MPI_Alltoallw_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Alltoallw_c) *cgl_if_MPI_Alltoallw_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Alltoallw_c;
     return cg_loaded_defines("PMPI_Alltoallw_c", (const void *)cgl_if_MPI_Alltoallw_c) ? cgl_w_MPI_Alltoallw_c : NULL;
 }
 CG_EXPORT int MPI_Alltoallw_c(const void *sendbuf, const long *sendcounts, const long *sdispls, const void *sendtypes, void *recvbuf, const long *recvcounts, const long *rdispls, const void *recvtypes, void *comm) __attribute__((ifunc("cgl_if_MPI_Alltoallw_c")));
-static __typeof__(cgl_w_MPI_Alltoallw_init) *cgl_if_MPI_Alltoallw_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Alltoallw_init) *cgl_if_MPI_Alltoallw_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Alltoallw_init;
     return cg_loaded_defines("PMPI_Alltoallw_init", (const void *)cgl_if_MPI_Alltoallw_init) ? cgl_w_MPI_Alltoallw_init : NULL;
 }
 CG_EXPORT int MPI_Alltoallw_init(const void *sendbuf, const int *sendcounts, const int *sdispls, const void *sendtypes, void *recvbuf, const int *recvcounts, const int *rdispls, const void *recvtypes, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Alltoallw_init")));
-static __typeof__(cgl_w_MPI_Alltoallw_init_c) *cgl_if_MPI_Alltoallw_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Alltoallw_init_c) *cgl_if_MPI_Alltoallw_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Alltoallw_init_c;
     return cg_loaded_defines("PMPI_Alltoallw_init_c", (const void *)cgl_if_MPI_Alltoallw_init_c) ? cgl_w_MPI_Alltoallw_init_c : NULL;
 }
 CG_EXPORT int MPI_Alltoallw_init_c(const void *sendbuf, const long *sendcounts, const long *sdispls, const void *sendtypes, void *recvbuf, const long *recvcounts, const long *rdispls, const void *recvtypes, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Alltoallw_init_c")));
-static __typeof__(cgl_w_MPI_Barrier_init) *cgl_if_MPI_Barrier_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Barrier_init) *cgl_if_MPI_Barrier_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Barrier_init;
     return cg_loaded_defines("PMPI_Barrier_init", (const void *)cgl_if_MPI_Barrier_init) ? cgl_w_MPI_Barrier_init : NULL;
 }
 CG_EXPORT int MPI_Barrier_init(void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Barrier_init")));
-static __typeof__(cgl_w_MPI_Bcast_c) *cgl_if_MPI_Bcast_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Bcast_c) *cgl_if_MPI_Bcast_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Bcast_c;
     return cg_loaded_defines("PMPI_Bcast_c", (const void *)cgl_if_MPI_Bcast_c) ? cgl_w_MPI_Bcast_c : NULL;
 }
 CG_EXPORT int MPI_Bcast_c(void *buffer, long count, void *datatype, int root, void *comm) __attribute__((ifunc("cgl_if_MPI_Bcast_c")));
-static __typeof__(cgl_w_MPI_Bcast_init) *cgl_if_MPI_Bcast_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Bcast_init) *cgl_if_MPI_Bcast_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Bcast_init;
     return cg_loaded_defines("PMPI_Bcast_init", (const void *)cgl_if_MPI_Bcast_init) ? cgl_w_MPI_Bcast_init : NULL;
 }
 CG_EXPORT int MPI_Bcast_init(void *buffer, int count, void *datatype, int root, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Bcast_init")));
-static __typeof__(cgl_w_MPI_Bcast_init_c) *cgl_if_MPI_Bcast_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Bcast_init_c) *cgl_if_MPI_Bcast_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Bcast_init_c;
     return cg_loaded_defines("PMPI_Bcast_init_c", (const void *)cgl_if_MPI_Bcast_init_c) ? cgl_w_MPI_Bcast_init_c : NULL;
 }
 CG_EXPORT int MPI_Bcast_init_c(void *buffer, long count, void *datatype, int root, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Bcast_init_c")));
-static __typeof__(cgl_w_MPI_Bsend_c) *cgl_if_MPI_Bsend_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Bsend_c) *cgl_if_MPI_Bsend_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Bsend_c;
     return cg_loaded_defines("PMPI_Bsend_c", (const void *)cgl_if_MPI_Bsend_c) ? cgl_w_MPI_Bsend_c : NULL;
 }
 CG_EXPORT int MPI_Bsend_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm) __attribute__((ifunc("cgl_if_MPI_Bsend_c")));
-static __typeof__(cgl_w_MPI_Bsend_init_c) *cgl_if_MPI_Bsend_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Bsend_init_c) *cgl_if_MPI_Bsend_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Bsend_init_c;
     return cg_loaded_defines("PMPI_Bsend_init_c", (const void *)cgl_if_MPI_Bsend_init_c) ? cgl_w_MPI_Bsend_init_c : NULL;
 }
 CG_EXPORT int MPI_Bsend_init_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Bsend_init_c")));
-static __typeof__(cgl_w_MPI_Buffer_attach_c) *cgl_if_MPI_Buffer_attach_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Buffer_attach_c) *cgl_if_MPI_Buffer_attach_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Buffer_attach_c;
     return cg_loaded_defines("PMPI_Buffer_attach_c", (const void *)cgl_if_MPI_Buffer_attach_c) ? cgl_w_MPI_Buffer_attach_c : NULL;
 }
 CG_EXPORT int MPI_Buffer_attach_c(void *buffer, long size) __attribute__((ifunc("cgl_if_MPI_Buffer_attach_c")));
-static __typeof__(cgl_w_MPI_Buffer_detach_c) *cgl_if_MPI_Buffer_detach_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Buffer_detach_c) *cgl_if_MPI_Buffer_detach_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Buffer_detach_c;
     return cg_loaded_defines("PMPI_Buffer_detach_c", (const void *)cgl_if_MPI_Buffer_detach_c) ? cgl_w_MPI_Buffer_detach_c : NULL;
 }
 CG_EXPORT int MPI_Buffer_detach_c(void *buffer_addr, long *size) __attribute__((ifunc("cgl_if_MPI_Buffer_detach_c")));
-static __typeof__(cgl_w_MPI_Buffer_flush) *cgl_if_MPI_Buffer_flush(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Buffer_flush) *cgl_if_MPI_Buffer_flush(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Buffer_flush;
     return cg_loaded_defines("PMPI_Buffer_flush", (const void *)cgl_if_MPI_Buffer_flush) ? cgl_w_MPI_Buffer_flush : NULL;
 }
 CG_EXPORT int MPI_Buffer_flush(void) __attribute__((ifunc("cgl_if_MPI_Buffer_flush")));
-static __typeof__(cgl_w_MPI_Buffer_iflush) *cgl_if_MPI_Buffer_iflush(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Buffer_iflush) *cgl_if_MPI_Buffer_iflush(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Buffer_iflush;
     return cg_loaded_defines("PMPI_Buffer_iflush", (const void *)cgl_if_MPI_Buffer_iflush) ? cgl_w_MPI_Buffer_iflush : NULL;
 }
 CG_EXPORT int MPI_Buffer_iflush(void *request) __attribute__((ifunc("cgl_if_MPI_Buffer_iflush")));
-static __typeof__(cgl_w_MPI_Comm_attach_buffer) *cgl_if_MPI_Comm_attach_buffer(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Comm_attach_buffer) *cgl_if_MPI_Comm_attach_buffer(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Comm_attach_buffer;
     return cg_loaded_defines("PMPI_Comm_attach_buffer", (const void *)cgl_if_MPI_Comm_attach_buffer) ? cgl_w_MPI_Comm_attach_buffer : NULL;
 }
 CG_EXPORT int MPI_Comm_attach_buffer(void *comm, void *buffer, int size) __attribute__((ifunc("cgl_if_MPI_Comm_attach_buffer")));
-static __typeof__(cgl_w_MPI_Comm_attach_buffer_c) *cgl_if_MPI_Comm_attach_buffer_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Comm_attach_buffer_c) *cgl_if_MPI_Comm_attach_buffer_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Comm_attach_buffer_c;
     return cg_loaded_defines("PMPI_Comm_attach_buffer_c", (const void *)cgl_if_MPI_Comm_attach_buffer_c) ? cgl_w_MPI_Comm_attach_buffer_c : NULL;
 }
 CG_EXPORT int MPI_Comm_attach_buffer_c(void *comm, void *buffer, long size) __attribute__((ifunc("cgl_if_MPI_Comm_attach_buffer_c")));
-static __typeof__(cgl_w_MPI_Comm_create_from_group) *cgl_if_MPI_Comm_create_from_group(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Comm_create_from_group) *cgl_if_MPI_Comm_create_from_group(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Comm_create_from_group;
     return cg_loaded_defines("PMPI_Comm_create_from_group", (const void *)cgl_if_MPI_Comm_create_from_group) ? cgl_w_MPI_Comm_create_from_group : NULL;
 }
 CG_EXPORT int MPI_Comm_create_from_group(void *group, const char *stringtag, void *info, void *errhandler, void *newcomm) __attribute__((ifunc("cgl_if_MPI_Comm_create_from_group")));
-static __typeof__(cgl_w_MPI_Comm_detach_buffer) *cgl_if_MPI_Comm_detach_buffer(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Comm_detach_buffer) *cgl_if_MPI_Comm_detach_buffer(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Comm_detach_buffer;
     return cg_loaded_defines("PMPI_Comm_detach_buffer", (const void *)cgl_if_MPI_Comm_detach_buffer) ? cgl_w_MPI_Comm_detach_buffer : NULL;
 }
 CG_EXPORT int MPI_Comm_detach_buffer(void *comm, void *buffer_addr, int *size) __attribute__((ifunc("cgl_if_MPI_Comm_detach_buffer")));
-static __typeof__(cgl_w_MPI_Comm_detach_buffer_c) *cgl_if_MPI_Comm_detach_buffer_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Comm_detach_buffer_c) *cgl_if_MPI_Comm_detach_buffer_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Comm_detach_buffer_c;
     return cg_loaded_defines("PMPI_Comm_detach_buffer_c", (const void *)cgl_if_MPI_Comm_detach_buffer_c) ? cgl_w_MPI_Comm_detach_buffer_c : NULL;
 }
 CG_EXPORT int MPI_Comm_detach_buffer_c(void *comm, void *buffer_addr, long *size) __attribute__((ifunc("cgl_if_MPI_Comm_detach_buffer_c")));
-static __typeof__(cgl_w_MPI_Comm_flush_buffer) *cgl_if_MPI_Comm_flush_buffer(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Comm_flush_buffer) *cgl_if_MPI_Comm_flush_buffer(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Comm_flush_buffer;
     return cg_loaded_defines("PMPI_Comm_flush_buffer", (const void *)cgl_if_MPI_Comm_flush_buffer) ? cgl_w_MPI_Comm_flush_buffer : NULL;
 }
 CG_EXPORT int MPI_Comm_flush_buffer(void *comm) __attribute__((ifunc("cgl_if_MPI_Comm_flush_buffer")));
-static __typeof__(cgl_w_MPI_Comm_idup_with_info) *cgl_if_MPI_Comm_idup_with_info(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Comm_idup_with_info) *cgl_if_MPI_Comm_idup_with_info(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Comm_idup_with_info;
     return cg_loaded_defines("PMPI_Comm_idup_with_info", (const void *)cgl_if_MPI_Comm_idup_with_info) ? cgl_w_MPI_Comm_idup_with_info : NULL;
 }
 CG_EXPORT int MPI_Comm_idup_with_info(void *comm, void *info, void *newcomm, void *request) __attribute__((ifunc("cgl_if_MPI_Comm_idup_with_info")));
-static __typeof__(cgl_w_MPI_Comm_iflush_buffer) *cgl_if_MPI_Comm_iflush_buffer(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Comm_iflush_buffer) *cgl_if_MPI_Comm_iflush_buffer(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Comm_iflush_buffer;
     return cg_loaded_defines("PMPI_Comm_iflush_buffer", (const void *)cgl_if_MPI_Comm_iflush_buffer) ? cgl_w_MPI_Comm_iflush_buffer : NULL;
 }
 CG_EXPORT int MPI_Comm_iflush_buffer(void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Comm_iflush_buffer")));
-static __typeof__(cgl_w_MPI_Exscan_c) *cgl_if_MPI_Exscan_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Exscan_c) *cgl_if_MPI_Exscan_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Exscan_c;
     return cg_loaded_defines("PMPI_Exscan_c", (const void *)cgl_if_MPI_Exscan_c) ? cgl_w_MPI_Exscan_c : NULL;
 }
 CG_EXPORT int MPI_Exscan_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm) __attribute__((ifunc("cgl_if_MPI_Exscan_c")));
-static __typeof__(cgl_w_MPI_Exscan_init) *cgl_if_MPI_Exscan_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Exscan_init) *cgl_if_MPI_Exscan_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Exscan_init;
     return cg_loaded_defines("PMPI_Exscan_init", (const void *)cgl_if_MPI_Exscan_init) ? cgl_w_MPI_Exscan_init : NULL;
 }
 CG_EXPORT int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, void *datatype, void *op, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Exscan_init")));
-static __typeof__(cgl_w_MPI_Exscan_init_c) *cgl_if_MPI_Exscan_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Exscan_init_c) *cgl_if_MPI_Exscan_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Exscan_init_c;
     return cg_loaded_defines("PMPI_Exscan_init_c", (const void *)cgl_if_MPI_Exscan_init_c) ? cgl_w_MPI_Exscan_init_c : NULL;
 }
 CG_EXPORT int MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Exscan_init_c")));
-static __typeof__(cgl_w_MPI_File_get_type_extent_c) *cgl_if_MPI_File_get_type_extent_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_get_type_extent_c) *cgl_if_MPI_File_get_type_extent_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_get_type_extent_c;
     return cg_loaded_defines("PMPI_File_get_type_extent_c", (const void *)cgl_if_MPI_File_get_type_extent_c) ? cgl_w_MPI_File_get_type_extent_c : NULL;
 }
 CG_EXPORT int MPI_File_get_type_extent_c(void *fh, void *datatype, long *extent) __attribute__((ifunc("cgl_if_MPI_File_get_type_extent_c")));
-static __typeof__(cgl_w_MPI_File_iread_c) *cgl_if_MPI_File_iread_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_iread_c) *cgl_if_MPI_File_iread_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_iread_c;
     return cg_loaded_defines("PMPI_File_iread_c", (const void *)cgl_if_MPI_File_iread_c) ? cgl_w_MPI_File_iread_c : NULL;
 }
 CG_EXPORT int MPI_File_iread_c(void *fh, void *buf, long count, void *datatype, void *request) __attribute__((ifunc("cgl_if_MPI_File_iread_c")));
-static __typeof__(cgl_w_MPI_File_iread_all_c) *cgl_if_MPI_File_iread_all_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_iread_all_c) *cgl_if_MPI_File_iread_all_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_iread_all_c;
     return cg_loaded_defines("PMPI_File_iread_all_c", (const void *)cgl_if_MPI_File_iread_all_c) ? cgl_w_MPI_File_iread_all_c : NULL;
 }
 CG_EXPORT int MPI_File_iread_all_c(void *fh, void *buf, long count, void *datatype, void *request) __attribute__((ifunc("cgl_if_MPI_File_iread_all_c")));
-static __typeof__(cgl_w_MPI_File_iread_at_c) *cgl_if_MPI_File_iread_at_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_iread_at_c) *cgl_if_MPI_File_iread_at_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_iread_at_c;
     return cg_loaded_defines("PMPI_File_iread_at_c", (const void *)cgl_if_MPI_File_iread_at_c) ? cgl_w_MPI_File_iread_at_c : NULL;
 }
 CG_EXPORT int MPI_File_iread_at_c(void *fh, long offset, void *buf, long count, void *datatype, void *request) __attribute__((ifunc("cgl_if_MPI_File_iread_at_c")));
-static __typeof__(cgl_w_MPI_File_iread_at_all_c) *cgl_if_MPI_File_iread_at_all_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_iread_at_all_c) *cgl_if_MPI_File_iread_at_all_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_iread_at_all_c;
     return cg_loaded_defines("PMPI_File_iread_at_all_c", (const void *)cgl_if_MPI_File_iread_at_all_c) ? cgl_w_MPI_File_iread_at_all_c : NULL;
 }
 CG_EXPORT int MPI_File_iread_at_all_c(void *fh, long offset, void *buf, long count, void *datatype, void *request) __attribute__((ifunc("cgl_if_MPI_File_iread_at_all_c")));
-static __typeof__(cgl_w_MPI_File_iread_shared_c) *cgl_if_MPI_File_iread_shared_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_iread_shared_c) *cgl_if_MPI_File_iread_shared_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_iread_shared_c;
     return cg_loaded_defines("PMPI_File_iread_shared_c", (const void *)cgl_if_MPI_File_iread_shared_c) ? cgl_w_MPI_File_iread_shared_c : NULL;
 }
 CG_EXPORT int MPI_File_iread_shared_c(void *fh, void *buf, long count, void *datatype, void *request) __attribute__((ifunc("cgl_if_MPI_File_iread_shared_c")));
-static __typeof__(cgl_w_MPI_File_iwrite_c) *cgl_if_MPI_File_iwrite_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_iwrite_c) *cgl_if_MPI_File_iwrite_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_iwrite_c;
     return cg_loaded_defines("PMPI_File_iwrite_c", (const void *)cgl_if_MPI_File_iwrite_c) ? cgl_w_MPI_File_iwrite_c : NULL;
 }
 CG_EXPORT int MPI_File_iwrite_c(void *fh, const void *buf, long count, void *datatype, void *request) __attribute__((ifunc("cgl_if_MPI_File_iwrite_c")));
-static __typeof__(cgl_w_MPI_File_iwrite_all_c) *cgl_if_MPI_File_iwrite_all_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_iwrite_all_c) *cgl_if_MPI_File_iwrite_all_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_iwrite_all_c;
     return cg_loaded_defines("PMPI_File_iwrite_all_c", (const void *)cgl_if_MPI_File_iwrite_all_c) ? cgl_w_MPI_File_iwrite_all_c : NULL;
 }
 CG_EXPORT int MPI_File_iwrite_all_c(void *fh, const void *buf, long count, void *datatype, void *request) __attribute__((ifunc("cgl_if_MPI_File_iwrite_all_c")));
-static __typeof__(cgl_w_MPI_File_iwrite_at_c) *cgl_if_MPI_File_iwrite_at_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_iwrite_at_c) *cgl_if_MPI_File_iwrite_at_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_iwrite_at_c;
     return cg_loaded_defines("PMPI_File_iwrite_at_c", (const void *)cgl_if_MPI_File_iwrite_at_c) ? cgl_w_MPI_File_iwrite_at_c : NULL;
 }
 CG_EXPORT int MPI_File_iwrite_at_c(void *fh, long offset, const void *buf, long count, void *datatype, void *request) __attribute__((ifunc("cgl_if_MPI_File_iwrite_at_c")));
-static __typeof__(cgl_w_MPI_File_iwrite_at_all_c) *cgl_if_MPI_File_iwrite_at_all_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_iwrite_at_all_c) *cgl_if_MPI_File_iwrite_at_all_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_iwrite_at_all_c;
     return cg_loaded_defines("PMPI_File_iwrite_at_all_c", (const void *)cgl_if_MPI_File_iwrite_at_all_c) ? cgl_w_MPI_File_iwrite_at_all_c : NULL;
 }
 CG_EXPORT int MPI_File_iwrite_at_all_c(void *fh, long offset, const void *buf, long count, void *datatype, void *request) __attribute__((ifunc("cgl_if_MPI_File_iwrite_at_all_c")));
-static __typeof__(cgl_w_MPI_File_iwrite_shared_c) *cgl_if_MPI_File_iwrite_shared_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_iwrite_shared_c) *cgl_if_MPI_File_iwrite_shared_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_iwrite_shared_c;
     return cg_loaded_defines("PMPI_File_iwrite_shared_c", (const void *)cgl_if_MPI_File_iwrite_shared_c) ? cgl_w_MPI_File_iwrite_shared_c : NULL;
 }
 CG_EXPORT int MPI_File_iwrite_shared_c(void *fh, const void *buf, long count, void *datatype, void *request) __attribute__((ifunc("cgl_if_MPI_File_iwrite_shared_c")));
-static __typeof__(cgl_w_MPI_File_read_c) *cgl_if_MPI_File_read_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_read_c) *cgl_if_MPI_File_read_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_read_c;
     return cg_loaded_defines("PMPI_File_read_c", (const void *)cgl_if_MPI_File_read_c) ? cgl_w_MPI_File_read_c : NULL;
 }
 CG_EXPORT int MPI_File_read_c(void *fh, void *buf, long count, void *datatype, void *status) __attribute__((ifunc("cgl_if_MPI_File_read_c")));
-static __typeof__(cgl_w_MPI_File_read_all_c) *cgl_if_MPI_File_read_all_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_read_all_c) *cgl_if_MPI_File_read_all_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_read_all_c;
     return cg_loaded_defines("PMPI_File_read_all_c", (const void *)cgl_if_MPI_File_read_all_c) ? cgl_w_MPI_File_read_all_c : NULL;
 }
 CG_EXPORT int MPI_File_read_all_c(void *fh, void *buf, long count, void *datatype, void *status) __attribute__((ifunc("cgl_if_MPI_File_read_all_c")));
-static __typeof__(cgl_w_MPI_File_read_all_begin_c) *cgl_if_MPI_File_read_all_begin_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_read_all_begin_c) *cgl_if_MPI_File_read_all_begin_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_read_all_begin_c;
     return cg_loaded_defines("PMPI_File_read_all_begin_c", (const void *)cgl_if_MPI_File_read_all_begin_c) ? cgl_w_MPI_File_read_all_begin_c : NULL;
 }
 CG_EXPORT int MPI_File_read_all_begin_c(void *fh, void *buf, long count, void *datatype) __attribute__((ifunc("cgl_if_MPI_File_read_all_begin_c")));
-static __typeof__(cgl_w_MPI_File_read_at_c) *cgl_if_MPI_File_read_at_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_read_at_c) *cgl_if_MPI_File_read_at_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_read_at_c;
     return cg_loaded_defines("PMPI_File_read_at_c", (const void *)cgl_if_MPI_File_read_at_c) ? cgl_w_MPI_File_read_at_c : NULL;
 }
 CG_EXPORT int MPI_File_read_at_c(void *fh, long offset, void *buf, long count, void *datatype, void *status) __attribute__((ifunc("cgl_if_MPI_File_read_at_c")));
-static __typeof__(cgl_w_MPI_File_read_at_all_c) *cgl_if_MPI_File_read_at_all_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_read_at_all_c) *cgl_if_MPI_File_read_at_all_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_read_at_all_c;
     return cg_loaded_defines("PMPI_File_read_at_all_c", (const void *)cgl_if_MPI_File_read_at_all_c) ? cgl_w_MPI_File_read_at_all_c : NULL;
 }
 CG_EXPORT int MPI_File_read_at_all_c(void *fh, long offset, void *buf, long count, void *datatype, void *status) __attribute__((ifunc("cgl_if_MPI_File_read_at_all_c")));
-static __typeof__(cgl_w_MPI_File_read_at_all_begin_c) *cgl_if_MPI_File_read_at_all_begin_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_read_at_all_begin_c) *cgl_if_MPI_File_read_at_all_begin_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_read_at_all_begin_c;
     return cg_loaded_defines("PMPI_File_read_at_all_begin_c", (const void *)cgl_if_MPI_File_read_at_all_begin_c) ? cgl_w_MPI_File_read_at_all_begin_c : NULL;
 }
 CG_EXPORT int MPI_File_read_at_all_begin_c(void *fh, long offset, void *buf, long count, void *datatype) __attribute__((ifunc("cgl_if_MPI_File_read_at_all_begin_c")));
-static __typeof__(cgl_w_MPI_File_read_ordered_c) *cgl_if_MPI_File_read_ordered_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_read_ordered_c) *cgl_if_MPI_File_read_ordered_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_read_ordered_c;
     return cg_loaded_defines("PMPI_File_read_ordered_c", (const void *)cgl_if_MPI_File_read_ordered_c) ? cgl_w_MPI_File_read_ordered_c : NULL;
 }
 CG_EXPORT int MPI_File_read_ordered_c(void *fh, void *buf, long count, void *datatype, void *status) __attribute__((ifunc("cgl_if_MPI_File_read_ordered_c")));
-static __typeof__(cgl_w_MPI_File_read_ordered_begin_c) *cgl_if_MPI_File_read_ordered_begin_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_read_ordered_begin_c) *cgl_if_MPI_File_read_ordered_begin_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_read_ordered_begin_c;
     return cg_loaded_defines("PMPI_File_read_ordered_begin_c", (const void *)cgl_if_MPI_File_read_ordered_begin_c) ? cgl_w_MPI_File_read_ordered_begin_c : NULL;
 }
 CG_EXPORT int MPI_File_read_ordered_begin_c(void *fh, void *buf, long count, void *datatype) __attribute__((ifunc("cgl_if_MPI_File_read_ordered_begin_c")));
-static __typeof__(cgl_w_MPI_File_read_shared_c) *cgl_if_MPI_File_read_shared_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_read_shared_c) *cgl_if_MPI_File_read_shared_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_read_shared_c;
     return cg_loaded_defines("PMPI_File_read_shared_c", (const void *)cgl_if_MPI_File_read_shared_c) ? cgl_w_MPI_File_read_shared_c : NULL;
 }
 CG_EXPORT int MPI_File_read_shared_c(void *fh, void *buf, long count, void *datatype, void *status) __attribute__((ifunc("cgl_if_MPI_File_read_shared_c")));
-static __typeof__(cgl_w_MPI_File_write_c) *cgl_if_MPI_File_write_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_write_c) *cgl_if_MPI_File_write_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_write_c;
     return cg_loaded_defines("PMPI_File_write_c", (const void *)cgl_if_MPI_File_write_c) ? cgl_w_MPI_File_write_c : NULL;
 }
 CG_EXPORT int MPI_File_write_c(void *fh, const void *buf, long count, void *datatype, void *status) __attribute__((ifunc("cgl_if_MPI_File_write_c")));
-static __typeof__(cgl_w_MPI_File_write_all_c) *cgl_if_MPI_File_write_all_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_write_all_c) *cgl_if_MPI_File_write_all_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_write_all_c;
     return cg_loaded_defines("PMPI_File_write_all_c", (const void *)cgl_if_MPI_File_write_all_c) ? cgl_w_MPI_File_write_all_c : NULL;
 }
 CG_EXPORT int MPI_File_write_all_c(void *fh, const void *buf, long count, void *datatype, void *status) __attribute__((ifunc("cgl_if_MPI_File_write_all_c")));
-static __typeof__(cgl_w_MPI_File_write_all_begin_c) *cgl_if_MPI_File_write_all_begin_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_write_all_begin_c) *cgl_if_MPI_File_write_all_begin_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_write_all_begin_c;
     return cg_loaded_defines("PMPI_File_write_all_begin_c", (const void *)cgl_if_MPI_File_write_all_begin_c) ? cgl_w_MPI_File_write_all_begin_c : NULL;
 }
 CG_EXPORT int MPI_File_write_all_begin_c(void *fh, const void *buf, long count, void *datatype) __attribute__((ifunc("cgl_if_MPI_File_write_all_begin_c")));
-static __typeof__(cgl_w_MPI_File_write_at_c) *cgl_if_MPI_File_write_at_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_write_at_c) *cgl_if_MPI_File_write_at_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_write_at_c;
     return cg_loaded_defines("PMPI_File_write_at_c", (const void *)cgl_if_MPI_File_write_at_c) ? cgl_w_MPI_File_write_at_c : NULL;
 }
 CG_EXPORT int MPI_File_write_at_c(void *fh, long offset, const void *buf, long count, void *datatype, void *status) __attribute__((ifunc("cgl_if_MPI_File_write_at_c")));
-static __typeof__(cgl_w_MPI_File_write_at_all_c) *cgl_if_MPI_File_write_at_all_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_write_at_all_c) *cgl_if_MPI_File_write_at_all_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_write_at_all_c;
     return cg_loaded_defines("PMPI_File_write_at_all_c", (const void *)cgl_if_MPI_File_write_at_all_c) ? cgl_w_MPI_File_write_at_all_c : NULL;
 }
 CG_EXPORT int MPI_File_write_at_all_c(void *fh, long offset, const void *buf, long count, void *datatype, void *status) __attribute__((ifunc("cgl_if_MPI_File_write_at_all_c")));
-static __typeof__(cgl_w_MPI_File_write_at_all_begin_c) *cgl_if_MPI_File_write_at_all_begin_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_write_at_all_begin_c) *cgl_if_MPI_File_write_at_all_begin_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_write_at_all_begin_c;
     return cg_loaded_defines("PMPI_File_write_at_all_begin_c", (const void *)cgl_if_MPI_File_write_at_all_begin_c) ? cgl_w_MPI_File_write_at_all_begin_c : NULL;
 }
 CG_EXPORT int MPI_File_write_at_all_begin_c(void *fh, long offset, const void *buf, long count, void *datatype) __attribute__((ifunc("cgl_if_MPI_File_write_at_all_begin_c")));
-static __typeof__(cgl_w_MPI_File_write_ordered_c) *cgl_if_MPI_File_write_ordered_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_write_ordered_c) *cgl_if_MPI_File_write_ordered_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_write_ordered_c;
     return cg_loaded_defines("PMPI_File_write_ordered_c", (const void *)cgl_if_MPI_File_write_ordered_c) ? cgl_w_MPI_File_write_ordered_c : NULL;
 }
 CG_EXPORT int MPI_File_write_ordered_c(void *fh, const void *buf, long count, void *datatype, void *status) __attribute__((ifunc("cgl_if_MPI_File_write_ordered_c")));
-static __typeof__(cgl_w_MPI_File_write_ordered_begin_c) *cgl_if_MPI_File_write_ordered_begin_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_write_ordered_begin_c) *cgl_if_MPI_File_write_ordered_begin_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_write_ordered_begin_c;
     return cg_loaded_defines("PMPI_File_write_ordered_begin_c", (const void *)cgl_if_MPI_File_write_ordered_begin_c) ? cgl_w_MPI_File_write_ordered_begin_c : NULL;
 }
 CG_EXPORT int MPI_File_write_ordered_begin_c(void *fh, const void *buf, long count, void *datatype) __attribute__((ifunc("cgl_if_MPI_File_write_ordered_begin_c")));
-static __typeof__(cgl_w_MPI_File_write_shared_c) *cgl_if_MPI_File_write_shared_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_write_shared_c) *cgl_if_MPI_File_write_shared_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_write_shared_c;
     return cg_loaded_defines("PMPI_File_write_shared_c", (const void *)cgl_if_MPI_File_write_shared_c) ? cgl_w_MPI_File_write_shared_c : NULL;
 }
 CG_EXPORT int MPI_File_write_shared_c(void *fh, const void *buf, long count, void *datatype, void *status) __attribute__((ifunc("cgl_if_MPI_File_write_shared_c")));
-static __typeof__(cgl_w_MPI_Gather_c) *cgl_if_MPI_Gather_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Gather_c) *cgl_if_MPI_Gather_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Gather_c;
     return cg_loaded_defines("PMPI_Gather_c", (const void *)cgl_if_MPI_Gather_c) ? cgl_w_MPI_Gather_c : NULL;
 }
 CG_EXPORT int MPI_Gather_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm) __attribute__((ifunc("cgl_if_MPI_Gather_c")));
-static __typeof__(cgl_w_MPI_Gather_init) *cgl_if_MPI_Gather_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Gather_init) *cgl_if_MPI_Gather_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Gather_init;
     return cg_loaded_defines("PMPI_Gather_init", (const void *)cgl_if_MPI_Gather_init) ? cgl_w_MPI_Gather_init : NULL;
 }
 CG_EXPORT int MPI_Gather_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, int recvcount, void *recvtype, int root, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Gather_init")));
-static __typeof__(cgl_w_MPI_Gather_init_c) *cgl_if_MPI_Gather_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Gather_init_c) *cgl_if_MPI_Gather_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Gather_init_c;
     return cg_loaded_defines("PMPI_Gather_init_c", (const void *)cgl_if_MPI_Gather_init_c) ? cgl_w_MPI_Gather_init_c : NULL;
 }
 CG_EXPORT int MPI_Gather_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Gather_init_c")));
-static __typeof__(cgl_w_MPI_Gatherv_c) *cgl_if_MPI_Gatherv_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Gatherv_c) *cgl_if_MPI_Gatherv_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Gatherv_c;
     return cg_loaded_defines("PMPI_Gatherv_c", (const void *)cgl_if_MPI_Gatherv_c) ? cgl_w_MPI_Gatherv_c : NULL;
 }
 CG_EXPORT int MPI_Gatherv_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, int root, void *comm) __attribute__((ifunc("cgl_if_MPI_Gatherv_c")));
-static __typeof__(cgl_w_MPI_Gatherv_init) *cgl_if_MPI_Gatherv_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Gatherv_init) *cgl_if_MPI_Gatherv_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Gatherv_init;
     return cg_loaded_defines("PMPI_Gatherv_init", (const void *)cgl_if_MPI_Gatherv_init) ? cgl_w_MPI_Gatherv_init : NULL;
 }
 CG_EXPORT int MPI_Gatherv_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, const int *recvcounts, const int *displs, void *recvtype, int root, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Gatherv_init")));
-static __typeof__(cgl_w_MPI_Gatherv_init_c) *cgl_if_MPI_Gatherv_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Gatherv_init_c) *cgl_if_MPI_Gatherv_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Gatherv_init_c;
     return cg_loaded_defines("PMPI_Gatherv_init_c", (const void *)cgl_if_MPI_Gatherv_init_c) ? cgl_w_MPI_Gatherv_init_c : NULL;
 }
 CG_EXPORT int MPI_Gatherv_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, int root, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Gatherv_init_c")));
-static __typeof__(cgl_w_MPI_Get_c) *cgl_if_MPI_Get_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Get_c) *cgl_if_MPI_Get_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Get_c;
     return cg_loaded_defines("PMPI_Get_c", (const void *)cgl_if_MPI_Get_c) ? cgl_w_MPI_Get_c : NULL;
 }
 CG_EXPORT int MPI_Get_c(void *origin_addr, long origin_count, void *origin_datatype, int target_rank, long target_disp, long target_count, void *target_datatype, void *win) __attribute__((ifunc("cgl_if_MPI_Get_c")));
-static __typeof__(cgl_w_MPI_Get_accumulate_c) *cgl_if_MPI_Get_accumulate_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Get_accumulate_c) *cgl_if_MPI_Get_accumulate_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Get_accumulate_c;
     return cg_loaded_defines("PMPI_Get_accumulate_c", (const void *)cgl_if_MPI_Get_accumulate_c) ? cgl_w_MPI_Get_accumulate_c : NULL;
 }
 CG_EXPORT int MPI_Get_accumulate_c(const void *origin_addr, long origin_count, void *origin_datatype, void *result_addr, long result_count, void *result_datatype, int target_rank, long target_disp, long target_count, void *target_datatype, void *op, void *win) __attribute__((ifunc("cgl_if_MPI_Get_accumulate_c")));
-static __typeof__(cgl_w_MPI_Get_count_c) *cgl_if_MPI_Get_count_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Get_count_c) *cgl_if_MPI_Get_count_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Get_count_c;
     return cg_loaded_defines("PMPI_Get_count_c", (const void *)cgl_if_MPI_Get_count_c) ? cgl_w_MPI_Get_count_c : NULL;
 }
 CG_EXPORT int MPI_Get_count_c(const void *status, void *datatype, long *count) __attribute__((ifunc("cgl_if_MPI_Get_count_c")));
-static __typeof__(cgl_w_MPI_Get_elements_c) *cgl_if_MPI_Get_elements_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Get_elements_c) *cgl_if_MPI_Get_elements_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Get_elements_c;
     return cg_loaded_defines("PMPI_Get_elements_c", (const void *)cgl_if_MPI_Get_elements_c) ? cgl_w_MPI_Get_elements_c : NULL;
 }
 CG_EXPORT int MPI_Get_elements_c(const void *status, void *datatype, long *count) __attribute__((ifunc("cgl_if_MPI_Get_elements_c")));
-static __typeof__(cgl_w_MPI_Get_hw_resource_info) *cgl_if_MPI_Get_hw_resource_info(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Get_hw_resource_info) *cgl_if_MPI_Get_hw_resource_info(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Get_hw_resource_info;
     return cg_loaded_defines("PMPI_Get_hw_resource_info", (const void *)cgl_if_MPI_Get_hw_resource_info) ? cgl_w_MPI_Get_hw_resource_info : NULL;
 }
 CG_EXPORT int MPI_Get_hw_resource_info(void *hw_info) __attribute__((ifunc("cgl_if_MPI_Get_hw_resource_info")));
-static __typeof__(cgl_w_MPI_Group_from_session_pset) *cgl_if_MPI_Group_from_session_pset(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Group_from_session_pset) *cgl_if_MPI_Group_from_session_pset(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Group_from_session_pset;
     return cg_loaded_defines("PMPI_Group_from_session_pset", (const void *)cgl_if_MPI_Group_from_session_pset) ? cgl_w_MPI_Group_from_session_pset : NULL;
 }
 CG_EXPORT int MPI_Group_from_session_pset(void *session, const char *pset_name, void *newgroup) __attribute__((ifunc("cgl_if_MPI_Group_from_session_pset")));
-static __typeof__(cgl_w_MPI_Iallgather_c) *cgl_if_MPI_Iallgather_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Iallgather_c) *cgl_if_MPI_Iallgather_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Iallgather_c;
     return cg_loaded_defines("PMPI_Iallgather_c", (const void *)cgl_if_MPI_Iallgather_c) ? cgl_w_MPI_Iallgather_c : NULL;
 }
 CG_EXPORT int MPI_Iallgather_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Iallgather_c")));
-static __typeof__(cgl_w_MPI_Iallgatherv_c) *cgl_if_MPI_Iallgatherv_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Iallgatherv_c) *cgl_if_MPI_Iallgatherv_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Iallgatherv_c;
     return cg_loaded_defines("PMPI_Iallgatherv_c", (const void *)cgl_if_MPI_Iallgatherv_c) ? cgl_w_MPI_Iallgatherv_c : NULL;
 }
 CG_EXPORT int MPI_Iallgatherv_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Iallgatherv_c")));
-static __typeof__(cgl_w_MPI_Iallreduce_c) *cgl_if_MPI_Iallreduce_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Iallreduce_c) *cgl_if_MPI_Iallreduce_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Iallreduce_c;
     return cg_loaded_defines("PMPI_Iallreduce_c", (const void *)cgl_if_MPI_Iallreduce_c) ? cgl_w_MPI_Iallreduce_c : NULL;
 }
 CG_EXPORT int MPI_Iallreduce_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Iallreduce_c")));
-static __typeof__(cgl_w_MPI_Ialltoall_c) *cgl_if_MPI_Ialltoall_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Ialltoall_c) *cgl_if_MPI_Ialltoall_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Ialltoall_c;
     return cg_loaded_defines("PMPI_Ialltoall_c", (const void *)cgl_if_MPI_Ialltoall_c) ? cgl_w_MPI_Ialltoall_c : NULL;
 }
 CG_EXPORT int MPI_Ialltoall_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Ialltoall_c")));
-static __typeof__(cgl_w_MPI_Ialltoallv_c) *cgl_if_MPI_Ialltoallv_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Ialltoallv_c) *cgl_if_MPI_Ialltoallv_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Ialltoallv_c;
     return cg_loaded_defines("PMPI_Ialltoallv_c", (const void *)cgl_if_MPI_Ialltoallv_c) ? cgl_w_MPI_Ialltoallv_c : NULL;
 }
 CG_EXPORT int MPI_Ialltoallv_c(const void *sendbuf, const long *sendcounts, const long *sdispls, void *sendtype, void *recvbuf, const long *recvcounts, const long *rdispls, void *recvtype, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Ialltoallv_c")));
-static __typeof__(cgl_w_MPI_Ialltoallw_c) *cgl_if_MPI_Ialltoallw_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Ialltoallw_c) *cgl_if_MPI_Ialltoallw_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Ialltoallw_c;
     return cg_loaded_defines("PMPI_Ialltoallw_c", (const void *)cgl_if_MPI_Ialltoallw_c) ? cgl_w_MPI_Ialltoallw_c : NULL;
 }
 CG_EXPORT int MPI_Ialltoallw_c(const void *sendbuf, const long *sendcounts, const long *sdispls, const void *sendtypes, void *recvbuf, const long *recvcounts, const long *rdispls, const void *recvtypes, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Ialltoallw_c")));
-static __typeof__(cgl_w_MPI_Ibcast_c) *cgl_if_MPI_Ibcast_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Ibcast_c) *cgl_if_MPI_Ibcast_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Ibcast_c;
     return cg_loaded_defines("PMPI_Ibcast_c", (const void *)cgl_if_MPI_Ibcast_c) ? cgl_w_MPI_Ibcast_c : NULL;
 }
 CG_EXPORT int MPI_Ibcast_c(void *buffer, long count, void *datatype, int root, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Ibcast_c")));
-static __typeof__(cgl_w_MPI_Ibsend_c) *cgl_if_MPI_Ibsend_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Ibsend_c) *cgl_if_MPI_Ibsend_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Ibsend_c;
     return cg_loaded_defines("PMPI_Ibsend_c", (const void *)cgl_if_MPI_Ibsend_c) ? cgl_w_MPI_Ibsend_c : NULL;
 }
 CG_EXPORT int MPI_Ibsend_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Ibsend_c")));
-static __typeof__(cgl_w_MPI_Iexscan_c) *cgl_if_MPI_Iexscan_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Iexscan_c) *cgl_if_MPI_Iexscan_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Iexscan_c;
     return cg_loaded_defines("PMPI_Iexscan_c", (const void *)cgl_if_MPI_Iexscan_c) ? cgl_w_MPI_Iexscan_c : NULL;
 }
 CG_EXPORT int MPI_Iexscan_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Iexscan_c")));
-static __typeof__(cgl_w_MPI_Igather_c) *cgl_if_MPI_Igather_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Igather_c) *cgl_if_MPI_Igather_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Igather_c;
     return cg_loaded_defines("PMPI_Igather_c", (const void *)cgl_if_MPI_Igather_c) ? cgl_w_MPI_Igather_c : NULL;
 }
 CG_EXPORT int MPI_Igather_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Igather_c")));
-static __typeof__(cgl_w_MPI_Igatherv_c) *cgl_if_MPI_Igatherv_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Igatherv_c) *cgl_if_MPI_Igatherv_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Igatherv_c;
     return cg_loaded_defines("PMPI_Igatherv_c", (const void *)cgl_if_MPI_Igatherv_c) ? cgl_w_MPI_Igatherv_c : NULL;
 }
 CG_EXPORT int MPI_Igatherv_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, int root, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Igatherv_c")));
-static __typeof__(cgl_w_MPI_Imrecv_c) *cgl_if_MPI_Imrecv_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Imrecv_c) *cgl_if_MPI_Imrecv_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Imrecv_c;
     return cg_loaded_defines("PMPI_Imrecv_c", (const void *)cgl_if_MPI_Imrecv_c) ? cgl_w_MPI_Imrecv_c : NULL;
 }
 CG_EXPORT int MPI_Imrecv_c(void *buf, long count, void *datatype, void *message, void *request) __attribute__((ifunc("cgl_if_MPI_Imrecv_c")));
-static __typeof__(cgl_w_MPI_Ineighbor_allgather_c) *cgl_if_MPI_Ineighbor_allgather_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Ineighbor_allgather_c) *cgl_if_MPI_Ineighbor_allgather_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Ineighbor_allgather_c;
     return cg_loaded_defines("PMPI_Ineighbor_allgather_c", (const void *)cgl_if_MPI_Ineighbor_allgather_c) ? cgl_w_MPI_Ineighbor_allgather_c : NULL;
 }
 CG_EXPORT int MPI_Ineighbor_allgather_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Ineighbor_allgather_c")));
-static __typeof__(cgl_w_MPI_Ineighbor_allgatherv_c) *cgl_if_MPI_Ineighbor_allgatherv_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Ineighbor_allgatherv_c) *cgl_if_MPI_Ineighbor_allgatherv_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Ineighbor_allgatherv_c;
     return cg_loaded_defines("PMPI_Ineighbor_allgatherv_c", (const void *)cgl_if_MPI_Ineighbor_allgatherv_c) ? cgl_w_MPI_Ineighbor_allgatherv_c : NULL;
 }
 CG_EXPORT int MPI_Ineighbor_allgatherv_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Ineighbor_allgatherv_c")));
-static __typeof__(cgl_w_MPI_Ineighbor_alltoall_c) *cgl_if_MPI_Ineighbor_alltoall_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Ineighbor_alltoall_c) *cgl_if_MPI_Ineighbor_alltoall_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Ineighbor_alltoall_c;
     return cg_loaded_defines("PMPI_Ineighbor_alltoall_c", (const void *)cgl_if_MPI_Ineighbor_alltoall_c) ? cgl_w_MPI_Ineighbor_alltoall_c : NULL;
 }
 CG_EXPORT int MPI_Ineighbor_alltoall_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Ineighbor_alltoall_c")));
-static __typeof__(cgl_w_MPI_Ineighbor_alltoallv_c) *cgl_if_MPI_Ineighbor_alltoallv_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Ineighbor_alltoallv_c) *cgl_if_MPI_Ineighbor_alltoallv_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Ineighbor_alltoallv_c;
     return cg_loaded_defines("PMPI_Ineighbor_alltoallv_c", (const void *)cgl_if_MPI_Ineighbor_alltoallv_c) ? cgl_w_MPI_Ineighbor_alltoallv_c : NULL;
 }
 CG_EXPORT int MPI_Ineighbor_alltoallv_c(const void *sendbuf, const long *sendcounts, const long *sdispls, void *sendtype, void *recvbuf, const long *recvcounts, const long *rdispls, void *recvtype, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Ineighbor_alltoallv_c")));
-static __typeof__(cgl_w_MPI_Ineighbor_alltoallw_c) *cgl_if_MPI_Ineighbor_alltoallw_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Ineighbor_alltoallw_c) *cgl_if_MPI_Ineighbor_alltoallw_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Ineighbor_alltoallw_c;
     return cg_loaded_defines("PMPI_Ineighbor_alltoallw_c", (const void *)cgl_if_MPI_Ineighbor_alltoallw_c) ? cgl_w_MPI_Ineighbor_alltoallw_c : NULL;
 }
 CG_EXPORT int MPI_Ineighbor_alltoallw_c(const void *sendbuf, const long *sendcounts, const long *sdispls, const void *sendtypes, void *recvbuf, const long *recvcounts, const long *rdispls, const void *recvtypes, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Ineighbor_alltoallw_c")));
-static __typeof__(cgl_w_MPI_Info_create_env) *cgl_if_MPI_Info_create_env(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Info_create_env) *cgl_if_MPI_Info_create_env(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Info_create_env;
     return cg_loaded_defines("PMPI_Info_create_env", (const void *)cgl_if_MPI_Info_create_env) ? cgl_w_MPI_Info_create_env : NULL;
 }
 CG_EXPORT int MPI_Info_create_env(int argc, char **argv, void *info) __attribute__((ifunc("cgl_if_MPI_Info_create_env")));
-static __typeof__(cgl_w_MPI_Info_get_string) *cgl_if_MPI_Info_get_string(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Info_get_string) *cgl_if_MPI_Info_get_string(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Info_get_string;
     return cg_loaded_defines("PMPI_Info_get_string", (const void *)cgl_if_MPI_Info_get_string) ? cgl_w_MPI_Info_get_string : NULL;
 }
 CG_EXPORT int MPI_Info_get_string(void *info, const char *key, int *buflen, char *value, int *flag) __attribute__((ifunc("cgl_if_MPI_Info_get_string")));
-static __typeof__(cgl_w_MPI_Intercomm_create_from_groups) *cgl_if_MPI_Intercomm_create_from_groups(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Intercomm_create_from_groups) *cgl_if_MPI_Intercomm_create_from_groups(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Intercomm_create_from_groups;
     return cg_loaded_defines("PMPI_Intercomm_create_from_groups", (const void *)cgl_if_MPI_Intercomm_create_from_groups) ? cgl_w_MPI_Intercomm_create_from_groups : NULL;
 }
 CG_EXPORT int MPI_Intercomm_create_from_groups(void *local_group, int local_leader, void *remote_group, int remote_leader, const char *stringtag, void *info, void *errhandler, void *newintercomm) __attribute__((ifunc("cgl_if_MPI_Intercomm_create_from_groups")));
-static __typeof__(cgl_w_MPI_Irecv_c) *cgl_if_MPI_Irecv_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Irecv_c) *cgl_if_MPI_Irecv_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Irecv_c;
     return cg_loaded_defines("PMPI_Irecv_c", (const void *)cgl_if_MPI_Irecv_c) ? cgl_w_MPI_Irecv_c : NULL;
 }
 CG_EXPORT int MPI_Irecv_c(void *buf, long count, void *datatype, int source, int tag, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Irecv_c")));
-static __typeof__(cgl_w_MPI_Ireduce_c) *cgl_if_MPI_Ireduce_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Ireduce_c) *cgl_if_MPI_Ireduce_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Ireduce_c;
     return cg_loaded_defines("PMPI_Ireduce_c", (const void *)cgl_if_MPI_Ireduce_c) ? cgl_w_MPI_Ireduce_c : NULL;
 }
 CG_EXPORT int MPI_Ireduce_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, int root, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Ireduce_c")));
-static __typeof__(cgl_w_MPI_Ireduce_scatter_c) *cgl_if_MPI_Ireduce_scatter_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Ireduce_scatter_c) *cgl_if_MPI_Ireduce_scatter_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Ireduce_scatter_c;
     return cg_loaded_defines("PMPI_Ireduce_scatter_c", (const void *)cgl_if_MPI_Ireduce_scatter_c) ? cgl_w_MPI_Ireduce_scatter_c : NULL;
 }
 CG_EXPORT int MPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const long *recvcounts, void *datatype, void *op, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Ireduce_scatter_c")));
-static __typeof__(cgl_w_MPI_Ireduce_scatter_block_c) *cgl_if_MPI_Ireduce_scatter_block_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Ireduce_scatter_block_c) *cgl_if_MPI_Ireduce_scatter_block_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Ireduce_scatter_block_c;
     return cg_loaded_defines("PMPI_Ireduce_scatter_block_c", (const void *)cgl_if_MPI_Ireduce_scatter_block_c) ? cgl_w_MPI_Ireduce_scatter_block_c : NULL;
 }
 CG_EXPORT int MPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, long recvcount, void *datatype, void *op, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Ireduce_scatter_block_c")));
-static __typeof__(cgl_w_MPI_Irsend_c) *cgl_if_MPI_Irsend_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Irsend_c) *cgl_if_MPI_Irsend_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Irsend_c;
     return cg_loaded_defines("PMPI_Irsend_c", (const void *)cgl_if_MPI_Irsend_c) ? cgl_w_MPI_Irsend_c : NULL;
 }
 CG_EXPORT int MPI_Irsend_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Irsend_c")));
-static __typeof__(cgl_w_MPI_Iscan_c) *cgl_if_MPI_Iscan_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Iscan_c) *cgl_if_MPI_Iscan_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Iscan_c;
     return cg_loaded_defines("PMPI_Iscan_c", (const void *)cgl_if_MPI_Iscan_c) ? cgl_w_MPI_Iscan_c : NULL;
 }
 CG_EXPORT int MPI_Iscan_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Iscan_c")));
-static __typeof__(cgl_w_MPI_Iscatter_c) *cgl_if_MPI_Iscatter_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Iscatter_c) *cgl_if_MPI_Iscatter_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Iscatter_c;
     return cg_loaded_defines("PMPI_Iscatter_c", (const void *)cgl_if_MPI_Iscatter_c) ? cgl_w_MPI_Iscatter_c : NULL;
 }
 CG_EXPORT int MPI_Iscatter_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Iscatter_c")));
-static __typeof__(cgl_w_MPI_Iscatterv_c) *cgl_if_MPI_Iscatterv_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Iscatterv_c) *cgl_if_MPI_Iscatterv_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Iscatterv_c;
     return cg_loaded_defines("PMPI_Iscatterv_c", (const void *)cgl_if_MPI_Iscatterv_c) ? cgl_w_MPI_Iscatterv_c : NULL;
 }
 CG_EXPORT int MPI_Iscatterv_c(const void *sendbuf, const long *sendcounts, const long *displs, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Iscatterv_c")));
-static __typeof__(cgl_w_MPI_Isend_c) *cgl_if_MPI_Isend_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Isend_c) *cgl_if_MPI_Isend_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Isend_c;
     return cg_loaded_defines("PMPI_Isend_c", (const void *)cgl_if_MPI_Isend_c) ? cgl_w_MPI_Isend_c : NULL;
 }
 CG_EXPORT int MPI_Isend_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Isend_c")));
-static __typeof__(cgl_w_MPI_Isendrecv) *cgl_if_MPI_Isendrecv(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Isendrecv) *cgl_if_MPI_Isendrecv(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Isendrecv;
     return cg_loaded_defines("PMPI_Isendrecv", (const void *)cgl_if_MPI_Isendrecv) ? cgl_w_MPI_Isendrecv : NULL;
 }
 CG_EXPORT int MPI_Isendrecv(const void *sendbuf, int sendcount, void *sendtype, int dest, int sendtag, void *recvbuf, int recvcount, void *recvtype, int source, int recvtag, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Isendrecv")));
-static __typeof__(cgl_w_MPI_Isendrecv_c) *cgl_if_MPI_Isendrecv_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Isendrecv_c) *cgl_if_MPI_Isendrecv_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Isendrecv_c;
     return cg_loaded_defines("PMPI_Isendrecv_c", (const void *)cgl_if_MPI_Isendrecv_c) ? cgl_w_MPI_Isendrecv_c : NULL;
 }
 CG_EXPORT int MPI_Isendrecv_c(const void *sendbuf, long sendcount, void *sendtype, int dest, int sendtag, void *recvbuf, long recvcount, void *recvtype, int source, int recvtag, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Isendrecv_c")));
-static __typeof__(cgl_w_MPI_Isendrecv_replace) *cgl_if_MPI_Isendrecv_replace(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Isendrecv_replace) *cgl_if_MPI_Isendrecv_replace(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Isendrecv_replace;
     return cg_loaded_defines("PMPI_Isendrecv_replace", (const void *)cgl_if_MPI_Isendrecv_replace) ? cgl_w_MPI_Isendrecv_replace : NULL;
 }
 CG_EXPORT int MPI_Isendrecv_replace(void *buf, int count, void *datatype, int dest, int sendtag, int source, int recvtag, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Isendrecv_replace")));
-static __typeof__(cgl_w_MPI_Isendrecv_replace_c) *cgl_if_MPI_Isendrecv_replace_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Isendrecv_replace_c) *cgl_if_MPI_Isendrecv_replace_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Isendrecv_replace_c;
     return cg_loaded_defines("PMPI_Isendrecv_replace_c", (const void *)cgl_if_MPI_Isendrecv_replace_c) ? cgl_w_MPI_Isendrecv_replace_c : NULL;
 }
 CG_EXPORT int MPI_Isendrecv_replace_c(void *buf, long count, void *datatype, int dest, int sendtag, int source, int recvtag, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Isendrecv_replace_c")));
-static __typeof__(cgl_w_MPI_Issend_c) *cgl_if_MPI_Issend_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Issend_c) *cgl_if_MPI_Issend_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Issend_c;
     return cg_loaded_defines("PMPI_Issend_c", (const void *)cgl_if_MPI_Issend_c) ? cgl_w_MPI_Issend_c : NULL;
 }
 CG_EXPORT int MPI_Issend_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Issend_c")));
-static __typeof__(cgl_w_MPI_Mrecv_c) *cgl_if_MPI_Mrecv_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Mrecv_c) *cgl_if_MPI_Mrecv_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Mrecv_c;
     return cg_loaded_defines("PMPI_Mrecv_c", (const void *)cgl_if_MPI_Mrecv_c) ? cgl_w_MPI_Mrecv_c : NULL;
 }
 CG_EXPORT int MPI_Mrecv_c(void *buf, long count, void *datatype, void *message, void *status) __attribute__((ifunc("cgl_if_MPI_Mrecv_c")));
-static __typeof__(cgl_w_MPI_Neighbor_allgather_c) *cgl_if_MPI_Neighbor_allgather_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Neighbor_allgather_c) *cgl_if_MPI_Neighbor_allgather_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Neighbor_allgather_c;
     return cg_loaded_defines("PMPI_Neighbor_allgather_c", (const void *)cgl_if_MPI_Neighbor_allgather_c) ? cgl_w_MPI_Neighbor_allgather_c : NULL;
 }
 CG_EXPORT int MPI_Neighbor_allgather_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm) __attribute__((ifunc("cgl_if_MPI_Neighbor_allgather_c")));
-static __typeof__(cgl_w_MPI_Neighbor_allgather_init) *cgl_if_MPI_Neighbor_allgather_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Neighbor_allgather_init) *cgl_if_MPI_Neighbor_allgather_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Neighbor_allgather_init;
     return cg_loaded_defines("PMPI_Neighbor_allgather_init", (const void *)cgl_if_MPI_Neighbor_allgather_init) ? cgl_w_MPI_Neighbor_allgather_init : NULL;
 }
 CG_EXPORT int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, int recvcount, void *recvtype, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Neighbor_allgather_init")));
-static __typeof__(cgl_w_MPI_Neighbor_allgather_init_c) *cgl_if_MPI_Neighbor_allgather_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Neighbor_allgather_init_c) *cgl_if_MPI_Neighbor_allgather_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Neighbor_allgather_init_c;
     return cg_loaded_defines("PMPI_Neighbor_allgather_init_c", (const void *)cgl_if_MPI_Neighbor_allgather_init_c) ? cgl_w_MPI_Neighbor_allgather_init_c : NULL;
 }
 CG_EXPORT int MPI_Neighbor_allgather_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Neighbor_allgather_init_c")));
-static __typeof__(cgl_w_MPI_Neighbor_allgatherv_c) *cgl_if_MPI_Neighbor_allgatherv_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Neighbor_allgatherv_c) *cgl_if_MPI_Neighbor_allgatherv_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Neighbor_allgatherv_c;
     return cg_loaded_defines("PMPI_Neighbor_allgatherv_c", (const void *)cgl_if_MPI_Neighbor_allgatherv_c) ? cgl_w_MPI_Neighbor_allgatherv_c : NULL;
 }
 CG_EXPORT int MPI_Neighbor_allgatherv_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, void *comm) __attribute__((ifunc("cgl_if_MPI_Neighbor_allgatherv_c")));
-static __typeof__(cgl_w_MPI_Neighbor_allgatherv_init) *cgl_if_MPI_Neighbor_allgatherv_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Neighbor_allgatherv_init) *cgl_if_MPI_Neighbor_allgatherv_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Neighbor_allgatherv_init;
     return cg_loaded_defines("PMPI_Neighbor_allgatherv_init", (const void *)cgl_if_MPI_Neighbor_allgatherv_init) ? cgl_w_MPI_Neighbor_allgatherv_init : NULL;
 }
 CG_EXPORT int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, const int *recvcounts, const int *displs, void *recvtype, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Neighbor_allgatherv_init")));
-static __typeof__(cgl_w_MPI_Neighbor_allgatherv_init_c) *cgl_if_MPI_Neighbor_allgatherv_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Neighbor_allgatherv_init_c) *cgl_if_MPI_Neighbor_allgatherv_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Neighbor_allgatherv_init_c;
     return cg_loaded_defines("PMPI_Neighbor_allgatherv_init_c", (const void *)cgl_if_MPI_Neighbor_allgatherv_init_c) ? cgl_w_MPI_Neighbor_allgatherv_init_c : NULL;
 }
 CG_EXPORT int MPI_Neighbor_allgatherv_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Neighbor_allgatherv_init_c")));
-static __typeof__(cgl_w_MPI_Neighbor_alltoall_c) *cgl_if_MPI_Neighbor_alltoall_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Neighbor_alltoall_c) *cgl_if_MPI_Neighbor_alltoall_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Neighbor_alltoall_c;
     return cg_loaded_defines("PMPI_Neighbor_alltoall_c", (const void *)cgl_if_MPI_Neighbor_alltoall_c) ? cgl_w_MPI_Neighbor_alltoall_c : NULL;
 }
 CG_EXPORT int MPI_Neighbor_alltoall_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm) __attribute__((ifunc("cgl_if_MPI_Neighbor_alltoall_c")));
-static __typeof__(cgl_w_MPI_Neighbor_alltoall_init) *cgl_if_MPI_Neighbor_alltoall_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Neighbor_alltoall_init) *cgl_if_MPI_Neighbor_alltoall_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Neighbor_alltoall_init;
     return cg_loaded_defines("PMPI_Neighbor_alltoall_init", (const void *)cgl_if_MPI_Neighbor_alltoall_init) ? cgl_w_MPI_Neighbor_alltoall_init : NULL;
 }
 CG_EXPORT int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, int recvcount, void *recvtype, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Neighbor_alltoall_init")));
-static __typeof__(cgl_w_MPI_Neighbor_alltoall_init_c) *cgl_if_MPI_Neighbor_alltoall_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Neighbor_alltoall_init_c) *cgl_if_MPI_Neighbor_alltoall_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Neighbor_alltoall_init_c;
     return cg_loaded_defines("PMPI_Neighbor_alltoall_init_c", (const void *)cgl_if_MPI_Neighbor_alltoall_init_c) ? cgl_w_MPI_Neighbor_alltoall_init_c : NULL;
 }
 CG_EXPORT int MPI_Neighbor_alltoall_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Neighbor_alltoall_init_c")));
-static __typeof__(cgl_w_MPI_Neighbor_alltoallv_c) *cgl_if_MPI_Neighbor_alltoallv_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Neighbor_alltoallv_c) *cgl_if_MPI_Neighbor_alltoallv_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Neighbor_alltoallv_c;
     return cg_loaded_defines("PMPI_Neighbor_alltoallv_c", (const void *)cgl_if_MPI_Neighbor_alltoallv_c) ? cgl_w_MPI_Neighbor_alltoallv_c : NULL;
 }
 CG_EXPORT int MPI_Neighbor_alltoallv_c(const void *sendbuf, const long *sendcounts, const long *sdispls, void *sendtype, void *recvbuf, const long *recvcounts, const long *rdispls, void *recvtype, void *comm) __attribute__((ifunc("cgl_if_MPI_Neighbor_alltoallv_c")));
-static __typeof__(cgl_w_MPI_Neighbor_alltoallv_init) *cgl_if_MPI_Neighbor_alltoallv_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Neighbor_alltoallv_init) *cgl_if_MPI_Neighbor_alltoallv_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Neighbor_alltoallv_init;
     return cg_loaded_defines("PMPI_Neighbor_alltoallv_init", (const void *)cgl_if_MPI_Neighbor_alltoallv_init) ? cgl_w_MPI_Neighbor_alltoallv_init : NULL;
 }
 CG_EXPORT int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int *sendcounts, const int *sdispls, void *sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, void *recvtype, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Neighbor_alltoallv_init")));
-static __typeof__(cgl_w_MPI_Neighbor_alltoallv_init_c) *cgl_if_MPI_Neighbor_alltoallv_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Neighbor_alltoallv_init_c) *cgl_if_MPI_Neighbor_alltoallv_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Neighbor_alltoallv_init_c;
     return cg_loaded_defines("PMPI_Neighbor_alltoallv_init_c", (const void *)cgl_if_MPI_Neighbor_alltoallv_init_c) ? cgl_w_MPI_Neighbor_alltoallv_init_c : NULL;
 }
 CG_EXPORT int MPI_Neighbor_alltoallv_init_c(const void *sendbuf, const long *sendcounts, const long *sdispls, void *sendtype, void *recvbuf, const long *recvcounts, const long *rdispls, void *recvtype, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Neighbor_alltoallv_init_c")));
-static __typeof__(cgl_w_MPI_Neighbor_alltoallw_c) *cgl_if_MPI_Neighbor_alltoallw_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Neighbor_alltoallw_c) *cgl_if_MPI_Neighbor_alltoallw_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Neighbor_alltoallw_c;
     return cg_loaded_defines("PMPI_Neighbor_alltoallw_c", (const void *)cgl_if_MPI_Neighbor_alltoallw_c) ? cgl_w_MPI_Neighbor_alltoallw_c : NULL;
 }
 CG_EXPORT int MPI_Neighbor_alltoallw_c(const void *sendbuf, const long *sendcounts, const long *sdispls, const void *sendtypes, void *recvbuf, const long *recvcounts, const long *rdispls, const void *recvtypes, void *comm) __attribute__((ifunc("cgl_if_MPI_Neighbor_alltoallw_c")));
-static __typeof__(cgl_w_MPI_Neighbor_alltoallw_init) *cgl_if_MPI_Neighbor_alltoallw_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Neighbor_alltoallw_init) *cgl_if_MPI_Neighbor_alltoallw_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Neighbor_alltoallw_init;
     return cg_loaded_defines("PMPI_Neighbor_alltoallw_init", (const void *)cgl_if_MPI_Neighbor_alltoallw_init) ? cgl_w_MPI_Neighbor_alltoallw_init : NULL;
 }
 CG_EXPORT int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int *sendcounts, const long *sdispls, const void *sendtypes, void *recvbuf, const int *recvcounts, const long *rdispls, const void *recvtypes, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Neighbor_alltoallw_init")));
-static __typeof__(cgl_w_MPI_Neighbor_alltoallw_init_c) *cgl_if_MPI_Neighbor_alltoallw_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Neighbor_alltoallw_init_c) *cgl_if_MPI_Neighbor_alltoallw_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Neighbor_alltoallw_init_c;
     return cg_loaded_defines("PMPI_Neighbor_alltoallw_init_c", (const void *)cgl_if_MPI_Neighbor_alltoallw_init_c) ? cgl_w_MPI_Neighbor_alltoallw_init_c : NULL;
 }
 CG_EXPORT int MPI_Neighbor_alltoallw_init_c(const void *sendbuf, const long *sendcounts, const long *sdispls, const void *sendtypes, void *recvbuf, const long *recvcounts, const long *rdispls, const void *recvtypes, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Neighbor_alltoallw_init_c")));
-static __typeof__(cgl_w_MPI_Op_create_c) *cgl_if_MPI_Op_create_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Op_create_c) *cgl_if_MPI_Op_create_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Op_create_c;
     return cg_loaded_defines("PMPI_Op_create_c", (const void *)cgl_if_MPI_Op_create_c) ? cgl_w_MPI_Op_create_c : NULL;
 }
 CG_EXPORT int MPI_Op_create_c(void *user_fn, int commute, void *op) __attribute__((ifunc("cgl_if_MPI_Op_create_c")));
-static __typeof__(cgl_w_MPI_Pack_c) *cgl_if_MPI_Pack_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Pack_c) *cgl_if_MPI_Pack_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Pack_c;
     return cg_loaded_defines("PMPI_Pack_c", (const void *)cgl_if_MPI_Pack_c) ? cgl_w_MPI_Pack_c : NULL;
 }
 CG_EXPORT int MPI_Pack_c(const void *inbuf, long incount, void *datatype, void *outbuf, long outsize, long *position, void *comm) __attribute__((ifunc("cgl_if_MPI_Pack_c")));
-static __typeof__(cgl_w_MPI_Pack_external_c) *cgl_if_MPI_Pack_external_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Pack_external_c) *cgl_if_MPI_Pack_external_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Pack_external_c;
     return cg_loaded_defines("PMPI_Pack_external_c", (const void *)cgl_if_MPI_Pack_external_c) ? cgl_w_MPI_Pack_external_c : NULL;
 }
 CG_EXPORT int MPI_Pack_external_c(const char *datarep, const void *inbuf, long incount, void *datatype, void *outbuf, long outsize, long *position) __attribute__((ifunc("cgl_if_MPI_Pack_external_c")));
-static __typeof__(cgl_w_MPI_Pack_external_size_c) *cgl_if_MPI_Pack_external_size_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Pack_external_size_c) *cgl_if_MPI_Pack_external_size_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Pack_external_size_c;
     return cg_loaded_defines("PMPI_Pack_external_size_c", (const void *)cgl_if_MPI_Pack_external_size_c) ? cgl_w_MPI_Pack_external_size_c : NULL;
 }
 CG_EXPORT int MPI_Pack_external_size_c(const char *datarep, long incount, void *datatype, long *size) __attribute__((ifunc("cgl_if_MPI_Pack_external_size_c")));
-static __typeof__(cgl_w_MPI_Pack_size_c) *cgl_if_MPI_Pack_size_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Pack_size_c) *cgl_if_MPI_Pack_size_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Pack_size_c;
     return cg_loaded_defines("PMPI_Pack_size_c", (const void *)cgl_if_MPI_Pack_size_c) ? cgl_w_MPI_Pack_size_c : NULL;
 }
 CG_EXPORT int MPI_Pack_size_c(long incount, void *datatype, void *comm, long *size) __attribute__((ifunc("cgl_if_MPI_Pack_size_c")));
-static __typeof__(cgl_w_MPI_Parrived) *cgl_if_MPI_Parrived(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Parrived) *cgl_if_MPI_Parrived(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Parrived;
     return cg_loaded_defines("PMPI_Parrived", (const void *)cgl_if_MPI_Parrived) ? cgl_w_MPI_Parrived : NULL;
 }
 CG_EXPORT int MPI_Parrived(void *request, int partition, int *flag) __attribute__((ifunc("cgl_if_MPI_Parrived")));
-static __typeof__(cgl_w_MPI_Pready) *cgl_if_MPI_Pready(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Pready) *cgl_if_MPI_Pready(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Pready;
     return cg_loaded_defines("PMPI_Pready", (const void *)cgl_if_MPI_Pready) ? cgl_w_MPI_Pready : NULL;
 }
 CG_EXPORT int MPI_Pready(int partition, void *request) __attribute__((ifunc("cgl_if_MPI_Pready")));
-static __typeof__(cgl_w_MPI_Pready_list) *cgl_if_MPI_Pready_list(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Pready_list) *cgl_if_MPI_Pready_list(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Pready_list;
     return cg_loaded_defines("PMPI_Pready_list", (const void *)cgl_if_MPI_Pready_list) ? cgl_w_MPI_Pready_list : NULL;
 }
 CG_EXPORT int MPI_Pready_list(int length, const int *array_of_partitions, void *request) __attribute__((ifunc("cgl_if_MPI_Pready_list")));
-static __typeof__(cgl_w_MPI_Pready_range) *cgl_if_MPI_Pready_range(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Pready_range) *cgl_if_MPI_Pready_range(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Pready_range;
     return cg_loaded_defines("PMPI_Pready_range", (const void *)cgl_if_MPI_Pready_range) ? cgl_w_MPI_Pready_range : NULL;
 }
 CG_EXPORT int MPI_Pready_range(int partition_low, int partition_high, void *request) __attribute__((ifunc("cgl_if_MPI_Pready_range")));
-static __typeof__(cgl_w_MPI_Precv_init) *cgl_if_MPI_Precv_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Precv_init) *cgl_if_MPI_Precv_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Precv_init;
     return cg_loaded_defines("PMPI_Precv_init", (const void *)cgl_if_MPI_Precv_init) ? cgl_w_MPI_Precv_init : NULL;
 }
 CG_EXPORT int MPI_Precv_init(void *buf, int partitions, long count, void *datatype, int dest, int tag, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Precv_init")));
-static __typeof__(cgl_w_MPI_Psend_init) *cgl_if_MPI_Psend_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Psend_init) *cgl_if_MPI_Psend_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Psend_init;
     return cg_loaded_defines("PMPI_Psend_init", (const void *)cgl_if_MPI_Psend_init) ? cgl_w_MPI_Psend_init : NULL;
 }
 CG_EXPORT int MPI_Psend_init(const void *buf, int partitions, long count, void *datatype, int dest, int tag, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Psend_init")));
-static __typeof__(cgl_w_MPI_Put_c) *cgl_if_MPI_Put_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Put_c) *cgl_if_MPI_Put_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Put_c;
     return cg_loaded_defines("PMPI_Put_c", (const void *)cgl_if_MPI_Put_c) ? cgl_w_MPI_Put_c : NULL;
 }
 CG_EXPORT int MPI_Put_c(const void *origin_addr, long origin_count, void *origin_datatype, int target_rank, long target_disp, long target_count, void *target_datatype, void *win) __attribute__((ifunc("cgl_if_MPI_Put_c")));
-static __typeof__(cgl_w_MPI_Raccumulate_c) *cgl_if_MPI_Raccumulate_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Raccumulate_c) *cgl_if_MPI_Raccumulate_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Raccumulate_c;
     return cg_loaded_defines("PMPI_Raccumulate_c", (const void *)cgl_if_MPI_Raccumulate_c) ? cgl_w_MPI_Raccumulate_c : NULL;
 }
 CG_EXPORT int MPI_Raccumulate_c(const void *origin_addr, long origin_count, void *origin_datatype, int target_rank, long target_disp, long target_count, void *target_datatype, void *op, void *win, void *request) __attribute__((ifunc("cgl_if_MPI_Raccumulate_c")));
-static __typeof__(cgl_w_MPI_Recv_c) *cgl_if_MPI_Recv_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Recv_c) *cgl_if_MPI_Recv_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Recv_c;
     return cg_loaded_defines("PMPI_Recv_c", (const void *)cgl_if_MPI_Recv_c) ? cgl_w_MPI_Recv_c : NULL;
 }
 CG_EXPORT int MPI_Recv_c(void *buf, long count, void *datatype, int source, int tag, void *comm, void *status) __attribute__((ifunc("cgl_if_MPI_Recv_c")));
-static __typeof__(cgl_w_MPI_Recv_init_c) *cgl_if_MPI_Recv_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Recv_init_c) *cgl_if_MPI_Recv_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Recv_init_c;
     return cg_loaded_defines("PMPI_Recv_init_c", (const void *)cgl_if_MPI_Recv_init_c) ? cgl_w_MPI_Recv_init_c : NULL;
 }
 CG_EXPORT int MPI_Recv_init_c(void *buf, long count, void *datatype, int source, int tag, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Recv_init_c")));
-static __typeof__(cgl_w_MPI_Reduce_c) *cgl_if_MPI_Reduce_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Reduce_c) *cgl_if_MPI_Reduce_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Reduce_c;
     return cg_loaded_defines("PMPI_Reduce_c", (const void *)cgl_if_MPI_Reduce_c) ? cgl_w_MPI_Reduce_c : NULL;
 }
 CG_EXPORT int MPI_Reduce_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, int root, void *comm) __attribute__((ifunc("cgl_if_MPI_Reduce_c")));
-static __typeof__(cgl_w_MPI_Reduce_init) *cgl_if_MPI_Reduce_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Reduce_init) *cgl_if_MPI_Reduce_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Reduce_init;
     return cg_loaded_defines("PMPI_Reduce_init", (const void *)cgl_if_MPI_Reduce_init) ? cgl_w_MPI_Reduce_init : NULL;
 }
 CG_EXPORT int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, void *datatype, void *op, int root, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Reduce_init")));
-static __typeof__(cgl_w_MPI_Reduce_init_c) *cgl_if_MPI_Reduce_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Reduce_init_c) *cgl_if_MPI_Reduce_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Reduce_init_c;
     return cg_loaded_defines("PMPI_Reduce_init_c", (const void *)cgl_if_MPI_Reduce_init_c) ? cgl_w_MPI_Reduce_init_c : NULL;
 }
 CG_EXPORT int MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, int root, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Reduce_init_c")));
-static __typeof__(cgl_w_MPI_Reduce_local_c) *cgl_if_MPI_Reduce_local_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Reduce_local_c) *cgl_if_MPI_Reduce_local_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Reduce_local_c;
     return cg_loaded_defines("PMPI_Reduce_local_c", (const void *)cgl_if_MPI_Reduce_local_c) ? cgl_w_MPI_Reduce_local_c : NULL;
 }
 CG_EXPORT int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, long count, void *datatype, void *op) __attribute__((ifunc("cgl_if_MPI_Reduce_local_c")));
-static __typeof__(cgl_w_MPI_Reduce_scatter_c) *cgl_if_MPI_Reduce_scatter_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Reduce_scatter_c) *cgl_if_MPI_Reduce_scatter_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Reduce_scatter_c;
     return cg_loaded_defines("PMPI_Reduce_scatter_c", (const void *)cgl_if_MPI_Reduce_scatter_c) ? cgl_w_MPI_Reduce_scatter_c : NULL;
 }
 CG_EXPORT int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const long *recvcounts, void *datatype, void *op, void *comm) __attribute__((ifunc("cgl_if_MPI_Reduce_scatter_c")));
-static __typeof__(cgl_w_MPI_Reduce_scatter_block_c) *cgl_if_MPI_Reduce_scatter_block_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Reduce_scatter_block_c) *cgl_if_MPI_Reduce_scatter_block_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Reduce_scatter_block_c;
     return cg_loaded_defines("PMPI_Reduce_scatter_block_c", (const void *)cgl_if_MPI_Reduce_scatter_block_c) ? cgl_w_MPI_Reduce_scatter_block_c : NULL;
 }
 CG_EXPORT int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, long recvcount, void *datatype, void *op, void *comm) __attribute__((ifunc("cgl_if_MPI_Reduce_scatter_block_c")));
-static __typeof__(cgl_w_MPI_Reduce_scatter_block_init) *cgl_if_MPI_Reduce_scatter_block_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Reduce_scatter_block_init) *cgl_if_MPI_Reduce_scatter_block_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Reduce_scatter_block_init;
     return cg_loaded_defines("PMPI_Reduce_scatter_block_init", (const void *)cgl_if_MPI_Reduce_scatter_block_init) ? cgl_w_MPI_Reduce_scatter_block_init : NULL;
 }
 CG_EXPORT int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, void *datatype, void *op, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Reduce_scatter_block_init")));
-static __typeof__(cgl_w_MPI_Reduce_scatter_block_init_c) *cgl_if_MPI_Reduce_scatter_block_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Reduce_scatter_block_init_c) *cgl_if_MPI_Reduce_scatter_block_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Reduce_scatter_block_init_c;
     return cg_loaded_defines("PMPI_Reduce_scatter_block_init_c", (const void *)cgl_if_MPI_Reduce_scatter_block_init_c) ? cgl_w_MPI_Reduce_scatter_block_init_c : NULL;
 }
 CG_EXPORT int MPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, long recvcount, void *datatype, void *op, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Reduce_scatter_block_init_c")));
-static __typeof__(cgl_w_MPI_Reduce_scatter_init) *cgl_if_MPI_Reduce_scatter_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Reduce_scatter_init) *cgl_if_MPI_Reduce_scatter_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Reduce_scatter_init;
     return cg_loaded_defines("PMPI_Reduce_scatter_init", (const void *)cgl_if_MPI_Reduce_scatter_init) ? cgl_w_MPI_Reduce_scatter_init : NULL;
 }
 CG_EXPORT int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int *recvcounts, void *datatype, void *op, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Reduce_scatter_init")));
-static __typeof__(cgl_w_MPI_Reduce_scatter_init_c) *cgl_if_MPI_Reduce_scatter_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Reduce_scatter_init_c) *cgl_if_MPI_Reduce_scatter_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Reduce_scatter_init_c;
     return cg_loaded_defines("PMPI_Reduce_scatter_init_c", (const void *)cgl_if_MPI_Reduce_scatter_init_c) ? cgl_w_MPI_Reduce_scatter_init_c : NULL;
 }
 CG_EXPORT int MPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const long *recvcounts, void *datatype, void *op, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Reduce_scatter_init_c")));
-static __typeof__(cgl_w_MPI_Register_datarep_c) *cgl_if_MPI_Register_datarep_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Register_datarep_c) *cgl_if_MPI_Register_datarep_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Register_datarep_c;
     return cg_loaded_defines("PMPI_Register_datarep_c", (const void *)cgl_if_MPI_Register_datarep_c) ? cgl_w_MPI_Register_datarep_c : NULL;
 }
 CG_EXPORT int MPI_Register_datarep_c(const char *datarep, void *read_conversion_fn, void *write_conversion_fn, void *dtype_file_extent_fn, void *extra_state) __attribute__((ifunc("cgl_if_MPI_Register_datarep_c")));
-static __typeof__(cgl_w_MPI_Remove_error_class) *cgl_if_MPI_Remove_error_class(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Remove_error_class) *cgl_if_MPI_Remove_error_class(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Remove_error_class;
     return cg_loaded_defines("PMPI_Remove_error_class", (const void *)cgl_if_MPI_Remove_error_class) ? cgl_w_MPI_Remove_error_class : NULL;
 }
 CG_EXPORT int MPI_Remove_error_class(int errorclass) __attribute__((ifunc("cgl_if_MPI_Remove_error_class")));
-static __typeof__(cgl_w_MPI_Remove_error_code) *cgl_if_MPI_Remove_error_code(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Remove_error_code) *cgl_if_MPI_Remove_error_code(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Remove_error_code;
     return cg_loaded_defines("PMPI_Remove_error_code", (const void *)cgl_if_MPI_Remove_error_code) ? cgl_w_MPI_Remove_error_code : NULL;
 }
 CG_EXPORT int MPI_Remove_error_code(int errorcode) __attribute__((ifunc("cgl_if_MPI_Remove_error_code")));
-static __typeof__(cgl_w_MPI_Remove_error_string) *cgl_if_MPI_Remove_error_string(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Remove_error_string) *cgl_if_MPI_Remove_error_string(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Remove_error_string;
     return cg_loaded_defines("PMPI_Remove_error_string", (const void *)cgl_if_MPI_Remove_error_string) ? cgl_w_MPI_Remove_error_string : NULL;
 }
 CG_EXPORT int MPI_Remove_error_string(int errorcode) __attribute__((ifunc("cgl_if_MPI_Remove_error_string")));
-static __typeof__(cgl_w_MPI_Request_get_status_all) *cgl_if_MPI_Request_get_status_all(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Request_get_status_all) *cgl_if_MPI_Request_get_status_all(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Request_get_status_all;
     return cg_loaded_defines("PMPI_Request_get_status_all", (const void *)cgl_if_MPI_Request_get_status_all) ? cgl_w_MPI_Request_get_status_all : NULL;
 }
 CG_EXPORT int MPI_Request_get_status_all(int count, const void *array_of_requests, int *flag, void *array_of_statuses) __attribute__((ifunc("cgl_if_MPI_Request_get_status_all")));
-static __typeof__(cgl_w_MPI_Request_get_status_any) *cgl_if_MPI_Request_get_status_any(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Request_get_status_any) *cgl_if_MPI_Request_get_status_any(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Request_get_status_any;
     return cg_loaded_defines("PMPI_Request_get_status_any", (const void *)cgl_if_MPI_Request_get_status_any) ? cgl_w_MPI_Request_get_status_any : NULL;
 }
 CG_EXPORT int MPI_Request_get_status_any(int count, const void *array_of_requests, int *indx, int *flag, void *status) __attribute__((ifunc("cgl_if_MPI_Request_get_status_any")));
-static __typeof__(cgl_w_MPI_Request_get_status_some) *cgl_if_MPI_Request_get_status_some(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Request_get_status_some) *cgl_if_MPI_Request_get_status_some(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Request_get_status_some;
     return cg_loaded_defines("PMPI_Request_get_status_some", (const void *)cgl_if_MPI_Request_get_status_some) ? cgl_w_MPI_Request_get_status_some : NULL;
 }
 CG_EXPORT int MPI_Request_get_status_some(int incount, const void *array_of_requests, int *outcount, int *array_of_indices, void *array_of_statuses) __attribute__((ifunc("cgl_if_MPI_Request_get_status_some")));
-static __typeof__(cgl_w_MPI_Rget_c) *cgl_if_MPI_Rget_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Rget_c) *cgl_if_MPI_Rget_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Rget_c;
     return cg_loaded_defines("PMPI_Rget_c", (const void *)cgl_if_MPI_Rget_c) ? cgl_w_MPI_Rget_c : NULL;
 }
 CG_EXPORT int MPI_Rget_c(void *origin_addr, long origin_count, void *origin_datatype, int target_rank, long target_disp, long target_count, void *target_datatype, void *win, void *request) __attribute__((ifunc("cgl_if_MPI_Rget_c")));
-static __typeof__(cgl_w_MPI_Rget_accumulate_c) *cgl_if_MPI_Rget_accumulate_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Rget_accumulate_c) *cgl_if_MPI_Rget_accumulate_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Rget_accumulate_c;
     return cg_loaded_defines("PMPI_Rget_accumulate_c", (const void *)cgl_if_MPI_Rget_accumulate_c) ? cgl_w_MPI_Rget_accumulate_c : NULL;
 }
 CG_EXPORT int MPI_Rget_accumulate_c(const void *origin_addr, long origin_count, void *origin_datatype, void *result_addr, long result_count, void *result_datatype, int target_rank, long target_disp, long target_count, void *target_datatype, void *op, void *win, void *request) __attribute__((ifunc("cgl_if_MPI_Rget_accumulate_c")));
-static __typeof__(cgl_w_MPI_Rput_c) *cgl_if_MPI_Rput_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Rput_c) *cgl_if_MPI_Rput_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Rput_c;
     return cg_loaded_defines("PMPI_Rput_c", (const void *)cgl_if_MPI_Rput_c) ? cgl_w_MPI_Rput_c : NULL;
 }
 CG_EXPORT int MPI_Rput_c(const void *origin_addr, long origin_count, void *origin_datatype, int target_rank, long target_disp, long target_count, void *target_datatype, void *win, void *request) __attribute__((ifunc("cgl_if_MPI_Rput_c")));
-static __typeof__(cgl_w_MPI_Rsend_c) *cgl_if_MPI_Rsend_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Rsend_c) *cgl_if_MPI_Rsend_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Rsend_c;
     return cg_loaded_defines("PMPI_Rsend_c", (const void *)cgl_if_MPI_Rsend_c) ? cgl_w_MPI_Rsend_c : NULL;
 }
 CG_EXPORT int MPI_Rsend_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm) __attribute__((ifunc("cgl_if_MPI_Rsend_c")));
-static __typeof__(cgl_w_MPI_Rsend_init_c) *cgl_if_MPI_Rsend_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Rsend_init_c) *cgl_if_MPI_Rsend_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Rsend_init_c;
     return cg_loaded_defines("PMPI_Rsend_init_c", (const void *)cgl_if_MPI_Rsend_init_c) ? cgl_w_MPI_Rsend_init_c : NULL;
 }
 CG_EXPORT int MPI_Rsend_init_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Rsend_init_c")));
-static __typeof__(cgl_w_MPI_Scan_c) *cgl_if_MPI_Scan_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Scan_c) *cgl_if_MPI_Scan_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Scan_c;
     return cg_loaded_defines("PMPI_Scan_c", (const void *)cgl_if_MPI_Scan_c) ? cgl_w_MPI_Scan_c : NULL;
 }
 CG_EXPORT int MPI_Scan_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm) __attribute__((ifunc("cgl_if_MPI_Scan_c")));
-static __typeof__(cgl_w_MPI_Scan_init) *cgl_if_MPI_Scan_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Scan_init) *cgl_if_MPI_Scan_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Scan_init;
     return cg_loaded_defines("PMPI_Scan_init", (const void *)cgl_if_MPI_Scan_init) ? cgl_w_MPI_Scan_init : NULL;
 }
 CG_EXPORT int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, void *datatype, void *op, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Scan_init")));
-static __typeof__(cgl_w_MPI_Scan_init_c) *cgl_if_MPI_Scan_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Scan_init_c) *cgl_if_MPI_Scan_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Scan_init_c;
     return cg_loaded_defines("PMPI_Scan_init_c", (const void *)cgl_if_MPI_Scan_init_c) ? cgl_w_MPI_Scan_init_c : NULL;
 }
 CG_EXPORT int MPI_Scan_init_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Scan_init_c")));
-static __typeof__(cgl_w_MPI_Scatter_c) *cgl_if_MPI_Scatter_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Scatter_c) *cgl_if_MPI_Scatter_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Scatter_c;
     return cg_loaded_defines("PMPI_Scatter_c", (const void *)cgl_if_MPI_Scatter_c) ? cgl_w_MPI_Scatter_c : NULL;
 }
 CG_EXPORT int MPI_Scatter_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm) __attribute__((ifunc("cgl_if_MPI_Scatter_c")));
-static __typeof__(cgl_w_MPI_Scatter_init) *cgl_if_MPI_Scatter_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Scatter_init) *cgl_if_MPI_Scatter_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Scatter_init;
     return cg_loaded_defines("PMPI_Scatter_init", (const void *)cgl_if_MPI_Scatter_init) ? cgl_w_MPI_Scatter_init : NULL;
 }
 CG_EXPORT int MPI_Scatter_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, int recvcount, void *recvtype, int root, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Scatter_init")));
-static __typeof__(cgl_w_MPI_Scatter_init_c) *cgl_if_MPI_Scatter_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Scatter_init_c) *cgl_if_MPI_Scatter_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Scatter_init_c;
     return cg_loaded_defines("PMPI_Scatter_init_c", (const void *)cgl_if_MPI_Scatter_init_c) ? cgl_w_MPI_Scatter_init_c : NULL;
 }
 CG_EXPORT int MPI_Scatter_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Scatter_init_c")));
-static __typeof__(cgl_w_MPI_Scatterv_c) *cgl_if_MPI_Scatterv_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Scatterv_c) *cgl_if_MPI_Scatterv_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Scatterv_c;
     return cg_loaded_defines("PMPI_Scatterv_c", (const void *)cgl_if_MPI_Scatterv_c) ? cgl_w_MPI_Scatterv_c : NULL;
 }
 CG_EXPORT int MPI_Scatterv_c(const void *sendbuf, const long *sendcounts, const long *displs, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm) __attribute__((ifunc("cgl_if_MPI_Scatterv_c")));
-static __typeof__(cgl_w_MPI_Scatterv_init) *cgl_if_MPI_Scatterv_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Scatterv_init) *cgl_if_MPI_Scatterv_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Scatterv_init;
     return cg_loaded_defines("PMPI_Scatterv_init", (const void *)cgl_if_MPI_Scatterv_init) ? cgl_w_MPI_Scatterv_init : NULL;
 }
 CG_EXPORT int MPI_Scatterv_init(const void *sendbuf, const int *sendcounts, const int *displs, void *sendtype, void *recvbuf, int recvcount, void *recvtype, int root, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Scatterv_init")));
-static __typeof__(cgl_w_MPI_Scatterv_init_c) *cgl_if_MPI_Scatterv_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Scatterv_init_c) *cgl_if_MPI_Scatterv_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Scatterv_init_c;
     return cg_loaded_defines("PMPI_Scatterv_init_c", (const void *)cgl_if_MPI_Scatterv_init_c) ? cgl_w_MPI_Scatterv_init_c : NULL;
 }
 CG_EXPORT int MPI_Scatterv_init_c(const void *sendbuf, const long *sendcounts, const long *displs, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm, void *info, void *request) __attribute__((ifunc("cgl_if_MPI_Scatterv_init_c")));
-static __typeof__(cgl_w_MPI_Send_c) *cgl_if_MPI_Send_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Send_c) *cgl_if_MPI_Send_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Send_c;
     return cg_loaded_defines("PMPI_Send_c", (const void *)cgl_if_MPI_Send_c) ? cgl_w_MPI_Send_c : NULL;
 }
 CG_EXPORT int MPI_Send_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm) __attribute__((ifunc("cgl_if_MPI_Send_c")));
-static __typeof__(cgl_w_MPI_Send_init_c) *cgl_if_MPI_Send_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Send_init_c) *cgl_if_MPI_Send_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Send_init_c;
     return cg_loaded_defines("PMPI_Send_init_c", (const void *)cgl_if_MPI_Send_init_c) ? cgl_w_MPI_Send_init_c : NULL;
 }
 CG_EXPORT int MPI_Send_init_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Send_init_c")));
-static __typeof__(cgl_w_MPI_Sendrecv_c) *cgl_if_MPI_Sendrecv_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Sendrecv_c) *cgl_if_MPI_Sendrecv_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Sendrecv_c;
     return cg_loaded_defines("PMPI_Sendrecv_c", (const void *)cgl_if_MPI_Sendrecv_c) ? cgl_w_MPI_Sendrecv_c : NULL;
 }
 CG_EXPORT int MPI_Sendrecv_c(const void *sendbuf, long sendcount, void *sendtype, int dest, int sendtag, void *recvbuf, long recvcount, void *recvtype, int source, int recvtag, void *comm, void *status) __attribute__((ifunc("cgl_if_MPI_Sendrecv_c")));
-static __typeof__(cgl_w_MPI_Sendrecv_replace_c) *cgl_if_MPI_Sendrecv_replace_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Sendrecv_replace_c) *cgl_if_MPI_Sendrecv_replace_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Sendrecv_replace_c;
     return cg_loaded_defines("PMPI_Sendrecv_replace_c", (const void *)cgl_if_MPI_Sendrecv_replace_c) ? cgl_w_MPI_Sendrecv_replace_c : NULL;
 }
 CG_EXPORT int MPI_Sendrecv_replace_c(void *buf, long count, void *datatype, int dest, int sendtag, int source, int recvtag, void *comm, void *status) __attribute__((ifunc("cgl_if_MPI_Sendrecv_replace_c")));
-static __typeof__(cgl_w_MPI_Session_attach_buffer) *cgl_if_MPI_Session_attach_buffer(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Session_attach_buffer) *cgl_if_MPI_Session_attach_buffer(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Session_attach_buffer;
     return cg_loaded_defines("PMPI_Session_attach_buffer", (const void *)cgl_if_MPI_Session_attach_buffer) ? cgl_w_MPI_Session_attach_buffer : NULL;
 }
 CG_EXPORT int MPI_Session_attach_buffer(void *session, void *buffer, int size) __attribute__((ifunc("cgl_if_MPI_Session_attach_buffer")));
-static __typeof__(cgl_w_MPI_Session_attach_buffer_c) *cgl_if_MPI_Session_attach_buffer_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Session_attach_buffer_c) *cgl_if_MPI_Session_attach_buffer_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Session_attach_buffer_c;
     return cg_loaded_defines("PMPI_Session_attach_buffer_c", (const void *)cgl_if_MPI_Session_attach_buffer_c) ? cgl_w_MPI_Session_attach_buffer_c : NULL;
 }
 CG_EXPORT int MPI_Session_attach_buffer_c(void *session, void *buffer, long size) __attribute__((ifunc("cgl_if_MPI_Session_attach_buffer_c")));
-static __typeof__(cgl_w_MPI_Session_call_errhandler) *cgl_if_MPI_Session_call_errhandler(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Session_call_errhandler) *cgl_if_MPI_Session_call_errhandler(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Session_call_errhandler;
     return cg_loaded_defines("PMPI_Session_call_errhandler", (const void *)cgl_if_MPI_Session_call_errhandler) ? cgl_w_MPI_Session_call_errhandler : NULL;
 }
 CG_EXPORT int MPI_Session_call_errhandler(void *session, int errorcode) __attribute__((ifunc("cgl_if_MPI_Session_call_errhandler")));
-static __typeof__(cgl_w_MPI_Session_create_errhandler) *cgl_if_MPI_Session_create_errhandler(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Session_create_errhandler) *cgl_if_MPI_Session_create_errhandler(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Session_create_errhandler;
     return cg_loaded_defines("PMPI_Session_create_errhandler", (const void *)cgl_if_MPI_Session_create_errhandler) ? cgl_w_MPI_Session_create_errhandler : NULL;
 }
 CG_EXPORT int MPI_Session_create_errhandler(void *session_errhandler_fn, void *errhandler) __attribute__((ifunc("cgl_if_MPI_Session_create_errhandler")));
-static __typeof__(cgl_w_MPI_Session_detach_buffer) *cgl_if_MPI_Session_detach_buffer(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Session_detach_buffer) *cgl_if_MPI_Session_detach_buffer(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Session_detach_buffer;
     return cg_loaded_defines("PMPI_Session_detach_buffer", (const void *)cgl_if_MPI_Session_detach_buffer) ? cgl_w_MPI_Session_detach_buffer : NULL;
 }
 CG_EXPORT int MPI_Session_detach_buffer(void *session, void *buffer_addr, int *size) __attribute__((ifunc("cgl_if_MPI_Session_detach_buffer")));
-static __typeof__(cgl_w_MPI_Session_detach_buffer_c) *cgl_if_MPI_Session_detach_buffer_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Session_detach_buffer_c) *cgl_if_MPI_Session_detach_buffer_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Session_detach_buffer_c;
     return cg_loaded_defines("PMPI_Session_detach_buffer_c", (const void *)cgl_if_MPI_Session_detach_buffer_c) ? cgl_w_MPI_Session_detach_buffer_c : NULL;
 }
 CG_EXPORT int MPI_Session_detach_buffer_c(void *session, void *buffer_addr, long *size) __attribute__((ifunc("cgl_if_MPI_Session_detach_buffer_c")));
-static __typeof__(cgl_w_MPI_Session_finalize) *cgl_if_MPI_Session_finalize(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Session_finalize) *cgl_if_MPI_Session_finalize(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Session_finalize;
     return cg_loaded_defines("PMPI_Session_finalize", (const void *)cgl_if_MPI_Session_finalize) ? cgl_w_MPI_Session_finalize : NULL;
 }
 CG_EXPORT int MPI_Session_finalize(void *session) __attribute__((ifunc("cgl_if_MPI_Session_finalize")));
-static __typeof__(cgl_w_MPI_Session_flush_buffer) *cgl_if_MPI_Session_flush_buffer(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Session_flush_buffer) *cgl_if_MPI_Session_flush_buffer(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Session_flush_buffer;
     return cg_loaded_defines("PMPI_Session_flush_buffer", (const void *)cgl_if_MPI_Session_flush_buffer) ? cgl_w_MPI_Session_flush_buffer : NULL;
 }
 CG_EXPORT int MPI_Session_flush_buffer(void *session) __attribute__((ifunc("cgl_if_MPI_Session_flush_buffer")));
-static __typeof__(cgl_w_MPI_Session_get_errhandler) *cgl_if_MPI_Session_get_errhandler(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Session_get_errhandler) *cgl_if_MPI_Session_get_errhandler(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Session_get_errhandler;
     return cg_loaded_defines("PMPI_Session_get_errhandler", (const void *)cgl_if_MPI_Session_get_errhandler) ? cgl_w_MPI_Session_get_errhandler : NULL;
 }
 CG_EXPORT int MPI_Session_get_errhandler(void *session, void *errhandler) __attribute__((ifunc("cgl_if_MPI_Session_get_errhandler")));
-static __typeof__(cgl_w_MPI_Session_get_info) *cgl_if_MPI_Session_get_info(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Session_get_info) *cgl_if_MPI_Session_get_info(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Session_get_info;
     return cg_loaded_defines("PMPI_Session_get_info", (const void *)cgl_if_MPI_Session_get_info) ? cgl_w_MPI_Session_get_info : NULL;
 }
 CG_EXPORT int MPI_Session_get_info(void *session, void *info_used) __attribute__((ifunc("cgl_if_MPI_Session_get_info")));
-static __typeof__(cgl_w_MPI_Session_get_nth_pset) *cgl_if_MPI_Session_get_nth_pset(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Session_get_nth_pset) *cgl_if_MPI_Session_get_nth_pset(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Session_get_nth_pset;
     return cg_loaded_defines("PMPI_Session_get_nth_pset", (const void *)cgl_if_MPI_Session_get_nth_pset) ? cgl_w_MPI_Session_get_nth_pset : NULL;
 }
 CG_EXPORT int MPI_Session_get_nth_pset(void *session, void *info, int n, int *pset_len, char *pset_name) __attribute__((ifunc("cgl_if_MPI_Session_get_nth_pset")));
-static __typeof__(cgl_w_MPI_Session_get_num_psets) *cgl_if_MPI_Session_get_num_psets(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Session_get_num_psets) *cgl_if_MPI_Session_get_num_psets(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Session_get_num_psets;
     return cg_loaded_defines("PMPI_Session_get_num_psets", (const void *)cgl_if_MPI_Session_get_num_psets) ? cgl_w_MPI_Session_get_num_psets : NULL;
 }
 CG_EXPORT int MPI_Session_get_num_psets(void *session, void *info, int *npset_names) __attribute__((ifunc("cgl_if_MPI_Session_get_num_psets")));
-static __typeof__(cgl_w_MPI_Session_get_pset_info) *cgl_if_MPI_Session_get_pset_info(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Session_get_pset_info) *cgl_if_MPI_Session_get_pset_info(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Session_get_pset_info;
     return cg_loaded_defines("PMPI_Session_get_pset_info", (const void *)cgl_if_MPI_Session_get_pset_info) ? cgl_w_MPI_Session_get_pset_info : NULL;
 }
 CG_EXPORT int MPI_Session_get_pset_info(void *session, const char *pset_name, void *info) __attribute__((ifunc("cgl_if_MPI_Session_get_pset_info")));
-static __typeof__(cgl_w_MPI_Session_iflush_buffer) *cgl_if_MPI_Session_iflush_buffer(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Session_iflush_buffer) *cgl_if_MPI_Session_iflush_buffer(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Session_iflush_buffer;
     return cg_loaded_defines("PMPI_Session_iflush_buffer", (const void *)cgl_if_MPI_Session_iflush_buffer) ? cgl_w_MPI_Session_iflush_buffer : NULL;
 }
 CG_EXPORT int MPI_Session_iflush_buffer(void *session, void *request) __attribute__((ifunc("cgl_if_MPI_Session_iflush_buffer")));
-static __typeof__(cgl_w_MPI_Session_init) *cgl_if_MPI_Session_init(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Session_init) *cgl_if_MPI_Session_init(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Session_init;
     return cg_loaded_defines("PMPI_Session_init", (const void *)cgl_if_MPI_Session_init) ? cgl_w_MPI_Session_init : NULL;
 }
 CG_EXPORT int MPI_Session_init(void *info, void *errhandler, void *session) __attribute__((ifunc("cgl_if_MPI_Session_init")));
-static __typeof__(cgl_w_MPI_Session_set_errhandler) *cgl_if_MPI_Session_set_errhandler(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Session_set_errhandler) *cgl_if_MPI_Session_set_errhandler(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Session_set_errhandler;
     return cg_loaded_defines("PMPI_Session_set_errhandler", (const void *)cgl_if_MPI_Session_set_errhandler) ? cgl_w_MPI_Session_set_errhandler : NULL;
 }
 CG_EXPORT int MPI_Session_set_errhandler(void *session, void *errhandler) __attribute__((ifunc("cgl_if_MPI_Session_set_errhandler")));
-static __typeof__(cgl_w_MPI_Ssend_c) *cgl_if_MPI_Ssend_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Ssend_c) *cgl_if_MPI_Ssend_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Ssend_c;
     return cg_loaded_defines("PMPI_Ssend_c", (const void *)cgl_if_MPI_Ssend_c) ? cgl_w_MPI_Ssend_c : NULL;
 }
 CG_EXPORT int MPI_Ssend_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm) __attribute__((ifunc("cgl_if_MPI_Ssend_c")));
-static __typeof__(cgl_w_MPI_Ssend_init_c) *cgl_if_MPI_Ssend_init_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Ssend_init_c) *cgl_if_MPI_Ssend_init_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Ssend_init_c;
     return cg_loaded_defines("PMPI_Ssend_init_c", (const void *)cgl_if_MPI_Ssend_init_c) ? cgl_w_MPI_Ssend_init_c : NULL;
 }
 CG_EXPORT int MPI_Ssend_init_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm, void *request) __attribute__((ifunc("cgl_if_MPI_Ssend_init_c")));
-static __typeof__(cgl_w_MPI_Status_get_error) *cgl_if_MPI_Status_get_error(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Status_get_error) *cgl_if_MPI_Status_get_error(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Status_get_error;
     return cg_loaded_defines("PMPI_Status_get_error", (const void *)cgl_if_MPI_Status_get_error) ? cgl_w_MPI_Status_get_error : NULL;
 }
 CG_EXPORT int MPI_Status_get_error(const void *status, int *error) __attribute__((ifunc("cgl_if_MPI_Status_get_error")));
-static __typeof__(cgl_w_MPI_Status_get_source) *cgl_if_MPI_Status_get_source(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Status_get_source) *cgl_if_MPI_Status_get_source(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Status_get_source;
     return cg_loaded_defines("PMPI_Status_get_source", (const void *)cgl_if_MPI_Status_get_source) ? cgl_w_MPI_Status_get_source : NULL;
 }
 CG_EXPORT int MPI_Status_get_source(const void *status, int *source) __attribute__((ifunc("cgl_if_MPI_Status_get_source")));
-static __typeof__(cgl_w_MPI_Status_get_tag) *cgl_if_MPI_Status_get_tag(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Status_get_tag) *cgl_if_MPI_Status_get_tag(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Status_get_tag;
     return cg_loaded_defines("PMPI_Status_get_tag", (const void *)cgl_if_MPI_Status_get_tag) ? cgl_w_MPI_Status_get_tag : NULL;
 }
 CG_EXPORT int MPI_Status_get_tag(const void *status, int *tag) __attribute__((ifunc("cgl_if_MPI_Status_get_tag")));
-static __typeof__(cgl_w_MPI_Status_set_elements_c) *cgl_if_MPI_Status_set_elements_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Status_set_elements_c) *cgl_if_MPI_Status_set_elements_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Status_set_elements_c;
     return cg_loaded_defines("PMPI_Status_set_elements_c", (const void *)cgl_if_MPI_Status_set_elements_c) ? cgl_w_MPI_Status_set_elements_c : NULL;
 }
 CG_EXPORT int MPI_Status_set_elements_c(void *status, void *datatype, long count) __attribute__((ifunc("cgl_if_MPI_Status_set_elements_c")));
-static __typeof__(cgl_w_MPI_Status_set_error) *cgl_if_MPI_Status_set_error(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Status_set_error) *cgl_if_MPI_Status_set_error(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Status_set_error;
     return cg_loaded_defines("PMPI_Status_set_error", (const void *)cgl_if_MPI_Status_set_error) ? cgl_w_MPI_Status_set_error : NULL;
 }
 CG_EXPORT int MPI_Status_set_error(void *status, int error) __attribute__((ifunc("cgl_if_MPI_Status_set_error")));
-static __typeof__(cgl_w_MPI_Status_set_source) *cgl_if_MPI_Status_set_source(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Status_set_source) *cgl_if_MPI_Status_set_source(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Status_set_source;
     return cg_loaded_defines("PMPI_Status_set_source", (const void *)cgl_if_MPI_Status_set_source) ? cgl_w_MPI_Status_set_source : NULL;
 }
 CG_EXPORT int MPI_Status_set_source(void *status, int source) __attribute__((ifunc("cgl_if_MPI_Status_set_source")));
-static __typeof__(cgl_w_MPI_Status_set_tag) *cgl_if_MPI_Status_set_tag(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Status_set_tag) *cgl_if_MPI_Status_set_tag(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Status_set_tag;
     return cg_loaded_defines("PMPI_Status_set_tag", (const void *)cgl_if_MPI_Status_set_tag) ? cgl_w_MPI_Status_set_tag : NULL;
 }
 CG_EXPORT int MPI_Status_set_tag(void *status, int tag) __attribute__((ifunc("cgl_if_MPI_Status_set_tag")));
-static __typeof__(cgl_w_MPI_Type_contiguous_c) *cgl_if_MPI_Type_contiguous_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Type_contiguous_c) *cgl_if_MPI_Type_contiguous_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Type_contiguous_c;
     return cg_loaded_defines("PMPI_Type_contiguous_c", (const void *)cgl_if_MPI_Type_contiguous_c) ? cgl_w_MPI_Type_contiguous_c : NULL;
 }
 CG_EXPORT int MPI_Type_contiguous_c(long count, void *oldtype, void *newtype) __attribute__((ifunc("cgl_if_MPI_Type_contiguous_c")));
-static __typeof__(cgl_w_MPI_Type_create_darray_c) *cgl_if_MPI_Type_create_darray_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Type_create_darray_c) *cgl_if_MPI_Type_create_darray_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Type_create_darray_c;
     return cg_loaded_defines("PMPI_Type_create_darray_c", (const void *)cgl_if_MPI_Type_create_darray_c) ? cgl_w_MPI_Type_create_darray_c : NULL;
 }
 CG_EXPORT int MPI_Type_create_darray_c(int size, int rank, int ndims, const long *array_of_gsizes, const int *array_of_distribs, const int *array_of_dargs, const int *array_of_psizes, int order, void *oldtype, void *newtype) __attribute__((ifunc("cgl_if_MPI_Type_create_darray_c")));
-static __typeof__(cgl_w_MPI_Type_create_hindexed_c) *cgl_if_MPI_Type_create_hindexed_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Type_create_hindexed_c) *cgl_if_MPI_Type_create_hindexed_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Type_create_hindexed_c;
     return cg_loaded_defines("PMPI_Type_create_hindexed_c", (const void *)cgl_if_MPI_Type_create_hindexed_c) ? cgl_w_MPI_Type_create_hindexed_c : NULL;
 }
 CG_EXPORT int MPI_Type_create_hindexed_c(long count, const long *array_of_blocklengths, const long *array_of_displacements, void *oldtype, void *newtype) __attribute__((ifunc("cgl_if_MPI_Type_create_hindexed_c")));
-static __typeof__(cgl_w_MPI_Type_create_hindexed_block_c) *cgl_if_MPI_Type_create_hindexed_block_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Type_create_hindexed_block_c) *cgl_if_MPI_Type_create_hindexed_block_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Type_create_hindexed_block_c;
     return cg_loaded_defines("PMPI_Type_create_hindexed_block_c", (const void *)cgl_if_MPI_Type_create_hindexed_block_c) ? cgl_w_MPI_Type_create_hindexed_block_c : NULL;
 }
 CG_EXPORT int MPI_Type_create_hindexed_block_c(long count, long blocklength, const long *array_of_displacements, void *oldtype, void *newtype) __attribute__((ifunc("cgl_if_MPI_Type_create_hindexed_block_c")));
-static __typeof__(cgl_w_MPI_Type_create_hvector_c) *cgl_if_MPI_Type_create_hvector_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Type_create_hvector_c) *cgl_if_MPI_Type_create_hvector_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Type_create_hvector_c;
     return cg_loaded_defines("PMPI_Type_create_hvector_c", (const void *)cgl_if_MPI_Type_create_hvector_c) ? cgl_w_MPI_Type_create_hvector_c : NULL;
 }
 CG_EXPORT int MPI_Type_create_hvector_c(long count, long blocklength, long stride, void *oldtype, void *newtype) __attribute__((ifunc("cgl_if_MPI_Type_create_hvector_c")));
-static __typeof__(cgl_w_MPI_Type_create_indexed_block_c) *cgl_if_MPI_Type_create_indexed_block_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Type_create_indexed_block_c) *cgl_if_MPI_Type_create_indexed_block_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Type_create_indexed_block_c;
     return cg_loaded_defines("PMPI_Type_create_indexed_block_c", (const void *)cgl_if_MPI_Type_create_indexed_block_c) ? cgl_w_MPI_Type_create_indexed_block_c : NULL;
 }
 CG_EXPORT int MPI_Type_create_indexed_block_c(long count, long blocklength, const long *array_of_displacements, void *oldtype, void *newtype) __attribute__((ifunc("cgl_if_MPI_Type_create_indexed_block_c")));
-static __typeof__(cgl_w_MPI_Type_create_resized_c) *cgl_if_MPI_Type_create_resized_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Type_create_resized_c) *cgl_if_MPI_Type_create_resized_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Type_create_resized_c;
     return cg_loaded_defines("PMPI_Type_create_resized_c", (const void *)cgl_if_MPI_Type_create_resized_c) ? cgl_w_MPI_Type_create_resized_c : NULL;
 }
 CG_EXPORT int MPI_Type_create_resized_c(void *oldtype, long lb, long extent, void *newtype) __attribute__((ifunc("cgl_if_MPI_Type_create_resized_c")));
-static __typeof__(cgl_w_MPI_Type_create_struct_c) *cgl_if_MPI_Type_create_struct_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Type_create_struct_c) *cgl_if_MPI_Type_create_struct_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Type_create_struct_c;
     return cg_loaded_defines("PMPI_Type_create_struct_c", (const void *)cgl_if_MPI_Type_create_struct_c) ? cgl_w_MPI_Type_create_struct_c : NULL;
 }
 CG_EXPORT int MPI_Type_create_struct_c(long count, const long *array_of_blocklengths, const long *array_of_displacements, const void *array_of_types, void *newtype) __attribute__((ifunc("cgl_if_MPI_Type_create_struct_c")));
-static __typeof__(cgl_w_MPI_Type_create_subarray_c) *cgl_if_MPI_Type_create_subarray_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Type_create_subarray_c) *cgl_if_MPI_Type_create_subarray_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Type_create_subarray_c;
     return cg_loaded_defines("PMPI_Type_create_subarray_c", (const void *)cgl_if_MPI_Type_create_subarray_c) ? cgl_w_MPI_Type_create_subarray_c : NULL;
 }
 CG_EXPORT int MPI_Type_create_subarray_c(int ndims, const long *array_of_sizes, const long *array_of_subsizes, const long *array_of_starts, int order, void *oldtype, void *newtype) __attribute__((ifunc("cgl_if_MPI_Type_create_subarray_c")));
-static __typeof__(cgl_w_MPI_Type_get_contents_c) *cgl_if_MPI_Type_get_contents_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Type_get_contents_c) *cgl_if_MPI_Type_get_contents_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Type_get_contents_c;
     return cg_loaded_defines("PMPI_Type_get_contents_c", (const void *)cgl_if_MPI_Type_get_contents_c) ? cgl_w_MPI_Type_get_contents_c : NULL;
 }
 CG_EXPORT int MPI_Type_get_contents_c(void *datatype, long max_integers, long max_addresses, long max_large_counts, long max_datatypes, int *array_of_integers, long *array_of_addresses, long *array_of_large_counts, void *array_of_datatypes) __attribute__((ifunc("cgl_if_MPI_Type_get_contents_c")));
-static __typeof__(cgl_w_MPI_Type_get_envelope_c) *cgl_if_MPI_Type_get_envelope_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Type_get_envelope_c) *cgl_if_MPI_Type_get_envelope_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Type_get_envelope_c;
     return cg_loaded_defines("PMPI_Type_get_envelope_c", (const void *)cgl_if_MPI_Type_get_envelope_c) ? cgl_w_MPI_Type_get_envelope_c : NULL;
 }
 CG_EXPORT int MPI_Type_get_envelope_c(void *datatype, long *num_integers, long *num_addresses, long *num_large_counts, long *num_datatypes, int *combiner) __attribute__((ifunc("cgl_if_MPI_Type_get_envelope_c")));
-static __typeof__(cgl_w_MPI_Type_get_extent_c) *cgl_if_MPI_Type_get_extent_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Type_get_extent_c) *cgl_if_MPI_Type_get_extent_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Type_get_extent_c;
     return cg_loaded_defines("PMPI_Type_get_extent_c", (const void *)cgl_if_MPI_Type_get_extent_c) ? cgl_w_MPI_Type_get_extent_c : NULL;
 }
 CG_EXPORT int MPI_Type_get_extent_c(void *datatype, long *lb, long *extent) __attribute__((ifunc("cgl_if_MPI_Type_get_extent_c")));
-static __typeof__(cgl_w_MPI_Type_get_true_extent_c) *cgl_if_MPI_Type_get_true_extent_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Type_get_true_extent_c) *cgl_if_MPI_Type_get_true_extent_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Type_get_true_extent_c;
     return cg_loaded_defines("PMPI_Type_get_true_extent_c", (const void *)cgl_if_MPI_Type_get_true_extent_c) ? cgl_w_MPI_Type_get_true_extent_c : NULL;
 }
 CG_EXPORT int MPI_Type_get_true_extent_c(void *datatype, long *true_lb, long *true_extent) __attribute__((ifunc("cgl_if_MPI_Type_get_true_extent_c")));
-static __typeof__(cgl_w_MPI_Type_get_value_index) *cgl_if_MPI_Type_get_value_index(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Type_get_value_index) *cgl_if_MPI_Type_get_value_index(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Type_get_value_index;
     return cg_loaded_defines("PMPI_Type_get_value_index", (const void *)cgl_if_MPI_Type_get_value_index) ? cgl_w_MPI_Type_get_value_index : NULL;
 }
 CG_EXPORT int MPI_Type_get_value_index(void *value_type, void *index_type, void *pair_type) __attribute__((ifunc("cgl_if_MPI_Type_get_value_index")));
-static __typeof__(cgl_w_MPI_Type_indexed_c) *cgl_if_MPI_Type_indexed_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Type_indexed_c) *cgl_if_MPI_Type_indexed_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Type_indexed_c;
     return cg_loaded_defines("PMPI_Type_indexed_c", (const void *)cgl_if_MPI_Type_indexed_c) ? cgl_w_MPI_Type_indexed_c : NULL;
 }
 CG_EXPORT int MPI_Type_indexed_c(long count, const long *array_of_blocklengths, const long *array_of_displacements, void *oldtype, void *newtype) __attribute__((ifunc("cgl_if_MPI_Type_indexed_c")));
-static __typeof__(cgl_w_MPI_Type_size_c) *cgl_if_MPI_Type_size_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Type_size_c) *cgl_if_MPI_Type_size_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Type_size_c;
     return cg_loaded_defines("PMPI_Type_size_c", (const void *)cgl_if_MPI_Type_size_c) ? cgl_w_MPI_Type_size_c : NULL;
 }
 CG_EXPORT int MPI_Type_size_c(void *datatype, long *size) __attribute__((ifunc("cgl_if_MPI_Type_size_c")));
-static __typeof__(cgl_w_MPI_Type_vector_c) *cgl_if_MPI_Type_vector_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Type_vector_c) *cgl_if_MPI_Type_vector_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Type_vector_c;
     return cg_loaded_defines("PMPI_Type_vector_c", (const void *)cgl_if_MPI_Type_vector_c) ? cgl_w_MPI_Type_vector_c : NULL;
 }
 CG_EXPORT int MPI_Type_vector_c(long count, long blocklength, long stride, void *oldtype, void *newtype) __attribute__((ifunc("cgl_if_MPI_Type_vector_c")));
-static __typeof__(cgl_w_MPI_Unpack_c) *cgl_if_MPI_Unpack_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Unpack_c) *cgl_if_MPI_Unpack_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Unpack_c;
     return cg_loaded_defines("PMPI_Unpack_c", (const void *)cgl_if_MPI_Unpack_c) ? cgl_w_MPI_Unpack_c : NULL;
 }
 CG_EXPORT int MPI_Unpack_c(const void *inbuf, long insize, long *position, void *outbuf, long outcount, void *datatype, void *comm) __attribute__((ifunc("cgl_if_MPI_Unpack_c")));
-static __typeof__(cgl_w_MPI_Unpack_external_c) *cgl_if_MPI_Unpack_external_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Unpack_external_c) *cgl_if_MPI_Unpack_external_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Unpack_external_c;
     return cg_loaded_defines("PMPI_Unpack_external_c", (const void *)cgl_if_MPI_Unpack_external_c) ? cgl_w_MPI_Unpack_external_c : NULL;
 }
 CG_EXPORT int MPI_Unpack_external_c(const char *datarep, const void *inbuf, long insize, long *position, void *outbuf, long outcount, void *datatype) __attribute__((ifunc("cgl_if_MPI_Unpack_external_c")));
-static __typeof__(cgl_w_MPI_Win_allocate_c) *cgl_if_MPI_Win_allocate_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Win_allocate_c) *cgl_if_MPI_Win_allocate_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Win_allocate_c;
     return cg_loaded_defines("PMPI_Win_allocate_c", (const void *)cgl_if_MPI_Win_allocate_c) ? cgl_w_MPI_Win_allocate_c : NULL;
 }
 CG_EXPORT int MPI_Win_allocate_c(long size, long disp_unit, void *info, void *comm, void *baseptr, void *win) __attribute__((ifunc("cgl_if_MPI_Win_allocate_c")));
-static __typeof__(cgl_w_MPI_Win_allocate_shared_c) *cgl_if_MPI_Win_allocate_shared_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Win_allocate_shared_c) *cgl_if_MPI_Win_allocate_shared_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Win_allocate_shared_c;
     return cg_loaded_defines("PMPI_Win_allocate_shared_c", (const void *)cgl_if_MPI_Win_allocate_shared_c) ? cgl_w_MPI_Win_allocate_shared_c : NULL;
 }
 CG_EXPORT int MPI_Win_allocate_shared_c(long size, long disp_unit, void *info, void *comm, void *baseptr, void *win) __attribute__((ifunc("cgl_if_MPI_Win_allocate_shared_c")));
-static __typeof__(cgl_w_MPI_Win_create_c) *cgl_if_MPI_Win_create_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Win_create_c) *cgl_if_MPI_Win_create_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Win_create_c;
     return cg_loaded_defines("PMPI_Win_create_c", (const void *)cgl_if_MPI_Win_create_c) ? cgl_w_MPI_Win_create_c : NULL;
 }
 CG_EXPORT int MPI_Win_create_c(void *base, long size, long disp_unit, void *info, void *comm, void *win) __attribute__((ifunc("cgl_if_MPI_Win_create_c")));
-static __typeof__(cgl_w_MPI_Win_shared_query_c) *cgl_if_MPI_Win_shared_query_c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Win_shared_query_c) *cgl_if_MPI_Win_shared_query_c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Win_shared_query_c;
     return cg_loaded_defines("PMPI_Win_shared_query_c", (const void *)cgl_if_MPI_Win_shared_query_c) ? cgl_w_MPI_Win_shared_query_c : NULL;
 }
 CG_EXPORT int MPI_Win_shared_query_c(void *win, int rank, long *size, long *disp_unit, void *baseptr) __attribute__((ifunc("cgl_if_MPI_Win_shared_query_c")));
-static __typeof__(cgl_w_MPI_Aint_add) *cgl_if_MPI_Aint_add(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Aint_add) *cgl_if_MPI_Aint_add(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Aint_add;
     return cg_loaded_defines("PMPI_Aint_add", (const void *)cgl_if_MPI_Aint_add) ? cgl_w_MPI_Aint_add : NULL;
 }
 CG_EXPORT long MPI_Aint_add(long base, long disp) __attribute__((ifunc("cgl_if_MPI_Aint_add")));
-static __typeof__(cgl_w_MPI_Aint_diff) *cgl_if_MPI_Aint_diff(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Aint_diff) *cgl_if_MPI_Aint_diff(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Aint_diff;
     return cg_loaded_defines("PMPI_Aint_diff", (const void *)cgl_if_MPI_Aint_diff) ? cgl_w_MPI_Aint_diff : NULL;
 }
 CG_EXPORT long MPI_Aint_diff(long addr1, long addr2) __attribute__((ifunc("cgl_if_MPI_Aint_diff")));
-static __typeof__(cgl_w_MPI_Comm_fromint) *cgl_if_MPI_Comm_fromint(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Comm_fromint) *cgl_if_MPI_Comm_fromint(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Comm_fromint;
     return cg_loaded_defines("PMPI_Comm_fromint", (const void *)cgl_if_MPI_Comm_fromint) ? cgl_w_MPI_Comm_fromint : NULL;
 }
 CG_EXPORT void *MPI_Comm_fromint(int comm) __attribute__((ifunc("cgl_if_MPI_Comm_fromint")));
-static __typeof__(cgl_w_MPI_Comm_toint) *cgl_if_MPI_Comm_toint(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Comm_toint) *cgl_if_MPI_Comm_toint(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Comm_toint;
     return cg_loaded_defines("PMPI_Comm_toint", (const void *)cgl_if_MPI_Comm_toint) ? cgl_w_MPI_Comm_toint : NULL;
 }
 CG_EXPORT int MPI_Comm_toint(void *comm) __attribute__((ifunc("cgl_if_MPI_Comm_toint")));
-static __typeof__(cgl_w_MPI_Errhandler_fromint) *cgl_if_MPI_Errhandler_fromint(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Errhandler_fromint) *cgl_if_MPI_Errhandler_fromint(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Errhandler_fromint;
     return cg_loaded_defines("PMPI_Errhandler_fromint", (const void *)cgl_if_MPI_Errhandler_fromint) ? cgl_w_MPI_Errhandler_fromint : NULL;
 }
 CG_EXPORT void *MPI_Errhandler_fromint(int errhandler) __attribute__((ifunc("cgl_if_MPI_Errhandler_fromint")));
-static __typeof__(cgl_w_MPI_Errhandler_toint) *cgl_if_MPI_Errhandler_toint(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Errhandler_toint) *cgl_if_MPI_Errhandler_toint(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Errhandler_toint;
     return cg_loaded_defines("PMPI_Errhandler_toint", (const void *)cgl_if_MPI_Errhandler_toint) ? cgl_w_MPI_Errhandler_toint : NULL;
 }
 CG_EXPORT int MPI_Errhandler_toint(void *errhandler) __attribute__((ifunc("cgl_if_MPI_Errhandler_toint")));
-static __typeof__(cgl_w_MPI_File_fromint) *cgl_if_MPI_File_fromint(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_fromint) *cgl_if_MPI_File_fromint(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_fromint;
     return cg_loaded_defines("PMPI_File_fromint", (const void *)cgl_if_MPI_File_fromint) ? cgl_w_MPI_File_fromint : NULL;
 }
 CG_EXPORT void *MPI_File_fromint(int file) __attribute__((ifunc("cgl_if_MPI_File_fromint")));
-static __typeof__(cgl_w_MPI_File_toint) *cgl_if_MPI_File_toint(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_File_toint) *cgl_if_MPI_File_toint(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_File_toint;
     return cg_loaded_defines("PMPI_File_toint", (const void *)cgl_if_MPI_File_toint) ? cgl_w_MPI_File_toint : NULL;
 }
 CG_EXPORT int MPI_File_toint(void *file) __attribute__((ifunc("cgl_if_MPI_File_toint")));
-static __typeof__(cgl_w_MPI_Group_fromint) *cgl_if_MPI_Group_fromint(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Group_fromint) *cgl_if_MPI_Group_fromint(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Group_fromint;
     return cg_loaded_defines("PMPI_Group_fromint", (const void *)cgl_if_MPI_Group_fromint) ? cgl_w_MPI_Group_fromint : NULL;
 }
 CG_EXPORT void *MPI_Group_fromint(int group) __attribute__((ifunc("cgl_if_MPI_Group_fromint")));
-static __typeof__(cgl_w_MPI_Group_toint) *cgl_if_MPI_Group_toint(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Group_toint) *cgl_if_MPI_Group_toint(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Group_toint;
     return cg_loaded_defines("PMPI_Group_toint", (const void *)cgl_if_MPI_Group_toint) ? cgl_w_MPI_Group_toint : NULL;
 }
 CG_EXPORT int MPI_Group_toint(void *group) __attribute__((ifunc("cgl_if_MPI_Group_toint")));
-static __typeof__(cgl_w_MPI_Info_fromint) *cgl_if_MPI_Info_fromint(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Info_fromint) *cgl_if_MPI_Info_fromint(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Info_fromint;
     return cg_loaded_defines("PMPI_Info_fromint", (const void *)cgl_if_MPI_Info_fromint) ? cgl_w_MPI_Info_fromint : NULL;
 }
 CG_EXPORT void *MPI_Info_fromint(int info) __attribute__((ifunc("cgl_if_MPI_Info_fromint")));
-static __typeof__(cgl_w_MPI_Info_toint) *cgl_if_MPI_Info_toint(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Info_toint) *cgl_if_MPI_Info_toint(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Info_toint;
     return cg_loaded_defines("PMPI_Info_toint", (const void *)cgl_if_MPI_Info_toint) ? cgl_w_MPI_Info_toint : NULL;
 }
 CG_EXPORT int MPI_Info_toint(void *info) __attribute__((ifunc("cgl_if_MPI_Info_toint")));
-static __typeof__(cgl_w_MPI_Message_fromint) *cgl_if_MPI_Message_fromint(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Message_fromint) *cgl_if_MPI_Message_fromint(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Message_fromint;
     return cg_loaded_defines("PMPI_Message_fromint", (const void *)cgl_if_MPI_Message_fromint) ? cgl_w_MPI_Message_fromint : NULL;
 }
 CG_EXPORT void *MPI_Message_fromint(int message) __attribute__((ifunc("cgl_if_MPI_Message_fromint")));
-static __typeof__(cgl_w_MPI_Message_toint) *cgl_if_MPI_Message_toint(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Message_toint) *cgl_if_MPI_Message_toint(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Message_toint;
     return cg_loaded_defines("PMPI_Message_toint", (const void *)cgl_if_MPI_Message_toint) ? cgl_w_MPI_Message_toint : NULL;
 }
 CG_EXPORT int MPI_Message_toint(void *message) __attribute__((ifunc("cgl_if_MPI_Message_toint")));
-static __typeof__(cgl_w_MPI_Op_fromint) *cgl_if_MPI_Op_fromint(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Op_fromint) *cgl_if_MPI_Op_fromint(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Op_fromint;
     return cg_loaded_defines("PMPI_Op_fromint", (const void *)cgl_if_MPI_Op_fromint) ? cgl_w_MPI_Op_fromint : NULL;
 }
 CG_EXPORT void *MPI_Op_fromint(int op) __attribute__((ifunc("cgl_if_MPI_Op_fromint")));
-static __typeof__(cgl_w_MPI_Op_toint) *cgl_if_MPI_Op_toint(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Op_toint) *cgl_if_MPI_Op_toint(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Op_toint;
     return cg_loaded_defines("PMPI_Op_toint", (const void *)cgl_if_MPI_Op_toint) ? cgl_w_MPI_Op_toint : NULL;
 }
 CG_EXPORT int MPI_Op_toint(void *op) __attribute__((ifunc("cgl_if_MPI_Op_toint")));
-static __typeof__(cgl_w_MPI_Request_fromint) *cgl_if_MPI_Request_fromint(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Request_fromint) *cgl_if_MPI_Request_fromint(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Request_fromint;
     return cg_loaded_defines("PMPI_Request_fromint", (const void *)cgl_if_MPI_Request_fromint) ? cgl_w_MPI_Request_fromint : NULL;
 }
 CG_EXPORT void *MPI_Request_fromint(int request) __attribute__((ifunc("cgl_if_MPI_Request_fromint")));
-static __typeof__(cgl_w_MPI_Request_toint) *cgl_if_MPI_Request_toint(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Request_toint) *cgl_if_MPI_Request_toint(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Request_toint;
     return cg_loaded_defines("PMPI_Request_toint", (const void *)cgl_if_MPI_Request_toint) ? cgl_w_MPI_Request_toint : NULL;
 }
 CG_EXPORT int MPI_Request_toint(void *request) __attribute__((ifunc("cgl_if_MPI_Request_toint")));
-static __typeof__(cgl_w_MPI_Session_fromint) *cgl_if_MPI_Session_fromint(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Session_fromint) *cgl_if_MPI_Session_fromint(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Session_fromint;
     return cg_loaded_defines("PMPI_Session_fromint", (const void *)cgl_if_MPI_Session_fromint) ? cgl_w_MPI_Session_fromint : NULL;
 }
 CG_EXPORT void *MPI_Session_fromint(int session) __attribute__((ifunc("cgl_if_MPI_Session_fromint")));
-static __typeof__(cgl_w_MPI_Session_toint) *cgl_if_MPI_Session_toint(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Session_toint) *cgl_if_MPI_Session_toint(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Session_toint;
     return cg_loaded_defines("PMPI_Session_toint", (const void *)cgl_if_MPI_Session_toint) ? cgl_w_MPI_Session_toint : NULL;
 }
 CG_EXPORT int MPI_Session_toint(void *session) __attribute__((ifunc("cgl_if_MPI_Session_toint")));
-static __typeof__(cgl_w_MPI_Type_fromint) *cgl_if_MPI_Type_fromint(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Type_fromint) *cgl_if_MPI_Type_fromint(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Type_fromint;
     return cg_loaded_defines("PMPI_Type_fromint", (const void *)cgl_if_MPI_Type_fromint) ? cgl_w_MPI_Type_fromint : NULL;
 }
 CG_EXPORT void *MPI_Type_fromint(int datatype) __attribute__((ifunc("cgl_if_MPI_Type_fromint")));
-static __typeof__(cgl_w_MPI_Type_toint) *cgl_if_MPI_Type_toint(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Type_toint) *cgl_if_MPI_Type_toint(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Type_toint;
     return cg_loaded_defines("PMPI_Type_toint", (const void *)cgl_if_MPI_Type_toint) ? cgl_w_MPI_Type_toint : NULL;
 }
 CG_EXPORT int MPI_Type_toint(void *datatype) __attribute__((ifunc("cgl_if_MPI_Type_toint")));
-static __typeof__(cgl_w_MPI_Win_fromint) *cgl_if_MPI_Win_fromint(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Win_fromint) *cgl_if_MPI_Win_fromint(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Win_fromint;
     return cg_loaded_defines("PMPI_Win_fromint", (const void *)cgl_if_MPI_Win_fromint) ? cgl_w_MPI_Win_fromint : NULL;
 }
 CG_EXPORT void *MPI_Win_fromint(int win) __attribute__((ifunc("cgl_if_MPI_Win_fromint")));
-static __typeof__(cgl_w_MPI_Win_toint) *cgl_if_MPI_Win_toint(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Win_toint) *cgl_if_MPI_Win_toint(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Win_toint;
     return cg_loaded_defines("PMPI_Win_toint", (const void *)cgl_if_MPI_Win_toint) ? cgl_w_MPI_Win_toint : NULL;
 }
 CG_EXPORT int MPI_Win_toint(void *win) __attribute__((ifunc("cgl_if_MPI_Win_toint")));
-static __typeof__(cgl_w_MPI_T_category_get_events) *cgl_if_MPI_T_category_get_events(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_T_category_get_events) *cgl_if_MPI_T_category_get_events(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_T_category_get_events;
     return cg_loaded_defines("PMPI_T_category_get_events", (const void *)cgl_if_MPI_T_category_get_events) ? cgl_w_MPI_T_category_get_events : NULL;
 }
 CG_EXPORT int MPI_T_category_get_events(int cat_index, int len, int *indices) __attribute__((ifunc("cgl_if_MPI_T_category_get_events")));
-static __typeof__(cgl_w_MPI_T_category_get_num_events) *cgl_if_MPI_T_category_get_num_events(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_T_category_get_num_events) *cgl_if_MPI_T_category_get_num_events(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_T_category_get_num_events;
     return cg_loaded_defines("PMPI_T_category_get_num_events", (const void *)cgl_if_MPI_T_category_get_num_events) ? cgl_w_MPI_T_category_get_num_events : NULL;
 }
 CG_EXPORT int MPI_T_category_get_num_events(int cat_index, int *num_events) __attribute__((ifunc("cgl_if_MPI_T_category_get_num_events")));
-static __typeof__(cgl_w_MPI_T_event_callback_get_info) *cgl_if_MPI_T_event_callback_get_info(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_T_event_callback_get_info) *cgl_if_MPI_T_event_callback_get_info(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_T_event_callback_get_info;
     return cg_loaded_defines("PMPI_T_event_callback_get_info", (const void *)cgl_if_MPI_T_event_callback_get_info) ? cgl_w_MPI_T_event_callback_get_info : NULL;
 }
 CG_EXPORT int MPI_T_event_callback_get_info(void *event_registration, unsigned int cb_safety, void *info_used) __attribute__((ifunc("cgl_if_MPI_T_event_callback_get_info")));
-static __typeof__(cgl_w_MPI_T_event_callback_set_info) *cgl_if_MPI_T_event_callback_set_info(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_T_event_callback_set_info) *cgl_if_MPI_T_event_callback_set_info(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_T_event_callback_set_info;
     return cg_loaded_defines("PMPI_T_event_callback_set_info", (const void *)cgl_if_MPI_T_event_callback_set_info) ? cgl_w_MPI_T_event_callback_set_info : NULL;
 }
 CG_EXPORT int MPI_T_event_callback_set_info(void *event_registration, unsigned int cb_safety, void *info) __attribute__((ifunc("cgl_if_MPI_T_event_callback_set_info")));
-static __typeof__(cgl_w_MPI_T_event_copy) *cgl_if_MPI_T_event_copy(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_T_event_copy) *cgl_if_MPI_T_event_copy(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_T_event_copy;
     return cg_loaded_defines("PMPI_T_event_copy", (const void *)cgl_if_MPI_T_event_copy) ? cgl_w_MPI_T_event_copy : NULL;
 }
 CG_EXPORT int MPI_T_event_copy(void *event_instance, void *buffer) __attribute__((ifunc("cgl_if_MPI_T_event_copy")));
-static __typeof__(cgl_w_MPI_T_event_get_index) *cgl_if_MPI_T_event_get_index(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_T_event_get_index) *cgl_if_MPI_T_event_get_index(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_T_event_get_index;
     return cg_loaded_defines("PMPI_T_event_get_index", (const void *)cgl_if_MPI_T_event_get_index) ? cgl_w_MPI_T_event_get_index : NULL;
 }
 CG_EXPORT int MPI_T_event_get_index(const char *name, int *event_index) __attribute__((ifunc("cgl_if_MPI_T_event_get_index")));
-static __typeof__(cgl_w_MPI_T_event_get_info) *cgl_if_MPI_T_event_get_info(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_T_event_get_info) *cgl_if_MPI_T_event_get_info(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_T_event_get_info;
     return cg_loaded_defines("PMPI_T_event_get_info", (const void *)cgl_if_MPI_T_event_get_info) ? cgl_w_MPI_T_event_get_info : NULL;
 }
 CG_EXPORT int MPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity, void *array_of_datatypes, long *array_of_displacements, int *num_elements, void *enumtype, void *info, char *desc, int *desc_len, int *bind) __attribute__((ifunc("cgl_if_MPI_T_event_get_info")));
-static __typeof__(cgl_w_MPI_T_event_get_num) *cgl_if_MPI_T_event_get_num(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_T_event_get_num) *cgl_if_MPI_T_event_get_num(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_T_event_get_num;
     return cg_loaded_defines("PMPI_T_event_get_num", (const void *)cgl_if_MPI_T_event_get_num) ? cgl_w_MPI_T_event_get_num : NULL;
 }
 CG_EXPORT int MPI_T_event_get_num(int *num_events) __attribute__((ifunc("cgl_if_MPI_T_event_get_num")));
-static __typeof__(cgl_w_MPI_T_event_get_source) *cgl_if_MPI_T_event_get_source(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_T_event_get_source) *cgl_if_MPI_T_event_get_source(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_T_event_get_source;
     return cg_loaded_defines("PMPI_T_event_get_source", (const void *)cgl_if_MPI_T_event_get_source) ? cgl_w_MPI_T_event_get_source : NULL;
 }
 CG_EXPORT int MPI_T_event_get_source(void *event_instance, int *source_index) __attribute__((ifunc("cgl_if_MPI_T_event_get_source")));
-static __typeof__(cgl_w_MPI_T_event_get_timestamp) *cgl_if_MPI_T_event_get_timestamp(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_T_event_get_timestamp) *cgl_if_MPI_T_event_get_timestamp(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_T_event_get_timestamp;
     return cg_loaded_defines("PMPI_T_event_get_timestamp", (const void *)cgl_if_MPI_T_event_get_timestamp) ? cgl_w_MPI_T_event_get_timestamp : NULL;
 }
 CG_EXPORT int MPI_T_event_get_timestamp(void *event_instance, long *event_timestamp) __attribute__((ifunc("cgl_if_MPI_T_event_get_timestamp")));
-static __typeof__(cgl_w_MPI_T_event_handle_alloc) *cgl_if_MPI_T_event_handle_alloc(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_T_event_handle_alloc) *cgl_if_MPI_T_event_handle_alloc(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_T_event_handle_alloc;
     return cg_loaded_defines("PMPI_T_event_handle_alloc", (const void *)cgl_if_MPI_T_event_handle_alloc) ? cgl_w_MPI_T_event_handle_alloc : NULL;
 }
 CG_EXPORT int MPI_T_event_handle_alloc(int event_index, void *obj_handle, void *info, void *event_registration) __attribute__((ifunc("cgl_if_MPI_T_event_handle_alloc")));
-static __typeof__(cgl_w_MPI_T_event_handle_free) *cgl_if_MPI_T_event_handle_free(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_T_event_handle_free) *cgl_if_MPI_T_event_handle_free(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_T_event_handle_free;
     return cg_loaded_defines("PMPI_T_event_handle_free", (const void *)cgl_if_MPI_T_event_handle_free) ? cgl_w_MPI_T_event_handle_free : NULL;
 }
 CG_EXPORT int MPI_T_event_handle_free(void *event_registration, void *user_data, void *free_cb_function) __attribute__((ifunc("cgl_if_MPI_T_event_handle_free")));
-static __typeof__(cgl_w_MPI_T_event_handle_get_info) *cgl_if_MPI_T_event_handle_get_info(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_T_event_handle_get_info) *cgl_if_MPI_T_event_handle_get_info(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_T_event_handle_get_info;
     return cg_loaded_defines("PMPI_T_event_handle_get_info", (const void *)cgl_if_MPI_T_event_handle_get_info) ? cgl_w_MPI_T_event_handle_get_info : NULL;
 }
 CG_EXPORT int MPI_T_event_handle_get_info(void *event_registration, void *info_used) __attribute__((ifunc("cgl_if_MPI_T_event_handle_get_info")));
-static __typeof__(cgl_w_MPI_T_event_handle_set_info) *cgl_if_MPI_T_event_handle_set_info(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_T_event_handle_set_info) *cgl_if_MPI_T_event_handle_set_info(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_T_event_handle_set_info;
     return cg_loaded_defines("PMPI_T_event_handle_set_info", (const void *)cgl_if_MPI_T_event_handle_set_info) ? cgl_w_MPI_T_event_handle_set_info : NULL;
 }
 CG_EXPORT int MPI_T_event_handle_set_info(void *event_registration, void *info) __attribute__((ifunc("cgl_if_MPI_T_event_handle_set_info")));
-static __typeof__(cgl_w_MPI_T_event_read) *cgl_if_MPI_T_event_read(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_T_event_read) *cgl_if_MPI_T_event_read(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_T_event_read;
     return cg_loaded_defines("PMPI_T_event_read", (const void *)cgl_if_MPI_T_event_read) ? cgl_w_MPI_T_event_read : NULL;
 }
 CG_EXPORT int MPI_T_event_read(void *event_instance, int element_index, void *buffer) __attribute__((ifunc("cgl_if_MPI_T_event_read")));
-static __typeof__(cgl_w_MPI_T_event_register_callback) *cgl_if_MPI_T_event_register_callback(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_T_event_register_callback) *cgl_if_MPI_T_event_register_callback(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_T_event_register_callback;
     return cg_loaded_defines("PMPI_T_event_register_callback", (const void *)cgl_if_MPI_T_event_register_callback) ? cgl_w_MPI_T_event_register_callback : NULL;
 }
 CG_EXPORT int MPI_T_event_register_callback(void *event_registration, unsigned int cb_safety, void *info, void *user_data, void *event_cb_function) __attribute__((ifunc("cgl_if_MPI_T_event_register_callback")));
-static __typeof__(cgl_w_MPI_T_event_set_dropped_handler) *cgl_if_MPI_T_event_set_dropped_handler(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_T_event_set_dropped_handler) *cgl_if_MPI_T_event_set_dropped_handler(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_T_event_set_dropped_handler;
     return cg_loaded_defines("PMPI_T_event_set_dropped_handler", (const void *)cgl_if_MPI_T_event_set_dropped_handler) ? cgl_w_MPI_T_event_set_dropped_handler : NULL;
 }
 CG_EXPORT int MPI_T_event_set_dropped_handler(void *event_registration, void *dropped_cb_function) __attribute__((ifunc("cgl_if_MPI_T_event_set_dropped_handler")));
-static __typeof__(cgl_w_MPI_T_source_get_info) *cgl_if_MPI_T_source_get_info(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_T_source_get_info) *cgl_if_MPI_T_source_get_info(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_T_source_get_info;
     return cg_loaded_defines("PMPI_T_source_get_info", (const void *)cgl_if_MPI_T_source_get_info) ? cgl_w_MPI_T_source_get_info : NULL;
 }
 CG_EXPORT int MPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, void *ordering, long *ticks_per_second, long *max_ticks, void *info) __attribute__((ifunc("cgl_if_MPI_T_source_get_info")));
-static __typeof__(cgl_w_MPI_T_source_get_num) *cgl_if_MPI_T_source_get_num(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_T_source_get_num) *cgl_if_MPI_T_source_get_num(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_T_source_get_num;
     return cg_loaded_defines("PMPI_T_source_get_num", (const void *)cgl_if_MPI_T_source_get_num) ? cgl_w_MPI_T_source_get_num : NULL;
 }
 CG_EXPORT int MPI_T_source_get_num(int *num_sources) __attribute__((ifunc("cgl_if_MPI_T_source_get_num")));
-static __typeof__(cgl_w_MPI_T_source_get_timestamp) *cgl_if_MPI_T_source_get_timestamp(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_T_source_get_timestamp) *cgl_if_MPI_T_source_get_timestamp(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_T_source_get_timestamp;
     return cg_loaded_defines("PMPI_T_source_get_timestamp", (const void *)cgl_if_MPI_T_source_get_timestamp) ? cgl_w_MPI_T_source_get_timestamp : NULL;
 }
 CG_EXPORT int MPI_T_source_get_timestamp(int source_index, long *timestamp) __attribute__((ifunc("cgl_if_MPI_T_source_get_timestamp")));
-static __typeof__(cgl_w_MPI_Session_c2f) *cgl_if_MPI_Session_c2f(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Session_c2f) *cgl_if_MPI_Session_c2f(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Session_c2f;
     return cg_loaded_defines("PMPI_Session_c2f", (const void *)cgl_if_MPI_Session_c2f) ? cgl_w_MPI_Session_c2f : NULL;
 }
 CG_EXPORT int MPI_Session_c2f(void *session) __attribute__((ifunc("cgl_if_MPI_Session_c2f")));
-static __typeof__(cgl_w_MPI_Session_f2c) *cgl_if_MPI_Session_f2c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Session_f2c) *cgl_if_MPI_Session_f2c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Session_f2c;
     return cg_loaded_defines("PMPI_Session_f2c", (const void *)cgl_if_MPI_Session_f2c) ? cgl_w_MPI_Session_f2c : NULL;
 }
 CG_EXPORT void *MPI_Session_f2c(int session) __attribute__((ifunc("cgl_if_MPI_Session_f2c")));
-static __typeof__(cgl_w_MPI_Status_c2f08) *cgl_if_MPI_Status_c2f08(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Status_c2f08) *cgl_if_MPI_Status_c2f08(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Status_c2f08;
     return cg_loaded_defines("PMPI_Status_c2f08", (const void *)cgl_if_MPI_Status_c2f08) ? cgl_w_MPI_Status_c2f08 : NULL;
 }
 CG_EXPORT int MPI_Status_c2f08(const void *c_status, void *f08_status) __attribute__((ifunc("cgl_if_MPI_Status_c2f08")));
-static __typeof__(cgl_w_MPI_Status_f082c) *cgl_if_MPI_Status_f082c(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Status_f082c) *cgl_if_MPI_Status_f082c(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Status_f082c;
     return cg_loaded_defines("PMPI_Status_f082c", (const void *)cgl_if_MPI_Status_f082c) ? cgl_w_MPI_Status_f082c : NULL;
 }
 CG_EXPORT int MPI_Status_f082c(const void *f08_status, void *c_status) __attribute__((ifunc("cgl_if_MPI_Status_f082c")));
-static __typeof__(cgl_w_MPI_Status_f082f) *cgl_if_MPI_Status_f082f(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Status_f082f) *cgl_if_MPI_Status_f082f(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Status_f082f;
     return cg_loaded_defines("PMPI_Status_f082f", (const void *)cgl_if_MPI_Status_f082f) ? cgl_w_MPI_Status_f082f : NULL;
 }
 CG_EXPORT int MPI_Status_f082f(const void *f08_status, int *f_status) __attribute__((ifunc("cgl_if_MPI_Status_f082f")));
-static __typeof__(cgl_w_MPI_Status_f2f08) *cgl_if_MPI_Status_f2f08(void)
+static CGL_IF_UNINSTRUMENTED __typeof__(cgl_w_MPI_Status_f2f08) *cgl_if_MPI_Status_f2f08(void)
 {
     if (cgl_if_self != (void *)&cgl_if_self) return cgl_w_MPI_Status_f2f08;
     return cg_loaded_defines("PMPI_Status_f2f08", (const void *)cgl_if_MPI_Status_f2f08) ? cgl_w_MPI_Status_f2f08 : NULL;
