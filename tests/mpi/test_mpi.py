@@ -43,8 +43,9 @@ def session_pids(sid):
     for d in os.listdir("/proc"):
         if d.isdigit():
             try:
-                with open("/proc/%s/stat" % d) as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
+                # Bytes: a process's name (another user's) need not be UTF-8.
+                with open("/proc/%s/stat" % d, "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
             except OSError:
                 continue
             if int(fields[3]) == sid:  # after the command: state, ppid, pgrp, session

@@ -186,7 +186,8 @@ def launcher(prefix, command):
     def launch(args, env=None, around=None):
         e = dict(env or {})
         e["PATH"] = os.path.join(prefix, "bin") + os.pathsep + os.environ.get("PATH", "")
-        e["ASAN_OPTIONS"] = "detect_leaks=0"
+        asan = os.environ.get("ASAN_OPTIONS", "")  # as hydra()
+        e["ASAN_OPTIONS"] = asan + (":" if asan else "") + "detect_leaks=0"
         pre = [E["CG_CLI"], "run", "--report", around, "--"] if around else []
         return run(pre + cmd + args, e)
     return launch
