@@ -5,6 +5,7 @@
  * ranks that share a folder (one file system, many nodes; or two jobs one
  * after the other) never replace each other's reports. */
 #define _GNU_SOURCE
+#include "../common/file_names.h"
 #include "../common/launcher.h"
 #include "../common/message.h"
 #include "../report/outfile.h"
@@ -26,34 +27,25 @@ int run_report_is_folder(const char *report)
     return (n && report[n - 1] == '/') || (stat(report, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
-/* This host's name as part of a file name: characters other than letters,
- * digits, '.', '-' and '_' as '_' (one line, no path). */
-static void run_host_part(char host[HOST_NAME_MAX + 1])
+/* This host's name as part of a file name (one line, no path: file_names.h). */
+static void run_host_part(char part[CGI_HOST_PART_MAX])
 {
-    host[0] = '\0'; /* a 64-byte name and its NUL: gethostname fails for less room */
-    if (gethostname(host, HOST_NAME_MAX + 1) != 0 || !host[0]) strcpy(host, "unknown-host");
-    for (char *c = host; *c; c++)
-        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_", *c)) *c = '_';
+    char host[HOST_NAME_MAX + 1] = ""; /* a 64-byte name and its NUL: gethostname fails for less room */
+    if (gethostname(host, sizeof host) != 0) host[0] = '\0';
+    cgi_host_part(part, host);
 }
 
-/* DIR/callguard-HOST-rankR-pidP[-K].json: no rank part where no launcher
- * named one; K from 2 when the name is taken. pid 0: the longest name
- * (for the checks). */
+/* The report's name in dir, by host, rank (where a launcher named one)
+ * and pid (CGI_FILE_REPORT); K from 2 when the name is taken. pid 0: the
+ * longest name (for the checks). */
 static char *run_folder_name(const char *dir, pid_t pid, unsigned k)
 {
-    char host[HOST_NAME_MAX + 1];
+    char host[CGI_HOST_PART_MAX];
     run_host_part(host);
     cgi_rank rank;
     cgi_launcher_rank(&rank);
-    char rpart[24] = "", ppart[24], kpart[16] = "";
-    if (rank.rank >= 0) snprintf(rpart, sizeof rpart, "-rank%d", (int)rank.rank);
-    snprintf(ppart, sizeof ppart, "-pid%d", pid ? (int)pid : 2147483647);
-    if (k > 1) snprintf(kpart, sizeof kpart, "-%u", k);
-    size_t n = strlen(dir);
-    char *path;
-    if (asprintf(&path, "%s%scallguard-%s%s%s%s.json", dir, n && dir[n - 1] == '/' ? "" : "/", host, rpart, ppart,
-                 kpart) < 0)
-        exit(1);
+    char *path = cgi_job_file_name(dir, CGI_FILE_REPORT, host, (int)rank.rank, pid ? pid : INT_MAX, k);
+    if (!path) exit(1);
     return path;
 }
 
@@ -142,18 +134,16 @@ char *run_folder_claim(const char *dir, pid_t pid)
 }
 
 /* ---- the note of a live run (callguard status DIR/) -----------------------------
- * DIR/.callguard-HOST-pidP.live, made when the run starts and removed when
- * its report is written: "callguard live\nhost HOST\nstats STATS_DIR\n".
+ * A note in DIR by host and pid (CGI_FILE_LIVE), made when the run starts
+ * and removed when its report is written: "callguard live\nhost HOST\nstats STATS_DIR\n".
  * `callguard status DIR/` reads the statistics of the runs of its host. */
 
 char *run_live_note(const char *dir, const char *stats_dir)
 {
-    char host[HOST_NAME_MAX + 1], *path, *text;
+    char host[CGI_HOST_PART_MAX], *path, *text;
     run_host_part(host);
-    size_t n = strlen(dir);
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) return NULL;
-    if (asprintf(&path, "%s%s.callguard-%s-pid%d.live", dir, n && dir[n - 1] == '/' ? "" : "/", host, (int)getpid()) <
-            0 ||
+    if (!(path = cgi_job_file_name(dir, CGI_FILE_LIVE, host, -1, getpid(), 1)) ||
         asprintf(&text, "callguard live\nhost %s\nstats %s\n", host, stats_dir) < 0)
         exit(1);
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -168,11 +158,11 @@ char *run_live_note(const char *dir, const char *stats_dir)
 
 int run_live_note_read(int dfd, const char *name, char *stats, size_t cap)
 {
-    size_t n = strlen(name);
-    if (strncmp(name, ".callguard-", 11) != 0 || n < 16 || strcmp(name + n - 5, ".live") != 0) return 0;
+    cgi_file_name is;
+    if (!cgi_file_name_parse(name, CGI_FILE_LIVE, &is)) return 0;
     int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
     struct stat st;
-    char buf[8192], host[HOST_NAME_MAX + 1], want[HOST_NAME_MAX + 8];
+    char buf[8192], host[CGI_HOST_PART_MAX], want[CGI_HOST_PART_MAX + 8];
     ssize_t got = -1;
     /* Only a note of the caller's, small and regular: another user's
      * could name any directory. */

@@ -9,6 +9,7 @@
  * Python threads are asked for through the file, which the process's own
  * watchdog answers (cg_status_write_threads). */
 #define _GNU_SOURCE
+#include "../common/file_names.h"
 #include "../common/message.h"
 #include "../common/stats_file.h"
 #include "cli.h"
@@ -29,7 +30,7 @@ typedef struct status_files {
     size_t n, cap;
     int refused; /* processes named that are not the caller's, or not guarded */
     /* The ranks of report folders whose run ended: a report of theirs is
-     * there (callguard-HOST-rankR-pidP.json), "3 on vm, 4 on vm". */
+     * there (named by host, rank and pid), "3 on vm, 4 on vm". */
     char ended[512];
     size_t nended;
 } status_files;
@@ -69,16 +70,14 @@ static char *status_file_of(const char *dir, pid_t pid)
 {
     DIR *d = opendir(dir);
     if (!d) return NULL;
-    char prefix[32], best[256] = "";
-    unsigned long long best_t = 0;
-    int plen = snprintf(prefix, sizeof prefix, "cg-%d-", (int)pid);
+    char best[256] = "";
+    uint64_t best_t = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (strncmp(e->d_name, prefix, (size_t)plen) != 0) continue;
-        char *end;
-        unsigned long long t = strtoull(e->d_name + plen, &end, 10);
-        if (strcmp(end, ".stats") == 0 && t >= best_t && strlen(e->d_name) < sizeof best)
-            best_t = t, strcpy(best, e->d_name);
+        cgi_file_name is;
+        if (cgi_file_name_parse(e->d_name, CGI_FILE_STATS, &is) && is.pid == pid && is.stamp >= best_t &&
+            strlen(e->d_name) < sizeof best)
+            best_t = is.stamp, strcpy(best, e->d_name);
     }
     closedir(d);
     if (!best[0]) return NULL;
@@ -174,9 +173,9 @@ static void status_add_dir(status_files *f, const char *dir)
     if (!d) return;
     struct dirent *e;
     while ((e = readdir(d))) {
-        int pid;
-        if (sscanf(e->d_name, "cg-%d-", &pid) != 1 || pid <= 0 || !status_mine(pid)) continue;
-        char *file = status_file_of(dir, pid);
+        cgi_file_name is;
+        if (!cgi_file_name_parse(e->d_name, CGI_FILE_STATS, &is) || !status_mine(is.pid)) continue;
+        char *file = status_file_of(dir, is.pid);
         if (file) status_add(f, file);
     }
     closedir(d);
@@ -197,14 +196,11 @@ static void status_add_all(status_files *f)
  * the name run_folder.c gives it. */
 static void status_note_ended(status_files *f, const char *name)
 {
-    const char *r = strstr(name, "-rank"), *end = name + strlen(name);
-    if (strncmp(name, "callguard-", 10) != 0 || !r || end - name < 6 || strcmp(end - 5, ".json") != 0) return;
-    int rank;
-    if (sscanf(r, "-rank%d-pid", &rank) != 1 || rank < 0) return;
+    cgi_file_name is;
+    if (!cgi_file_name_parse(name, CGI_FILE_REPORT, &is) || is.rank < 0) return;
     size_t len = strlen(f->ended);
     if (len + 80 < sizeof f->ended)
-        snprintf(f->ended + len, sizeof f->ended - len, "%s%d on %.*s", f->nended ? ", " : "", rank,
-                 (int)(r - name - 10 < 64 ? r - name - 10 : 64), name + 10);
+        snprintf(f->ended + len, sizeof f->ended - len, "%s%d on %s", f->nended ? ", " : "", is.rank, is.host);
     else if (len + 6 < sizeof f->ended && !strstr(f->ended, ", ..."))
         strcat(f->ended, ", ...");
     f->nended++;

@@ -7,6 +7,7 @@
  * Folders, lowest first (N folder: what it holds; one floor, no calls across):
  *   0 common   this folder: names and limits, messages, the launcher's rank,
  *              value names, UTF-8, the statistics and trace files' layouts
+ *              and names
  *   1 policy   the policy file's INI reader and the forms of its values
  *   2 report   reports and timelines written from a region or rings
  *   2 gen      callguard-gen, the layer generator (a program of its own)
@@ -26,6 +27,8 @@
  *   0 secure_notice.h          the line a privileged process prints
  *   0 variables.h              the CALLGUARD_* variables, one list (CGI_SETTINGS)
  *   1 message                  one-line messages on stderr
+ *   1 file_names               the names of callguard's files, each pattern
+ *                              once: made and parsed
  *   2 errors                   a failure's message (cg_last_error), status names
  *   2 launcher                 the rank a job's launcher gave a process
  *   2 stats_file.h trace_file.h  the statistics and trace files' layouts

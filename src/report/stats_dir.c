@@ -6,6 +6,7 @@
 #include "report.h"
 
 #include "../common/errors.h"
+#include "../common/file_names.h"
 #include "../common/launcher.h"
 #include "../common/names.h"
 #include "../common/trace_file.h"
@@ -276,8 +277,8 @@ static void cgi_note_traces(const char *dir, cgi_stats_entry *v, size_t n)
     char *head = malloc(sizeof(cgi_trace_header) + CGI_TRACE_TABLE_BYTES);
     struct dirent *e;
     while (d && head && (e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len < 7 || strcmp(e->d_name + len - 6, ".trace") != 0) continue;
+        cgi_file_name is;
+        if (!cgi_file_name_parse(e->d_name, CGI_FILE_RINGS, &is)) continue;
         int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
         struct stat st;
         if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -375,9 +376,9 @@ int cgi_stats_list_dir(const char *dir, const cg_proc_exit *exits, size_t nexits
     int oom = !h;
     struct dirent *e;
     while (!oom && (e = readdir(d))) {
-        size_t len = strlen(e->d_name);
+        cgi_file_name is;
         if (cut && strcmp(e->d_name, CGI_STATS_LOST_FILE) == 0) *cut += cgi_lost_count(dirfd(d));
-        if (len < 7 || strcmp(e->d_name + len - 6, ".stats") != 0) continue;
+        if (!cgi_file_name_parse(e->d_name, CGI_FILE_STATS, &is)) continue;
         int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
         struct stat st;
         int ok =

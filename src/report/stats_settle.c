@@ -15,6 +15,8 @@
 #define _GNU_SOURCE
 #include "stats_settle.h"
 
+#include "../common/file_names.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -108,8 +110,8 @@ static uint64_t cgi_settle_pages(const cgi_stats_region *r, unsigned char *keep)
 
 int cgi_stats_settle(int dfd, const char *name, cgi_stats_region *r)
 {
-    size_t len = strlen(name);
-    if (strncmp(name, "cg-", 3) != 0 || len < 10 || strcmp(name + len - 6, ".stats") != 0) return 0;
+    cgi_file_name is;
+    if (!cgi_file_name_parse(name, CGI_FILE_STATS, &is)) return 0;
     int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
     struct stat st;
     if (fd < 0) return 0;

@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 #include "trace_dir.h"
 
+#include "../common/file_names.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -46,18 +48,9 @@ int cgi_trace_folder_check(const char *dir, char *where, size_t cap)
 char *cgi_trace_folder_claim(const char *dir, const char *host, int rank, pid_t pid)
 {
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) return NULL;
-    char h[72];
-    snprintf(h, sizeof h, "%s", host && *host ? host : "unknown-host");
-    for (char *c = h; *c; c++)
-        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_", *c)) *c = '_';
-    char rpart[24] = "";
-    if (rank >= 0) snprintf(rpart, sizeof rpart, "-rank%d", rank);
-    size_t n = strlen(dir);
-    const char *sep = n && dir[n - 1] == '/' ? "" : "/";
     for (unsigned k = 1; k < 100000; k++) {
-        char kpart[16] = "", *path;
-        if (k > 1) snprintf(kpart, sizeof kpart, "-%u", k);
-        if (asprintf(&path, "%s%strace-%s%s-pid%d%s.json", dir, sep, h, rpart, (int)pid, kpart) < 0) return NULL;
+        char *path = cgi_job_file_name(dir, CGI_FILE_TRACE, host, rank, pid, k);
+        if (!path) return NULL;
         int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (fd >= 0) {
             close(fd);

@@ -18,10 +18,9 @@ CGI_HIDDEN int cgi_trace_folder_check(const char *dir, char *where, size_t cap);
 
 /* A new name in dir for one process's trace, held by an empty file made
  * exclusively (outfile.h replaces an empty file; two processes, hosts or
- * runs never take one name): DIR/trace-HOST-rankR-pidP[-K].json, the
- * host's characters other than letters, digits, '.', '-' and '_' as '_',
- * no rank part for rank < 0. Makes dir when missing. malloc'd, or NULL
- * with errno set. */
+ * runs never take one name), by host, rank (rank < 0: none) and pid
+ * (CGI_FILE_TRACE, common/file_names.h). Makes dir when missing.
+ * malloc'd, or NULL with errno set. */
 CGI_HIDDEN char *cgi_trace_folder_claim(const char *dir, const char *host, int rank, pid_t pid);
 
 #endif

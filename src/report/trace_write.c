@@ -6,6 +6,7 @@
 #include "trace_write.h"
 
 #include "../common/errors.h"
+#include "../common/file_names.h"
 #include "outfile.h"
 #include "report.h"
 #include "trace_clock.h"
@@ -553,8 +554,8 @@ static cgi_tj_file *cgi_tj_list(DIR *d, const char *dir, size_t *count)
     cgi_trace_header *h = malloc(sizeof *h);
     struct dirent *e;
     while (f && id && h && (e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len < 7 || strcmp(e->d_name + len - 6, ".trace") != 0) continue;
+        cgi_file_name is;
+        if (!cgi_file_name_parse(e->d_name, CGI_FILE_RINGS, &is)) continue;
         char file[4096];
         snprintf(file, sizeof file, "%s/%s", dir, e->d_name);
         int fd = open(file, O_RDONLY | O_CLOEXEC);

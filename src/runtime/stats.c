@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "domain.h"
 #include "../common/errors.h"
+#include "../common/file_names.h"
 #include "../common/launcher.h"
 #include "../common/message.h"
 
@@ -137,8 +138,9 @@ static int cgi_stats_open_file(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    snprintf(cgi_stats_path, sizeof cgi_stats_path, "%s/cg-%d-%ld%09ld.stats", cgi_stats_dir, (int)getpid(),
-             (long)ts.tv_sec, ts.tv_nsec);
+    int len = cgi_proc_file_name(cgi_stats_path, sizeof cgi_stats_path, cgi_stats_dir, CGI_FILE_STATS, getpid(),
+                                 (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+    if (len < 0 || (size_t)len >= sizeof cgi_stats_path) return errno = ENAMETOOLONG, -1;
     int fd = open(cgi_stats_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) return -1;
     /* Allocated, not only extended: a page of a file extended with

@@ -10,6 +10,7 @@
 
 #include "clock.h"
 #include "../common/errors.h"
+#include "../common/file_names.h"
 #include "../report/outfile.h"
 #include "../report/trace_clock.h"
 #include "../report/trace_dir.h"
@@ -122,9 +123,9 @@ static int cgi_trace_open_locked(void)
         char path[700];
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
-        snprintf(path, sizeof path, "%s/cg-%d-%ld%09ld.trace", cgi_trace_dir, (int)getpid(), (long)ts.tv_sec,
-                 ts.tv_nsec);
-        int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        int len = cgi_proc_file_name(path, sizeof path, cgi_trace_dir, CGI_FILE_RINGS, getpid(),
+                                     (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+        int fd = len > 0 && (size_t)len < sizeof path ? open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;
         if (fd < 0) return -1;
         /* Space taken, not only extended (cgi_trace_reserve). */
         if (cgi_trace_reserve(fd, 0, head) == 0) p = mmap(NULL, head, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
