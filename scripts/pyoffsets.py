@@ -14,8 +14,19 @@ Objects/moduleobject.c), and 3.10's dict keys, are written out in the
 probe as those versions define them; the tests read real dicts and
 threads through them (tests/python/pyread.py, tests/watchdog/test_threads.py).
 
+With --debug, src/runtime/pyread_debug.h: where each field pyread.c reads
+lies in the _Py_DebugOffsets of 3.13+ (at the start of _PyRuntime), in its
+uint64_t words, by field name: offsetof(_Py_DebugOffsets, SECTION.FIELD)
+compiled against each installed version's headers (3.13+), or against a
+header of CPython's for a version not installed here, given as
+MINOR=HEADER (the struct's typedef is taken from it alone: it is uint64_t
+words only). Several headers of one minor version are several shapes
+(3.14's changed during its development); pyread.c takes one only where
+its fixed values read as they must.
+
     python3 scripts/pyoffsets.py [PYENV_VERSIONS_DIR] > src/runtime/pyread_offsets.h
     python3 scripts/pyoffsets.py --names [PYENV_VERSIONS_DIR] > src/runtime/pynames_offsets.h
+    python3 scripts/pyoffsets.py --debug [PYENV_VERSIONS_DIR] [MINOR=HEADER ...] > src/runtime/pyread_debug.h
 
 Default folder: ~/.pyenv/versions; the newest patch release of each minor
 version 3.9-3.12 (3.9-3.13 for the GIL and the names) found there is used."""
@@ -247,6 +258,99 @@ int main(void)
 """
 
 
+# The _Py_DebugOffsets fields pyread.c reads, each SECTION.FIELD as CPython names it.
+DEBUG_FIELDS = [
+    "runtime_state.interpreters_head",
+    "interpreter_state.next", "interpreter_state.threads_head",
+    "thread_state.size", "thread_state.next", "thread_state.interp", "thread_state.current_frame",
+    "thread_state.thread_id", "thread_state.native_thread_id",
+    "interpreter_frame.size", "interpreter_frame.previous", "interpreter_frame.executable",
+    "interpreter_frame.instr_ptr", "interpreter_frame.owner",
+    "code_object.size", "code_object.filename", "code_object.name", "code_object.linetable",
+    "code_object.firstlineno", "code_object.co_code_adaptive",
+    "pyobject.size", "pyobject.ob_type",
+    "bytes_object.ob_size", "bytes_object.ob_sval",
+    "unicode_object.state", "unicode_object.length", "unicode_object.asciiobject_size",
+]
+
+DEBUG_PROBE = r"""
+%s
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#define P(section, field) printf("        .%%s_%%s = %%zu,\n", #section, #field, offsetof(_Py_DebugOffsets, section.field) / 8)
+int main(void)
+{
+    _Static_assert(offsetof(_Py_DebugOffsets, version) == 8, "the cookie is word 0");
+    printf("    {\n        .minor = %%d,\n", %s);
+%s
+    printf("    },\n");
+    return 0;
+}
+"""
+
+# An installed version: its own headers, as CPython compiles them.
+DEBUG_INSTALLED = """
+#define Py_BUILD_CORE 1
+#include <Python.h>
+#include "internal/pycore_runtime.h"
+"""
+
+
+def debug_probe(work, minor, prelude, minor_expr, inc=None):
+    """One row of pyread_debug.h: the word of each DEBUG_FIELDS field."""
+    body = "\n".join("    P(%s, %s);" % tuple(f.split(".")) for f in DEBUG_FIELDS)
+    src = os.path.join(work, "debug%d.c" % minor)
+    with open(src, "w") as f:
+        f.write(DEBUG_PROBE % (prelude, minor_expr, body))
+    exe = src[:-2]
+    subprocess.run(["cc", "-std=c11", "-w"] + (["-I", inc] if inc else []) + [src, "-o", exe], check=True)
+    return subprocess.run([exe], check=True, capture_output=True, text=True).stdout.rstrip("\n")
+
+
+def debug_struct(header):
+    """The typedef of _Py_DebugOffsets in a header of CPython's, alone."""
+    text = open(header, encoding="utf-8").read()
+    m = re.search(r"typedef struct _Py_DebugOffsets \{.*?\} _Py_DebugOffsets;", text, re.S)
+    if not m:
+        sys.exit("pyoffsets.py: %s defines no _Py_DebugOffsets" % header)
+    return "#include <stdint.h>\n" + re.sub(r"\b_Py_NONSTRING\b", "", m.group(0))
+
+
+def debug_table(versions_dir, headers):
+    """pyread_debug.h: the debug offsets' words of 3.13+."""
+    installed = [n for n in os.listdir(versions_dir) if re.fullmatch(r"3\.(1[3-9]|[2-9]\d)\.\d+", n)]
+    best = {}
+    for n in installed:
+        minor, micro = map(int, n.split(".")[1:])
+        if minor not in best or micro > best[minor][0]:
+            best[minor] = (micro, n)
+    rows, sources = [], []
+    with tempfile.TemporaryDirectory() as work:
+        for minor in sorted(best):
+            name = best[minor][1]
+            inc = os.path.join(versions_dir, name, "include", "python3.%d" % minor)
+            rows.append(debug_probe(work, minor, DEBUG_INSTALLED, "PY_MINOR_VERSION", inc))
+            sources.append(name)
+        for arg in headers:
+            minor, _, header = arg.partition("=")
+            if not minor.isdigit() or not header:
+                sys.exit("pyoffsets.py: %s: give MINOR=HEADER (14=.../pycore_debug_offsets.h)" % arg)
+            rows.append(debug_probe(work, 100 + len(rows), debug_struct(header), minor))
+            sources.append("3.%s (%s)" % (minor, os.path.basename(header)))
+    words = max(int(line.rsplit("=", 1)[1].rstrip(",")) for row in rows for line in row.splitlines()
+                if "=" in line and ".minor" not in line) + 1
+    out = ["/* Generated by scripts/pyoffsets.py --debug from the headers of CPython; do not edit. From:"]
+    out += [" *   " + source for source in sources]
+    out += [" * Where each field pyread.c reads lies in _Py_DebugOffsets (3.13+), in its uint64_t words (the",
+            " * cookie is word 0), named SECTION_FIELD as CPython names them. */",
+           "#define CGI_PYREAD_DEBUG_WORDS %d" % words,
+           "static const cgi_pyread_debug_words cgi_pyread_debug_layouts[] = {"]
+    out += rows
+    out.append("};")
+    return out
+
+
 def newest(versions_dir, last=12):
     best = {}
     for name in os.listdir(versions_dir):
@@ -285,6 +389,12 @@ def names_table(versions_dir):
 
 def main():
     args = sys.argv[1:]
+    if args[:1] == ["--debug"]:
+        rest = args[1:]
+        dirs = [a for a in rest if "=" not in a]
+        versions_dir = dirs[0] if dirs else os.path.expanduser("~/.pyenv/versions")
+        print("\n".join(debug_table(versions_dir, [a for a in rest if "=" in a])))
+        return
     if args[:1] == ["--names"]:
         versions_dir = args[1] if len(args) > 1 else os.path.expanduser("~/.pyenv/versions")
         print("\n".join(names_table(versions_dir)))

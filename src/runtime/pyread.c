@@ -539,41 +539,44 @@ int cgi_pyread_gil_of(const cgi_pythread *t)
 
 /* ---- the layout ----------------------------------------------------------- */
 
-/* Where each field lies in _Py_DebugOffsets, counted in its uint64_t words
- * (the cookie is word 0). 3.13's is from its headers; 3.14's changed during
- * its development (interpreter_state gained threads_main, then
- * code_object_generation and tlbc_generation; interpreter_frame gained
- * stackpointer), so both of its shapes are listed and one is taken only
- * where all of its fixed values read as they must (check_debug). */
-typedef struct debug_words {
+/* Where each field pyread reads lies in _Py_DebugOffsets, counted in its
+ * uint64_t words, by CPython's SECTION_FIELD names: pyread_debug.h,
+ * generated from CPython's headers (scripts/pyoffsets.py --debug). 3.14's
+ * shape changed during its development, so one version may have several
+ * rows; one is taken only where all of its fixed values read as they must
+ * (check_debug). */
+typedef struct cgi_pyread_debug_words {
     int minor;
-    int interpreters_head, interp_next, interp_threads_head, ts_size, ts_next, ts_interp, ts_frame, ts_thread_id,
-        ts_native_id, frame_size, frame_previous, frame_executable, frame_instr, frame_owner, code_size, code_filename,
-        code_name, code_linetable, code_firstlineno, code_adaptive, object_size, object_type, bytes_size, bytes_data,
-        unicode_state, unicode_length, unicode_ascii_size;
-} debug_words;
+    int runtime_state_interpreters_head, interpreter_state_next, interpreter_state_threads_head;
+    int thread_state_size, thread_state_next, thread_state_interp, thread_state_current_frame, thread_state_thread_id,
+        thread_state_native_thread_id;
+    int interpreter_frame_size, interpreter_frame_previous, interpreter_frame_executable, interpreter_frame_instr_ptr,
+        interpreter_frame_owner;
+    int code_object_size, code_object_filename, code_object_name, code_object_linetable, code_object_firstlineno,
+        code_object_co_code_adaptive;
+    int pyobject_size, pyobject_ob_type, bytes_object_ob_size, bytes_object_ob_sval;
+    int unicode_object_state, unicode_object_length, unicode_object_asciiobject_size;
+} cgi_pyread_debug_words;
 
-static const debug_words debug_layouts[] = {
-    {13, 5, 8, 9, 19, 21, 22, 23, 24, 25, 28, 29, 30, 31, 33, 34, 35, 36, 38, 39, 43, 44, 45, 65, 66, 68, 69, 70},
-    {14, 5, 8, 9, 20, 22, 23, 24, 25, 26, 29, 30, 31, 32, 34, 36, 37, 38, 40, 41, 45, 46, 47, 71, 72, 74, 75, 76},
-    {14, 5, 8, 9, 22, 24, 25, 26, 27, 28, 31, 32, 33, 34, 36, 38, 39, 40, 42, 43, 47, 48, 49, 73, 74, 76, 77, 78},
-};
-enum { DEBUG_WORDS = 96 };
+#include "pyread_debug.h"
 
 /* The values every build of these versions has (PyObject, PyBytesObject
  * and PyASCIIObject heads), and offsets that lie inside their structs:
  * a shape read at the wrong words fails these. */
-static int check_debug(const uint64_t *w, const debug_words *d)
+static int check_debug(const uint64_t *w, const cgi_pyread_debug_words *d)
 {
-    if (w[d->object_size] != 16 || w[d->object_type] != 8 || w[d->bytes_size] != 16 || w[d->bytes_data] != 32 ||
-        w[d->unicode_length] != 16 || w[d->unicode_state] != 32 || w[d->unicode_ascii_size] != 40)
+    if (w[d->pyobject_size] != 16 || w[d->pyobject_ob_type] != 8 || w[d->bytes_object_ob_size] != 16 ||
+        w[d->bytes_object_ob_sval] != 32 || w[d->unicode_object_length] != 16 || w[d->unicode_object_state] != 32 ||
+        w[d->unicode_object_asciiobject_size] != 40)
         return 0;
-    uint64_t ts = w[d->ts_size], fr = w[d->frame_size], co = w[d->code_size];
+    uint64_t ts = w[d->thread_state_size], fr = w[d->interpreter_frame_size], co = w[d->code_object_size];
     if (ts > 65536 || fr > 4096 || co > 4096) return 0;
-    return w[d->ts_next] < ts && w[d->ts_interp] < ts && w[d->ts_frame] < ts && w[d->ts_thread_id] < ts &&
-           w[d->ts_native_id] < ts && w[d->frame_previous] < fr && w[d->frame_executable] < fr &&
-           w[d->frame_instr] < fr && w[d->frame_owner] < fr && w[d->code_filename] < co && w[d->code_name] < co &&
-           w[d->code_linetable] < co && w[d->code_firstlineno] < co && w[d->code_adaptive] <= co;
+    return w[d->thread_state_next] < ts && w[d->thread_state_interp] < ts && w[d->thread_state_current_frame] < ts &&
+           w[d->thread_state_thread_id] < ts && w[d->thread_state_native_thread_id] < ts &&
+           w[d->interpreter_frame_previous] < fr && w[d->interpreter_frame_executable] < fr &&
+           w[d->interpreter_frame_instr_ptr] < fr && w[d->interpreter_frame_owner] < fr &&
+           w[d->code_object_filename] < co && w[d->code_object_name] < co && w[d->code_object_linetable] < co &&
+           w[d->code_object_firstlineno] < co && w[d->code_object_co_code_adaptive] <= co;
 }
 
 /* Read with a plain copy: _PyRuntime is the interpreter's own static
@@ -582,33 +585,33 @@ static int check_debug(const uint64_t *w, const debug_words *d)
  * and the way of reading is chosen by the reader, as it reads. */
 static int layout_from_debug(int minor)
 {
-    uint64_t w[DEBUG_WORDS];
+    uint64_t w[CGI_PYREAD_DEBUG_WORDS];
     if (L.runtime_size < sizeof w) return CGI_PYREAD_UNSUPPORTED;
     memcpy(w, (const void *)L.runtime, sizeof w);
     if (memcmp(w, "xdebugpy", 8) != 0 || (int)((w[1] >> 16) & 0xff) != minor || w[2] != 0)
         return CGI_PYREAD_UNSUPPORTED; /* not the cookie, not this version, or free-threaded */
-    for (size_t i = 0; i < sizeof debug_layouts / sizeof *debug_layouts; i++) {
-        const debug_words *d = &debug_layouts[i];
+    for (size_t i = 0; i < sizeof cgi_pyread_debug_layouts / sizeof *cgi_pyread_debug_layouts; i++) {
+        const cgi_pyread_debug_words *d = &cgi_pyread_debug_layouts[i];
         if (d->minor != minor || !check_debug(w, d)) continue;
         L.t = (cgi_pyread_table){.minor = minor,
-                                 .runtime_interpreters_head = (long)w[d->interpreters_head],
-                                 .interp_next = (long)w[d->interp_next],
-                                 .interp_threads_head = (long)w[d->interp_threads_head],
-                                 .tstate_next = (long)w[d->ts_next],
-                                 .tstate_interp = (long)w[d->ts_interp],
-                                 .tstate_thread_id = (long)w[d->ts_thread_id],
-                                 .tstate_native_thread_id = (long)w[d->ts_native_id],
-                                 .tstate_frame = (long)w[d->ts_frame],
+                                 .runtime_interpreters_head = (long)w[d->runtime_state_interpreters_head],
+                                 .interp_next = (long)w[d->interpreter_state_next],
+                                 .interp_threads_head = (long)w[d->interpreter_state_threads_head],
+                                 .tstate_next = (long)w[d->thread_state_next],
+                                 .tstate_interp = (long)w[d->thread_state_interp],
+                                 .tstate_thread_id = (long)w[d->thread_state_thread_id],
+                                 .tstate_native_thread_id = (long)w[d->thread_state_native_thread_id],
+                                 .tstate_frame = (long)w[d->thread_state_current_frame],
                                  .cframe_current_frame = -1,
-                                 .frame_previous = (long)w[d->frame_previous],
-                                 .frame_code = (long)w[d->frame_executable],
-                                 .frame_instr = (long)w[d->frame_instr],
-                                 .frame_owner = (long)w[d->frame_owner],
-                                 .code_adaptive = (long)w[d->code_adaptive],
-                                 .code_filename = (long)w[d->code_filename],
-                                 .code_name = (long)w[d->code_name],
-                                 .code_firstlineno = (long)w[d->code_firstlineno],
-                                 .code_linetable = (long)w[d->code_linetable],
+                                 .frame_previous = (long)w[d->interpreter_frame_previous],
+                                 .frame_code = (long)w[d->interpreter_frame_executable],
+                                 .frame_instr = (long)w[d->interpreter_frame_instr_ptr],
+                                 .frame_owner = (long)w[d->interpreter_frame_owner],
+                                 .code_adaptive = (long)w[d->code_object_co_code_adaptive],
+                                 .code_filename = (long)w[d->code_object_filename],
+                                 .code_name = (long)w[d->code_object_name],
+                                 .code_firstlineno = (long)w[d->code_object_firstlineno],
+                                 .code_linetable = (long)w[d->code_object_linetable],
                                  .object_type = 8,
                                  .bytes_size = 16,
                                  .bytes_data = 32,

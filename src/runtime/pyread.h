@@ -13,7 +13,8 @@
  * /proc/thread-self/status with open(2) and fcntl(2), async-signal-safe
  * both). Layouts: 3.9-3.12 from a table generated from each version's
  * headers (scripts/pyoffsets.py, pyread_offsets.h); 3.13 and 3.14 from the
- * _Py_DebugOffsets CPython keeps at the start of _PyRuntime. Anything else
+ * _Py_DebugOffsets CPython keeps at the start of _PyRuntime, its fields found
+ * by name (scripts/pyoffsets.py --debug, pyread_debug.h). Anything else
  * is "unknown" (CGI_PYREAD_UNSUPPORTED), never a guess. */
 #ifndef CGI_PYREAD_H
 #define CGI_PYREAD_H
