@@ -57,9 +57,11 @@
  *                        the width, or every row and column
  *   4 text_stalls.c      a process's stalls by their cost (blocked someone, not
  *                        known, harmless) and what to do, once per report
+ *   4 text_ranks.c       the text's view across ranks: where the ranks differ,
+ *                        in words, or every figure (--all)
  *   5 json_write.c       the JSON report
  *   5 text_table.c       the text report's sections: each process's, the combined
- *                        table, the view across ranks, the totals
+ *                        table and the view across ranks after it, the totals
  *   5 summary.c          the text report's summary (what needs attention, first)
  *                        and its advice
  *   6 report.c           a report written one process at a time (begin, add, end)
@@ -201,7 +203,18 @@ typedef struct cgi_spool {
     char *buf;
     size_t len;
     int on_disk;
+    unsigned folds; /* the kinds of fold made as it is drained (CGI_FOLD_*) */
 } cgi_spool;
+/* A section's lines that depend on the whole report, which is not known
+ * when the section is spooled: a line that starts with CGI_FOLD_MARK, a
+ * kind's letter and '-' is shown unless that kind is folded, with '+' only
+ * when it is (the one line that says the others). A string of a process
+ * never holds the mark: cgi_text_str makes control characters '?'. */
+#define CGI_FOLD_MARK '\001'
+enum {
+    CGI_FOLD_UNRANKED = 1u, /* 'u': a process without a rank in a job with ranks (the launcher) */
+    CGI_FOLD_RANKED = 2u,   /* 'r': a rank's table, where the view across ranks compares them */
+};
 #define CGI_SPOOL_MEMORY ((size_t)4 << 20)
 
 /* ---- status_group.c ---- */
@@ -431,14 +444,19 @@ CGI_HIDDEN void cgi_table_write(FILE *out, cgi_trow *v, size_t n, int width, con
 enum { CGI_STALL_BLOCKED = 0, CGI_STALL_UNKNOWN = 1, CGI_STALL_IDLE = 2 };
 CGI_HIDDEN int cgi_stall_kind(const cgi_stall *st);
 /* A process's stalls (`stalls`: its sites' count) by their cost, and what
- * to do; `said` keeps what the report said already (0 at its start). */
-CGI_HIDDEN void cgi_text_stalls(FILE *out, const cgi_stats_region *r, uint64_t stalls, unsigned *said);
+ * to do; at a width, the harmless ones in one line and no advice for them;
+ * `said` keeps what the report said already (0 at its start). */
+CGI_HIDDEN void cgi_text_stalls(FILE *out, const cgi_stats_region *r, uint64_t stalls, int width, unsigned *said);
 
 /* ---- text_table.c ---- */
 /* A process's section; 0, or ENOMEM. */
 CGI_HIDDEN int cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, int width, unsigned *said);
 /* The combined table (more than one process) and the view across ranks; 0, or ENOMEM. */
 CGI_HIDDEN int cgi_text_tables(FILE *out, const cgi_report_writer *w);
+/* ---- text_ranks.c ---- */
+/* The view across ranks (two ranks or more): where they differ, in words,
+ * or every figure (--all); 0, or ENOMEM. */
+CGI_HIDDEN int cgi_text_across_ranks(FILE *out, const cgi_report_writer *w);
 /* The totals line, last, and the processes lost. */
 CGI_HIDDEN void cgi_text_totals(FILE *out, const cgi_report_writer *w, size_t lost);
 

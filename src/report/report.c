@@ -116,6 +116,10 @@ static int cgi_text_end(cgi_report_writer *w, size_t lost)
         e = cgi_advice_text(h, w, 1);
     } else if (!e) {
         e = cgi_summary_write(h, w, lost);
+        if (!e && !w->width)
+            fputs("callguard: every row and column (--all): lines as wide as they need, more than 100 columns "
+                  "(less -S shows them unwrapped)\n",
+                  h);
         if (!e) e = cgi_text_tables(h, w);
         if (!e) e = cgi_advice_text(t, w, 0);
         if (!e) cgi_text_totals(t, w, lost);
@@ -123,6 +127,10 @@ static int cgi_text_end(cgi_report_writer *w, size_t lost)
     if (h && fclose(h) != 0 && !e) e = ENOMEM;
     if (t && fclose(t) != 0 && !e) e = ENOMEM;
     if (!e) {
+        /* Sections that fold where the job has ranks (text_table.c). */
+        size_t ranks, hosts, unranked;
+        cgi_ranks_counts(w->ranks, &ranks, &hosts, &unranked);
+        w->spool.folds = (ranks >= 1 ? CGI_FOLD_UNRANKED : 0u) | (ranks >= 2 ? CGI_FOLD_RANKED : 0u);
         cgi_text_fit(w->o.f, head, hlen, w->width);
         e = cgi_spool_drain(&w->spool, w->o.f, w->width);
         if (!e) cgi_text_fit(w->o.f, tail, tlen, w->width);

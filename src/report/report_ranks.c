@@ -254,24 +254,49 @@ int cgi_ranks_finish(cgi_ranks *v)
     return v->tmp ? 0 : -1;
 }
 
+/* The summary of the row whose cells are v->cell[i, end). */
+static void cgi_site_of(const cgi_ranks *v, size_t i, size_t end, cgi_rank_site *s)
+{
+    const cgi_rank_cell *c = &v->cell[i];
+    const cgi_rank_row *f = &v->row[c->row];
+    *s = (cgi_rank_site){.row = c->row, .ranks = (uint32_t)(end - i)};
+    for (size_t k = i; k < end; k++)
+        s->calls += v->cell[k].calls, s->total_ns += v->cell[k].ns;
+    size_t n = f->members ? end - i : v->nrank; /* the ranks compared */
+    s->calls_per_rank = cgi_spread(v, c, end - i, n, 0, v->tmp);
+    s->ns_per_rank = cgi_spread(v, c, end - i, n, 1, v->tmp);
+    cgi_odd_ranks(v, c, end - i, n, v->tmp, s);
+    s->peak_inside = f->inside, s->peak_waiting = f->waiting, s->stall_ns = f->stall_ns;
+    if (f->inside_at) s->peak_inside_at = v->rank[f->inside_at - 1];
+    if (f->waiting_at) s->peak_waiting_at = v->rank[f->waiting_at - 1];
+    if (f->stall_at) s->stall_at = v->rank[f->stall_at - 1];
+}
+
 void cgi_ranks_each(const cgi_ranks *v, void (*fn)(const cgi_rank_site *, void *), void *arg)
 {
     for (size_t i = 0, end; v->tmp && i < v->ncell; i = end) {
         for (end = i; end < v->ncell && v->cell[end].row == v->cell[i].row;)
             end++;
-        const cgi_rank_cell *c = &v->cell[i];
-        const cgi_rank_row *f = &v->row[c->row];
-        cgi_rank_site s = {.row = c->row, .ranks = (uint32_t)(end - i)};
-        for (size_t k = i; k < end; k++)
-            s.calls += v->cell[k].calls, s.total_ns += v->cell[k].ns;
-        size_t n = f->members ? end - i : v->nrank; /* the ranks compared */
-        s.calls_per_rank = cgi_spread(v, c, end - i, n, 0, v->tmp);
-        s.ns_per_rank = cgi_spread(v, c, end - i, n, 1, v->tmp);
-        cgi_odd_ranks(v, c, end - i, n, v->tmp, &s);
-        s.peak_inside = f->inside, s.peak_waiting = f->waiting, s.stall_ns = f->stall_ns;
-        if (f->inside_at) s.peak_inside_at = v->rank[f->inside_at - 1];
-        if (f->waiting_at) s.peak_waiting_at = v->rank[f->waiting_at - 1];
-        if (f->stall_at) s.stall_at = v->rank[f->stall_at - 1];
+        cgi_rank_site s;
+        cgi_site_of(v, i, end, &s);
         fn(&s, arg);
     }
+}
+
+int cgi_ranks_one(const cgi_ranks *v, size_t row, cgi_rank_site *s)
+{
+    size_t lo = 0, hi = v->tmp ? v->ncell : 0; /* the first cell of the row: cells are sorted by row */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v->cell[mid].row < row)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == v->ncell || v->cell[lo].row != row) return 0;
+    size_t end = lo;
+    while (end < v->ncell && v->cell[end].row == row)
+        end++;
+    cgi_site_of(v, lo, end, s);
+    return 1;
 }

@@ -75,5 +75,8 @@ CGI_HIDDEN int cgi_ranks_finish(cgi_ranks *v);
 /* Calls fn for each entry point a process with a rank called, in the
  * writer's row order (after cgi_ranks_finish). */
 CGI_HIDDEN void cgi_ranks_each(const cgi_ranks *v, void (*fn)(const cgi_rank_site *, void *), void *arg);
+/* The summary of one entry point (the writer's row), as cgi_ranks_each
+ * gives it; 0 when no process with a rank called it. */
+CGI_HIDDEN int cgi_ranks_one(const cgi_ranks *v, size_t row, cgi_rank_site *s);
 
 #endif

@@ -128,6 +128,34 @@ static const char *cgi_peaks_text(char *buf, size_t cap, uint32_t inside, uint32
     return buf;
 }
 
+/* What a max shown as "-" means (cgi_avg_max). */
+#define CGI_NO_MAX                                                                                                     \
+    "calls of about the watchdog's 1 ms tick or shorter, whose sampled times average more than the longest "           \
+    "seen: --timing exact times each"
+
+/* A time in ms in at most 10 columns. */
+static const char *cgi_ms_text(char *buf, size_t cap, double ms)
+{
+    snprintf(buf, cap, ms < 1e5 ? "%.3f" : ms < 1e7 ? "%.1f" : "%.0f", ms);
+    return buf;
+}
+
+/* A row's average call, and its longest: "-" where the average is more.
+ * Sampled times (docs/report.md, "Sampled times") estimate the total from
+ * the watchdog's ticks while the longest call is a lower bound taken
+ * between ticks: calls of about a tick or shorter can average more than
+ * the longest seen, and then no longest call is known. Returns whether the
+ * max is shown. */
+static int cgi_avg_max(const cgi_trow *t, char *avg, char *max, size_t cap)
+{
+    double a = t->t.calls ? cgi_ms(t->t.total_ns) / (double)t->t.calls : 0.0, m = cgi_ms(t->max_ns);
+    cgi_ms_text(avg, cap, a), cgi_ms_text(max, cap, m);
+    /* Compared as printed: 0.1234 and 0.1231 are both 0.123. */
+    if (strtod(avg, NULL) <= strtod(max, NULL)) return 1;
+    snprintf(max, cap, "-");
+    return 0;
+}
+
 /* Every row and column, as wide as the names and policies need. */
 static void cgi_table_all(FILE *out, const cgi_trow *v, size_t n, const char *timing)
 {
@@ -143,19 +171,21 @@ static void cgi_table_all(FILE *out, const cgi_trow *v, size_t n, const char *ti
             "peak in/wt", "policy");
     if (timing) fprintf(out, " (times %s)", timing);
     fputc('\n', out);
+    int no_max = 0;
     for (size_t i = 0; i < n; i++) {
         const cgi_trow *t = &v[i];
-        char policy[160], peaks[24];
+        char policy[160], peaks[24], avg[32], max[32];
         cgi_policy_text(t, 0, policy, sizeof policy);
-        fprintf(out, "  %-*s %-*s %10lu %8lu %8lu %8lu %11.3f %7.1f %10.3f %10.3f %12.3f %7lu %10s  %s\n", apiw, t->api,
-                nw, t->name, (unsigned long)t->t.calls, (unsigned long)t->t.nested, (unsigned long)t->t.errors,
+        no_max |= !cgi_avg_max(t, avg, max, sizeof avg);
+        fprintf(out, "  %-*s %-*s %10lu %8lu %8lu %8lu %11.3f %7.1f %10s %10s %12.3f %7lu %10s  %s\n", apiw, t->api, nw,
+                t->name, (unsigned long)t->t.calls, (unsigned long)t->t.nested, (unsigned long)t->t.errors,
                 (unsigned long)t->t.states, cgi_ms(t->t.total_ns),
-                total ? 100.0 * (double)t->t.total_ns / (double)total : 0.0,
-                t->t.calls ? cgi_ms(t->t.total_ns) / (double)t->t.calls : 0.0, cgi_ms(t->max_ns),
-                cgi_ms(t->t.lock_wait_ns), (unsigned long)t->t.stalls,
-                cgi_peaks_text(peaks, sizeof peaks, t->peak_inside, t->peak_waiting), policy);
+                total ? 100.0 * (double)t->t.total_ns / (double)total : 0.0, avg, max, cgi_ms(t->t.lock_wait_ns),
+                (unsigned long)t->t.stalls, cgi_peaks_text(peaks, sizeof peaks, t->peak_inside, t->peak_waiting),
+                policy);
         cgi_table_codes(out, apiw + 5, t);
     }
+    if (no_max) fputs("  max ms -: " CGI_NO_MAX "\n", out);
 }
 
 /* ---- the default: at most the width ---------------------------------------------- */
@@ -168,6 +198,7 @@ static void cgi_table_all(FILE *out, const cgi_trow *v, size_t n, const char *ti
 typedef struct cgi_legend {
     char policy[CGI_TABLE_POLICIES][160];
     int n, more;
+    int no_max; /* a row's max is not shown: its average is more (below) */
 } cgi_legend;
 
 /* Whether a row says something beyond its time: a result other than
@@ -182,13 +213,6 @@ static int cgi_row_unusual(const cgi_trow *t)
 static int cgi_row_folds(const cgi_trow *t, uint64_t total)
 {
     return (unsigned __int128)t->t.total_ns * 2000 < total && !cgi_row_unusual(t);
-}
-
-/* A time in ms in at most 10 columns. */
-static const char *cgi_ms_text(char *buf, size_t cap, double ms)
-{
-    snprintf(buf, cap, ms < 1e5 ? "%.3f" : ms < 1e7 ? "%.1f" : "%.0f", ms);
-    return buf;
 }
 
 /* What is unusual about a row, in words ("" when nothing). */
@@ -227,10 +251,9 @@ static void cgi_table_row(FILE *out, const cgi_trow *t, uint64_t total, int nw, 
         fprintf(out, "  %.*s...", nw - 3, t->name);
     else
         fprintf(out, "  %-*s", nw, t->name);
+    if (!cgi_avg_max(t, avg, max, sizeof avg)) lg->no_max = 1;
     fprintf(out, " %10s %6.1f %9lu %10s %10s", cgi_ms_text(ms, sizeof ms, cgi_ms(t->t.total_ns)),
-            total ? 100.0 * (double)t->t.total_ns / (double)total : 0.0, (unsigned long)t->t.calls,
-            cgi_ms_text(avg, sizeof avg, t->t.calls ? cgi_ms(t->t.total_ns) / (double)t->t.calls : 0.0),
-            cgi_ms_text(max, sizeof max, cgi_ms(t->max_ns)));
+            total ? 100.0 * (double)t->t.total_ns / (double)total : 0.0, (unsigned long)t->t.calls, avg, max);
     cgi_row_notes(t, lg, notes, sizeof notes);
     if (!notes[0])
         fputc('\n', out);
@@ -245,6 +268,7 @@ static void cgi_table_legend(FILE *out, const cgi_legend *lg, const char *timing
 {
     fprintf(out, "  time: in the driver, summed over threads%s%s%s; %%: of the table's time; avg, max: a call\n",
             timing ? " (" : "", timing ? timing : "", timing ? ")" : "");
+    if (lg->no_max) fputs("  max -: " CGI_NO_MAX "\n", out);
     if (!lg->n) return;
     fputs("  policy other than the default:", out);
     for (int k = 0; k < lg->n; k++)

@@ -95,7 +95,8 @@ static size_t cgi_bytes_for(const char *s, size_t n, size_t cols)
 
 /* One line (without its newline) at most width columns: a longer one goes
  * on at its last space that fits, on lines indented further than its own;
- * a word longer than the room is cut where the room ends. */
+ * a word longer than the room is cut after its last '/' that fits (a path
+ * between two names), else where the room ends. */
 static void cgi_fit_line(FILE *out, const char *s, size_t n, int width)
 {
     size_t indent = strspn(s, " ");
@@ -105,7 +106,12 @@ static void cgi_fit_line(FILE *out, const char *s, size_t n, int width)
         size_t room = cgi_bytes_for(s, n, (size_t)width - lead), cut = room;
         while (cut > 0 && s[cut] != ' ')
             cut--;
-        if (cut <= (lead ? 0 : indent)) cut = room; /* no space to go on at */
+        if (cut <= (lead ? 0 : indent)) { /* no space to go on at: after a path's '/', else where the room ends */
+            cut = room;
+            while (cut > 0 && s[cut - 1] != '/')
+                cut--;
+            if (cut <= (lead ? 0 : indent) + 1) cut = room;
+        }
         size_t keep = cut;
         while (keep > 0 && s[keep - 1] == ' ')
             keep--;
@@ -130,6 +136,23 @@ void cgi_text_fit(FILE *out, const char *text, size_t len, int width)
 }
 
 /* ---- the spool: the processes' sections, in memory and then in a file ----------- */
+
+/* The spooled text's lines fitted, each marked line shown or not as its
+ * fold is made (CGI_FOLD_MARK). */
+static void cgi_spool_fit(const cgi_spool *s, FILE *out, const char *text, size_t len, int width)
+{
+    while (len) {
+        const char *nl = memchr(text, '\n', len);
+        size_t n = nl ? (size_t)(nl - text) : len, skip = 0;
+        int shown = 1;
+        if (n >= 3 && text[0] == CGI_FOLD_MARK) {
+            unsigned kind = text[1] == 'u' ? CGI_FOLD_UNRANKED : text[1] == 'r' ? CGI_FOLD_RANKED : 0;
+            shown = (text[2] == '+') == ((s->folds & kind) != 0), skip = 3;
+        }
+        if (shown) cgi_fit_line(out, text + skip, n - skip, width);
+        text += n + (nl != NULL), len -= n + (nl != NULL);
+    }
+}
 
 int cgi_spool_open(cgi_spool *s)
 {
@@ -174,7 +197,7 @@ int cgi_spool_drain(cgi_spool *s, FILE *out, int width)
     int e = 0;
     if (!s->on_disk) {
         e = fclose(s->f) != 0 ? ENOMEM : 0;
-        if (!e) cgi_text_fit(out, s->buf, s->len, width);
+        if (!e) cgi_spool_fit(s, out, s->buf, s->len, width);
     } else if (fflush(s->f) != 0 || ferror(s->f) || fseek(s->f, 0, SEEK_SET) != 0) {
         e = EIO;
         fclose(s->f);
@@ -183,7 +206,7 @@ int cgi_spool_drain(cgi_spool *s, FILE *out, int width)
         size_t cap = 0;
         ssize_t n;
         while ((n = getline(&line, &cap, s->f)) > 0)
-            cgi_text_fit(out, line, (size_t)n, width);
+            cgi_spool_fit(s, out, line, (size_t)n, width);
         if (ferror(s->f)) e = EIO;
         free(line);
         fclose(s->f);

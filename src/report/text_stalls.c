@@ -144,7 +144,7 @@ static void cgi_text_other_runtime(FILE *out, const char *rt)
 }
 
 /* What to do, once per runtime held by a stall that blocked someone or may
- * have and has no known fix: --release-gil and ctypes are CPython's;
+ * have and has no known fix: --release-runtime and ctypes are CPython's;
  * Julia's calls are made GC-safe by the package or by callguard run. The
  * CPython and Julia paragraphs once per report; "as above" after that. */
 static void cgi_text_advice(FILE *out, const cgi_stall *const *v, size_t n, uint64_t more, unsigned *said)
@@ -176,9 +176,9 @@ static void cgi_text_advice(FILE *out, const cgi_stall *const *v, size_t n, uint
               "package: @ccall gc_safe=true (Julia 1.12 and later), GPUToolbox's @gcsafe_ccall before\n",
               out);
     if (cpython && (*said & CGI_SAID_CPYTHON))
-        fputs("  what to do: as above (callguard run --release-gil)\n", out);
+        fputs("  what to do: as above (callguard run --release-runtime)\n", out);
     else if (cpython)
-        fputs("  what to do: callguard run --release-gil; or release the runtime around these calls in the "
+        fputs("  what to do: callguard run --release-runtime; or release the runtime around these calls in the "
               "binding (Py_BEGIN_ALLOW_THREADS in a C extension, ctypes.CDLL rather than ctypes.PyDLL)\n",
               out);
     *said |= (julia ? CGI_SAID_JULIA : 0u) | (cpython ? CGI_SAID_CPYTHON : 0u);
@@ -201,14 +201,40 @@ static void cgi_text_kind(FILE *out, const cgi_stall *const *v, size_t n, int ki
         if (cgi_stall_kind(v[i]) == kind) cgi_text_stall(out, v[i]);
 }
 
-void cgi_text_stalls(FILE *out, const cgi_stats_region *r, uint64_t stalls, unsigned *said)
+/* The stalls that cost nothing in this run, in one line: how many, their
+ * time, the worst and its Python line's file name (in full: --all). */
+static void cgi_text_idle(FILE *out, const cgi_stall *const *v, size_t n)
+{
+    size_t k = 0;
+    uint64_t ns = 0;
+    const cgi_stall *worst = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (cgi_stall_kind(v[i]) == CGI_STALL_IDLE) k++, ns += v[i]->ns, worst = worst ? worst : v[i];
+    if (!k) return;
+    fprintf(out, "  %zu stall%s, harmless (no other thread wanted the runtime): ", k, k == 1 ? "" : "s");
+    if (k > 1) fprintf(out, "%.3f ms in all, the worst ", cgi_ms(ns));
+    CGI_TEXT_FIELD(out, worst->name);
+    fprintf(out, " %.3f ms", cgi_ms(worst->ns));
+    if (worst->py_file[0]) {
+        const char *base = strrchr(worst->py_file, '/');
+        fputs(" at ", out);
+        cgi_text_str(out, base ? base + 1 : worst->py_file, sizeof worst->py_file);
+        fprintf(out, ":%d", worst->py_line);
+    }
+    fputc('\n', out);
+}
+
+void cgi_text_stalls(FILE *out, const cgi_stats_region *r, uint64_t stalls, int width, unsigned *said)
 {
     const cgi_stall *v[CGI_STATS_MAX_STALLS];
     size_t n = cgi_stalls_worst_first(r, v);
     if (!stalls && !n) return;
     cgi_text_kind(out, v, n, CGI_STALL_BLOCKED);
     cgi_text_kind(out, v, n, CGI_STALL_UNKNOWN);
-    cgi_text_kind(out, v, n, CGI_STALL_IDLE);
+    if (width)
+        cgi_text_idle(out, v, n);
+    else
+        cgi_text_kind(out, v, n, CGI_STALL_IDLE);
     uint64_t more = atomic_load(&r->h.stalls_dropped);
     if (stalls > n && stalls - n > more) more = stalls - n;
     if (more)
@@ -216,6 +242,13 @@ void cgi_text_stalls(FILE *out, const cgi_stats_region *r, uint64_t stalls, unsi
                 "  %lu more stall%s not listed (a process keeps its worst %d): whether %s blocked anyone is "
                 "not known\n",
                 (unsigned long)more, more == 1 ? "" : "s", CGI_STATS_MAX_STALLS, more == 1 ? "it" : "they");
+    if (width) {
+        /* What to do only of those that cost something. */
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (cgi_stall_kind(v[i]) != CGI_STALL_IDLE) v[m++] = v[i];
+        n = m;
+    }
     cgi_text_packages(out, v, n, said);
     cgi_text_advice(out, v, n, more, said);
 }

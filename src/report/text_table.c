@@ -12,13 +12,67 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One line per quirk matched: what it serialized (or why it did not), the
- * driver it matched, its source; then how many more were not kept. */
-static void cgi_text_quirks(FILE *out, const cgi_stats_region *r)
+/* Whether the process called an entry point of the quirk (its sites, or
+ * a suffix variant of one counted under its own name: cuMemFreeAsync_ptsz);
+ * with two, with several threads inside it at once. */
+static int cgi_quirk_called(const cgi_stats_region *r, const cgi_quirk_rec *q, int two)
 {
+    for (uint32_t k = 0; k < cgi_nrec(r); k++) {
+        const cgi_stats_record *rec = &r->r[k];
+        size_t n = strnlen(rec->name, sizeof rec->name);
+        for (const char *s = q->sites; n && *s && s < q->sites + sizeof q->sites;) {
+            size_t len = strcspn(s, ", ");
+            if (len && len <= n && strncmp(s, rec->name, len) == 0 && (len == n || rec->name[len] == '_') &&
+                (two ? cgi_peak_of(&rec->c.inside) >= 2 : cgi_ctr_calls(&rec->c) > 0))
+                return 1;
+            s += len;
+            s += strspn(s, ", ");
+        }
+    }
+    return 0;
+}
+
+static int cgi_quirk_advice_only(const cgi_quirk_rec *q)
+{
+    return !q->applied && strncmp(q->not_applied, "advice only", 11) == 0;
+}
+
+/* Whether a quirk matters to the process: applied, it called one of its
+ * entry points; advice only, one of them had several threads inside at
+ * once (what its advice is about, as the report's advice: advice.c); not
+ * applied otherwise, always (a quirks file's mistake). PoCL's quirk in
+ * mpirun's hwloc probe, or CUDA's IPC quirk in a process that made no IPC
+ * import, did nothing there. */
+static int cgi_quirk_matters(const cgi_stats_region *r, const cgi_quirk_rec *q)
+{
+    if (q->applied) return cgi_quirk_called(r, q, 0);
+    return !cgi_quirk_advice_only(q) || cgi_quirk_called(r, q, 1);
+}
+
+/* The quirks matched that did nothing in the process, in one line (all
+ * of them in full: --all). */
+static void cgi_text_quirks_idle(FILE *out, const cgi_stats_region *r)
+{
+    int n = 0;
     for (unsigned i = 0; i < CGI_STATS_MAX_QUIRKS; i++) {
         const cgi_quirk_rec *q = &r->quirk[i];
-        if (!atomic_load(&q->valid)) continue;
+        if (!atomic_load(&q->valid) || cgi_quirk_matters(r, q)) continue;
+        fputs(n++ ? ", " : "  matched, nothing of theirs here (--all: in full): quirk ", out);
+        CGI_TEXT_FIELD(out, q->name);
+        fputs(q->applied ? " (applied; none of its calls made)" : " (advice only; its calls never two at once)", out);
+    }
+    if (n) fputc('\n', out);
+}
+
+/* One line per quirk matched: what it serialized (or why it did not), the
+ * driver it matched, its source; then how many more were not kept. At a
+ * width, only those whose entry points the process called. */
+static void cgi_text_quirks(FILE *out, const cgi_stats_region *r, int width)
+{
+    if (width) cgi_text_quirks_idle(out, r);
+    for (unsigned i = 0; i < CGI_STATS_MAX_QUIRKS; i++) {
+        const cgi_quirk_rec *q = &r->quirk[i];
+        if (!atomic_load(&q->valid) || (width && !cgi_quirk_matters(r, q))) continue;
         fputs("  quirk ", out);
         CGI_TEXT_FIELD(out, q->name);
         if (q->applied) {
@@ -270,29 +324,101 @@ static void cgi_text_head(FILE *out, const cgi_proc_view *p, int state, int stat
     fputc('\n', out);
 }
 
-/* One process's section (one with calls). */
-int cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, int width, unsigned *said)
+/* Lines written as marked lines of a fold (CGI_FOLD_MARK): kind 'u' or
+ * 'r', sign '-' (shown unless folded) or '+' (only when folded). */
+static void cgi_text_marked(FILE *out, const char *text, size_t len, char kind, char sign)
+{
+    while (len) {
+        const char *nl = memchr(text, '\n', len);
+        size_t n = nl ? (size_t)(nl - text) : len;
+        fprintf(out, "%c%c%c%.*s\n", CGI_FOLD_MARK, kind, sign, (int)n, text);
+        text += n + (nl != NULL), len -= n + (nl != NULL);
+    }
+}
+
+/* Whether a row says something of its process beyond its time: failures,
+ * a lock waited for, threads inside at once. */
+static int cgi_row_matters(const cgi_trow *t)
+{
+    return t->t.errors || t->t.lock_wait_ns || t->peak_inside >= 2 || t->peak_waiting || t->mixed;
+}
+
+/* Whether a process's section says more than its head and table: a bad
+ * end, calls in flight, a hang, stalls, late calls, violations, a quirk
+ * whose entry points it called, a row that matters. */
+static int cgi_proc_matters(const cgi_proc_view *p, const cgi_totals *pt, const cgi_trow *rows, size_t n)
+{
+    const cgi_stats_region *r = p->region;
+    int state, status;
+    cgi_exit_of(p, &state, &status);
+    const cgi_late_call *late[CGI_LATE_MAX];
+    size_t nlate = cgi_late_slowest_first(r, late);
+    if (state != CGI_PROC_EXITED || status != 0 || pt->stalls || nlate || cgi_late_dropped(r, nlate) ||
+        cgi_violations_total(r) || atomic_load(&r->h.violations_dropped) || atomic_load(&r->h.handles_untracked) ||
+        atomic_load(&r->h.threads_unslotted) || atomic_load(&r->hang.reports) || p->trace_dropped)
+        return 1;
+    for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS; i++)
+        if (cgi_in_flight(&r->slot[i])) return 1;
+    for (unsigned i = 0; i < CGI_STATS_MAX_QUIRKS; i++)
+        if (atomic_load(&r->quirk[i].valid) && cgi_quirk_matters(r, &r->quirk[i])) return 1;
+    for (size_t i = 0; i < n; i++)
+        if (cgi_row_matters(&rows[i])) return 1;
+    return 0;
+}
+
+/* "108 calls, 889.123 ms: MPI_Init_thread 83.8%, ..." (the
+ * rows sorted): a table in one line. */
+static void cgi_text_table_line(FILE *out, const cgi_trow *rows, size_t n, const cgi_totals *pt)
+{
+    fprintf(out, "%lu call%s, %.3f ms", (unsigned long)pt->calls, pt->calls == 1 ? "" : "s", cgi_ms(pt->total_ns));
+    for (size_t k = 0; k < n && k < 3 && pt->total_ns >= 1000000; k++) {
+        double pct = 100.0 * (double)rows[k].t.total_ns / (double)pt->total_ns;
+        if (k && pct < 1.0) break;
+        fprintf(out, "%s%s %.1f%%", k ? ", " : ": ", rows[k].name, pct);
+    }
+}
+
+/* A process's table: in full, or where its kind is folded in one line. */
+static int cgi_text_table(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, cgi_trow *rows, size_t n, int width,
+                          char fold)
+{
+    const cgi_stats_region *r = p->region;
+    /* How the times were taken: docs/report.md, "Sampled times". */
+    const char *timing = atomic_load(&r->h.timing) == CGI_TIMING_EXACT ? "exact" : "sampled";
+    if (!fold) return cgi_table_write(out, rows, n, width, timing), 0;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return ENOMEM;
+    cgi_table_write(f, rows, n, width, timing);
+    if (fclose(f) != 0) return free(text), ENOMEM;
+    cgi_text_marked(out, text, len, fold, '-');
+    fprintf(out, "%c%c+  ", CGI_FOLD_MARK, fold);
+    cgi_text_table_line(out, rows, n, pt);
+    fputs(" (--all: its table)\n", out);
+    free(text);
+    return 0;
+}
+
+/* The section, its table folded (fold 'r') or not (0). */
+static int cgi_text_section(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, cgi_trow *rows, size_t n,
+                            int width, unsigned *said, char fold)
 {
     const cgi_stats_region *r = p->region;
     int state, status;
     cgi_exit_of(p, &state, &status);
     cgi_text_head(out, p, state, status);
     cgi_text_violations(out, r);
-    cgi_text_quirks(out, r);
+    cgi_text_quirks(out, r, width);
     cgi_text_in_flight(out, r, state, status);
     cgi_text_hang(out, r);
-    cgi_text_stalls(out, r, pt->stalls, said);
-    size_t n;
-    cgi_trow *rows = cgi_rows_of_process(r, &n);
-    if (!rows) return ENOMEM;
-    /* How the times were taken: docs/report.md, "Sampled times". */
-    cgi_table_write(out, rows, n, width, atomic_load(&r->h.timing) == CGI_TIMING_EXACT ? "exact" : "sampled");
-    free(rows);
+    cgi_text_stalls(out, r, pt->stalls, width, said);
+    if (cgi_text_table(out, p, pt, rows, n, width, fold)) return ENOMEM;
     /* After the table, whose rows they detail: the calls that took long and returned. */
     cgi_text_late(out, r, width);
     if (p->have_trace)
-        fprintf(out, "  timeline: %lu events kept, %lu dropped", (unsigned long)p->trace_events,
-                (unsigned long)p->trace_dropped);
+        fprintf(out, "  timeline: %lu event%s kept, %lu dropped", (unsigned long)p->trace_events,
+                p->trace_events == 1 ? "" : "s", (unsigned long)p->trace_dropped);
     if (p->have_trace && p->trace_dropped)
         fprintf(out, " (each thread keeps its last %u calls; threads past the first %u keep none)",
                 CGI_TRACE_EVENTS - 1, CGI_TRACE_MAX_THREADS);
@@ -300,82 +426,66 @@ int cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, in
     return 0;
 }
 
-/* ---- across ranks (report_ranks.h) ---- */
-
-typedef struct cgi_text_ranks_arg {
-    const cgi_report_writer *w;
-    FILE *out;
-} cgi_text_ranks_arg;
-
-/* "RANK@HOST", cut to fit cap. */
-static const char *cgi_text_where(char *buf, size_t cap, const cgi_rank_where *at)
+/* A process without a rank that did nothing unusual: its section, and the
+ * line that says it where the report has ranks (it is their launcher). */
+static int cgi_text_unranked(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, cgi_trow *rows, size_t n,
+                             int width, unsigned *said)
 {
-    snprintf(buf, cap, "%u@%s", at->rank, at->host);
-    return buf;
-}
-
-/* A site's peaks and worst stall, under its row. */
-static void cgi_text_rank_peaks(FILE *out, const cgi_rank_site *s, int indent)
-{
-    if (!s->peak_inside && !s->peak_waiting && !s->stall_ns) return;
-    fprintf(out, "%*s", indent, "");
-    const char *sep = "";
-    if (s->peak_inside)
-        fprintf(out, "peak %u thread%s inside at rank %u on %s", s->peak_inside, s->peak_inside == 1 ? "" : "s",
-                s->peak_inside_at.rank, s->peak_inside_at.host),
-            sep = "; ";
-    if (s->peak_waiting)
-        fprintf(out, "%speak %u waiting at rank %u on %s", sep, s->peak_waiting, s->peak_waiting_at.rank,
-                s->peak_waiting_at.host),
-            sep = "; ";
-    if (s->stall_ns)
-        fprintf(out, "%sworst stall %.3f ms at rank %u on %s", sep, cgi_ms(s->stall_ns), s->stall_at.rank,
-                s->stall_at.host);
-    fputc('\n', out);
-}
-
-static void cgi_text_rank_site(const cgi_rank_site *s, void *arg)
-{
-    const cgi_text_ranks_arg *a = arg;
-    const cgi_report_writer *w = a->w;
-    FILE *out = a->out;
-    const cgi_row *row = cgi_row_at(w, s->row);
-    const cgi_rank_spread *c = &s->calls_per_rank, *t = &s->ns_per_rank;
-    char cat[96], tat[96];
-    if (w->width) {
-        /* Two lines an entry point, each within the width. */
-        fprintf(out, "  %s: %u ranks, calls per rank: min %lu, median %lu, max %lu at %s\n", CGI_ROW_NAME(row),
-                s->ranks, (unsigned long)c->min, (unsigned long)c->median, (unsigned long)c->max,
-                cgi_text_where(cat, sizeof cat, &c->max_at));
-        fprintf(out, "      ms per rank: min %.3f, median %.3f, max %.3f at %s\n", cgi_ms(t->min), cgi_ms(t->median),
-                cgi_ms(t->max), cgi_text_where(tat, sizeof tat, &t->max_at));
-        cgi_text_rank_peaks(out, s, 6);
-        return;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return ENOMEM;
+    int e = cgi_text_section(f, p, pt, rows, n, width, said, 0);
+    if (fclose(f) != 0 || e) return free(text), ENOMEM;
+    cgi_text_marked(out, text, len, 'u', '-');
+    free(text);
+    /* The head's figures, then the command cut to the rest of the line. */
+    const cgi_stats_region *r = p->region;
+    char *head = NULL, *cmd = NULL;
+    size_t hlen = 0, clen = 0;
+    FILE *h = open_memstream(&head, &hlen), *c = open_memstream(&cmd, &clen);
+    if (h) {
+        fprintf(h, "callguard: pid %d%s", r->h.pid, r->h.host[0] ? " on " : "");
+        CGI_TEXT_FIELD(h, r->h.host);
+        fprintf(h, " (exit 0), no rank: %lu call%s, %.3f ms, nothing unusual: ", (unsigned long)pt->calls,
+                pt->calls == 1 ? "" : "s", cgi_ms(pt->total_ns));
     }
-    int apiw = w->apiw > 4 ? w->apiw : 4;
-    fprintf(out, "  %-*s %-36s %6u %10lu %10lu %10lu %10lu %-16s %11.3f %10.3f %10.3f %10.3f %s\n", apiw, row->api,
-            CGI_ROW_NAME(row), s->ranks, (unsigned long)s->calls, (unsigned long)c->min, (unsigned long)c->median,
-            (unsigned long)c->max, cgi_text_where(cat, sizeof cat, &c->max_at), cgi_ms(s->total_ns), cgi_ms(t->min),
-            cgi_ms(t->median), cgi_ms(t->max), cgi_text_where(tat, sizeof tat, &t->max_at));
-    cgi_text_rank_peaks(out, s, apiw + 5);
+    if (c) cgi_text_str(c, r->h.command, 200);
+    e = (h ? fclose(h) : -1) | (c ? fclose(c) : -1);
+    if (!e) {
+        size_t room = hlen + 8 < (size_t)width ? (size_t)width - hlen : 8, keep = clen;
+        if (clen > room) { /* cut before a character, with "..." */
+            keep = room - 3;
+            while (keep && ((unsigned char)cmd[keep] & 0xc0) == 0x80)
+                keep--;
+        }
+        fprintf(out, "%cu+%s%.*s%s\n", CGI_FOLD_MARK, head, (int)keep, cmd, keep < clen ? "..." : "");
+    }
+    free(head), free(cmd);
+    return e ? ENOMEM : 0;
 }
 
-/* Processes of two ranks or more: each entry point over the ranks. */
-static void cgi_text_across_ranks(FILE *out, const cgi_report_writer *w)
+/* One process's section (one with calls). At a width, a process without
+ * a rank that did nothing unusual may fold into one line, and a rank's
+ * table that says nothing of the rank alone into one line (spool marks). */
+int cgi_text_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, int width, unsigned *said)
 {
-    size_t ranks, hosts, unranked;
-    cgi_ranks_counts(w->ranks, &ranks, &hosts, &unranked);
-    if (ranks < 2) return;
-    int apiw = w->apiw > 4 ? w->apiw : 4;
-    fprintf(out, "callguard: across %zu ranks on %zu host%s", ranks, hosts, hosts == 1 ? "" : "s");
-    if (unranked) fprintf(out, " (%zu process%s without a rank left out)", unranked, unranked == 1 ? "" : "es");
-    if (w->width)
-        return (void)fputs(":\n", out), cgi_ranks_each(w->ranks, cgi_text_rank_site, &(cgi_text_ranks_arg){w, out});
-    fprintf(out, "; per rank: min, median, max, where the max was (rank@host):\n");
-    fprintf(out, "  %-*s %-36s %6s %10s %10s %10s %10s %-16s %11s %10s %10s %10s %s\n", apiw, "api", "entry point",
-            "ranks", "calls", "min", "median", "max", "max at", "total ms", "min ms", "median ms", "max ms", "max at");
-    cgi_text_ranks_arg a = {w, out};
-    cgi_ranks_each(w->ranks, cgi_text_rank_site, &a);
+    const cgi_stats_region *r = p->region;
+    size_t n;
+    cgi_trow *rows = cgi_rows_of_process(r, &n);
+    if (!rows) return ENOMEM;
+    cgi_rows_sort(rows, n);
+    int e, ranked = (r->h.rank_set & CGI_RANK_SET) != 0, matters = !width || cgi_proc_matters(p, pt, rows, n);
+    if (width && !ranked && !matters)
+        e = cgi_text_unranked(out, p, pt, rows, n, width, said);
+    else {
+        int plain = !width || !ranked;
+        for (size_t i = 0; i < n && !plain; i++)
+            plain = cgi_row_matters(&rows[i]);
+        e = cgi_text_section(out, p, pt, rows, n, width, said, plain ? 0 : 'r');
+    }
+    free(rows);
+    return e;
 }
 
 int cgi_text_tables(FILE *out, const cgi_report_writer *w)
@@ -393,8 +503,7 @@ int cgi_text_tables(FILE *out, const cgi_report_writer *w)
         cgi_table_write(out, rows, n, w->width, NULL);
         free(rows);
     }
-    cgi_text_across_ranks(out, w);
-    return 0;
+    return cgi_text_across_ranks(out, w);
 }
 
 void cgi_text_totals(FILE *out, const cgi_report_writer *w, size_t lost)
@@ -402,12 +511,15 @@ void cgi_text_totals(FILE *out, const cgi_report_writer *w, size_t lost)
     const cgi_totals all = w->all;
     size_t nproc = w->nproc;
     /* Two lines, each within the width; the second says what the times sum. */
-    fprintf(out, CGI_OUT_TEXT_HEAD "%zu process%s, %lu calls (%lu nested, %lu errors, %lu states)\n", nproc,
-            nproc == 1 ? "" : "es", (unsigned long)all.calls, (unsigned long)all.nested, (unsigned long)all.errors,
-            (unsigned long)all.states);
+    /* "states": results that report a state (ZE_RESULT_NOT_READY), not a failure. */
     fprintf(out,
-            CGI_OUT_TEXT_HEAD "%.3f ms in the driver (summed over threads), %.3f" CGI_OUT_TEXT_TOTALS "%lu stalls\n",
-            cgi_ms(all.total_ns), cgi_ms(all.lock_wait_ns), (unsigned long)all.stalls);
+            CGI_OUT_TEXT_HEAD "%zu process%s, %lu call%s (%lu nested, %lu failed, %lu returned a state such as "
+                              "NOT_READY)\n",
+            nproc, nproc == 1 ? "" : "es", (unsigned long)all.calls, all.calls == 1 ? "" : "s",
+            (unsigned long)all.nested, (unsigned long)all.errors, (unsigned long)all.states);
+    fprintf(out,
+            CGI_OUT_TEXT_HEAD "%.3f ms in the driver (summed over threads), %.3f" CGI_OUT_TEXT_TOTALS "%lu stall%s\n",
+            cgi_ms(all.total_ns), cgi_ms(all.lock_wait_ns), (unsigned long)all.stalls, all.stalls == 1 ? "" : "s");
     if (lost)
         fprintf(out,
                 "callguard: %zu more process%s of the run left no statistics (its storage was full, read-only or "

@@ -58,7 +58,7 @@ def run_reports_the_stall_with_its_python_line():
     check("1 stall blocked other threads" in lines[1], r.stdout)
     check("toy toyWait" in lines[2] and "holding cpython, 1 other thread waiting" in lines[2] and
           "at <string>:4 in worker()" in lines[2], r.stdout)
-    check("--release-gil" in lines[3] and "entry point" in lines[4], r.stdout)
+    check("--release-runtime" in lines[3] and "entry point" in lines[4], r.stdout)
 
 
 def run_trace_marks_a_stall():

@@ -226,6 +226,56 @@ def mpi4py4_on_each_pypi_mpi_same_output_around_and_inside_the_launcher_each_ran
     return None if ran else 77
 
 
+# A healthy job: rank 0 receives from the others (comm.recv: MPI_Mprobe + MPI_Mrecv, docs/mpi.md), all
+# meet in collectives.
+HEALTHY_JOB = r"""
+import array, time
+from mpi4py import MPI
+comm = MPI.COMM_WORLD
+rank, size = comm.Get_rank(), comm.Get_size()
+cfg = comm.bcast({"steps": 4} if rank == 0 else None, root=0)
+for step in range(cfg["steps"]):
+    time.sleep(0.01 * (rank + 1))
+    if rank == 0:
+        got = [comm.recv(source=src, tag=step) for src in range(1, size)]
+    else:
+        comm.send({"rank": rank, "step": step}, dest=0, tag=step)
+    total = comm.allreduce(rank, op=MPI.SUM)
+    comm.Barrier()
+out = array.array("d", [0.0] * 1000)
+comm.Allreduce(array.array("d", [float(rank)] * 1000), out, op=MPI.SUM)
+g = comm.gather(rank, root=0)
+"""
+
+
+def mpi4py4_healthy_three_rank_job_report_fits_60_lines_in_words():
+    """`callguard run --report - -- mpirun -n 3 python3 job.py` (mpi4py 4 from PyPI, a job that ends well):
+    the text report fits 60 lines of at most 100 columns (it was 156: mpirun's own section, three lines an
+    entry point on which all ranks agree, a stall that blocked no one in six lines a rank); the view across
+    ranks says in words where they differ ("MPI_Mprobe: rank 0 made 8 calls, the others 0"); no "1 ranks",
+    "1 stalls" or "1 errors"; no row whose average call is longer than its longest."""
+    if not venv_has("mpi4py") or not E.get("CG_MPIRUN"):
+        return 77
+    job = os.path.join(TMP, "healthy_job.py")
+    with open(job, "w") as f:
+        f.write(HEALTHY_JOB)
+    mpirun = MPIRUN[:-1] + ["3"]
+    r = run(cg("--report", "-") + mpirun + [VPY, job], {"COLUMNS": "100"})
+    check(r[0] == 0, "the job ran", r)
+    text = r[2][r[2].index("callguard: 4 processes, 3 ranks"):]
+    lines = text.splitlines()
+    check(len(lines) <= 60 and max(len(l) for l in lines) <= 100, "%d lines:\n%s" % (len(lines), text))
+    for name in ("MPI_Mprobe", "MPI_Mrecv"):
+        check("\n  %s: rank 0 made 8 calls, the others 0;" % name in text, "%s in words:\n%s" % (name, text))
+    check("\n  MPI_Send: rank 0 made 0 calls, the others " in text, "MPI_Send in words:\n%s" % text)
+    slips = re.findall(r"\b1 (?:ranks|stalls|errors|calls|processes|threads|events|hosts)\b", text)
+    check(not slips, "plurals: %s\n%s" % (slips, text))
+    # A table row: name, time ms, %, calls, avg ms, max ms ("-": not known, said under the table).
+    rows = re.findall(r"^  (\w+) +[\d.]+ +[\d.]+ +\d+ +([\d.]+) +([\d.]+|-)(?: |$)", text, re.M)
+    check(rows and all(m == "-" or float(a) <= float(m) for _, a, m in rows),
+          "rows whose avg is over their max: %s" % [r for r in rows if r[2] != "-" and float(r[1]) > float(r[2])])
+
+
 def pyopencl_wheel_same_output_and_counted():
     """PyOpenCL's wheel from PyPI (its own ICD loader under a hashed name) on PoCL: the same output under
     `callguard run` as plainly, and its OpenCL calls counted."""

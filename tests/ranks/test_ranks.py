@@ -314,9 +314,11 @@ def report_merges_ranks_of_many_hosts_min_median_max_and_where_the_max_was():
           "toyWait, called by rank 0 alone: %s" % wait)
     check(wait["worst_stall"] is None, "no stall of toyWait")
     r = run([CG, "report", *files])
+    # In words, only where the ranks differ: each rank made another count of toyAdd, rank 0 alone toyWait.
     check(r.returncode == 0 and "across 5 ranks on 3 hosts (1 process without a rank left out):\n" in r.stdout and
-          "\n  toyAdd: 5 ranks, calls per rank: min 1, median 20, max 40 at 1@node-b\n" in r.stdout and
-          "\n      ms per rank: min 0.000, median 0.002, max 0.009 at 1@node-b\n" in r.stdout,
+          "\n  toyAdd: 1 to 40 calls a rank, no count most ranks made (rank 1 made the most); 0.015 ms in all; 4\n"
+          in r.stdout and "\n  toyWait: rank 0 made 1 call, the others 0; 0.000 ms in all;" in r.stdout and
+          max(len(l) for l in r.stdout.splitlines()) <= 100,
           "the view across ranks, each line within 100 columns", r)
     r = run([CG, "report", "--all", *files])  # every column: one row an entry point
     check(r.returncode == 0 and "across 5 ranks on 3 hosts" in r.stdout, "the table", r)
