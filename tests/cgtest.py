@@ -20,6 +20,18 @@ def check(cond, what, r=None):
         raise AssertionError(what)
 
 
+def hang_lines(text):
+    """The `callguard: hang:` lines of stderr text, each with the lines it went on to (the block fits 100
+    columns: a longer line goes on at a space, indented 4 more) joined back to it by one space."""
+    out = []
+    for line in text.splitlines():
+        if line.startswith("callguard: hang:     ") and out:
+            out[-1] += " " + line[len("callguard: hang:"):].strip()
+        elif line.startswith("callguard: hang:"):
+            out.append(line)
+    return out
+
+
 def no_core():
     """A child's preexec_fn: a process that aborts (as a test may expect)
     leaves no core file."""

@@ -71,6 +71,8 @@ static const char usage_top[] = "usage: callguard run [OPTIONS] [--] PROGRAM [AR
                                 "  help     a command's help (as callguard COMMAND --help)\n"
                                 "\n"
                                 "options: -h, --help (this help), --version\n"
+                                "documents: docs/*.md of the source (docs/report.md reads a report); the pip\n"
+                                "  package's callguard prints them: callguard docs [NAME]\n"
                                 "example:\n"
                                 "  callguard run --serialize clBuildProgram --report - -- python3 job.py\n";
 

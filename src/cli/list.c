@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "../common/names.h"
 
@@ -16,7 +18,7 @@ static void list_describe(const cli_layer *l)
     const cg_layer_info *i = &l->info;
     printf("layer %s: %s\n", i->api, l->file);
     printf("  prefixes %s; header %s\n", i->prefixes, i->header ? i->header : "-");
-    if (i->soname) printf("  stands in for %s; shim %s\n", i->soname, l->shim ? l->shim : "none");
+    if (i->soname) printf("  stands in for %s\n  shim %s\n", i->soname, l->shim ? l->shim : "none");
     printf("  real library: %s, else %s\n", i->library_env,
            i->library_path ? i->library_path
            : i->soname     ? i->soname
@@ -80,40 +82,79 @@ static char *list_rules(const cg_site_info *s)
     return fclose(f) == 0 ? text : (free(text), NULL);
 }
 
-/* The table of a layer's entry points: name, transition, serialize, thread
- * rules, blocking reason; 0, or 1 out of memory. */
+/* The width of the lines: COLUMNS as a shell exports it, else the
+ * terminal's, else 100; at most 100 (the report's rule) and at least 60. */
+static int list_width(void)
+{
+    const char *env = getenv("COLUMNS");
+    char *end;
+    long cols = env && *env ? strtol(env, &end, 10) : 0;
+    struct winsize ws;
+    if (!(env && *env && !*end && cols > 0))
+        cols = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 100;
+    return cols > 100 ? 100 : cols < 60 ? 60 : (int)cols;
+}
+
+/* "    LABEL: TEXT", words carried over to lines indented further at the width. */
+static void list_more(const char *label, const char *text, int width)
+{
+    int col = printf("    %s:", label), indent = 8;
+    while (*text) {
+        size_t n = strcspn(text, " ");
+        if (col + 1 + (int)n > width && col > indent)
+            col = printf("\n%*s", indent, "") - 1;
+        else
+            col += printf(" ");
+        col += printf("%.*s", (int)n, text);
+        text += n;
+        text += strspn(text, " ");
+    }
+    putchar('\n');
+}
+
+/* The table of a layer's entry points within the width: name, transition,
+ * serialize, thread rules and what a blocking entry point waits for, in
+ * columns where they fit; the thread rules where their column does not,
+ * and a reason that does not, on lines of their own under the row
+ * ("(below)"). 0, or 1 out of memory. */
 static int list_sites(const cg_site_info *s, long n)
 {
-    int width = 40, rwidth = 12, rc = 0;
-    char **rules = calloc((size_t)n + 1, sizeof *rules);
-    if (!rules) return 1;
+    int width = list_width(), nw = 11, sw = 9, rw = 12, rc = 0;
+    char **rules = calloc((size_t)n + 1, sizeof *rules), **names = calloc((size_t)n + 1, sizeof *names),
+         **sers = calloc((size_t)n + 1, sizeof *sers);
+    if (!rules || !names || !sers) rc = 1;
     for (long i = 0; i < n && !rc; i++) {
-        int w = (int)strlen(s[i].name) + (s[i].variant_of ? (int)strlen(s[i].variant_of) + 6 : 0);
-        if (w > width) width = w;
-        if (!(rules[i] = list_rules(&s[i])))
-            rc = 1;
-        else if ((int)strlen(rules[i]) > rwidth)
-            rwidth = (int)strlen(rules[i]);
-    }
-    if (!rc)
-        printf("%-*s %-10s %-16s %-*s %s\n", width, "entry point", "transition", "serialize", rwidth, "thread rules",
-               "blocking reason");
-    for (long i = 0; i < n && !rc; i++) {
-        char *name = NULL, *ser = NULL;
-        if ((s[i].variant_of ? asprintf(&name, "%s (as %s)", s[i].name, s[i].variant_of)
-                             : asprintf(&name, "%s", s[i].name)) < 0 ||
-            asprintf(&ser, "%s%s", s[i].domain[0] ? s[i].domain : "-", scope_suffix(&s[i])) < 0) {
-            rc = 1;
+        if (!(rules[i] = list_rules(&s[i])) ||
+            (s[i].variant_of ? asprintf(&names[i], "%s (as %s)", s[i].name, s[i].variant_of)
+                             : asprintf(&names[i], "%s", s[i].name)) < 0 ||
+            asprintf(&sers[i], "%s%s", s[i].domain[0] ? s[i].domain : "-", scope_suffix(&s[i])) < 0) {
+            names[i] = sers[i] = NULL, rc = 1;
             break;
         }
-        printf("%-*s %-10s %-16s %-*s %s\n", width, name, cgi_transition_name(s[i].transition), ser, rwidth, rules[i],
-               s[i].blocking ? s[i].reason : "-");
-        free(name), free(ser);
+        int w = (int)strlen(names[i]);
+        nw = w > nw && w <= width / 2 ? w : nw; /* a longer name has a line of its own */
+        sw = (int)strlen(sers[i]) > sw ? (int)strlen(sers[i]) : sw;
+        rw = (int)strlen(rules[i]) > rw ? (int)strlen(rules[i]) : rw;
+    }
+    int inline_rules = nw + 1 + 10 + 1 + sw + 1 + rw <= width; /* else under the row, where not "-" */
+    if (!rc)
+        printf("%-*s %-10s %-*s %s%s\n", nw, "entry point", "transition", sw, "serialize",
+               inline_rules ? "thread rules " : "", "blocking reason");
+    for (long i = 0; i < n && !rc; i++) {
+        if ((int)strlen(names[i]) > nw) printf("%s\n", names[i]);
+        int col = printf("%-*s %-10s %-*s ", nw, (int)strlen(names[i]) > nw ? "" : names[i],
+                         cgi_transition_name(s[i].transition), sw, sers[i]);
+        if (inline_rules) col += printf("%-*s ", rw, rules[i]);
+        const char *why = s[i].blocking ? s[i].reason : "-";
+        int below = col + (int)strlen(why) > width; /* the reason on a line of its own */
+        printf("%s\n", below ? "(below)" : why);
+        if (!inline_rules && strcmp(rules[i], "-") != 0) list_more("thread rules", rules[i], width);
+        if (below) list_more("blocks", why, width);
     }
     if (!rc) printf("%ld entry points\n", n);
     for (long i = 0; i < n; i++)
-        free(rules[i]);
-    free(rules);
+        free(rules ? rules[i] : NULL), free(names ? names[i] : NULL), free(sers ? sers[i] : NULL);
+    free(rules), free(names), free(sers);
     return rc;
 }
 

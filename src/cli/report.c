@@ -8,15 +8,40 @@
 #include "../common/message.h"
 
 #include <dirent.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct report_files {
     char **v;
     size_t n, cap;
 } report_files;
+
+/* Whether stdout is a pipe its reader closed (`callguard report F | head`):
+ * a write end without readers polls as an error. */
+static int report_reader_gone(void)
+{
+    struct pollfd p = {.fd = STDOUT_FILENO, .events = 0};
+    return poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
+}
+
+/* Ends as a tool whose reader went away does, quietly, by SIGPIPE (the
+ * write said EPIPE: the signal was ignored). A file's failure is never
+ * this: it stays loud, with its error and status 2. */
+static void report_end_as_pipe_closed(void)
+{
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    signal(SIGPIPE, SIG_DFL);
+    sigprocmask(SIG_UNBLOCK, &pipe, NULL);
+    raise(SIGPIPE);
+    cli_exit(128 + SIGPIPE);
+}
 
 static void report_push(report_files *f, char *path)
 {
@@ -115,8 +140,9 @@ int cli_cmd_report(int argc, char **argv)
     /* "/dev/stdout" is the stdout we were given, never reopened:
      * `callguard report F >> log` appends to log (a reopen would write
      * from its start). */
-    if (cg_report_merge_files((const char *const *)files.v, files.n, o.json ? o.json : "/dev/stdout", format) !=
-        CG_OK) {
+    const char *out = o.json ? o.json : "/dev/stdout";
+    if (cg_report_merge_files((const char *const *)files.v, files.n, out, format) != CG_OK) {
+        if (!strcmp(out, "/dev/stdout") && report_reader_gone()) report_end_as_pipe_closed();
         cgi_say("%s", cg_last_error());
         return 2;
     }

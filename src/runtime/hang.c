@@ -58,7 +58,18 @@ void cgi_hang_note_stderr(void)
     if (cgi_err_known) cgi_err_dev = st.st_dev, cgi_err_ino = st.st_ino;
 }
 
-/* Appends "callguard: hang: LINE\n", the line made safe to print (message.c). */
+/* The block's lines are at most this wide: a longer one goes on, at a
+ * space, on lines indented further (the text report's rule). */
+#define CGI_HANG_WIDTH 100
+
+static void cgi_hang_put(cgi_hang_text *t, int indent, const char *s, size_t n)
+{
+    int k = snprintf(t->buf + t->len, sizeof t->buf - t->len, "callguard: hang: %*s%.*s\n", indent, "", (int)n, s);
+    if (k > 0 && (size_t)k < sizeof t->buf - t->len) t->len += (size_t)k;
+}
+
+/* Appends "callguard: hang: LINE\n", the line made safe to print (message.c)
+ * and fitted to CGI_HANG_WIDTH columns. */
 static void cgi_hang_line(cgi_hang_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void cgi_hang_line(cgi_hang_text *t, const char *fmt, ...)
 {
@@ -68,8 +79,24 @@ static void cgi_hang_line(cgi_hang_text *t, const char *fmt, ...)
     vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
     cgi_one_line(line, sizeof line, raw);
-    int n = snprintf(t->buf + t->len, sizeof t->buf - t->len, "callguard: hang: %s\n", line);
-    if (n > 0 && (size_t)n < sizeof t->buf - t->len) t->len += (size_t)n;
+    const size_t head = sizeof "callguard: hang: " - 1, own = strspn(line, " ");
+    const char *s = line;
+    size_t n = strlen(line), lead = 0;
+    /* Columns, not bytes: a byte that continues a UTF-8 sequence adds none. */
+    for (;;) {
+        size_t room = CGI_HANG_WIDTH - head - lead, cols = 0, i = 0, cut = 0;
+        for (; i < n && cols <= room; i++) {
+            cols += ((unsigned char)s[i] & 0xc0) != 0x80;
+            if (s[i] == ' ' && cols <= room && i > (lead ? 0 : own)) cut = i;
+        }
+        if (cols <= room || !cut) break; /* fits, or one word longer than the room: whole */
+        cgi_hang_put(t, (int)lead, s, cut);
+        s += cut, n -= cut;
+        while (n && *s == ' ')
+            s++, n--;
+        lead = own + 4;
+    }
+    cgi_hang_put(t, (int)lead, s, n);
 }
 
 /* Writes the block to fd 2 while fd 2 is still the file it was at start-up

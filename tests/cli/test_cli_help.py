@@ -33,6 +33,7 @@ def each_command_has_its_own_help_within_80_columns():
         check(check_help([cmd, "-h"], "usage: callguard " + cmd) == text, "%s -h" % cmd)
         check(check_help(["help", cmd], "usage: callguard " + cmd) == text, "help %s" % cmd)
         check(text != top and cmd in top, "%s: its own help, named in callguard's" % cmd)
+    check("docs/*.md" in top and "callguard docs [NAME]" in top, "the help says where the documents are: " + top)
     run_help = run([CG, "run", "--help"]).stdout
     for opt in ("--report", "--trace", "--serialize", "--release-runtime", "--api", "--layer", "--all"):
         check(opt in run_help, "run --help names %s" % opt)

@@ -203,6 +203,58 @@ def report_table_follows_columns_and_all_shows_every_row_and_column():
           "nothing folded, at any width:\n" + r.stdout)
 
 
+CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz", "corpus", "report")
+
+
+def wide(text):
+    """The lines of text over 100 columns."""
+    return [l for l in text.splitlines() if len(l) > 100]
+
+
+def report_and_list_fit_100_columns_and_all_says_it_is_wide():
+    """Every line of `callguard report` of each saved report of tests/fuzz/corpus/report, and of `callguard
+    list` of the toy layer and each installed layer, within 100 columns (not a terminal, COLUMNS unset); but
+    for a path longer than the room, on a line of its own. `report --all` is wider, and says so first."""
+    env = {"COLUMNS": ""}
+    for name in sorted(os.listdir(CORPUS)):
+        r = run([CG, "report", os.path.join(CORPUS, name)], env=env)
+        check(r.returncode == 0 and not wide(r.stdout), "report %s: %s" % (name, wide(r.stdout)), r)
+        a = run([CG, "report", "--all", os.path.join(CORPUS, name)], env=env)
+        check(a.returncode == 0 and "callguard: every row and column (--all): lines as wide as they need" in
+              a.stdout, "report --all %s says it is wide" % name, a)
+    installed = [l.split()[1].rstrip(":") for l in run([CG, "list"], env=env).stdout.splitlines()
+                 if l.startswith("layer ")]
+    check(len(installed) >= 2, "the installed layers: %s" % installed)
+    for layer in [TOYLAYER] + installed:
+        r = run([CG, "list", layer], env=env)
+        over = [l for l in wide(r.stdout) if len(l.split()[-1]) <= 100 - 24 or "/" not in l.split()[-1]]
+        check(r.returncode == 0 and r.stdout.endswith(" entry points\n") and not over,
+              "list %s: %s" % (layer, over), r)
+
+
+def report_into_a_closed_pipe_ends_quietly_and_a_full_file_says_so():
+    """`callguard report F | head` with SIGPIPE ignored (as a Python parent or a CI runner leaves it): the
+    write into the pipe fails, and callguard ends as a tool whose reader went away does, killed by SIGPIPE,
+    saying nothing (it said "cannot write report /dev/stdout: Broken pipe", status 2). A file that cannot
+    take the report is still an error: /dev/full, status 2 and the error named."""
+    big = os.path.join(TMP, "big.json")
+    with open(big, "w") as f:  # a report of some 700 KB of text: more than a pipe holds
+        json.dump({"schema": "callguard-report", "version": 1, "processes": [
+            {"pid": 100 + i, "command": "./app", "sites": [{"name": "toy%d" % k, "calls": k + 1} for k in range(60)]}
+            for i in range(200)]}, f)
+    p = subprocess.Popen([CG, "report", "--all", big], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         preexec_fn=lambda: signal.signal(signal.SIGPIPE, signal.SIG_IGN))
+    first = p.stdout.read(100)
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    p.wait(timeout=60)
+    check(first.startswith(b"callguard: ") and p.returncode == -signal.SIGPIPE and err == "",
+          "status %s, stderr %r" % (p.returncode, err))
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([CG, "report", "--all", big], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    check(r.returncode == 2 and "cannot write report /dev/stdout: No space left on device" in r.stderr, r.stderr)
+
+
 def report_that_cannot_keep_its_sections_aside_is_not_written():
     """The processes' sections wait for the summary that leads them: in memory up to 4 MiB, then in an
     unlinked file in TMPDIR. Where no such file can be made (TMPDIR a folder that does not exist), a report

@@ -18,7 +18,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from cgtest import check, listing, main  # noqa: E402  (tests/cgtest.py)
+from cgtest import check, hang_lines, listing, main  # noqa: E402  (tests/cgtest.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HANG = os.path.join(HERE, "cl_hang.py")
@@ -80,8 +80,10 @@ def hang_report_names_the_call_the_gil_and_the_python_line_while_it_hangs():
     with Hung("--hang-ms", "500") as h:
         err = h.stderr_until("callguard: hang: end", 20)
         check(h.p.poll() is None, "the program still runs: callguard never stops it\n" + err)
-        lines = [l for l in err.splitlines() if l.startswith("callguard: hang:")]
+        lines = hang_lines(err)
         check(len(lines) == 3, "one block of three lines:\n" + err)
+        check(all(len(l) <= 100 for l in err.splitlines() if l.startswith("callguard: hang:")),
+              "each line of the block within 100 columns:\n" + err)
         check("a guarded call in flight for 500 ms or more (CALLGUARD_HANG_MS=500); 1 in flight:" in lines[0], err)
         call = lines[1]
         check(" cl clWaitForEvents, " in call and "holds the GIL (cpython)" in call, err)
@@ -129,7 +131,7 @@ def hang_report_names_the_python_line_of_a_wait_without_the_gil():
     path = os.path.join(TMP, "hang-cdll.json")
     with Hung("--hang-ms", "300", "--report", path, args=("cdll",)) as h:
         err = h.stderr_until("callguard: hang: end", 20)
-        call = next((l for l in err.splitlines() if " cl clWaitForEvents, " in l), "")
+        call = next((l for l in hang_lines(err) if " cl clWaitForEvents, " in l), "")
         check(call.endswith("python %s:%d in <module>" % (HANG, WAIT)) and "holds the GIL" not in call,
               "the Python line of a wait without the GIL:\n" + err)
         os.kill(h.p.pid, signal.SIGTERM)
@@ -362,6 +364,7 @@ def status_of_a_folder_names_missing_and_ended_ranks():
         os.killpg(p.pid, signal.SIGKILL)
         p.wait(timeout=30)
     check(r.returncode == 0 and "missing: 2 of 3 ranks (0, 2)" in r.stdout, r.stdout + r.stderr)
+    check(all(len(l) <= 100 for l in r.stdout.splitlines()), "within 100 columns:\n" + r.stdout)
     check("ended, with a report in the folder: rank 0 on " in r.stdout, r.stdout)
     check(re.search(r"rank 1 pid \d+ on .*in cl clWaitForEvents for", r.stdout, re.S), r.stdout)
 

@@ -13,7 +13,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
-from cgtest import check, main  # noqa: E402  (tests/cgtest.py)
+from cgtest import check, hang_lines, main  # noqa: E402  (tests/cgtest.py)
 
 E = os.environ
 HANG_S = 5  # the deadlock is forced, not timed: a child still running after this is hung for good
@@ -56,7 +56,8 @@ def ze_gil_loader_lock_deadlock_hang_report_names_zeModuleCreate_the_gil_and_the
         line = next(i for i, text in enumerate(f, 1) if text.startswith("r = module_create("))
     r = run_group([E["CG_CLI"], "run", "--api", "ze", "--hang-ms", "1000", "--"] + CHILD, HANG_S)
     check(r[0] is None, "the child deadlocks under --hang-ms too (still running after %d s)" % HANG_S)
-    call = re.search(r'^callguard: hang:   tid \d+ "[^"]*": ze zeModuleCreate, (\d+) ms, (.*)$', r[2], re.M)
+    block = "\n".join(hang_lines(r[2]))  # each line with the lines it went on to
+    call = re.search(r'^callguard: hang:   tid \d+ "[^"]*": ze zeModuleCreate, (\d+) ms, (.*)$', block, re.M)
     check(call, "a hang report names zeModuleCreate within %d s:\n%s" % (HANG_S, r[2]))
     check(int(call.group(1)) >= 1000, "its age is at least --hang-ms: %s" % call.group(0))
     check("holds the GIL (cpython)" in call.group(2), "it holds the GIL: %s" % call.group(0))
@@ -67,7 +68,7 @@ def ze_gil_loader_lock_deadlock_hang_report_names_zeModuleCreate_the_gil_and_the
     # The other side: thread B, in no guarded call (inside glibc's dl_iterate_phdr, in a ctypes callback),
     # asleep on the GIL.
     other = re.findall(r'^callguard: hang:   tid (\d+) "[^"]*": in no guarded call, waits for the GIL \(cpython\)$',
-                       r[2], re.M)
+                       block, re.M)
     holder = re.search(r'^callguard: hang:   tid (\d+) ', call.group(0)).group(1)
     check(len(other) == 1 and other[0] != holder, "the thread waiting for the GIL is named:\n" + r[2])
 
