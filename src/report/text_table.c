@@ -450,7 +450,12 @@ static int cgi_text_unranked(FILE *out, const cgi_proc_view *p, const cgi_totals
         fprintf(h, " (exit 0), no rank: %lu call%s, %.3f ms, nothing unusual: ", (unsigned long)pt->calls,
                 pt->calls == 1 ? "" : "s", cgi_ms(pt->total_ns));
     }
-    if (c) cgi_text_str(c, r->h.command, 200);
+    /* The program by its name, not its path: the line is short. */
+    const char *cmd0 = r->h.command, *slash = cmd0;
+    size_t first = strcspn(cmd0, " ");
+    for (size_t i = 0; i < first && i < sizeof r->h.command && cmd0[i]; i++)
+        if (cmd0[i] == '/') slash = cmd0 + i + 1;
+    if (c) cgi_text_str(c, slash, sizeof r->h.command - (size_t)(slash - cmd0));
     e = (h ? fclose(h) : -1) | (c ? fclose(c) : -1);
     if (!e) {
         size_t room = hlen + 8 < (size_t)width ? (size_t)width - hlen : 8, keep = clen;

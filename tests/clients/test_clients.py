@@ -268,6 +268,10 @@ def mpi4py4_healthy_three_rank_job_report_fits_60_lines_in_words():
     for name in ("MPI_Mprobe", "MPI_Mrecv"):
         check("\n  %s: rank 0 made 8 calls, the others 0;" % name in text, "%s in words:\n%s" % (name, text))
     check("\n  MPI_Send: rank 0 made 0 calls, the others " in text, "MPI_Send in words:\n%s" % text)
+    # mpirun (no rank; its hwloc plugin lists OpenCL devices, PoCL's quirk matched and never called): a line.
+    check(re.search(r"^callguard: pid \d+ on .*\(exit 0\), no rank: \d+ calls, [\d.]+ ms, nothing unusual: mpirun ",
+                    text, re.M) and " applied: " not in text and "matched cl driver" not in text,
+          "mpirun's section in one line:\n%s" % text)
     slips = re.findall(r"\b1 (?:ranks|stalls|errors|calls|processes|threads|events|hosts)\b", text)
     check(not slips, "plurals: %s\n%s" % (slips, text))
     # A table row: name, time ms, %, calls, avg ms, max ms ("-": not known, said under the table).
