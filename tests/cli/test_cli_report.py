@@ -131,7 +131,7 @@ def table_report(name, sites):
     guarded([PROG, "calls"], "--report", path)
     rep = json.load(open(path))
     base = rep["processes"][0]["sites"][0]
-    rep["processes"][0]["sites"] = [dict(base, name=n, calls=c, total_ns=ns, max_ns=ns // c, **extra)
+    rep["processes"][0]["sites"] = [dict(dict(base, name=n, calls=c, total_ns=ns, max_ns=ns // c), **extra)
                                     for n, c, ns, extra in sites]
     out = os.path.join(TMP, name)
     json.dump(rep, open(out, "w"))
@@ -178,6 +178,22 @@ def report_table_is_sorted_by_time_fits_100_columns_and_folds_the_rest():
           "what is unusual under its row (no room beside it), a policy as a legend:\n" + r.stdout)
     check("  time: in the driver, summed over threads (sampled); %: of the table's time; avg, max: a call" in lines,
           "the labels' legend:\n" + r.stdout)
+
+
+def report_row_never_averages_more_than_its_longest_call():
+    """Sampled times: 12 calls seen for 3.708 ms by the watchdog's ticks, the longest seen 0.193 ms (as Open MPI's
+    MPI_Barrier was). The row said avg 0.309, max 0.193; now its max is "-", said under the table, in the
+    table and with --all; a row whose max is known keeps it."""
+    path = table_report("sampled.json", [("toyBarrier", 12, 3708000, {"max_ns": 193000}),
+                                         ("toyCompile", 4, 5000000000, {})])
+    for args in ([], ["--all"]):
+        r = run([CG, "report", *args, path], env={"COLUMNS": ""})
+        row = [l.split() for l in r.stdout.splitlines() if "toyBarrier" in l.split()[:2]]
+        known = [l.split() for l in r.stdout.splitlines() if "toyCompile" in l.split()[:2]]
+        nums = row[0][row[0].index("toyBarrier") + 1:] if row else []
+        check(r.returncode == 0 and row and "0.309" in nums and "-" in nums and "0.193" not in nums and
+              "1250.000" in known[0] and known[0].count("1250.000") == 2 and
+              "calls of about the watchdog's 1 ms tick or shorter" in r.stdout, "%s:\n%s" % (args, r.stdout))
 
 
 def report_table_follows_columns_and_all_shows_every_row_and_column():
