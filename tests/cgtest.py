@@ -22,11 +22,12 @@ def check(cond, what, r=None):
 
 def hang_lines(text):
     """The `callguard: hang:` lines of stderr text, each with the lines it went on to (the block fits 100
-    columns: a longer line goes on at a space, indented 4 more) joined back to it by one space."""
+    columns: a longer line goes on at a space, or after a '/' of a path longer than the room, indented 4
+    more) joined back to it."""
     out = []
     for line in text.splitlines():
         if line.startswith("callguard: hang:     ") and out:
-            out[-1] += " " + line[len("callguard: hang:"):].strip()
+            out[-1] += ("" if out[-1].endswith("/") else " ") + line[len("callguard: hang:"):].strip()
         elif line.startswith("callguard: hang:"):
             out.append(line)
     return out

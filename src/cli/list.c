@@ -38,7 +38,7 @@ static int list_layers_installed(void)
     free(names);
     for (size_t i = 0; i < set.n; i++)
         list_describe(&set.v[i]);
-    printf("%zu layers installed in %s\n", set.n, cli_libdir);
+    printf("%zu layer%s installed in %s\n", set.n, set.n == 1 ? "" : "s", cli_libdir);
     return rc;
 }
 

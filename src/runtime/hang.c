@@ -84,12 +84,15 @@ static void cgi_hang_line(cgi_hang_text *t, const char *fmt, ...)
     size_t n = strlen(line), lead = 0;
     /* Columns, not bytes: a byte that continues a UTF-8 sequence adds none. */
     for (;;) {
-        size_t room = CGI_HANG_WIDTH - head - lead, cols = 0, i = 0, cut = 0;
+        size_t room = CGI_HANG_WIDTH - head - lead, cols = 0, i = 0, cut = 0, slash = 0;
         for (; i < n && cols <= room; i++) {
             cols += ((unsigned char)s[i] & 0xc0) != 0x80;
             if (s[i] == ' ' && cols <= room && i > (lead ? 0 : own)) cut = i;
+            if (s[i] == '/' && cols < room) slash = i + 1;
         }
-        if (cols <= room || !cut) break; /* fits, or one word longer than the room: whole */
+        if (cols <= room) break;
+        if (!cut) cut = slash; /* one word longer than the room: after a path's '/' */
+        if (!cut) break;       /* else whole */
         cgi_hang_put(t, (int)lead, s, cut);
         s += cut, n -= cut;
         while (n && *s == ' ')

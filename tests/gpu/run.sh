@@ -176,7 +176,7 @@ read -r longest waited <<<"$(pause hang --hang-ms 300)"
 # The hang report is written while the call waits: the 1 s wait in cuStreamSynchronize, GIL held (PyDLL),
 # with pause.py's line.
 # (A block's line that went on past 100 columns, indented 4 more, is joined back first.)
-if awk '/^callguard: hang:     / { sub(/^callguard: hang: +/, ""); line = line " " $0; next }
+if awk '/^callguard: hang:     / { sub(/^callguard: hang: +/, ""); line = line (line ~ /\/$/ ? "" : " ") $0; next }
         { if (line != "") print line; line = $0 } END { print line }' "$OUT/b-hang.out" |
     grep -q 'callguard: hang:   tid .*cuda cuStreamSynchronize, .*holds the GIL (cpython), python .*pause.py:[0-9]' &&
     grep -q 'callguard: hang: over' "$OUT/b-hang.out"; then
