@@ -216,8 +216,7 @@ int cgi_text_across_ranks(FILE *out, const cgi_report_writer *w)
     if (l.oom) return free(l.v), ENOMEM;
     qsort(l.v, l.n, sizeof *l.v, cgi_ranks_by_time);
     fprintf(out,
-            ":\n  the %d entry points that took most time, and those where ranks differ: in calls, or a rank "
-            "over %dx the median time and %u ms more\n",
+            ":\n  the top %d by time, then where ranks differ (calls, or a rank over %dx the median time and %u ms)\n",
             CGI_RANKS_TOP, CGI_RANKS_SLOWER, CGI_RANKS_SLOWER_NS / 1000000u);
     cgi_ranks_lines(out, w, &l);
     free(l.v);

@@ -395,7 +395,7 @@ static int cgi_text_table(FILE *out, const cgi_proc_view *p, const cgi_totals *p
     cgi_text_marked(out, text, len, fold, '-');
     fprintf(out, "%c%c+  ", CGI_FOLD_MARK, fold);
     cgi_text_table_line(out, rows, n, pt);
-    fputs(" (--all: its table)\n", out);
+    fputs(" (--all: table)\n", out);
     free(text);
     return 0;
 }
