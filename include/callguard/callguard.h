@@ -135,7 +135,8 @@ typedef enum cg_report_format {
     CG_REPORT_JSON = 0,
     CG_REPORT_TEXT = 1,
     CG_REPORT_TEXT_ALL = 2,
-    CG_REPORT_ADVICE = 3
+    CG_REPORT_ADVICE = 3,
+    CG_REPORT_PROMETHEUS = 4 /* cg_status_write only: Prometheus' text exposition format */
 } cg_report_format;
 /* Writes this process's report; path "-" is stderr. An existing file at
  * path is replaced only when it is empty or a report or timeline callguard
@@ -172,6 +173,28 @@ int cg_status_write(const char *const *stats_paths, size_t npaths, const char *w
  * asks nothing: cg_status_write. */
 int cg_status_write_threads(const char *const *stats_paths, size_t npaths, const char *where, int fd,
                             cg_report_format format, int depth);
+/* What one running process is doing, in brief: for `callguard status
+ * --stuck` and `--watch` and `callguard run --stuck` (docs/report.md,
+ * "Stuck jobs"). Its oldest call in flight is the one named. */
+typedef struct cg_status_brief {
+    int pid, rank; /* rank -1: none */
+    unsigned world_size;
+    char host[72];
+    unsigned long long calls; /* its guarded calls so far */
+    unsigned in_flight;
+    unsigned long long oldest_ns; /* the oldest call's age; 0: none in flight */
+    char api[32], name[64];       /* that call's entry point */
+    int waiting;                  /* 1: it waits for the entry point's lock */
+    char where[200];              /* "FILE:LINE in FUNCTION" of its Python line; "" when not known */
+} cg_status_brief;
+/* Reads each statistics file as cg_status_write does (files that are not
+ * the caller's, or not statistics files, are left out and said on stderr
+ * unless quiet) into out[0..npaths); *nout: how many were read. */
+int cg_status_briefs(const char *const *stats_paths, size_t npaths, cg_status_brief *out, size_t *nout, int quiet);
+/* The reports this process writes from now on carry `stuck`: a JSON
+ * object (the view `callguard run --stuck` printed, docs/report.md); NULL
+ * drops it. `callguard run` sets it; a saved report's is kept on merging. */
+int cg_report_set_stuck(const char *json_object);
 /* Reads a saved JSON report (refusing anything else: another schema or
  * version, a truncated file) and writes it again as `format` to path. */
 int cg_report_convert(const char *json_path, const char *path, cg_report_format format);

@@ -87,7 +87,7 @@ static const char usage_run_head[] = "usage: callguard run [OPTIONS] [--] PROGRA
 static const char usage_run_foot[] = "\n"
                                      "exit status: PROGRAM's (its signal if it was killed); 2: a bad option or\n"
                                      "setting; 126, 127: PROGRAM not executable, not found; 125: PROGRAM exited 0\n"
-                                     "but a report or trace could not be written\n"
+                                     "but a report or trace could not be written; 124: --on-stuck abort ended it\n"
                                      "example:\n"
                                      "  callguard run --serialize clBuildProgram --report - -- python3 job.py\n";
 
@@ -106,9 +106,8 @@ const cli_option cli_run_options[] = {
     {"trace-lines",       "FILE|-",          CGI_SETTING_TRACE_LINES, NULL,
      "one line per call: api entry call_ns lock_wait_ns error"},
     {"serialize",         "FN[=DOMAIN][:process|:handle|:once][,...]", CGI_SETTING_SERIALIZE, NULL,
-     "one thread at a time in FN; FNs of one DOMAIN share a\n"
-     "lock (default DOMAIN: FN); :once, only until FN\n"
-     "first succeeds"},
+     "one thread at a time in FN, FNs of a DOMAIN share a\n"
+     "lock (default: FN's own); :once, until FN succeeds"},
     {"release-runtime",   NULL,              CGI_SETTING_RUNTIME,     "release",
      "leave the runtime (the Python GIL) around blocking\n"
      "calls; --release-gil is the same"},
@@ -120,9 +119,12 @@ const cli_option cli_run_options[] = {
     {"hang-ms",           "N|off",           CGI_SETTING_HANG_MS,     NULL,
      "print the calls in flight once one is N ms old (kept\n"
      "in the statistics at 1 s without it; off: neither)"},
+    {"stuck",             "AFTER|off",       CGI_SETTING_STUCK,       NULL,
+     "the job's view once a call is AFTER old (default 5m)"},
+    {"on-stuck",          "report|abort|CMD", CGI_SETTING_ON_STUCK,   NULL,
+     "then: no more (default), end the job, run CMD"},
     {"timing",            "sampled|exact",   CGI_SETTING_TIMING,      NULL,
-     "a watchdog times calls, or every call reads the\n"
-     "clock (default: sampled)"},
+     "sampled by a watchdog (default), or timed each call"},
     {"check-threads",     NULL,              CGI_SETTING_CHECK,       "threads",
      "report calls the API's thread rules forbid to overlap"},
     {"serialize-handles", NULL,              CGI_SETTING_SERIALIZE_HANDLES, "yes",

@@ -86,13 +86,17 @@ static int run_write_trace(const char *trace, const char *dir)
  * written: a launcher that stops a job (mpirun on SIGTERM, Ctrl-C) kills
  * every rank left with SIGKILL as soon as one rank ends, and the ranks
  * that got the signal at the same moment are then writing theirs. Until
- * a second after the signal, at most. */
-static void run_linger_if_stopped(void)
+ * a second after the signal (or --on-stuck abort's), at most. */
+static void run_linger_if_stopped(const run_watch *watch)
 {
     struct timespec at, now;
     cgi_rank rank;
     cgi_launcher_rank(&rank);
-    if (rank.rank < 0 || !run_stopped_at(&at)) return;
+    if (rank.rank < 0) return;
+    if (watch->aborted) /* ended by --on-stuck abort: as if stopped then */
+        at = (struct timespec){(time_t)(watch->abort_ns / 1000000000u), (long)(watch->abort_ns % 1000000000u)};
+    else if (!run_stopped_at(&at))
+        return;
     clock_gettime(CLOCK_MONOTONIC, &now);
     long long left = (long long)(at.tv_sec + 1 - now.tv_sec) * 1000000000LL + (at.tv_nsec - now.tv_nsec);
     if (left <= 0 || left > 1000000000LL) return;
@@ -153,7 +157,15 @@ int cli_cmd_run(int argc, char **argv)
     run_lost_open(&missing, dir);
     run_child_environment(&env, &o, &set, dir, &missing);
     run_result r = {0};
-    rc = run_start_and_wait(o.prog, &env, dir, &r);
+    run_watch watch;
+    run_stuck_options(&o, &watch);
+    /* Inside a launcher (this run has a rank), the job is every run of
+     * the folder on this host; around one, the run's own tree. */
+    cgi_rank rank;
+    cgi_launcher_rank(&rank);
+    watch.stats_dir = dir, watch.folder = folder && rank.rank >= 0 ? o.report : NULL;
+    rc = run_start_and_wait(o.prog, &env, dir, &watch, &r);
+    run_stuck_end(&watch);
     run_env_free(&env);
     run_lost_close(&missing, dir);
     /* The program has ended: the note goes before the report is written,
@@ -179,7 +191,13 @@ int cli_cmd_run(int argc, char **argv)
     /* The program's failure or signal wins; a program that succeeded and
      * a report or trace that was lost: 125, callguard's own failure (as
      * env(1) and timeout(1) use it), never 2, 126 or 127. */
+    if (watch.aborted) {
+        /* Ended by --on-stuck abort: its own status, whatever the program's. */
+        run_linger_if_stopped(&watch);
+        run_stuck_leave(&watch);
+        return RUN_STUCK_EXIT;
+    }
     if (lost && WIFEXITED(r.child_status) && WEXITSTATUS(r.child_status) == 0) return CLI_EXIT_LOST_OUTPUT;
-    run_linger_if_stopped();
+    run_linger_if_stopped(&watch);
     return run_exit_as_child(r.child_status);
 }

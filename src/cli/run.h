@@ -12,9 +12,12 @@
  *                  passed to the program once
  *   run_folder.c   `--report DIR/`: one report per run, named by host, rank
  *                  and pid, created exclusively
+ *   run_stuck.c    `--stuck`, `--on-stuck`: the job watched while it runs, its
+ *                  view said once a call is stuck, the job ended or a command run
  *
  * Calls go from run.c to the others, from run_options.c to run_folder.c
- * (checking the folder) and from run_wait.c to run_signals.c; none call back. */
+ * (checking the folder), from run_wait.c to run_signals.c and run_stuck.c,
+ * and from run_stuck.c to run_folder.c and run_signals.c; none call back. */
 #ifndef CLI_RUN_H
 #define CLI_RUN_H
 
@@ -84,6 +87,58 @@ void run_lost_close(run_lost *l, const char *dir);
 void run_child_environment(env_list *env, const run_opts *o, const cli_layers *set, const char *dir,
                            const run_lost *lost);
 
+/* `--stuck AFTER` and `--on-stuck ACTION` (run_stuck.c, docs/report.md
+ * "Stuck jobs"): the job's statistics files looked at every
+ * RUN_STUCK_LOOK_MS while it runs. */
+#define RUN_STUCK_DEFAULT_MS (5u * 60u * 1000u)
+#define RUN_STUCK_LOOK_MS 250
+#define RUN_STUCK_GRACE_S 5    /* abort: SIGTERM, then SIGKILL this much later */
+#define RUN_STUCK_COMMAND_S 10 /* a command's time to end before it is killed */
+#define RUN_STUCK_EXIT 124     /* callguard run's status when abort ended the job */
+enum { RUN_STUCK_REPORT, RUN_STUCK_ABORT, RUN_STUCK_COMMAND };
+typedef struct run_watch {
+    uint64_t after_ms; /* 0: off */
+    int action;        /* RUN_STUCK_* */
+    const char *command;
+    const char *stats_dir, *folder; /* the run's statistics; --report DIR/ (NULL: none) */
+    pid_t program;
+    uint64_t next_ns; /* the next look, CLOCK_MONOTONIC */
+    /* What was said: the processes when the view was last said; stuck now. */
+    stuck_said said;
+    int stuck;
+    unsigned views;
+    char *lease; /* held: this run speaks for the job on this host */
+    int spoke;   /* this run said the view */
+    char headline[600];
+    char *view, *stuck_list; /* the last view as JSON (status's), its stuck processes */
+    uint64_t late_ms;        /* how long after AFTER the first view was said */
+    long long first_unix_ms;
+    /* abort */
+    int aborted, killed;
+    uint64_t abort_ns, ended_ms; /* ended_ms: the tree ended this long after SIGTERM */
+    size_t signalled;
+    /* the command */
+    pid_t cmd;
+    uint64_t cmd_ns;
+    int cmd_ran, cmd_killed;
+    char cmd_result[160];
+} run_watch;
+/* The options' values (checked already) into w, off when AFTER is off. */
+void run_stuck_options(const run_opts *o, run_watch *w);
+/* The milliseconds until the next look; -1: none (off, or the job done). */
+int run_stuck_wait_ms(const run_watch *w);
+/* A look at the job when it is time: the view said when a call is past
+ * AFTER (once, and again when it changes), the action taken. */
+void run_stuck_look(run_watch *w);
+/* Whether pid, just reaped with status, was the command: its end said. */
+int run_stuck_reaped(run_watch *w, pid_t pid, int status);
+/* The whole tree has exited: the lease given back (unless aborted), the
+ * report's `stuck` member set (cg_report_set_stuck). */
+void run_stuck_end(run_watch *w);
+/* The lease given back: at the end, or after an aborted run lingered, so
+ * the other ranks' runs, aborting too, do not speak again. */
+void run_stuck_leave(run_watch *w);
+
 typedef struct run_result {
     int exec_errno; /* nonzero: the program could not be started */
     pid_t pid;      /* the program's */
@@ -95,7 +150,7 @@ typedef struct run_result {
  * comes to us, so "after the whole tree has exited" means it, settling
  * statistics files as their processes end. Returns 0, or 1 when callguard
  * itself failed. */
-int run_start_and_wait(char **prog, env_list *env, const char *dir, run_result *r);
+int run_start_and_wait(char **prog, env_list *env, const char *dir, run_watch *w, run_result *r);
 /* Whether the run was stopped (SIGINT, SIGTERM, SIGHUP or SIGQUIT came to
  * it, passed on or not), and when (CLOCK_MONOTONIC). */
 int run_stopped_at(struct timespec *at);
@@ -118,7 +173,12 @@ void run_sig_end(void);
 /* Whether pid, just reaped, was the witness process: no process of the
  * program's tree (a child of callguard's that sees the group's signals). */
 int run_sig_witness(pid_t pid);
+/* Whether pid is the witness process (nothing changed). */
+int run_sig_is_witness(pid_t pid);
 
+/* The lease that one run of this host holds to speak for the job when it is
+ * stuck (run_stuck.c): DIR/.callguard-HOST-stuck.lease, malloc'd. */
+char *run_stuck_lease_name(const char *dir);
 /* Whether --report names a folder: a trailing slash, or a folder that exists. */
 int run_report_is_folder(const char *report);
 /* Refuses a folder no report could be written in (not a folder, no

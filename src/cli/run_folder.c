@@ -156,6 +156,15 @@ char *run_live_note(const char *dir, const char *stats_dir)
     return path; /* no note: status does not find the run; the run goes on */
 }
 
+char *run_stuck_lease_name(const char *dir)
+{
+    char host[HOST_NAME_MAX + 1], *path;
+    run_host_part(host);
+    size_t n = strlen(dir);
+    if (asprintf(&path, "%s%s.callguard-%s-stuck.lease", dir, n && dir[n - 1] == '/' ? "" : "/", host) < 0) exit(1);
+    return path;
+}
+
 int run_live_note_read(int dfd, const char *name, char *stats, size_t cap)
 {
     cgi_file_name is;

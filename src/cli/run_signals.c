@@ -276,6 +276,8 @@ void run_sig_before_program(void)
 
 void run_sig_program(pid_t pid) { program = pid; }
 
+int run_sig_is_witness(pid_t pid) { return witness_pid && pid == witness_pid; }
+
 int run_sig_witness(pid_t pid)
 {
     if (!witness_pid || pid != witness_pid) return 0;

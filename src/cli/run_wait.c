@@ -135,12 +135,12 @@ static void run_signals_after_fork(pid_t pid)
 /* Reaps every process of the tree that has ended, keeping how each ended.
  * Returns waitpid's last answer (0: some still run; -1 with ECHILD: none
  * is left), or -2 out of memory. */
-static pid_t run_reap(pid_t pid, run_result *r, size_t *cap)
+static pid_t run_reap(pid_t pid, run_watch *watch, run_result *r, size_t *cap)
 {
     int st;
     pid_t w;
     while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
-        if (run_sig_witness(w)) continue;
+        if (run_sig_witness(w) || run_stuck_reaped(watch, w, st)) continue;
         if (w == pid) r->child_status = st, run_sig_end();
         if (r->nexits == *cap) {
             cg_proc_exit *more = realloc(r->exits, (*cap *= 2) * sizeof *r->exits);
@@ -154,7 +154,7 @@ static pid_t run_reap(pid_t pid, run_result *r, size_t *cap)
 
 /* Until the whole tree has exited: statistics files settled and processes
  * reaped as they end, asleep in ppoll between. Returns 0, or 1 out of memory. */
-static int run_wait_tree(pid_t pid, run_settler *settler, const sigset_t *waiting, run_result *r)
+static int run_wait_tree(pid_t pid, run_settler *settler, const sigset_t *waiting, run_watch *watch, run_result *r)
 {
     size_t cap = 16;
     r->exits = malloc(cap * sizeof *r->exits);
@@ -162,13 +162,18 @@ static int run_wait_tree(pid_t pid, run_settler *settler, const sigset_t *waitin
     for (;;) {
         /* Files first: a process that exec'd is still there to be seen. */
         settler_drain(settler);
-        pid_t w = run_reap(pid, r, &cap);
+        pid_t w = run_reap(pid, watch, r, &cap);
         if (w == -2) return 1;
         if (w < 0 && errno != EINTR) break; /* ECHILD: the whole tree has exited */
         if (w == 0) {
+            /* Asleep until a child ends, a file settles, a signal comes or
+             * the job is to be looked at (--stuck). */
             struct pollfd p = {settler->ino, POLLIN, 0};
-            ppoll(&p, settler->ino >= 0, NULL, waiting);
+            int ms = run_stuck_wait_ms(watch);
+            struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+            ppoll(&p, settler->ino >= 0, ms >= 0 ? &ts : NULL, waiting);
             run_sig_pass();
+            run_stuck_look(watch);
         }
     }
     return 0;
@@ -178,7 +183,7 @@ static int run_wait_tree(pid_t pid, run_settler *settler, const sigset_t *waitin
  * comes to us, so "after the whole tree has exited" means it, settling
  * statistics files as their processes end. Returns 0, or 1 when callguard
  * itself failed. */
-int run_start_and_wait(char **prog, env_list *env, const char *dir, run_result *r)
+int run_start_and_wait(char **prog, env_list *env, const char *dir, run_watch *watch, run_result *r)
 {
     sigset_t old, waiting;
     prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -204,12 +209,13 @@ int run_start_and_wait(char **prog, env_list *env, const char *dir, run_result *
     close(errpipe[1]);
     run_signals_after_fork(pid);
     r->pid = pid;
+    watch->program = pid;
 
     int exec_errno = 0;
     if (read(errpipe[0], &exec_errno, sizeof exec_errno) == (ssize_t)sizeof exec_errno) r->exec_errno = exec_errno;
     close(errpipe[0]);
 
-    int rc = run_wait_tree(pid, &settler, &waiting, r);
+    int rc = run_wait_tree(pid, &settler, &waiting, watch, r);
     run_sig_end();
     if (rc != 0) return 1;
     settler_close(&settler);

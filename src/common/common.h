@@ -26,6 +26,7 @@
  *                              values are spelled
  *   0 secure_notice.h          the line a privileged process prints
  *   0 variables.h              the CALLGUARD_* variables, one list (CGI_SETTINGS)
+ *   0 duration.h               a duration as people write it (--stuck 30s)
  *   1 message                  one-line messages on stderr
  *   1 file_names               the names of callguard's files, each pattern
  *                              once: made and parsed

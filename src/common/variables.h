@@ -39,6 +39,10 @@
       "threads (check the thread rules) or none",                                                 NOTHING)            \
     X(CHECK_HOLD_US,     "CHECK_HOLD_US",     US,     NULL, NULL,                                 NOTHING)            \
     X(SERIALIZE_HANDLES, "SERIALIZE_HANDLES", BOOL,   NULL, NULL,                                 NOTHING)            \
+    /* `callguard run --stuck AFTER|off` and `--on-stuck report|abort|CMD`: read by the CLI (src/cli/run_stuck.c);  \
+     * a process checks the value it inherits. */                                                                    \
+    X(STUCK,             "STUCK",             TEXT,   NULL, NULL,                                 NOTHING)            \
+    X(ON_STUCK,          "ON_STUCK",          TEXT,   NULL, NULL,                                 NOTHING)            \
     X(STATS_DIR,         "STATS_DIR",         TEXT,   NULL, NULL,                                 FILE)               \
     X(STATS_LOST,        "STATS_LOST",        TEXT,   NULL, NULL,                                 FILE)               \
     /* libcallguard_load's module cache reads (and checks) these (docs/load.md) */                                     \

@@ -363,6 +363,9 @@ struct cgi_report_writer {
      * most CGI_REPORT_MAX_ENDED; ended_more: those past it. */
     cgi_status_proc *ended;
     size_t nended, endedcap, ended_more;
+    /* The job was stuck (`callguard run --stuck`): the view as a JSON
+     * object, and its "headline" for the text; NULL when not. */
+    char *stuck, *stuck_line;
 };
 #define CGI_REPORT_MAX_ENDED 1024
 

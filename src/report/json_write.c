@@ -629,6 +629,7 @@ void cgi_json_end(FILE *out, size_t nproc, const cgi_totals *pall, size_t lost, 
     if (lost) fprintf(out, ",\n  \"processes_without_statistics\": %zu", lost);
     cgi_json_across_ranks(out, w);
     cgi_json_ended_groups(out, w);
+    if (w->stuck) fprintf(out, ",\n  \"stuck\": %s", w->stuck);
     fputs(",\n  \"advice\": [", out);
     fputs(cgi_advice_each(w, cgi_json_advice, out) ? "\n  ]" : "]", out);
     fprintf(out, ",\n  \"totals\": {\"processes\": %zu", nproc);

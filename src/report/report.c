@@ -7,11 +7,65 @@
 #include "internal.h"
 
 #include "../common/errors.h"
+#include "json_lex.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* The `stuck` member of the reports written from now on (cg_report_set_stuck). */
+static char *cgi_stuck_next;
+
+int cg_report_set_stuck(const char *json_object)
+{
+    char *copy = json_object ? strdup(json_object) : NULL;
+    if (json_object && !copy) return cgi_fail(CG_ENOMEM, "out of memory");
+    free(cgi_stuck_next);
+    cgi_stuck_next = copy;
+    return CG_OK;
+}
+
+/* The text's line of a `stuck` member: its headline, AFTER and the action. */
+typedef struct cgi_stuck_text {
+    char headline[400], after[32], action[16];
+    int aborted;
+} cgi_stuck_text;
+
+static void cgi_stuck_member(cgi_json *j, const char *key, void *ctx)
+{
+    cgi_stuck_text *t = ctx;
+    if (strcmp(key, "headline") == 0)
+        cgi_lex_str(j, t->headline, sizeof t->headline);
+    else if (strcmp(key, "after") == 0)
+        cgi_lex_str(j, t->after, sizeof t->after);
+    else if (strcmp(key, "action") == 0)
+        cgi_lex_str(j, t->action, sizeof t->action);
+    else if (strcmp(key, "aborted") == 0)
+        t->aborted = cgi_read_bool(j);
+    else
+        cgi_lex_skip(j);
+}
+
+int cgi_report_keep_stuck(cgi_report_writer *w, const char *json, size_t len)
+{
+    if (w->stuck) return 0;
+    cgi_json j = {.s = json, .end = json + len};
+    cgi_stuck_text t = {.headline = ""};
+    cgi_lex_ws(&j);
+    if (j.s < j.end && *j.s == '{') cgi_read_object(&j, cgi_stuck_member, &t);
+    cgi_lex_ws(&j);
+    if (j.err || j.s != j.end || !t.headline[0]) return -1;
+    char *line = NULL;
+    if (asprintf(&line, "%s (over --stuck %s%s)", t.headline, t.after[0] ? t.after : "?",
+                 t.aborted                          ? "; --on-stuck abort ended the job"
+                 : strcmp(t.action, "command") == 0 ? "; --on-stuck ran its command"
+                                                    : "") < 0)
+        return -1;
+    if (!(w->stuck = strndup(json, len))) return free(line), -1;
+    w->stuck_line = line;
+    return 0;
+}
 
 int cgi_report_begin(const char *path, cg_report_format format, cgi_report_writer **out)
 {
@@ -37,6 +91,7 @@ int cgi_report_begin(const char *path, cg_report_format format, cgi_report_write
         cgi_ranks_free(w->ranks), free(w->path), free(w);
         return cgi_fail(e == ENOMEM ? CG_ENOMEM : CG_EIO, "cannot write report %s: %s", path, strerror(e));
     }
+    if (cgi_stuck_next) cgi_report_keep_stuck(w, cgi_stuck_next, strlen(cgi_stuck_next));
     if (format == CG_REPORT_JSON) cgi_json_begin(w->o.f);
     if (format == CG_REPORT_TEXT || format == CG_REPORT_ADVICE) w->width = cgi_text_width(w->o.f);
     *out = w;
@@ -99,7 +154,7 @@ static void cgi_report_free(cgi_report_writer *w)
     cgi_spool_drop(&w->spool);
     cgi_ranks_free(w->ranks);
     free(w->ended), free(w->rowblk), free(w->rowix.ix), free(w->hosts), free(w->hostix.ix), free(w->quirks),
-        free(w->probed), free(w->path), free(w);
+        free(w->probed), free(w->path), free(w->stuck), free(w->stuck_line), free(w);
 }
 
 /* The text, once every process is in: the summary and the tables made in

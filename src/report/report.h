@@ -27,6 +27,10 @@ CGI_HIDDEN int cgi_report_begin(const char *path, cg_report_format format, cgi_r
 /* The saved reports a report is read from (kept, not copied): the text's
  * advice names them in the command that shows all of it. */
 CGI_HIDDEN void cgi_report_sources(cgi_report_writer *w, const char *const *paths, size_t n);
+/* Keeps a `stuck` JSON object (len bytes: the view of a stuck job, from
+ * cg_report_set_stuck or a saved report) for w, unless it has one already:
+ * 0, or -1 when it is not one object or memory ran out. */
+CGI_HIDDEN int cgi_report_keep_stuck(cgi_report_writer *w, const char *json, size_t len);
 /* How a run's processes ended (kept, not copied), those that made no
  * guarded call included: the text says so when none made one. */
 CGI_HIDDEN void cgi_report_exits(cgi_report_writer *w, const cg_proc_exit *exits, size_t n);

@@ -433,6 +433,12 @@ static int cgi_report_parse(const char *json_path, const char *text, size_t len,
                 } while (!j.err && cgi_lex_lit(&j, ','));
                 cgi_lex_expect(&j, ']');
             }
+        } else if (strcmp(key, "stuck") == 0) {
+            /* The job's view when it was stuck: kept as it was written (the first report's). */
+            cgi_lex_ws(&j);
+            const char *at = j.s;
+            cgi_lex_skip(&j);
+            if (!j.err && w) cgi_report_keep_stuck(w, at, (size_t)(j.s - at));
         } else
             cgi_lex_skip(&j);
         if (!cgi_lex_lit(&j, ',')) {

@@ -206,6 +206,52 @@ static cgi_status_threads **cgi_status_ask_all(const char *const *paths, size_t 
     return t;
 }
 
+/* ---- in brief (--stuck, --watch) ------------------------------------------------ */
+
+static void cgi_status_brief_of(const cgi_status_proc *p, cg_status_brief *b)
+{
+    memset(b, 0, sizeof *b);
+    b->pid = p->pid, b->rank = p->rank, b->world_size = p->world_size;
+    snprintf(b->host, sizeof b->host, "%s", p->host);
+    b->calls = p->calls, b->in_flight = p->in_flight;
+    const cgi_hang_call *old = NULL;
+    for (unsigned i = 0; i < p->ncalls; i++)
+        if (!old || p->call[i].age_ns > old->age_ns) old = &p->call[i];
+    if (!old) return;
+    b->oldest_ns = old->age_ns ? old->age_ns : 1;
+    snprintf(b->api, sizeof b->api, "%s", old->api);
+    snprintf(b->name, sizeof b->name, "%s", old->name);
+    b->waiting = old->waiting != 0;
+    if (old->py_file[0])
+        snprintf(b->where, sizeof b->where, "%.120s:%d%s%.60s", old->py_file, old->py_line,
+                 old->py_func[0] ? " in " : "", old->py_func);
+}
+
+int cg_status_briefs(const char *const *stats_paths, size_t npaths, cg_status_brief *out, size_t *nout, int quiet)
+{
+    *nout = 0;
+    cgi_stats_region *r = malloc(sizeof *r);
+    if (!r) return cgi_fail(CG_ENOMEM, "status: out of memory");
+    for (size_t i = 0; i < npaths; i++) {
+        char why[200];
+        int fd = open(stats_paths[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW), rc = -1;
+        struct stat st;
+        if (fd >= 0 && fstat(fd, &st) == 0 && st.st_uid == geteuid()) rc = cgi_stats_read_fd(fd, r, why, sizeof why);
+        if (fd >= 0) close(fd);
+        if (rc != 0) {
+            if (!quiet) cgi_status_read(stats_paths[i], r); /* says why */
+            continue;
+        }
+        struct timespec ts;
+        cgi_status_proc p;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        cgi_status_take(r, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec, &p);
+        cgi_status_brief_of(&p, &out[(*nout)++]);
+    }
+    free(r);
+    return CG_OK;
+}
+
 int cg_status_write(const char *const *stats_paths, size_t npaths, const char *where, int fd, cg_report_format format)
 {
     return cg_status_write_threads(stats_paths, npaths, where, fd, format, 0);

@@ -516,6 +516,11 @@ int cgi_summary_write(FILE *out, const cgi_report_writer *w, size_t lost)
     cgi_summary_head(out, w);
     cgi_summary_figures(out, w);
     int lines = 2;
+    if (w->stuck_line) {
+        fputs("  stuck: ", out);
+        cgi_text_str(out, w->stuck_line, 300);
+        fputc('\n', out), lines++;
+    }
     for (size_t i = 0; i < ns.n; i++) {
         int n = 0;
         for (const char *c = ns.v[i].text; *c; c++)

@@ -14,6 +14,7 @@
 #include "resolve.h"
 #include "../common/secure_notice.h"
 #include "../common/variables.h"
+#include "../common/duration.h"
 #include "settings.h"
 #include "signals.h"
 #include "site.h"
@@ -284,6 +285,25 @@ static int cgi_set_serialize_handles(const cgi_env_value *v)
     return rc;
 }
 
+/* `callguard run`'s to act on (src/cli/run_stuck.c): checked here, so a
+ * bad value stops the run before the program starts, and kept by no one. */
+static int cgi_set_stuck(const cgi_env_value *v)
+{
+    uint64_t ms;
+    if (strcmp(v->text, "off") != 0 && !cgi_parse_duration(v->text, CGI_STUCK_MIN_MS, CGI_STUCK_MAX_MS, &ms))
+        return cgi_fail(CG_EINVAL, "'%s': expected " CGI_STUCK_EXPECTED, v->text);
+    return CG_OK;
+}
+
+/* report, abort, or a command run with the job's view on its stdin. */
+static int cgi_set_on_stuck(const cgi_env_value *v)
+{
+    if (!v->text[strspn(v->text, " \t")])
+        return cgi_fail(CG_EINVAL, "empty value: expected report, abort or a command (run with the view as JSON "
+                                   "on its stdin)");
+    return CG_OK;
+}
+
 /* Read by cgi_init before anything else. */
 static int cgi_set_env_only(const cgi_env_value *v)
 {
@@ -328,6 +348,8 @@ static cgi_set_fn *const cgi_env_sets[CGI_NSETTINGS] = {
     [CGI_SETTING_CHECK] = cgi_set_check,
     [CGI_SETTING_CHECK_HOLD_US] = cgi_set_check_hold,
     [CGI_SETTING_SERIALIZE_HANDLES] = cgi_set_serialize_handles,
+    [CGI_SETTING_STUCK] = cgi_set_stuck,
+    [CGI_SETTING_ON_STUCK] = cgi_set_on_stuck,
     [CGI_SETTING_STATS_DIR] = cgi_set_env_only,
     [CGI_SETTING_STATS_LOST] = cgi_set_env_only,
     [CGI_SETTING_LIBRARY] = cgi_set_library,

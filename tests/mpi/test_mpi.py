@@ -652,5 +652,68 @@ def mpi4py_hang_status_names_the_rank_out_of_step_live_and_after_sigterm():
           "in_flight_groups: %s" % groups)
 
 
+def hang_job():
+    job = os.path.join(TMP, "hang_job.py")
+    with open(job, "w") as f:
+        f.write(HANG_JOB)
+    return job
+
+
+def mpi4py_stuck_abort_around_mpirun_names_rank_2_then_ends_the_job_with_124():
+    """`callguard run --report DIR/ --stuck 4s --on-stuck abort -- mpirun -n 3 python3 job.py` (rank 2 in an
+    MPI_Recv nobody matches, ranks 0-1 in MPI_Barrier): callguard says rank 2's call and line on stderr once,
+    with the view `callguard status` writes, ends the whole job by itself, exits 124 and keeps the report:
+    its calls in flight and a `stuck` member, which `callguard report` keeps (text and JSON)."""
+    job, folder = hang_job(), os.path.join(TMP, "stuck-around")
+    start = time.monotonic()
+    r = run([E["CG_CLI"], "run", "--api", "mpi", "--report", folder + "/", "--stuck", "4s", "--on-stuck", "abort",
+             "--", *MPIRUN[:-1], "3", PYTHON, job], seconds=40)
+    took = time.monotonic() - start
+    check(r[0] == 124, "exit status 124 (aborted)", r)
+    said = "callguard: stuck over --stuck 4s: rank 2 (pid "
+    check(r[2].count(said) == 1 and "in MPI_Recv at %s:6 in <module>" % job in r[2], "rank 2 named once", r)
+    check("ranks 0, 1: in MPI_Barrier at %s:7" % job in r[2] and "--on-stuck abort: SIGTERM" in r[2],
+          "the view and the abort", r)
+    check(took < 20, "the job ended by itself in %.1f s (at most 20)" % took, r)
+    reports = [f for f in os.listdir(folder) if f.endswith(".json")]
+    check(len(reports) == 1, "one report: %s" % reports)
+    rep = json.load(open(os.path.join(folder, reports[0])))
+    flight = sorted((c["name"], c["python"]["line"]) for p in rep["processes"] for c in p["in_flight"])
+    check(flight == [("MPI_Barrier", 7), ("MPI_Barrier", 7), ("MPI_Recv", 6)], "calls in flight kept: %s" % flight)
+    stuck = rep["stuck"]
+    check(stuck["aborted"] and stuck["action"] == "abort" and stuck["after_ms"] == 4000 and stuck["views"] == 1,
+          "stuck: %s" % {k: v for k, v in stuck.items() if k != "view"})
+    check(sorted((p["rank"], p["name"]) for p in stuck["processes"]) ==
+          [(0, "MPI_Barrier"), (1, "MPI_Barrier"), (2, "MPI_Recv")] and stuck["view"]["groups"][0]["ranks"] == [2],
+          "stuck processes, rank 2's group first: %s" % stuck)
+    print("said %d ms after AFTER; the job ended %d ms after SIGTERM" % (stuck["said_late_ms"], stuck["ended_ms"]))
+    t = subprocess.run([E["CG_CLI"], "report", folder + "/"], capture_output=True, text=True, timeout=60)
+    check("stuck: rank 2 (pid" in t.stdout and "(over\n" not in t.stdout and "--on-stuck abort ended the job" in
+          t.stdout.replace("\n      ", " "), "callguard report keeps it:\n" + t.stdout + t.stderr)
+    merged = os.path.join(TMP, "stuck-merged.json")
+    subprocess.run([E["CG_CLI"], "report", "--json", merged, folder + "/"], capture_output=True, timeout=60)
+    check(json.load(open(merged))["stuck"] == stuck, "the merged JSON keeps the stuck member as it was")
+
+
+def mpi4py_stuck_inside_mpirun_one_run_speaks_for_the_job_and_every_rank_ends():
+    """`mpirun -n 3 callguard run --report DIR/ --stuck 4s --on-stuck abort`: the three runs look at the same
+    folder, one of them (the lease holder) says the view, once; every rank's run ends its own rank and exits
+    124; each report keeps its call in flight and the `stuck` member; no lease or note is left."""
+    job, folder = hang_job(), os.path.join(TMP, "stuck-inside")
+    start = time.monotonic()
+    r = run(MPIRUN[:-1] + ["3"] + guarded(folder, "--stuck", "4s", "--on-stuck", "abort") + [PYTHON, job],
+            seconds=40)
+    took = time.monotonic() - start
+    check(r[0] not in (0, None) and took < 20, "the job ended by itself, not 0, in %.1f s" % took, r)
+    check(r[2].count("callguard: stuck over --stuck 4s: ") == 1 and
+          "rank 2 (pid" in r[2] and "in MPI_Recv at %s:6" % job in r[2], "one view, naming rank 2", r)
+    for rank, name in ((0, "MPI_Barrier"), (1, "MPI_Barrier"), (2, "MPI_Recv")):
+        rep = report(folder, rank)
+        check([c["name"] for p in rep["processes"] for c in p["in_flight"]] == [name], "rank %d's call" % rank)
+        check(rep["stuck"]["aborted"], "rank %d's report: stuck, aborted" % rank)
+    check(sum(report(folder, k)["stuck"]["spoke"] for k in range(3)) == 1, "one run spoke")
+    check(not [f for f in os.listdir(folder) if f.startswith(".")], "no lease or note left: %s" % os.listdir(folder))
+
+
 if __name__ == "__main__":
     main()
