@@ -11,6 +11,8 @@
 #  - mpi4py 4 and PyOpenCL's wheel, the PyPI clients of tests/clients/test_clients.py (each compared plainly and
 #    under `callguard run`): mpi4py's wheel against Debian's Open MPI, PyOpenCL's with its own ICD loader
 #    (docs/development.md, "Real clients from PyPI"). About 40 MB with numpy, a few seconds.
+#  - prometheus_client, whose parser reads `callguard status --format prometheus` in the tests
+#    (tests/mpi/test_mpi.py). Under 1 MB.
 #  - NCCL (nvidia-nccl-cu12): its nccl.h is the header the NCCL layer is generated from (tests/gen/layers.txt) and
 #    built with, and its libnccl.so.2 the real library of tests/nccl. build-venv/nccl is made a link to the
 #    package's folder (include/, lib/), so neither names the venv's Python version. About 470 MB installed.
@@ -36,6 +38,7 @@ venv=${1:-build-venv}
 cuda_pkgs="cuda-bindings==13.5.0"
 intel_pkgs="intel-opencl-rt==2026.2.0 intel-cmplr-lib-rt==2026.2.0"
 client_pkgs="mpi4py==4.1.2 pyopencl==2026.1.4"
+prom_pkgs="prometheus_client==0.26.0"
 # NCCL 2.32.3: apis/nccl.ini and the committed layer src/layers/nccl were made from its nccl.h.
 nccl_pkgs="nvidia-nccl-cu12==2.32.3"
 # MPICH 5.0.2: apis/mpi.ini's abi_headers and the committed layer src/layers/mpi were made from its headers.
@@ -60,6 +63,13 @@ if "$venv/bin/python" -c "import mpi4py, pyopencl; assert mpi4py.__version__ == 
 else
     # shellcheck disable=SC2086
     pip --only-binary :all: $client_pkgs
+fi
+
+if "$venv/bin/python" -c "import prometheus_client.parser" 2>/dev/null; then
+    echo "setup-venv: $venv has prometheus_client already"
+else
+    # shellcheck disable=SC2086
+    pip --only-binary :all: $prom_pkgs
 fi
 
 if [ -f "$venv/nccl/include/nccl.h" ] && grep -q "define NCCL_MINOR 32$" "$venv/nccl/include/nccl.h"; then

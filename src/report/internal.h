@@ -65,11 +65,12 @@
  *   5 summary.c          the text report's summary (what needs attention, first)
  *                        and its advice
  *   6 report.c           a report written one process at a time (begin, add, end)
- *   6 status.c status_steps.c status_threads.c
+ *   6 status.c status_steps.c status_threads.c status_prom.c
  *                        `callguard status`: running processes' calls in flight
  *                        now, the collectives whose counts are out of step
  *                        between ranks, and each process's Python threads on
- *                        request, as text or JSON, from their statistics files
+ *                        request, as text, JSON or Prometheus' text format,
+ *                        from their statistics files
  *   7 merge.c            cg_report_merge: a `callguard run` directory into one report
  *   7 report_read.c      cg_report_merge_files, cg_report_convert: saved reports
  *                        read back (the report schema) into regions, written again
@@ -293,12 +294,21 @@ CGI_HIDDEN void cgi_status_threads_wait(cgi_status_threads *const *v, size_t n, 
 CGI_HIDDEN void cgi_status_threads_free(cgi_status_threads *t);
 CGI_HIDDEN void cgi_status_threads_text(FILE *out, const cgi_status_proc *p);
 CGI_HIDDEN void cgi_status_threads_json(FILE *out, const cgi_status_proc *p);
+/* ---- status_prom.c ---- */
+/* Prometheus' text format: begun, a process added at a time (its region and
+ * what status took of it), ended with the collectives out of step (steps
+ * may be NULL); cgi_prom_begin: NULL out of memory; cgi_prom_end frees m. */
+typedef struct cgi_prom cgi_prom;
+CGI_HIDDEN cgi_prom *cgi_prom_begin(void);
+CGI_HIDDEN void cgi_prom_add(cgi_prom *m, const cgi_stats_region *r, const cgi_status_proc *p);
+CGI_HIDDEN int cgi_prom_end(cgi_prom *m, FILE *out, cgi_status_steps *steps);
 /* ---- status_steps.c ---- */
 /* Ranked processes' counts of collectives, compared across the ranks (report_ranks.h). new: NULL when out of
  * memory; add: one process's region, 0 or -1 (out of memory); write: the collectives out of step, as text lines
  * (none: nothing) or JSON's ",\n \"out_of_step\": [...]", after the last process; 0 or -1. */
 CGI_HIDDEN cgi_status_steps *cgi_status_steps_new(void);
 CGI_HIDDEN int cgi_status_steps_add(cgi_status_steps *s, const cgi_stats_region *r);
+/* json: 0 text, 1 JSON, 2 Prometheus samples. */
 CGI_HIDDEN int cgi_status_steps_write(FILE *out, cgi_status_steps *s, int json);
 CGI_HIDDEN void cgi_status_steps_free(cgi_status_steps *s);
 

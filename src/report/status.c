@@ -276,7 +276,8 @@ int cg_status_write_threads(const char *const *stats_paths, size_t npaths, const
     cgi_status_threads **threads = cgi_status_ask_all(stats_paths, npaths, depth);
     size_t n = 0, len = 0;
     char *text = NULL;
-    FILE *mem = format == CG_REPORT_JSON ? NULL : open_memstream(&text, &len);
+    FILE *mem = format == CG_REPORT_JSON || format == CG_REPORT_PROMETHEUS ? NULL : open_memstream(&text, &len);
+    cgi_prom *prom = format == CG_REPORT_PROMETHEUS ? cgi_prom_begin() : NULL;
     /* The collectives out of step: left out (NULL) when out of memory, as the rest needs none of it. */
     cgi_status_steps *steps = cgi_status_steps_new();
     for (size_t i = 0; i < npaths; i++) {
@@ -285,10 +286,14 @@ int cg_status_write_threads(const char *const *stats_paths, size_t npaths, const
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         cgi_status_take(r, (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec, &v[n]);
-        v[n++].threads = threads ? threads[i] : NULL;
+        v[n].threads = threads ? threads[i] : NULL;
+        if (prom) cgi_prom_add(prom, r, &v[n]);
+        n++;
     }
     int rc = -1;
-    if (format == CG_REPORT_JSON) {
+    if (prom) {
+        rc = cgi_prom_end(prom, out, steps);
+    } else if (format == CG_REPORT_JSON) {
         rc = cgi_status_json(out, v, n, steps);
     } else if (mem) {
         /* Fitted to the width, a long line going on indented. */

@@ -91,6 +91,14 @@ static void cgi_steps_site(const cgi_rank_site *site, void *arg)
     if (!site->nodd) return;
     const char *api = o->s->names[site->row], *name = api + strlen(api) + 1;
     uint32_t kept = site->nodd < CGI_RANKS_ODD_KEPT ? site->nodd : CGI_RANKS_ODD_KEPT;
+    if (o->json == 2) { /* Prometheus: a sample of callguard_collective_ranks_out_of_step */
+        fputs("callguard_collective_ranks_out_of_step{api=\"", o->out);
+        cgi_text_str(o->out, api, CGI_API_NAME_MAX);
+        fputs("\",entry=\"", o->out);
+        cgi_text_str(o->out, name, CGI_NAME_MAX);
+        fprintf(o->out, "\"} %u\n", site->nodd);
+        return;
+    }
     if (o->json) {
         fputs(o->n++ ? ",\n  {\"api\": " : "\n  {\"api\": ", o->out);
         cgi_json_str(o->out, api);
@@ -129,8 +137,8 @@ int cgi_status_steps_write(FILE *out, cgi_status_steps *s, int json)
 {
     if (cgi_ranks_finish(s->v) != 0) return -1;
     cgi_steps_out o = {s, out, json, 0};
-    if (json) fputs(",\n \"out_of_step\": [", out);
+    if (json == 1) fputs(",\n \"out_of_step\": [", out);
     cgi_ranks_each(s->v, cgi_steps_site, &o);
-    if (json) fputs("]", out);
+    if (json == 1) fputs("]", out);
     return 0;
 }

@@ -715,5 +715,105 @@ def mpi4py_stuck_inside_mpirun_one_run_speaks_for_the_job_and_every_rank_ends():
     check(not [f for f in os.listdir(folder) if f.startswith(".")], "no lease or note left: %s" % os.listdir(folder))
 
 
+HEALTHY_JOB = """import time
+from mpi4py import MPI
+comm = MPI.COMM_WORLD
+print("ready", comm.Get_rank(), flush=True)
+end = time.monotonic() + 12
+while time.monotonic() < end:
+    comm.Barrier()
+    time.sleep(0.05)
+"""
+
+
+def start_job(folder, source, name):
+    """`mpirun -n 3 callguard run --report FOLDER/ -- python3 SOURCE` in a session of its own, started."""
+    job = os.path.join(TMP, name)
+    with open(job, "w") as f:
+        f.write(source)
+    e = {k: v for k, v in os.environ.items() if not k.startswith("CALLGUARD_")}
+    return job, subprocess.Popen(MPIRUN[:-1] + ["3"] + guarded(folder) + [PYTHON, job], env=e,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def end_jobs(*procs):
+    for p in procs:
+        try:
+            os.killpg(p.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            p.communicate(timeout=30)
+        finally:
+            for pid in session_pids(p.pid):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+
+
+def mpi4py_status_stuck_is_a_probe_watch_says_each_rank_and_prometheus_parses():
+    """While a job hangs (mpirun callguard run --report DIR/), `callguard status --stuck 2s DIR/` exits 1
+    naming rank 2's call and line, and on a healthy job's folder exits 0; `--watch --json` writes one object a
+    line as each rank becomes stuck and as each exits; `--format prometheus` is read by prometheus_client's
+    own parser: calls by entry point, calls in flight, the oldest call's age, MPI_Barrier out of step."""
+    hung, healthy = os.path.join(TMP, "probe-hung"), os.path.join(TMP, "probe-healthy")
+    job, p = start_job(hung, HANG_JOB, "probe_hang.py")
+    _, q = start_job(healthy, HEALTHY_JOB, "probe_healthy.py")
+    watch = None
+    try:
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and status_of(hung)[1].count(" calls: ") < 3:
+            time.sleep(0.2)
+        watch = subprocess.Popen([E["CG_CLI"], "status", "--watch", "--json", "--stuck", "2s", hung + "/"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        rc, out, err = 0, "", ""
+        while time.monotonic() < deadline and rc != 1:
+            time.sleep(0.25)
+            rc, out, err = status_of(hung, "--stuck", "2s")
+        check(rc == 1 and "stuck over --stuck 2s: rank 2 (pid" in out and "in MPI_Recv at %s:6" % job in out,
+              "--stuck 2s on the hung job: exit 1 and rank 2 named\n%s%s" % (out, err))
+        check(status_of(hung, "--stuck", "1m")[0] == 0, "--stuck 1m on the hung job: nothing that old yet")
+        rc, out, err = status_of(healthy, "--stuck", "2s")
+        check(rc == 0 and "nothing stuck: 3 processes" in out, "--stuck 2s on the healthy job: 0\n" + out + err)
+        check(status_of(hung, "--stuck", "2")[0] == 2, "--stuck without a unit: a usage error")
+        rc, prom, err = status_of(hung, "--format", "prometheus")
+        check(rc == 0, "prometheus: exit 0\n" + err)
+        parsed = subprocess.run([os.path.join(E["CG_VENV"], "bin", "python"), "-c", PROM_READ], input=prom,
+                                capture_output=True, text=True, timeout=60)
+        check(parsed.returncode == 0, "prometheus_client read it:\n%s%s" % (parsed.stderr, prom))
+        fams = json.loads(parsed.stdout)
+        check(fams["callguard_processes"] == [["callguard_processes", {}, 3.0]], "processes: %s" % fams)
+        recv = [s for s in fams["callguard_calls"] if s[1]["entry"] == "MPI_Recv"]
+        check([(s[1]["rank"], s[2]) for s in recv] == [("2", 1.0)], "MPI_Recv calls: %s" % recv)
+        check(sorted(s[2] for s in fams["callguard_calls_in_flight"]) == [1.0, 1.0, 1.0], "in flight: %s" % fams)
+        oldest = {s[1]["rank"]: (s[1]["entry"], s[2]) for s in fams["callguard_oldest_call_seconds"]}
+        check(oldest["2"][0] == "MPI_Recv" and oldest["2"][1] >= 2, "oldest: %s" % oldest)
+        check(fams["callguard_collective_ranks_out_of_step"] ==
+              [["callguard_collective_ranks_out_of_step", {"api": "mpi", "entry": "MPI_Barrier"}, 1.0]],
+              "out of step: %s" % fams)
+    finally:
+        end_jobs(p, q)
+    events, _ = watch.communicate(timeout=30)
+    lines = [json.loads(line) for line in events.splitlines()]
+    stuck = sorted((e["rank"], e["name"]) for e in lines if e["event"] == "stuck")
+    check(stuck == [(0, "MPI_Barrier"), (1, "MPI_Barrier"), (2, "MPI_Recv")], "watch: each rank stuck once: %s"
+          % lines)
+    check(sorted(e["rank"] for e in lines if e["event"] == "exited") == [0, 1, 2], "watch: each exited: %s" % lines)
+    check(watch.returncode == 0, "watch ends when none runs")
+
+
+# prometheus_client's parser (build-venv) reads the exposition: its families as JSON, pid and host left out.
+PROM_READ = """import json, sys
+from prometheus_client.parser import text_string_to_metric_families
+families = text_string_to_metric_families(sys.stdin.read())
+out = {f.name: [[s.name, s.labels, s.value] for s in f.samples] for f in families}
+for samples in out.values():
+    for s in samples:
+        s[1].pop("pid", None), s[1].pop("host", None)
+print(json.dumps(out))
+"""
+
+
 if __name__ == "__main__":
     main()
