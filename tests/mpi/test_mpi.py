@@ -715,6 +715,35 @@ def mpi4py_stuck_inside_mpirun_one_run_speaks_for_the_job_and_every_rank_ends():
     check(not [f for f in os.listdir(folder) if f.startswith(".")], "no lease or note left: %s" % os.listdir(folder))
 
 
+def mpi4py_stuck_command_gets_the_view_on_stdin_and_its_failure_leaves_the_job_going():
+    """--on-stuck CMD: run once when the job becomes stuck, with the view as JSON on its stdin; a command that
+    fails is said (its exit status) and the job goes on as under --on-stuck report, until it is stopped."""
+    job, folder = hang_job(), os.path.join(TMP, "stuck-command")
+    got = os.path.join(TMP, "stuck-command.json")
+    e = {k: v for k, v in os.environ.items() if not k.startswith("CALLGUARD_")}
+    p = subprocess.Popen([E["CG_CLI"], "run", "--api", "mpi", "--report", folder + "/", "--stuck", "2s",
+                          "--on-stuck", "cat > %s; exit 3" % got, "--", *MPIRUN[:-1], "3", PYTHON, job], env=e,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not (os.path.exists(got) and os.path.getsize(got)):
+            time.sleep(0.2)
+        time.sleep(1.5)
+        check(p.poll() is None, "the job goes on after the command failed")
+        os.killpg(p.pid, signal.SIGTERM)
+        out, err = p.communicate(timeout=30)
+    finally:
+        end_jobs(p)
+    view = json.load(open(got))
+    check(view["headline"].startswith("rank 2 (pid") and view["action"] == "command" and
+          view["view"]["groups"][0]["ranks"] == [2], "the view on its stdin: %s" % view)
+    check(err.count("callguard: stuck over --stuck 2s") == 1 and "failed (exited 3); the job goes on" in err,
+          "said once, its failure said:\n" + err)
+    rep = json.load(open(os.path.join(folder, [f for f in os.listdir(folder) if f.endswith(".json")][0])))
+    check(rep["stuck"]["command_result"] == "exited 3" and not rep["stuck"].get("aborted"), "report: %s" %
+          {k: v for k, v in rep["stuck"].items() if k != "view"})
+
+
 HEALTHY_JOB = """import time
 from mpi4py import MPI
 comm = MPI.COMM_WORLD
