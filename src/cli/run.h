@@ -88,10 +88,13 @@ void run_child_environment(env_list *env, const run_opts *o, const cli_layers *s
                            const run_lost *lost);
 
 /* `--stuck AFTER` and `--on-stuck ACTION` (run_stuck.c, docs/report.md
- * "Stuck jobs"): the job's statistics files looked at every
- * RUN_STUCK_LOOK_MS while it runs. */
+ * "Stuck jobs"): the job's statistics files looked at while it runs, every
+ * AFTER/16 within [RUN_STUCK_LOOK_MS, RUN_STUCK_LOOK_MAX_MS]: a second at
+ * the default 5 minutes, so a long run of many processes reads their files
+ * once a second, and a stuck call is said within a second of AFTER. */
 #define RUN_STUCK_DEFAULT_MS (5u * 60u * 1000u)
 #define RUN_STUCK_LOOK_MS 250
+#define RUN_STUCK_LOOK_MAX_MS 1000
 #define RUN_STUCK_GRACE_S 5    /* abort: SIGTERM, then SIGKILL this much later */
 #define RUN_STUCK_COMMAND_S 10 /* a command's time to end before it is killed */
 #define RUN_STUCK_EXIT 124     /* callguard run's status when abort ended the job */

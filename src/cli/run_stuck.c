@@ -1,7 +1,7 @@
 /* `callguard run --stuck AFTER --on-stuck ACTION`: the job tells when it is
  * stuck, and can end itself (docs/report.md, "Stuck jobs").
  *
- * Every RUN_STUCK_LOOK_MS while the program runs, the run reads the job's
+ * Every AFTER/16 (250 ms to 1 s) while the program runs, the run reads the job's
  * statistics files (shared mappings the processes write as they call: no
  * signal, nothing asked of them): around a launcher, its own directory;
  * inside one (`mpirun callguard run --report DIR/`), every live run's of
@@ -321,7 +321,11 @@ void run_stuck_look(run_watch *w)
 {
     uint64_t now = stuck_now_ns();
     if (!w->after_ms || now < w->next_ns) return;
-    w->next_ns = now + RUN_STUCK_LOOK_MS * 1000000ull;
+    uint64_t every = w->after_ms / 16;
+    every = every < RUN_STUCK_LOOK_MS       ? RUN_STUCK_LOOK_MS
+            : every > RUN_STUCK_LOOK_MAX_MS ? RUN_STUCK_LOOK_MAX_MS
+                                            : every;
+    w->next_ns = now + every * 1000000ull;
     stuck_abort_late(w, now);
     stuck_command_late(w, now);
     if (w->aborted) return;

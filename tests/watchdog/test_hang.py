@@ -411,5 +411,22 @@ def hang_ms_and_timing_refuse_bad_values():
         check(r.returncode == 2 and value in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr)
 
 
+def stuck_and_on_stuck_refuse_bad_values_before_the_program_starts():
+    """--stuck takes a duration with its unit from 1s to 24h, or off, and --on-stuck a word or a command; a
+    bad one (or CALLGUARD_STUCK's) is one line naming it, exit 2, and the program never runs."""
+    marker = os.path.join(tempfile.mkdtemp(prefix="cgstuck-"), "ran")
+    cases = ((["--stuck", "3"], {}, "'3'"), (["--stuck", "0s"], {}, "'0s'"), (["--stuck", "25h"], {}, "'25h'"),
+             (["--stuck", "5 m"], {}, "'5 m'"), (["--on-stuck", ""], {}, "empty value"),
+             ([], {"CALLGUARD_STUCK": "soon"}, "CALLGUARD_STUCK=soon"))
+    for opts, env, said in cases:
+        r = subprocess.run([CG, "run", *opts, "--", "touch", marker], capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, **env))
+        check(r.returncode == 2 and said in r.stderr and len(r.stderr.splitlines()) == 1 and
+              not os.path.exists(marker), "%s %s: %s" % (opts, env, r.stderr))
+    for opts in (["--stuck", "off"], ["--stuck", "1500ms", "--on-stuck", "abort"], ["--on-stuck", "true"]):
+        r = subprocess.run([CG, "run", *opts, "--", "true"], capture_output=True, text=True, timeout=60)
+        check(r.returncode == 0 and not r.stderr, "%s: %s" % (opts, r.stderr))
+
+
 if __name__ == "__main__":
     main()
