@@ -87,9 +87,7 @@ static int status_parse(int argc, char **argv, status_opts *o)
             else
                 return cli_usage_error("status: --format '%s': expected text, json or prometheus", v);
         } else {
-            return cli_usage_error("status: unknown option '%s': expected --json, --depth N, --all, --stuck AFTER, "
-                                   "--watch, --format F or --help",
-                                   argv[i]);
+            return cli_usage_error("status: unknown option '%s' (callguard status --help lists them)", argv[i]);
         }
     }
     if (o->watch && o->format == CG_REPORT_PROMETHEUS)
