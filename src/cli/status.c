@@ -1,12 +1,10 @@
 /* `callguard status [DIR/ | PID ...]`: what running guarded processes are
- * doing now. This file finds their statistics files; libcallguard reads
- * and writes them (cg_status_write). A process's file is in the directory
- * its `callguard run` named in its environment (CALLGUARD_STATS_DIR),
- * which only its user (and root) can read: the processes of other users
- * are refused, never read. A report folder (`run --report DIR/`) holds a
- * note per live run naming that directory (run_folder.c). Nothing here
- * signals, traces or pauses a process: a hung one answers as well. Its
- * Python threads are asked for through the file, which the process's own
+ * doing now, from their statistics files (status_files.c finds them;
+ * libcallguard reads and writes them: cg_status_write). With --stuck AFTER
+ * a probe (exit 0 healthy, 1 stuck), with --watch a line per change, with
+ * --format prometheus the text exposition format. Nothing here signals,
+ * traces or pauses a process: a hung one answers as well. Its Python
+ * threads are asked for through the file, which the process's own
  * watchdog answers (cg_status_write_threads). */
 #define _GNU_SOURCE
 #include "../common/duration.h"

@@ -652,8 +652,9 @@ def mpi4py_hang_status_names_the_rank_out_of_step_live_and_after_sigterm():
           "in_flight_groups: %s" % groups)
 
 
-def hang_job():
-    job = os.path.join(TMP, "hang_job.py")
+def hang_job(name):
+    """HANG_JOB written to TMP/NAME; its path."""
+    job = os.path.join(TMP, name)
     with open(job, "w") as f:
         f.write(HANG_JOB)
     return job
@@ -664,7 +665,7 @@ def mpi4py_stuck_abort_around_mpirun_names_rank_2_then_ends_the_job_with_124():
     MPI_Recv nobody matches, ranks 0-1 in MPI_Barrier): callguard says rank 2's call and line on stderr once,
     with the view `callguard status` writes, ends the whole job by itself, exits 124 and keeps the report:
     its calls in flight and a `stuck` member, which `callguard report` keeps (text and JSON)."""
-    job, folder = hang_job(), os.path.join(TMP, "stuck-around")
+    job, folder = hang_job("stuck_around.py"), os.path.join(TMP, "stuck-around")
     start = time.monotonic()
     r = run([E["CG_CLI"], "run", "--api", "mpi", "--report", folder + "/", "--stuck", "4s", "--on-stuck", "abort",
              "--", *MPIRUN[:-1], "3", PYTHON, job], seconds=40)
@@ -699,7 +700,7 @@ def mpi4py_stuck_inside_mpirun_one_run_speaks_for_the_job_and_every_rank_ends():
     """`mpirun -n 3 callguard run --report DIR/ --stuck 4s --on-stuck abort`: the three runs look at the same
     folder, one of them (the lease holder) says the view, once; every rank's run ends its own rank and exits
     124; each report keeps its call in flight and the `stuck` member; no lease or note is left."""
-    job, folder = hang_job(), os.path.join(TMP, "stuck-inside")
+    job, folder = hang_job("stuck_inside.py"), os.path.join(TMP, "stuck-inside")
     start = time.monotonic()
     r = run(MPIRUN[:-1] + ["3"] + guarded(folder, "--stuck", "4s", "--on-stuck", "abort") + [PYTHON, job],
             seconds=40)
@@ -718,7 +719,7 @@ def mpi4py_stuck_inside_mpirun_one_run_speaks_for_the_job_and_every_rank_ends():
 def mpi4py_stuck_command_gets_the_view_on_stdin_and_its_failure_leaves_the_job_going():
     """--on-stuck CMD: run once when the job becomes stuck, with the view as JSON on its stdin; a command that
     fails is said (its exit status) and the job goes on as under --on-stuck report, until it is stopped."""
-    job, folder = hang_job(), os.path.join(TMP, "stuck-command")
+    job, folder = hang_job("stuck_command.py"), os.path.join(TMP, "stuck-command")
     got = os.path.join(TMP, "stuck-command.json")
     e = {k: v for k, v in os.environ.items() if not k.startswith("CALLGUARD_")}
     p = subprocess.Popen([E["CG_CLI"], "run", "--api", "mpi", "--report", folder + "/", "--stuck", "2s",
