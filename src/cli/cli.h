@@ -121,6 +121,10 @@ typedef struct status_files {
      * there (callguard-HOST-rankR-pidP.json), "3 on vm, 4 on vm". */
     char ended[512];
     size_t nended;
+    /* Other hosts' stuck jobs, from their runs' notes in a shared report
+     * folder (run_stuck_note_read): a line each, at most a few. */
+    char elsewhere[2048];
+    size_t nelsewhere;
 } status_files;
 /* One process: its statistics file, when it is the caller's and guarded.
  * `named`: the user named it (say why when it is not there). */

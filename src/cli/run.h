@@ -112,6 +112,7 @@ typedef struct run_watch {
     unsigned views;
     char *lease; /* held: this run speaks for the job on this host */
     int spoke;   /* this run said the view */
+    int noted;   /* its note for the other hosts is there (run_stuck_note_name) */
     char headline[600];
     char *view, *stuck_list; /* the last view as JSON (status's), its stuck processes */
     uint64_t late_ms;        /* how long after AFTER the first view was said */
@@ -182,6 +183,17 @@ int run_sig_is_witness(pid_t pid);
 /* The lease that one run of this host holds to speak for the job when it is
  * stuck (run_stuck.c): DIR/.callguard-HOST-stuck.lease, malloc'd. */
 char *run_stuck_lease_name(const char *dir);
+/* A run that speaks for a stuck job also leaves a note for the job's other
+ * hosts (a shared DIR/), written again at each look while the job is stuck
+ * and removed when it is not: DIR/.callguard-HOST-stuck.note, malloc'd. Its
+ * text: "callguard stuck\n" and the view's line ("rank 1 (pid 12 on b) in
+ * MPI_Recv ... on b, over --stuck 1s"). */
+char *run_stuck_note_name(const char *dir);
+/* Reads note `name` of the folder open at dfd: 1 and its line when it is
+ * another host's, the caller's own and written in the last
+ * RUN_STUCK_NOTE_FRESH_S; else 0. */
+#define RUN_STUCK_NOTE_FRESH_S 5
+int run_stuck_note_read(int dfd, const char *name, char *line, size_t cap);
 /* Whether --report names a folder: a trailing slash, or a folder that exists. */
 int run_report_is_folder(const char *report);
 /* Refuses a folder no report could be written in (not a folder, no

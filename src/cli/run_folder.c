@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int run_report_is_folder(const char *report)
@@ -163,6 +164,46 @@ char *run_stuck_lease_name(const char *dir)
     size_t n = strlen(dir);
     if (asprintf(&path, "%s%s.callguard-%s-stuck.lease", dir, n && dir[n - 1] == '/' ? "" : "/", host) < 0) exit(1);
     return path;
+}
+
+char *run_stuck_note_name(const char *dir)
+{
+    char host[HOST_NAME_MAX + 1], *path;
+    run_host_part(host);
+    size_t n = strlen(dir);
+    if (asprintf(&path, "%s%s.callguard-%s-stuck.note", dir, n && dir[n - 1] == '/' ? "" : "/", host) < 0) exit(1);
+    return path;
+}
+
+int run_stuck_note_read(int dfd, const char *name, char *line, size_t cap)
+{
+    size_t n = strlen(name);
+    char host[HOST_NAME_MAX + 1], mine[HOST_NAME_MAX + 32];
+    run_host_part(host);
+    snprintf(mine, sizeof mine, ".callguard-%s-stuck.note", host);
+    if (strncmp(name, ".callguard-", 11) != 0 || n < 23 || strcmp(name + n - 11, "-stuck.note") != 0 ||
+        strcmp(name, mine) == 0)
+        return 0;
+    int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    struct stat st;
+    char buf[1024];
+    ssize_t got = -1;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    /* The caller's own, a regular file, written by its run within RUN_STUCK_NOTE_FRESH_S (a run that
+     * was killed leaves one that no longer counts). */
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+        now.tv_sec - st.st_mtim.tv_sec <= RUN_STUCK_NOTE_FRESH_S)
+        got = read(fd, buf, sizeof buf - 1);
+    if (fd >= 0) close(fd);
+    if (got <= 0) return 0;
+    buf[got] = '\0';
+    if (strncmp(buf, "callguard stuck\n", 16) != 0) return 0;
+    const char *text = buf + 16;
+    size_t len = strcspn(text, "\n");
+    if (!text[len] || len + 1 > cap) return 0;
+    snprintf(line, cap, "%.*s", (int)len, text);
+    return 1;
 }
 
 int run_live_note_read(int dfd, const char *name, char *stats, size_t cap)

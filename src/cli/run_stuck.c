@@ -276,6 +276,43 @@ static void stuck_files(const run_watch *w, status_files *f)
     if (!f->n) status_add_dir(f, w->stats_dir);
 }
 
+/* Other hosts' stuck runs, from their notes in the shared folder. */
+static void stuck_elsewhere(FILE *out, const status_files *f)
+{
+    if (f->nelsewhere) fprintf(out, "  stuck on other hosts too (their runs' notes in the folder):\n");
+    for (const char *p = f->elsewhere; *p;) {
+        size_t n = strcspn(p, "\n");
+        fprintf(out, "    %.*s\n", (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+}
+
+/* The note for the job's other hosts (a shared DIR/): written at each look
+ * while this run speaks for a stuck job, removed when it is not. */
+static void stuck_note(run_watch *w)
+{
+    if (!w->folder) return;
+    char *path = run_stuck_note_name(w->folder);
+    if (!w->stuck || !w->lease) {
+        if (w->noted) unlink(path), w->noted = 0;
+        free(path);
+        return;
+    }
+    char *tmp = NULL, after[32];
+    stuck_duration(w->after_ms, after, sizeof after);
+    if (asprintf(&tmp, "%s.%d", path, (int)getpid()) > 0) {
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+        FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (f) fprintf(f, "callguard stuck\n%s, over --stuck %s\n", w->headline, after);
+        if (!f && fd >= 0) close(fd);
+        if (f && fclose(f) == 0 && rename(tmp, path) == 0)
+            w->noted = 1;
+        else
+            unlink(tmp);
+    }
+    free(tmp), free(path);
+}
+
 /* The job is stuck and its view changed (or is new): said, kept, acted on. */
 static void stuck_say(run_watch *w, const stuck_look *l, const status_files *f, int speaker, int first)
 {
@@ -299,7 +336,9 @@ static void stuck_say(run_watch *w, const stuck_look *l, const status_files *f, 
         stuck_duration(w->after_ms, after, sizeof after);
         char *text = stuck_view(f, where, CG_REPORT_TEXT);
         cgi_say("stuck over --stuck %s: %s", after, w->headline);
-        if (text) fputs(text, stderr), fflush(stderr);
+        if (text) fputs(text, stderr);
+        stuck_elsewhere(stderr, f);
+        fflush(stderr);
         free(text);
     }
     free(w->view), free(w->stuck_list);
@@ -344,6 +383,7 @@ void run_stuck_look(run_watch *w)
         stuck_remember(&l, &w->said);
         stuck_say(w, &l, &f, speaker, first);
     }
+    stuck_note(w);
     stuck_look_free(&l);
     status_files_free(&f);
 }
@@ -364,6 +404,8 @@ void run_stuck_end(run_watch *w)
 
 void run_stuck_leave(run_watch *w)
 {
+    w->stuck = 0;
+    stuck_note(w);
     if (w->lease) unlink(w->lease);
     free(w->lease), w->lease = NULL;
 }

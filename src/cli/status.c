@@ -117,6 +117,16 @@ static void status_gather(const status_opts *o, status_files *f, const char *hos
     }
 }
 
+/* Other hosts' stuck runs (their notes in a shared report folder). */
+static void status_elsewhere(const status_files *f)
+{
+    for (const char *p = f->elsewhere; *p;) {
+        size_t n = strcspn(p, "\n");
+        printf("callguard status: stuck on another host (its run's note in the folder): %.*s\n", (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+}
+
 /* --stuck AFTER: 0 when no call is in flight AFTER, 1 (the view written)
  * when one is. */
 static int status_stuck(const status_opts *o, const status_files *f, const char *where)
@@ -126,7 +136,7 @@ static int status_stuck(const status_opts *o, const status_files *f, const char 
     char after[32], head[600];
     stuck_duration(o->after_ms, after, sizeof after);
     stuck_headline(&l, head, sizeof head);
-    int stuck = l.nstuck > 0;
+    int stuck = l.nstuck > 0 || f->nelsewhere;
     if (o->format == CG_REPORT_JSON) {
         char *view = stuck ? stuck_view(f, where, CG_REPORT_JSON) : NULL;
         printf("{\"callguard_stuck\": 1, \"stuck\": %s, \"after\": \"%s\", \"after_ms\": %llu, \"headline\": ",
@@ -134,14 +144,23 @@ static int status_stuck(const status_opts *o, const status_files *f, const char 
         stuck_json_str(stdout, head);
         fputs(", \"processes\": ", stdout);
         stuck_json_list(stdout, &l);
-        printf(", \"view\": %s}\n", view ? view : "null");
+        fputs(", \"elsewhere\": [", stdout);
+        for (const char *p = f->elsewhere; *p;) {
+            size_t n = strcspn(p, "\n");
+            char line[600];
+            snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), p);
+            fputs(p == f->elsewhere ? "" : ", ", stdout), stuck_json_str(stdout, line);
+            p += n + (p[n] == '\n');
+        }
+        printf("], \"view\": %s}\n", view ? view : "null");
         free(view);
     } else if (o->format == CG_REPORT_PROMETHEUS) {
         cg_status_write((const char *const *)f->v, f->n, where, 1, CG_REPORT_PROMETHEUS);
     } else if (stuck) {
-        printf("callguard status: stuck over --stuck %s: %s\n", after, head);
+        if (l.nstuck) printf("callguard status: stuck over --stuck %s: %s\n", after, head);
+        status_elsewhere(f);
         fflush(stdout);
-        cg_status_write((const char *const *)f->v, f->n, where, 1, CG_REPORT_TEXT);
+        if (f->n) cg_status_write((const char *const *)f->v, f->n, where, 1, CG_REPORT_TEXT);
     } else {
         printf("callguard status: nothing stuck: %zu process%s %s, no call in flight over %s\n", l.n,
                l.n == 1 ? "" : "es", where, after);
@@ -287,6 +306,11 @@ int cli_cmd_status(int argc, char **argv)
     if (o.watch) return status_watch(&o, host);
     status_files f;
     status_gather(&o, &f, host, 0);
+    if (!f.n && o.stuck && f.nelsewhere) {
+        rc = status_stuck(&o, &f, where); /* stuck on another host alone */
+        status_files_free(&f);
+        return rc;
+    }
     if (!f.n) {
         if (!f.refused && !o.ntargets) cgi_say("status: no process of yours runs under callguard on %s", host);
         status_files_free(&f);
@@ -302,6 +326,7 @@ int cli_cmd_status(int argc, char **argv)
                                  o.format == CG_REPORT_PROMETHEUS ? 0 : o.depth);
     if (o.format == CG_REPORT_TEXT && f.nended)
         printf("  ended, with a report in the folder: rank%s %s\n", f.nended == 1 ? "" : "s", f.ended);
+    if (o.format == CG_REPORT_TEXT) status_elsewhere(&f);
     int refused = f.refused;
     status_files_free(&f);
     return rc == CG_OK && !refused ? 0 : 1;

@@ -211,8 +211,11 @@ int status_add_folder(status_files *f, const char *dir)
     struct dirent *e;
     size_t before = f->n;
     while ((e = readdir(d))) {
-        char stats[4096];
+        char stats[4096], line[600];
         status_note_ended(f, e->d_name);
+        size_t len = strlen(f->elsewhere);
+        if (run_stuck_note_read(dirfd(d), e->d_name, line, sizeof line) && len + strlen(line) + 2 < sizeof f->elsewhere)
+            snprintf(f->elsewhere + len, sizeof f->elsewhere - len, "%s\n", line), f->nelsewhere++;
         if (!run_live_note_read(dirfd(d), e->d_name, stats, sizeof stats)) continue;
         runs++;
         status_add_dir(f, stats);

@@ -295,6 +295,39 @@ def hung_job_on_two_hosts_shows_each_rank_live_on_its_host_then_in_its_report():
                   "the merged view says rank %d died inside %s:\n%s" % (rank, name, text))
 
 
+def stuck_job_on_two_hosts_is_seen_from_each_host_through_the_shared_folder():
+    """Rank 1 (host B) waits in an MPI_Recv nobody sends, rank 0 (host A) in MPI_Barrier, each `callguard run
+    --stuck 1s` with one report folder for both hosts (one file system: a shared DIR/). Each host's run,
+    speaking for its host, leaves a note in the folder while its rank is stuck; `callguard status --stuck 1s
+    DIR/` on either host exits 1 naming its own rank and, from the note, the other host's rank and call.
+    The notes are gone once the job has ended."""
+    need_mpi()
+    with hosts.TwoHosts() as two:
+        folder = os.path.join(TMP, "stuck")
+        os.mkdir(folder)
+        job = Job(two, 2, 1, folder + "/", "hang", options=("--stuck", "1s"))
+        hung_for_a_second(two, folder, job)
+        check(job.p.poll() is None, "the job ended before both ranks hung a second:\n%s" % job.said())
+        got = [None, None]
+
+        def seen(host):
+            r = status_on(two, host, folder, "--stuck", "1s")
+            got[host] = r
+            return r.returncode == 1 and "stuck on another host" in r.stdout
+        wait_until(lambda: seen(0) and seen(1), 10)
+        for host in (0, 1):
+            r, other = got[host], 1 - host
+            mine = "stuck over --stuck 1s: rank %d (pid " % host
+            theirs = re.search(r"^callguard status: stuck on another host \(its run's note in the folder\): "
+                               r"rank %d \(pid \d+ on %s\) in %s for \d+\.\d s, over --stuck 1s$"
+                               % (other, re.escape(two.names[other]), HUNG[other]), r.stdout, re.M)
+            check(r.returncode == 1 and mine in r.stdout and theirs, "status --stuck 1s on %s: exit 1, rank %d "
+                  "here and rank %d in %s on %s" % (two.names[host], host, other, HUNG[other], two.names[other]), r)
+        job.p.send_signal(signal.SIGTERM)
+        check(job.wait(15) is not None, "mpirun still ran 15 s after SIGTERM\n%s" % job.said())
+        check(not [n for n in os.listdir(folder) if n.startswith(".")], "notes left: %s" % os.listdir(folder))
+
+
 def mpi_job_on_two_hosts_with_two_clocks_traces_into_one_timeline():
     """Each rank under `callguard run --trace DIR/`, host B's processes in a time namespace whose
     CLOCK_MONOTONIC is 100,000 s ahead (host A's rsh agent wrapped in `unshare --time`): a trace per
