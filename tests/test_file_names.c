@@ -46,7 +46,7 @@ static int job_round_trip(cgi_file_kind kind, const char *dir, const char *host,
     CHECKF(strcmp(is.host, want) == 0 && is.rank == rank && is.pid == pid && is.k == (k > 1 ? k : 1),
            "%s: host %s rank %d pid %d k %u", path, is.host, is.rank, (int)is.pid, is.k);
     /* One kind's name is no other kind's. */
-    for (int other = CGI_FILE_STATS; other <= CGI_FILE_LIVE; other++)
+    for (int other = CGI_FILE_STATS; other <= CGI_FILE_NOTE; other++)
         CHECKF(other == (int)kind || !cgi_file_name_parse(base(path), (cgi_file_kind)other, &is), "%s as %d", path,
                other);
     free(path);
@@ -68,6 +68,10 @@ static int test_job_file_names_parse_back_to_host_rank_pid_and_k(int argc, char 
                         return 1;
                     if (ranks[r] < 0 && ks[k] == 1 && job_round_trip(CGI_FILE_LIVE, "", odd_hosts[h], -1, pids[p], 1))
                         return 1;
+                    if (r == 0 && p == 0 && k == 0 &&
+                        (job_round_trip(CGI_FILE_LEASE, "d/", odd_hosts[h], -1, 0, 1) ||
+                         job_round_trip(CGI_FILE_NOTE, "d", odd_hosts[h], -1, 0, 1)))
+                        return 1;
                 }
     /* The folder is joined with one '/'; the host is made a part of a name. */
     char *p = cgi_job_file_name("out", CGI_FILE_REPORT, "a b", 2, 7, 3);
@@ -75,6 +79,9 @@ static int test_job_file_names_parse_back_to_host_rank_pid_and_k(int argc, char 
     free(p);
     p = cgi_job_file_name("out/", CGI_FILE_LIVE, "vm-rank12", -1, 7, 1);
     CHECKF(p && strcmp(p, "out/.callguard-vm_rank12-pid7.live") == 0, "%s", p);
+    free(p);
+    p = cgi_job_file_name("out", CGI_FILE_NOTE, "vm-rank12", 3, 7, 2); /* a host's: no rank, pid or k */
+    CHECKF(p && strcmp(p, "out/.callguard-vm_rank12-stuck.note") == 0, "%s", p);
     free(p);
     p = cgi_job_file_name("/", CGI_FILE_TRACE, NULL, -1, 7, 1);
     CHECKF(p && strcmp(p, "/trace-unknown-host-pid7.json") == 0, "%s", p);
@@ -151,6 +158,11 @@ static int test_malformed_file_names_are_refused(int argc, char **argv)
         {CGI_FILE_LIVE, ".callguard-vm-pid5-2.live"},
         {CGI_FILE_LIVE, "callguard-vm-pid5.live"},
         {CGI_FILE_LIVE, ".callguard-vm-pid5.json"},
+        {CGI_FILE_NOTE, ".callguard--stuck.note"},
+        {CGI_FILE_NOTE, ".callguard-a b-stuck.note"},
+        {CGI_FILE_NOTE, "callguard-vm-stuck.note"},
+        {CGI_FILE_LEASE, ".callguard-vm-stuck.note"},
+        {CGI_FILE_LEASE, ".callguard-vm-rank1-stuck.lease"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         cgi_file_name is;

@@ -118,7 +118,7 @@ typedef struct status_files {
     int refused; /* processes named that are not the caller's, or not guarded */
     int quiet;   /* say nothing of a folder that cannot be read (run --stuck looks again) */
     /* The ranks of report folders whose run ended: a report of theirs is
-     * there (callguard-HOST-rankR-pidP.json), "3 on vm, 4 on vm". */
+     * there (named by host, rank and pid), "3 on vm, 4 on vm". */
     char ended[512];
     size_t nended;
     /* Other hosts' stuck jobs, from their runs' notes in a shared report

@@ -159,31 +159,26 @@ char *run_live_note(const char *dir, const char *stats_dir)
 
 char *run_stuck_lease_name(const char *dir)
 {
-    char host[HOST_NAME_MAX + 1], *path;
+    char host[CGI_HOST_PART_MAX], *path;
     run_host_part(host);
-    size_t n = strlen(dir);
-    if (asprintf(&path, "%s%s.callguard-%s-stuck.lease", dir, n && dir[n - 1] == '/' ? "" : "/", host) < 0) exit(1);
+    if (!(path = cgi_job_file_name(dir, CGI_FILE_LEASE, host, -1, 0, 0))) exit(1);
     return path;
 }
 
 char *run_stuck_note_name(const char *dir)
 {
-    char host[HOST_NAME_MAX + 1], *path;
+    char host[CGI_HOST_PART_MAX], *path;
     run_host_part(host);
-    size_t n = strlen(dir);
-    if (asprintf(&path, "%s%s.callguard-%s-stuck.note", dir, n && dir[n - 1] == '/' ? "" : "/", host) < 0) exit(1);
+    if (!(path = cgi_job_file_name(dir, CGI_FILE_NOTE, host, -1, 0, 0))) exit(1);
     return path;
 }
 
 int run_stuck_note_read(int dfd, const char *name, char *line, size_t cap)
 {
-    size_t n = strlen(name);
-    char host[HOST_NAME_MAX + 1], mine[HOST_NAME_MAX + 32];
+    char host[CGI_HOST_PART_MAX];
+    cgi_file_name is;
     run_host_part(host);
-    snprintf(mine, sizeof mine, ".callguard-%s-stuck.note", host);
-    if (strncmp(name, ".callguard-", 11) != 0 || n < 23 || strcmp(name + n - 11, "-stuck.note") != 0 ||
-        strcmp(name, mine) == 0)
-        return 0;
+    if (!cgi_file_name_parse(name, CGI_FILE_NOTE, &is) || strcmp(is.host, host) == 0) return 0; /* another host's */
     int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
     struct stat st;
     char buf[1024];

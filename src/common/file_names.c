@@ -11,14 +11,16 @@
 /* Each pattern, once: what comes before and after its parts. */
 static const struct cgi_file_pattern {
     const char *prefix, *suffix;
-    int job;     /* HOST[-rankR]-pidP[-K]; else PID-STAMP */
+    int job;     /* 1: HOST[-rankR]-pidP[-K]; 2: HOST; 0: PID-STAMP */
     int rank_ok; /* a job's: may have the rank and K parts */
 } cgi_file_patterns[] = {
-    [CGI_FILE_STATS] = {"cg-", ".stats", 0, 0},        /* cg-PID-STAMP.stats */
-    [CGI_FILE_RINGS] = {"cg-", ".trace", 0, 0},        /* cg-PID-STAMP.trace */
-    [CGI_FILE_REPORT] = {"callguard-", ".json", 1, 1}, /* callguard-HOST[-rankR]-pidP[-K].json */
-    [CGI_FILE_TRACE] = {"trace-", ".json", 1, 1},      /* trace-HOST[-rankR]-pidP[-K].json */
-    [CGI_FILE_LIVE] = {".callguard-", ".live", 1, 0},  /* .callguard-HOST-pidP.live */
+    [CGI_FILE_STATS] = {"cg-", ".stats", 0, 0},               /* cg-PID-STAMP.stats */
+    [CGI_FILE_RINGS] = {"cg-", ".trace", 0, 0},               /* cg-PID-STAMP.trace */
+    [CGI_FILE_REPORT] = {"callguard-", ".json", 1, 1},        /* callguard-HOST[-rankR]-pidP[-K].json */
+    [CGI_FILE_TRACE] = {"trace-", ".json", 1, 1},             /* trace-HOST[-rankR]-pidP[-K].json */
+    [CGI_FILE_LIVE] = {".callguard-", ".live", 1, 0},         /* .callguard-HOST-pidP.live */
+    [CGI_FILE_LEASE] = {".callguard-", "-stuck.lease", 2, 0}, /* .callguard-HOST-stuck.lease */
+    [CGI_FILE_NOTE] = {".callguard-", "-stuck.note", 2, 0},   /* .callguard-HOST-stuck.note */
 };
 
 static int cgi_is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -58,6 +60,7 @@ char *cgi_job_file_name(const char *dir, cgi_file_kind kind, const char *host, i
     if (k > 1) snprintf(kpart, sizeof kpart, "-%u", k);
     size_t n = strlen(dir);
     const char *sep = !n || dir[n - 1] == '/' ? "" : "/";
+    if (p->job == 2) return asprintf(&path, "%s%s%s%s%s", dir, sep, p->prefix, h, p->suffix) < 0 ? NULL : path;
     if (asprintf(&path, "%s%s%s%s%s-pid%d%s%s", dir, sep, p->prefix, h, rpart, (int)pid, kpart, p->suffix) < 0)
         return NULL;
     return path;
@@ -100,6 +103,8 @@ static int cgi_parse_pid_part(const char *s, size_t i, size_t n, int k_ok, cgi_f
     return 1;
 }
 
+static int cgi_parse_host(const char *s, size_t hlen, cgi_file_name *out);
+
 /* HOST[-rankR]-pidP[-K]: the pid part is the last "-pid" that parses (no
  * "-pid" can follow it); then a rank part at the end of what is left
  * (HOST never ends in one); HOST is what cgi_host_part makes. */
@@ -116,6 +121,12 @@ static int cgi_parse_job(const char *s, size_t n, int rank_ok, cgi_file_name *ou
         if (!cgi_number(s + at + 5, hlen - at - 5, INT_MAX, 0, &rank)) return 0;
         out->rank = (int)rank, hlen = at;
     }
+    return cgi_parse_host(s, hlen, out);
+}
+
+/* HOST, as cgi_host_part makes it. */
+static int cgi_parse_host(const char *s, size_t hlen, cgi_file_name *out)
+{
     if (hlen == 0 || hlen >= CGI_HOST_PART_MAX) return 0;
     memcpy(out->host, s, hlen);
     out->host[hlen] = '\0';
@@ -131,6 +142,7 @@ int cgi_file_name_parse(const char *name, cgi_file_kind kind, cgi_file_name *out
     if (len < pl + sl || strncmp(name, p->prefix, pl) != 0 || strcmp(name + len - sl, p->suffix) != 0) return 0;
     memset(out, 0, sizeof *out);
     out->rank = -1, out->k = 1;
+    if (p->job == 2) return cgi_parse_host(name + pl, len - pl - sl, out);
     return p->job ? cgi_parse_job(name + pl, len - pl - sl, p->rank_ok, out)
                   : cgi_parse_proc(name + pl, len - pl - sl, out);
 }

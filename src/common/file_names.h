@@ -14,6 +14,8 @@
  *     callguard-HOST[-rankR]-pidP[-K].json   a process's report
  *     trace-HOST[-rankR]-pidP[-K].json       a process's timeline
  *     .callguard-HOST-pidP.live              the note of a run alive (run_folder.c)
+ *     .callguard-HOST-stuck.lease            which run of HOST speaks for a stuck job (run_stuck.c)
+ *     .callguard-HOST-stuck.note             HOST's stuck ranks, for the other hosts (run_stuck.c)
  * no rank part where no launcher named one; K from 2 when the name is
  * taken. HOST is the host's name as a part of a file name
  * (cgi_host_part): characters other than letters, digits, '.', '-' and
@@ -33,6 +35,8 @@ typedef enum cgi_file_kind {
     CGI_FILE_REPORT, /* callguard-HOST[-rankR]-pidP[-K].json */
     CGI_FILE_TRACE,  /* trace-HOST[-rankR]-pidP[-K].json */
     CGI_FILE_LIVE,   /* .callguard-HOST-pidP.live */
+    CGI_FILE_LEASE,  /* .callguard-HOST-stuck.lease */
+    CGI_FILE_NOTE,   /* .callguard-HOST-stuck.note */
 } cgi_file_kind;
 
 /* A host name of HOST_NAME_MAX (64) bytes and its NUL. */
@@ -57,7 +61,8 @@ CGI_HIDDEN int cgi_proc_file_name(char *buf, size_t cap, const char *dir, cgi_fi
 
 /* DIR/NAME of a job's file (malloc'd; NULL: out of memory), host as given
  * (made a part by cgi_host_part); rank < 0: none; k <= 1: none. dir "":
- * the name alone. */
+ * the name alone. A host's file (CGI_FILE_LEASE, CGI_FILE_NOTE) has only
+ * the host part: rank, pid and k are not used. */
 CGI_HIDDEN char *cgi_job_file_name(const char *dir, cgi_file_kind kind, const char *host, int rank, pid_t pid,
                                    unsigned k);
 
