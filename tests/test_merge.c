@@ -306,9 +306,10 @@ static int test_merge_reports_every_statistics_file_in_bounded_memory(int argc, 
         } else {
             CHECKF(json_totals(s, &procs, &calls) == 0 && procs == (unsigned long)n && calls == want_calls,
                    "totals: %lu processes, %lu calls; expected %d, %lu", procs, calls, n, want_calls);
-            CHECK(strstr(s, "\"in_flight\": [\n       {\"api\": \"toy\", \"name\": \"toySiteA\", \"tid\": 77, "
-                            "\"thread\": \"worker\", \"state\": \"inside\", \"entered_ns\": 5000000,\n        "
-                            "\"python\": null}"));
+            CHECK(strstr(
+                s, "\"in_flight\": [\n       {\"api\": \"toy\", \"name\": \"toySiteA\", \"tid\": 77, "
+                   "\"thread\": \"worker\", \"state\": \"inside\", \"entered_ns\": 5000000, \"args\": null,\n        "
+                   "\"python\": null}"));
             CHECK(strstr(s, "\"ns\": 60000000"));
             CHECK(!strstr(s, "processes_without_statistics"));
         }

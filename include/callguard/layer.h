@@ -103,8 +103,10 @@ extern "C" {
  * layer's short path makes a blocking site's counted call itself, its
  * threads inside counted (cg_site gains `peaks`; cg_peak_in, cg_peak_out,
  * CG_COUNTERS_TO_INSIDE); the slot's stall mark is on its first line.
- * 10: cg_layer gains `search` (where the real library is looked for). */
-#define CG_LAYER_ABI 10
+ * 10: cg_layer gains `search` (where the real library is looked for).
+ * 11: a blocking call notes the arguments it waits on in its thread's slot
+ * (policy key wait_args: cg_wait_args, CG_WAIT_ARGS, CG_SLOT_TO_WAIT). */
+#define CG_LAYER_ABI 11
 
 #define CG_EXPORT __attribute__((visibility("default")))
 #define CG_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -434,6 +436,63 @@ static inline int cg_slot_state(cg_slot *s, int code)
 #endif
     return 1;
 }
+
+/* The arguments a blocking call waits on (the policy key wait_args, ABI 11;
+ * docs/report.md, "What a call waits for"). A site's table, made by the
+ * generator, names them as the header does and says how each is shown; on
+ * the blocking path only (cgl_sl_NAME, before every path that makes the
+ * call), the wrapper stores their values in the slot of a thread in no
+ * call, with the number its call will get: a few stores, nothing on the
+ * other paths. The watchdog shows them with the call on the hang page while
+ * the number is the call's. A thread's first guarded call (no slot of its
+ * own yet) and a nested one keep none. */
+#define CG_WAIT_ARGS_MAX 4
+/* How a value is shown when the layer has no word of its own for it: by its C type. */
+enum { CG_WAIT_INT = 1, CG_WAIT_UINT = 2, CG_WAIT_HEX = 3 };
+typedef struct cg_wait_arg {
+    const char *name; /* the parameter's name in the header */
+    const char *as;   /* the policy's word after the name (`comm:mpi_comm`) for the layer's format, or NULL */
+    uint32_t base;    /* CG_WAIT_*: how it is shown otherwise */
+} cg_wait_arg;
+/* The layer's own text for a value whose argument has a word (`as`): writes
+ * at most `size` bytes to out and returns 1, or returns 0 (then it is shown
+ * by its base). Runs on the watchdog thread: it may read memory, never call
+ * the API or take a lock. */
+typedef int (*cg_wait_format)(const char *as, uint64_t value, char *out, size_t size);
+typedef struct cg_wait_args {
+    cg_site *site; /* whose calls these are: the values are shown only with a call counted in its record */
+    cg_wait_format format;
+    uint32_t n;
+    cg_wait_arg arg[CG_WAIT_ARGS_MAX];
+} cg_wait_args;
+/* The slot's third cache line, CG_SLOT_TO_WAIT bytes from its start
+ * (src/common/stats_file.h checks it): `seq` is the number of the call the
+ * values are of, stored first; the watchdog reads them as a seqlock's reader. */
+#define CG_SLOT_TO_WAIT 128
+typedef struct cg_slot_wait {
+    _Atomic uint64_t seq;
+    const cg_wait_args *_Atomic of;
+    _Atomic uint64_t v[CG_WAIT_ARGS_MAX];
+} cg_slot_wait;
+static inline void cg_wait_note(cg_slot *s, const cg_wait_args *of, const uint64_t *v, unsigned n)
+{
+    cg_slot_wait *w = (cg_slot_wait *)((char *)s + CG_SLOT_TO_WAIT);
+    atomic_store_explicit(&w->seq, atomic_load_explicit(&s->seq, memory_order_relaxed) + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release); /* the number before the values: a store order, no instruction on x86 */
+    atomic_store_explicit(&w->of, of, memory_order_relaxed);
+    for (unsigned i = 0; i < n; i++)
+        atomic_store_explicit(&w->v[i], v[i], memory_order_relaxed);
+}
+/* In cgl_sl_NAME of a site with wait_args: the values as uint64_t, in the
+ * order of the layer's table cgl_wa_NAME. */
+#define CG_WAIT_ARGS(name, ...)                                                                                        \
+    do {                                                                                                               \
+        cg_slot *cgl_ws = cg_my_slot;                                                                                  \
+        if (CG_LIKELY(cg_slot_free(cgl_ws))) {                                                                         \
+            const uint64_t cgl_wv[] = {__VA_ARGS__};                                                                   \
+            cg_wait_note(cgl_ws, &cgl_wa_##name, cgl_wv, sizeof cgl_wv / sizeof cgl_wv[0]);                            \
+        }                                                                                                              \
+    } while (0)
 
 /* A generated wrapper's paths, written out once here: the generator writes
  * one line per path, and each expands in place to the code the generator

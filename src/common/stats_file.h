@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -66,7 +67,10 @@
  *     threads.depth: `callguard status`) and the watchdog's answer (its
  *     head; the threads themselves in the threads area after the region,
  *     which the reader allocates on its first request). */
-#define CGI_STATS_VERSION 22
+/* 23: slots are 192 bytes: the third line holds the arguments a blocking call
+ *     waits on (layer ABI 11, CG_SLOT_TO_WAIT); a hung call keeps them by
+ *     name, as text (nargs, arg). */
+#define CGI_STATS_VERSION 23
 /* Threads on one site write their counts into this many cache lines of its
  * record, not one (bench/bench_contention.c: one shared line made a call
  * with statistics 4-11 times dearer with 2-8 threads on the H200). */
@@ -406,11 +410,16 @@ typedef struct cgi_slot {
     int32_t py_lasti;         /* cgi_where_note's cache: the instruction py_line was computed for ... */
     void *py_code;            /* ... in this code object, which this thread holds a reference to, */
     const char *py_code_file; /* ... and its file name */
+    /* third line: the arguments the call in flight waits on, stored by its
+     * wrapper before the call (layer.h, cg_slot_wait); read by the watchdog */
+    cg_slot_wait wait;
+    char pad2[64 - sizeof(cg_slot_wait)];
 } cgi_slot;
 
 /* The wrapper's view of a slot (layer.h, cg_slot): its plain counted call
  * writes these fields itself. */
-_Static_assert(sizeof(cgi_slot) == 128, "a slot is two cache lines");
+_Static_assert(sizeof(cgi_slot) == 192, "a slot is three cache lines");
+_Static_assert(offsetof(cgi_slot, wait) == CG_SLOT_TO_WAIT, "CG_SLOT_TO_WAIT");
 _Static_assert(offsetof(cgi_slot, counters) == offsetof(cg_slot, counters), "cg_slot.counters");
 _Static_assert(offsetof(cgi_slot, seq) == offsetof(cg_slot, seq), "cg_slot.seq");
 _Static_assert(offsetof(cgi_slot, calls_off) == offsetof(cg_slot, calls_off), "cg_slot.calls_off");
@@ -475,6 +484,11 @@ enum { CGI_HELD_NO = 0, CGI_HELD_YES = 1, CGI_HELD_UNKNOWN = 2 };
  * (src/runtime/selfread.h: where the first is refused or a seccomp filter
  * is present). */
 enum { CGI_PY_VIA_FIRST = 0, CGI_PY_VIA_PROC_MEM = 1 };
+/* One argument a call waits on, as text: `source` `0`, `comm` `MPI_COMM_WORLD`. */
+typedef struct cgi_hang_arg {
+    char name[32];
+    char value[32];
+} cgi_hang_arg;
 typedef struct cgi_hang_call {
     int32_t tid;
     int32_t holder_tid; /* waiting: the thread in flight on a site of the same lock domain; 0: not known */
@@ -492,7 +506,24 @@ typedef struct cgi_hang_call {
     char runtime[16];  /* the process's runtime adapter ("cpython"); "" when none */
     char py_file[276]; /* "" when not known */
     char py_func[64];  /* "" when not known */
+    uint32_t nargs;    /* the arguments it waits on, as its slot had them (wait_args): 0 when none or not known */
+    uint32_t pad;
+    cgi_hang_arg arg[CG_WAIT_ARGS_MAX];
 } cgi_hang_call;
+/* `name=value name=value` of the arguments a hung call waits on, into out
+ * (size bytes); "" when it has none. The hang lines, the report's and
+ * status's text. */
+static inline void cgi_hang_args_text(const cgi_hang_call *e, char *out, size_t size)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (uint32_t i = 0; i < e->nargs && i < CG_WAIT_ARGS_MAX && len < size; i++) {
+        int k = snprintf(out + len, size - len, "%s%.*s=%.*s", i ? " " : "", (int)sizeof e->arg[i].name, e->arg[i].name,
+                         (int)sizeof e->arg[i].value, e->arg[i].value);
+        if (k < 0) break;
+        len += (size_t)k;
+    }
+}
 /* A thread in no guarded call asleep on the runtime's lock (CPython's GIL). */
 #define CGI_HANG_MAX_WAITERS 8
 typedef struct cgi_hang_waiter {

@@ -173,6 +173,18 @@ static int passed_size(CXType t, int *floating)
     return n > 0 ? (int)n : 0;
 }
 
+/* How wait_args shows a value (layer.h CG_WAIT_*), as parse.c's wait_base: a handle or pointer in hex,
+ * an integer or enum as a number, anything else not at all (0). */
+static int wait_base(CXType t, int is_handle)
+{
+    CXType can = clang_getCanonicalType(t);
+    if (is_handle || is_pointerish(can) || can.kind == CXType_FunctionProto) return WAIT_HEX;
+    if (can.kind == CXType_Enum) return WAIT_INT;
+    if (can.kind == CXType_Bool || (can.kind >= CXType_Char_U && can.kind <= CXType_ULongLong)) return WAIT_UINT;
+    if (can.kind >= CXType_Char_S && can.kind <= CXType_LongLong) return WAIT_INT;
+    return 0;
+}
+
 /* A function only this ABI declares, with neutral types; nonzero (after an error) if it cannot be. */
 static int build_neutral(const abi_ctx *c, CXCursor cur, const char *name, gen_func *f)
 {
@@ -212,6 +224,7 @@ static int build_neutral(const abi_ctx *c, CXCursor cur, const char *name, gen_f
         }
         pa->frame_decl = xstrdup(pa->decl);
         pa->size = pa->is_handle ? (int)sizeof(void *) : passed_size(clang_getCursorType(a), &pa->floating);
+        pa->wait_base = wait_base(clang_getCursorType(a), pa->is_handle);
         char *l = xasprintf("%s%s%s", list, i ? ", " : "", pa->decl);
         free(list);
         list = l;

@@ -293,7 +293,68 @@ static int resolve_rules(const policy *p, gen_api *api)
     return 0;
 }
 
+/* ---- wait_args: parameters of the prototype that a value can show ---- */
+
+typedef struct wait_ctx {
+    const policy *p;
+    const site_policy *sp;
+    gen_func *f;
+    int err;
+} wait_ctx;
+
+static int add_wait_item(const char *item, size_t len, void *arg)
+{
+    wait_ctx *c = arg;
+    gen_func *f = c->f;
+    const char *colon = memchr(item, ':', len);
+    size_t nlen = colon ? (size_t)(colon - item) : len;
+    size_t i = param_index(f, item, nlen);
+    const char *own = strcmp(c->sp->name, f->name) == 0 ? "" : " (a variant of ";
+    int line = c->sp->wait_args_line;
+    if (i == f->nparams) {
+        fprintf(stderr, "%s:%d: wait_args = %s: %s%s%s%s has no parameter %.*s; its parameters are", c->p->path, line,
+                c->sp->wait_args, f->name, own, *own ? c->sp->name : "", *own ? ")" : "", (int)nlen, item);
+        for (size_t k = 0; k < f->nparams; k++)
+            fprintf(stderr, "%s%s", k ? ", " : " ", f->params[k].name);
+        if (!f->nparams) fputs(" none", stderr);
+        fputc('\n', stderr);
+        c->err = 1;
+        return 1;
+    }
+    const char *why = !f->params[i].wait_base              ? "is not an integer, an enum or a pointer"
+                      : f->nwaits == WAIT_ARGS_MAX         ? "is one too many: at most 4 are kept"
+                      : colon && (colon + 1 == item + len) ? "has a `:` and no word after it"
+                                                           : NULL;
+    for (size_t w = 0; !why && w < f->nwaits; w++)
+        if (f->waits[w].param == i) why = "is named twice";
+    if (why) {
+        gen_error("%s:%d: wait_args = %s: parameter %s of %s (`%s`) %s", c->p->path, line, c->sp->wait_args,
+                  f->params[i].name, f->name, f->params[i].decl, why);
+        c->err = 1;
+        return 1;
+    }
+    f->waits = xrealloc(f->waits, (f->nwaits + 1) * sizeof *f->waits);
+    f->waits[f->nwaits++] = (gen_wait){i, colon ? xstrndup(colon + 1, (size_t)(item + len - colon - 1)) : NULL};
+    return 0;
+}
+
+/* Each entry point's wait_args come from its own section or its base's; a
+ * variant's prototype must have the parameters too, by name. */
+static int resolve_waits(const policy *p, gen_api *api)
+{
+    for (size_t i = 0; i < api->nfuncs; i++) {
+        gen_func *f = &api->funcs[i];
+        const site_policy *sp = policy_find_site(p, f->base ? f->base : f->name);
+        if (!sp || !sp->wait_args) continue;
+        wait_ctx c = {p, sp, f, 0};
+        pini_split(sp->wait_args, " \t,", add_wait_item, &c);
+        if (c.err) return 1;
+    }
+    return 0;
+}
+
 int check_policy(const policy *p, gen_api *api)
 {
-    return check_sites(p, api) || resolve_variants(p, api) || resolve_states(p, api) || resolve_rules(p, api);
+    return check_sites(p, api) || resolve_variants(p, api) || resolve_states(p, api) || resolve_rules(p, api) ||
+           resolve_waits(p, api);
 }

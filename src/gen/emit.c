@@ -144,6 +144,21 @@ static void emit_sites(FILE *out, const policy *p, const gen_api *api)
     fputs("};\n\n", out);
 }
 
+/* A layer whose wait_args give a word (`comm:mpi_comm`) shows those values with its own
+ * cgl_wait_format (layer.h, cg_wait_format), written in its hand-written file. */
+static void emit_wait_format_decl(FILE *out, const gen_api *api)
+{
+    for (size_t i = 0; i < api->nfuncs; i++)
+        for (size_t w = 0; w < api->funcs[i].nwaits; w++)
+            if (api->funcs[i].waits[w].as) {
+                fputs(
+                    "/* Shows the values of wait_args with a word (layer.h, cg_wait_format): in the hand-written "
+                    "file. */\nstatic int cgl_wait_format(const char *as, uint64_t value, char *out, size_t size);\n\n",
+                    out);
+                return;
+            }
+}
+
 static void emit_result_name(FILE *out, const policy *p, const gen_api *api)
 {
     if (!p->result) return;
@@ -422,6 +437,41 @@ static void emit_left(FILE *out, const gen_func *f)
     fprintf(out, "CG_LEFT_FUNCTION(cgl_left_%s, __typeof__(((struct cgl_fr_%s *)0)->cgl_ret));\n", f->name, f->name);
 }
 
+/* The arguments a blocking call waits on (wait_args; layer.h, cg_wait_args): the site's table of
+ * their names, and the stores of their values before the short path's first path (CG_WAIT_ARGS),
+ * each as uint64_t by its C type. */
+static void emit_wait_table(FILE *out, const gen_func *f)
+{
+    if (!f->nwaits) return;
+    static const char *const base[] = {"", "CG_WAIT_INT", "CG_WAIT_UINT", "CG_WAIT_HEX"};
+    int any_as = 0;
+    for (size_t i = 0; i < f->nwaits; i++)
+        any_as |= f->waits[i].as != NULL;
+    fprintf(out, "static const cg_wait_args cgl_wa_%s = {&cgl_sites[CGL_%s], %s, %zu, {", f->name, f->name,
+            any_as ? "cgl_wait_format" : "NULL", f->nwaits);
+    for (size_t i = 0; i < f->nwaits; i++) {
+        const gen_param *pa = &f->params[f->waits[i].param];
+        fprintf(out, "%s{\"%s\", ", i ? ", " : "", pa->name);
+        literal(out, f->waits[i].as);
+        fprintf(out, ", %s}", base[pa->wait_base]);
+    }
+    fputs("}};\n", out);
+}
+
+static void emit_wait_args(FILE *out, const gen_func *f)
+{
+    if (!f->nwaits) return;
+    fprintf(out, "    CG_WAIT_ARGS(%s", f->name);
+    for (size_t i = 0; i < f->nwaits; i++) {
+        const gen_param *pa = &f->params[f->waits[i].param];
+        const char *cast = pa->wait_base == WAIT_HEX   ? "(uint64_t)(uintptr_t)"
+                           : pa->wait_base == WAIT_INT ? "(uint64_t)(int64_t)"
+                                                       : "(uint64_t)";
+        fprintf(out, ", %s%s", cast, pa->name);
+    }
+    fputs(");\n", out);
+}
+
 /* The short paths (layer.h, cg_enter), after the wrapper's fast path and out of line: the
  * registers it keeps across cg_enter are saved here, not on the fast path. First a blocking
  * site's counted call, made here (cg_site_peaks, its threads inside counted), only where the
@@ -430,8 +480,10 @@ static void emit_left(FILE *out, const gen_func *f)
  * path, a tail call. */
 static void emit_short(FILE *out, const policy *p, const gen_func *f)
 {
+    emit_wait_table(out, f);
     fprintf(out, "static __attribute__((noinline)) %s\n{\n", f->slow_head);
     const site_policy *sp = policy_find_site(p, f->base ? f->base : f->name);
+    emit_wait_args(out, f);
     if (sp && sp->blocking == 1) emit_path(out, f, "CG_BLOCKING_CALL", PATH_CODE_LEFT);
     emit_path(out, f, "CG_SHORT_CALL", PATH_CODE);
     emit_tail_call(out, f, "cgl_gp_");
@@ -550,6 +602,7 @@ int emit_layer(FILE *out, const policy *p, const gen_api *api, const char *comma
     }
     fputc('\n', out);
     emit_sites(out, p, api);
+    emit_wait_format_decl(out, api);
     emit_result_name(out, p, api);
     emit_thunk_code(out, p);
     emit_dlsym_next(out);

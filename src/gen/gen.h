@@ -58,6 +58,8 @@ typedef struct site_policy {
     int collective; /* 1: the ranks of a job all call it (the report compares their counts) */
     int scope;      /* POLICY_UNSET or SCOPE_* */
     char *reason;
+    char *wait_args; /* the wait_args value: parameter names, each with an optional `:word` */
+    int wait_args_line;
     char *serialize;
     char *variant_of;
     int variant_line; /* of the variant_of key */
@@ -110,7 +112,18 @@ typedef struct gen_param {
     int is_handle;    /* an opaque handle passed by value (cl_kernel, ze_kernel_handle_t, CUgraph) */
     int size;         /* bytes as passed (arrays and functions decay to pointers); 0: unknown */
     int floating;     /* a floating-point value (passed in another register than integers) */
+    int wait_base;    /* how wait_args shows it (layer.h CG_WAIT_*): by its C type; 0: it cannot (a struct, a float) */
 } gen_param;
+
+/* wait_args: at most this many, each shown as (layer.h CG_WAIT_ARGS_MAX, CG_WAIT_*). */
+#define WAIT_ARGS_MAX 4
+enum { WAIT_INT = 1, WAIT_UINT = 2, WAIT_HEX = 3 };
+
+/* One argument a blocking call waits on (wait_args). */
+typedef struct gen_wait {
+    size_t param; /* index into the function's params */
+    char *as;     /* the policy's word for the layer's format, or NULL */
+} gen_wait;
 
 /* One handle parameter's thread rule: CG_RULE_* bits of layer.h. */
 typedef struct gen_rule {
@@ -144,6 +157,8 @@ typedef struct gen_func {
     const strlist *states; /* the result codes that report a state here, or NULL (policy-owned) */
     gen_rule *rules;       /* thread rules, from its own section or its base's */
     size_t nrules;
+    gen_wait *waits; /* wait_args, from its own section or its base's */
+    size_t nwaits;
 } gen_func;
 
 /* A named result code. */

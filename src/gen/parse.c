@@ -460,6 +460,18 @@ static int passed_size(CXType t, int *floating)
     return n > 0 ? (int)n : 0;
 }
 
+/* How wait_args shows a value of type t (layer.h CG_WAIT_*): a pointer (a handle among them) in hex, an
+ * integer or enum as a number, anything else (a struct, a float) not at all (0). */
+static int wait_base(CXType t)
+{
+    CXType can = clang_getCanonicalType(t);
+    if (can.kind == CXType_Pointer || is_array_type(can) || is_function_type(can)) return WAIT_HEX;
+    if (can.kind == CXType_Enum) return WAIT_INT;
+    if (can.kind == CXType_Bool || (can.kind >= CXType_Char_U && can.kind <= CXType_ULongLong)) return WAIT_UINT;
+    if (can.kind >= CXType_Char_S && can.kind <= CXType_LongLong) return WAIT_INT;
+    return 0;
+}
+
 static void build_func(const ctx *c, CXCursor cur, gen_func *f)
 {
     memset(f, 0, sizeof *f);
@@ -496,6 +508,7 @@ static void build_func(const ctx *c, CXCursor cur, gen_func *f)
         pa->frame_decl = declare_frame_member(t, pa->name);
         pa->is_handle = is_handle(t);
         pa->size = passed_size(t, &pa->floating);
+        pa->wait_base = wait_base(t);
         if (i == 0) f->key_is_handle = pa->is_handle;
         char *l = xasprintf("%s%s%s", list, i ? ", " : "", pa->decl);
         free(list);

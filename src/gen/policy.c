@@ -114,6 +114,8 @@ static int on_section(pini_file *f, const pini_section *s, void *user)
     sp->collective = v[PINI_COLLECTIVE] && pini_word(PINI_COLLECTIVE, v[PINI_COLLECTIVE]) == 1;
     sp->scope = v[PINI_SCOPE] ? pini_word(PINI_SCOPE, v[PINI_SCOPE]) : POLICY_UNSET;
     sp->reason = xstrdup(v[PINI_REASON]);
+    sp->wait_args = xstrdup(v[PINI_WAIT_ARGS]);
+    sp->wait_args_line = s->key_line[PINI_WAIT_ARGS];
     sp->serialize = v[PINI_SERIALIZE] && *v[PINI_SERIALIZE] ? xstrdup(v[PINI_SERIALIZE]) : NULL;
     sp->variant_of = xstrdup(v[PINI_VARIANT_OF]);
     sp->variant_line = s->key_line[PINI_VARIANT_OF];
@@ -171,6 +173,7 @@ void policy_free(policy *p)
         strlist_free(&p->sites[i].states);
         free(p->sites[i].name);
         free(p->sites[i].reason);
+        free(p->sites[i].wait_args);
         free(p->sites[i].serialize);
         free(p->sites[i].variant_of);
         for (int k = 0; k < NRULE_KEYS; k++)

@@ -86,6 +86,9 @@ void gen_func_free(gen_func *f)
     free(f->wrapper_head);
     free(f->base);
     free(f->rules);
+    for (size_t i = 0; i < f->nwaits; i++)
+        free(f->waits[i].as);
+    free(f->waits);
 }
 
 void gen_api_free(gen_api *api)

@@ -65,6 +65,7 @@ const pini_key_info pini_keys[PINI_NKEYS] = {
     [PINI_BLOCKING] = {"blocking", S, yes_no_words, 2},
     [PINI_COLLECTIVE] = {"collective", S, yes_no_words, 2},
     [PINI_REASON] = {"reason", S, NULL},
+    [PINI_WAIT_ARGS] = {"wait_args", S, NULL},
     [PINI_TRANSITION] = {"transition", D | S, cgi_transition_names, CGI_NTRANSITIONS},
     [PINI_SERIALIZE] = {"serialize", S, NULL},
     [PINI_SCOPE] = {"scope", S, cgi_scope_names, CGI_NSCOPES},
@@ -93,12 +94,13 @@ const pini_key_info pini_keys[PINI_NKEYS] = {
 
 /* The order keys are listed in messages: as docs/configuration.md lists them. */
 static const pini_key key_order[PINI_NKEYS] = {
-    PINI_NAME,        PINI_HEADER,     PINI_HEADERS,  PINI_ABI_HEADERS, PINI_PREFIX,   PINI_LIBRARY,     PINI_RESULT,
-    PINI_SUCCESS,     PINI_MISSING,    PINI_RESULTS,  PINI_ERRCODE,     PINI_CFLAGS,   PINI_PASSTHROUGH, PINI_VARIANTS,
-    PINI_REAL_PREFIX, PINI_SEARCH,     PINI_BLOCKING, PINI_COLLECTIVE,  PINI_REASON,   PINI_TRANSITION,  PINI_SERIALIZE,
-    PINI_SCOPE,       PINI_VARIANT_OF, PINI_WRAPPER,  PINI_WRITES,      PINI_READS,    PINI_DESTROYS,    PINI_SETS,
-    PINI_LAUNCHES,    PINI_STATES,     PINI_Q_API,    PINI_Q_VENDOR,    PINI_Q_DRIVER, PINI_Q_VERSIONS,  PINI_Q_LIBRARY,
-    PINI_Q_SERIALIZE, PINI_Q_DOMAIN,   PINI_Q_SOURCE, PINI_Q_WHY,       PINI_Q_SCOPE,  PINI_Q_ADVICE,
+    PINI_NAME,        PINI_HEADER,    PINI_HEADERS,     PINI_ABI_HEADERS, PINI_PREFIX,     PINI_LIBRARY,
+    PINI_RESULT,      PINI_SUCCESS,   PINI_MISSING,     PINI_RESULTS,     PINI_ERRCODE,    PINI_CFLAGS,
+    PINI_PASSTHROUGH, PINI_VARIANTS,  PINI_REAL_PREFIX, PINI_SEARCH,      PINI_BLOCKING,   PINI_COLLECTIVE,
+    PINI_REASON,      PINI_WAIT_ARGS, PINI_TRANSITION,  PINI_SERIALIZE,   PINI_SCOPE,      PINI_VARIANT_OF,
+    PINI_WRAPPER,     PINI_WRITES,    PINI_READS,       PINI_DESTROYS,    PINI_SETS,       PINI_LAUNCHES,
+    PINI_STATES,      PINI_Q_API,     PINI_Q_VENDOR,    PINI_Q_DRIVER,    PINI_Q_VERSIONS, PINI_Q_LIBRARY,
+    PINI_Q_SERIALIZE, PINI_Q_DOMAIN,  PINI_Q_SOURCE,    PINI_Q_WHY,       PINI_Q_SCOPE,    PINI_Q_ADVICE,
 };
 
 struct pini_file {
@@ -422,6 +424,10 @@ static void check_site(pini_file *f, const pini_section *s, const pini_section *
         pini_error(f, s->line, "[%s] has blocking = yes without reason: say why it blocks", s->name);
     } else if (v[PINI_REASON] && !blocking) {
         pini_error(f, s->line, "[%s] has a reason but not blocking = yes", s->name);
+    } else if (v[PINI_WAIT_ARGS] && !blocking) {
+        pini_error(f, s->key_line[PINI_WAIT_ARGS],
+                   "[%s] has wait_args but not blocking = yes: the arguments are kept on the blocking path only",
+                   s->name);
     } else if (v[PINI_SCOPE] && !v[PINI_SERIALIZE]) {
         pini_error(f, s->key_line[PINI_SCOPE], "[%s] has scope = %s without serialize: a scope is a lock domain's",
                    s->name, v[PINI_SCOPE]);

@@ -54,6 +54,7 @@ typedef enum pini_key {
     PINI_BLOCKING,
     PINI_COLLECTIVE,
     PINI_REASON,
+    PINI_WAIT_ARGS,
     PINI_SERIALIZE,
     PINI_SCOPE,
     PINI_VARIANT_OF,

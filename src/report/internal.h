@@ -254,6 +254,8 @@ CGI_HIDDEN void cgi_status_grouping_free(cgi_status_grouping *g);
 CGI_HIDDEN void cgi_status_members(FILE *out, const cgi_status_proc *v, const size_t *order, const cgi_status_group *g);
 /* " at FILE:LINE in FUNCTION", or nothing when not known. */
 CGI_HIDDEN void cgi_status_where(FILE *out, const cgi_hang_call *e);
+/* " NAME=VALUE NAME=VALUE": the arguments a hung call waits on (wait_args), or nothing. */
+CGI_HIDDEN void cgi_text_args(FILE *out, const cgi_hang_call *e);
 
 /* ---- status.c ---- */
 typedef struct cgi_status_steps cgi_status_steps;
@@ -404,6 +406,8 @@ CGI_HIDDEN void cgi_json_field_str_or_null(FILE *out, const char *key, const cha
  * "runtime" and "holds_runtime" members: the hang page's and status's. */
 CGI_HIDDEN void cgi_json_hang_python(FILE *out, const cgi_hang_call *e);
 CGI_HIDDEN void cgi_json_hang_runtime(FILE *out, const cgi_hang_call *e);
+/* A hung call's ", \"args\": {NAME: VALUE, ...}" (its wait_args, values as text), or null when it has none. */
+CGI_HIDDEN void cgi_json_hang_args(FILE *out, const cgi_hang_call *e);
 CGI_HIDDEN void cgi_json_begin(FILE *out);
 CGI_HIDDEN void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, size_t nproc);
 CGI_HIDDEN void cgi_json_end(FILE *out, size_t nproc, const cgi_totals *pall, size_t lost, const cgi_report_writer *w);

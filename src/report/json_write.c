@@ -128,6 +128,25 @@ void cgi_json_hang_runtime(FILE *out, const cgi_hang_call *e)
                                      : "null");
 }
 
+void cgi_json_hang_args(FILE *out, const cgi_hang_call *e)
+{
+    if (!e || !e->nargs) {
+        fputs(", \"args\": null", out);
+        return;
+    }
+    fputs(", \"args\": {", out);
+    for (uint32_t i = 0; i < e->nargs && i < CG_WAIT_ARGS_MAX; i++) {
+        char name[sizeof e->arg[i].name + 1], value[sizeof e->arg[i].value + 1];
+        snprintf(name, sizeof name, "%.*s", (int)sizeof e->arg[i].name, e->arg[i].name);
+        snprintf(value, sizeof value, "%.*s", (int)sizeof e->arg[i].value, e->arg[i].value);
+        if (i) fputs(", ", out);
+        cgi_json_str(out, name);
+        fputs(": ", out);
+        cgi_json_str(out, value);
+    }
+    fputc('}', out);
+}
+
 /* A stall's "python": where its Python code made the call, the first frame
  * outside the standard library ("from") and the module being imported
  * ("importing") where it has them, and the package it is charged to. */
@@ -195,9 +214,12 @@ static void cgi_json_stalls_and_in_flight(FILE *out, const cgi_stats_region *r)
         char name[sizeof slot->thread + 1];
         snprintf(name, sizeof name, "%.*s", (int)sizeof slot->thread, slot->thread);
         cgi_json_field_str(out, "thread", name);
-        fprintf(out, ", \"state\": \"%s\", \"entered_ns\": %lu,\n        \"python\": ", cgi_slot_state_name(slot),
+        fprintf(out, ", \"state\": \"%s\", \"entered_ns\": %lu", cgi_slot_state_name(slot),
                 (unsigned long)cgi_entered_ns(r, slot));
-        cgi_json_hang_python(out, cgi_hang_of_slot(r, slot));
+        const cgi_hang_call *known = cgi_hang_of_slot(r, slot);
+        cgi_json_hang_args(out, known);
+        fputs(",\n        \"python\": ", out);
+        cgi_json_hang_python(out, known);
         fputc('}', out);
     }
     fprintf(out, "%s],\n     \"in_flight_unknown_threads\": %u", k ? "\n     " : "",
@@ -241,6 +263,7 @@ static void cgi_json_timing_and_hang(FILE *out, const cgi_stats_region *r)
             fprintf(out, "%d", e->holder_tid);
         else
             fputs("null", out);
+        cgi_json_hang_args(out, e);
         fputs(",\n        \"python\": ", out);
         cgi_json_hang_python(out, e);
         fputc('}', out);
@@ -273,6 +296,7 @@ static void cgi_json_late_calls(FILE *out, const cgi_stats_region *r)
                 (unsigned long)(v[i]->ended_ns > ns ? v[i]->ended_ns - ns : 0), e->tid);
         cgi_json_field_str(out, "thread", e->thread);
         cgi_json_hang_runtime(out, e);
+        cgi_json_hang_args(out, e);
         fputs(",\n        \"python\": ", out);
         cgi_json_hang_python(out, e);
         fputc('}', out);

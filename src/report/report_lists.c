@@ -285,6 +285,23 @@ static void cgi_read_hang_python(cgi_json *j, cgi_hang_call *e)
     cgi_lex_expect(j, '}');
 }
 
+/* A hung call's "args": {NAME: VALUE, ...}, or null; more than CG_WAIT_ARGS_MAX are read and dropped. */
+static void cgi_read_hang_args(cgi_json *j, cgi_hang_call *e)
+{
+    e->nargs = 0;
+    if (cgi_lex_word(j, "null") || !cgi_lex_expect(j, '{')) return;
+    if (cgi_lex_lit(j, '}')) return;
+    do {
+        cgi_hang_arg tmp, *a = e->nargs < CG_WAIT_ARGS_MAX ? &e->arg[e->nargs] : &tmp;
+        memset(a, 0, sizeof *a);
+        if (!cgi_lex_str(j, a->name, sizeof a->name) || !cgi_lex_expect(j, ':') ||
+            !cgi_lex_str(j, a->value, sizeof a->value))
+            return;
+        if (e->nargs < CG_WAIT_ARGS_MAX) e->nargs++;
+    } while (!j->err && cgi_lex_lit(j, ','));
+    cgi_lex_expect(j, '}');
+}
+
 /* One member of a hung call, as cgi_json_timing_and_hang wrote it (a late
  * call has the same ones, and its own). */
 static void cgi_read_hang_member(cgi_json *j, const char *key, cgi_hang_call *e)
@@ -315,6 +332,8 @@ static void cgi_read_hang_member(cgi_json *j, const char *key, cgi_hang_call *e)
         if (!cgi_lex_word(j, "null") && cgi_lex_num(j, &v)) e->holder_tid = (int32_t)v;
     } else if (strcmp(key, "python") == 0) {
         cgi_read_hang_python(j, e);
+    } else if (strcmp(key, "args") == 0) {
+        cgi_read_hang_args(j, e);
     } else
         cgi_lex_skip(j);
 }

@@ -30,6 +30,7 @@ static void cgi_status_call_line(FILE *out, const cgi_hang_call *e)
     CGI_TEXT_FIELD(out, e->api);
     fputc(' ', out);
     CGI_TEXT_FIELD(out, e->name);
+    cgi_text_args(out, e);
     fprintf(out, " for %.1f s", (double)e->age_ns / 1e9);
     if (e->waiting && e->holder_tid) fprintf(out, ", lock held by tid %d", e->holder_tid);
     int py = strcmp(e->runtime, "cpython") == 0;
@@ -127,6 +128,7 @@ static void cgi_status_call_json(FILE *out, const cgi_hang_call *e)
     fputs(", \"lock_held_by\": ", out);
     e->waiting && e->holder_tid ? fprintf(out, "%d", e->holder_tid) : fputs("null", out);
     cgi_json_hang_runtime(out, e);
+    cgi_json_hang_args(out, e);
     fputs(", \"python\": ", out);
     cgi_json_hang_python(out, e);
     fputc('}', out);

@@ -168,6 +168,16 @@ void cgi_status_members(FILE *out, const cgi_status_proc *v, const size_t *order
         if (v[order[g->first + i]].rank < 0) fprintf(out, "%s %d", said++ ? "," : "", v[order[g->first + i]].pid);
 }
 
+void cgi_text_args(FILE *out, const cgi_hang_call *e)
+{
+    for (uint32_t i = 0; e && i < e->nargs && i < CG_WAIT_ARGS_MAX; i++) {
+        fputc(' ', out);
+        CGI_TEXT_FIELD(out, e->arg[i].name);
+        fputc('=', out);
+        CGI_TEXT_FIELD(out, e->arg[i].value);
+    }
+}
+
 /* " at FILE:LINE in FUNCTION", and how it was read where that was not the
  * first way (" (read via /proc/self/mem)"), or nothing when not known. */
 void cgi_status_where(FILE *out, const cgi_hang_call *e)

@@ -213,10 +213,12 @@ static void cgi_text_in_flight(FILE *out, const cgi_stats_region *r, int state, 
              * its lock went into the driver later (the slot keeps one time). */
             fprintf(out, "    thread %d \"", atomic_load(&slot->tid));
             CGI_TEXT_FIELD(out, slot->thread);
-            fprintf(out, "\" %s %s %s, called %.3f ms after start",
-                    cgi_waiting(slot) ? "waiting for the lock of" : "inside", rec ? rec->api : "?",
-                    rec ? rec->name : "?", cgi_ms(cgi_entered_ns(r, slot)));
-            cgi_text_hang_tail(out, cgi_hang_of_slot(r, slot));
+            fprintf(out, "\" %s %s %s", cgi_waiting(slot) ? "waiting for the lock of" : "inside", rec ? rec->api : "?",
+                    rec ? rec->name : "?");
+            const cgi_hang_call *known = cgi_hang_of_slot(r, slot);
+            cgi_text_args(out, known);
+            fprintf(out, ", called %.3f ms after start", cgi_ms(cgi_entered_ns(r, slot)));
+            cgi_text_hang_tail(out, known);
             fputc('\n', out);
         }
     }
@@ -249,6 +251,7 @@ static void cgi_text_hang(FILE *out, const cgi_stats_region *r)
         CGI_TEXT_FIELD(out, e->api);
         fputc(' ', out);
         CGI_TEXT_FIELD(out, e->name);
+        cgi_text_args(out, e);
         fprintf(out, ", %lu ms", (unsigned long)(e->age_ns / 1000000u));
         if (e->waiting) {
             fputs(", waits for lock ", out);
@@ -285,6 +288,7 @@ static void cgi_text_late(FILE *out, const cgi_stats_region *r, int width)
         CGI_TEXT_FIELD(out, e->api);
         fputc(' ', out);
         CGI_TEXT_FIELD(out, e->name);
+        cgi_text_args(out, e);
         fprintf(out, " %lu ms, thread %d \"", (unsigned long)((v[i]->ns + 500000u) / 1000000u), e->tid);
         CGI_TEXT_FIELD(out, e->thread);
         fputc('"', out);

@@ -30,6 +30,7 @@
 #include "selfread.h"
 #include "site.h"
 #include "stats.h"
+#include "wait_args.h"
 #include "watchdog.h"
 
 #include <fcntl.h>
@@ -211,6 +212,7 @@ static int cgi_hang_fill(cgi_hang_call *e, const cgi_wd_call *v, const cg_adapte
     if (ad) snprintf(e->runtime, sizeof e->runtime, "%s", ad->name ? ad->name : "?");
     unsigned long pth = cgi_slot_pthread_id(v->slot);
     e->held = cgi_hang_held(slot, v->seq, ad, e->tid, pth);
+    cgi_wait_args_fill(e, slot, v->seq, &r->c);
     if (!cgi_hang_read_frames(e, slot, v->seq, pth)) cgi_hang_noted_line(e, slot, v->seq);
     return 1;
 }
@@ -379,8 +381,10 @@ static void cgi_hang_print_call(cgi_hang_text *t, const cgi_hang_call *e)
     if (e->py_file[0] && e->py_via == CGI_PY_VIA_PROC_MEM) CGI_WHAT(" (read via /proc/self/mem)");
 #undef CGI_WHAT
     what[sizeof what - 1] = '\0';
-    cgi_hang_line(t, "  tid %d \"%s\": %s %s, %lu ms%s", e->tid, e->thread, e->api, e->name,
-                  (unsigned long)(e->age_ns / 1000000u), what);
+    char args[CG_WAIT_ARGS_MAX * 66];
+    cgi_hang_args_text(e, args, sizeof args);
+    cgi_hang_line(t, "  tid %d \"%s\": %s %s%s%s, %lu ms%s", e->tid, e->thread, e->api, e->name, args[0] ? " " : "",
+                  args, (unsigned long)(e->age_ns / 1000000u), what);
 }
 
 /* The page as a block of lines on stderr (CALLGUARD_HANG_MS). */

@@ -34,11 +34,13 @@ _Static_assert(sizeof(cgi_stats_record) == 1088 && offsetof(cgi_stats_record, sh
                "stats record layout is fixed, its shards on their own cache lines");
 _Static_assert(sizeof(cgi_code) == 64, "a result code's slot is fixed");
 _Static_assert(sizeof(cgi_stall) == 1024, "stall layout is fixed");
-_Static_assert(sizeof(cgi_slot) == 128 && offsetof(cgi_slot, mark) < 64 && offsetof(cgi_slot, held_seq) == 64,
-               "a slot is two cache lines: what every counted call touches (the stall mark included), and the rest");
+_Static_assert(sizeof(cgi_slot) == 192 && offsetof(cgi_slot, mark) < 64 && offsetof(cgi_slot, held_seq) == 64 &&
+                   offsetof(cgi_slot, wait) == 128,
+               "a slot is three cache lines: what every counted call touches (the stall mark included), the rest, "
+               "and what a blocking call waits on");
 _Static_assert(sizeof(cgi_shard) == 64, "a shard is a cache line");
-_Static_assert(sizeof(cgi_hang_call) == 552, "a hung call's layout is fixed");
-_Static_assert(sizeof(cgi_late_call) == 576, "a late call's layout is fixed");
+_Static_assert(sizeof(cgi_hang_call) == 816, "a hung call's layout is fixed");
+_Static_assert(sizeof(cgi_late_call) == 840, "a late call's layout is fixed");
 _Static_assert(sizeof(cgi_violation) == 512, "violation layout is fixed");
 
 cgi_stats_region *cgi_stats;

@@ -7,8 +7,13 @@
 #include "cgtest.h"
 
 #include <callguard/callguard.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <toy.h>
 #include <unistd.h>
@@ -135,7 +140,88 @@ static int test_the_slowest_late_calls_are_kept_and_the_others_counted(int argc,
     return 0;
 }
 
+/* The arguments a blocking call waits on (wait_args: apis/toy.ini gives toyWait's device and ms). */
+static void *wait_1500(void *arg)
+{
+    (void)arg;
+    prctl(PR_SET_NAME, "waiter", 0, 0, 0);
+    toy_device_t d = NULL;
+    toyGetDevice(0, &d); /* the thread's first call claims its slot */
+    toyWait(d, 1500);
+    return NULL;
+}
+
+/* A thread waits 1.5 s in toyWait; at 1.3 s `callguard status` of this
+ * process goes to argv[1]. Then on the main thread toyRunCallback, 1.2 s,
+ * a site without wait_args, after a toyWait of its own that returned at
+ * once; the report (JSON) to argv[0]. */
+static int child_wait_args(int argc, char **argv)
+{
+    CHECK(argc == 2);
+    CHECK(cg_stats_enable(1) == CG_OK);
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, wait_1500, NULL) == 0);
+    cgtest_sleep_ms(1300);
+    char stats[600] = "";
+    const char *dir = getenv("CALLGUARD_STATS_DIR");
+    DIR *d = dir ? opendir(dir) : NULL;
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (strncmp(e->d_name, "cg-", 3) == 0) snprintf(stats, sizeof stats, "%s/%s", dir, e->d_name);
+    if (d) closedir(d);
+    const char *paths[] = {stats};
+    int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    CHECKF(stats[0] && fd >= 0 && cg_status_write(paths, 1, "here", fd, CG_REPORT_TEXT) == CG_OK, "status of %s",
+           stats);
+    close(fd);
+    pthread_join(t, NULL);
+    CHECK(toyWait(dev0(), 0) == TOY_SUCCESS);
+    long ms = 1200;
+    CHECK(toyRunCallback(dev0(), nap_callback, &ms) == TOY_SUCCESS);
+    cgtest_sleep_ms(100);
+    _exit(cg_report_write(argv[0], CG_REPORT_JSON) == CG_OK ? 0 : 1);
+}
+
+/* `callguard status` names toyWait's device and ms while it waits; the
+ * report keeps them with the late call; the later toyRunCallback, which
+ * keeps none, shows none (not the values toyWait left in the slot). */
+static int test_a_blocking_calls_arguments_are_named_live_and_in_late_calls(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    char path[512], status[512], dir[512], stats[600];
+    snprintf(path, sizeof path, "%s/args.json", cgtest_tmpdir());
+    snprintf(status, sizeof status, "%s/args-status.txt", cgtest_tmpdir());
+    snprintf(dir, sizeof dir, "%s/args-stats", cgtest_tmpdir());
+    snprintf(stats, sizeof stats, "CALLGUARD_STATS_DIR=%s", dir);
+    CHECK(mkdir(dir, 0700) == 0);
+    const char *env[] = {stats, "CALLGUARD_HANG_MS", "CALLGUARD_TIMING", "CALLGUARD_REPORT", NULL};
+    const char *args[] = {path, status, NULL};
+    cgtest_result r;
+    CHECK(cgtest_child(&r, env, "child_wait_args", args) == 0);
+    CHECKF(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0, "status %d\n%s", r.status, r.err);
+    char *text = cgtest_read_file(status, NULL), *json = cgtest_read_file(path, NULL);
+    const char *live = text ? strstr(text, "\"waiter\" in toy toyWait device=0x") : NULL;
+    CHECKF(live && strstr(live, " ms=1500 for "), "status does not name toyWait's arguments:\n%s",
+           text ? text : "(none)");
+    const char *late = late_of(json);
+    const char *w = late ? strstr(late, "\"name\": \"toyWait\"") : NULL;
+    const char *cb = late ? strstr(late, "\"name\": \"toyRunCallback\"") : NULL;
+    /* The same device both times: status's `device=0x...` and the report's. */
+    char want[128] = "?";
+    if (live) {
+        const char *v = live + strlen("\"waiter\" in toy toyWait device=");
+        snprintf(want, sizeof want, "\"args\": {\"device\": \"%.*s\", \"ms\": \"1500\"}", (int)strcspn(v, " "), v);
+    }
+    CHECKF(w && cb && strstr(w, want) && strstr(cb, "\"args\": null"),
+           "late calls: toyWait with %s, toyRunCallback with none:\n%s", want, json ? json : "(no report)");
+    free(text);
+    free(json);
+    return 0;
+}
+
 const cgtest_case cgtest_cases[] = {
+    {"a_blocking_calls_arguments_are_named_live_and_in_late_calls",
+     test_a_blocking_calls_arguments_are_named_live_and_in_late_calls},
+    {"child_wait_args", child_wait_args},
     {"a_call_that_returned_after_the_hang_threshold_is_kept_with_its_thread",
      test_a_call_that_returned_after_the_hang_threshold_is_kept_with_its_thread},
     {"child_a_late_call", child_a_late_call},

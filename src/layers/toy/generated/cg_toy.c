@@ -256,8 +256,10 @@ static __attribute__((noinline)) toy_result_t cgl_gp_toyWait(toy_device_t device
     (void)cg_call(&cgl_sites[CGL_toyWait], (const void *)device, cgl_th_toyWait, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+static const cg_wait_args cgl_wa_toyWait = {&cgl_sites[CGL_toyWait], NULL, 2, {{"device", NULL, CG_WAIT_HEX}, {"ms", NULL, CG_WAIT_UINT}}};
 static __attribute__((noinline)) toy_result_t cgl_sl_toyWait(toy_device_t device, uint32_t ms)
 {
+    CG_WAIT_ARGS(toyWait, (uint64_t)(uintptr_t)device, (uint64_t)ms);
     CG_BLOCKING_CALL(toyWait, (device, ms), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(toyWait, (device, ms), cgl_thunk_code);
     return cgl_gp_toyWait(device, ms);
@@ -355,8 +357,10 @@ static __attribute__((noinline)) int32_t cgl_gp_toyLaunch(int32_t x)
     return cgl_fr.cgl_ret;
 }
 CG_LEFT_FUNCTION(cgl_left_toyLaunch, __typeof__(((struct cgl_fr_toyLaunch *)0)->cgl_ret));
+static const cg_wait_args cgl_wa_toyLaunch = {&cgl_sites[CGL_toyLaunch], NULL, 1, {{"x", NULL, CG_WAIT_INT}}};
 static __attribute__((noinline)) int32_t cgl_sl_toyLaunch(int32_t x)
 {
+    CG_WAIT_ARGS(toyLaunch, (uint64_t)(int64_t)x);
     CG_BLOCKING_CALL(toyLaunch, (x), CG_NO_CODE, cgl_left_toyLaunch);
     CG_SHORT_CALL(toyLaunch, (x), CG_NO_CODE);
     return cgl_gp_toyLaunch(x);
