@@ -845,5 +845,59 @@ print(json.dumps(out))
 """
 
 
+# Three ranks: rank 2 in comm.Recv (MPI_Recv) and rank 1 in comm.recv (mpi4py's MPI_Mprobe) from rank 0 with
+# tag 99, which nobody sends; rank 0 in MPI_Barrier.
+ARGS_JOB = """from mpi4py import MPI
+comm = MPI.COMM_WORLD
+rank = comm.Get_rank()
+if rank == 2:
+    comm.Recv(bytearray(8), source=0, tag=99)
+elif rank == 1:
+    comm.recv(source=0, tag=99)
+comm.Barrier()
+"""
+
+
+def mpi4py_hang_status_names_what_each_rank_waits_for():
+    """Three ranks under mpirun, each under `callguard run --report DIR/`: while they hang, `callguard
+    status DIR/` names the arguments each call waits on (apis/mpi.ini wait_args): rank 2's MPI_Recv and
+    rank 1's MPI_Mprobe (mpi4py's comm.recv) source=0 tag=99 on MPI_COMM_WORLD of 3 ranks, rank 0's
+    MPI_Barrier its communicator; --json the same as "args". mpirun then gets SIGTERM, and each rank's
+    report keeps them in in_flight."""
+    job = os.path.join(TMP, "args_job.py")
+    with open(job, "w") as f:
+        f.write(ARGS_JOB)
+    folder = os.path.join(TMP, "args")
+    args = MPIRUN[:-1] + ["3"] + guarded(folder) + [PYTHON, job]
+    e = {k: v for k, v in os.environ.items() if not k.startswith("CALLGUARD_")}
+    p = subprocess.Popen(args, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    world = "comm=MPI_COMM_WORLD (size 3)"
+    want = {2: "in mpi MPI_Recv source=0 tag=99 " + world, 1: "in mpi MPI_Mprobe source=0 tag=99 " + world,
+            0: "in mpi MPI_Barrier " + world}
+    try:
+        text, deadline = "", time.monotonic() + 10
+        while time.monotonic() < deadline and not all(w in text for w in want.values()):
+            time.sleep(0.5)
+            rc, text, err = status_of(folder)
+        for rank, w in want.items():
+            check(w in text, "rank %d: status within 10 s names %r:\n%s" % (rank, w, text))
+        rc, out, err = status_of(folder, "--json")
+        args_of = {proc["rank"]: [c["args"] for c in proc["in_flight"]] for proc in json.loads(out)["processes"]}
+        recv = {"source": "0", "tag": "99", "comm": "MPI_COMM_WORLD (size 3)"}
+        check(args_of == {0: [{"comm": "MPI_COMM_WORLD (size 3)"}], 1: [recv], 2: [recv]}, "JSON: %s" % args_of)
+        os.killpg(p.pid, signal.SIGTERM)
+        p.communicate(timeout=30)
+    finally:
+        for pid in session_pids(p.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    for rank, name in ((1, "MPI_Mprobe"), (2, "MPI_Recv")):
+        flight = [(c["name"], c["args"]) for proc in report(folder, rank)["processes"] for c in proc["in_flight"]]
+        check(flight == [(name, recv)], "rank %d's report keeps its call's arguments: %s" % (rank, flight))
+
+
 if __name__ == "__main__":
     main()

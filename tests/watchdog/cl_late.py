@@ -1,7 +1,7 @@
 """A Python program whose clFinish waits SECONDS and returns, on the real
 OpenCL stack (ocl-icd and PoCL), through ctypes.CDLL (the GIL let go): the
 queue holds a marker behind a user event, which a timer thread completes
-after SECONDS. Prints "waiting" before clFinish and "finished" once it
+after SECONDS. Prints "waiting on queue 0x..." (its address) before clFinish and "finished" once it
 returned, and exits 0. With "never" for SECONDS nothing completes it.
 
   cl_late.py SECONDS|never
@@ -28,6 +28,6 @@ assert err.value == 0, err.value
 assert ocl.clEnqueueMarkerWithWaitList(queue, 1, ctypes.byref(event), None) == 0
 if sys.argv[1] != "never":
     threading.Timer(float(sys.argv[1]), lambda: ocl.clSetUserEventStatus(event, 0)).start()
-print("waiting", flush=True)
+print("waiting on queue 0x%x" % queue.value, flush=True)
 assert ocl.clFinish(queue) == 0  # the line a late call names
 print("finished", flush=True)

@@ -86,7 +86,7 @@ def hang_report_names_the_call_the_gil_and_the_python_line_while_it_hangs():
               "each line of the block within 100 columns:\n" + err)
         check("a guarded call in flight for 500 ms or more (CALLGUARD_HANG_MS=500); 1 in flight:" in lines[0], err)
         call = lines[1]
-        check(" cl clWaitForEvents, " in call and "holds the GIL (cpython)" in call, err)
+        check(" cl clWaitForEvents num_events=1 event_list=0x" in call and "holds the GIL (cpython)" in call, err)
         check(call.endswith("python %s:%d in <module>" % (HANG, WAIT)), "the Python line of the wait: " + call)
         check(call.startswith('callguard: hang:   tid %d "python' % h.p.pid) or ' tid ' in call, call)
         time.sleep(1.5)
@@ -131,7 +131,7 @@ def hang_report_names_the_python_line_of_a_wait_without_the_gil():
     path = os.path.join(TMP, "hang-cdll.json")
     with Hung("--hang-ms", "300", "--report", path, args=("cdll",)) as h:
         err = h.stderr_until("callguard: hang: end", 20)
-        call = next((l for l in hang_lines(err) if " cl clWaitForEvents, " in l), "")
+        call = next((l for l in hang_lines(err) if " cl clWaitForEvents num_events=1 " in l), "")
         check(call.endswith("python %s:%d in <module>" % (HANG, WAIT)) and "holds the GIL" not in call,
               "the Python line of a wait without the GIL:\n" + err)
         os.kill(h.p.pid, signal.SIGTERM)
@@ -268,13 +268,15 @@ def clfinish_that_returned_after_the_hang_threshold_is_named_with_its_python_lin
     r = subprocess.run([CG, "run", "--api", "cl", "--report", path, "--", sys.executable, LATE, "2"],
                        capture_output=True, text=True, timeout=60)
     check(r.returncode == 0 and "finished" in r.stdout, r.stdout + r.stderr)
+    queue = r.stdout.split("waiting on queue ")[1].split()[0]
     where = {"file": LATE, "line": line_of(LATE, "the line a late call names"), "function": "<module>"}
     procs = json.load(open(path))["processes"]
     late = [c for p in procs for c in p["late_calls"]]
     check(len(procs) == 1 and len(late) == 1, "one late call: %s" % late)
     c = late[0]
     check(c["api"] == "cl" and c["name"] == "clFinish" and c["duration_ms"] >= 1900 and c["tid"] == procs[0]["pid"]
-          and c["thread"] and c["holds_runtime"] is False and c["python"] == where, "the late call: %s" % c)
+          and c["thread"] and c["holds_runtime"] is False and c["python"] == where and
+          c["args"] == {"command_queue": queue}, "the late call: %s" % c)
     again = os.path.join(TMP, "late-again.json")
     r = subprocess.run([CG, "report", "--json", again, path], capture_output=True, text=True, timeout=60)
     check(r.returncode == 0, r.stderr)
@@ -283,8 +285,43 @@ def clfinish_that_returned_after_the_hang_threshold_is_named_with_its_python_lin
     r = subprocess.run([CG, "report", path], capture_output=True, text=True, timeout=60)
     text = re.sub(r"\s+", " ", r.stdout)
     check(r.returncode == 0 and "1 call returned after the hang threshold (1000 ms):" in text and
-          "cl clFinish %d ms, thread %d" % (c["duration_ms"], c["tid"]) in text and
+          "cl clFinish command_queue=%s %d ms, thread %d" % (queue, c["duration_ms"], c["tid"]) in text and
           "at %s:%d in <module>" % (LATE, where["line"]) in text, r.stdout + r.stderr)
+
+
+def clfinish_that_hangs_names_its_queue_in_status_and_in_the_report():
+    """No option: a clFinish that never returns (cl_late.py never) shows the
+    queue it waits on, command_queue=0x... as the program printed it, in
+    `callguard status PID` (text and --json) once the hang page has the call
+    (1 s); the report of the run stopped with SIGTERM keeps it in in_flight,
+    and its table names it."""
+    skip_unless_real_stack()
+    path = os.path.join(TMP, "hung-queue.json")
+    with Hung("--report", path, args=("never",), script=LATE) as h:
+        first = ""
+        end = time.monotonic() + 20
+        while time.monotonic() < end and not first.startswith("waiting"):
+            first = h.p.stdout.readline()
+        queue = first.split("waiting on queue ")[1].split()[0] if "queue" in first else "?"
+        pid, live, text = None, {}, ""
+        end = time.monotonic() + 10
+        while time.monotonic() < end and not live.get("args"):
+            pid = pid or child_of(h.p.pid)
+            r = subprocess.run([CG, "status", "--json", str(pid or 0)], capture_output=True, text=True, timeout=30)
+            calls = [c for p in json.loads(r.stdout)["processes"] for c in p["in_flight"]] if r.stdout else []
+            live = calls[0] if calls else {}
+            time.sleep(0.1)
+        check(live.get("name") == "clFinish" and live.get("args") == {"command_queue": queue},
+              "status --json names the queue %s: %s" % (queue, live))
+        text = subprocess.run([CG, "status", str(pid)], capture_output=True, text=True, timeout=30).stdout
+        check(" in cl clFinish command_queue=%s for " % queue in text, "status names the queue %s:\n%s" % (queue, text))
+        os.kill(h.p.pid, signal.SIGTERM)
+        h.p.wait(timeout=30)
+    calls = [c for p in json.load(open(path))["processes"] for c in p["in_flight"]]
+    check(len(calls) == 1 and calls[0]["args"] == {"command_queue": queue}, "the report's in_flight: %s" % calls)
+    r = subprocess.run([CG, "report", path], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0 and "inside cl clFinish command_queue=%s, called " % queue in r.stdout,
+          r.stdout + r.stderr)
 
 
 def clfinish_in_flight_when_the_job_is_stopped_is_on_its_timeline():

@@ -81,6 +81,9 @@ _Static_assert(sizeof(MPI_Request) <= CGM_REQUEST_MAX && sizeof(MPI_Status) <= C
                    CGM_STD_REQUEST_SIZE <= CGM_REQUEST_MAX && CGM_STD_STATUS_SIZE <= CGM_STATUS_MAX,
                "room for requests and statuses");
 
+/* Notes the library's constants for the arguments a blocking call waits on (cg_mpi_wait.c). */
+static void cgm_note_names(void);
+
 /* The process's library's ABI, set before the setting takes effect (cgm_check_library). */
 static const struct cgm_abi *cgm_abi = &cgm_abis[0];
 #define CGM_STATUS_IGNORE ((MPI_Status *)cgm_abi->status_ignore)
@@ -314,6 +317,7 @@ CG_EXPORT int MPI_Init(int *argc, char ***argv)
     int serialize = cgm_setting_serialize();
     if (serialize) cgm_check_library();
     int rc = cgl_guarded_MPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS) cgm_note_names();
     if (rc == MPI_SUCCESS && serialize) cgm_serialize_all();
     if (rc == MPI_SUCCESS) cg_layer_identify(&cgl_layer, cgm_probe);
     return rc;
@@ -327,6 +331,7 @@ CG_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provid
 {
     if (!cgm_setting_serialize()) {
         int rc = cgl_guarded_MPI_Init_thread(argc, argv, required, provided);
+        if (rc == MPI_SUCCESS) cgm_note_names();
         if (rc == MPI_SUCCESS) cg_layer_identify(&cgl_layer, cgm_probe);
         return rc;
     }
@@ -341,6 +346,7 @@ CG_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provid
     if (rc != MPI_SUCCESS) return rc;
     if (valid && *provided >= abi->serialized && required > *provided) *provided = required;
     atomic_store(&cgm_told, *provided);
+    cgm_note_names();
     cgm_serialize_all();
     cg_layer_identify(&cgl_layer, cgm_probe);
     return rc;
@@ -743,3 +749,6 @@ CG_EXPORT int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Data
 
 /* The large-count forms of the calls above (MPI 4.0). */
 #include "cg_mpi_large_count.c"
+
+/* How the arguments a blocking call waits on are shown (wait_args). */
+#include "cg_mpi_wait.c"

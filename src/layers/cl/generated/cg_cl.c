@@ -2454,8 +2454,10 @@ static __attribute__((noinline)) cl_int cgl_gp_clWaitForEvents(cl_uint num_event
     (void)cg_call(&cgl_sites[CGL_clWaitForEvents], NULL, cgl_th_clWaitForEvents, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+static const cg_wait_args cgl_wa_clWaitForEvents = {&cgl_sites[CGL_clWaitForEvents], NULL, 2, {{"num_events", NULL, CG_WAIT_UINT}, {"event_list", NULL, CG_WAIT_HEX}}};
 static __attribute__((noinline)) cl_int cgl_sl_clWaitForEvents(cl_uint num_events, const cl_event *event_list)
 {
+    CG_WAIT_ARGS(clWaitForEvents, (uint64_t)num_events, (uint64_t)(uintptr_t)event_list);
     CG_BLOCKING_CALL(clWaitForEvents, (num_events, event_list), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(clWaitForEvents, (num_events, event_list), cgl_thunk_code);
     return cgl_gp_clWaitForEvents(num_events, event_list);
@@ -2689,8 +2691,10 @@ static __attribute__((noinline)) cl_int cgl_gp_clFinish(cl_command_queue command
     (void)cg_call(&cgl_sites[CGL_clFinish], (const void *)command_queue, cgl_th_clFinish, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+static const cg_wait_args cgl_wa_clFinish = {&cgl_sites[CGL_clFinish], NULL, 1, {{"command_queue", NULL, CG_WAIT_HEX}}};
 static __attribute__((noinline)) cl_int cgl_sl_clFinish(cl_command_queue command_queue)
 {
+    CG_WAIT_ARGS(clFinish, (uint64_t)(uintptr_t)command_queue);
     CG_BLOCKING_CALL(clFinish, (command_queue), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(clFinish, (command_queue), cgl_thunk_code);
     return cgl_gp_clFinish(command_queue);

@@ -8302,8 +8302,10 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamSynchronize_ptsz(CUstre
     (void)cg_call(&cgl_sites[CGL_cuStreamSynchronize_ptsz], (const void *)hStream, cgl_th_cuStreamSynchronize_ptsz, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+static const cg_wait_args cgl_wa_cuStreamSynchronize_ptsz = {&cgl_sites[CGL_cuStreamSynchronize_ptsz], NULL, 1, {{"hStream", NULL, CG_WAIT_HEX}}};
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamSynchronize_ptsz(CUstream hStream)
 {
+    CG_WAIT_ARGS(cuStreamSynchronize_ptsz, (uint64_t)(uintptr_t)hStream);
     CG_BLOCKING_CALL(cuStreamSynchronize_ptsz, (hStream), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(cuStreamSynchronize_ptsz, (hStream), cgl_thunk_code);
     return cgl_gp_cuStreamSynchronize_ptsz(hStream);
@@ -8528,8 +8530,10 @@ static __attribute__((noinline)) CUresult cgl_gp_cuEventSynchronize(CUevent hEve
     (void)cg_call(&cgl_sites[CGL_cuEventSynchronize], (const void *)hEvent, cgl_th_cuEventSynchronize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+static const cg_wait_args cgl_wa_cuEventSynchronize = {&cgl_sites[CGL_cuEventSynchronize], NULL, 1, {{"hEvent", NULL, CG_WAIT_HEX}}};
 static __attribute__((noinline)) CUresult cgl_sl_cuEventSynchronize(CUevent hEvent)
 {
+    CG_WAIT_ARGS(cuEventSynchronize, (uint64_t)(uintptr_t)hEvent);
     CG_BLOCKING_CALL(cuEventSynchronize, (hEvent), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(cuEventSynchronize, (hEvent), cgl_thunk_code);
     return cgl_gp_cuEventSynchronize(hEvent);
@@ -17153,8 +17157,10 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamSynchronize(CUstream hS
     (void)cg_call(&cgl_sites[CGL_cuStreamSynchronize], (const void *)hStream, cgl_th_cuStreamSynchronize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+static const cg_wait_args cgl_wa_cuStreamSynchronize = {&cgl_sites[CGL_cuStreamSynchronize], NULL, 1, {{"hStream", NULL, CG_WAIT_HEX}}};
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamSynchronize(CUstream hStream)
 {
+    CG_WAIT_ARGS(cuStreamSynchronize, (uint64_t)(uintptr_t)hStream);
     CG_BLOCKING_CALL(cuStreamSynchronize, (hStream), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(cuStreamSynchronize, (hStream), cgl_thunk_code);
     return cgl_gp_cuStreamSynchronize(hStream);

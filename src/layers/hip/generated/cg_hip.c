@@ -1829,8 +1829,10 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamSynchronize_spt(hipS
     (void)cg_call(&cgl_sites[CGL_hipStreamSynchronize_spt], (const void *)stream, cgl_th_hipStreamSynchronize_spt, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+static const cg_wait_args cgl_wa_hipStreamSynchronize_spt = {&cgl_sites[CGL_hipStreamSynchronize_spt], NULL, 1, {{"stream", NULL, CG_WAIT_HEX}}};
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamSynchronize_spt(hipStream_t stream)
 {
+    CG_WAIT_ARGS(hipStreamSynchronize_spt, (uint64_t)(uintptr_t)stream);
     CG_BLOCKING_CALL(hipStreamSynchronize_spt, (stream), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(hipStreamSynchronize_spt, (stream), cgl_thunk_code);
     return cgl_gp_hipStreamSynchronize_spt(stream);
@@ -3179,8 +3181,10 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamSynchronize(hipStrea
     (void)cg_call(&cgl_sites[CGL_hipStreamSynchronize], (const void *)stream, cgl_th_hipStreamSynchronize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+static const cg_wait_args cgl_wa_hipStreamSynchronize = {&cgl_sites[CGL_hipStreamSynchronize], NULL, 1, {{"stream", NULL, CG_WAIT_HEX}}};
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamSynchronize(hipStream_t stream)
 {
+    CG_WAIT_ARGS(hipStreamSynchronize, (uint64_t)(uintptr_t)stream);
     CG_BLOCKING_CALL(hipStreamSynchronize, (stream), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(hipStreamSynchronize, (stream), cgl_thunk_code);
     return cgl_gp_hipStreamSynchronize(stream);
@@ -3567,8 +3571,10 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipEventSynchronize(hipEvent_
     (void)cg_call(&cgl_sites[CGL_hipEventSynchronize], (const void *)event, cgl_th_hipEventSynchronize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+static const cg_wait_args cgl_wa_hipEventSynchronize = {&cgl_sites[CGL_hipEventSynchronize], NULL, 1, {{"event", NULL, CG_WAIT_HEX}}};
 static __attribute__((noinline)) hipError_t cgl_sl_hipEventSynchronize(hipEvent_t event)
 {
+    CG_WAIT_ARGS(hipEventSynchronize, (uint64_t)(uintptr_t)event);
     CG_BLOCKING_CALL(hipEventSynchronize, (event), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(hipEventSynchronize, (event), cgl_thunk_code);
     return cgl_gp_hipEventSynchronize(event);

@@ -2006,6 +2006,9 @@ static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_MPI_Status_f2f08] = {"MPI_Status_f2f08", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
 };
 
+/* Shows the values of wait_args with a word (layer.h, cg_wait_format): in the hand-written file. */
+static int cgl_wait_format(const char *as, uint64_t value, char *out, size_t size);
+
 /* Names a int; codes that repeat a value are left to their first name. */
 static const char *cgl_result_name(long r)
 {
@@ -3480,8 +3483,10 @@ static __attribute__((noinline)) int cgl_gp_MPI_Barrier(MPI_Comm comm)
     (void)cg_call(&cgl_sites[CGL_MPI_Barrier], (const void *)comm, cgl_th_MPI_Barrier, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+static const cg_wait_args cgl_wa_MPI_Barrier = {&cgl_sites[CGL_MPI_Barrier], cgl_wait_format, 1, {{"comm", "mpi_comm", CG_WAIT_HEX}}};
 static __attribute__((noinline)) int cgl_sl_MPI_Barrier(MPI_Comm comm)
 {
+    CG_WAIT_ARGS(MPI_Barrier, (uint64_t)(uintptr_t)comm);
     CG_BLOCKING_CALL(MPI_Barrier, (comm), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(MPI_Barrier, (comm), cgl_thunk_code);
     return cgl_gp_MPI_Barrier(comm);
@@ -8768,8 +8773,10 @@ static __attribute__((noinline)) int cgl_gp_MPI_Mprobe(int source, int tag, MPI_
     (void)cg_call(&cgl_sites[CGL_MPI_Mprobe], NULL, cgl_th_MPI_Mprobe, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+static const cg_wait_args cgl_wa_MPI_Mprobe = {&cgl_sites[CGL_MPI_Mprobe], cgl_wait_format, 3, {{"source", "mpi_rank", CG_WAIT_INT}, {"tag", "mpi_tag", CG_WAIT_INT}, {"comm", "mpi_comm", CG_WAIT_HEX}}};
 static __attribute__((noinline)) int cgl_sl_MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
+    CG_WAIT_ARGS(MPI_Mprobe, (uint64_t)(int64_t)source, (uint64_t)(int64_t)tag, (uint64_t)(uintptr_t)comm);
     CG_BLOCKING_CALL(MPI_Mprobe, (source, tag, comm, message, status), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(MPI_Mprobe, (source, tag, comm, message, status), cgl_thunk_code);
     return cgl_gp_MPI_Mprobe(source, tag, comm, message, status);
@@ -9409,8 +9416,10 @@ static __attribute__((noinline)) int cgl_gp_MPI_Probe(int source, int tag, MPI_C
     (void)cg_call(&cgl_sites[CGL_MPI_Probe], NULL, cgl_th_MPI_Probe, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+static const cg_wait_args cgl_wa_MPI_Probe = {&cgl_sites[CGL_MPI_Probe], cgl_wait_format, 3, {{"source", "mpi_rank", CG_WAIT_INT}, {"tag", "mpi_tag", CG_WAIT_INT}, {"comm", "mpi_comm", CG_WAIT_HEX}}};
 static __attribute__((noinline)) int cgl_sl_MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    CG_WAIT_ARGS(MPI_Probe, (uint64_t)(int64_t)source, (uint64_t)(int64_t)tag, (uint64_t)(uintptr_t)comm);
     CG_BLOCKING_CALL(MPI_Probe, (source, tag, comm, status), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(MPI_Probe, (source, tag, comm, status), cgl_thunk_code);
     return cgl_gp_MPI_Probe(source, tag, comm, status);
@@ -9584,8 +9593,10 @@ static __attribute__((noinline)) int cgl_gp_MPI_Recv(void *buf, int count, MPI_D
     (void)cg_call(&cgl_sites[CGL_MPI_Recv], NULL, cgl_th_MPI_Recv, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+static const cg_wait_args cgl_wa_MPI_Recv = {&cgl_sites[CGL_MPI_Recv], cgl_wait_format, 3, {{"source", "mpi_rank", CG_WAIT_INT}, {"tag", "mpi_tag", CG_WAIT_INT}, {"comm", "mpi_comm", CG_WAIT_HEX}}};
 static __attribute__((noinline)) int cgl_sl_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    CG_WAIT_ARGS(MPI_Recv, (uint64_t)(int64_t)source, (uint64_t)(int64_t)tag, (uint64_t)(uintptr_t)comm);
     CG_BLOCKING_CALL(MPI_Recv, (buf, count, datatype, source, tag, comm, status), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(MPI_Recv, (buf, count, datatype, source, tag, comm, status), cgl_thunk_code);
     return cgl_gp_MPI_Recv(buf, count, datatype, source, tag, comm, status);
@@ -10332,8 +10343,10 @@ static __attribute__((noinline)) int cgl_gp_MPI_Send(const void *buf, int count,
     (void)cg_call(&cgl_sites[CGL_MPI_Send], NULL, cgl_th_MPI_Send, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+static const cg_wait_args cgl_wa_MPI_Send = {&cgl_sites[CGL_MPI_Send], cgl_wait_format, 3, {{"dest", "mpi_rank", CG_WAIT_INT}, {"tag", "mpi_tag", CG_WAIT_INT}, {"comm", "mpi_comm", CG_WAIT_HEX}}};
 static __attribute__((noinline)) int cgl_sl_MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    CG_WAIT_ARGS(MPI_Send, (uint64_t)(int64_t)dest, (uint64_t)(int64_t)tag, (uint64_t)(uintptr_t)comm);
     CG_BLOCKING_CALL(MPI_Send, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(MPI_Send, (buf, count, datatype, dest, tag, comm), cgl_thunk_code);
     return cgl_gp_MPI_Send(buf, count, datatype, dest, tag, comm);
@@ -10368,8 +10381,10 @@ static __attribute__((noinline)) int cgl_gp_MPI_Sendrecv(const void *sendbuf, in
     (void)cg_call(&cgl_sites[CGL_MPI_Sendrecv], NULL, cgl_th_MPI_Sendrecv, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+static const cg_wait_args cgl_wa_MPI_Sendrecv = {&cgl_sites[CGL_MPI_Sendrecv], cgl_wait_format, 4, {{"dest", "mpi_rank", CG_WAIT_INT}, {"source", "mpi_rank", CG_WAIT_INT}, {"recvtag", "mpi_tag", CG_WAIT_INT}, {"comm", "mpi_comm", CG_WAIT_HEX}}};
 static __attribute__((noinline)) int cgl_sl_MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    CG_WAIT_ARGS(MPI_Sendrecv, (uint64_t)(int64_t)dest, (uint64_t)(int64_t)source, (uint64_t)(int64_t)recvtag, (uint64_t)(uintptr_t)comm);
     CG_BLOCKING_CALL(MPI_Sendrecv, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(MPI_Sendrecv, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status), cgl_thunk_code);
     return cgl_gp_MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
@@ -10461,8 +10476,10 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ssend(const void *buf, int count
     (void)cg_call(&cgl_sites[CGL_MPI_Ssend], NULL, cgl_th_MPI_Ssend, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+static const cg_wait_args cgl_wa_MPI_Ssend = {&cgl_sites[CGL_MPI_Ssend], cgl_wait_format, 3, {{"dest", "mpi_rank", CG_WAIT_INT}, {"tag", "mpi_tag", CG_WAIT_INT}, {"comm", "mpi_comm", CG_WAIT_HEX}}};
 static __attribute__((noinline)) int cgl_sl_MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    CG_WAIT_ARGS(MPI_Ssend, (uint64_t)(int64_t)dest, (uint64_t)(int64_t)tag, (uint64_t)(uintptr_t)comm);
     CG_BLOCKING_CALL(MPI_Ssend, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(MPI_Ssend, (buf, count, datatype, dest, tag, comm), cgl_thunk_code);
     return cgl_gp_MPI_Ssend(buf, count, datatype, dest, tag, comm);
@@ -11893,8 +11910,10 @@ static __attribute__((noinline)) int cgl_gp_MPI_Wait(MPI_Request *request, MPI_S
     (void)cg_call(&cgl_sites[CGL_MPI_Wait], NULL, cgl_th_MPI_Wait, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+static const cg_wait_args cgl_wa_MPI_Wait = {&cgl_sites[CGL_MPI_Wait], NULL, 1, {{"request", NULL, CG_WAIT_HEX}}};
 static __attribute__((noinline)) int cgl_sl_MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
+    CG_WAIT_ARGS(MPI_Wait, (uint64_t)(uintptr_t)request);
     CG_BLOCKING_CALL(MPI_Wait, (request, status), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(MPI_Wait, (request, status), cgl_thunk_code);
     return cgl_gp_MPI_Wait(request, status);
@@ -18842,8 +18861,10 @@ static __attribute__((noinline)) int cgl_gp_MPI_Recv_c(void *buf, long count, vo
     (void)cg_call(&cgl_sites[CGL_MPI_Recv_c], NULL, cgl_th_MPI_Recv_c, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+static const cg_wait_args cgl_wa_MPI_Recv_c = {&cgl_sites[CGL_MPI_Recv_c], cgl_wait_format, 3, {{"source", "mpi_rank", CG_WAIT_INT}, {"tag", "mpi_tag", CG_WAIT_INT}, {"comm", "mpi_comm", CG_WAIT_HEX}}};
 static __attribute__((noinline)) int cgl_sl_MPI_Recv_c(void *buf, long count, void *datatype, int source, int tag, void *comm, void *status)
 {
+    CG_WAIT_ARGS(MPI_Recv_c, (uint64_t)(int64_t)source, (uint64_t)(int64_t)tag, (uint64_t)(uintptr_t)comm);
     CG_BLOCKING_CALL(MPI_Recv_c, (buf, count, datatype, source, tag, comm, status), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(MPI_Recv_c, (buf, count, datatype, source, tag, comm, status), cgl_thunk_code);
     return cgl_gp_MPI_Recv_c(buf, count, datatype, source, tag, comm, status);
@@ -19876,8 +19897,10 @@ static __attribute__((noinline)) int cgl_gp_MPI_Send_c(const void *buf, long cou
     (void)cg_call(&cgl_sites[CGL_MPI_Send_c], NULL, cgl_th_MPI_Send_c, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+static const cg_wait_args cgl_wa_MPI_Send_c = {&cgl_sites[CGL_MPI_Send_c], cgl_wait_format, 3, {{"dest", "mpi_rank", CG_WAIT_INT}, {"tag", "mpi_tag", CG_WAIT_INT}, {"comm", "mpi_comm", CG_WAIT_HEX}}};
 static __attribute__((noinline)) int cgl_sl_MPI_Send_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm)
 {
+    CG_WAIT_ARGS(MPI_Send_c, (uint64_t)(int64_t)dest, (uint64_t)(int64_t)tag, (uint64_t)(uintptr_t)comm);
     CG_BLOCKING_CALL(MPI_Send_c, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(MPI_Send_c, (buf, count, datatype, dest, tag, comm), cgl_thunk_code);
     return cgl_gp_MPI_Send_c(buf, count, datatype, dest, tag, comm);
@@ -19944,8 +19967,10 @@ static __attribute__((noinline)) int cgl_gp_MPI_Sendrecv_c(const void *sendbuf, 
     (void)cg_call(&cgl_sites[CGL_MPI_Sendrecv_c], NULL, cgl_th_MPI_Sendrecv_c, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+static const cg_wait_args cgl_wa_MPI_Sendrecv_c = {&cgl_sites[CGL_MPI_Sendrecv_c], cgl_wait_format, 4, {{"dest", "mpi_rank", CG_WAIT_INT}, {"source", "mpi_rank", CG_WAIT_INT}, {"recvtag", "mpi_tag", CG_WAIT_INT}, {"comm", "mpi_comm", CG_WAIT_HEX}}};
 static __attribute__((noinline)) int cgl_sl_MPI_Sendrecv_c(const void *sendbuf, long sendcount, void *sendtype, int dest, int sendtag, void *recvbuf, long recvcount, void *recvtype, int source, int recvtag, void *comm, void *status)
 {
+    CG_WAIT_ARGS(MPI_Sendrecv_c, (uint64_t)(int64_t)dest, (uint64_t)(int64_t)source, (uint64_t)(int64_t)recvtag, (uint64_t)(uintptr_t)comm);
     CG_BLOCKING_CALL(MPI_Sendrecv_c, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(MPI_Sendrecv_c, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status), cgl_thunk_code);
     return cgl_gp_MPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
@@ -20437,8 +20462,10 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ssend_c(const void *buf, long co
     (void)cg_call(&cgl_sites[CGL_MPI_Ssend_c], NULL, cgl_th_MPI_Ssend_c, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+static const cg_wait_args cgl_wa_MPI_Ssend_c = {&cgl_sites[CGL_MPI_Ssend_c], cgl_wait_format, 3, {{"dest", "mpi_rank", CG_WAIT_INT}, {"tag", "mpi_tag", CG_WAIT_INT}, {"comm", "mpi_comm", CG_WAIT_HEX}}};
 static __attribute__((noinline)) int cgl_sl_MPI_Ssend_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm)
 {
+    CG_WAIT_ARGS(MPI_Ssend_c, (uint64_t)(int64_t)dest, (uint64_t)(int64_t)tag, (uint64_t)(uintptr_t)comm);
     CG_BLOCKING_CALL(MPI_Ssend_c, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(MPI_Ssend_c, (buf, count, datatype, dest, tag, comm), cgl_thunk_code);
     return cgl_gp_MPI_Ssend_c(buf, count, datatype, dest, tag, comm);

@@ -1916,8 +1916,10 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandQueueSynchronize(ze
     (void)cg_call(&cgl_sites[CGL_zeCommandQueueSynchronize], (const void *)hCommandQueue, cgl_th_zeCommandQueueSynchronize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+static const cg_wait_args cgl_wa_zeCommandQueueSynchronize = {&cgl_sites[CGL_zeCommandQueueSynchronize], NULL, 2, {{"hCommandQueue", NULL, CG_WAIT_HEX}, {"timeout", NULL, CG_WAIT_UINT}}};
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueSynchronize(ze_command_queue_handle_t hCommandQueue, uint64_t timeout)
 {
+    CG_WAIT_ARGS(zeCommandQueueSynchronize, (uint64_t)(uintptr_t)hCommandQueue, (uint64_t)timeout);
     CG_BLOCKING_CALL(zeCommandQueueSynchronize, (hCommandQueue, timeout), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(zeCommandQueueSynchronize, (hCommandQueue, timeout), cgl_thunk_code);
     return cgl_gp_zeCommandQueueSynchronize(hCommandQueue, timeout);
@@ -2797,8 +2799,10 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventHostSynchronize(ze_ev
     (void)cg_call(&cgl_sites[CGL_zeEventHostSynchronize], (const void *)hEvent, cgl_th_zeEventHostSynchronize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+static const cg_wait_args cgl_wa_zeEventHostSynchronize = {&cgl_sites[CGL_zeEventHostSynchronize], NULL, 2, {{"hEvent", NULL, CG_WAIT_HEX}, {"timeout", NULL, CG_WAIT_UINT}}};
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeout)
 {
+    CG_WAIT_ARGS(zeEventHostSynchronize, (uint64_t)(uintptr_t)hEvent, (uint64_t)timeout);
     CG_BLOCKING_CALL(zeEventHostSynchronize, (hEvent, timeout), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(zeEventHostSynchronize, (hEvent, timeout), cgl_thunk_code);
     return cgl_gp_zeEventHostSynchronize(hEvent, timeout);
@@ -3011,8 +3015,10 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceHostSynchronize(ze_fe
     (void)cg_call(&cgl_sites[CGL_zeFenceHostSynchronize], (const void *)hFence, cgl_th_zeFenceHostSynchronize, &cgl_fr);
     return cgl_fr.cgl_ret;
 }
+static const cg_wait_args cgl_wa_zeFenceHostSynchronize = {&cgl_sites[CGL_zeFenceHostSynchronize], NULL, 2, {{"hFence", NULL, CG_WAIT_HEX}, {"timeout", NULL, CG_WAIT_UINT}}};
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceHostSynchronize(ze_fence_handle_t hFence, uint64_t timeout)
 {
+    CG_WAIT_ARGS(zeFenceHostSynchronize, (uint64_t)(uintptr_t)hFence, (uint64_t)timeout);
     CG_BLOCKING_CALL(zeFenceHostSynchronize, (hFence, timeout), cgl_thunk_code, cgl_left);
     CG_SHORT_CALL(zeFenceHostSynchronize, (hFence, timeout), cgl_thunk_code);
     return cgl_gp_zeFenceHostSynchronize(hFence, timeout);
