@@ -40,6 +40,21 @@ gen_rejects_unknown_key() {
 name, header, headers, abi_headers, prefix, library, result, success, missing, results, errcode, cflags, passthrough, variants, real_prefix, search or states"
 }
 
+# wait_args: parameters of the prototype (the generator), on a blocking site only (both sides).
+gen_rejects_bad_wait_args() {
+    local f="$WORK/wait.ini"
+    bad() { # VALUE MESSAGE
+        { sed -n 1,9p shapes.ini; printf '[shKeywords]\nblocking = yes\nreason = waits\nwait_args = %s\n' "$1"; } >"$f"
+        expect_reject "$f:13: wait_args = $1: $2" "$f" -I .
+    }
+    bad "ctx nope" "shKeywords has no parameter nope; its parameters are ctx, p, f, fn, ret"
+    bad "ctx p f fn ret" "parameter ret of shKeywords (\`int ret\`) is one too many: at most 4 are kept"
+    bad "p, p" "parameter p of shKeywords (\`int p\`) is named twice"
+    bad "p:" "parameter p of shKeywords (\`int p\`) has a \`:\` and no word after it"
+    { sed -n 1,9p shapes.ini; printf '[shKeywords]\nwait_args = ctx\n'; } >"$f"
+    expect_policy_error "$f" "$f:11: [shKeywords] has wait_args but not blocking = yes"
+}
+
 # states: the form on both sides (the shared reader), the names against the
 # header (the generator) and against the loaded layer (the runtime).
 gen_rejects_bad_states() {
