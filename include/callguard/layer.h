@@ -478,10 +478,10 @@ static inline void cg_wait_note(cg_slot *s, const cg_wait_args *of, const uint64
 {
     cg_slot_wait *w = (cg_slot_wait *)((char *)s + CG_SLOT_TO_WAIT);
     atomic_store_explicit(&w->seq, atomic_load_explicit(&s->seq, memory_order_relaxed) + 1, memory_order_relaxed);
-    atomic_thread_fence(memory_order_release); /* the number before the values: a store order, no instruction on x86 */
-    atomic_store_explicit(&w->of, of, memory_order_relaxed);
+    /* Release: the number is seen before any value (a plain store on x86). */
+    atomic_store_explicit(&w->of, of, memory_order_release);
     for (unsigned i = 0; i < n; i++)
-        atomic_store_explicit(&w->v[i], v[i], memory_order_relaxed);
+        atomic_store_explicit(&w->v[i], v[i], memory_order_release);
 }
 /* In cgl_sl_NAME of a site with wait_args: the values as uint64_t, in the
  * order of the layer's table cgl_wa_NAME. */

@@ -26,11 +26,12 @@ void cgi_wait_args_fill(cgi_hang_call *e, cgi_slot *slot, uint64_t seq, const cg
     cg_slot_wait *w = &slot->wait;
     e->nargs = 0;
     if (atomic_load_explicit(&w->seq, memory_order_acquire) != seq) return;
-    const cg_wait_args *of = atomic_load_explicit(&w->of, memory_order_relaxed);
+    /* Acquire: a value of a later call was stored after that call's number,
+     * which the second look at the number then sees. */
+    const cg_wait_args *of = atomic_load_explicit(&w->of, memory_order_acquire);
     uint64_t v[CG_WAIT_ARGS_MAX];
     for (unsigned i = 0; i < CG_WAIT_ARGS_MAX; i++)
-        v[i] = atomic_load_explicit(&w->v[i], memory_order_relaxed);
-    atomic_thread_fence(memory_order_acquire);
+        v[i] = atomic_load_explicit(&w->v[i], memory_order_acquire);
     if (atomic_load_explicit(&w->seq, memory_order_relaxed) != seq ||
         atomic_load_explicit(&slot->seq, memory_order_relaxed) != seq || !of || of->site->ctr != c)
         return;
