@@ -105,8 +105,12 @@ extern "C" {
  * CG_COUNTERS_TO_INSIDE); the slot's stall mark is on its first line.
  * 10: cg_layer gains `search` (where the real library is looked for).
  * 11: a blocking call notes the arguments it waits on in its thread's slot
- * (policy key wait_args: cg_wait_args, CG_WAIT_ARGS, CG_SLOT_TO_WAIT). */
-#define CG_LAYER_ABI 11
+ * (policy key wait_args: cg_wait_args, CG_WAIT_ARGS, CG_SLOT_TO_WAIT).
+ * 12: cg_site's first cache line holds all that a call through the wrapper
+ * reads (`direct`, `real`, `counted`, `peaks`, the first state, the slot's
+ * place from the thread pointer), and sites are 64-byte aligned: a call
+ * touches one line of its site (cg_site_slot; cg_slot_state takes the site). */
+#define CG_LAYER_ABI 12
 
 #define CG_EXPORT __attribute__((visibility("default")))
 #define CG_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -143,35 +147,45 @@ typedef struct cg_rule {
 } cg_rule;
 
 typedef struct cg_site {
-    _Atomic(void *) direct; /* real function when the site is idle, else NULL */
-    _Atomic(void *) real;   /* the resolved real function (NULL until resolved) */
-    const char *name;       /* the header's spelling */
+    /* The first cache line: all that a call through the wrapper reads (the
+     * fast path, the plain counted call, a blocking site's), filled in by the
+     * runtime and written only when the site's policy or the configuration
+     * changes. Nothing a call writes shares it: a call with cold caches
+     * touches one line of its site (docs/benchmarks.md, "Cold caches"). */
+    _Alignas(64) _Atomic(void *) direct; /* real function when the site is idle, else NULL */
+    _Atomic(void *) real;                /* the resolved real function (NULL until resolved) */
+    /* the site's statistics record (ctr) when its mode is CG_MODE_COUNTED,
+     * else NULL. Read by the wrapper's plain counted call (cg_site_counted). */
+    struct cg_counters *_Atomic counted;
+    /* the site's statistics record when its calls are counted as plain ones
+     * plus its threads inside (a blocking site: its exact peak), else NULL.
+     * Read by the layer's short path (cgl_sl_<name>, cg_site_peaks) before cg_enter. */
+    struct cg_counters *_Atomic peaks;
+    /* The state the wrapper counts itself (cg_slot_state): its record's
+     * first state code as a thunk returns it (CG_RESULT_ZERO for 0), 0: none. */
+    _Atomic int32_t state;
+    /* cg_my_slot's place from the thread pointer (initial-exec TLS: the
+     * same in every thread), so that the wrapper finds the thread's slot
+     * without the GOT's line (cg_site_slot). Set before `counted` and `peaks`. */
+    int32_t slot_tp;
+    /* which of cg_enter's paths the site takes (0: none, the wrapper goes
+     * to cg_call). Read by cg_enter alone. */
+    _Atomic uint32_t mode;
+    uint32_t gid; /* filled in by the runtime: the site's process-wide number */
+    /* The rest: read by the general path and the runtime. */
+    const char *name; /* the header's spelling */
     struct cg_layer *layer;
     /* policy, changed at run time without a lock on the read side */
     _Atomic uint32_t transition; /* enum cg_transition */
     _Atomic uint32_t domain;     /* 0 = not serialized, else domain id + 1 */
     _Atomic uint32_t scope;      /* enum cg_scope */
     _Atomic uint32_t blocking;   /* 1 if the policy marks the site blocking */
-    /* filled in by the runtime whenever the site's policy or the
-     * configuration changes: which of cg_enter's paths the site takes (0:
-     * none, the wrapper goes to cg_call). Read by cg_enter alone. */
-    _Atomic uint32_t mode;
-    const char *reason;      /* why it is blocking (static or interned) */
-    struct cg_counters *ctr; /* this site's statistics record */
-    uint32_t base;           /* index of the site whose policy/row this shares (itself if none) */
+    const char *reason;          /* why it is blocking (static or interned) */
+    struct cg_counters *ctr;     /* this site's statistics record */
+    uint32_t base;               /* index of the site whose policy/row this shares (itself if none) */
     uint32_t index;
     const cg_rule *rules; /* this entry point's thread rules (its own frame's offsets), or NULL */
     uint32_t nrules;
-    uint32_t gid; /* filled in by the runtime: the site's process-wide number */
-    /* filled in by the runtime with `mode`: the site's statistics record
-     * (ctr) when its mode is CG_MODE_COUNTED, else NULL. Read by the
-     * wrapper's plain counted call (cg_site_counted). */
-    struct cg_counters *_Atomic counted;
-    /* filled in by the runtime with `mode`: the site's statistics record
-     * when its calls are counted as plain ones plus its threads inside (a
-     * blocking site: its exact peak), else NULL. Read by the layer's short
-     * path (cgl_sl_<name>, cg_site_peaks) before cg_enter. */
-    struct cg_counters *_Atomic peaks;
 } cg_site;
 
 /* Default policy of one site, as the generator wrote it. */
@@ -285,11 +299,11 @@ CG_NOPLT void cg_leave_code(uintptr_t token, int code);
  * no call into libcallguard. The wrapper calls
  *
  *     struct cg_counters *c = cg_site_counted(site);
- *     cg_slot *s = cg_my_slot;
+ *     cg_slot *s = cg_site_slot(site);
  *     if (c && cg_slot_free(s)) {
  *         cg_slot_enter(s, c);
  *         r = real(args...);
- *         if (r is success || cg_slot_state(s, code of r)) {
+ *         if (r is success || cg_slot_state(site, s, code of r)) {
  *             if (cg_slot_leave(s)) return r;
  *             cg_leave((uintptr_t)s);
  *         } else {
@@ -350,6 +364,36 @@ static inline struct cg_counters *cg_site_peaks(cg_site *site)
     return atomic_load_explicit(&site->peaks, memory_order_acquire);
 }
 
+/* The thread's slot (cg_my_slot), found from the site's line: on x86-64
+ * (but under ThreadSanitizer) one load at the thread pointer plus the
+ * site's slot_tp, where the initial-exec access would first load that
+ * offset from the layer's GOT, a line of its own with cold caches.
+ * Volatile: the runtime changes the slot between two calls. */
+static inline cg_slot *cg_site_slot(const cg_site *site)
+{
+#ifdef CG_X86_ASM
+    cg_slot *s;
+    __asm__ volatile("movq %%fs:(%1), %0" : "=r"(s) : "r"((intptr_t)site->slot_tp));
+    return s;
+#else
+    (void)site;
+    return cg_my_slot;
+#endif
+}
+/* What the runtime puts in each site's slot_tp: where the initial-exec TLS
+ * variable `v` (cg_my_slot) of the calling thread is, from its thread pointer. */
+static inline int32_t cg_tp_offset(const void *v)
+{
+#ifdef CG_X86_ASM
+    char *tp;
+    __asm__("movq %%fs:0, %0" : "=r"(tp));
+    return (int32_t)((const char *)v - tp);
+#else
+    (void)v;
+    return 0;
+#endif
+}
+
 /* A site's threads inside its driver call now, and at most at once (two
  * uint32_t), CG_COUNTERS_TO_INSIDE bytes from its counters: a blocking
  * site's calls add themselves on the way in and take themselves off on the
@@ -405,31 +449,30 @@ static inline int cg_slot_leave(cg_slot *s)
 
 /* The one result other than success that the wrapper counts itself: the
  * site's first state (a polling loop's ZE_RESULT_NOT_READY), which the
- * runtime names in the record's first code before any call returns it.
- * Its code, as a thunk returns it (0: none), sits CG_COUNTERS_TO_STATE
- * bytes from the site's counters; the thread's count of the site's states
- * and of that code sit CG_CALLS_TO_STATES and CG_CALLS_TO_CODE0 bytes from
- * its count of the site's calls. (src/common/stats_file.h checks all three.) */
-#define CG_COUNTERS_TO_STATE (-8)
+ * runtime names in the record's first code before any call returns it and
+ * keeps in the site's `state` (its line: no line of the record's head is
+ * read). The thread's count of the site's states and of that code sit
+ * CG_CALLS_TO_STATES and CG_CALLS_TO_CODE0 bytes from its count of the
+ * site's calls. (src/common/stats_file.h checks both.) */
 #define CG_CALLS_TO_STATES 24
 #define CG_CALLS_TO_CODE0 32
 
-/* Inside a plain counted call that returned `code` (not success): counts
- * it in the thread's own counts and returns 1 when it is the site's first
- * state, else returns 0 (cg_leave_code then counts it). */
-static inline int cg_slot_state(cg_slot *s, int code)
+/* Inside a plain counted call of `site` that returned `code` (not
+ * success): counts it in the thread's own counts and returns 1 when it is
+ * the site's first state, else returns 0 (cg_leave_code then counts it). */
+static inline int cg_slot_state(const cg_site *site, cg_slot *s, int code)
 {
     char *c = (char *)s->counters;
 #ifdef CG_X86_ASM
     _Bool other;
-    __asm__ volatile("cmpl %2, %1" : "=@ccne"(other) : "r"(code), "m"(*(const int32_t *)(c + CG_COUNTERS_TO_STATE)));
+    __asm__ volatile("cmpl %2, %1" : "=@ccne"(other) : "r"(code), "m"(*(const int32_t *)&site->state));
     if (other) return 0;
     __asm__ volatile("incq %c2(%0,%1)\n\tincq %c3(%0,%1)"
                      :
                      : "r"(c), "r"((uintptr_t)s->calls_off), "i"(CG_CALLS_TO_CODE0), "i"(CG_CALLS_TO_STATES)
                      : "memory");
 #else
-    if (code != __atomic_load_n((const int32_t *)(c + CG_COUNTERS_TO_STATE), __ATOMIC_RELAXED)) return 0;
+    if (code != atomic_load_explicit(&site->state, memory_order_relaxed)) return 0;
     char *calls = c + s->calls_off;
     cg_own_inc((_Atomic uint64_t *)(calls + CG_CALLS_TO_CODE0));
     cg_own_inc((_Atomic uint64_t *)(calls + CG_CALLS_TO_STATES));
@@ -549,14 +592,14 @@ static inline void cg_wait_note(cg_slot *s, const cg_wait_args *of, const uint64
     do {                                                                                                               \
         struct cg_counters *cgl_c = getter(site);                                                                      \
         if (CG_LIKELY(cgl_c != NULL)) {                                                                                \
-            cg_slot *cgl_s = cg_my_slot;                                                                               \
+            cg_slot *cgl_s = cg_site_slot(site);                                                                       \
             if (CG_LIKELY(cg_slot_free(cgl_s))) {                                                                      \
                 cg_slot_enter(cgl_s, cgl_c);                                                                           \
                 if (peaks) cg_peak_in(cgl_c);                                                                          \
                 __auto_type cgl_ret = CG_SITE_REAL(site, name) args;                                                   \
                 if (peaks) cg_peak_out(cgl_c);                                                                         \
                 int cgl_code = code(cgl_ret);                                                                          \
-                if (CG_LIKELY(cgl_code == 0) || cg_slot_state(cgl_s, cgl_code)) {                                      \
+                if (CG_LIKELY(cgl_code == 0) || cg_slot_state(site, cgl_s, cgl_code)) {                                \
                     if (CG_LIKELY(cg_slot_leave(cgl_s))) return cgl_ret;                                               \
                     cgl_code = 0; /* counted: cg_leave records the stall */                                            \
                 }                                                                                                      \
@@ -568,7 +611,7 @@ static inline void cg_wait_note(cg_slot *s, const cg_wait_args *of, const uint64
     do {                                                                                                               \
         struct cg_counters *cgl_c = getter(site);                                                                      \
         if (CG_LIKELY(cgl_c != NULL)) {                                                                                \
-            cg_slot *cgl_s = cg_my_slot;                                                                               \
+            cg_slot *cgl_s = cg_site_slot(site);                                                                       \
             if (CG_LIKELY(cg_slot_free(cgl_s))) {                                                                      \
                 cg_slot_enter(cgl_s, cgl_c);                                                                           \
                 if (peaks) cg_peak_in(cgl_c);                                                                          \
@@ -694,7 +737,7 @@ void cg_row_count(struct cg_counters *row, int failed);
  * (NCCL's): no handler on this thread can be counting in the row between the add's load and store. */
 static inline void cg_row_count_own(cg_site *site, struct cg_counters *row, int failed)
 {
-    cg_slot *s = cg_my_slot;
+    cg_slot *s = cg_site_slot(site);
     if (cg_site_counted(site) && cg_slot_free(s) && !failed)
         cg_own_inc((_Atomic uint64_t *)((char *)row + s->calls_off));
     else

@@ -158,7 +158,8 @@ typedef struct cgi_stats_record {
     _Atomic uint32_t nstates; /* the site's state codes: state[0..nstates) */
     /* The state the wrapper counts itself (layer.h, cg_slot_state), as its
      * thunk returns it (CG_RESULT_ZERO for 0): code[0]'s while code[0] is
-     * named and a state, else 0 (no call's code: success is tested first). */
+     * named and a state, else 0 (no call's code: success is tested first).
+     * Each site of the record keeps a copy in its first line (cg_site.state). */
     _Atomic int32_t inline_state;
     uint8_t collective; /* 1: the layer's policy marks it collective (the report compares the ranks' counts) */
     uint8_t spare[3];
@@ -177,9 +178,7 @@ typedef struct cgi_stats_record {
              4 * CG_MAX_STATES - CGI_STATS_MAX_CODES * sizeof(cgi_code) - 24];
     cgi_shard shard[CGI_SHARDS]; /* the counted paths' calls and total_ns, by thread */
 } cgi_stats_record;
-/* The wrapper's view of a record and a shard (layer.h, cg_slot_state). */
-_Static_assert(offsetof(cgi_stats_record, inline_state) - offsetof(cgi_stats_record, c) == (size_t)CG_COUNTERS_TO_STATE,
-               "CG_COUNTERS_TO_STATE");
+/* The wrapper's view of a shard (layer.h, cg_slot_state). */
 _Static_assert(offsetof(cgi_shard, states) - offsetof(cgi_shard, calls) == CG_CALLS_TO_STATES, "CG_CALLS_TO_STATES");
 _Static_assert(offsetof(cgi_shard, code) - offsetof(cgi_shard, calls) == CG_CALLS_TO_CODE0, "CG_CALLS_TO_CODE0");
 /* From a site's counters (a record's `c`) to the shard at byte offset off

@@ -91,6 +91,7 @@ void cg_layer_register(cg_layer *l)
         s->layer = l;
         s->index = i;
         s->base = i;
+        s->slot_tp = cg_tp_offset(&cg_my_slot); /* the same in every thread (initial-exec) */
     }
     cgi_find_bases(l);
     cgi_thr_layer_registered(l);

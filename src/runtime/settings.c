@@ -217,13 +217,16 @@ static int cgi_setting_apply(const cgi_setting *st, cg_layer *layer)
             if (rc != CG_OK) return rc;
             for (unsigned i = 0; i < layer->nsites; i++)
                 if (layer->sites[i].base == i) cgi_stats_set_states(&layer->sites[i], a.code, a.n);
+            cgi_site_states_sync(layer);
             return CG_OK;
         }
         cg_layer *l = cgi_layer_of_site(st->site);
         if (!l) return cgi_fail(CG_ENOENT, "unknown entry point '%s'", st->site);
         int rc = cgi_states_resolve(st, l, &a);
         if (rc != CG_OK) return rc;
-        return cgi_site_each(st->site, cgi_apply_states, &a);
+        rc = cgi_site_each(st->site, cgi_apply_states, &a);
+        cgi_site_states_sync(l);
+        return rc;
     }
     if (!st->site) {
         if (!cgi_setting_for_layer(st, layer)) return CG_OK;

@@ -90,9 +90,16 @@ static uint32_t cgi_site_mode(const cg_site *s, int path)
 static void cgi_mode_set(cg_site *s, int path)
 {
     uint32_t mode = cgi_site_mode(s, path);
+    atomic_store_explicit(&s->state, cgi_stats_inline_state(s->ctr), memory_order_relaxed);
     atomic_store_explicit(&s->mode, mode, memory_order_release);
     atomic_store_explicit(&s->counted, mode == CGI_MODE_COUNTED ? s->ctr : NULL, memory_order_release);
     atomic_store_explicit(&s->peaks, mode == CGI_MODE_PEAKS ? s->ctr : NULL, memory_order_release);
+}
+
+void cgi_site_states_sync(cg_layer *l)
+{
+    for (unsigned i = 0; l && i < l->nsites; i++)
+        atomic_store_explicit(&l->sites[i].state, cgi_stats_inline_state(l->sites[i].ctr), memory_order_relaxed);
 }
 
 void cgi_path_refresh(void)

@@ -11,6 +11,9 @@ CGI_HIDDEN extern cg_layer *cgi_layers;
 /* Recomputes site->direct from its policy and the global configuration. */
 CGI_HIDDEN void cgi_site_refresh(cg_site *s);
 CGI_HIDDEN void cgi_refresh_all(void);
+/* Each site of `l` takes its record's state (cgi_stats_inline_state) into
+ * its first line, after the states of the layer's records changed. */
+CGI_HIDDEN void cgi_site_states_sync(cg_layer *l);
 /* cg_call's paths (call.c). Each but the guarded one still checks the site
  * (resolved, not serialized) and the thread (not inside a guarded call). */
 enum {

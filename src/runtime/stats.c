@@ -545,6 +545,8 @@ void cgi_stats_set_states(cg_site *s, const int32_t *codes, unsigned n)
     atomic_store(&r->inline_state, inl);
 }
 
+int32_t cgi_stats_inline_state(cg_counters *c) { return c ? atomic_load(&cgi_record_of(c)->inline_state) : 0; }
+
 int cgi_stats_result(cg_counters *c, int err)
 {
     if (!c) return 1;

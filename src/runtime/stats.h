@@ -45,6 +45,10 @@ CGI_HIDDEN void cgi_stats_set_states(cg_site *s, const int32_t *codes, unsigned 
  * site whose counters are c: a failure or a state. Returns 1 for a
  * failure. Off the success path; touches no errno. */
 CGI_HIDDEN int cgi_stats_result(cg_counters *c, int err);
+/* The state the wrapper counts itself at the site whose counters are c (its
+ * record's inline_state; 0 for none or no record): what the site keeps in
+ * its first line (layer.h, cg_slot_state). */
+CGI_HIDDEN int32_t cgi_stats_inline_state(cg_counters *c);
 
 /* This thread's slot; cgi_unclaimed_slot until its first timed call claims
  * one, cgi_spare_slot when none was free. Those two are never written, and

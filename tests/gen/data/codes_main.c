@@ -31,6 +31,7 @@ void cg_layer_register(cg_layer *l)
 {
     layer = l;
     for (unsigned i = 0; i < l->nsites; i++) {
+        l->sites[i].slot_tp = cg_tp_offset(&cg_my_slot); /* where the wrapper finds cg_my_slot */
         if (strcmp(l->defaults[i].name, "cdReturn") == 0) atomic_store(&l->sites[i].real, (void *)real_return);
         if (strcmp(l->defaults[i].name, "cdCount") == 0) atomic_store(&l->sites[i].real, (void *)real_count);
     }
