@@ -381,10 +381,12 @@ static inline cg_slot *cg_site_slot(const cg_site *site)
 #endif
 }
 /* What the runtime puts in each site's slot_tp: where the initial-exec TLS
- * variable `v` (cg_my_slot) of the calling thread is, from its thread pointer. */
+ * variable `v` (cg_my_slot) of the calling thread is, from its thread
+ * pointer. On every x86-64 build (ThreadSanitizer's too), so that a layer
+ * built otherwise than the runtime still finds it. */
 static inline int32_t cg_tp_offset(const void *v)
 {
-#ifdef CG_X86_ASM
+#if defined(__x86_64__) && defined(__GNUC__)
     char *tp;
     __asm__("movq %%fs:0, %0" : "=r"(tp));
     return (int32_t)((const char *)v - tp);
