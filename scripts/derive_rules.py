@@ -599,13 +599,17 @@ def listed_rules(cg, api):
     thread rules column (a variant, `X_v2 (as X)`, under its own name)."""
     import subprocess
     out = subprocess.run([cg, "list", api], check=True, capture_output=True, text=True).stdout
-    rows, started = {}, False
+    rows, started, last = {}, False, None
     for line in out.split("\n"):
         tok = line.split()
         if tok[:2] == ["entry", "point"]:
             started = True
             continue
         if not started or not tok:
+            continue
+        if line[:1] == " ":  # a row's own line below it: "    thread rules: writes=h,g", "    blocks: ..."
+            if last and tok[:2] == ["thread", "rules:"]:
+                rows[last][1].update((k, v.split(",")) for k, _, v in (t.partition("=") for t in tok[2:]))
             continue
         i = 3 if len(tok) > 1 and tok[1] == "(as" else 1
         base = tok[2].rstrip(")") if i == 3 else tok[0]
@@ -616,6 +620,7 @@ def listed_rules(cg, api):
                 break
             keys[k] = v.split(",")
         rows[tok[0]] = (base, keys)
+        last = tok[0]
     return rows
 
 
