@@ -11,7 +11,7 @@
  *
  * Built three times from this file:
  *   bench_call     rows 1-3: no policy (the fast path), statistics on,
- *                  serialized (uncontended); row 5: the timeline on
+ *                  serialized (uncontended), exclusive and shared; row 5: the timeline on
  *                  (--trace) against statistics on, its rings in a file
  *                  as under callguard run;
  *   libcgbench_call_py.so  row 4 (CG_BENCH_PYTHON): a library that
@@ -132,6 +132,8 @@ static void exact_off(void)
 }
 static void serialize_on(void) { must(cg_serialize("toyNop", "b", CG_SCOPE_PROCESS), "cg_serialize"); }
 static void serialize_off(void) { must(cg_serialize("toyNop", NULL, CG_SCOPE_PROCESS), "cg_serialize(NULL)"); }
+/* The same domain taken shared (issue 53), against row 3's exclusive. */
+static void shared_on(void) { must(cg_serialize("toyNop", "b", CG_SCOPE_SHARED), "cg_serialize(shared)"); }
 /* toyNop:once, opened by its first call (a success: toyNop has no result code). */
 static uint32_t loop_guarded(long n);
 static void once_opened(void)
@@ -264,6 +266,16 @@ static row rows[] = {
      .cand = loop_guarded,
      .on = serialize_on,
      .off = serialize_off},
+    /* FN=DOMAIN:shared: a load and a compare-and-swap to take it, one add to give it back (issue 53). */
+    {.key = "shared",
+     .label = "3sh shared, uncontended",
+     .base_label = "serialized",
+     .base = loop_guarded,
+     .cand = loop_guarded,
+     .on = shared_on,
+     .off = serialize_off,
+     .base_on = serialize_on,
+     .base_off = serialize_off},
     /* FN:once after its first success: the site's own path again, no check left (issue 37). */
     {.key = "once",
      .label = "3o  once, opened",

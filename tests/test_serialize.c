@@ -267,6 +267,93 @@ static int test_domain_change_lets_the_call_inside_finish_under_its_domain(int a
     return 0;
 }
 
+/* ---- shared and exclusive in one domain (issue 53) ---------------------------------- */
+
+typedef struct {
+    int compile;     /* toyCompile (exclusive), else toyWait (shared) */
+    uint32_t ms;     /* how long it stays in the driver */
+    double returned; /* read after the join */
+} sx_call;
+
+static void *sx_run(void *p)
+{
+    sx_call *c = p;
+    toy_program_t prog = NULL;
+    if (c->compile)
+        toyCompile(dev(0), "k", c->ms * 1000, &prog);
+    else
+        toyWait(dev(1), c->ms);
+    c->returned = cgtest_now();
+    if (prog) toyProgramRelease(prog);
+    return NULL;
+}
+
+/* Waits (at most 5 s) until `site`'s peak inside (waiting: its peak waiting) reaches 1. */
+static int sx_seen(const char *site, int waiting)
+{
+    cg_site_stats s = {0};
+    for (int i = 0; i < 5000; i++, cgtest_sleep_ms(1))
+        if (cg_get_stats(site, &s) == CG_OK && (waiting ? s.peak_waiting : s.peak_inside) >= 1) return 1;
+    return 0;
+}
+
+/* toyWait shared and toyCompile exclusive in domain "sx": four waits are
+ * inside together; a compile waits for the wait inside to leave. */
+static int test_shared_scope_lets_shared_calls_in_together_and_an_exclusive_one_alone(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    CHECK(cg_stats_enable(1) == CG_OK);
+    CHECK(cg_serialize("toyWait", "sx", CG_SCOPE_SHARED) == CG_OK);
+    CHECK(cg_serialize("toyCompile", "sx", CG_SCOPE_PROCESS) == CG_OK);
+    CHECK(cg_reset_stats() == CG_OK);
+    sx_call w[4];
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++)
+        w[i] = (sx_call){0, 300, 0}, pthread_create(&t[i], NULL, sx_run, &w[i]);
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], NULL);
+    cg_site_stats s;
+    CHECK(cg_get_stats("toyWait", &s) == CG_OK);
+    CHECKF(s.peak_inside >= 2, "shared calls one at a time: peak inside %u", s.peak_inside);
+
+    CHECK(cg_reset_stats() == CG_OK);
+    sx_call held = {0, 300, 0}, alone = {1, 1, 0};
+    pthread_create(&t[0], NULL, sx_run, &held);
+    CHECK(sx_seen("toyWait", 0));
+    sx_run(&alone);
+    pthread_join(t[0], NULL);
+    CHECK(cg_get_stats("toyCompile", &s) == CG_OK);
+    CHECKF(s.lock_wait_ns > 0 && s.peak_waiting == 1, "the exclusive call did not wait for the shared one");
+    CHECK(cg_serialize("toyWait", NULL, CG_SCOPE_PROCESS) == CG_OK);
+    CHECK(cg_serialize("toyCompile", NULL, CG_SCOPE_PROCESS) == CG_OK);
+    return 0;
+}
+
+/* Writers first: while an exclusive call waits for the shared one inside,
+ * a new shared call waits too, and returns after the exclusive one. */
+static int test_waiting_exclusive_call_keeps_new_shared_calls_out(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    CHECK(cg_stats_enable(1) == CG_OK);
+    CHECK(cg_serialize("toyWait", "sx", CG_SCOPE_SHARED) == CG_OK);
+    CHECK(cg_serialize("toyCompile", "sx", CG_SCOPE_PROCESS) == CG_OK);
+    CHECK(cg_reset_stats() == CG_OK);
+    sx_call first = {0, 400, 0}, writer = {1, 50, 0}, late = {0, 100, 0};
+    pthread_t t1, t2, t3;
+    pthread_create(&t1, NULL, sx_run, &first);
+    CHECK(sx_seen("toyWait", 0));
+    pthread_create(&t2, NULL, sx_run, &writer);
+    CHECK(sx_seen("toyCompile", 1));
+    pthread_create(&t3, NULL, sx_run, &late);
+    pthread_join(t1, NULL), pthread_join(t2, NULL), pthread_join(t3, NULL);
+    CHECKF(late.returned > writer.returned && writer.returned > first.returned,
+           "order of returns: first %.3f, writer %.3f, late shared %.3f", first.returned, writer.returned,
+           late.returned);
+    CHECK(cg_serialize("toyWait", NULL, CG_SCOPE_PROCESS) == CG_OK);
+    CHECK(cg_serialize("toyCompile", NULL, CG_SCOPE_PROCESS) == CG_OK);
+    return 0;
+}
+
 /* ---- a call left without returning (issue 32) ------------------------------------- */
 
 #ifdef __SANITIZE_THREAD__
@@ -441,6 +528,9 @@ const cgtest_case cgtest_cases[] = {
     {"same_name_twice_in_one_value_is_kept", test_same_name_twice_in_one_value_is_kept},
     {"domain_change_lets_the_call_inside_finish_under_its_domain",
      test_domain_change_lets_the_call_inside_finish_under_its_domain},
+    {"shared_scope_lets_shared_calls_in_together_and_an_exclusive_one_alone",
+     test_shared_scope_lets_shared_calls_in_together_and_an_exclusive_one_alone},
+    {"waiting_exclusive_call_keeps_new_shared_calls_out", test_waiting_exclusive_call_keeps_new_shared_calls_out},
     {"cancelled_thread_inside_serialized_call_releases_the_lock",
      test_cancelled_thread_inside_serialized_call_releases_the_lock},
     {"longjmp_out_of_a_guarded_call_leaves_the_thread_outside",

@@ -41,7 +41,7 @@ static int test_bad_settings_exit_2_before_first_call(int argc, char **argv)
     int bad = 0;
     bad += expect_refused("CALLGUARD_TRANSITION", "sometimes", "expected always, blocking or never");
     bad += expect_refused("CALLGUARD_SERIALIZE", "toyCompil", "unknown entry point 'toyCompil'");
-    bad += expect_refused("CALLGUARD_SERIALIZE", "toyCompile:global", "expected process, handle or once");
+    bad += expect_refused("CALLGUARD_SERIALIZE", "toyCompile:global", "expected process, handle, once or shared");
     bad += expect_refused("CALLGUARD_SERIALIZE", "", "expected FN[=DOMAIN]");
     bad += expect_refused("CALLGUARD_STALL_MS", "abc", "CALLGUARD_STALL_MS=abc");
     bad += expect_refused("CALLGUARD_STALL_MS", "0", "from 1 to 3600000");

@@ -58,6 +58,9 @@ typedef enum cg_scope {
     CG_SCOPE_HANDLE = 1,  /* one lock per value of the first input handle (striped) */
     CG_SCOPE_ONCE = 2,    /* the domain's one lock until the site's first call that succeeds; then
                            * none: the site is unguarded (its domain reads "", its scope once) */
+    CG_SCOPE_SHARED = 3,  /* the domain's one lock, taken shared: any number of shared callers at
+                           * once, never beside one of its other sites (exclusive); a waiting
+                           * exclusive caller keeps new shared ones out */
 } cg_scope;
 
 typedef enum cg_adapter_mode {

@@ -39,7 +39,9 @@ def serialize(site, domain=None, scope="process"):
     """Serializes `site` in `domain` (default: a domain of its own name);
     domain "" removes serialization. scope "handle": one lock per first
     input handle; "once": the domain's lock only until a call of `site`
-    first succeeds, then none. True when kept for a layer not loaded yet (outside
+    first succeeds, then none; "shared": the domain's lock taken shared
+    (any number of shared callers at once, none beside an exclusive one;
+    a waiting exclusive caller keeps new shared ones out). True when kept for a layer not loaded yet (outside
     `callguard run`), False when applied. A name no layer could have is
     refused:
 

@@ -105,9 +105,10 @@ const cli_option cli_run_options[] = {
      "or one per process in DIR/ (callguard trace merges)"},
     {"trace-lines",       "FILE|-",          CGI_SETTING_TRACE_LINES, NULL,
      "one line per call: api entry call_ns lock_wait_ns error"},
-    {"serialize",         "FN[=DOMAIN][:process|:handle|:once][,...]", CGI_SETTING_SERIALIZE, NULL,
-     "one thread at a time in FN, FNs of a DOMAIN share a\n"
-     "lock (default: FN's own); :once, until FN succeeds"},
+    {"serialize",         "FN[=DOMAIN][:process|:handle|:once|:shared][,...]", CGI_SETTING_SERIALIZE, NULL,
+     "one thread at a time in FN; FNs of one DOMAIN share a\n"
+     "lock (default DOMAIN: FN); :once, until FN first works;\n"
+     ":shared, many FN at once, none beside DOMAIN's others"},
     {"release-runtime",   NULL,              CGI_SETTING_RUNTIME,     "release",
      "leave the runtime (the Python GIL) around blocking\n"
      "calls; --release-gil is the same"},

@@ -53,11 +53,14 @@ static int list_options(int argc, char **argv)
     return -1;
 }
 
-/* ":handle" or ":once" after a serialized site's domain, as --serialize spells it. */
+/* ":handle", ":once" or ":shared" after a serialized site's domain, as --serialize spells it. */
 static const char *scope_suffix(const cg_site_info *s)
 {
     if (!s->domain[0]) return "";
-    return s->scope == CG_SCOPE_HANDLE ? ":handle" : s->scope == CG_SCOPE_ONCE ? ":once" : "";
+    return s->scope == CG_SCOPE_HANDLE   ? ":handle"
+           : s->scope == CG_SCOPE_ONCE   ? ":once"
+           : s->scope == CG_SCOPE_SHARED ? ":shared"
+                                         : "";
 }
 
 /* A site's thread rules as the policy keys spell them ("writes=kernel

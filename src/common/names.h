@@ -58,12 +58,12 @@ static inline const char *cgi_rule_access_word(unsigned access)
 
 /* Indexed by cg_transition and cg_scope. */
 static const char *const cgi_transition_names[] = {"always", "blocking", "never"};
-static const char *const cgi_scope_names[] = {"process", "handle", "once"};
+static const char *const cgi_scope_names[] = {"process", "handle", "once", "shared"};
 #define CGI_NTRANSITIONS 3
-#define CGI_NSCOPES 3
+#define CGI_NSCOPES 4
 /* For messages: what a value may be. */
 #define CGI_TRANSITION_CHOICES "always, blocking or never"
-#define CGI_SCOPE_CHOICES "process, handle or once"
+#define CGI_SCOPE_CHOICES "process, handle, once or shared"
 
 static inline const char *cgi_transition_name(unsigned t)
 {

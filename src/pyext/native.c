@@ -42,13 +42,17 @@ static int parse_scope(const char *name, cg_scope *out)
     if (!name || !strcmp(name, "process")) return *out = CG_SCOPE_PROCESS, 0;
     if (!strcmp(name, "handle")) return *out = CG_SCOPE_HANDLE, 0;
     if (!strcmp(name, "once")) return *out = CG_SCOPE_ONCE, 0;
-    PyErr_Format(PyExc_ValueError, "scope '%s': expected 'process', 'handle' or 'once'", name);
+    if (!strcmp(name, "shared")) return *out = CG_SCOPE_SHARED, 0;
+    PyErr_Format(PyExc_ValueError, "scope '%s': expected 'process', 'handle', 'once' or 'shared'", name);
     return -1;
 }
 
 static const char *scope_name(cg_scope scope)
 {
-    return scope == CG_SCOPE_HANDLE ? "handle" : scope == CG_SCOPE_ONCE ? "once" : "process";
+    return scope == CG_SCOPE_HANDLE   ? "handle"
+           : scope == CG_SCOPE_ONCE   ? "once"
+           : scope == CG_SCOPE_SHARED ? "shared"
+                                      : "process";
 }
 
 static int parse_transition(const char *name, cg_transition *out)

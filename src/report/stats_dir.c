@@ -49,7 +49,7 @@ static void cgi_fix_records(cgi_stats_region *r)
         cgi_fix_str(rec->name, sizeof rec->name);
         cgi_fix_str(rec->domain, sizeof rec->domain);
         if (rec->transition >= CGI_NTRANSITIONS) rec->transition = 0;
-        if (rec->scope > CG_SCOPE_ONCE) rec->scope = 0;
+        if (rec->scope >= CGI_NSCOPES) rec->scope = 0;
         if (rec->blocking > 1) rec->blocking = 1;
         for (unsigned c = 0; c < CGI_STATS_MAX_CODES; c++) {
             cgi_code *k = &rec->code[c];

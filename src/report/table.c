@@ -104,10 +104,9 @@ static void cgi_policy_text(const cgi_trow *t, int brief, char *buf, size_t cap)
     if (!brief || t->transition != CG_TRANSITION_ALWAYS)
         len += snprintf(buf, cap, "transition=%s", cgi_transition_name(t->transition));
     if (t->domain[0])
-        len += snprintf(buf + len, cap - (size_t)len, "%sserialize=%s%s", len ? " " : "", t->domain,
-                        t->scope == CG_SCOPE_HANDLE ? ":handle"
-                        : t->scope == CG_SCOPE_ONCE ? ":once"
-                                                    : "");
+        len += snprintf(buf + len, cap - (size_t)len, "%sserialize=%s%s%s", len ? " " : "", t->domain,
+                        t->scope == CG_SCOPE_PROCESS ? "" : ":",
+                        t->scope == CG_SCOPE_PROCESS ? "" : cgi_scope_name(t->scope));
     if (t->domain[0] && t->scope == CG_SCOPE_ONCE) {
         if (t->once_at == CGI_ONCE_BEFORE)
             len += snprintf(buf + len, cap - (size_t)len, " opened before the first call (by the parent)");

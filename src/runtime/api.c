@@ -53,8 +53,10 @@ int cg_serialize(const char *site, const char *domain, cg_scope scope)
 {
     int rc = cgi_check_site("cg_serialize", site);
     if (rc != CG_OK) return rc;
-    if (scope != CG_SCOPE_PROCESS && scope != CG_SCOPE_HANDLE && scope != CG_SCOPE_ONCE)
-        return cgi_fail(CG_EINVAL, "scope %d: expected CG_SCOPE_PROCESS, CG_SCOPE_HANDLE or CG_SCOPE_ONCE", (int)scope);
+    if ((unsigned)scope > CG_SCOPE_SHARED)
+        return cgi_fail(CG_EINVAL,
+                        "scope %d: expected CG_SCOPE_PROCESS, CG_SCOPE_HANDLE, CG_SCOPE_ONCE or CG_SCOPE_SHARED",
+                        (int)scope);
     pthread_mutex_lock(&cgi_cfg_lock);
     cgi_setting **mark = cgi_settings_mark();
     cgi_setting *st = cgi_setting_add(CGI_SET_SERIALIZE, site, "cg_serialize");

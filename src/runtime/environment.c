@@ -34,17 +34,17 @@
 
 extern char **environ;
 
-/* FN[=DOMAIN][:process|:handle|:once][,...] */
+/* FN[=DOMAIN][:process|:handle|:once|:shared][,...] */
 static int cgi_parse_serialize_list(const char *value, const char *origin)
 {
     char *copy = strdup(value), *save = NULL;
     if (!copy) return cgi_fail(CG_ENOMEM, "out of memory");
     int rc = CG_OK;
-    if (!*value) rc = cgi_fail(CG_EINVAL, "empty value: expected FN[=DOMAIN][:process|:handle|:once][,...]");
+    if (!*value) rc = cgi_fail(CG_EINVAL, "empty value: expected FN[=DOMAIN][:process|:handle|:once|:shared][,...]");
     /* strtok_r would skip empty items: ",", "a,,b" and "a," are refused. */
     size_t len = strlen(value);
     if (len && (value[0] == ',' || value[len - 1] == ',' || strstr(value, ",,")))
-        rc = cgi_fail(CG_EINVAL, "'%s': empty item: expected FN[=DOMAIN][:process|:handle|:once][,...]", value);
+        rc = cgi_fail(CG_EINVAL, "'%s': empty item: expected FN[=DOMAIN][:process|:handle|:once|:shared][,...]", value);
     for (char *item = strtok_r(copy, ",", &save); item && rc == CG_OK; item = strtok_r(NULL, ",", &save)) {
         cg_scope scope = CG_SCOPE_PROCESS;
         char *colon = strchr(item, ':');
@@ -62,9 +62,10 @@ static int cgi_parse_serialize_list(const char *value, const char *origin)
             domain = eq + 1;
         }
         if (!cgi_valid_site_name(item)) {
-            rc = cgi_fail(CG_EINVAL,
-                          "'%s': '%s' is not an entry point name: expected FN[=DOMAIN][:process|:handle|:once][,...]",
-                          value, item);
+            rc = cgi_fail(
+                CG_EINVAL,
+                "'%s': '%s' is not an entry point name: expected FN[=DOMAIN][:process|:handle|:once|:shared][,...]",
+                value, item);
             break;
         }
         cgi_setting *st = cgi_setting_add(CGI_SET_SERIALIZE, item, origin);

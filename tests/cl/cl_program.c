@@ -6,6 +6,9 @@
  *                 with COUNTS, writes how many times it called each entry point
  *   race N        N threads build distinct programs at once (started on a
  *                 barrier); prints what the test's interposer below the layer saw
+ *   info N K      N threads call clGetDeviceInfo K times and one calls
+ *                 clGetPlatformInfo K times, all started on a barrier; prints
+ *                 what the interposer saw
  *   missing       first calls when no real library can be found: prints results
  * Exits 1 on any unexpected result; alarm() turns a deadlock into a failure. */
 #define _GNU_SOURCE
@@ -278,6 +281,43 @@ static int race(int n)
     return atomic_load(&race_failed) ? 1 : 0;
 }
 
+/* ---- info: device queries from N threads, platform queries from one ---- */
+static int info_k;
+
+static void *info_thread(void *arg)
+{
+    char name[256];
+    pthread_barrier_wait(&race_start);
+    for (int i = 0; i < info_k; i++) {
+        cl_int err = arg ? clGetPlatformInfo(race_setup.platform, CL_PLATFORM_NAME, sizeof name, name, NULL)
+                         : clGetDeviceInfo(race_setup.device, CL_DEVICE_NAME, sizeof name, name, NULL);
+        if (err != CL_SUCCESS) atomic_fetch_add(&race_failed, 1);
+    }
+    return NULL;
+}
+
+static int info(int n, int k)
+{
+    race_setup = open_device();
+    info_k = k;
+    pthread_t t[65];
+    if (n < 1 || n > 64) return 2;
+    pthread_barrier_init(&race_start, NULL, (unsigned)n + 1);
+    for (int i = 0; i <= n; i++)
+        pthread_create(&t[i], NULL, info_thread, (void *)(intptr_t)(i == n));
+    for (int i = 0; i <= n; i++)
+        pthread_join(t[i], NULL);
+    int (*dev_max)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "cgspy_device_info_max_inside");
+    int (*together)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "cgspy_info_together");
+    if (!dev_max || !together) {
+        fprintf(stderr, "the test's interposer (libcgclspy.so) is not loaded\n");
+        return 1;
+    }
+    printf("failed=%d device_info_max_inside=%d together=%d\n", atomic_load(&race_failed), dev_max(), together());
+    clReleaseContext(race_setup.ctx);
+    return atomic_load(&race_failed) ? 1 : 0;
+}
+
 /* ---- missing: what calls return when no real library is found ---- */
 static int missing(void)
 {
@@ -299,7 +339,8 @@ int main(int argc, char **argv)
     alarm(120);
     if (argc >= 2 && strcmp(argv[1], "run") == 0) return run(argc > 2 ? argv[2] : NULL);
     if (argc >= 3 && strcmp(argv[1], "race") == 0) return race(atoi(argv[2]));
+    if (argc >= 4 && strcmp(argv[1], "info") == 0) return info(atoi(argv[2]), atoi(argv[3]));
     if (argc >= 2 && strcmp(argv[1], "missing") == 0) return missing();
-    fprintf(stderr, "usage: cl_program run [COUNTS] | race N | missing\n");
+    fprintf(stderr, "usage: cl_program run [COUNTS] | race N | info N K | missing\n");
     return 2;
 }

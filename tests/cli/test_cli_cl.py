@@ -318,6 +318,32 @@ def run_peaks_pocl_builds_at_once_advise_the_igc_fix():
     check(rep["advice"] == [], rep["advice"])
 
 
+def run_shared_domain_lets_device_queries_in_together_and_a_platform_query_alone():
+    """Issue 53: --serialize clGetDeviceInfo=dev:shared,clGetPlatformInfo=dev
+    on 4 threads of device queries and one of platform queries (PoCL; the
+    test's interposer below the layer sleeps inside each): device queries
+    are inside together, never beside a platform query, which waits for
+    them; the report says shared. Without :shared, one device query at a
+    time."""
+    prog, spy = os.environ["CL_PROGRAM"], os.environ["CL_SPY"]
+    r, rep = guarded([prog, "info", "4", "25"], "--serialize", "clGetDeviceInfo=dev:shared,clGetPlatformInfo=dev",
+                     env={"LD_PRELOAD": spy})
+    check(r.returncode == 0 and "failed=0" in r.stdout and "together=0" in r.stdout, r.stdout + r.stderr)
+    p = rep["processes"][0]
+    d, pl = site(p, "clGetDeviceInfo"), site(p, "clGetPlatformInfo")
+    spied = int(r.stdout.split("device_info_max_inside=")[1].split()[0])
+    check(d["calls"] - d["nested"] >= 100 and d["peak_kind"] == "exact" and 2 <= d["peak_inside"] <= 4, d)
+    check(d["peak_inside"] == spied, "the interposer's count agrees: %d, %s" % (spied, d))
+    check(d["policy"]["serialize"] == "dev" and d["policy"]["scope"] == "shared", d["policy"])
+    check(pl["calls"] - pl["nested"] >= 25 and pl["peak_inside"] == 1 and pl["lock_wait_ns"] > 0, pl)
+    check(pl["policy"]["serialize"] == "dev" and pl["policy"]["scope"] == "process", pl["policy"])
+
+    r, rep = guarded([prog, "info", "4", "5"], "--serialize", "clGetDeviceInfo=dev,clGetPlatformInfo=dev",
+                     env={"LD_PRELOAD": spy})
+    check(r.returncode == 0 and "device_info_max_inside=1 together=0" in r.stdout, r.stdout + r.stderr)
+    check(site(rep["processes"][0], "clGetDeviceInfo")["peak_inside"] == 1, rep["processes"][0])
+
+
 ONCE_AND_ADVICE = """; a quirk of first calls and advice-only quirks, keyed on PoCL (docs/quirks.md)
 [quirk:pocl-once]
 api       = cl
