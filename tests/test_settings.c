@@ -100,6 +100,10 @@ static int test_bad_quirks_files_exit_2_naming_file_and_line(int argc, char **ar
     snprintf(text, sizeof text, "%sscope = handle\n", good);
     bad += expect_refused("CALLGUARD_QUIRKS", cgtest_write_file("qo.ini", text),
                           "qo.ini:8: scope = handle: expected process or once");
+    snprintf(text, sizeof text, "%sscope = once\nshared = toyLaunch\n", good);
+    bad += expect_refused("CALLGUARD_QUIRKS", cgtest_write_file("qso.ini", text),
+                          "qso.ini:9: [quirk:q] has shared with scope = once: a domain taken shared holds for the "
+                          "whole process");
     snprintf(text, sizeof text, "%sadvice = do this\n", good);
     bad += expect_refused("CALLGUARD_QUIRKS", cgtest_write_file("qa.ini", text),
                           "qa.ini:5: [quirk:q] gives advice and so serializes nothing: drop domain, or drop advice");

@@ -81,6 +81,7 @@ const pini_key_info pini_keys[PINI_NKEYS] = {
     [PINI_Q_VERSIONS] = {"versions", Q, NULL},
     [PINI_Q_LIBRARY] = {"library", Q, NULL},
     [PINI_Q_SERIALIZE] = {"serialize", Q, NULL},
+    [PINI_Q_SHARED] = {"shared", Q, NULL},
     [PINI_Q_DOMAIN] = {"domain", Q, NULL},
     [PINI_Q_SOURCE] = {"source", Q, NULL},
     [PINI_Q_WHY] = {"why", Q, NULL},
@@ -100,7 +101,8 @@ static const pini_key key_order[PINI_NKEYS] = {
     PINI_REASON,      PINI_WAIT_ARGS, PINI_TRANSITION,  PINI_SERIALIZE,   PINI_SCOPE,      PINI_VARIANT_OF,
     PINI_WRAPPER,     PINI_WRITES,    PINI_READS,       PINI_DESTROYS,    PINI_SETS,       PINI_LAUNCHES,
     PINI_STATES,      PINI_Q_API,     PINI_Q_VENDOR,    PINI_Q_DRIVER,    PINI_Q_VERSIONS, PINI_Q_LIBRARY,
-    PINI_Q_SERIALIZE, PINI_Q_DOMAIN,  PINI_Q_SOURCE,    PINI_Q_WHY,       PINI_Q_SCOPE,    PINI_Q_ADVICE,
+    PINI_Q_SERIALIZE, PINI_Q_SHARED,  PINI_Q_DOMAIN,    PINI_Q_SOURCE,    PINI_Q_WHY,      PINI_Q_SCOPE,
+    PINI_Q_ADVICE,
 };
 
 struct pini_file {
@@ -459,10 +461,13 @@ static void check_quirk(pini_file *f, const pini_section *s)
                        s->name, pini_keys[required[i]].name);
             return;
         }
-    if (advice && (s->value[PINI_Q_DOMAIN] || s->value[PINI_Q_SCOPE]))
-        pini_error(f, s->key_line[s->value[PINI_Q_DOMAIN] ? PINI_Q_DOMAIN : PINI_Q_SCOPE],
-                   "[%s] gives advice and so serializes nothing: drop %s, or drop advice", s->name,
-                   s->value[PINI_Q_DOMAIN] ? "domain" : "scope");
+    pini_key lock = s->value[PINI_Q_DOMAIN] ? PINI_Q_DOMAIN : s->value[PINI_Q_SCOPE] ? PINI_Q_SCOPE : PINI_Q_SHARED;
+    if (advice && s->value[lock])
+        pini_error(f, s->key_line[lock], "[%s] gives advice and so serializes nothing: drop %s, or drop advice",
+                   s->name, pini_keys[lock].name);
+    else if (s->value[PINI_Q_SHARED] && s->value[PINI_Q_SCOPE] && strcmp(s->value[PINI_Q_SCOPE], "once") == 0)
+        pini_error(f, s->key_line[PINI_Q_SHARED],
+                   "[%s] has shared with scope = once: a domain taken shared holds for the whole process", s->name);
 }
 
 static void check_file(pini_file *f)

@@ -72,6 +72,7 @@ typedef enum pini_key {
     PINI_Q_VERSIONS,
     PINI_Q_LIBRARY,
     PINI_Q_SERIALIZE,
+    PINI_Q_SHARED,
     PINI_Q_DOMAIN,
     PINI_Q_SOURCE,
     PINI_Q_WHY,

@@ -75,6 +75,7 @@ static const struct {
     [PINI_Q_VERSIONS] = {F_RANGE, "LOW .. HIGH, each up to 6 numbers split on dots (26.27.39122.11)"},
     [PINI_Q_LIBRARY] = {F_LIBRANGE, "SONAME LOW .. HIGH (libigc.so.2 2.38 .. 2.38)"},
     [PINI_Q_SERIALIZE] = {F_IDENT_LIST, "a comma-separated list of entry point names"},
+    [PINI_Q_SHARED] = {F_IDENT_LIST, "a comma-separated list of entry point names"},
     [PINI_Q_DOMAIN] = {F_DOMAIN_NAME, "a domain name of letters, digits, _ . -"},
     [PINI_Q_SOURCE] = {F_URL, "the public URL that documents the bug (https://...)"},
     [PINI_Q_WHY] = {F_TEXT, "one line saying what goes wrong"},

@@ -25,7 +25,8 @@ typedef struct cgi_advice_walk {
     void *arg;
 } cgi_advice_walk;
 
-/* The --serialize value being written: each site as SITE=DOMAIN[:once]. */
+/* The --serialize value being written: each site as SITE=DOMAIN[:once], or
+ * SITE=DOMAIN:shared for one of the quirk's shared entry points. */
 typedef struct cgi_fix_out {
     FILE *out;
     const char *domain, *scope;
@@ -35,7 +36,10 @@ typedef struct cgi_fix_out {
 static int cgi_fix_item(const char *item, size_t n, void *arg)
 {
     cgi_fix_out *f = arg;
-    fprintf(f->out, "%s%.*s=%s%s", f->any ? "," : "", (int)n, item, f->domain, f->scope);
+    size_t k = strlen(CGI_QUIRK_SHARED);
+    int shared = n > k && memcmp(item + n - k, CGI_QUIRK_SHARED, k) == 0;
+    fprintf(f->out, "%s%.*s=%s%s", f->any ? "," : "", (int)(shared ? n - k : n), item, f->domain,
+            shared ? CGI_QUIRK_SHARED : f->scope);
     f->any = 1;
     return 0;
 }

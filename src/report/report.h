@@ -44,7 +44,10 @@ CGI_HIDDEN int cgi_report_end(cgi_report_writer *w, size_t lost);
 CGI_HIDDEN int cgi_report_to(const char *path, const cgi_proc_view *procs, size_t n, size_t lost,
                              cg_report_format format);
 
-/* A quirk as its file says it, for the report's advice (quirks.c). */
+/* A quirk as its file says it, for the report's advice (quirks.c). Its
+ * sites are "a, b, c:shared": an entry point of its `shared` list has this
+ * suffix (taken shared in the quirk's domain, docs/quirks.md). */
+#define CGI_QUIRK_SHARED ":shared"
 typedef struct cgi_quirk_view {
     const char *name, *api, *sites, *domain, *source, *why;
     const char *versions, *library, *driver; /* library, driver: NULL when the quirk has none */

@@ -58,7 +58,7 @@ typedef struct cgi_quirk {
     pini_range versions;
     char *library; /* soname, or NULL */
     pini_range libversions;
-    char *sites;                        /* comma-separated entry points */
+    char *sites; /* comma-separated entry points, "a, b, c:shared": those of `shared` last, taken shared */
     char *versions_text, *library_text; /* as the file says them (advice) */
     char domain[CGI_DOMAIN_NAME_MAX];   /* "" for an advice-only quirk */
     cg_scope scope;                     /* the fix's: process, or once (first calls only) */
@@ -138,13 +138,29 @@ static int cgi_check_site_name(const char *item, size_t n, void *arg)
                       item, CGI_NAME_MAX - 1);
 }
 
-/* The entry points as the report lists them: "a, b". */
+/* The entry points as the report lists them: "a, b", those of `shared` as "c:shared". */
 static int cgi_join_site(const char *item, size_t n, void *arg)
 {
     char *out = arg;
     size_t len = strlen(out);
     sprintf(out + len, "%s%.*s", len ? ", " : "", (int)n, item);
     return 0;
+}
+
+static int cgi_join_shared(const char *item, size_t n, void *arg)
+{
+    cgi_join_site(item, n, arg);
+    strcat(arg, CGI_QUIRK_SHARED);
+    return 0;
+}
+
+/* An item of a quirk's sites: the length of its entry point's name, and
+ * whether it is taken shared. */
+static size_t cgi_site_item(const char *item, size_t n, int *shared)
+{
+    size_t k = strlen(CGI_QUIRK_SHARED);
+    *shared = n > k && memcmp(item + n - k, CGI_QUIRK_SHARED, k) == 0;
+    return *shared ? n - k : n;
 }
 
 static int cgi_quirk_section(pini_file *f, const pini_section *s, void *user)
@@ -164,14 +180,25 @@ static int cgi_quirk_section(pini_file *f, const pini_section *s, void *user)
     if (v[PINI_Q_DOMAIN] && strlen(v[PINI_Q_DOMAIN]) >= CGI_DOMAIN_NAME_MAX)
         return pini_error(f, s->key_line[PINI_Q_DOMAIN], "domain = %s: a domain name has at most %d characters",
                           v[PINI_Q_DOMAIN], CGI_DOMAIN_NAME_MAX - 1);
-    if (strlen(v[PINI_Q_SERIALIZE]) >= sizeof((cgi_quirk_rec *)0)->sites ||
-        strlen(v[PINI_Q_SOURCE]) >= sizeof((cgi_quirk_rec *)0)->source ||
+    /* "a, b, c:shared": at most twice as long as the lists, and 7 more an item of shared */
+    size_t nsites = strlen(v[PINI_Q_SERIALIZE]) * 2 + (v[PINI_Q_SHARED] ? strlen(v[PINI_Q_SHARED]) * 9 + 2 : 0);
+    char *sites = calloc(1, nsites + 1);
+    if (!sites) return pini_error(f, s->line, "out of memory");
+    pini_split(v[PINI_Q_SERIALIZE], ",", cgi_join_site, sites);
+    if (v[PINI_Q_SHARED]) pini_split(v[PINI_Q_SHARED], ",", cgi_join_shared, sites);
+    size_t joined = strlen(sites);
+    free(sites);
+    if (joined >= sizeof((cgi_quirk_rec *)0)->sites || strlen(v[PINI_Q_SOURCE]) >= sizeof((cgi_quirk_rec *)0)->source ||
         strlen(v[PINI_Q_WHY]) >= sizeof((cgi_quirk_rec *)0)->why ||
         (v[PINI_Q_ADVICE] && strlen(v[PINI_Q_ADVICE]) > CGI_ADVICE_MAX))
-        return pini_error(f, s->line, "[%s]: serialize, source and why have at most 255 characters each, advice %d",
+        return pini_error(f, s->line,
+                          "[%s]: serialize with shared (\"a, b, c:shared\"), source and why have at most 255 "
+                          "characters each, advice %d",
                           s->name, CGI_ADVICE_MAX);
     cgi_check_site c = {f, s->key_line[PINI_Q_SERIALIZE]};
     if (pini_split(v[PINI_Q_SERIALIZE], ",", cgi_check_site_name, &c)) return PINI_EFORMAT;
+    c.line = s->key_line[PINI_Q_SHARED];
+    if (v[PINI_Q_SHARED] && pini_split(v[PINI_Q_SHARED], ",", cgi_check_site_name, &c)) return PINI_EFORMAT;
     cgi_quirk *more = realloc(set->v, (set->n + 1) * sizeof *more);
     if (!more) return pini_error(f, s->line, "out of memory");
     set->v = more;
@@ -191,8 +218,9 @@ static int cgi_quirk_section(pini_file *f, const pini_section *s, void *user)
         q->library = strndup(v[PINI_Q_LIBRARY], n);
     }
     q->driver = v[PINI_Q_DRIVER] ? strdup(v[PINI_Q_DRIVER]) : NULL;
-    q->sites = calloc(1, strlen(v[PINI_Q_SERIALIZE]) * 2 + 1);
+    q->sites = calloc(1, nsites + 1);
     if (q->sites) pini_split(v[PINI_Q_SERIALIZE], ",", cgi_join_site, q->sites);
+    if (q->sites && v[PINI_Q_SHARED]) pini_split(v[PINI_Q_SHARED], ",", cgi_join_shared, q->sites);
     q->source = strdup(v[PINI_Q_SOURCE]);
     q->why = strdup(v[PINI_Q_WHY]);
     q->versions_text = strdup(v[PINI_Q_VERSIONS]);
@@ -311,10 +339,10 @@ typedef struct cgi_apply {
     const cg_layer *lacking; /* the layer of the first of them */
 } cgi_apply;
 
-static void cgi_serialize_site(cg_site *s, const cgi_apply *a)
+static void cgi_serialize_site(cg_site *s, const cgi_apply *a, int shared)
 {
     if (atomic_load(&s->domain) != 0) return; /* serialized already: that setting wins */
-    atomic_store(&s->scope, a->q->scope);
+    atomic_store(&s->scope, shared ? CG_SCOPE_SHARED : a->q->scope);
     atomic_store(&s->domain, a->dom);
 }
 
@@ -322,7 +350,8 @@ static int cgi_apply_item(const char *item, size_t n, void *arg)
 {
     cgi_apply *a = arg;
     char name[CGI_NAME_MAX];
-    snprintf(name, sizeof name, "%.*s", (int)n, item);
+    int shared;
+    snprintf(name, sizeof name, "%.*s", (int)cgi_site_item(item, n, &shared), item);
     for (cg_layer *l = cgi_layers; l; l = l->next) {
         if (a->only && l != a->only) continue;
         for (unsigned i = 0; i < l->nsites; i++) {
@@ -330,7 +359,7 @@ static int cgi_apply_item(const char *item, size_t n, void *arg)
             unsigned base = l->sites[i].base;
             for (unsigned k = 0; k < l->nsites; k++)
                 if (l->sites[k].base == base) {
-                    cgi_serialize_site(&l->sites[k], a);
+                    cgi_serialize_site(&l->sites[k], a, shared);
                     cgi_site_refresh(&l->sites[k]);
                 }
             cgi_stats_note_policy(&l->sites[base]);
@@ -346,7 +375,8 @@ static int cgi_find_item(const char *item, size_t n, void *arg)
 {
     cgi_apply *a = arg;
     char name[CGI_NAME_MAX];
-    snprintf(name, sizeof name, "%.*s", (int)n, item);
+    int shared;
+    snprintf(name, sizeof name, "%.*s", (int)cgi_site_item(item, n, &shared), item);
     const cg_layer *l = cgi_layer_for_name(name);
     if (!l || cgi_site_find(name)) return 0;
     if (!a->lacking) a->lacking = l;
@@ -652,6 +682,8 @@ void *cg_real_function(cg_layer *layer, const char *name)
 static int cgi_names_site(const char *item, size_t n, void *arg)
 {
     const char *name = arg;
+    int shared;
+    n = cgi_site_item(item, n, &shared);
     return strlen(name) == n && strncmp(item, name, n) == 0;
 }
 
@@ -665,13 +697,14 @@ static int cgi_keep_site(const char *item, size_t n, void *arg)
 {
     cgi_kept *k = arg;
     char name[CGI_NAME_MAX];
-    snprintf(name, sizeof name, "%.*s", (int)n, item);
+    int shared;
+    snprintf(name, sizeof name, "%.*s", (int)cgi_site_item(item, n, &shared), item);
     if (!cgi_site_find(name)) {
         if (cgi_layer_for_name(name)) k->whole = 0; /* refused by every run */
         if (!k->whole || cgi_in_cli) return 0;      /* in the CLI: an API the run left out */
     }
     size_t len = strlen(k->out);
-    snprintf(k->out + len, k->cap - len, "%s%s", len ? ", " : "", name);
+    snprintf(k->out + len, k->cap - len, "%s%s%s", len ? ", " : "", name, shared ? CGI_QUIRK_SHARED : "");
     return 0;
 }
 

@@ -6,6 +6,9 @@
  *     forms, the primary context), errors;
  *   - cuModuleLoadData, which "compiles" for CGCUDA_COMPILE_MS and, with CGCUDA_COMPILER_RACE=abort,
  *     aborts when two threads are inside it at once (the window is the sleep, so the race shows on 2 cores);
+ *   - with CGCUDA_UNLOAD_RACE=abort, NVIDIA/cuda-tile#23 (driver 595.84): a launch stays 2 ms in
+ *     cuLaunchKernel and aborts when a cuModuleUnload or cuModuleLoadData (1 ms each) runs meanwhile
+ *     (SIGSEGV in libcuda there); launches beside each other are fine;
  *   - launches and streams: each launch keeps its stream busy for CGCUDA_KERNEL_MS, and
  *     cuStreamSynchronize / cuCtxSynchronize sleep until the work is done;
  *   - cuStreamQuery and events (cuEventCreate, cuEventRecord, cuEventQuery, cuEventSynchronize,
@@ -22,11 +25,12 @@
  *     ("\x7fELF" "CGCUBIN\n" and the PTX's text), which cuModuleLoadData loads without compiling; PTX whose
  *     `.target` is newer than sm_90 fails to compile with CUDA_ERROR_INVALID_PTX, as the JIT refuses it;
  * Two functions outside the CUDA API let tests look inside: cgcuda_standin_calls(NAME), how often an
- * export was entered, and cgcuda_standin_max_inside(), the most threads seen in cuModuleLoadData at once.
+ * export was entered, and cgcuda_standin_max_inside(), the most threads seen in cuModuleLoadData at once,
+ * cgcuda_standin_max_launches(), in a launch at once (CGCUDA_UNLOAD_RACE=abort).
  *
  * Environment (a CGCUDA_* name or value it does not know stops the process with status 2):
- *   CGCUDA_COMPILE_MS (0), CGCUDA_KERNEL_MS (0), CGCUDA_COMPILER_RACE (off|abort), CGCUDA_DEVICES (1),
- *   CGCUDA_DRIVER_VERSION (13000).
+ *   CGCUDA_COMPILE_MS (0), CGCUDA_KERNEL_MS (0), CGCUDA_COMPILER_RACE (off|abort), CGCUDA_UNLOAD_RACE
+ *   (off|abort), CGCUDA_DEVICES (1), CGCUDA_DRIVER_VERSION (13000).
  *
  * Its parts: standin.h. */
 #define _GNU_SOURCE
@@ -43,7 +47,7 @@
 
 /* ---- configuration ---- */
 
-struct standin_cfg cfg = {0, 0, 1, 0, CUDA_VERSION};
+struct standin_cfg cfg = {0, 0, 1, 0, 0, CUDA_VERSION};
 
 extern char **environ;
 
@@ -87,6 +91,13 @@ __attribute__((constructor)) static void read_environment(void)
                 cfg.race_abort = 0;
             else
                 bad(*e, "off or abort");
+        } else if (n == 18 && strncmp(*e, "CGCUDA_UNLOAD_RACE", n) == 0) {
+            if (strcmp(v, "abort") == 0)
+                cfg.unload_race_abort = 1;
+            else if (strcmp(v, "off") == 0)
+                cfg.unload_race_abort = 0;
+            else
+                bad(*e, "off or abort");
         } else if (n == 14 && strncmp(*e, "CGCUDA_DEVICES", n) == 0) {
             if (parse_uint(v, 0, 16, &x)) bad(*e, "an integer from 0 to 16");
             cfg.devices = (unsigned)x;
@@ -95,7 +106,8 @@ __attribute__((constructor)) static void read_environment(void)
                 bad(*e, "a CUDA version from 2000 to 99990 (1000 * major + 10 * minor)");
             cfg.driver_version = (int)x;
         } else {
-            bad(*e, "CGCUDA_COMPILE_MS, CGCUDA_KERNEL_MS, CGCUDA_COMPILER_RACE, CGCUDA_DEVICES, CGCUDA_DRIVER_VERSION");
+            bad(*e, "CGCUDA_COMPILE_MS, CGCUDA_KERNEL_MS, CGCUDA_COMPILER_RACE, CGCUDA_UNLOAD_RACE, CGCUDA_DEVICES, "
+                    "CGCUDA_DRIVER_VERSION");
         }
     }
 }
@@ -172,6 +184,7 @@ EXPORT int cgcuda_standin_calls(const char *name)
 atomic_int inside_compile, max_inside;
 
 EXPORT int cgcuda_standin_max_inside(void) { return atomic_load(&max_inside); }
+EXPORT int cgcuda_standin_max_launches(void) { return atomic_load(&max_launches); }
 
 /* ---- objects ---- */
 

@@ -18,6 +18,7 @@
 extern struct standin_cfg {
     unsigned compile_ms, kernel_ms, devices;
     int race_abort;
+    int unload_race_abort;
     int driver_version;
 } cfg;
 
@@ -27,6 +28,9 @@ void count(const char *name);
 
 /* Threads inside the "compiler" now, and the most seen at once. */
 extern atomic_int inside_compile, max_inside;
+/* CGCUDA_UNLOAD_RACE=abort (standin_stream.c): launches inside now and the most seen at once, unloads inside now. */
+extern atomic_int inside_launch, max_launches, inside_unload;
+void unload_race_check(const char *who);
 
 /* ---- objects ---- */
 

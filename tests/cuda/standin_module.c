@@ -68,6 +68,17 @@ static CUresult parse_entries(const char *text, CUmodule mod)
     return mod->nfunc ? CUDA_SUCCESS : CUDA_ERROR_INVALID_IMAGE;
 }
 
+/* CGCUDA_UNLOAD_RACE=abort: a module call's window, which no launch may overlap (standin_stream.c). */
+static void module_window(void)
+{
+    atomic_fetch_add(&inside_unload, 1);
+    unload_race_check("a module unload or load");
+    struct timespec ts = {0, 1000000L};
+    nanosleep(&ts, NULL);
+    unload_race_check("a module unload or load");
+    atomic_fetch_sub(&inside_unload, 1);
+}
+
 /* The "compiler": a PTX-like text with at least one `.entry NAME`, for a `.target` up to sm_90. The sleep is the window
  * in which CGCUDA_COMPILER_RACE=abort looks for a second thread, as a compiler that is not reentrant would fail. A
  * stand-in cubin (from cuLinkComplete) loads without compiling, as a real cubin skips the PTX JIT. */
@@ -77,6 +88,7 @@ EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image)
     NEED_INIT();
     if (!module || !image) return CUDA_ERROR_INVALID_VALUE;
     if (!valid_ctx(current)) return CUDA_ERROR_INVALID_CONTEXT;
+    if (cfg.unload_race_abort) module_window();
     const char *text = image;
     size_t ml = sizeof CUBIN_MAGIC - 1;
     if (memcmp(image,
@@ -252,6 +264,7 @@ EXPORT CUresult cuModuleUnload(CUmodule hmod)
 {
     COUNT();
     NEED_INIT();
+    if (cfg.unload_race_abort) module_window();
     if (!hmod || hmod->magic != MOD_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
     hmod->magic = 0;
     free(hmod);

@@ -5,6 +5,7 @@
 #include "standin.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,9 +22,38 @@ static struct CUstream_st *stream_of(CUstream s, int per_thread)
     return s;
 }
 
+/* ---- CGCUDA_UNLOAD_RACE=abort: cuda-tile#23 ---- */
+
+atomic_int inside_launch, max_launches, inside_unload;
+
+/* A module call (unload or load) while a launch is inside, or a launch while one of them is: abort, as
+ * driver 595.84 segfaults below cuLaunchKernel. */
+void unload_race_check(const char *who)
+{
+    if (atomic_load(&inside_launch) && atomic_load(&inside_unload)) {
+        fprintf(stderr,
+                "cgcuda: CGCUDA_UNLOAD_RACE=abort: %s while a launch and a module unload or load were inside; "
+                "aborting like driver 595.84 (cuda-tile#23)\n",
+                who);
+        abort();
+    }
+}
+
+static void launch_window(void)
+{
+    int in = atomic_fetch_add(&inside_launch, 1) + 1;
+    for (int m = atomic_load(&max_launches); in > m && !atomic_compare_exchange_weak(&max_launches, &m, in);) {}
+    unload_race_check("a launch");
+    struct timespec ts = {0, 2000000L};
+    nanosleep(&ts, NULL);
+    unload_race_check("a launch");
+    atomic_fetch_sub(&inside_launch, 1);
+}
+
 static CUresult launch(CUfunction f, CUstream s, int per_thread)
 {
     NEED_INIT();
+    if (cfg.unload_race_abort) launch_window();
     if (!valid_ctx(current)) return CUDA_ERROR_INVALID_CONTEXT;
     if (!f || !f->mod || f->mod->magic != MOD_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
     struct CUstream_st *st = stream_of(s, per_thread);

@@ -236,6 +236,35 @@ def cuda_shipped_quirks_match_the_driver_versions_they_name():
             check(not release or q[tile]["matched"]["library"] == "libcuda.so." + release, q[tile])
             check("at most 1 threads inside" in r.stdout, "the loads one at a time", r)
 
+def cuda_tile_23_quirk_launches_shared_beside_each_other_never_beside_an_unload():
+    """NVIDIA/cuda-tile#23 on the stand-in (CGCUDA_UNLOAD_RACE=abort: a launch aborts when a module is
+    loaded or unloaded meanwhile, as driver 595.84 segfaults): the issue's loop on 4 threads aborts with
+    the quirk off, and with the shipped quirk (CUDA 13.2, libcuda.so.595.84) runs every loop, the launches
+    taking the domain shared (several inside at once) and the module calls alone."""
+    shutil = __import__("shutil")
+    folder = tempfile.mkdtemp(prefix="drv-", dir=TMP)
+    shutil.copy(E["CG_STANDIN"], os.path.join(folder, "libcuda.so.595.84"))
+    os.symlink("libcuda.so.595.84", os.path.join(folder, "libcuda.so.1"))
+    driver = os.path.join(folder, "libcuda.so.1")
+    env = dict(CALLGUARD_CUDA_LIBRARY=driver, CGCUDA_DRIVER_VERSION="13020", CGCUDA_UNLOAD_RACE="abort")
+    r = run([E["CG_CLI"], "run", "--api", "cuda", "--quirks", "off", "--", E["CG_UNLOAD_RACE"], driver], env)
+    check(r.returncode == -signal.SIGABRT and "CGCUDA_UNLOAD_RACE=abort" in r.stderr, "quirk off: it aborts", r)
+    path = os.path.join(TMP, "tile23.json")
+    r = run([E["CG_CLI"], "run", "--api", "cuda", "--report", path, "--", E["CG_UNLOAD_RACE"], driver], env)
+    check(r.returncode == 0 and "loops 100," in r.stdout, "quirk on: every loop", r)
+    most = int(r.stdout.split("at most ")[1].split()[0])
+    check(most >= 2, "launches beside each other: %d" % most, r)
+    with open(path) as f:
+        p = json.load(f)["processes"][0]
+    q = next(x for x in p["quirks"] if x["name"] == "cuda-tile-cuModuleUnload")
+    check(q["applied"] and "cuLaunchKernel:shared" in q["serialize"], q)
+    pol = {s["name"]: s for s in p["sites"]}
+    launch, unload = pol["cuLaunchKernel"], pol["cuModuleUnload"]
+    check(launch["policy"]["serialize"] == "cuda-module" and launch["policy"]["scope"] == "shared", launch)
+    check(unload["policy"]["serialize"] == "cuda-module" and unload["policy"]["scope"] == "process", unload)
+    check(launch["peak_inside"] == most and unload["peak_inside"] == 1, (launch, unload))
+
+
 def cuda_callguard_run_event_query_not_ready_is_a_state():
     """A program polls cuEventQuery and cuStreamQuery until a 200 ms kernel is done: each CUDA_ERROR_NOT_READY
     is a state (apis/cuda.ini declares it for these two), so the report counts no error for the polls and names
