@@ -13,16 +13,21 @@
  *     CGHIP_INIT_MS; with CGHIP_INIT_RACE=segv a second thread inside that set-up at once dies of
  *     SIGSEGV, as ROCm's first HIP calls from many threads did (rocprofiler-register's setenv racing
  *     HIP's getenv: ROCm/rocm-systems #10196); a call after the set-up never races.
+ *   - with CGHIP_POOL_DEADLOCK=on, ROCm/rocm-systems #10529 (ROCm 7.14): hipMallocAsync and hipFreeAsync
+ *     take the pool's lock, then the device's; hipEventSynchronize takes the device's, then the pool's (to
+ *     release freed memory), each holding the first 2 ms: one of each on two threads deadlock for ever.
+ *     Without it they take neither.
  * cghip_standin_max_inside() tells tests the most threads seen inside hipModuleLoadData at once.
  *
  * Environment (a CGHIP_* name it does not know stops the process with status 2): CGHIP_COMPILE_MS (0),
  * CGHIP_KERNEL_MS (0), CGHIP_COMPILER_RACE (off|abort), CGHIP_DRIVER_VERSION (70251234),
- * CGHIP_INIT_MS (0), CGHIP_INIT_RACE (off|segv). */
+ * CGHIP_INIT_MS (0), CGHIP_INIT_RACE (off|segv), CGHIP_POOL_DEADLOCK (off|on). */
 #define _GNU_SOURCE
 #define __HIP_PLATFORM_AMD__ 1
 #include <hip/hip_runtime_api.h>
 
 #include <link.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -35,7 +40,7 @@
 
 extern char **environ;
 static long compile_ms, kernel_ms, driver_version = 70251234, init_ms;
-static int race_abort, init_race;
+static int race_abort, init_race, pool_deadlock;
 static atomic_int init_inside, initialized;
 static atomic_int inside, max_inside;
 static _Atomic int64_t busy_until_ns;
@@ -85,11 +90,13 @@ __attribute__((constructor)) static void settings(void)
             init_ms = number("CGHIP_INIT_MS", v);
         else if (n == 15 && strncmp(*e, "CGHIP_INIT_RACE", n) == 0 && (!strcmp(v, "off") || !strcmp(v, "segv")))
             init_race = strcmp(v, "segv") == 0;
+        else if (n == 19 && strncmp(*e, "CGHIP_POOL_DEADLOCK", n) == 0 && (!strcmp(v, "off") || !strcmp(v, "on")))
+            pool_deadlock = strcmp(v, "on") == 0;
         else {
             fprintf(stderr,
                     "cghip stand-in: unknown setting %s (known: CGHIP_COMPILE_MS, CGHIP_KERNEL_MS, "
                     "CGHIP_COMPILER_RACE=off|abort, CGHIP_DRIVER_VERSION, CGHIP_INIT_MS, "
-                    "CGHIP_INIT_RACE=off|segv)\n",
+                    "CGHIP_INIT_RACE=off|segv, CGHIP_POOL_DEADLOCK=off|on)\n",
                     *e);
             exit(2);
         }
@@ -200,3 +207,41 @@ EXPORT hipError_t hipStreamSynchronize(hipStream_t stream)
 }
 
 EXPORT hipError_t hipDeviceSynchronize(void) { return hipStreamSynchronize(NULL); }
+
+/* ---- the memory pool: rocm-systems #10529's two locks, taken in opposite orders ---- */
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER, device_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void two_locks(pthread_mutex_t *first, pthread_mutex_t *second)
+{
+    if (!pool_deadlock) return;
+    pthread_mutex_lock(first);
+    sleep_ns(2000000);
+    pthread_mutex_lock(second);
+    pthread_mutex_unlock(second);
+    pthread_mutex_unlock(first);
+}
+
+EXPORT hipError_t hipMallocAsync(void **ptr, size_t size, hipStream_t stream)
+{
+    (void)stream;
+    if (!ptr) return hipErrorInvalidValue;
+    two_locks(&pool_lock, &device_lock); /* the pool grows: it asks the device for memory */
+    *ptr = malloc(size ? size : 1);
+    return *ptr ? hipSuccess : hipErrorOutOfMemory;
+}
+
+EXPORT hipError_t hipFreeAsync(void *ptr, hipStream_t stream)
+{
+    (void)stream;
+    two_locks(&pool_lock, &device_lock);
+    free(ptr);
+    return hipSuccess;
+}
+
+EXPORT hipError_t hipEventSynchronize(hipEvent_t event)
+{
+    (void)event;
+    two_locks(&device_lock, &pool_lock); /* releases the pools' freed memory under the device's lock */
+    return hipSuccess;
+}

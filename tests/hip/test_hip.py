@@ -193,6 +193,34 @@ def hip_shipped_quirks_match_the_runtime_versions_they_name():
             q = [x["name"] for p in json.load(f)["processes"] for x in p.get("quirks", [])]
         check(r.returncode == 0 and q == [], "Debian's 5.2.21153: no shipped entry matches: %s" % q)
 
+def hip_rocm_10529_quirk_keeps_pool_calls_and_event_syncs_apart():
+    """ROCm/rocm-systems#10529 on the stand-in as HIP 7.14 (CGHIP_POOL_DEADLOCK=on: the pool's and the
+    device's locks taken in opposite orders by hipMallocAsync/hipFreeAsync and hipEventSynchronize): one
+    thread allocating and freeing, one waiting for events, deadlock with the quirk off (the program's
+    alarm ends it) and finish with the shipped quirk, the syncs shared and the pool calls alone in
+    hip-mempool. HIP 7.2 does not match it."""
+    path = os.path.join(TMP, "r10529.json")
+    env = standin_env(CGHIP_DRIVER_VERSION="71425000", CGHIP_POOL_DEADLOCK="on")
+    r = run([E["CG_CLI"], "run", "--api", "hip", "--quirks", "off", "--", E["CG_POOL_DEADLOCK"]], env)
+    check(r.returncode == -signal.SIGALRM, "quirk off: the two threads deadlock", r)
+    r = run([E["CG_CLI"], "run", "--api", "hip", "--report", path, "--", E["CG_POOL_DEADLOCK"]], env)
+    check(r.returncode == 0 and "done 150 calls" in r.stdout, "quirk on: every call returns", r)
+    with open(path) as f:
+        p = json.load(f)["processes"][0]
+    q = {x["name"]: x for x in p.get("quirks", [])}
+    check(q.get("rocm-10529-hipMallocAsync", {}).get("applied"), q)
+    pol = {s["name"]: s["policy"] for s in p["sites"]}
+    check(pol["hipEventSynchronize"]["serialize"] == "hip-mempool" and pol["hipEventSynchronize"]["scope"] == "shared",
+          pol["hipEventSynchronize"])
+    check(pol["hipMallocAsync"]["serialize"] == "hip-mempool" and pol["hipMallocAsync"]["scope"] == "process",
+          pol["hipMallocAsync"])
+    r = run([E["CG_CLI"], "run", "--api", "hip", "--report", path, "--", E["CG_POOL_DEADLOCK"]],
+            standin_env(CGHIP_DRIVER_VERSION="70251234"))
+    with open(path) as f:
+        q = [x["name"] for x in json.load(f)["processes"][0].get("quirks", [])]
+    check(r.returncode == 0 and "rocm-10529-hipMallocAsync" not in q, "HIP 7.2: %s" % q)
+
+
 # A Python thread waits about a second in hipStreamSynchronize through ctypes.PyDLL (which keeps the GIL for
 # the whole call) on a kernel the stand-in runs for CGHIP_KERNEL_MS, while the main thread ticks every
 # millisecond; the child prints the longest pause the main thread saw and the wait, in milliseconds. It opens
