@@ -206,13 +206,13 @@ def cuda_shipped_quirks_match_the_driver_versions_they_name():
     driver's release from libcuda's file name. cuda-tile#23's entry (CUDA 13.2, libcuda.so.595.84) matches
     13.2 with a file named libcuda.so.595.84 (and one whose name has no version: the driver decides) and
     serializes the module loads, so the compile race loads every module; 13.0, or 13.2 with libcuda.so.595.80,
-    match it not. The advice-only entry of NVIDIA bug 5570902 (every driver) matches each, serializing
-    nothing."""
+    match it not. The advice-only entries of NVIDIA bug 5570902 and of cuda-python#2416 (every driver)
+    match each, serializing nothing; #2416's advice names the cuda-python fix."""
     shutil = __import__("shutil")
-    tile, ipc = "cuda-tile-cuModuleUnload", "cuda-5570902-ipc-import-twice"
+    tile, ipc, ft = "cuda-tile-cuModuleUnload", "cuda-5570902-ipc-import-twice", "cuda-python-2416-free-threaded-launch"
     path = os.path.join(TMP, "shipped.json")
-    for release, version, expect in ((None, "13020", {tile, ipc}), ("595.84", "13020", {tile, ipc}),
-                                     ("595.80", "13020", {ipc}), (None, "13000", {ipc})):
+    for release, version, expect in ((None, "13020", {tile, ipc, ft}), ("595.84", "13020", {tile, ipc, ft}),
+                                     ("595.80", "13020", {ipc, ft}), (None, "13000", {ipc, ft})):
         driver = E["CG_STANDIN"]
         if release:
             folder = tempfile.mkdtemp(prefix="drv-", dir=TMP)
@@ -229,6 +229,7 @@ def cuda_shipped_quirks_match_the_driver_versions_they_name():
         q = {x["name"]: x for x in p.get("quirks", [])}
         check(set(q) == expect, "%s: the entries matched: %s" % (what, sorted(q)))
         check(q[ipc]["applied"] is False and q[ipc]["not_applied"].startswith("advice only: import each IPC"), q[ipc])
+        check(q[ft]["applied"] is False and "cuda-python PR #2417" in q[ft]["not_applied"], q[ft])
         load = next(s for s in p["sites"] if s["name"] == "cuModuleLoadData")["policy"]["serialize"]
         check(load == ("cuda-module" if tile in expect else None), "%s: cuModuleLoadData serialized %s" % (what, load))
         if tile in expect:
