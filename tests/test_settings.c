@@ -97,13 +97,13 @@ static int test_bad_quirks_files_exit_2_naming_file_and_line(int argc, char **ar
                           "qp.ini:1: [toyCompile] in a quirks file: expected only [quirk:NAME] sections");
     bad += expect_refused("CALLGUARD_POLICY", cgtest_write_file("pq.ini", good),
                           "pq.ini:1: [quirk:q] is a quirk: quirks go in a quirks file");
-    snprintf(text, sizeof text, "%sscope = handle\n", good);
+    snprintf(text, sizeof text, "%sscope = stripe\n", good);
     bad += expect_refused("CALLGUARD_QUIRKS", cgtest_write_file("qo.ini", text),
-                          "qo.ini:8: scope = handle: expected process or once");
+                          "qo.ini:8: scope = stripe: expected process, once or handle");
     snprintf(text, sizeof text, "%sscope = once\nshared = toyLaunch\n", good);
     bad += expect_refused("CALLGUARD_QUIRKS", cgtest_write_file("qso.ini", text),
-                          "qso.ini:9: [quirk:q] has shared with scope = once: a domain taken shared holds for the "
-                          "whole process");
+                          "qso.ini:9: [quirk:q] has shared with scope = once: a domain taken shared is one lock "
+                          "for the whole process");
     snprintf(text, sizeof text, "%sadvice = do this\n", good);
     bad += expect_refused("CALLGUARD_QUIRKS", cgtest_write_file("qa.ini", text),
                           "qa.ini:5: [quirk:q] gives advice and so serializes nothing: drop domain, or drop advice");

@@ -37,7 +37,7 @@ static const char *const wrapper_words[] = {"generated", "hand", "forward"};
 /* Where `callguard run` looks for the real library by soname (the policy's
  * [api] `search`): as the dynamic loader does, or on LD_LIBRARY_PATH alone. */
 static const char *const pini_search_words[] = {"system", "ld_library_path"};
-static const char *const quirk_scope_words[] = {"process", "once"};
+static const char *const quirk_scope_words[] = {"process", "once", "handle"};
 
 #define A (1u << PINI_API)
 #define D (1u << PINI_DEFAULTS)
@@ -85,7 +85,7 @@ const pini_key_info pini_keys[PINI_NKEYS] = {
     [PINI_Q_DOMAIN] = {"domain", Q, NULL},
     [PINI_Q_SOURCE] = {"source", Q, NULL},
     [PINI_Q_WHY] = {"why", Q, NULL},
-    [PINI_Q_SCOPE] = {"scope", Q, quirk_scope_words, 2},
+    [PINI_Q_SCOPE] = {"scope", Q, quirk_scope_words, 3},
     [PINI_Q_ADVICE] = {"advice", Q, NULL},
 };
 #undef A
@@ -465,9 +465,10 @@ static void check_quirk(pini_file *f, const pini_section *s)
     if (advice && s->value[lock])
         pini_error(f, s->key_line[lock], "[%s] gives advice and so serializes nothing: drop %s, or drop advice",
                    s->name, pini_keys[lock].name);
-    else if (s->value[PINI_Q_SHARED] && s->value[PINI_Q_SCOPE] && strcmp(s->value[PINI_Q_SCOPE], "once") == 0)
+    else if (s->value[PINI_Q_SHARED] && s->value[PINI_Q_SCOPE] && strcmp(s->value[PINI_Q_SCOPE], "process") != 0)
         pini_error(f, s->key_line[PINI_Q_SHARED],
-                   "[%s] has shared with scope = once: a domain taken shared holds for the whole process", s->name);
+                   "[%s] has shared with scope = %s: a domain taken shared is one lock for the whole process", s->name,
+                   s->value[PINI_Q_SCOPE]);
 }
 
 static void check_file(pini_file *f)

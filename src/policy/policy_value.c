@@ -79,7 +79,7 @@ static const struct {
     [PINI_Q_DOMAIN] = {F_DOMAIN_NAME, "a domain name of letters, digits, _ . -"},
     [PINI_Q_SOURCE] = {F_URL, "the public URL that documents the bug (https://...)"},
     [PINI_Q_WHY] = {F_TEXT, "one line saying what goes wrong"},
-    [PINI_Q_SCOPE] = {F_WORDS, "process or once"},
+    [PINI_Q_SCOPE] = {F_WORDS, "process, once or handle"},
     [PINI_Q_ADVICE] = {F_TEXT, "one line saying what to do instead, when no lock is the fix"},
 };
 

@@ -25,7 +25,7 @@ typedef struct cgi_advice_walk {
     void *arg;
 } cgi_advice_walk;
 
-/* The --serialize value being written: each site as SITE=DOMAIN[:once], or
+/* The --serialize value being written: each site as SITE=DOMAIN[:once|:handle], or
  * SITE=DOMAIN:shared for one of the quirk's shared entry points. */
 typedef struct cgi_fix_out {
     FILE *out;
@@ -51,7 +51,7 @@ char *cgi_advice_fix(const cgi_quirk_view *q)
     size_t len = 0;
     FILE *out = open_memstream(&s, &len);
     if (!out) return NULL;
-    cgi_fix_out f = {out, q->domain, q->once ? ":once" : "", 0};
+    cgi_fix_out f = {out, q->domain, q->once ? ":once" : q->handle ? ":handle" : "", 0};
     fputs("--serialize ", out);
     pini_split(q->sites, ",", cgi_fix_item, &f);
     if (fclose(out) != 0) {

@@ -55,6 +55,7 @@ typedef struct cgi_quirk_view {
     unsigned nvendors;
     const char *advice; /* an advice-only quirk's: what to do, no lock being the fix; else NULL */
     int once;           /* its fix holds until each entry point's first success (scope = once) */
+    int handle;         /* its fix locks each first input handle apart (scope = handle) */
 } cgi_quirk_view;
 /* Calls fn for each quirk of the quirks file in use that serializes entry
  * point `name` (cgi_quirks_naming, set at start-up); NULL: no advice. */

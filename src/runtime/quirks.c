@@ -61,7 +61,7 @@ typedef struct cgi_quirk {
     char *sites; /* comma-separated entry points, "a, b, c:shared": those of `shared` last, taken shared */
     char *versions_text, *library_text; /* as the file says them (advice) */
     char domain[CGI_DOMAIN_NAME_MAX];   /* "" for an advice-only quirk */
-    cg_scope scope;                     /* the fix's: process, or once (first calls only) */
+    cg_scope scope; /* the fix's: process, once (first calls only) or handle (per first input handle) */
     char *source, *why;
     char *advice; /* what to do where no lock is the fix (an advice-only quirk), or NULL */
     int applied;  /* its fix is on: layers that join later get it too */
@@ -207,7 +207,8 @@ static int cgi_quirk_section(pini_file *f, const pini_section *s, void *user)
     snprintf(q->name, sizeof q->name, "%s", name);
     snprintf(q->api, sizeof q->api, "%s", v[PINI_Q_API]);
     snprintf(q->domain, sizeof q->domain, "%s", v[PINI_Q_DOMAIN] ? v[PINI_Q_DOMAIN] : "");
-    q->scope = v[PINI_Q_SCOPE] && pini_word(PINI_Q_SCOPE, v[PINI_Q_SCOPE]) == 1 ? CG_SCOPE_ONCE : CG_SCOPE_PROCESS;
+    int word = v[PINI_Q_SCOPE] ? pini_word(PINI_Q_SCOPE, v[PINI_Q_SCOPE]) : 0; /* process, once, handle */
+    q->scope = word == 1 ? CG_SCOPE_ONCE : word == 2 ? CG_SCOPE_HANDLE : CG_SCOPE_PROCESS;
     q->advice = v[PINI_Q_ADVICE] ? strdup(v[PINI_Q_ADVICE]) : NULL;
     if (v[PINI_Q_VENDOR] && pini_split(v[PINI_Q_VENDOR], ",", cgi_add_vendor, q))
         return pini_error(f, s->key_line[PINI_Q_VENDOR], "vendor = %s: at most %d vendor ids", v[PINI_Q_VENDOR],
@@ -749,7 +750,8 @@ void cgi_quirks_naming(const char *name, void (*fn)(const cgi_quirk_view *, void
                             q->vendor,
                             q->nvendors,
                             q->advice,
-                            q->scope == CG_SCOPE_ONCE};
+                            q->scope == CG_SCOPE_ONCE,
+                            q->scope == CG_SCOPE_HANDLE};
         char kept[sizeof((cgi_quirk_rec *)0)->sites];
         /* An advice-only quirk's entry points are only watched: no run takes a fix of them. */
         if (!q->advice) v.sites = cgi_run_sites(q, kept, sizeof kept);

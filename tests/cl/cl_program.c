@@ -9,6 +9,8 @@
  *   info N K      N threads call clGetDeviceInfo K times and one calls
  *                 clGetPlatformInfo K times, all started on a barrier; prints
  *                 what the interposer saw
+ *   enqueue K     2 queues, 2 threads on each, each writing a buffer K times
+ *                 (blocking clEnqueueWriteBuffer); prints what the interposer saw
  *   missing       first calls when no real library can be found: prints results
  * Exits 1 on any unexpected result; alarm() turns a deadlock into a failure. */
 #define _GNU_SOURCE
@@ -318,6 +320,55 @@ static int info(int n, int k)
     return atomic_load(&race_failed) ? 1 : 0;
 }
 
+/* ---- enqueue: two threads on each of two queues ---- */
+static cl_command_queue enq_queue[2];
+static cl_mem enq_buf[4];
+
+static void *enqueue_thread(void *arg)
+{
+    int i = (int)(intptr_t)arg;
+    int data[64] = {i};
+    pthread_barrier_wait(&race_start);
+    for (int k = 0; k < info_k; k++)
+        if (clEnqueueWriteBuffer(enq_queue[i % 2], enq_buf[i], CL_TRUE, 0, sizeof data, data, 0, NULL, NULL) !=
+            CL_SUCCESS)
+            atomic_fetch_add(&race_failed, 1);
+    return NULL;
+}
+
+static int enqueue(int k)
+{
+    race_setup = open_device();
+    info_k = k;
+    cl_int err = 0;
+    for (int q = 0; q < 2; q++) {
+        enq_queue[q] = clCreateCommandQueueWithProperties(race_setup.ctx, race_setup.device, NULL, &err);
+        OK(err);
+    }
+    for (int b = 0; b < 4; b++) {
+        enq_buf[b] = clCreateBuffer(race_setup.ctx, CL_MEM_READ_WRITE, 64 * sizeof(int), NULL, &err);
+        OK(err);
+    }
+    pthread_t t[4];
+    pthread_barrier_init(&race_start, NULL, 4);
+    for (int i = 0; i < 4; i++)
+        pthread_create(&t[i], NULL, enqueue_thread, (void *)(intptr_t)i);
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], NULL);
+    int (*max_inside)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "cgspy_enqueue_max_inside");
+    if (!max_inside) {
+        fprintf(stderr, "the test's interposer (libcgclspy.so) is not loaded\n");
+        return 1;
+    }
+    printf("failed=%d writes_max_inside=%d\n", atomic_load(&race_failed), max_inside());
+    for (int b = 0; b < 4; b++)
+        clReleaseMemObject(enq_buf[b]);
+    for (int q = 0; q < 2; q++)
+        clReleaseCommandQueue(enq_queue[q]);
+    clReleaseContext(race_setup.ctx);
+    return atomic_load(&race_failed) ? 1 : 0;
+}
+
 /* ---- missing: what calls return when no real library is found ---- */
 static int missing(void)
 {
@@ -340,7 +391,8 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "run") == 0) return run(argc > 2 ? argv[2] : NULL);
     if (argc >= 3 && strcmp(argv[1], "race") == 0) return race(atoi(argv[2]));
     if (argc >= 4 && strcmp(argv[1], "info") == 0) return info(atoi(argv[2]), atoi(argv[3]));
+    if (argc >= 3 && strcmp(argv[1], "enqueue") == 0) return enqueue(atoi(argv[2]));
     if (argc >= 2 && strcmp(argv[1], "missing") == 0) return missing();
-    fprintf(stderr, "usage: cl_program run [COUNTS] | race N | info N K | missing\n");
+    fprintf(stderr, "usage: cl_program run [COUNTS] | race N | info N K | enqueue K | missing\n");
     return 2;
 }

@@ -6,12 +6,16 @@
  * clGetDeviceInfo and clGetPlatformInfo (a shared and an exclusive entry
  * point of one domain, issue 53), with a shorter sleep: the most threads
  * inside clGetDeviceInfo at once, and how often a call of one found a call
- * of the other inside. */
+ * of the other inside. And clEnqueueWriteBuffer, as clvk before PR #883: a
+ * second thread entering it on a queue another thread is in aborts (the
+ * race on the queue's batch); threads on two queues are fine. */
 #define _GNU_SOURCE
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 #include <dlfcn.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 static void spy_sleep_ms(long ms)
@@ -85,5 +89,37 @@ __attribute__((visibility("default"))) cl_int clGetPlatformInfo(cl_platform_id p
     cl_int r = fn(platform, param, size, value, size_ret);
     if (atomic_load(&dev_inside)) atomic_fetch_add(&together, 1);
     atomic_fetch_sub(&plat_inside, 1);
+    return r;
+}
+
+/* ---- clvk #883's race: two threads enqueueing on one queue ---- */
+
+static cl_command_queue _Atomic queue_in[2];
+static atomic_int write_inside, write_max;
+
+__attribute__((visibility("default"))) int cgspy_enqueue_max_inside(void) { return atomic_load(&write_max); }
+
+__attribute__((visibility("default"))) cl_int clEnqueueWriteBuffer(cl_command_queue q, cl_mem buf, cl_bool blocking,
+                                                                   size_t offset, size_t size, const void *ptr,
+                                                                   cl_uint nwait, const cl_event *wait, cl_event *event)
+{
+    SPY_REAL(clEnqueueWriteBuffer)
+    int now = atomic_fetch_add(&write_inside, 1) + 1;
+    int m = atomic_load(&write_max);
+    while (now > m && !atomic_compare_exchange_weak(&write_max, &m, now)) {}
+    int slot = -1;
+    for (int i = 0; i < 2 && slot < 0; i++) {
+        cl_command_queue none = NULL;
+        if (atomic_load(&queue_in[i]) == q) {
+            fprintf(stderr, "cgspy: two threads in clEnqueueWriteBuffer on one queue: aborting as clvk before PR "
+                            "#883 can\n");
+            abort();
+        }
+        if (atomic_compare_exchange_strong(&queue_in[i], &none, q)) slot = i;
+    }
+    spy_sleep_ms(2);
+    cl_int r = fn(q, buf, blocking, offset, size, ptr, nwait, wait, event);
+    if (slot >= 0) atomic_store(&queue_in[slot], NULL);
+    atomic_fetch_sub(&write_inside, 1);
     return r;
 }

@@ -344,6 +344,37 @@ def run_shared_domain_lets_device_queries_in_together_and_a_platform_query_alone
     check(site(rep["processes"][0], "clGetDeviceInfo")["peak_inside"] == 1, rep["processes"][0])
 
 
+def shipped_quirk_on_pocl(name):
+    """The shipped quirks file's entry NAME, its driver pattern replaced by PoCL's platform name and its
+    versions by every version: the entry's own fix, run on PoCL."""
+    with open(SHIPPED_QUIRKS) as f:
+        text = f.read()
+    body = text.split("[quirk:%s]" % name)[1].split("\n\n")[0]
+    lines = [l for l in body.strip().splitlines() if not l.startswith(("driver", "versions"))]
+    return "[quirk:%s]\ndriver = Portable Computing Language\nversions = 0 .. 999999999\n%s\n" % (
+        name, "\n".join(lines))
+
+
+def run_quirk_clvk_883_locks_each_queue_apart():
+    """clvk PR #883's race, on PoCL: the test's interposer below the layer aborts when two threads are in
+    clEnqueueWriteBuffer on one queue, as clvk before the fix raced on the queue's batch. Two threads on
+    each of two queues: with the quirks off it aborts; with the shipped clvk entry (rekeyed on PoCL) the
+    writes of one queue wait for each other and those of the two queues still run together."""
+    prog, spy = os.environ["CL_PROGRAM"], os.environ["CL_SPY"]
+    r = run([CG, "run", "--api", "cl", "--quirks", "off", "--", prog, "enqueue", "20"], env={"LD_PRELOAD": spy})
+    check(r.returncode != 0 and "two threads in clEnqueueWriteBuffer on one queue" in r.stderr,
+          "quirks off: the race aborts", r.stdout + r.stderr)
+    path = quirks_file(shipped_quirk_on_pocl("clvk-883-enqueue-one-queue"))
+    r, rep = guarded([prog, "enqueue", "20"], "--quirks", path, env={"LD_PRELOAD": spy})
+    check(r.returncode == 0 and "failed=0" in r.stdout, r.stdout + r.stderr)
+    check(int(r.stdout.split("writes_max_inside=")[1].split()[0]) == 2, "the two queues' writes together: " + r.stdout)
+    p = rep["processes"][0]
+    q = {x["name"]: x for x in p["quirks"]}
+    check(q["clvk-883-enqueue-one-queue"]["applied"], p["quirks"])
+    w = site(p, "clEnqueueWriteBuffer")
+    check(w["policy"]["serialize"] == "clvk-queue" and w["policy"]["scope"] == "handle" and w["peak_inside"] == 2, w)
+
+
 ONCE_AND_ADVICE = """; a quirk of first calls and advice-only quirks, keyed on PoCL (docs/quirks.md)
 [quirk:pocl-once]
 api       = cl
