@@ -106,9 +106,8 @@ const cli_option cli_run_options[] = {
     {"trace-lines",       "FILE|-",          CGI_SETTING_TRACE_LINES, NULL,
      "one line per call: api entry call_ns lock_wait_ns error"},
     {"serialize",         "FN[=DOMAIN][:process|:handle|:once|:shared][,...]", CGI_SETTING_SERIALIZE, NULL,
-     "one thread at a time in FN; FNs of one DOMAIN share a\n"
-     "lock (default DOMAIN: FN); :once, until FN first works;\n"
-     ":shared, many FN at once, none beside DOMAIN's others"},
+     "one thread at a time in FN (a DOMAIN's FNs: one lock);\n"
+     ":once, until FN works; :shared, many FN, none else of it"},
     {"release-runtime",   NULL,              CGI_SETTING_RUNTIME,     "release",
      "leave the runtime (the Python GIL) around blocking\n"
      "calls; --release-gil is the same"},
