@@ -20,8 +20,10 @@
 #                        runs callguard-gen on the policy and the API header,
 #                        again whenever either changes. Needs the generator
 #                        installed with callguard and libclang (Debian:
-#                        libclang1-14, libclang-common-14-dev), checked when
-#                        this function runs, with one clear error if missing.
+#                        libclang1-14, libclang-common-14-dev; the pip
+#                        package's generator: PyPI's libclang, the extra
+#                        `gen`), checked when this function runs, with one
+#                        clear error if missing.
 #                        The header must exist at configure time.
 #   SOURCE               a layer callguard-gen wrote already (committed, say):
 #                        no generator or libclang needed.
@@ -249,6 +251,10 @@ function(callguard_add_layer name)
                     RESULT_VARIABLE rc OUTPUT_VARIABLE text ERROR_VARIABLE err)
     if(NOT rc STREQUAL "0")
       string(STRIP "${err}" err)
+      if(err MATCHES "^callguard-gen: (no libclang found|CALLGUARD_LIBCLANG=)")
+        # The pip package's generator, which loads libclang as it starts (src/gen/clang.h).
+        message(FATAL_ERROR "${caller}: cannot generate the layer: ${err}")
+      endif()
       message(FATAL_ERROR "${caller}: callguard-gen refused ${L_POLICY} (exit ${rc}):\n${err}")
     endif()
     _callguard_layer_facts("${text}" facts)

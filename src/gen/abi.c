@@ -15,15 +15,11 @@
  *   in a pointer parameter is passed whole: the callee reads its low half.
  *
  * A struct or union passed by value cannot be made neutral: an error names the function. */
+#include "clang.h"
 #include "gen.h"
 
-#include <clang-c/Index.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifndef CG_CLANG_RESOURCE_INCLUDE
-#define CG_CLANG_RESOURCE_INCLUDE NULL
-#endif
 
 typedef struct abi_ctx {
     const policy *p;
@@ -331,9 +327,10 @@ static int parse_abi(abi_ctx *c, CXIndex index, const strlist *abidirs)
         strlist_push(&args, "-I");
         strlist_push(&args, abidirs->v[i]);
     }
-    if (CG_CLANG_RESOURCE_INCLUDE) {
+    const char *resource = gen_clang_resource_include();
+    if (resource) {
         strlist_push(&args, "-isystem");
-        strlist_push(&args, CG_CLANG_RESOURCE_INCLUDE);
+        strlist_push(&args, resource);
     }
     const char *main_file = "callguard-gen-abi.c";
     struct CXUnsavedFile unsaved = {main_file, src, (unsigned long)strlen(src)};

@@ -3,6 +3,7 @@
  * policy has pass-through names) atomically (a temporary file in DIR,
  * renamed over the target), so an error never leaves a partial or stale
  * layer. */
+#include "clang.h"
 #include "gen.h"
 
 #include <errno.h>
@@ -31,8 +32,12 @@ static const char usage[] = "usage: callguard-gen POLICY.ini -o DIR [-I DIR]... 
                             "                    differs from what would be written\n"
                             "  --help            print this help\n"
                             "\n"
-                            "Exit status: 0 done, 2 bad usage, policy or header, 1 cannot write (or,\n"
-                            "with --check, a file is not current).\n";
+                            "Exit status: 0 done, 2 bad usage, policy or header (or no libclang), 1 cannot\n"
+                            "write (or, with --check, a file is not current).\n"
+                            "\n"
+                            "Environment: CALLGUARD_LIBCLANG=PATH, the libclang to load (the Python\n"
+                            "package's callguard-gen; otherwise PyPI's libclang beside it, then the\n"
+                            "system's); CALLGUARD_CLANG_RESOURCE_INCLUDE=DIR, clang's builtin headers.\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -271,6 +276,7 @@ int main(int argc, char **argv)
     gen_args a = {0};
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0) return rc;
+    if (gen_clang_load()) return GEN_EXIT_INPUT;
     char *command = recorded_command(&a);
     /* The header directory is searched first, then the -I directories. */
     strlist search = {0};

@@ -5,17 +5,13 @@
  * Entry points are chosen by the file that declares them, not by prefix
  * alone: with prefix `cl`, <stdlib.h>'s clearenv (pulled in by cl_platform.h)
  * must not become an OpenCL site. */
+#include "clang.h"
 #include "gen.h"
 #include "policy_ini.h"
 
-#include <clang-c/Index.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifndef CG_CLANG_RESOURCE_INCLUDE
-#define CG_CLANG_RESOURCE_INCLUDE NULL
-#endif
 
 /* The name of the in-memory file that includes the API headers; it shows in
  * errors about headers that cannot be found. */
@@ -326,9 +322,10 @@ static CXTranslationUnit parse_tu(ctx *c, CXIndex index, const strlist *incdirs)
         strlist_push(&args, "-I");
         strlist_push(&args, incdirs->v[i]);
     }
-    if (CG_CLANG_RESOURCE_INCLUDE) {
+    const char *resource = gen_clang_resource_include();
+    if (resource) {
         strlist_push(&args, "-isystem");
-        strlist_push(&args, CG_CLANG_RESOURCE_INCLUDE);
+        strlist_push(&args, resource);
     }
 
     struct CXUnsavedFile unsaved = {MAIN_FILE, src, (unsigned long)strlen(src)};
