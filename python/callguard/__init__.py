@@ -11,6 +11,7 @@ Zero, CUDA, HIP, MPI), then steer and read them from inside it:
     sites(api=None), layers(), result_name(api, code)
     load_binary(name, kernel_bytes, shared_mem, device, ...) -> LoadedBinary
     load_stats(), cache_dir(), executable(), simulator(), layer(api), docs(name)
+    prefix(): the install tree, for find_package(callguard) and pkg-config
     Error, DriverError, OutOfResources
 
 help(callguard.NAME) describes one. The documentation ships in the package:

@@ -7,11 +7,11 @@ import os
 
 from .errors import DriverError, Error, OutOfResources  # before _native: it raises these
 from . import _native, _names
-from ._tree import docs, executable, layer, simulator
+from ._tree import docs, executable, layer, prefix, simulator
 
 __all__ = [
     "DriverError", "Error", "LoadedBinary", "OutOfResources", "SiteStats", "cache_dir", "configure", "docs",
-    "enable_stats", "executable", "layer", "layers", "load_binary", "load_policy", "load_stats", "read_report",
+    "enable_stats", "executable", "layer", "layers", "load_binary", "load_policy", "load_stats", "prefix", "read_report",
     "reset_stats", "result_name", "serialize", "set_blocking", "set_runtime", "set_stall_ms", "set_transition",
     "simulator", "sites", "stats", "write_report",
 ]

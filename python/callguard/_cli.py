@@ -32,6 +32,18 @@ def docs(args):
     return 0
 
 
+def gen_main():
+    """The `callguard-gen` console script: execs the tree's layer generator."""
+    exe = _tree.generator()
+    if not os.access(exe, os.X_OK):
+        sys.stderr.write(f"callguard-gen: the package has no generator at {exe}: it was built without "
+                         "libclang's headers (clang-c/Index.h); reinstall it from the wheel\n")
+        return 2
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(exe, ["callguard-gen"] + sys.argv[1:])
+
+
 def main():
     if sys.argv[1:2] == ["docs"]:
         return docs(sys.argv[2:])

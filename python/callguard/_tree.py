@@ -14,6 +14,19 @@ SHARE = os.path.join(PREFIX, "share", "callguard")
 DOC = os.path.join(PREFIX, "share", "doc", "callguard")
 
 
+def prefix():
+    """The install tree's folder: CMAKE_PREFIX_PATH for find_package(callguard), and
+    prefix()/lib/pkgconfig for pkg-config, to build a layer of your own against the
+    package (docs/thirdparty.md)."""
+    return PREFIX
+
+
+def generator():
+    """callguard-gen, the layer generator of the tree (the console script
+    callguard-gen runs it; it loads PyPI's libclang: pip install 'callguard[gen]')."""
+    return os.path.join(BIN, "callguard-gen")
+
+
 def executable():
     """The callguard command of the tree."""
     return os.path.join(BIN, "callguard")
