@@ -12,6 +12,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,16 +70,17 @@ static int run_write_trace(const char *trace, const char *dir)
         return 1;
     }
     char more[160];
-    snprintf(more, sizeof more, " (%lu events", (unsigned long)t.events);
+    snprintf(more, sizeof more, " (%" PRIu64 " events", t.events);
     if (t.dropped)
         snprintf(more + strlen(more), sizeof more - strlen(more),
-                 ", %lu dropped: each thread keeps its last %u; the report counts them per process",
-                 (unsigned long)t.dropped, t.events_per_thread);
+                 ", %" PRIu64 " dropped: each thread keeps its last %u; the report counts them per process", t.dropped,
+                 t.events_per_thread);
     strcat(more, ")");
     if (!cli_say_written("the timeline", trace, more) && t.dropped)
-        cgi_say("trace %s: %lu events, %lu dropped (each thread keeps its last %u; the report counts them "
+        cgi_say("trace %s: %" PRIu64 " events, %" PRIu64
+                " dropped (each thread keeps its last %u; the report counts them "
                 "per process)",
-                trace, (unsigned long)t.events, (unsigned long)t.dropped, t.events_per_thread);
+                trace, t.events, t.dropped, t.events_per_thread);
     return 0;
 }
 

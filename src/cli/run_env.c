@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <link.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -185,9 +186,10 @@ void run_lost_close(run_lost *l, const char *dir)
         ok = ftruncate(l->file, 0) == 0 && ftruncate(l->file, (off_t)page.count) == 0;
     }
     if (!ok)
-        cgi_say("%lu process%s could not keep statistics and %s missing from the report; the count could not be "
+        cgi_say("%" PRIu64
+                " process%s could not keep statistics and %s missing from the report; the count could not be "
                 "written to %s: %s",
-                (unsigned long)page.count, page.count == 1 ? "" : "es", page.count == 1 ? "is" : "are", dir,
+                page.count, page.count == 1 ? "" : "es", page.count == 1 ? "is" : "are", dir,
                 strerror(l->file < 0 ? e : errno));
     if (l->file >= 0) close(l->file);
     munmap(l->page, sizeof *l->page);

@@ -9,6 +9,7 @@
 #include "../report/trace_job.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,8 +60,8 @@ int cli_cmd_trace(int argc, char **argv)
         return 1;
     }
     char more[300];
-    snprintf(more, sizeof more, ": %zu process%s on %zu host%s, %lu events; ", t.processes,
-             t.processes == 1 ? "" : "es", t.hosts, t.hosts == 1 ? "" : "s", (unsigned long)t.events);
+    snprintf(more, sizeof more, ": %zu process%s on %zu host%s, %" PRIu64 " events; ", t.processes,
+             t.processes == 1 ? "" : "es", t.hosts, t.hosts == 1 ? "" : "s", t.events);
     if (t.clocks > 1)
         snprintf(more + strlen(more), sizeof more - strlen(more),
                  "%zu clocks aligned within %.3f us, plus the hosts' realtime sync (not measured)", t.clocks,

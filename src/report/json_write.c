@@ -84,15 +84,15 @@ static void cgi_json_codes(FILE *out, const cgi_code_list *l)
     for (size_t x = 0; x < l->n; x++, k++) {
         fprintf(out, "%s{\"name\": ", k ? ", " : "");
         cgi_json_str(out, l->v[x].name);
-        fprintf(out, ", \"code\": %d, \"calls\": %lu, \"kind\": \"%s\"}", (int)l->v[x].code,
-                (unsigned long)l->v[x].count, l->v[x].state ? "state" : "error");
+        fprintf(out, ", \"code\": %d, \"calls\": %" PRIu64 ", \"kind\": \"%s\"}", (int)l->v[x].code, l->v[x].count,
+                l->v[x].state ? "state" : "error");
     }
     if (oe)
-        fprintf(out, "%s{\"name\": \"other\", \"code\": null, \"calls\": %lu, \"kind\": \"error\"}", k++ ? ", " : "",
-                (unsigned long)oe);
+        fprintf(out, "%s{\"name\": \"other\", \"code\": null, \"calls\": %" PRIu64 ", \"kind\": \"error\"}",
+                k++ ? ", " : "", oe);
     if (os)
-        fprintf(out, "%s{\"name\": \"other\", \"code\": null, \"calls\": %lu, \"kind\": \"state\"}", k++ ? ", " : "",
-                (unsigned long)os);
+        fprintf(out, "%s{\"name\": \"other\", \"code\": null, \"calls\": %" PRIu64 ", \"kind\": \"state\"}",
+                k++ ? ", " : "", os);
     fputc(']', out);
 }
 
@@ -187,9 +187,10 @@ static void cgi_json_stalls_and_in_flight(FILE *out, const cgi_stats_region *r)
         fprintf(out, "%s\n       {\"api\": ", i ? "," : "");
         cgi_json_str(out, st->api);
         cgi_json_field_str(out, "name", st->name);
-        fprintf(out, ", \"ns\": %lu, \"call_ns\": %lu, \"lock_wait_ns\": %lu, \"entered_ns\": %lu, \"tid\": %d",
-                (unsigned long)st->ns, (unsigned long)st->call_ns, (unsigned long)st->wait_ns, (unsigned long)st->at_ns,
-                st->tid);
+        fprintf(out,
+                ", \"ns\": %" PRIu64 ", \"call_ns\": %" PRIu64 ", \"lock_wait_ns\": %" PRIu64
+                ", \"entered_ns\": %" PRIu64 ", \"tid\": %d",
+                st->ns, st->call_ns, st->wait_ns, st->at_ns, st->tid);
         cgi_json_field_str(out, "thread", st->thread);
         cgi_json_field_str(out, "runtime", st->runtime);
         if (st->waiters >= 0)
@@ -200,8 +201,8 @@ static void cgi_json_stalls_and_in_flight(FILE *out, const cgi_stats_region *r)
         cgi_json_stall_python(out, st);
         fputc('}', out);
     }
-    fprintf(out, "%s],\n     \"stalls_dropped\": %lu,\n     \"in_flight\": [", n ? "\n     " : "",
-            (unsigned long)atomic_load(&r->h.stalls_dropped));
+    fprintf(out, "%s],\n     \"stalls_dropped\": %" PRIu64 ",\n     \"in_flight\": [", n ? "\n     " : "",
+            atomic_load(&r->h.stalls_dropped));
     size_t k = 0;
     for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS; i++) {
         const cgi_slot *slot = &r->slot[i];
@@ -214,8 +215,8 @@ static void cgi_json_stalls_and_in_flight(FILE *out, const cgi_stats_region *r)
         char name[sizeof slot->thread + 1];
         snprintf(name, sizeof name, "%.*s", (int)sizeof slot->thread, slot->thread);
         cgi_json_field_str(out, "thread", name);
-        fprintf(out, ", \"state\": \"%s\", \"entered_ns\": %lu", cgi_slot_state_name(slot),
-                (unsigned long)cgi_entered_ns(r, slot));
+        fprintf(out, ", \"state\": \"%s\", \"entered_ns\": %" PRIu64, cgi_slot_state_name(slot),
+                cgi_entered_ns(r, slot));
         const cgi_hang_call *known = cgi_hang_of_slot(r, slot);
         cgi_json_hang_args(out, known);
         fputs(",\n        \"python\": ", out);
@@ -240,11 +241,11 @@ static void cgi_json_timing_and_hang(FILE *out, const cgi_stats_region *r)
         return;
     }
     fprintf(out,
-            "{\"reports\": %lu, \"at_ns\": %lu, \"seen_ns\": %lu, \"hang_ms\": %lu, \"asked\": %s, \"over\": %s, "
+            "{\"reports\": %" PRIu64 ", \"at_ns\": %" PRIu64 ", \"seen_ns\": %" PRIu64 ", \"hang_ms\": %" PRIu64
+            ", \"asked\": %s, \"over\": %s, "
             "\"in_flight_count\": %u, \"calls\": [",
-            (unsigned long)reports, (unsigned long)pg->at_ns, (unsigned long)atomic_load(&pg->seen_ns),
-            (unsigned long)(pg->hang_ns / 1000000u), pg->asked ? "true" : "false", pg->over ? "true" : "false",
-            pg->in_flight > pg->ncalls ? pg->in_flight : pg->ncalls);
+            reports, pg->at_ns, atomic_load(&pg->seen_ns), pg->hang_ns / 1000000u, pg->asked ? "true" : "false",
+            pg->over ? "true" : "false", pg->in_flight > pg->ncalls ? pg->in_flight : pg->ncalls);
     uint32_t n = pg->ncalls < CGI_HANG_MAX_CALLS ? pg->ncalls : CGI_HANG_MAX_CALLS;
     for (uint32_t i = 0; i < n; i++) {
         const cgi_hang_call *e = &pg->call[i];
@@ -253,7 +254,7 @@ static void cgi_json_timing_and_hang(FILE *out, const cgi_stats_region *r)
         cgi_json_field_str(out, "name", e->name);
         fprintf(out, ", \"tid\": %d", e->tid);
         cgi_json_field_str(out, "thread", e->thread);
-        fprintf(out, ", \"age_ns\": %lu", (unsigned long)e->age_ns);
+        fprintf(out, ", \"age_ns\": %" PRIu64, e->age_ns);
         cgi_json_hang_runtime(out, e);
         fprintf(out, ", \"waits_for_loader\": %s", e->loader ? "true" : "false");
         const char *lock = !e->waiting ? NULL : e->domain[0] ? e->domain : "(a handle lock)";
@@ -291,9 +292,8 @@ static void cgi_json_late_calls(FILE *out, const cgi_stats_region *r)
         fprintf(out, "%s\n       {\"api\": ", i ? "," : "");
         cgi_json_str(out, e->api);
         cgi_json_field_str(out, "name", e->name);
-        fprintf(out, ", \"duration_ms\": %lu, \"entered_ns\": %lu, \"tid\": %d",
-                (unsigned long)((ns + 500000u) / 1000000u),
-                (unsigned long)(v[i]->ended_ns > ns ? v[i]->ended_ns - ns : 0), e->tid);
+        fprintf(out, ", \"duration_ms\": %" PRIu64 ", \"entered_ns\": %" PRIu64 ", \"tid\": %d",
+                (ns + 500000u) / 1000000u, v[i]->ended_ns > ns ? v[i]->ended_ns - ns : 0, e->tid);
         cgi_json_field_str(out, "thread", e->thread);
         cgi_json_hang_runtime(out, e);
         cgi_json_hang_args(out, e);
@@ -301,7 +301,7 @@ static void cgi_json_late_calls(FILE *out, const cgi_stats_region *r)
         cgi_json_hang_python(out, e);
         fputc('}', out);
     }
-    fprintf(out, "%s],\n     \"late_calls_dropped\": %lu", n ? "\n     " : "", (unsigned long)cgi_late_dropped(r, n));
+    fprintf(out, "%s],\n     \"late_calls_dropped\": %" PRIu64, n ? "\n     " : "", cgi_late_dropped(r, n));
 }
 
 /* ---- quirks matched, applied or not ------------------------------------------------ */
@@ -346,8 +346,7 @@ static void cgi_json_quirks(FILE *out, const cgi_stats_region *r)
         fputs("}}", out);
     }
     fputs(k ? "\n     ]" : "]", out);
-    fprintf(out, ",\n     \"quirks_dropped\": %lu, \"quirks_probed\": [",
-            (unsigned long)atomic_load(&r->h.quirks_dropped));
+    fprintf(out, ",\n     \"quirks_dropped\": %" PRIu64 ", \"quirks_probed\": [", atomic_load(&r->h.quirks_dropped));
     /* The APIs whose drivers were checked against the quirks ("cl,ze"). */
     const char *api = r->h.quirks_probed, *end = api + strnlen(api, sizeof r->h.quirks_probed);
     for (int first = 1; api < end; first = 0) {
@@ -372,8 +371,8 @@ static void cgi_json_violations(FILE *out, const cgi_stats_region *r)
     for (unsigned i = 0; i < CGI_STATS_MAX_VIOLATIONS; i++) {
         const cgi_violation *v = &r->violation[i];
         if (!atomic_load(&v->valid)) continue;
-        fprintf(out, "%s\n       {\"rule\": \"%s\", \"count\": %lu, \"handle\": \"0x%lx\"", k++ ? "," : "",
-                cgi_violation_kind(v->kind), (unsigned long)atomic_load(&v->count), (unsigned long)v->handle);
+        fprintf(out, "%s\n       {\"rule\": \"%s\", \"count\": %" PRIu64 ", \"handle\": \"0x%" PRIx64 "\"",
+                k++ ? "," : "", cgi_violation_kind(v->kind), atomic_load(&v->count), v->handle);
         cgi_json_field_str(out, "api", v->api);
         cgi_json_field_str(out, "entry_point", v->name);
         cgi_json_field_str(out, "access", v->access);
@@ -387,8 +386,8 @@ static void cgi_json_violations(FILE *out, const cgi_stats_region *r)
         if (v->set_name[0]) cgi_json_field_str(out, "set_entry_point", v->set_name);
         fputc('}', out);
     }
-    fprintf(out, "%s],\n     \"thread_violations_dropped\": %lu, \"handles_untracked\": %lu", k ? "\n     " : "",
-            (unsigned long)atomic_load(&r->h.violations_dropped), (unsigned long)atomic_load(&r->h.handles_untracked));
+    fprintf(out, "%s],\n     \"thread_violations_dropped\": %" PRIu64 ", \"handles_untracked\": %" PRIu64,
+            k ? "\n     " : "", atomic_load(&r->h.violations_dropped), atomic_load(&r->h.handles_untracked));
 }
 
 static void cgi_json_peaks(FILE *out, uint32_t inside, uint32_t waiting)
@@ -459,8 +458,8 @@ void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, s
         if (!p->have_exit && atomic_load(&r->h.signal_hook)) fputs(", \"signal_hook\": true", out);
         fputs("},", out);
         if (p->have_trace)
-            fprintf(out, "\n     \"trace\": {\"events\": %lu, \"dropped\": %lu},", (unsigned long)p->trace_events,
-                    (unsigned long)p->trace_dropped);
+            fprintf(out, "\n     \"trace\": {\"events\": %" PRIu64 ", \"dropped\": %" PRIu64 "},", p->trace_events,
+                    p->trace_dropped);
         fprintf(out, "\n     \"sites\": [");
         size_t nsite = 0;
         for (uint32_t k = 0; k < cgi_nrec(r); k++) {
@@ -478,7 +477,7 @@ void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, s
             if (rec->scope == CG_SCOPE_ONCE) {
                 uint64_t at = cgi_ld(&rec->once_at);
                 if (at) /* 0: before the process's first call (its parent opened it) */
-                    fprintf(out, ", \"opened_at_call\": %lu", (unsigned long)(at == CGI_ONCE_BEFORE ? 0 : at));
+                    fprintf(out, ", \"opened_at_call\": %" PRIu64, at == CGI_ONCE_BEFORE ? 0 : at);
                 else
                     fputs(", \"opened_at_call\": null", out);
             }
@@ -511,8 +510,8 @@ typedef struct cgi_json_ranks_arg {
 
 static void cgi_json_spread(FILE *out, const char *key, const cgi_rank_spread *s)
 {
-    fprintf(out, "\"%s\": {\"min\": %lu, \"median\": %lu, \"max\": %lu, \"max_rank\": %u", key, (unsigned long)s->min,
-            (unsigned long)s->median, (unsigned long)s->max, s->max_at.rank);
+    fprintf(out, "\"%s\": {\"min\": %" PRIu64 ", \"median\": %" PRIu64 ", \"max\": %" PRIu64 ", \"max_rank\": %u", key,
+            s->min, s->median, s->max, s->max_at.rank);
     cgi_json_field_str(out, "max_host", s->max_at.host);
     fputc('}', out);
 }
@@ -535,8 +534,8 @@ static void cgi_json_rank_site(const cgi_rank_site *s, void *arg)
     fprintf(out, "%s\n    {\"api\": ", a->n++ ? "," : "");
     cgi_json_str(out, row->api);
     cgi_json_field_str(out, "name", CGI_ROW_NAME(row));
-    fprintf(out, ", \"ranks\": %u, \"calls\": %lu, \"total_ns\": %lu,\n     ", s->ranks, (unsigned long)s->calls,
-            (unsigned long)s->total_ns);
+    fprintf(out, ", \"ranks\": %u, \"calls\": %" PRIu64 ", \"total_ns\": %" PRIu64 ",\n     ", s->ranks, s->calls,
+            s->total_ns);
     cgi_json_spread(out, "calls_per_rank", &s->calls_per_rank);
     fputs(",\n     ", out);
     cgi_json_spread(out, "ns_per_rank", &s->ns_per_rank);
@@ -545,7 +544,7 @@ static void cgi_json_rank_site(const cgi_rank_site *s, void *arg)
     cgi_json_peak_at(out, "peak_waiting", s->peak_waiting, &s->peak_waiting_at);
     fputs(", \"worst_stall\": ", out);
     if (s->stall_ns) {
-        fprintf(out, "{\"ns\": %lu, \"rank\": %u", (unsigned long)s->stall_ns, s->stall_at.rank);
+        fprintf(out, "{\"ns\": %" PRIu64 ", \"rank\": %u", s->stall_ns, s->stall_at.rank);
         cgi_json_field_str(out, "host", s->stall_at.host);
         fputc('}', out);
     } else
@@ -556,11 +555,10 @@ static void cgi_json_rank_site(const cgi_rank_site *s, void *arg)
         if (s->no_usual)
             fputs("null", out);
         else
-            fprintf(out, "%lu", (unsigned long)s->usual_calls);
+            fprintf(out, "%" PRIu64, s->usual_calls);
         fprintf(out, ", \"ranks_out_of_step\": %u, \"out_of_step\": [", s->nodd);
         for (uint32_t k = 0; k < s->nodd && k < CGI_RANKS_ODD_KEPT; k++) {
-            fprintf(out, "%s{\"rank\": %u, \"calls\": %lu", k ? ", " : "", s->odd[k].rank,
-                    (unsigned long)s->odd_calls[k]);
+            fprintf(out, "%s{\"rank\": %u, \"calls\": %" PRIu64, k ? ", " : "", s->odd[k].rank, s->odd_calls[k]);
             cgi_json_field_str(out, "host", s->odd[k].host);
             fputc('}', out);
         }
@@ -637,8 +635,9 @@ static void cgi_json_ended_groups(FILE *out, const cgi_report_writer *w)
         fputs("], \"api\": ", out);
         cgi_json_str(out, p->call[0].api);
         cgi_json_field_str(out, "name", p->call[0].name);
-        fprintf(out, ", \"waiting\": %s, \"oldest_ns\": %lu, \"python\": ", p->call[0].waiting ? "true" : "false",
-                (unsigned long)groups[g].oldest_ns);
+        fprintf(out,
+                ", \"waiting\": %s, \"oldest_ns\": %" PRIu64 ", \"python\": ", p->call[0].waiting ? "true" : "false",
+                groups[g].oldest_ns);
         cgi_json_hang_python(out, &p->call[0]);
         fputc('}', out);
     }

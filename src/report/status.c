@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -49,7 +50,7 @@ static void cgi_status_proc_text(FILE *out, const cgi_status_proc *p)
     if (p->rank >= 0) fprintf(out, "rank %d ", (int)p->rank);
     fprintf(out, "pid %d on ", p->pid);
     CGI_TEXT_FIELD(out, p->host);
-    fprintf(out, ", up %.1f s, %lu calls: ", (double)p->up_ns / 1e9, (unsigned long)p->calls);
+    fprintf(out, ", up %.1f s, %" PRIu64 " calls: ", (double)p->up_ns / 1e9, p->calls);
     cgi_text_str(out, p->command, 200);
     fputc('\n', out);
     if (!p->ncalls) fputs("    no guarded call in flight\n", out);
@@ -124,7 +125,7 @@ static void cgi_status_call_json(FILE *out, const cgi_hang_call *e)
     cgi_json_field_str(out, "name", e->name);
     fprintf(out, ", \"tid\": %d", e->tid);
     cgi_json_field_str(out, "thread", e->thread);
-    fprintf(out, ", \"age_ns\": %lu, \"waiting\": %s", (unsigned long)e->age_ns, e->waiting ? "true" : "false");
+    fprintf(out, ", \"age_ns\": %" PRIu64 ", \"waiting\": %s", e->age_ns, e->waiting ? "true" : "false");
     fputs(", \"lock_held_by\": ", out);
     e->waiting && e->holder_tid ? fprintf(out, "%d", e->holder_tid) : fputs("null", out);
     cgi_json_hang_runtime(out, e);
@@ -149,7 +150,7 @@ int cgi_status_json(FILE *out, const cgi_status_proc *v, size_t n, cgi_status_st
         for (size_t i = 0, k = 0; i < groups[g].n; i++)
             if (v[order[groups[g].first + i]].rank >= 0)
                 fprintf(out, "%s%d", k++ ? ", " : "", (int)v[order[groups[g].first + i]].rank);
-        fprintf(out, "], \"oldest_ns\": %lu}", (unsigned long)groups[g].oldest_ns);
+        fprintf(out, "], \"oldest_ns\": %" PRIu64 "}", groups[g].oldest_ns);
     }
     fputs("],\n \"processes\": [", out);
     for (size_t i = 0; i < n; i++) {
@@ -160,8 +161,8 @@ int cgi_status_json(FILE *out, const cgi_status_proc *v, size_t n, cgi_status_st
         p->world_size ? fprintf(out, "%u", p->world_size) : fputs("null", out);
         cgi_json_field_str(out, "host", p->host);
         cgi_json_field_str(out, "command", p->command);
-        fprintf(out, ", \"up_ns\": %lu, \"calls\": %lu, \"in_flight_count\": %u, \"in_flight\": [",
-                (unsigned long)p->up_ns, (unsigned long)p->calls, p->in_flight);
+        fprintf(out, ", \"up_ns\": %" PRIu64 ", \"calls\": %" PRIu64 ", \"in_flight_count\": %u, \"in_flight\": [",
+                p->up_ns, p->calls, p->in_flight);
         for (unsigned k = 0; k < p->ncalls; k++) {
             fputs(k ? ",\n    " : "\n    ", out);
             cgi_status_call_json(out, &p->call[k]);

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,7 +69,7 @@ void cgi_prom_add(cgi_prom *m, const cgi_stats_region *r, const cgi_status_proc 
         cgi_prom_value(m->calls, rec->api, sizeof rec->api);
         fputs("\",entry=\"", m->calls);
         cgi_prom_value(m->calls, rec->name, sizeof rec->name);
-        fprintf(m->calls, "\"} %lu\n", (unsigned long)calls);
+        fprintf(m->calls, "\"} %" PRIu64 "\n", calls);
     }
     fputs("callguard_calls_in_flight", m->flight);
     cgi_prom_proc(m->flight, p);

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,11 +107,11 @@ static void cgi_steps_site(const cgi_rank_site *site, void *arg)
         if (site->no_usual)
             fputs(", \"usual_calls\": null", o->out);
         else
-            fprintf(o->out, ", \"usual_calls\": %lu", (unsigned long)site->usual_calls);
+            fprintf(o->out, ", \"usual_calls\": %" PRIu64, site->usual_calls);
         fprintf(o->out, ", \"ranks_out_of_step\": %u, \"out_of_step\": [", site->nodd);
         for (uint32_t k = 0; k < kept; k++) {
-            fprintf(o->out, "%s{\"rank\": %u, \"calls\": %lu", k ? ", " : "", site->odd[k].rank,
-                    (unsigned long)site->odd_calls[k]);
+            fprintf(o->out, "%s{\"rank\": %u, \"calls\": %" PRIu64, k ? ", " : "", site->odd[k].rank,
+                    site->odd_calls[k]);
             cgi_json_field_str(o->out, "host", site->odd[k].host);
             fputc('}', o->out);
         }
@@ -125,12 +126,11 @@ static void cgi_steps_site(const cgi_rank_site *site, void *arg)
         fprintf(o->out, "%s%u", k ? ", " : "", site->odd[k].rank);
     fprintf(o->out, "%s made ", site->nodd > kept ? " and more" : "");
     for (uint32_t k = 0; k < kept; k++)
-        fprintf(o->out, "%s%lu", k ? ", " : "", (unsigned long)site->odd_calls[k]);
+        fprintf(o->out, "%s%" PRIu64, k ? ", " : "", site->odd_calls[k]);
     if (site->no_usual)
         fputs(" calls, no count most ranks made\n", o->out);
     else
-        fprintf(o->out, " calls, %s %lu\n", site->nodd > 1 ? "most ranks" : "the others",
-                (unsigned long)site->usual_calls);
+        fprintf(o->out, " calls, %s %" PRIu64 "\n", site->nodd > 1 ? "most ranks" : "the others", site->usual_calls);
 }
 
 int cgi_status_steps_write(FILE *out, cgi_status_steps *s, int json)

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -327,7 +328,7 @@ static void cgi_thread_json(FILE *out, const cgi_status_thread *th, const cgi_st
     cgi_json_field_str(out, "name_from", from[th->rec.name_from]);
     fputs(", \"tid\": ", out);
     th->rec.tid ? fprintf(out, "%d", th->rec.tid) : fputs("null", out);
-    fprintf(out, ", \"ident\": %lu, \"gil\": %s", (unsigned long)th->rec.ident,
+    fprintf(out, ", \"ident\": %" PRIu64 ", \"gil\": %s", th->rec.ident,
             th->rec.gil == 1   ? "true"
             : th->rec.gil == 0 ? "false"
                                : "null");
@@ -351,7 +352,7 @@ static void cgi_thread_json(FILE *out, const cgi_status_thread *th, const cgi_st
         fputs("{\"api\": ", out);
         cgi_json_str(out, c->api);
         cgi_json_field_str(out, "name", c->name);
-        fprintf(out, ", \"age_ns\": %lu}", (unsigned long)c->age_ns);
+        fprintf(out, ", \"age_ns\": %" PRIu64 "}", c->age_ns);
     } else {
         fputs("null", out);
     }
@@ -376,9 +377,9 @@ void cgi_status_threads_json(FILE *out, const cgi_status_proc *p)
     fprintf(out, ",\n   \"threads_read\": {\"asked\": %s, \"answered\": %s", t->asked ? "true" : "false",
             t->answered ? "true" : "false");
     fputs(", \"waited_ns\": ", out);
-    t->asked ? fprintf(out, "%lu", (unsigned long)t->waited_ns) : fputs("null", out);
+    t->asked ? fprintf(out, "%" PRIu64, t->waited_ns) : fputs("null", out);
     fputs(", \"read_ns\": ", out);
-    t->answered ? fprintf(out, "%lu", (unsigned long)t->head.took_ns) : fputs("null", out);
+    t->answered ? fprintf(out, "%" PRIu64, t->head.took_ns) : fputs("null", out);
     cgi_json_field_str(out, "result", t->answered ? cgi_threads_results[t->head.result] : t->why);
     cgi_json_field_str_or_null(out, "stdlib", t->answered && t->head.stdlib[0] ? t->head.stdlib : NULL);
     fprintf(out, ", \"left_out\": %u, \"depth\": %u}", t->answered ? t->head.left_out : 0, t->depth);

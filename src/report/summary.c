@@ -10,6 +10,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,8 +168,8 @@ static void cgi_summary_figures(FILE *out, const cgi_report_writer *w)
     }
     uint64_t total = w->all.total_ns;
     char line[600], item[160];
-    int len = snprintf(line, sizeof line, "  %lu call%s, %.3f ms in the driver (summed over threads)",
-                       (unsigned long)w->all.calls, w->all.calls == 1 ? "" : "s", cgi_ms(total));
+    int len = snprintf(line, sizeof line, "  %" PRIu64 " call%s, %.3f ms in the driver (summed over threads)",
+                       w->all.calls, w->all.calls == 1 ? "" : "s", cgi_ms(total));
     int room = w->width ? w->width : (int)sizeof line - 1;
     /* Under a millisecond in all is nothing to look at. */
     for (int k = 0; k < 3 && top[k] && total >= 1000000; k++) {
@@ -212,11 +213,11 @@ static void cgi_summary_stall_line(cgi_notes *ns, uint64_t n, uint64_t t, const 
     int known = !st->ns || !st->runtime[0] || strcmp(st->runtime, "cpython") == 0 || strcmp(st->runtime, "julia") == 0;
     const char *fix = known ? ": callguard run --release-runtime" : "; what to do: below";
     if (st->ns)
-        cgi_note_add(ns, 1, t, "  %lu stall%s held the runtime %.3f ms%s (worst: %.*s%s%s)%s\n", (unsigned long)n,
+        cgi_note_add(ns, 1, t, "  %" PRIu64 " stall%s held the runtime %.3f ms%s (worst: %.*s%s%s)%s\n", n,
                      n == 1 ? "" : "s", cgi_ms(t), what, (int)sizeof st->name, st->name, where, waiting, fix);
     else
-        cgi_note_add(ns, 1, t, "  %lu stall%s held the runtime %.3f ms%s%s\n", (unsigned long)n, n == 1 ? "" : "s",
-                     cgi_ms(t), what, fix);
+        cgi_note_add(ns, 1, t, "  %" PRIu64 " stall%s held the runtime %.3f ms%s%s\n", n, n == 1 ? "" : "s", cgi_ms(t),
+                     what, fix);
 }
 
 /* Calls that held the runtime: only those that blocked someone, and those
@@ -286,7 +287,7 @@ static void cgi_summary_odd_site(const cgi_rank_site *s, void *arg)
     size_t r = 0, c = 0;
     for (uint32_t k = 0; k < s->nodd && k < CGI_RANKS_ODD_KEPT; k++) {
         r += (size_t)snprintf(ranks + r, sizeof ranks - r, "%s%u", k ? ", " : "", s->odd[k].rank);
-        c += (size_t)snprintf(counts + c, sizeof counts - c, "%s%lu", k ? ", " : "", (unsigned long)s->odd_calls[k]);
+        c += (size_t)snprintf(counts + c, sizeof counts - c, "%s%" PRIu64, k ? ", " : "", s->odd_calls[k]);
     }
     const char *more = s->nodd > CGI_RANKS_ODD_KEPT ? " and more" : "";
     if (s->no_usual)
@@ -296,12 +297,13 @@ static void cgi_summary_odd_site(const cgi_rank_site *s, void *arg)
                      ranks, more, counts, CGI_ROW_NAME(row));
     else if (s->nodd == 1)
         cgi_note_add(a->ns, 0, 2,
-                     "  rank %s made %s %s calls, the others %lu (a collective: every rank makes it alike)\n", ranks,
-                     counts, CGI_ROW_NAME(row), (unsigned long)s->usual_calls);
+                     "  rank %s made %s %s calls, the others %" PRIu64 " (a collective: every rank makes it alike)\n",
+                     ranks, counts, CGI_ROW_NAME(row), s->usual_calls);
     else
         cgi_note_add(a->ns, 0, 2,
-                     "  ranks %s%s made %s %s calls, most ranks %lu (a collective: every rank makes it alike)\n", ranks,
-                     more, counts, CGI_ROW_NAME(row), (unsigned long)s->usual_calls);
+                     "  ranks %s%s made %s %s calls, most ranks %" PRIu64
+                     " (a collective: every rank makes it alike)\n",
+                     ranks, more, counts, CGI_ROW_NAME(row), s->usual_calls);
 }
 
 /* Processes that died in a call, hangs, thread-rule violations, lost processes. */
@@ -318,15 +320,15 @@ static void cgi_summary_wrong(cgi_notes *ns, const cgi_report_writer *w, size_t 
                      s->died_inside > 1 ? " (and more processes inside calls: below)" : "");
     if (s->hung) {
         const cgi_hang_call *c = &s->hang_call;
-        cgi_note_add(ns, 0, 2, "  hang reported: pid %d, thread %d in %.*s for %lu ms%s%s%s\n", s->hang_pid, c->tid,
-                     (int)sizeof c->name, c->name, (unsigned long)(c->age_ns / 1000000u),
+        cgi_note_add(ns, 0, 2, "  hang reported: pid %d, thread %d in %.*s for %" PRIu64 " ms%s%s%s\n", s->hang_pid,
+                     c->tid, (int)sizeof c->name, c->name, c->age_ns / 1000000u,
                      c->waiting ? ", waiting for its lock" : "", c->held == CGI_HELD_YES ? ", holding the runtime" : "",
                      s->hung > 1 ? " (more processes: below)" : "");
     }
     if (s->violations)
-        cgi_note_add(ns, 0, 1, "  %lu thread-rule violation%s, the first at %.*s: callguard run --serialize-handles\n",
-                     (unsigned long)s->violations, s->violations == 1 ? "" : "s", (int)sizeof s->viol.name,
-                     s->viol.name);
+        cgi_note_add(ns, 0, 1,
+                     "  %" PRIu64 " thread-rule violation%s, the first at %.*s: callguard run --serialize-handles\n",
+                     s->violations, s->violations == 1 ? "" : "s", (int)sizeof s->viol.name, s->viol.name);
     if (lost)
         cgi_note_add(ns, 0, 0, "  %zu process%s left no statistics: %s calls are not counted\n", lost,
                      lost == 1 ? "" : "es", lost == 1 ? "its" : "their");
@@ -338,8 +340,8 @@ static void cgi_summary_wrong(cgi_notes *ns, const cgi_report_writer *w, size_t 
         if (row->t.errors && (!most || row->t.errors > most->t.errors)) most = row;
     }
     if (most)
-        cgi_note_add(ns, 2, errors, "  %lu call%s failed, %lu of them %s\n", (unsigned long)errors,
-                     errors == 1 ? "" : "s", (unsigned long)most->t.errors, CGI_ROW_NAME(most));
+        cgi_note_add(ns, 2, errors, "  %" PRIu64 " call%s failed, %" PRIu64 " of them %s\n", errors,
+                     errors == 1 ? "" : "s", most->t.errors, CGI_ROW_NAME(most));
 }
 
 /* ---- the advice ------------------------------------------------------------------- */

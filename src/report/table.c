@@ -9,6 +9,7 @@
 
 #include "../common/names.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,10 +88,10 @@ static void cgi_table_codes(FILE *out, int indent, const cgi_trow *t)
     fprintf(out, "%*sresults:", indent, "");
     size_t k = 0;
     for (size_t x = 0; x < l->n; x++, k++)
-        fprintf(out, "%s %s %lu%s", k ? "," : "", l->v[x].name, (unsigned long)l->v[x].count,
+        fprintf(out, "%s %s %" PRIu64 "%s", k ? "," : "", l->v[x].name, l->v[x].count,
                 l->v[x].state ? " (a state)" : "");
-    if (oe) fprintf(out, "%s other failures %lu", k++ ? "," : "", (unsigned long)oe);
-    if (os) fprintf(out, "%s other states %lu", k++ ? "," : "", (unsigned long)os);
+    if (oe) fprintf(out, "%s other failures %" PRIu64, k++ ? "," : "", oe);
+    if (os) fprintf(out, "%s other states %" PRIu64, k++ ? "," : "", os);
     fputc('\n', out);
 }
 
@@ -111,8 +112,8 @@ static void cgi_policy_text(const cgi_trow *t, int brief, char *buf, size_t cap)
         if (t->once_at == CGI_ONCE_BEFORE)
             len += snprintf(buf + len, cap - (size_t)len, " opened before the first call (by the parent)");
         else if (t->once_at)
-            len += snprintf(buf + len, cap - (size_t)len, " until first success at call %lu of %lu",
-                            (unsigned long)t->once_at, (unsigned long)t->t.calls);
+            len += snprintf(buf + len, cap - (size_t)len, " until first success at call %" PRIu64 " of %" PRIu64,
+                            t->once_at, t->t.calls);
         else
             len += snprintf(buf + len, cap - (size_t)len, " (no success yet: serialized throughout)");
     }
@@ -176,12 +177,12 @@ static void cgi_table_all(FILE *out, const cgi_trow *v, size_t n, const char *ti
         char policy[160], peaks[24], avg[32], max[32];
         cgi_policy_text(t, 0, policy, sizeof policy);
         no_max |= !cgi_avg_max(t, avg, max, sizeof avg);
-        fprintf(out, "  %-*s %-*s %10lu %8lu %8lu %8lu %11.3f %7.1f %10s %10s %12.3f %7lu %10s  %s\n", apiw, t->api, nw,
-                t->name, (unsigned long)t->t.calls, (unsigned long)t->t.nested, (unsigned long)t->t.errors,
-                (unsigned long)t->t.states, cgi_ms(t->t.total_ns),
+        fprintf(out,
+                "  %-*s %-*s %10" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
+                " %11.3f %7.1f %10s %10s %12.3f %7" PRIu64 " %10s  %s\n",
+                apiw, t->api, nw, t->name, t->t.calls, t->t.nested, t->t.errors, t->t.states, cgi_ms(t->t.total_ns),
                 total ? 100.0 * (double)t->t.total_ns / (double)total : 0.0, avg, max, cgi_ms(t->t.lock_wait_ns),
-                (unsigned long)t->t.stalls, cgi_peaks_text(peaks, sizeof peaks, t->peak_inside, t->peak_waiting),
-                policy);
+                t->t.stalls, cgi_peaks_text(peaks, sizeof peaks, t->peak_inside, t->peak_waiting), policy);
         cgi_table_codes(out, apiw + 5, t);
     }
     if (no_max) fputs("  max ms -: " CGI_NO_MAX "\n", out);
@@ -224,9 +225,8 @@ static void cgi_row_notes(const cgi_trow *t, cgi_legend *lg, char *buf, size_t c
     if (t->peak_inside >= 2 || t->peak_waiting) CGI_NOTE("%s%u inside", len ? ", " : "", t->peak_inside);
     if (t->peak_waiting) CGI_NOTE(", %u waiting", t->peak_waiting);
     if (t->peak_inside >= 2 || t->peak_waiting) CGI_NOTE(" at once");
-    if (t->t.stalls)
-        CGI_NOTE("%s%lu stall%s", len ? ", " : "", (unsigned long)t->t.stalls, t->t.stalls == 1 ? "" : "s");
-    if (t->t.nested) CGI_NOTE("%s%lu nested", len ? ", " : "", (unsigned long)t->t.nested);
+    if (t->t.stalls) CGI_NOTE("%s%" PRIu64 " stall%s", len ? ", " : "", t->t.stalls, t->t.stalls == 1 ? "" : "s");
+    if (t->t.nested) CGI_NOTE("%s%" PRIu64 " nested", len ? ", " : "", t->t.nested);
     char policy[160];
     cgi_policy_text(t, 1, policy, sizeof policy);
     if (policy[0]) {
@@ -251,8 +251,8 @@ static void cgi_table_row(FILE *out, const cgi_trow *t, uint64_t total, int nw, 
     else
         fprintf(out, "  %-*s", nw, t->name);
     if (!cgi_avg_max(t, avg, max, sizeof avg)) lg->no_max = 1;
-    fprintf(out, " %10s %6.1f %9lu %10s %10s", cgi_ms_text(ms, sizeof ms, cgi_ms(t->t.total_ns)),
-            total ? 100.0 * (double)t->t.total_ns / (double)total : 0.0, (unsigned long)t->t.calls, avg, max);
+    fprintf(out, " %10s %6.1f %9" PRIu64 " %10s %10s", cgi_ms_text(ms, sizeof ms, cgi_ms(t->t.total_ns)),
+            total ? 100.0 * (double)t->t.total_ns / (double)total : 0.0, t->t.calls, avg, max);
     cgi_row_notes(t, lg, notes, sizeof notes);
     if (!notes[0])
         fputc('\n', out);
@@ -294,8 +294,9 @@ static void cgi_table_default(FILE *out, const cgi_trow *v, size_t n, int width,
         if (!(fold && cgi_row_folds(&v[i], total))) cgi_table_row(out, &v[i], total, nw, width, &lg);
     if (fold)
         fprintf(out,
-                "  ... %zu more entry points, %lu calls, %.3f ms (each under 0.05%% of the time; --all lists them)\n",
-                folds, (unsigned long)fcalls, cgi_ms(fns));
+                "  ... %zu more entry points, %" PRIu64
+                " calls, %.3f ms (each under 0.05%% of the time; --all lists them)\n",
+                folds, fcalls, cgi_ms(fns));
     cgi_table_legend(out, &lg, timing);
 }
 

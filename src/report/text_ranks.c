@@ -9,6 +9,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,10 +90,11 @@ static const char *cgi_calls_word(uint64_t n) { return n == 1 ? "call" : "calls"
 static void cgi_ranks_calls_text(FILE *out, const cgi_rank_site *s)
 {
     const cgi_rank_spread *c = &s->calls_per_rank;
-    if (!cgi_calls_differ(s)) return (void)fprintf(out, "%lu %s each", (unsigned long)c->min, cgi_calls_word(c->min));
+    if (!cgi_calls_differ(s)) return (void)fprintf(out, "%" PRIu64 " %s each", c->min, cgi_calls_word(c->min));
     if (s->no_usual)
-        return (void)fprintf(out, "%lu to %lu calls a rank, no count most ranks made (rank %u made the most)",
-                             (unsigned long)c->min, (unsigned long)c->max, c->max_at.rank);
+        return (void)fprintf(
+            out, "%" PRIu64 " to %" PRIu64 " calls a rank, no count most ranks made (rank %u made the most)", c->min,
+            c->max, c->max_at.rank);
     uint32_t kept = s->nodd < CGI_RANKS_ODD_KEPT ? s->nodd : CGI_RANKS_ODD_KEPT;
     int same = 1;
     for (uint32_t k = 1; k < kept; k++)
@@ -104,11 +106,11 @@ static void cgi_ranks_calls_text(FILE *out, const cgi_rank_site *s)
     if (s->nodd > kept)
         fputs(" made other counts", out);
     else if (same)
-        fprintf(out, " made %lu %s", (unsigned long)s->odd_calls[0], cgi_calls_word(s->odd_calls[0]));
+        fprintf(out, " made %" PRIu64 " %s", s->odd_calls[0], cgi_calls_word(s->odd_calls[0]));
     else
         for (uint32_t k = 0; k < kept; k++)
-            fprintf(out, "%s%lu%s", k ? ", " : " made ", (unsigned long)s->odd_calls[k], k + 1 < kept ? "" : " calls");
-    fprintf(out, ", %s %lu", s->nodd == 1 || same ? "the others" : "most ranks", (unsigned long)s->usual_calls);
+            fprintf(out, "%s%" PRIu64 "%s", k ? ", " : " made ", s->odd_calls[k], k + 1 < kept ? "" : " calls");
+    fprintf(out, ", %s %" PRIu64, s->nodd == 1 || same ? "the others" : "most ranks", s->usual_calls);
 }
 
 /* One entry point in words: its calls over the ranks, then its time. */
@@ -142,9 +144,11 @@ static void cgi_ranks_table_row(FILE *out, const cgi_report_writer *w, const cgi
     char cat[96], tat[96];
     snprintf(cat, sizeof cat, "%u@%s", c->max_at.rank, c->max_at.host);
     snprintf(tat, sizeof tat, "%u@%s", t->max_at.rank, t->max_at.host);
-    fprintf(out, "  %-*s %-36s %6u %10lu %10lu %10lu %10lu %-16s %11.3f %10.3f %10.3f %10.3f %s\n", apiw, row->api,
-            CGI_ROW_NAME(row), s->ranks, (unsigned long)s->calls, (unsigned long)c->min, (unsigned long)c->median,
-            (unsigned long)c->max, cat, cgi_ms(s->total_ns), cgi_ms(t->min), cgi_ms(t->median), cgi_ms(t->max), tat);
+    fprintf(out,
+            "  %-*s %-36s %6u %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64
+            " %-16s %11.3f %10.3f %10.3f %10.3f %s\n",
+            apiw, row->api, CGI_ROW_NAME(row), s->ranks, s->calls, c->min, c->median, c->max, cat, cgi_ms(s->total_ns),
+            cgi_ms(t->min), cgi_ms(t->median), cgi_ms(t->max), tat);
     if (!s->peak_inside && !s->peak_waiting && !s->stall_ns) return;
     fprintf(out, "%*s", apiw + 5, "");
     const char *sep = "";

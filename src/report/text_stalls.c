@@ -10,6 +10,7 @@
 
 #include "pypackage.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 /* What was said already in this report (cgi_report_writer.said). */
@@ -239,9 +240,9 @@ void cgi_text_stalls(FILE *out, const cgi_stats_region *r, uint64_t stalls, int 
     if (stalls > n && stalls - n > more) more = stalls - n;
     if (more)
         fprintf(out,
-                "  %lu more stall%s not listed (a process keeps its worst %d): whether %s blocked anyone is "
+                "  %" PRIu64 " more stall%s not listed (a process keeps its worst %d): whether %s blocked anyone is "
                 "not known\n",
-                (unsigned long)more, more == 1 ? "" : "s", CGI_STATS_MAX_STALLS, more == 1 ? "it" : "they");
+                more, more == 1 ? "" : "s", CGI_STATS_MAX_STALLS, more == 1 ? "it" : "they");
     if (width) {
         /* What to do only of those that cost something. */
         size_t m = 0;

@@ -9,6 +9,7 @@
 #include "outfile.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,7 +100,7 @@ static void cgi_text_quirks(FILE *out, const cgi_stats_region *r, int width)
     }
     uint64_t dropped = atomic_load(&r->h.quirks_dropped);
     if (dropped)
-        fprintf(out, "  %lu more quirk%s matched, not kept here (a process keeps %d)\n", (unsigned long)dropped,
+        fprintf(out, "  %" PRIu64 " more quirk%s matched, not kept here (a process keeps %d)\n", dropped,
                 dropped == 1 ? "" : "s", CGI_STATS_MAX_QUIRKS);
 }
 
@@ -118,9 +119,9 @@ static void cgi_text_violations(FILE *out, const cgi_stats_region *r)
     uint64_t untracked = atomic_load(&r->h.handles_untracked);
     if (!total && !dropped && !untracked) return;
     fprintf(out,
-            "  %lu thread-rule violation%s: calls the API's rules forbid to overlap on one handle "
+            "  %" PRIu64 " thread-rule violation%s: calls the API's rules forbid to overlap on one handle "
             "(docs/threads.md)\n",
-            (unsigned long)(total + dropped), total + dropped == 1 ? "" : "s");
+            total + dropped, total + dropped == 1 ? "" : "s");
     for (unsigned i = 0; i < CGI_STATS_MAX_VIOLATIONS; i++) {
         const cgi_violation *v = &r->violation[i];
         if (!atomic_load(&v->valid)) continue;
@@ -128,22 +129,22 @@ static void cgi_text_violations(FILE *out, const cgi_stats_region *r)
         if (v->kind == CGI_VIOLATION_SEQUENCE)
             fprintf(out,
                     "    sequence: %s %s %s %s (thread %d) after its own %s, and %s %s %s (thread %d) set it in "
-                    "between; handle 0x%lx, %lu time%s\n",
+                    "between; handle 0x%" PRIx64 ", %lu time%s\n",
                     v->api, v->name, v->access, v->param, v->tid, v->set_name[0] ? v->set_name : "setting", v->other,
-                    v->other_access, v->other_param, v->other_tid, (unsigned long)v->handle, c, c == 1 ? "" : "s");
+                    v->other_access, v->other_param, v->other_tid, v->handle, c, c == 1 ? "" : "s");
         else
             fprintf(out,
-                    "    overlap: %s %s %s %s (thread %d) while %s %s %s (thread %d) was inside; handle 0x%lx, "
+                    "    overlap: %s %s %s %s (thread %d) while %s %s %s (thread %d) was inside; handle 0x%" PRIx64 ", "
                     "%lu time%s\n",
                     v->api, v->name, v->access, v->param, v->tid, v->other, v->other_access, v->other_param,
-                    v->other_tid, (unsigned long)v->handle, c, c == 1 ? "" : "s");
+                    v->other_tid, v->handle, c, c == 1 ? "" : "s");
     }
     if (dropped)
-        fprintf(out, "    %lu more of kinds not kept (a process keeps %d kinds)\n", (unsigned long)dropped,
+        fprintf(out, "    %" PRIu64 " more of kinds not kept (a process keeps %d kinds)\n", dropped,
                 CGI_STATS_MAX_VIOLATIONS);
     if (untracked)
-        fprintf(out, "    %lu checked calls were not checked: the checker's table of handles was full\n",
-                (unsigned long)untracked);
+        fprintf(out, "    %" PRIu64 " checked calls were not checked: the checker's table of handles was full\n",
+                untracked);
 }
 
 /* What the hang page knows of a call in flight: the runtime held, and
@@ -240,9 +241,11 @@ static void cgi_text_hang(FILE *out, const cgi_stats_region *r)
     char shown[64] = "";
     if (pg->in_flight > pg->ncalls)
         snprintf(shown, sizeof shown, ", %u in flight (%u shown)", pg->in_flight, pg->ncalls);
-    fprintf(out, "  hang reported %lu time%s (CALLGUARD_HANG_MS=%lu), the last %.3f ms after start-up%s%s:\n",
-            (unsigned long)reports, reports == 1 ? "" : "s", (unsigned long)(pg->hang_ns / 1000000u), cgi_ms(pg->at_ns),
-            shown, pg->over ? " (those calls returned later)" : "");
+    fprintf(out,
+            "  hang reported %" PRIu64 " time%s (CALLGUARD_HANG_MS=%" PRIu64
+            "), the last %.3f ms after start-up%s%s:\n",
+            reports, reports == 1 ? "" : "s", pg->hang_ns / 1000000u, cgi_ms(pg->at_ns), shown,
+            pg->over ? " (those calls returned later)" : "");
     for (uint32_t i = 0; i < pg->ncalls && i < CGI_HANG_MAX_CALLS; i++) {
         const cgi_hang_call *e = &pg->call[i];
         fprintf(out, "    tid %d ", e->tid);
@@ -252,7 +255,7 @@ static void cgi_text_hang(FILE *out, const cgi_stats_region *r)
         fputc(' ', out);
         CGI_TEXT_FIELD(out, e->name);
         cgi_text_args(out, e);
-        fprintf(out, ", %lu ms", (unsigned long)(e->age_ns / 1000000u));
+        fprintf(out, ", %" PRIu64 " ms", e->age_ns / 1000000u);
         if (e->waiting) {
             fputs(", waits for lock ", out);
             cgi_text_str(out, e->domain[0] ? e->domain : "(a handle lock)", sizeof e->domain);
@@ -280,7 +283,7 @@ static void cgi_text_late(FILE *out, const cgi_stats_region *r, int width)
     uint64_t more = cgi_late_dropped(r, n);
     if (!n && !more) return;
     fprintf(out, "  %lu call%s returned after the hang threshold", (unsigned long)(n + more), n + more == 1 ? "" : "s");
-    if (r->hang.hang_ns) fprintf(out, " (%lu ms)", (unsigned long)(r->hang.hang_ns / 1000000u));
+    if (r->hang.hang_ns) fprintf(out, " (%" PRIu64 " ms)", r->hang.hang_ns / 1000000u);
     fputs(n > 1 ? ", the slowest first:\n" : ":\n", out);
     for (size_t i = 0; i < show; i++) {
         const cgi_hang_call *e = &v[i]->call;
@@ -289,17 +292,17 @@ static void cgi_text_late(FILE *out, const cgi_stats_region *r, int width)
         fputc(' ', out);
         CGI_TEXT_FIELD(out, e->name);
         cgi_text_args(out, e);
-        fprintf(out, " %lu ms, thread %d \"", (unsigned long)((v[i]->ns + 500000u) / 1000000u), e->tid);
+        fprintf(out, " %" PRIu64 " ms, thread %d \"", (v[i]->ns + 500000u) / 1000000u, e->tid);
         CGI_TEXT_FIELD(out, e->thread);
         fputc('"', out);
         cgi_text_hang_tail(out, e);
         fputc('\n', out);
     }
     if (show < n)
-        fprintf(out, "    %zu more kept, %lu ms at most each (--all lists them)\n", n - show,
-                (unsigned long)((v[show]->ns + 500000u) / 1000000u));
+        fprintf(out, "    %zu more kept, %" PRIu64 " ms at most each (--all lists them)\n", n - show,
+                (v[show]->ns + 500000u) / 1000000u);
     if (more)
-        fprintf(out, "    %lu faster one%s not kept (a process keeps %d)\n", (unsigned long)more, more == 1 ? "" : "s",
+        fprintf(out, "    %" PRIu64 " faster one%s not kept (a process keeps %d)\n", more, more == 1 ? "" : "s",
                 CGI_LATE_MAX);
 }
 
@@ -374,7 +377,7 @@ static int cgi_proc_matters(const cgi_proc_view *p, const cgi_totals *pt, const 
  * rows sorted): a table in one line. */
 static void cgi_text_table_line(FILE *out, const cgi_trow *rows, size_t n, const cgi_totals *pt)
 {
-    fprintf(out, "%lu call%s, %.3f ms", (unsigned long)pt->calls, pt->calls == 1 ? "" : "s", cgi_ms(pt->total_ns));
+    fprintf(out, "%" PRIu64 " call%s, %.3f ms", pt->calls, pt->calls == 1 ? "" : "s", cgi_ms(pt->total_ns));
     for (size_t k = 0; k < n && k < 3 && pt->total_ns >= 1000000; k++) {
         double pct = 100.0 * (double)rows[k].t.total_ns / (double)pt->total_ns;
         if (k && pct < 1.0) break;
@@ -421,8 +424,8 @@ static int cgi_text_section(FILE *out, const cgi_proc_view *p, const cgi_totals 
     /* After the table, whose rows they detail: the calls that took long and returned. */
     cgi_text_late(out, r, width);
     if (p->have_trace)
-        fprintf(out, "  timeline: %lu event%s kept, %lu dropped", (unsigned long)p->trace_events,
-                p->trace_events == 1 ? "" : "s", (unsigned long)p->trace_dropped);
+        fprintf(out, "  timeline: %" PRIu64 " event%s kept, %" PRIu64 " dropped", p->trace_events,
+                p->trace_events == 1 ? "" : "s", p->trace_dropped);
     if (p->have_trace && p->trace_dropped)
         fprintf(out, " (each thread keeps its last %u calls; threads past the first %u keep none)",
                 CGI_TRACE_EVENTS - 1, CGI_TRACE_MAX_THREADS);
@@ -451,7 +454,7 @@ static int cgi_text_unranked(FILE *out, const cgi_proc_view *p, const cgi_totals
     if (h) {
         fprintf(h, "callguard: pid %d%s", r->h.pid, r->h.host[0] ? " on " : "");
         CGI_TEXT_FIELD(h, r->h.host);
-        fprintf(h, " (exit 0), no rank: %lu call%s, %.3f ms, nothing unusual: ", (unsigned long)pt->calls,
+        fprintf(h, " (exit 0), no rank: %" PRIu64 " call%s, %.3f ms, nothing unusual: ", pt->calls,
                 pt->calls == 1 ? "" : "s", cgi_ms(pt->total_ns));
     }
     /* The program by its name, not its path: the line is short. */
@@ -522,13 +525,14 @@ void cgi_text_totals(FILE *out, const cgi_report_writer *w, size_t lost)
     /* Two lines, each within the width; the second says what the times sum. */
     /* "states": results that report a state (ZE_RESULT_NOT_READY), not a failure. */
     fprintf(out,
-            CGI_OUT_TEXT_HEAD "%zu process%s, %lu call%s (%lu nested, %lu failed, %lu returned a state such as "
+            CGI_OUT_TEXT_HEAD "%zu process%s, %" PRIu64 " call%s (%" PRIu64 " nested, %" PRIu64 " failed, %" PRIu64
+                              " returned a state such as "
                               "NOT_READY)\n",
-            nproc, nproc == 1 ? "" : "es", (unsigned long)all.calls, all.calls == 1 ? "" : "s",
-            (unsigned long)all.nested, (unsigned long)all.errors, (unsigned long)all.states);
+            nproc, nproc == 1 ? "" : "es", all.calls, all.calls == 1 ? "" : "s", all.nested, all.errors, all.states);
     fprintf(out,
-            CGI_OUT_TEXT_HEAD "%.3f ms in the driver (summed over threads), %.3f" CGI_OUT_TEXT_TOTALS "%lu stall%s\n",
-            cgi_ms(all.total_ns), cgi_ms(all.lock_wait_ns), (unsigned long)all.stalls, all.stalls == 1 ? "" : "s");
+            CGI_OUT_TEXT_HEAD "%.3f ms in the driver (summed over threads), %.3f" CGI_OUT_TEXT_TOTALS "%" PRIu64
+                              " stall%s\n",
+            cgi_ms(all.total_ns), cgi_ms(all.lock_wait_ns), all.stalls, all.stalls == 1 ? "" : "s");
     if (lost)
         fprintf(out,
                 "callguard: %zu more process%s of the run left no statistics (its storage was full, read-only or "

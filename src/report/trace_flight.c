@@ -9,6 +9,7 @@
 
 #include "../common/utf8.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
@@ -54,7 +55,7 @@ static void cgi_ft_str(cgi_flight_text *t, const char *s, size_t max)
 /* Microseconds with three decimals, as the rings' events have them. */
 static void cgi_ft_us(cgi_flight_text *t, uint64_t ns)
 {
-    cgi_ft_add(t, "%lu.%03u", (unsigned long)(ns / 1000), (unsigned)(ns % 1000));
+    cgi_ft_add(t, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
 }
 
 /* The event of the call in flight on slot, from t0 to end (clock ns). */

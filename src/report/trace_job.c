@@ -25,6 +25,7 @@
 #include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -408,26 +409,26 @@ static uint64_t job_uncertainty(const job *jb)
 
 /* ---- writing ---------------------------------------------------------------- */
 
-static void job_us(FILE *out, uint64_t ns)
-{
-    fprintf(out, "%lu.%03u", (unsigned long)(ns / 1000), (unsigned)(ns % 1000));
-}
+static void job_us(FILE *out, uint64_t ns) { fprintf(out, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000)); }
 
 /* A process group's name, "HOST rank R pid P", its command, and its place. */
 static void job_process_meta(job *jb, const job_proc *p, size_t order)
 {
     FILE *o = jb->out;
-    fprintf(o, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%lu,\"tid\":%lu,\"args\":{\"name\":\"%s",
-            (unsigned long)p->mpid, (unsigned long)p->mpid, p->host[0] ? p->host : "unknown host");
-    if (p->has_rank) fprintf(o, " rank %lu", (unsigned long)p->rank);
-    fprintf(o, " pid %lu\"}},\n", (unsigned long)p->pid);
-    fprintf(o, "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":%lu,\"tid\":%lu,\"args\":{\"labels\":\"%s",
-            (unsigned long)p->mpid, (unsigned long)p->mpid, p->command);
-    if (p->dropped) fprintf(o, "; callguard dropped %lu events", (unsigned long)p->dropped);
     fprintf(o,
-            "\"}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%lu,\"tid\":%lu,\"args\":"
+            "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRIu64 ",\"tid\":%" PRIu64 ",\"args\":{\"name\":\"%s",
+            p->mpid, p->mpid, p->host[0] ? p->host : "unknown host");
+    if (p->has_rank) fprintf(o, " rank %" PRIu64, p->rank);
+    fprintf(o, " pid %" PRIu64 "\"}},\n", p->pid);
+    fprintf(o,
+            "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":%" PRIu64 ",\"tid\":%" PRIu64
+            ",\"args\":{\"labels\":\"%s",
+            p->mpid, p->mpid, p->command);
+    if (p->dropped) fprintf(o, "; callguard dropped %" PRIu64 " events", p->dropped);
+    fprintf(o,
+            "\"}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%" PRIu64 ",\"tid\":%" PRIu64 ",\"args\":"
             "{\"sort_index\":%zu}}",
-            (unsigned long)p->mpid, (unsigned long)p->mpid, order);
+            p->mpid, p->mpid, order);
 }
 
 typedef struct job_emit {
@@ -455,7 +456,7 @@ static void job_emit_event(cgi_jscan *j, void *ctx)
         fprintf(o, "%s\"%.*s\":", i ? "," : "", (int)(e->key[i].e - e->key[i].s), e->key[i].s);
         if (cgi_jspan_is(e->key[i], "pid") || cgi_jspan_is(e->key[i], "tid")) {
             cgi_jspan_u64(e->val[i], &v);
-            fprintf(o, "%lu", (unsigned long)(v + shift));
+            fprintf(o, "%" PRIu64, v + shift);
         } else if (!meta && cgi_jspan_is(e->key[i], "ts")) {
             job_us(o, (uint64_t)((int64_t)e->ts + em->jb->c[p->clock].offset) - em->jb->base);
         } else {
@@ -513,15 +514,16 @@ static void job_json_str(FILE *o, const char *s)
 static void job_write_clocks(job *jb)
 {
     FILE *o = jb->out;
-    fprintf(o, "\"callguard_job\":{\"ts_zero_unix_ns\":%lu,\n\"clocks\":[", (unsigned long)jb->base);
+    fprintf(o, "\"callguard_job\":{\"ts_zero_unix_ns\":%" PRIu64 ",\n\"clocks\":[", jb->base);
     for (size_t k = 0; k < jb->nc; k++) {
         const job_clock *c = &jb->c[k];
         const job_proc *r = &jb->p[c->ref];
         fprintf(o,
-                "%s\n{\"clock\":%zu,\"host\":\"%s\",\"boot_id\":\"%s\",\"time_namespace\":%lu,\"processes\":%zu,"
-                "\"pair_gap_ns\":%lu,\"uncertainty_ns\":%lu,\"offset_spread_ns\":%lu}",
-                k ? "," : "", k, r->host, r->boot, (unsigned long)r->time_ns, c->nproc, (unsigned long)r->gap_ns,
-                (unsigned long)(r->gap_ns + 1) / 2, (unsigned long)(c->max_off - c->min_off));
+                "%s\n{\"clock\":%zu,\"host\":\"%s\",\"boot_id\":\"%s\",\"time_namespace\":%" PRIu64
+                ",\"processes\":%zu,"
+                "\"pair_gap_ns\":%" PRIu64 ",\"uncertainty_ns\":%" PRIu64 ",\"offset_spread_ns\":%lu}",
+                k ? "," : "", k, r->host, r->boot, r->time_ns, c->nproc, r->gap_ns, (r->gap_ns + 1) / 2,
+                (unsigned long)(c->max_off - c->min_off));
     }
     fputs("],\n\"processes\":[", o);
     for (size_t i = 0; i < jb->n; i++) {
@@ -530,15 +532,15 @@ static void job_write_clocks(job *jb)
         job_json_str(o, p->file);
         fprintf(o, ",\"host\":\"%s\",\"rank\":", p->host);
         if (p->has_rank)
-            fprintf(o, "%lu", (unsigned long)p->rank);
+            fprintf(o, "%" PRIu64, p->rank);
         else
             fputs("null", o);
-        if (p->has_calib) fprintf(o, ",\"tsc_calibrated_over_ns\":%lu", (unsigned long)p->calib_ns);
+        if (p->has_calib) fprintf(o, ",\"tsc_calibrated_over_ns\":%" PRIu64, p->calib_ns);
         fprintf(o,
-                ",\"pid\":%lu,\"merged_pid\":%lu,\"clock\":%zu,\"pair_gap_ns\":%lu,\"uncertainty_ns\":%lu,"
-                "\"events\":%lu}",
-                (unsigned long)p->pid, (unsigned long)p->mpid, p->clock, (unsigned long)p->gap_ns,
-                (unsigned long)(jb->p[jb->c[p->clock].ref].gap_ns + 1) / 2, (unsigned long)p->events);
+                ",\"pid\":%" PRIu64 ",\"merged_pid\":%" PRIu64 ",\"clock\":%zu,\"pair_gap_ns\":%" PRIu64
+                ",\"uncertainty_ns\":%" PRIu64 ","
+                "\"events\":%" PRIu64 "}",
+                p->pid, p->mpid, p->clock, p->gap_ns, (jb->p[jb->c[p->clock].ref].gap_ns + 1) / 2, p->events);
     }
     fputs("]},\n", o);
 }
@@ -551,13 +553,13 @@ static void job_write_tail(job *jb, const cgi_job_totals *t)
     fprintf(o,
             CGI_OUT_TIMELINE_PRODUCER CALLGUARD_VERSION
             "\",\"job\":{\"clock\":\"CLOCK_REALTIME, in "
-            "microseconds after ts_zero_unix_ns\",\"ts_zero_unix_ns\":%lu,\"files\":%zu,\"processes\":%zu,"
-            "\"hosts\":%zu,\"clocks\":%zu,\"events\":%lu,\"max_uncertainty_ns\":%lu,\n\"uncertainty\":\"processes "
+            "microseconds after ts_zero_unix_ns\",\"ts_zero_unix_ns\":%" PRIu64 ",\"files\":%zu,\"processes\":%zu,"
+            "\"hosts\":%zu,\"clocks\":%zu,\"events\":%" PRIu64 ",\"max_uncertainty_ns\":%" PRIu64
+            ",\n\"uncertainty\":\"processes "
             "of one clock (one boot and time namespace) are placed by that clock itself, no pair needed; processes of "
             "different clocks within max_uncertainty_ns, from each clock's (realtime, monotonic) pair\",\n"
             "\"realtime_sync\":\"%s\"}}}\n",
-            (unsigned long)jb->base, t->files, t->processes, t->hosts, t->clocks, (unsigned long)t->events,
-            (unsigned long)t->uncertainty_ns,
+            jb->base, t->files, t->processes, t->hosts, t->clocks, t->events, t->uncertainty_ns,
             t->clocks > 1 ? "not measured: processes of different clocks are also off by however far apart their "
                             "hosts' CLOCK_REALTIME were (NTP or PTP sync), which these files cannot tell"
                           : "not needed: one clock");

@@ -19,6 +19,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -437,15 +438,14 @@ static int cgi_tj_close(cgi_tj *j, const char *path)
 {
     cgi_tj_flush(j);
     if (!j->failed) {
-        j->n =
-            (size_t)snprintf(j->b, CGI_TJ_BUF,
-                             "\n],\n\"displayTimeUnit\":\"ns\",\n" CGI_OUT_TIMELINE_PRODUCER CALLGUARD_VERSION
-                             "\",\"clock\":\"%s\",\"processes\":%zu,\"threads\":%zu,\"events\":%lu,"
-                             "\"dropped\":%lu,\"events_per_thread\":%u,\"max_threads\":%u",
-                             j->tsc ? "CLOCK_MONOTONIC (read as TSC ticks, one calibration a host, made over the run)"
-                                    : "CLOCK_MONOTONIC",
-                             j->processes, j->threads, (unsigned long)j->kept, (unsigned long)j->dropped,
-                             CGI_TRACE_EVENTS - 1, CGI_TRACE_MAX_THREADS);
+        j->n = (size_t)snprintf(
+            j->b, CGI_TJ_BUF,
+            "\n],\n\"displayTimeUnit\":\"ns\",\n" CGI_OUT_TIMELINE_PRODUCER CALLGUARD_VERSION
+            "\",\"clock\":\"%s\",\"processes\":%zu,\"threads\":%zu,\"events\":%" PRIu64 ","
+            "\"dropped\":%" PRIu64 ",\"events_per_thread\":%u,\"max_threads\":%u",
+            j->tsc ? "CLOCK_MONOTONIC (read as TSC ticks, one calibration a host, made over the run)"
+                   : "CLOCK_MONOTONIC",
+            j->processes, j->threads, j->kept, j->dropped, CGI_TRACE_EVENTS - 1, CGI_TRACE_MAX_THREADS);
         if (j->flights) j->n += (size_t)snprintf(j->b + j->n, CGI_TJ_BUF - j->n, ",\"in_flight\":%zu", j->flights);
         if (j->one) cgi_tj_process_other(j);
         cgi_tj_lit(j, "}}\n");

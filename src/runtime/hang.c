@@ -34,6 +34,7 @@
 #include "watchdog.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -383,8 +384,8 @@ static void cgi_hang_print_call(cgi_hang_text *t, const cgi_hang_call *e)
     what[sizeof what - 1] = '\0';
     char args[CG_WAIT_ARGS_MAX * 66];
     cgi_hang_args_text(e, args, sizeof args);
-    cgi_hang_line(t, "  tid %d \"%s\": %s %s%s%s, %lu ms%s", e->tid, e->thread, e->api, e->name, args[0] ? " " : "",
-                  args, (unsigned long)(e->age_ns / 1000000u), what);
+    cgi_hang_line(t, "  tid %d \"%s\": %s %s%s%s, %" PRIu64 " ms%s", e->tid, e->thread, e->api, e->name,
+                  args[0] ? " " : "", args, e->age_ns / 1000000u, what);
 }
 
 /* The page as a block of lines on stderr (CALLGUARD_HANG_MS). */
@@ -451,8 +452,8 @@ void cgi_hang_over(uint64_t now_ns)
     if (!pg->asked) return;
     cgi_hang_text t;
     t.len = 0;
-    cgi_hang_line(&t, "over: the calls reported returned (%lu ms after the report)",
-                  (unsigned long)((now_ns - pg->at_ns) / 1000000u));
+    cgi_hang_line(&t, "over: the calls reported returned (%" PRIu64 " ms after the report)",
+                  (now_ns - pg->at_ns) / 1000000u);
     cgi_hang_write(&t);
 }
 

@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -234,9 +235,7 @@ __attribute__((noinline)) static void cgi_trace_line(const cg_counters *c, uint6
     FILE *f = atomic_load_explicit(&cgi_trace_lines, memory_order_acquire);
     uint32_t index;
     const cgi_stats_record *r = cgi_trace_record_of(c, &index);
-    if (f)
-        fprintf(f, "%s %s %lu %lu %d\n", r ? r->api : "?", r ? r->name : "?", (unsigned long)call_ns,
-                (unsigned long)wait_ns, err);
+    if (f) fprintf(f, "%s %s %" PRIu64 " %" PRIu64 " %d\n", r ? r->api : "?", r ? r->name : "?", call_ns, wait_ns, err);
 }
 
 /* Stores one event in the thread's ring at w and publishes it. */
