@@ -15,8 +15,10 @@ that run its mpiexec. Each test is a function named for the behaviour it checks.
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -120,6 +122,65 @@ def mpich5_large_count_calls_are_counted_and_print_as_plainly():
         got = counts(folder)
         want = {"MPI_Send_c": 2 * ROUNDS, "MPI_Recv_c": 2 * ROUNDS, "MPI_Allreduce": 2 * ROUNDS}
         check(all(got.get(k) == v for k, v in want.items()), "%s: counted %s, expected %s" % (abi, got, want))
+
+
+RECV_C = r"""
+#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank;
+    char buf[8];
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    printf("rank %d waiting\n", rank);
+    fflush(stdout);
+    if (rank == 1) MPI_Recv_c(buf, (MPI_Count)8, MPI_CHAR, 0, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+"""
+
+
+def mpich5_rank_hung_in_recv_c_is_named_with_its_arguments_in_status():
+    """Rank 1 waits in an MPI_Recv_c (large count) from rank 0, tag 99, that nobody sends; rank 0 in
+    MPI_Barrier; built by PyPI MPICH's mpicc and by its mpicc_abi (the standard ABI, whose MPI_COMM_WORLD is
+    another value), each rank under `callguard run --report DIR/` inside Hydra's mpiexec. Within 20 s,
+    `callguard status DIR/` names rank 1 "in mpi MPI_Recv_c source=0 tag=99 comm=MPI_COMM_WORLD (size 2)" and
+    rank 0's barrier on MPI_COMM_WORLD. (Before the layer covered MPI 4's _c calls: "no guarded call".)"""
+    if not MPICH5:
+        return 77
+    src = os.path.join(TMP, "recv_c.c")
+    with open(src, "w") as f:
+        f.write(RECV_C)
+    for cc in ("mpicc", "mpicc_abi"):
+        prog = os.path.join(TMP, "recv_c_" + cc)
+        built = run([os.path.join(MPICH5, "bin", cc), src, "-o", prog], seconds=60)
+        check(built[0] == 0, "%s builds recv_c.c" % cc, built)
+        folder = os.path.join(TMP, "recv-c-" + cc)
+        e = {k: v for k, v in os.environ.items() if not k.startswith("CALLGUARD_")}
+        e["PATH"] = os.path.join(MPICH5, "bin") + os.pathsep + e.get("PATH", "")
+        e["ASAN_OPTIONS"] = e.get("ASAN_OPTIONS", "") + (":" if e.get("ASAN_OPTIONS") else "") + "detect_leaks=0"
+        job = subprocess.Popen([os.path.join(MPICH5, "bin", "mpiexec"), "-n", "2"] + guarded(folder) + [prog],
+                               env=e, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        want = ("in mpi MPI_Recv_c source=0 tag=99 comm=MPI_COMM_WORLD (size 2) for ",
+                "in mpi MPI_Barrier comm=MPI_COMM_WORLD (size 2) for ")
+        text = ""
+        try:
+            for _ in range(40):
+                time.sleep(0.5)
+                r = subprocess.run([E["CG_CLI"], "status", folder + "/"], capture_output=True, text=True, timeout=20)
+                text = r.stdout
+                if all(w in " ".join(text.split()) for w in want) or job.poll() is not None:
+                    break
+        finally:
+            try:
+                os.killpg(job.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            job.wait(timeout=20)
+        check(all(w in " ".join(text.split()) for w in want), "%s: status names each rank's call and what it waits for:\n%s" % (cc, text))
 
 
 def mpi_threads_serialize_completes_large_count_threads_on_each_library():
