@@ -16,18 +16,33 @@ static _Atomic int cgm_names_known;
 
 /* After MPI_Init or MPI_Init_thread succeeded: Open MPI's communicators are its data symbols (found
  * by name: the layer never links them), MPICH's and the standard ABI's are constants. */
+/* A data symbol of the library the real MPI_Comm_size is in: mpi4py loads its libmpi RTLD_LOCAL, so
+ * Open MPI's communicators are not in the global scope then. */
+static void *cgm_library_symbol(void *real, const char *name)
+{
+    void *sym = dlsym(RTLD_DEFAULT, name);
+    Dl_info info;
+    if (sym || !real || !dladdr(real, &info) || !info.dli_fname) return sym;
+    void *lib = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (!lib) return NULL;
+    sym = dlsym(lib, name);
+    dlclose(lib); /* NOLOAD took a reference of a library that stays loaded */
+    return sym;
+}
+
 static void cgm_note_names(void)
 {
     if (atomic_load_explicit(&cgm_names_known, memory_order_relaxed)) return;
-    void *world = dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world");
+    int (*size)(uint64_t, int *) = cg_real_function(&cgl_layer, "MPI_Comm_size");
+    void *world = cgm_library_symbol((void *)size, "ompi_mpi_comm_world");
     int major = -1, minor = -1;
     int (*abi_version)(int *, int *) = cg_loaded_defines("PMPI_Abi_get_version", (const void *)cgm_note_names)
                                            ? cg_real_function(&cgl_layer, "MPI_Abi_get_version")
                                            : NULL;
     if (world) { /* Open MPI: mpi.h's values */
         cgm_names.world = (uint64_t)(uintptr_t)world;
-        cgm_names.self = (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "ompi_mpi_comm_self");
-        cgm_names.null = (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "ompi_mpi_comm_null");
+        cgm_names.self = (uint64_t)(uintptr_t)cgm_library_symbol((void *)size, "ompi_mpi_comm_self");
+        cgm_names.null = (uint64_t)(uintptr_t)cgm_library_symbol((void *)size, "ompi_mpi_comm_null");
         cgm_names.handle_mask = UINT64_MAX;
         cgm_names.any_source = MPI_ANY_SOURCE, cgm_names.proc_null = MPI_PROC_NULL, cgm_names.any_tag = MPI_ANY_TAG;
     } else if (abi_version && abi_version(&major, &minor) == CGM_SUCCESS && major >= 1) { /* mpi_abi.h's */
@@ -39,7 +54,6 @@ static void cgm_note_names(void)
         cgm_names.handle_mask = UINT32_MAX;
         cgm_names.any_source = -2, cgm_names.proc_null = CGM_MPICH_PROC_NULL, cgm_names.any_tag = -1;
     }
-    int (*size)(uint64_t, int *) = cg_real_function(&cgl_layer, "MPI_Comm_size");
     int n = 0;
     cgm_names.world_size = size && size(cgm_names.world, &n) == CGM_SUCCESS ? n : 0;
     atomic_store_explicit(&cgm_names_known, 1, memory_order_release);
