@@ -87,8 +87,7 @@ extern "C" {
  * (cg_rule), in cg_site_default and cg_site.
  * 4: a thunk returns the result code itself (not 0/1); each site's default
  * lists the codes that report a state; the layer maps code names back.
- * 5: a layer's driver identity for the quirks file (cg_identity,
- * cg_layer_identify, cg_real_function).
+ * 5: a layer's driver identity for quirks (cg_identity, cg_layer_identify, cg_real_function).
  * 6: the wrapper makes the real call itself on the common paths, between
  * cg_enter and cg_leave (no frame, no thunk); cg_site gains `mode`, which
  * the runtime computes and cg_enter reads; the layer's own cgl_sl_<name>

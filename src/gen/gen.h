@@ -12,6 +12,7 @@
  * Floors, lowest first (tests/floors.py):
  *   0 gen.h              this map; what the steps share
  *   1 util               string lists, the policy's memory
+ *   1 clang              libclang, linked or loaded at start (the pip package)
  *   2 policy             the policy from the INI reader
  *   2 parse              the header through libclang
  *   3 abi                the other ABIs' headers against the header
