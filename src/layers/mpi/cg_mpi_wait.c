@@ -34,6 +34,11 @@ static void cgm_note_names(void)
 {
     if (atomic_load_explicit(&cgm_names_known, memory_order_relaxed)) return;
     int (*size)(uint64_t, int *) = cg_real_function(&cgl_layer, "MPI_Comm_size");
+    /* Only the initialized library's own: a library that lacks MPI_Comm_size may have it found in
+     * another MPI loaded beside it, never initialized. */
+    void *init = cg_real_function(&cgl_layer, "MPI_Init_thread");
+    Dl_info a, b;
+    if (size && (!init || !dladdr((void *)size, &a) || !dladdr(init, &b) || a.dli_fbase != b.dli_fbase)) size = NULL;
     void *world = cgm_library_symbol((void *)size, "ompi_mpi_comm_world");
     int major = -1, minor = -1;
     int (*abi_version)(int *, int *) = cg_loaded_defines("PMPI_Abi_get_version", (const void *)cgm_note_names)
