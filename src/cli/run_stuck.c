@@ -36,7 +36,11 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#ifndef MFD_CLOEXEC /* glibc older than 2.27 */
+#include <linux/memfd.h>
+#endif
 
 static uint64_t stuck_now_ns(void)
 {
@@ -183,7 +187,7 @@ static void stuck_abort_late(run_watch *w, uint64_t now)
  * (a file, so a command that does not read it never blocks us). */
 static void stuck_command(run_watch *w, const char *json)
 {
-    int fd = memfd_create("callguard-stuck", MFD_CLOEXEC);
+    int fd = (int)syscall(SYS_memfd_create, "callguard-stuck", MFD_CLOEXEC); /* memfd_create() is glibc 2.27's */
     size_t len = strlen(json);
     if (fd < 0 || write(fd, json, len) != (ssize_t)len || lseek(fd, 0, SEEK_SET) != 0) {
         cgi_say("--on-stuck: the view for '%s' could not be made: %s; the job goes on", w->command, strerror(errno));

@@ -9,7 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#ifndef MFD_CLOEXEC /* glibc older than 2.27 */
+#include <linux/memfd.h>
+#endif
 
 /* What a process does: its pid and its oldest call (0: none in flight). */
 static unsigned long long stuck_sig(const cg_status_brief *b)
@@ -174,7 +178,7 @@ void stuck_json_list(FILE *out, const stuck_look *l)
 
 char *stuck_view(const status_files *f, const char *where, cg_report_format format)
 {
-    int fd = memfd_create("callguard-view", MFD_CLOEXEC);
+    int fd = (int)syscall(SYS_memfd_create, "callguard-view", MFD_CLOEXEC); /* memfd_create() is glibc 2.27's */
     if (fd < 0) return NULL;
     char *text = NULL;
     off_t len;
