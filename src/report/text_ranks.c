@@ -218,7 +218,7 @@ int cgi_text_across_ranks(FILE *out, const cgi_report_writer *w)
     cgi_ranks_list l = {0};
     cgi_ranks_each(w->ranks, cgi_ranks_keep, &l);
     if (l.oom) return free(l.v), ENOMEM;
-    qsort(l.v, l.n, sizeof *l.v, cgi_ranks_by_time);
+    if (l.n) qsort(l.v, l.n, sizeof *l.v, cgi_ranks_by_time); /* l.v is NULL when no entry point was kept */
     fprintf(out,
             ":\n  the top %d by time, then where ranks differ (calls, or a rank over %dx the median time and %u ms)\n",
             CGI_RANKS_TOP, CGI_RANKS_SLOWER, CGI_RANKS_SLOWER_NS / 1000000u);
