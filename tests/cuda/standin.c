@@ -9,6 +9,11 @@
  *   - with CGCUDA_UNLOAD_RACE=abort, NVIDIA/cuda-tile#23 (driver 595.84): a launch stays 2 ms in
  *     cuLaunchKernel and aborts when a cuModuleUnload or cuModuleLoadData (1 ms each) runs meanwhile
  *     (SIGSEGV in libcuda there); launches beside each other are fine;
+ *   - with CGCUDA_CTX_CREATE_HANG=on, NVIDIA/open-gpu-kernel-modules#1277 (610.57.04): creating a
+ *     context (cuCtxCreate*, cuDevicePrimaryCtxRetain) takes 2 ms, and two threads creating contexts at
+ *     once never return: the one that sees the other takes a process-wide "RM lock" and loops for ever
+ *     holding it (the kernel module's OOM clean-up loop), the other waits for that lock; a context
+ *     created alone returns;
  *   - launches and streams: each launch keeps its stream busy for CGCUDA_KERNEL_MS, and
  *     cuStreamSynchronize / cuCtxSynchronize sleep until the work is done;
  *   - cuStreamQuery and events (cuEventCreate, cuEventRecord, cuEventQuery, cuEventSynchronize,
@@ -30,7 +35,7 @@
  *
  * Environment (a CGCUDA_* name or value it does not know stops the process with status 2):
  *   CGCUDA_COMPILE_MS (0), CGCUDA_KERNEL_MS (0), CGCUDA_COMPILER_RACE (off|abort), CGCUDA_UNLOAD_RACE
- *   (off|abort), CGCUDA_DEVICES (1), CGCUDA_DRIVER_VERSION (13000).
+ *   (off|abort), CGCUDA_DEVICES (1), CGCUDA_DRIVER_VERSION (13000), CGCUDA_CTX_CREATE_HANG (off|on).
  *
  * Its parts: standin.h. */
 #define _GNU_SOURCE
@@ -47,7 +52,7 @@
 
 /* ---- configuration ---- */
 
-struct standin_cfg cfg = {0, 0, 1, 0, 0, CUDA_VERSION};
+struct standin_cfg cfg = {0, 0, 1, 0, 0, CUDA_VERSION, 0};
 
 extern char **environ;
 
@@ -105,9 +110,16 @@ __attribute__((constructor)) static void read_environment(void)
             if (parse_uint(v, 2000, 99990, &x))
                 bad(*e, "a CUDA version from 2000 to 99990 (1000 * major + 10 * minor)");
             cfg.driver_version = (int)x;
+        } else if (n == 22 && strncmp(*e, "CGCUDA_CTX_CREATE_HANG", n) == 0) {
+            if (strcmp(v, "on") == 0)
+                cfg.ctx_create_hang = 1;
+            else if (strcmp(v, "off") == 0)
+                cfg.ctx_create_hang = 0;
+            else
+                bad(*e, "off or on");
         } else {
             bad(*e, "CGCUDA_COMPILE_MS, CGCUDA_KERNEL_MS, CGCUDA_COMPILER_RACE, CGCUDA_UNLOAD_RACE, CGCUDA_DEVICES, "
-                    "CGCUDA_DRIVER_VERSION");
+                    "CGCUDA_DRIVER_VERSION, CGCUDA_CTX_CREATE_HANG");
         }
     }
 }
@@ -268,11 +280,36 @@ EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 
 /* ---- contexts ---- */
 
+/* CGCUDA_CTX_CREATE_HANG=on: open-gpu-kernel-modules#1277. Two context creations at once run the
+ * kernel module out of a descriptor's memory; its clean-up then loops holding the RM global lock, and
+ * every other thread waits for that lock: nothing returns. */
+static atomic_int inside_ctx_create;
+static pthread_mutex_t rm_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void ctx_create_window(void)
+{
+    if (!cfg.ctx_create_hang) return;
+    atomic_fetch_add(&inside_ctx_create, 1);
+    struct timespec t = {0, 2000000};
+    nanosleep(&t, NULL);
+    if (atomic_load(&inside_ctx_create) > 1) {
+        if (pthread_mutex_trylock(&rm_lock) == 0) {
+            fprintf(stderr, "cgcuda: CGCUDA_CTX_CREATE_HANG=on: two context creations at once: the RM lock "
+                            "is held for ever\n");
+            for (;;)
+                pause();
+        }
+        pthread_mutex_lock(&rm_lock);
+    }
+    atomic_fetch_sub(&inside_ctx_create, 1);
+}
+
 static CUresult ctx_create(CUcontext *pctx, CUdevice dev)
 {
     NEED_INIT();
     if (!pctx) return CUDA_ERROR_INVALID_VALUE;
     if (!valid_dev(dev)) return CUDA_ERROR_INVALID_DEVICE;
+    ctx_create_window();
     CUcontext c = calloc(1, sizeof *c);
     if (!c) return CUDA_ERROR_OUT_OF_MEMORY;
     c->magic = CTX_MAGIC;
@@ -378,6 +415,7 @@ EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
     NEED_INIT();
     if (!pctx) return CUDA_ERROR_INVALID_VALUE;
     if (!valid_dev(dev)) return CUDA_ERROR_INVALID_DEVICE;
+    ctx_create_window();
     pthread_mutex_lock(&primary_lock);
     primary[dev].magic = CTX_MAGIC;
     primary[dev].dev = dev;

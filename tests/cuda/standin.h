@@ -20,6 +20,7 @@ extern struct standin_cfg {
     int race_abort;
     int unload_race_abort;
     int driver_version;
+    int ctx_create_hang;
 } cfg;
 
 /* One more call of the export `name` (cgcuda_standin_calls). */

@@ -210,9 +210,11 @@ def cuda_shipped_quirks_match_the_driver_versions_they_name():
     match each, serializing nothing; #2416's advice names the cuda-python fix."""
     shutil = __import__("shutil")
     tile, ipc, ft = "cuda-tile-cuModuleUnload", "cuda-5570902-ipc-import-twice", "cuda-python-2416-free-threaded-launch"
+    ctx = "nvidia-1277-context-create"  # 13.0 and later, libcuda 610.57.04 and later (or no release)
     path = os.path.join(TMP, "shipped.json")
-    for release, version, expect in ((None, "13020", {tile, ipc, ft}), ("595.84", "13020", {tile, ipc, ft}),
-                                     ("595.80", "13020", {ipc, ft}), (None, "13000", {ipc, ft})):
+    for release, version, expect in ((None, "13020", {tile, ipc, ft, ctx}), ("595.84", "13020", {tile, ipc, ft}),
+                                     ("595.80", "13020", {ipc, ft}), (None, "13000", {ipc, ft, ctx}),
+                                     ("610.57.04", "12080", {ipc, ft})):
         driver = E["CG_STANDIN"]
         if release:
             folder = tempfile.mkdtemp(prefix="drv-", dir=TMP)
@@ -264,6 +266,46 @@ def cuda_tile_23_quirk_launches_shared_beside_each_other_never_beside_an_unload(
     check(launch["policy"]["serialize"] == "cuda-module" and launch["policy"]["scope"] == "shared", launch)
     check(unload["policy"]["serialize"] == "cuda-module" and unload["policy"]["scope"] == "process", unload)
     check(launch["peak_inside"] == most and unload["peak_inside"] == 1, (launch, unload))
+
+
+def standin_named(release):
+    """The stand-in in a folder of its own as libcuda.so.RELEASE, libcuda.so.1 a link to it (as a driver is
+    installed): the probe reads RELEASE from the file name."""
+    shutil = __import__("shutil")
+    folder = tempfile.mkdtemp(prefix="drv-", dir=TMP)
+    shutil.copy(E["CG_STANDIN"], os.path.join(folder, "libcuda.so." + release))
+    os.symlink("libcuda.so." + release, os.path.join(folder, "libcuda.so.1"))
+    return os.path.join(folder, "libcuda.so.1")
+
+
+def cuda_nvidia_1277_quirk_creates_contexts_one_at_a_time():
+    """NVIDIA/open-gpu-kernel-modules#1277 on the stand-in as driver 610.57.04 (CGCUDA_CTX_CREATE_HANG=on:
+    two context creations at once never return, every thread waiting behind the "RM lock"): a thread per
+    GPU (4) retaining its primary context and creating one hangs with the quirk off (the program's alarm
+    ends it), and with the shipped quirk creates all 8, one at a time, in the domain cuda-ctx-create.
+    Driver 595.84 does not match it."""
+    driver = standin_named("610.57.04")
+    env = dict(CALLGUARD_CUDA_LIBRARY=driver, CGCUDA_DRIVER_VERSION="13040", CGCUDA_DEVICES="4",
+               CGCUDA_CTX_CREATE_HANG="on")
+    r = run([E["CG_CLI"], "run", "--api", "cuda", "--quirks", "off", "--", E["CG_CTX_CREATE_RACE"]], env)
+    check(r.returncode == -signal.SIGALRM and "RM lock is held for ever" in r.stderr, "quirk off: it hangs", r)
+    path = os.path.join(TMP, "nv1277.json")
+    r = run([E["CG_CLI"], "run", "--api", "cuda", "--report", path, "--", E["CG_CTX_CREATE_RACE"]], env)
+    check(r.returncode == 0 and "contexts 8" in r.stdout, "quirk on: every context is created", r)
+    with open(path) as f:
+        p = json.load(f)["processes"][0]
+    q = {x["name"]: x for x in p.get("quirks", [])}
+    check(q.get("nvidia-1277-context-create", {}).get("applied"), q)
+    check(q["nvidia-1277-context-create"]["matched"]["library"] == "libcuda.so.610.57.04", q)
+    pol = {s["name"]: s for s in p["sites"]}
+    for name in ("cuDevicePrimaryCtxRetain", "cuCtxCreate"):
+        check(pol[name]["policy"]["serialize"] == "cuda-ctx-create" and pol[name]["peak_inside"] == 1, pol[name])
+    env["CALLGUARD_CUDA_LIBRARY"] = standin_named("595.84")
+    env["CGCUDA_CTX_CREATE_HANG"] = "off"
+    r = run([E["CG_CLI"], "run", "--api", "cuda", "--report", path, "--", E["CG_CTX_CREATE_RACE"]], env)
+    with open(path) as f:
+        q = [x["name"] for x in json.load(f)["processes"][0].get("quirks", [])]
+    check(r.returncode == 0 and "nvidia-1277-context-create" not in q, "595.84: %s" % q)
 
 
 def cuda_callguard_run_event_query_not_ready_is_a_state():
