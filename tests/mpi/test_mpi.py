@@ -312,6 +312,40 @@ def mpi_quirks_match_the_library_version_string():
             allreduce = next(s for s in p["sites"] if s["name"] == "MPI_Allreduce")["policy"]["serialize"]
             check(allreduce is None, "nothing serialized: %s" % allreduce)
 
+SHIPPED_QUIRKS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "apis", "quirks.ini")
+
+
+def mpi_quirk_ompi_13347_names_the_osc_ucx_thread_bug_with_its_advice():
+    """open-mpi/ompi#13347 (osc/ucx on Open MPI 5.0.0 to 5.0.9: a one-sided call from a thread other than
+    MPI's aborts in UCX): no Open MPI 5.0.9 here, so the shipped entry runs rekeyed on Debian's 4.1.4 (the
+    test's copy: versions 4.1 .. 4.1), with osc_threads.c, whose second thread makes every one-sided call.
+    With the quirks off no rank names it; with the entry each rank does, matched and not applied, its advice
+    naming the fixed release, and nothing serialized (no lock fixes a bug of which thread calls); the
+    program's output is the plain one. The shipped entry itself does not match 4.1.4."""
+    with open(SHIPPED_QUIRKS) as f:
+        body = f.read().split("[quirk:ompi-13347-osc-ucx-thread]")[1].split("\n\n")[0]
+    path = os.path.join(TMP, "ompi-13347.ini")
+    with open(path, "w") as f:
+        f.write("[quirk:ompi-13347-osc-ucx-thread]" + body.replace("5.0.0 .. 5.0.9", "4.1 .. 4.1") + "\n")
+    plain = run(MPIRUN + [E["CG_OSC_THREADS"], "20"])
+    check(plain[0] == 0 and plain[1] == "rounds 20\n", "plainly", plain)
+    for options, want in ((("--quirks", "off"), False), (("--quirks", path), True), ((), False)):
+        prefix = os.path.join(TMP, "osc-%d" % len(os.listdir(TMP)))
+        g = run(MPIRUN + guarded(prefix, *options) + [E["CG_OSC_THREADS"], "20"])
+        check(g[0] == 0 and g[1] == plain[1], "%s: the plain output" % (options,), g)
+        for rank in (0, 1):
+            p = report(prefix, rank)["processes"][0]
+            q = {x["name"]: x for x in p["quirks"]}
+            sites = {s["name"]: s for s in p["sites"]}
+            check(sites["MPI_Put"]["calls"] == 20 and sites["MPI_Put"]["policy"]["serialize"] is None, sites["MPI_Put"])
+            if not want:
+                check("ompi-13347-osc-ucx-thread" not in q, "%s, rank %d: %s" % (options, rank, q))
+                continue
+            e = q.get("ompi-13347-osc-ucx-thread")
+            check(e and e["applied"] is False and e["matched"]["version"] == "4.1.4" and
+                  e["not_applied"].startswith("advice only: use Open MPI 5.0.10 or later"), "rank %d: %s" % (rank, q))
+
+
 def mpi_threads_setting_refuses_a_bad_value():
     """CALLGUARD_MPI_THREADS=multiple is refused before the program starts, in one line, exit status 2."""
     r = run([E["CG_CLI"], "run", "--api", "mpi", "--", "true"], {"CALLGUARD_MPI_THREADS": "multiple"})
