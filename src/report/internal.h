@@ -232,6 +232,8 @@ typedef struct cgi_status_proc {
     unsigned ncalls, in_flight;               /* the calls below, and all its calls in flight */
     cgi_hang_call call[CGI_STATUS_MAX_CALLS]; /* its first calls in flight, age_ns as of now */
     const cgi_status_threads *threads; /* its Python threads as it answered (status_threads.c); NULL: not asked */
+    int8_t behind[CGI_STATUS_MAX_CALLS]; /* the call each waits behind inside the driver (behind.c), or -1 */
+    const char *behind_quirk[CGI_STATUS_MAX_CALLS]; /* the quirk that says so (static), or NULL */
 } cgi_status_proc;
 typedef struct cgi_status_group {
     size_t first, n;    /* into the order */
@@ -256,6 +258,18 @@ CGI_HIDDEN void cgi_status_members(FILE *out, const cgi_status_proc *v, const si
 CGI_HIDDEN void cgi_status_where(FILE *out, const cgi_hang_call *e);
 /* " NAME=VALUE NAME=VALUE": the arguments a hung call waits on (wait_args), or nothing. */
 CGI_HIDDEN void cgi_text_args(FILE *out, const cgi_hang_call *e);
+
+/* ---- behind.c ---- */
+/* Where the process matched a quirk whose driver holds a lock across a wait
+ * (rocm-systems #11678), does calls[i] wait behind another thread's call of
+ * the holder in flight before it? The quirk's name, *holder the index of
+ * that call; else NULL, *holder -1. */
+CGI_HIDDEN const char *cgi_behind_quirk(const cgi_stats_region *r, const cgi_hang_call *calls, unsigned n, unsigned i,
+                                        int *holder);
+/* "      thread B "..." waits behind thread A "..."'s NAME on the same device: ... (QUIRK)\n" */
+CGI_HIDDEN void cgi_text_behind(FILE *out, const cgi_hang_call *b, const cgi_hang_call *a, const char *quirk);
+/* ", "waits_behind": {"tid": A, "name": NAME, "quirk": QUIRK}", or null when quirk is NULL. */
+CGI_HIDDEN void cgi_json_behind(FILE *out, const cgi_hang_call *a, const char *quirk);
 
 /* ---- status.c ---- */
 typedef struct cgi_status_steps cgi_status_steps;

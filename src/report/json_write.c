@@ -267,6 +267,9 @@ static void cgi_json_timing_and_hang(FILE *out, const cgi_stats_region *r)
         cgi_json_hang_args(out, e);
         fputs(",\n        \"python\": ", out);
         cgi_json_hang_python(out, e);
+        int h;
+        const char *quirk = cgi_behind_quirk(r, pg->call, n, i, &h);
+        cgi_json_behind(out, quirk ? &pg->call[h] : NULL, quirk);
         fputc('}', out);
     }
     fprintf(out, "%s],\n      \"waiting_for_runtime\": [", n ? "\n     " : "");

@@ -54,8 +54,10 @@ static void cgi_status_proc_text(FILE *out, const cgi_status_proc *p)
     cgi_text_str(out, p->command, 200);
     fputc('\n', out);
     if (!p->ncalls) fputs("    no guarded call in flight\n", out);
-    for (unsigned i = 0; i < p->ncalls; i++)
+    for (unsigned i = 0; i < p->ncalls; i++) {
         cgi_status_call_line(out, &p->call[i]);
+        if (p->behind[i] >= 0) cgi_text_behind(out, &p->call[i], &p->call[p->behind[i]], p->behind_quirk[i]);
+    }
     if (p->in_flight > p->ncalls) fprintf(out, "    %u in flight (%u shown)\n", p->in_flight, p->ncalls);
     if (p->watchdog_ago_ns != UINT64_MAX && p->watchdog_ago_ns > 5000000000u)
         fprintf(out, "    (its watchdog last looked %.1f s ago: the lines above may be old)\n",
@@ -118,7 +120,7 @@ int cgi_status_text(FILE *out, const cgi_status_proc *v, size_t n, const char *w
 
 /* ---- JSON ---------------------------------------------------------------------- */
 
-static void cgi_status_call_json(FILE *out, const cgi_hang_call *e)
+static void cgi_status_call_json(FILE *out, const cgi_hang_call *e, const cgi_hang_call *behind, const char *quirk)
 {
     fputs("{\"api\": ", out);
     cgi_json_str(out, e->api);
@@ -132,6 +134,7 @@ static void cgi_status_call_json(FILE *out, const cgi_hang_call *e)
     cgi_json_hang_args(out, e);
     fputs(", \"python\": ", out);
     cgi_json_hang_python(out, e);
+    cgi_json_behind(out, behind, quirk);
     fputc('}', out);
 }
 
@@ -165,7 +168,8 @@ int cgi_status_json(FILE *out, const cgi_status_proc *v, size_t n, cgi_status_st
                 p->up_ns, p->calls, p->in_flight);
         for (unsigned k = 0; k < p->ncalls; k++) {
             fputs(k ? ",\n    " : "\n    ", out);
-            cgi_status_call_json(out, &p->call[k]);
+            cgi_status_call_json(out, &p->call[k], p->behind[k] >= 0 ? &p->call[p->behind[k]] : NULL,
+                                 p->behind_quirk[k]);
         }
         fputc(']', out);
         cgi_status_threads_json(out, p);

@@ -58,6 +58,11 @@ void cgi_status_take(const cgi_stats_region *r, uint64_t now_mono_ns, cgi_status
             e->age_ns = entered && now > entered ? now - entered : 0;
         }
     }
+    for (unsigned i = 0; i < p->ncalls; i++) {
+        int h;
+        p->behind_quirk[i] = cgi_behind_quirk(r, p->call, p->ncalls, i, &h);
+        p->behind[i] = (int8_t)h;
+    }
 }
 
 /* ---- grouping ------------------------------------------------------------------ */

@@ -264,6 +264,10 @@ static void cgi_text_hang(FILE *out, const cgi_stats_region *r)
         if (e->loader) fputs(", waits for the dynamic loader's lock (glibc)", out);
         cgi_text_hang_tail(out, e);
         fputc('\n', out);
+        int h;
+        const char *quirk = cgi_behind_quirk(r, pg->call, pg->ncalls < CGI_HANG_MAX_CALLS ? pg->ncalls : CGI_HANG_MAX_CALLS,
+                                             i, &h);
+        if (quirk) cgi_text_behind(out, e, &pg->call[h], quirk);
     }
     if (pg->in_flight > pg->ncalls) fprintf(out, "    %u in flight (%u shown)\n", pg->in_flight, pg->ncalls);
     for (uint32_t i = 0; i < pg->nwaiters && i < CGI_HANG_MAX_WAITERS; i++) {

@@ -17,11 +17,15 @@
  *     take the pool's lock, then the device's; hipEventSynchronize takes the device's, then the pool's (to
  *     release freed memory), each holding the first 2 ms: one of each on two threads deadlock for ever.
  *     Without it they take neither.
+ *   - with CGHIP_EXEC_LOCK=on, ROCm/rocm-systems #11678 (therock-10.0): hipStreamSynchronize waits on the
+ *     CPU holding the device's execution lock until the host makes progress (cghip_standin_host_progress(),
+ *     as a spin kernel waits for a host flag); hipStreamWaitEvent and hipMemcpy take that lock first, so
+ *     a thread that must make that progress after one of them deadlocks behind the synchronize.
  * cghip_standin_max_inside() tells tests the most threads seen inside hipModuleLoadData at once.
  *
  * Environment (a CGHIP_* name it does not know stops the process with status 2): CGHIP_COMPILE_MS (0),
  * CGHIP_KERNEL_MS (0), CGHIP_COMPILER_RACE (off|abort), CGHIP_DRIVER_VERSION (70251234),
- * CGHIP_INIT_MS (0), CGHIP_INIT_RACE (off|segv), CGHIP_POOL_DEADLOCK (off|on). */
+ * CGHIP_INIT_MS (0), CGHIP_INIT_RACE (off|segv), CGHIP_POOL_DEADLOCK (off|on), CGHIP_EXEC_LOCK (off|on). */
 #define _GNU_SOURCE
 #define __HIP_PLATFORM_AMD__ 1
 #include <hip/hip_runtime_api.h>
@@ -40,7 +44,7 @@
 
 extern char **environ;
 static long compile_ms, kernel_ms, driver_version = 70251234, init_ms;
-static int race_abort, init_race, pool_deadlock;
+static int race_abort, init_race, pool_deadlock, exec_lock;
 static atomic_int init_inside, initialized;
 static atomic_int inside, max_inside;
 static _Atomic int64_t busy_until_ns;
@@ -92,11 +96,13 @@ __attribute__((constructor)) static void settings(void)
             init_race = strcmp(v, "segv") == 0;
         else if (n == 19 && strncmp(*e, "CGHIP_POOL_DEADLOCK", n) == 0 && (!strcmp(v, "off") || !strcmp(v, "on")))
             pool_deadlock = strcmp(v, "on") == 0;
+        else if (n == 15 && strncmp(*e, "CGHIP_EXEC_LOCK", n) == 0 && (!strcmp(v, "off") || !strcmp(v, "on")))
+            exec_lock = strcmp(v, "on") == 0;
         else {
             fprintf(stderr,
                     "cghip stand-in: unknown setting %s (known: CGHIP_COMPILE_MS, CGHIP_KERNEL_MS, "
                     "CGHIP_COMPILER_RACE=off|abort, CGHIP_DRIVER_VERSION, CGHIP_INIT_MS, "
-                    "CGHIP_INIT_RACE=off|segv, CGHIP_POOL_DEADLOCK=off|on)\n",
+                    "CGHIP_INIT_RACE=off|segv, CGHIP_POOL_DEADLOCK=off|on, CGHIP_EXEC_LOCK=off|on)\n",
                     *e);
             exit(2);
         }
@@ -199,10 +205,47 @@ EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gx, unsign
     return hipSuccess;
 }
 
+/* CGHIP_EXEC_LOCK=on: the device's execution lock (rocm-systems #11678), and the host progress a
+ * kernel of the stream waits for. */
+static pthread_mutex_t exec_mutex = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int host_progress;
+
+EXPORT void cghip_standin_host_progress(void) { atomic_store(&host_progress, 1); }
+
+static void exec_enqueue(void)
+{
+    if (!exec_lock) return;
+    pthread_mutex_lock(&exec_mutex);
+    pthread_mutex_unlock(&exec_mutex);
+}
+
 EXPORT hipError_t hipStreamSynchronize(hipStream_t stream)
 {
     (void)stream;
+    if (exec_lock) {
+        pthread_mutex_lock(&exec_mutex); /* a marker with cpu_wait, waited for under the lock */
+        while (!atomic_load(&host_progress))
+            sleep_ns(1000000);
+        pthread_mutex_unlock(&exec_mutex);
+    }
     sleep_ns(atomic_load(&busy_until_ns) - now_ns());
+    return hipSuccess;
+}
+
+EXPORT hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags)
+{
+    (void)stream, (void)event;
+    if (flags) return hipErrorInvalidValue;
+    exec_enqueue();
+    return hipSuccess;
+}
+
+EXPORT hipError_t hipMemcpy(void *dst, const void *src, size_t size, hipMemcpyKind kind)
+{
+    (void)kind;
+    if (size && (!dst || !src)) return hipErrorInvalidValue;
+    exec_enqueue();
+    memmove(dst, src, size);
     return hipSuccess;
 }
 

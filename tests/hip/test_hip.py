@@ -175,14 +175,16 @@ def hip_shipped_quirks_match_the_runtime_versions_they_name():
     first-call one and the ROCm 7.2 load one; Debian's real 5.2.21153 inside none of them."""
     path = os.path.join(TMP, "shipped.json")
     first, destroy, load = "rocprofiler-register-first-hip-call", "hip-3900-hipStreamDestroy", "rocm-7.2.3-hipModuleLoad"
-    for version, expect in (("60405000", {first, destroy}), ("60100000", set()), ("70251234", {first, load})):
+    behind = "rocm-11678-hipStreamSynchronize"  # advice only: matched, never applied
+    for version, expect in (("60405000", {first, destroy}), ("60100000", set()), ("70251234", {first, load, behind})):
         r = run([E["CG_CLI"], "run", "--api", "hip", "--report", path, "--", E["CG_RACE"]],
                 standin_env(CGHIP_DRIVER_VERSION=version))
         check(r.returncode == 0 and "loaded 16 modules" in r.stdout, "HIP_VERSION %s: the program ran" % version, r)
         with open(path) as f:
             p = json.load(f)["processes"][0]
         q = {x["name"]: x for x in p.get("quirks", [])}
-        check(set(q) == expect and all(x["applied"] for x in q.values()), "HIP_VERSION %s: %s" % (version, q))
+        check(set(q) == expect and all(x["applied"] != (n == behind) for n, x in q.items()),
+              "HIP_VERSION %s: %s" % (version, q))
         policy = next(s for s in p["sites"] if s["name"] == "hipSetDevice")["policy"]
         want = ("hip-first-call", "once") if first in expect else (None, "process")
         check((policy["serialize"], policy["scope"]) == want, "HIP_VERSION %s: hipSetDevice %s" % (version, policy))
@@ -219,6 +221,38 @@ def hip_rocm_10529_quirk_keeps_pool_calls_and_event_syncs_apart():
     with open(path) as f:
         q = [x["name"] for x in json.load(f)["processes"][0].get("quirks", [])]
     check(r.returncode == 0 and "rocm-10529-hipMallocAsync" not in q, "HIP 7.2: %s" % q)
+
+
+def hip_rocm_11678_quirk_says_which_thread_waits_behind_the_synchronize():
+    """ROCm/rocm-systems#11678 on the stand-in (CGHIP_EXEC_LOCK=on: hipStreamSynchronize waits for the host
+    holding the device's execution lock; hipMemcpy takes that lock): thread A synchronizes, thread B copies
+    200 ms later and would then make the progress A's kernel waits for; both hang until the program's alarm
+    (4 s), with the quirk or without: no lock fixes it. With the shipped entry (advice only, HIP 7.2 here)
+    the report's hang page, text and JSON, says that B waits behind A's hipStreamSynchronize on the same
+    device, and names the quirk; with the quirks off it does not."""
+    env = standin_env(CGHIP_EXEC_LOCK="on", CALLGUARD_HANG_MS="500")
+    for quirks, said in ((["--quirks", "off"], False), ([], True)):
+        path = os.path.join(TMP, "r11678-%d.json" % said)
+        r = run([E["CG_CLI"], "run", "--api", "hip", "--report", path] + quirks + ["--", E["CG_EXEC_LOCK"]], env)
+        check(r.returncode == -signal.SIGALRM, "%s: the two threads hang" % quirks, r)
+        with open(path) as f:
+            p = json.load(f)["processes"][0]
+        calls = {c["name"]: c for c in (p.get("hang") or {}).get("calls", [])}
+        check(set(calls) >= {"hipStreamSynchronize", "hipMemcpy"}, "both seen in flight: %s" % p.get("hang"))
+        a, b = calls["hipStreamSynchronize"], calls["hipMemcpy"]
+        text = run([E["CG_CLI"], "report", path])
+        line = 'thread %d "%s" waits behind thread %d "%s"\'s hipStreamSynchronize on the same device' % (
+            b["tid"], b["thread"], a["tid"], a["thread"])
+        if not said:
+            check(b["waits_behind"] is None and "waits behind" not in text.stdout, "quirks off: %s" % text.stdout)
+            continue
+        check(b["waits_behind"] == {"tid": a["tid"], "name": "hipStreamSynchronize",
+                                    "quirk": "rocm-11678-hipStreamSynchronize"}, b)
+        check(a["waits_behind"] is None, a)
+        flat = " ".join(text.stdout.split())  # the text report folds long lines
+        check(line in flat and "(rocm-11678-hipStreamSynchronize)" in flat, text.stdout)
+        q = {x["name"]: x for x in p["quirks"]}["rocm-11678-hipStreamSynchronize"]
+        check(q["applied"] is False and q["not_applied"].startswith("advice only: do not hipStreamSynchronize"), q)
 
 
 # A Python thread waits about a second in hipStreamSynchronize through ctypes.PyDLL (which keeps the GIL for
