@@ -1,20 +1,26 @@
 /* Calls that wait behind another thread's call inside the driver: a lock
  * of the driver's own, held across a wait, that callguard cannot see.
  * Known from the quirks file: where a process matched one of the quirks
- * below, a call in flight of that quirk's other entry points that began
- * after a call of its holder (still in flight, on another thread) waits
- * behind it. Read from the statistics file only: the hang page's calls and
- * the quirks the process matched (docs/quirks.md, rocm-systems #11678). */
+ * below, a call in flight of one of its waiters that began after a call of
+ * its holder (still in flight, on another thread) waits behind it. Read
+ * from the statistics file only: the hang page's calls and the quirks the
+ * process matched (docs/quirks.md, rocm-systems #11678). */
 #include "internal.h"
 
 #include <string.h>
 
 /* A quirk whose driver holds a lock while one entry point waits: the
- * quirk's name and that entry point. ORDER: docs/quirks.md's entries. */
+ * quirk's name, that entry point, and the entry points that take the lock
+ * (comma-separated). ORDER: docs/quirks.md's entries. */
 static const struct {
-    const char *quirk, *holder;
+    const char *quirk, *holder, *waiters;
 } cgi_behind_known[] = {
-    {"rocm-11678-hipStreamSynchronize", "hipStreamSynchronize"},
+    /* HIP's Command::enqueue takes the device's execution lock: launches, copies, memsets, event
+     * records and waits, and another synchronize (rocm-systems #11678). */
+    {"rocm-11678-hipStreamSynchronize", "hipStreamSynchronize",
+     "hipStreamWaitEvent, hipLaunchKernel, hipModuleLaunchKernel, hipExtModuleLaunchKernel, hipMemcpyAsync, "
+     "hipMemcpy, hipMemsetAsync, hipMemset, hipEventRecord, hipEventSynchronize, hipStreamSynchronize, "
+     "hipDeviceSynchronize"},
 };
 
 /* Is `name` one of the comma-separated entry points of `sites`? */
@@ -22,13 +28,16 @@ static int cgi_behind_listed(const char *sites, size_t size, const char *name)
 {
     size_t n = strlen(name);
     for (const char *p = sites, *end = sites + strnlen(sites, size); p < end;) {
-        while (p < end && (*p == ' ' || *p == ',')) p++;
+        while (p < end && (*p == ' ' || *p == ','))
+            p++;
         size_t k = strcspn(p, ",");
         if (p + k > end) k = (size_t)(end - p);
-        while (k && p[k - 1] == ' ') k--;
+        while (k && p[k - 1] == ' ')
+            k--;
         if (k == n && memcmp(p, name, n) == 0) return 1;
         p += k;
-        while (p < end && *p != ',') p++;
+        while (p < end && *p != ',')
+            p++;
     }
     return 0;
 }
@@ -39,12 +48,11 @@ const char *cgi_behind_quirk(const cgi_stats_region *r, const cgi_hang_call *cal
     const cgi_hang_call *b = &calls[i];
     if (b->waiting) return NULL; /* it waits for a lock of callguard's: said already */
     for (size_t k = 0; k < sizeof cgi_behind_known / sizeof *cgi_behind_known; k++) {
-        const char *h = cgi_behind_known[k].holder;
-        if (strcmp(b->name, h) == 0) continue;
+        const char *h = cgi_behind_known[k].holder, *w = cgi_behind_known[k].waiters;
+        if (!cgi_behind_listed(w, strlen(w) + 1, b->name)) continue;
         for (unsigned q = 0; q < CGI_STATS_MAX_QUIRKS; q++) {
             const cgi_quirk_rec *rec = &r->quirk[q];
-            if (!atomic_load(&rec->valid) || strncmp(rec->name, cgi_behind_known[k].quirk, sizeof rec->name) != 0 ||
-                !cgi_behind_listed(rec->sites, sizeof rec->sites, b->name))
+            if (!atomic_load(&rec->valid) || strncmp(rec->name, cgi_behind_known[k].quirk, sizeof rec->name) != 0)
                 continue;
             /* The oldest call of the holder on another thread, in flight before b began. */
             for (unsigned j = 0; j < n; j++)
@@ -56,30 +64,4 @@ const char *cgi_behind_quirk(const cgi_stats_region *r, const cgi_hang_call *cal
         }
     }
     return NULL;
-}
-
-void cgi_text_behind(FILE *out, const cgi_hang_call *b, const cgi_hang_call *a, const char *quirk)
-{
-    fprintf(out, "      thread %d \"", b->tid);
-    CGI_TEXT_FIELD(out, b->thread);
-    fprintf(out, "\" waits behind thread %d \"", a->tid);
-    CGI_TEXT_FIELD(out, a->thread);
-    fputs("\"'s ", out);
-    CGI_TEXT_FIELD(out, a->name);
-    fputs(" on the same device: the driver holds the device's lock while it waits (", out);
-    cgi_text_str(out, quirk, 64);
-    fputs(")\n", out);
-}
-
-void cgi_json_behind(FILE *out, const cgi_hang_call *a, const char *quirk)
-{
-    fputs(", \"waits_behind\": ", out);
-    if (!quirk) {
-        fputs("null", out);
-        return;
-    }
-    fprintf(out, "{\"tid\": %d", a->tid);
-    cgi_json_field_str(out, "name", a->name);
-    cgi_json_field_str(out, "quirk", quirk);
-    fputc('}', out);
 }

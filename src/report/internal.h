@@ -43,6 +43,8 @@
  *   2 region.c           what both formats read from a region: totals, result
  *                        codes, stalls worst first, late calls slowest first,
  *                        calls in flight
+ *   2 behind.c           calls that wait behind another thread's call inside the
+ *                        driver, from the quirks a process matched (rocm #11678)
  *   2 text_out.c         the text's width, its lines fitted to it, strings made safe
  *                        to print, the processes' sections kept until the end
  *   3 fold.c             the combined table: every process's entry points folded
@@ -231,7 +233,7 @@ typedef struct cgi_status_proc {
     uint64_t watchdog_ago_ns;                 /* since its watchdog last looked at the calls; UINT64_MAX: not known */
     unsigned ncalls, in_flight;               /* the calls below, and all its calls in flight */
     cgi_hang_call call[CGI_STATUS_MAX_CALLS]; /* its first calls in flight, age_ns as of now */
-    const cgi_status_threads *threads; /* its Python threads as it answered (status_threads.c); NULL: not asked */
+    const cgi_status_threads *threads;   /* its Python threads as it answered (status_threads.c); NULL: not asked */
     int8_t behind[CGI_STATUS_MAX_CALLS]; /* the call each waits behind inside the driver (behind.c), or -1 */
     const char *behind_quirk[CGI_STATUS_MAX_CALLS]; /* the quirk that says so (static), or NULL */
 } cgi_status_proc;
@@ -259,7 +261,7 @@ CGI_HIDDEN void cgi_status_where(FILE *out, const cgi_hang_call *e);
 /* " NAME=VALUE NAME=VALUE": the arguments a hung call waits on (wait_args), or nothing. */
 CGI_HIDDEN void cgi_text_args(FILE *out, const cgi_hang_call *e);
 
-/* ---- behind.c ---- */
+/* ---- behind.c (cgi_text_behind: status_group.c; cgi_json_behind: json_write.c) ---- */
 /* Where the process matched a quirk whose driver holds a lock across a wait
  * (rocm-systems #11678), does calls[i] wait behind another thread's call of
  * the holder in flight before it? The quirk's name, *holder the index of

@@ -56,6 +56,19 @@ void cgi_json_field_str(FILE *out, const char *key, const char *v)
 }
 
 /* The same, null for NULL. */
+void cgi_json_behind(FILE *out, const cgi_hang_call *a, const char *quirk)
+{
+    fputs(", \"waits_behind\": ", out);
+    if (!quirk) {
+        fputs("null", out);
+        return;
+    }
+    fprintf(out, "{\"tid\": %d", a->tid);
+    cgi_json_field_str(out, "name", a->name);
+    cgi_json_field_str(out, "quirk", quirk);
+    fputc('}', out);
+}
+
 void cgi_json_field_str_or_null(FILE *out, const char *key, const char *v)
 {
     fprintf(out, ", \"%s\": ", key);

@@ -197,3 +197,16 @@ void cgi_status_where(FILE *out, const cgi_hang_call *e)
     }
     if (e->py_via == CGI_PY_VIA_PROC_MEM) fputs(" (read via /proc/self/mem)", out);
 }
+
+void cgi_text_behind(FILE *out, const cgi_hang_call *b, const cgi_hang_call *a, const char *quirk)
+{
+    fprintf(out, "      thread %d \"", b->tid);
+    CGI_TEXT_FIELD(out, b->thread);
+    fprintf(out, "\" waits behind thread %d \"", a->tid);
+    CGI_TEXT_FIELD(out, a->thread);
+    fputs("\"'s ", out);
+    CGI_TEXT_FIELD(out, a->name);
+    fputs(" on the same device: the driver holds the device's lock while it waits (", out);
+    cgi_text_str(out, quirk, 64);
+    fputs(")\n", out);
+}

@@ -229,7 +229,8 @@ def hip_rocm_11678_quirk_says_which_thread_waits_behind_the_synchronize():
     200 ms later and would then make the progress A's kernel waits for; both hang until the program's alarm
     (4 s), with the quirk or without: no lock fixes it. With the shipped entry (advice only, HIP 7.2 here)
     the report's hang page, text and JSON, says that B waits behind A's hipStreamSynchronize on the same
-    device, and names the quirk; with the quirks off it does not."""
+    device, and names the quirk; with the quirks off it does not. So too where B waits in
+    hipStreamWaitEvent, as gloo's worker does."""
     env = standin_env(CGHIP_EXEC_LOCK="on", CALLGUARD_HANG_MS="500")
     for quirks, said in ((["--quirks", "off"], False), ([], True)):
         path = os.path.join(TMP, "r11678-%d.json" % said)
@@ -252,7 +253,16 @@ def hip_rocm_11678_quirk_says_which_thread_waits_behind_the_synchronize():
         flat = " ".join(text.stdout.split())  # the text report folds long lines
         check(line in flat and "(rocm-11678-hipStreamSynchronize)" in flat, text.stdout)
         q = {x["name"]: x for x in p["quirks"]}["rocm-11678-hipStreamSynchronize"]
-        check(q["applied"] is False and q["not_applied"].startswith("advice only: do not hipStreamSynchronize"), q)
+        check(q["applied"] is False and q["not_applied"].startswith("advice only: do not hipStreamSynchronize") and
+              q["serialize"] == ["hipStreamSynchronize"], q)
+    # gloo's worker waits in hipStreamWaitEvent (not a blocking entry point): named the same way.
+    path = os.path.join(TMP, "r11678-wait.json")
+    r = run([E["CG_CLI"], "run", "--api", "hip", "--report", path, "--", E["CG_EXEC_LOCK"], "waitevent"], env)
+    check(r.returncode == -signal.SIGALRM, "waitevent: the two threads hang", r)
+    with open(path) as f:
+        calls = {c["name"]: c for c in (json.load(f)["processes"][0].get("hang") or {}).get("calls", [])}
+    w = calls.get("hipStreamWaitEvent", {}).get("waits_behind")
+    check(w and w["tid"] == calls["hipStreamSynchronize"]["tid"], calls)
 
 
 # A Python thread waits about a second in hipStreamSynchronize through ctypes.PyDLL (which keeps the GIL for
