@@ -33,6 +33,9 @@
  *   2 errors                   a failure's message (cg_last_error), status names
  *   2 launcher                 the rank a job's launcher gave a process
  *   2 stats_file.h trace_file.h  the statistics and trace files' layouts
+ *   3 behind                   calls that wait behind another thread's call
+ *                              inside the driver, known from the quirks a
+ *                              process matched (rocm-systems #11678)
  */
 #ifndef CGI_COMMON_H
 #define CGI_COMMON_H

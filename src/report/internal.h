@@ -43,8 +43,6 @@
  *   2 region.c           what both formats read from a region: totals, result
  *                        codes, stalls worst first, late calls slowest first,
  *                        calls in flight
- *   2 behind.c           calls that wait behind another thread's call inside the
- *                        driver, from the quirks a process matched (rocm #11678)
  *   2 text_out.c         the text's width, its lines fitted to it, strings made safe
  *                        to print, the processes' sections kept until the end
  *   3 fold.c             the combined table: every process's entry points folded
@@ -82,6 +80,7 @@
 #ifndef CGI_REPORT_INTERNAL_H
 #define CGI_REPORT_INTERNAL_H
 
+#include "../common/behind.h"
 #include "outfile.h"
 #include "report.h"
 #include "report_ranks.h"
@@ -261,13 +260,7 @@ CGI_HIDDEN void cgi_status_where(FILE *out, const cgi_hang_call *e);
 /* " NAME=VALUE NAME=VALUE": the arguments a hung call waits on (wait_args), or nothing. */
 CGI_HIDDEN void cgi_text_args(FILE *out, const cgi_hang_call *e);
 
-/* ---- behind.c (cgi_text_behind: status_group.c; cgi_json_behind: json_write.c) ---- */
-/* Where the process matched a quirk whose driver holds a lock across a wait
- * (rocm-systems #11678), does calls[i] wait behind another thread's call of
- * the holder in flight before it? The quirk's name, *holder the index of
- * that call; else NULL, *holder -1. */
-CGI_HIDDEN const char *cgi_behind_quirk(const cgi_stats_region *r, const cgi_hang_call *calls, unsigned n, unsigned i,
-                                        int *holder);
+/* ---- behind (src/common/behind.h): the line and the member ---- */
 /* "      thread B "..." waits behind thread A "..."'s NAME on the same device: ... (QUIRK)\n" */
 CGI_HIDDEN void cgi_text_behind(FILE *out, const cgi_hang_call *b, const cgi_hang_call *a, const char *quirk);
 /* ", "waits_behind": {"tid": A, "name": NAME, "quirk": QUIRK}", or null when quirk is NULL. */

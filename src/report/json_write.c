@@ -281,7 +281,7 @@ static void cgi_json_timing_and_hang(FILE *out, const cgi_stats_region *r)
         fputs(",\n        \"python\": ", out);
         cgi_json_hang_python(out, e);
         int h;
-        const char *quirk = cgi_behind_quirk(r, pg->call, n, i, &h);
+        const char *quirk = cgi_behind_quirk(r->quirk, CGI_STATS_MAX_QUIRKS, pg->call, n, i, &h);
         cgi_json_behind(out, quirk ? &pg->call[h] : NULL, quirk);
         fputc('}', out);
     }

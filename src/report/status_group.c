@@ -60,7 +60,7 @@ void cgi_status_take(const cgi_stats_region *r, uint64_t now_mono_ns, cgi_status
     }
     for (unsigned i = 0; i < p->ncalls; i++) {
         int h;
-        p->behind_quirk[i] = cgi_behind_quirk(r, p->call, p->ncalls, i, &h);
+        p->behind_quirk[i] = cgi_behind_quirk(r->quirk, CGI_STATS_MAX_QUIRKS, p->call, p->ncalls, i, &h);
         p->behind[i] = (int8_t)h;
     }
 }

@@ -23,6 +23,7 @@
  * fd 2) must not find callguard's lines in its data (N8). */
 #define _GNU_SOURCE
 #include "clock.h"
+#include "../common/behind.h"
 #include "../common/message.h"
 #include "python.h"
 #include "pyread.h"
@@ -398,8 +399,17 @@ static void cgi_hang_print(const cgi_hang_page *pg)
     if (pg->in_flight > pg->ncalls) snprintf(shown, sizeof shown, " (%u shown)", pg->ncalls);
     cgi_hang_line(&t, "pid %d: a guarded call in flight for %lu ms or more (CALLGUARD_HANG_MS=%lu); %u in flight%s:",
                   (int)getpid(), ms, ms, pg->in_flight, shown);
-    for (unsigned i = 0; i < pg->ncalls; i++)
+    for (unsigned i = 0; i < pg->ncalls; i++) {
         cgi_hang_print_call(&t, &pg->call[i]);
+        int h;
+        const char *quirk = cgi_behind_quirk(cgi_stats->quirk, CGI_STATS_MAX_QUIRKS, pg->call, pg->ncalls, i, &h);
+        if (quirk)
+            cgi_hang_line(&t,
+                          "    thread %d \"%s\" waits behind thread %d \"%s\"'s %s on the same device: the driver "
+                          "holds the device's lock while it waits (%s)",
+                          pg->call[i].tid, pg->call[i].thread, pg->call[h].tid, pg->call[h].thread, pg->call[h].name,
+                          quirk);
+    }
     for (unsigned i = 0; i < pg->nwaiters; i++)
         cgi_hang_line(&t, "  tid %d \"%s\": in no guarded call, waits for the GIL (cpython)", pg->waiter[i].tid,
                       pg->waiter[i].thread);

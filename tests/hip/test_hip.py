@@ -228,8 +228,8 @@ def hip_rocm_11678_quirk_says_which_thread_waits_behind_the_synchronize():
     holding the device's execution lock; hipMemcpy takes that lock): thread A synchronizes, thread B copies
     200 ms later and would then make the progress A's kernel waits for; both hang until the program's alarm
     (4 s), with the quirk or without: no lock fixes it. With the shipped entry (advice only, HIP 7.2 here)
-    the report's hang page, text and JSON, says that B waits behind A's hipStreamSynchronize on the same
-    device, and names the quirk; with the quirks off it does not. So too where B waits in
+    the hang block on stderr and the report's hang page, text and JSON, say that B waits behind A's
+    hipStreamSynchronize on the same device, and name the quirk; with the quirks off they do not. So too where B waits in
     hipStreamWaitEvent, as gloo's worker does."""
     env = standin_env(CGHIP_EXEC_LOCK="on", CALLGUARD_HANG_MS="500")
     for quirks, said in ((["--quirks", "off"], False), ([], True)):
@@ -244,9 +244,12 @@ def hip_rocm_11678_quirk_says_which_thread_waits_behind_the_synchronize():
         text = run([E["CG_CLI"], "report", path])
         line = 'thread %d "%s" waits behind thread %d "%s"\'s hipStreamSynchronize on the same device' % (
             b["tid"], b["thread"], a["tid"], a["thread"])
+        # the hang block on stderr (CALLGUARD_HANG_MS), its folded lines joined
+        err = " ".join(r.stderr.replace("callguard: hang:", " ").split())
         if not said:
-            check(b["waits_behind"] is None and "waits behind" not in text.stdout, "quirks off: %s" % text.stdout)
+            check(b["waits_behind"] is None and "waits behind" not in text.stdout + err, "quirks off: %s" % text.stdout)
             continue
+        check(line in err, "the hang block on stderr says it: %s" % r.stderr)
         check(b["waits_behind"] == {"tid": a["tid"], "name": "hipStreamSynchronize",
                                     "quirk": "rocm-11678-hipStreamSynchronize"}, b)
         check(a["waits_behind"] is None, a)

@@ -4,8 +4,9 @@
  * below, a call in flight of one of its waiters that began after a call of
  * its holder (still in flight, on another thread) waits behind it. Read
  * from the statistics file only: the hang page's calls and the quirks the
- * process matched (docs/quirks.md, rocm-systems #11678). */
-#include "internal.h"
+ * process matched (docs/quirks.md, rocm-systems #11678). Used by the
+ * runtime's hang block on stderr, callguard status and the report. */
+#include "behind.h"
 
 #include <string.h>
 
@@ -42,7 +43,8 @@ static int cgi_behind_listed(const char *sites, size_t size, const char *name)
     return 0;
 }
 
-const char *cgi_behind_quirk(const cgi_stats_region *r, const cgi_hang_call *calls, unsigned n, unsigned i, int *holder)
+const char *cgi_behind_quirk(const cgi_quirk_rec *quirks, unsigned nquirks, const cgi_hang_call *calls, unsigned n,
+                             unsigned i, int *holder)
 {
     *holder = -1;
     const cgi_hang_call *b = &calls[i];
@@ -50,8 +52,8 @@ const char *cgi_behind_quirk(const cgi_stats_region *r, const cgi_hang_call *cal
     for (size_t k = 0; k < sizeof cgi_behind_known / sizeof *cgi_behind_known; k++) {
         const char *h = cgi_behind_known[k].holder, *w = cgi_behind_known[k].waiters;
         if (!cgi_behind_listed(w, strlen(w) + 1, b->name)) continue;
-        for (unsigned q = 0; q < CGI_STATS_MAX_QUIRKS; q++) {
-            const cgi_quirk_rec *rec = &r->quirk[q];
+        for (unsigned q = 0; q < nquirks; q++) {
+            const cgi_quirk_rec *rec = &quirks[q];
             if (!atomic_load(&rec->valid) || strncmp(rec->name, cgi_behind_known[k].quirk, sizeof rec->name) != 0)
                 continue;
             /* The oldest call of the holder on another thread, in flight before b began. */
