@@ -346,6 +346,40 @@ def mpi_quirk_ompi_13347_names_the_osc_ucx_thread_bug_with_its_advice():
                   e["not_applied"].startswith("advice only: use Open MPI 5.0.10 or later"), "rank %d: %s" % (rank, q))
 
 
+def mpi_osc_ucx_owner_check_aborts_serialized_or_not_and_only_the_advice_names_it():
+    """Why the ompi#13347 entry is advice only: osc_spy.c, below the layer, stands in for UCX's owner check
+    (a one-sided call from a thread other than the window's maker aborts, as osc/ucx's single-threaded
+    worker does on Open MPI 5.0.0 to 5.0.9). osc_threads.c's second thread aborts plainly, under callguard
+    run with the quirks off, and with its one-sided calls serialized (what the issue asked for): calls one at
+    a time from that thread abort alike. With the entry (rekeyed on Debian's 4.1.4) it aborts too, and the
+    report of each rank that ran names the bug and its advice; with the quirks off none does."""
+    spy = {"LD_PRELOAD": E["CG_OSC_SPY"]}
+    assertion = "ucs_async_check_owner_thread"
+    r = run(MPIRUN + [E["CG_OSC_THREADS"], "5"], spy)
+    check(r[0] != 0 and assertion in r[2], "plainly the stand-in's owner check aborts", r)
+    with open(SHIPPED_QUIRKS) as f:
+        body = f.read().split("[quirk:ompi-13347-osc-ucx-thread]")[1].split("\n\n")[0]
+    path = os.path.join(TMP, "ompi-13347-spy.ini")
+    with open(path, "w") as f:
+        f.write("[quirk:ompi-13347-osc-ucx-thread]" + body.replace("5.0.0 .. 5.0.9", "4.1 .. 4.1") + "\n")
+    serialized = "MPI_Put=osc,MPI_Get=osc,MPI_Win_fence=osc"
+    for options, named in ((("--quirks", "off"), False), (("--quirks", "off", "--serialize", serialized), False),
+                           (("--quirks", path), True)):
+        prefix = os.path.join(TMP, "osc-spy-%d" % len(os.listdir(TMP)))
+        g = run(MPIRUN + guarded(prefix, *options) + [E["CG_OSC_THREADS"], "5"], spy)
+        check(g[0] != 0 and assertion in g[2], "%s: it aborts all the same" % (options,), g)
+        reports = [f for f in os.listdir(prefix) if f.endswith(".json")]
+        check(reports, "%s: the ranks' reports were written: %s" % (options, os.listdir(prefix)))
+        for name in reports:
+            with open(os.path.join(prefix, name)) as f:
+                p = json.load(f)["processes"][0]
+            q = {x["name"]: x for x in p.get("quirks", [])}
+            check(("ompi-13347-osc-ucx-thread" in q) == named, "%s, %s: %s" % (options, name, q))
+            if "--serialize" in options:  # the second thread's first call, serialized, reached the check
+                fence = {s["name"]: s for s in p["sites"]}["MPI_Win_fence"]
+                check(fence["calls"] >= 1 and fence["policy"]["serialize"] == "osc", fence)
+
+
 def mpi_threads_setting_refuses_a_bad_value():
     """CALLGUARD_MPI_THREADS=multiple is refused before the program starts, in one line, exit status 2."""
     r = run([E["CG_CLI"], "run", "--api", "mpi", "--", "true"], {"CALLGUARD_MPI_THREADS": "multiple"})
