@@ -24,11 +24,10 @@ static const struct {
      "hipDeviceSynchronize"},
 };
 
-/* Is `name` one of the comma-separated entry points of `sites`? */
-static int cgi_behind_listed(const char *sites, size_t size, const char *name)
+/* Is name[0..n) one of the comma-separated entry points of `sites`? */
+static int cgi_behind_listed(const char *sites, const char *name, size_t n)
 {
-    size_t n = strlen(name);
-    for (const char *p = sites, *end = sites + strnlen(sites, size); p < end;) {
+    for (const char *p = sites, *end = sites + strlen(sites); p < end;) {
         while (p < end && (*p == ' ' || *p == ','))
             p++;
         size_t k = strcspn(p, ",");
@@ -49,17 +48,21 @@ const char *cgi_behind_quirk(const cgi_quirk_rec *quirks, unsigned nquirks, cons
     *holder = -1;
     const cgi_hang_call *b = &calls[i];
     if (b->waiting) return NULL; /* it waits for a lock of callguard's: said already */
+    /* A page read from a file may hold anything: its strings are compared within their fields. */
+    size_t bn = strnlen(b->name, sizeof b->name);
     for (size_t k = 0; k < sizeof cgi_behind_known / sizeof *cgi_behind_known; k++) {
-        const char *h = cgi_behind_known[k].holder, *w = cgi_behind_known[k].waiters;
-        if (!cgi_behind_listed(w, strlen(w) + 1, b->name)) continue;
+        const char *h = cgi_behind_known[k].holder;
+        if (!cgi_behind_listed(cgi_behind_known[k].waiters, b->name, bn)) continue;
         for (unsigned q = 0; q < nquirks; q++) {
             const cgi_quirk_rec *rec = &quirks[q];
             if (!atomic_load(&rec->valid) || strncmp(rec->name, cgi_behind_known[k].quirk, sizeof rec->name) != 0)
                 continue;
-            /* The oldest call of the holder on another thread, in flight before b began. */
+            /* The oldest call of the holder on another thread, inside the driver (not
+             * waiting for a lock of callguard's) since before b began. */
             for (unsigned j = 0; j < n; j++)
-                if (j != i && calls[j].tid != b->tid && strcmp(calls[j].name, h) == 0 &&
-                    strcmp(calls[j].api, b->api) == 0 && calls[j].age_ns > b->age_ns &&
+                if (j != i && calls[j].tid != b->tid && !calls[j].waiting &&
+                    strncmp(calls[j].name, h, sizeof calls[j].name) == 0 &&
+                    strncmp(calls[j].api, b->api, sizeof b->api) == 0 && calls[j].age_ns > b->age_ns &&
                     (*holder < 0 || calls[j].age_ns > calls[*holder].age_ns))
                     *holder = (int)j;
             if (*holder >= 0) return cgi_behind_known[k].quirk;
