@@ -36,7 +36,7 @@ def mca():
     settings = [("plm", "rsh"), ("plm_rsh_agent", AGENT), ("plm_rsh_no_tree_spawn", "1"),
                 ("oob", "tcp"), ("oob_tcp_if_include", NETWORK), ("oob_tcp_disable_ipv6_family", "1"),
                 ("pml", "ob1"), ("btl", "tcp,self"), ("btl_tcp_if_include", NETWORK),
-                ("btl_tcp_disable_family", "6")]
+                ("btl_tcp_disable_family", "6"), ("hwloc_base_binding_policy", "none")]
     return [arg for name, value in settings for arg in ("--mca", name, value)]
 
 
